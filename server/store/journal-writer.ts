@@ -1,0 +1,166 @@
+import { open, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { StoreUnavailableError } from '../errors.js';
+import { fsyncDirectory } from './fsync.js';
+import { journalFileName } from './journal-files.js';
+
+type Item =
+  | { kind: 'entry'; seq: number; line: string }
+  | { kind: 'rotate'; nextSeq: number; done: (error?: Error) => void };
+
+interface Waiter {
+  seq: number;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * Appends journal lines with group commit: whatever is queued while one
+ * write+fdatasync is in flight goes out together in the next one, so many
+ * concurrent transactions share a single flush. `append` resolves only when
+ * the line is on disk. After a failed write the journal refuses everything:
+ * memory may then hold changes that are not durable, so the process must
+ * restart and replay.
+ */
+export class JournalWriter {
+  private queue: Item[] = [];
+  private waiters: Waiter[] = [];
+  private flushing: Promise<void> | null = null;
+  private failure: Error | null = null;
+  private durable: number;
+  private bytes = 0;
+
+  private constructor(
+    private readonly dir: string,
+    private handle: FileHandle,
+    lastDurableSeq: number,
+  ) {
+    this.durable = lastDurableSeq;
+  }
+
+  /** Opens (or creates) the journal file whose first entry will be `nextSeq`. */
+  static async open(dir: string, nextSeq: number): Promise<JournalWriter> {
+    const handle = await openJournalFile(dir, nextSeq);
+    return new JournalWriter(dir, handle, nextSeq - 1);
+  }
+
+  get durableSeq(): number {
+    return this.durable;
+  }
+
+  /** Bytes written to the current file, i.e. since the last rotation. */
+  get bytesSinceRotation(): number {
+    return this.bytes;
+  }
+
+  get failed(): Error | null {
+    return this.failure;
+  }
+
+  append(seq: number, line: string): Promise<void> {
+    if (this.failure) return Promise.reject(this.unavailable());
+    this.queue.push({ kind: 'entry', seq, line });
+    const durable = this.waitDurable(seq);
+    this.kick();
+    return durable;
+  }
+
+  /** Resolves once every entry up to `seq` is durable. */
+  waitDurable(seq: number): Promise<void> {
+    if (seq <= this.durable) return Promise.resolve();
+    if (this.failure) return Promise.reject(this.unavailable());
+    return new Promise((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
+  }
+
+  /** After every queued entry is durable, continues in a new file starting at `nextSeq`. */
+  rotate(nextSeq: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ kind: 'rotate', nextSeq, done: (error) => (error ? reject(error) : resolve()) });
+      this.kick();
+    });
+  }
+
+  async close(): Promise<void> {
+    while (this.flushing) await this.flushing;
+    await this.handle.close();
+  }
+
+  private kick(): void {
+    if (this.flushing || this.failure) return;
+    this.flushing = this.drain().finally(() => {
+      this.flushing = null;
+      if (this.queue.length > 0) this.kick();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0 && !this.failure) {
+      const first = this.queue[0]!;
+      if (first.kind === 'rotate') {
+        this.queue.shift();
+        await this.switchFile(first);
+        continue;
+      }
+      const rotateAt = this.queue.findIndex((item) => item.kind === 'rotate');
+      const batch = this.queue.splice(0, rotateAt === -1 ? this.queue.length : rotateAt) as Array<Item & { kind: 'entry' }>;
+      await this.writeBatch(batch);
+    }
+  }
+
+  private async writeBatch(batch: Array<{ seq: number; line: string }>): Promise<void> {
+    const data = Buffer.from(batch.map((item) => item.line).join(''), 'utf8');
+    try {
+      await this.handle.write(data);
+      await this.handle.datasync();
+    } catch (error) {
+      this.fail(error as Error);
+      return;
+    }
+    this.bytes += data.length;
+    this.durable = batch[batch.length - 1]!.seq;
+    this.releaseWaiters();
+  }
+
+  private async switchFile(request: { nextSeq: number; done: (error?: Error) => void }): Promise<void> {
+    try {
+      const next = await openJournalFile(this.dir, request.nextSeq);
+      const previous = this.handle;
+      this.handle = next;
+      this.bytes = 0;
+      await previous.close();
+      request.done();
+    } catch (error) {
+      this.fail(error as Error);
+      request.done(error as Error);
+    }
+  }
+
+  private releaseWaiters(): void {
+    const still: Waiter[] = [];
+    for (const waiter of this.waiters) {
+      if (waiter.seq <= this.durable) waiter.resolve();
+      else still.push(waiter);
+    }
+    this.waiters = still;
+  }
+
+  private fail(error: Error): void {
+    this.failure = error;
+    const unavailable = this.unavailable();
+    for (const waiter of this.waiters) waiter.reject(unavailable);
+    this.waiters = [];
+    for (const item of this.queue) if (item.kind === 'rotate') item.done(unavailable);
+    this.queue = [];
+  }
+
+  private unavailable(): StoreUnavailableError {
+    return new StoreUnavailableError(`journal write failed (${this.failure?.message ?? 'unknown'}); restart the server`);
+  }
+}
+
+async function openJournalFile(dir: string, firstSeq: number): Promise<FileHandle> {
+  const handle = await open(join(dir, journalFileName(firstSeq)), 'a');
+  // The new name must be durable before any entry in it is acknowledged.
+  await fsyncDirectory(dir);
+  return handle;
+}

@@ -1,0 +1,192 @@
+import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Low } from 'lowdb';
+import { StoreUnavailableError } from '../errors.js';
+import { silentLogger, type Logger } from '../log.js';
+import { fsyncDirectory } from './fsync.js';
+import { encodeEntry } from './journal-codec.js';
+import { listJournalFiles } from './journal-files.js';
+import { replayJournal } from './journal-replay.js';
+import { JournalWriter } from './journal-writer.js';
+import { MemoryState } from './memory-state.js';
+import { Mutex } from './mutex.js';
+import { OverlayTransaction } from './overlay-transaction.js';
+import { SnapshotFileAdapter, type SnapshotData } from './snapshot-adapter.js';
+import { lockDirectory, type DirectoryLock } from './dir-lock.js';
+import type { Query, Store, StoredRecord, Transaction } from './store.js';
+
+export interface LowdbStoreOptions {
+  dir: string;
+  /**
+   * A snapshot is taken once the journal written since the last one exceeds
+   * max(this, size of the last snapshot): compaction work stays proportional
+   * to the writes, however large the state. Default 16 MiB.
+   */
+  snapshotMinJournalBytes?: number;
+  log?: Logger;
+}
+
+export interface OpenStats {
+  records: number;
+  snapshotSeq: number;
+  replayedEntries: number;
+  lastSeq: number;
+}
+
+const SNAPSHOT_FILE = 'snapshot.jsonl';
+
+/**
+ * The embedded default store: the whole state in memory, every transaction
+ * appended to a checksummed journal with group commit (answered only once
+ * fdatasync'd), and compacted snapshots written through lowdb off the
+ * request path. Start-up locks the directory, loads the snapshot and
+ * replays the journal.
+ */
+export class LowdbStore implements Store {
+  readonly kind = 'lowdb';
+  private readonly mutex = new Mutex();
+  private snapshotting: Promise<void> | null = null;
+  private closed = false;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly state: MemoryState,
+    private readonly writer: JournalWriter,
+    private readonly lock: DirectoryLock,
+    private readonly snapshots: Low<SnapshotData | null>,
+    private seq: number,
+    private snapshotBytes: number,
+    private readonly snapshotMinJournalBytes: number,
+    private readonly log: Logger,
+    readonly openStats: OpenStats,
+  ) {}
+
+  static async open(options: LowdbStoreOptions): Promise<LowdbStore> {
+    const { dir } = options;
+    const log = options.log ?? silentLogger;
+    await mkdir(dir, { recursive: true });
+    const lock = await lockDirectory(dir);
+    try {
+      const snapshotPath = join(dir, SNAPSHOT_FILE);
+      await removeStaleTempFiles(dir, snapshotPath);
+
+      const state = new MemoryState();
+      const snapshots = new Low<SnapshotData | null>(new SnapshotFileAdapter(snapshotPath), null);
+      await snapshots.read();
+      const snapshotSeq = snapshots.data?.seq ?? 0;
+      for (const [collection, id, value] of snapshots.data?.entries ?? []) {
+        state.apply([{ op: 'put', c: collection, id, v: value }]);
+      }
+      snapshots.data = null; // the records now live in `state`
+
+      const replay = await replayJournal(dir, snapshotSeq, (entry) => state.apply(entry.ops));
+      if (replay.droppedTornLine) log.warn('dropped a torn last journal line (never acknowledged)', replay.droppedTornLine);
+      const writer = await JournalWriter.open(dir, replay.lastSeq + 1);
+      const snapshotBytes = await stat(snapshotPath).then((s) => s.size, () => 0);
+      const openStats = {
+        records: state.totalRecords,
+        snapshotSeq,
+        replayedEntries: replay.applied,
+        lastSeq: replay.lastSeq,
+      };
+      log.info('store opened', { dir, ...openStats });
+      return new LowdbStore(
+        dir, state, writer, lock, snapshots, replay.lastSeq, snapshotBytes,
+        options.snapshotMinJournalBytes ?? 16 * 1024 * 1024, log, openStats,
+      );
+    } catch (error) {
+      await lock.release();
+      throw error;
+    }
+  }
+
+  async get<T extends StoredRecord>(collection: string, id: string): Promise<T | undefined> {
+    const value = this.state.get(collection, id) as T | undefined;
+    await this.writer.waitDurable(this.seq);
+    return value;
+  }
+
+  async list<T extends StoredRecord>(collection: string, query?: Query): Promise<T[]> {
+    const values = this.state.list<T>(collection, query);
+    await this.writer.waitDurable(this.seq);
+    return values;
+  }
+
+  async count(collection: string, where?: Query['where']): Promise<number> {
+    const total = where ? this.state.list(collection, { where }).length : this.state.count(collection);
+    await this.writer.waitDurable(this.seq);
+    return total;
+  }
+
+  async transact<R>(work: (tx: Transaction) => Promise<R> | R): Promise<R> {
+    const { result, durable } = await this.mutex.run(async () => {
+      if (this.closed) throw new StoreUnavailableError('the store is closed');
+      if (this.writer.failed) throw new StoreUnavailableError(`journal write failed (${this.writer.failed.message}); restart the server`);
+      const tx = new OverlayTransaction(this.state);
+      const result = await work(tx);
+      const ops = tx.commitOps();
+      if (ops.length === 0) return { result, durable: this.writer.waitDurable(this.seq) };
+      const seq = this.seq + 1;
+      const line = encodeEntry(seq, ops); // throws on unserialisable values, before anything changed
+      this.seq = seq;
+      this.state.apply(ops);
+      return { result, durable: this.writer.append(seq, line) };
+    });
+    await durable;
+    this.maybeSnapshot();
+    return result;
+  }
+
+  /** Writes a compacted snapshot now (also what the background trigger runs). */
+  snapshot(): Promise<void> {
+    if (!this.snapshotting) {
+      this.snapshotting = this.writeSnapshot().finally(() => {
+        this.snapshotting = null;
+      });
+    }
+    return this.snapshotting;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.mutex.run(async () => {
+      this.closed = true;
+    });
+    if (this.snapshotting) await this.snapshotting.catch(() => undefined);
+    await this.writer.close();
+    await this.lock.release();
+  }
+
+  private maybeSnapshot(): void {
+    if (this.snapshotting || this.closed) return;
+    if (this.writer.bytesSinceRotation < Math.max(this.snapshotMinJournalBytes, this.snapshotBytes)) return;
+    this.snapshot().catch((error: Error) => this.log.error('snapshot failed; the journal still holds every change', { error: error.message }));
+  }
+
+  private async writeSnapshot(): Promise<void> {
+    // Capture and rotation happen in one synchronous step, so the snapshot
+    // covers exactly the entries up to `seq` and the new journal file
+    // starts right after it.
+    const seq = this.seq;
+    this.state.beginCapture();
+    try {
+      await this.writer.rotate(seq + 1);
+      this.snapshots.data = { seq, entries: this.state.capturedEntries() };
+      await this.snapshots.write();
+    } finally {
+      this.snapshots.data = null;
+      this.state.endCapture();
+    }
+    this.snapshotBytes = await stat(join(this.dir, SNAPSHOT_FILE)).then((s) => s.size);
+    const obsolete = (await listJournalFiles(this.dir)).filter((file) => file.firstSeq <= seq);
+    await Promise.all(obsolete.map((file) => unlink(file.path)));
+    if (obsolete.length > 0) await fsyncDirectory(this.dir);
+    this.log.debug('snapshot written', { seq, bytes: this.snapshotBytes, removedJournals: obsolete.length });
+  }
+}
+
+async function removeStaleTempFiles(dir: string, snapshotPath: string): Promise<void> {
+  const names = await readdir(dir);
+  const stale = names.filter((name) => SnapshotFileAdapter.isTempFile(name, snapshotPath));
+  await Promise.all(stale.map((name) => unlink(join(dir, name))));
+}

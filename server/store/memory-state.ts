@@ -1,0 +1,141 @@
+import { runQuery } from './query.js';
+import type { Query, StoredRecord } from './store.js';
+
+/** One change inside a journal entry. */
+export type Op =
+  | { op: 'put'; c: string; id: string; v: StoredRecord }
+  | { op: 'del'; c: string; id: string };
+
+// While a snapshot is being written, deletes leave a tombstone in place so
+// that the snapshot's iterator still meets every key that existed when the
+// capture began, exactly once; the first change to a key during a capture
+// saves the value it had then (or ABSENT) in the before-image.
+const TOMBSTONE = Symbol('tombstone');
+const ABSENT = Symbol('absent');
+
+type Slot = StoredRecord | typeof TOMBSTONE;
+
+interface Capture {
+  collections: string[];
+  beforeImage: Map<string, Map<string, StoredRecord | typeof ABSENT>>;
+  tombstones: Array<[string, string]>;
+}
+
+/**
+ * The whole store state in memory: collections of frozen records. Can
+ * hand out a consistent view of itself as of one moment (a capture) while
+ * changes keep being applied, without copying the state.
+ */
+export class MemoryState {
+  private readonly collections = new Map<string, Map<string, Slot>>();
+  private readonly sizes = new Map<string, number>();
+  private capture: Capture | null = null;
+
+  get(collection: string, id: string): StoredRecord | undefined {
+    const slot = this.collections.get(collection)?.get(id);
+    return slot === TOMBSTONE ? undefined : slot;
+  }
+
+  count(collection: string): number {
+    return this.sizes.get(collection) ?? 0;
+  }
+
+  *entries(collection: string): Generator<[string, StoredRecord]> {
+    const map = this.collections.get(collection);
+    if (!map) return;
+    for (const [id, slot] of map) if (slot !== TOMBSTONE) yield [id, slot];
+  }
+
+  list<T extends StoredRecord>(collection: string, query?: Query): T[] {
+    return runQuery(this.entries(collection) as Iterable<[string, T]>, query);
+  }
+
+  get totalRecords(): number {
+    let total = 0;
+    for (const size of this.sizes.values()) total += size;
+    return total;
+  }
+
+  apply(ops: readonly Op[]): void {
+    for (const op of ops) {
+      if (op.op === 'put') this.put(op.c, op.id, op.v);
+      else this.remove(op.c, op.id);
+    }
+  }
+
+  /** Starts a consistent view as of now; changes applied afterwards do not show in it. */
+  beginCapture(): void {
+    if (this.capture) throw new Error('a capture is already in progress');
+    this.capture = { collections: [...this.collections.keys()], beforeImage: new Map(), tombstones: [] };
+  }
+
+  /** Every record as it was when the capture began. Safe to consume across awaits. */
+  *capturedEntries(): Generator<[string, string, StoredRecord]> {
+    const capture = this.capture;
+    if (!capture) throw new Error('no capture in progress');
+    for (const collection of capture.collections) {
+      const map = this.collections.get(collection)!;
+      const before = () => capture.beforeImage.get(collection);
+      for (const [id, slot] of map) {
+        const saved = before()?.get(id);
+        if (saved === ABSENT) continue;
+        const value = saved ?? slot;
+        if (value !== TOMBSTONE) yield [collection, id, value];
+      }
+    }
+  }
+
+  endCapture(): void {
+    const capture = this.capture;
+    if (!capture) return;
+    this.capture = null;
+    for (const [collection, id] of capture.tombstones) {
+      const map = this.collections.get(collection);
+      if (map?.get(id) === TOMBSTONE) map.delete(id);
+    }
+  }
+
+  private put(collection: string, id: string, value: StoredRecord): void {
+    let map = this.collections.get(collection);
+    if (!map) {
+      map = new Map();
+      this.collections.set(collection, map);
+    }
+    const previous = map.get(id);
+    this.remember(collection, id, previous);
+    if (previous === undefined || previous === TOMBSTONE) this.sizes.set(collection, this.count(collection) + 1);
+    map.set(id, deepFreeze(value));
+  }
+
+  private remove(collection: string, id: string): void {
+    const map = this.collections.get(collection);
+    const previous = map?.get(id);
+    if (!map || previous === undefined || previous === TOMBSTONE) return;
+    this.remember(collection, id, previous);
+    this.sizes.set(collection, this.count(collection) - 1);
+    if (this.capture) {
+      map.set(id, TOMBSTONE);
+      this.capture.tombstones.push([collection, id]);
+    } else {
+      map.delete(id);
+    }
+  }
+
+  private remember(collection: string, id: string, previous: Slot | undefined): void {
+    if (!this.capture) return;
+    let before = this.capture.beforeImage.get(collection);
+    if (!before) {
+      before = new Map();
+      this.capture.beforeImage.set(collection, before);
+    }
+    if (!before.has(id)) before.set(id, previous === undefined || previous === TOMBSTONE ? ABSENT : previous);
+  }
+}
+
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  }
+  return value;
+}

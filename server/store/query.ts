@@ -1,0 +1,44 @@
+import type { Query, StoredRecord } from './store.js';
+
+// Pure evaluation of a Query over records, shared by the in-memory state.
+
+export function matchesWhere(record: StoredRecord, where: Query['where']): boolean {
+  if (!where) return true;
+  for (const field in where) {
+    if (record[field] !== where[field]) return false;
+  }
+  return true;
+}
+
+export function runQuery<T extends StoredRecord>(entries: Iterable<[string, T]>, query: Query = {}): T[] {
+  const matching: Array<[string, T]> = [];
+  for (const entry of entries) {
+    if (matchesWhere(entry[1], query.where)) matching.push(entry);
+  }
+  if (query.orderBy) {
+    const { field, direction } = query.orderBy;
+    const sign = direction === 'desc' ? -1 : 1;
+    matching.sort(([idA, a], [idB, b]) => sign * (compareValues(a[field], b[field]) || compareValues(idA, idB)));
+  }
+  const offset = query.offset ?? 0;
+  const end = query.limit === undefined ? undefined : offset + query.limit;
+  return matching.slice(offset, end).map(([, value]) => value);
+}
+
+/** Orders missing values first, then numbers, then strings, then booleans. */
+export function compareValues(a: unknown, b: unknown): number {
+  const rankA = rank(a);
+  const rankB = rank(b);
+  if (rankA !== rankB) return rankA - rankB;
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  const sa = String(a);
+  const sb = String(b);
+  return sa < sb ? -1 : sa > sb ? 1 : 0;
+}
+
+function rank(value: unknown): number {
+  if (value === undefined || value === null) return 0;
+  if (typeof value === 'number') return 1;
+  if (typeof value === 'string') return 2;
+  return 3;
+}

@@ -1,0 +1,138 @@
+import type { Test } from 'tap';
+import { DuplicateKeyError } from '../errors.js';
+import type { Store } from './store.js';
+
+/**
+ * Opens a store; `reopen` closes nothing itself but must open a new store
+ * over the same data after the previous one was closed.
+ */
+export interface StoreFactory {
+  open(): Promise<Store>;
+}
+
+/** The behaviour every Store implementation must show (lowdb now, PostgreSQL later). */
+export function storeContract(t: Test, makeFactory: (t: Test) => Promise<StoreFactory>): void {
+  const withStore = (name: string, body: (t: Test, store: Store, factory: StoreFactory) => Promise<void>) =>
+    t.test(name, async (t) => {
+      const factory = await makeFactory(t);
+      const store = await factory.open();
+      let closed = false;
+      t.teardown(async () => {
+        if (!closed) await store.close();
+      });
+      await body(t, store, {
+        open: async () => {
+          if (!closed) await store.close();
+          closed = true;
+          return factory.open();
+        },
+      });
+    });
+
+  withStore('a put record reads back and a missing one is undefined', async (t, store) => {
+    await store.transact((tx) => tx.put('things', 'a', { id: 'a', n: 1 }));
+    t.same(await store.get('things', 'a'), { id: 'a', n: 1 });
+    t.equal(await store.get('things', 'b'), undefined);
+    t.equal(await store.get('nothing-here', 'a'), undefined);
+  });
+
+  withStore('transact returns what the work returns', async (t, store) => {
+    t.equal(await store.transact(() => 42), 42);
+  });
+
+  withStore('several records change atomically, and a throwing transaction writes nothing', async (t, store) => {
+    await store.transact((tx) => {
+      tx.put('a', '1', { v: 1 });
+      tx.put('b', '1', { v: 1 });
+    });
+    await t.rejects(
+      store.transact((tx) => {
+        tx.put('a', '1', { v: 2 });
+        tx.put('b', '1', { v: 2 });
+        throw new Error('boom');
+      }),
+      { message: 'boom' },
+    );
+    t.same(await store.get('a', '1'), { v: 1 });
+    t.same(await store.get('b', '1'), { v: 1 });
+  });
+
+  withStore('insert of a taken id fails the whole transaction with DuplicateKeyError', async (t, store) => {
+    await store.transact((tx) => tx.insert('emails', 'x@example.com', { account: '1' }));
+    await t.rejects(
+      store.transact((tx) => {
+        tx.put('accounts', '2', { name: 'second' });
+        tx.insert('emails', 'x@example.com', { account: '2' });
+      }),
+      DuplicateKeyError,
+    );
+    t.equal(await store.get('accounts', '2'), undefined);
+    t.same(await store.get('emails', 'x@example.com'), { account: '1' });
+  });
+
+  withStore('a transaction reads its own writes and deletes', async (t, store) => {
+    await store.transact((tx) => tx.put('c', 'gone', { v: 0 }));
+    const seen = await store.transact(async (tx) => {
+      tx.put('c', 'new', { v: 1 });
+      tx.delete('c', 'gone');
+      return { one: await tx.get('c', 'new'), gone: await tx.get('c', 'gone'), all: await tx.list('c') };
+    });
+    t.same(seen, { one: { v: 1 }, gone: undefined, all: [{ v: 1 }] });
+  });
+
+  withStore('delete removes a record and deleting a missing one is harmless', async (t, store) => {
+    await store.transact((tx) => tx.put('c', '1', { v: 1 }));
+    await store.transact((tx) => {
+      tx.delete('c', '1');
+      tx.delete('c', 'never');
+    });
+    t.equal(await store.get('c', '1'), undefined);
+    t.equal(await store.count('c'), 0);
+  });
+
+  withStore('list filters by equality, sorts by one field either way, and pages', async (t, store) => {
+    await store.transact((tx) => {
+      for (let i = 1; i <= 9; i += 1) tx.put('orders', `o${i}`, { id: `o${i}`, n: i, kind: i % 2 ? 'odd' : 'even' });
+    });
+    const odd = await store.list<{ n: number }>('orders', { where: { kind: 'odd' }, orderBy: { field: 'n', direction: 'desc' } });
+    t.same(odd.map((o) => o.n), [9, 7, 5, 3, 1]);
+    const page = await store.list<{ n: number }>('orders', { orderBy: { field: 'n', direction: 'asc' }, offset: 3, limit: 2 });
+    t.same(page.map((o) => o.n), [4, 5]);
+    t.equal(await store.count('orders', { kind: 'even' }), 4);
+    t.equal(await store.count('orders'), 9);
+  });
+
+  withStore('concurrent transactions are isolated: 100 read-modify-write increments all count', async (t, store) => {
+    await store.transact((tx) => tx.put('counters', 'c', { n: 0 }));
+    await Promise.all(
+      Array.from({ length: 100 }, () =>
+        store.transact(async (tx) => {
+          const counter = await tx.get<{ n: number }>('counters', 'c');
+          tx.put('counters', 'c', { n: counter!.n + 1 });
+        }),
+      ),
+    );
+    t.same(await store.get('counters', 'c'), { n: 100 });
+  });
+
+  withStore('records handed out cannot be changed behind the store', async (t, store) => {
+    await store.transact((tx) => tx.put('c', '1', { nested: { v: 1 } }));
+    const record = (await store.get<{ nested: { v: number } }>('c', '1'))!;
+    t.throws(() => {
+      (record.nested as { v: number }).v = 2;
+    });
+    t.same(await store.get('c', '1'), { nested: { v: 1 } });
+  });
+
+  withStore('everything committed is there after closing and opening again', async (t, store, factory) => {
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) => store.transact((tx) => tx.put('items', `i${i}`, { i }))),
+    );
+    await store.transact((tx) => tx.delete('items', 'i7'));
+    const reopened = await factory.open();
+    t.teardown(() => reopened.close());
+    t.equal(await reopened.count('items'), 49);
+    t.same(await reopened.get('items', 'i49'), { i: 49 });
+    t.equal(await reopened.get('items', 'i7'), undefined);
+  });
+}

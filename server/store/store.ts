@@ -1,0 +1,55 @@
+// The store every part of the server persists through. Records are JSON
+// objects kept in named collections under a string id. The interface is
+// shaped so that a PostgreSQL implementation can follow: everything is async,
+// a transaction changes several records atomically, queries are plain data
+// (equality filters, one sort key, limit/offset) rather than callbacks.
+
+export type Scalar = string | number | boolean | null;
+
+/** A stored record: any JSON object. Values handed out are frozen. */
+export type StoredRecord = Readonly<Record<string, unknown>>;
+
+export interface Query {
+  /** Keep records whose top-level field equals the given value, for every entry. */
+  where?: Readonly<Record<string, Scalar>>;
+  /** Sort by one top-level field; records missing it sort first. Ties by id. */
+  orderBy?: { field: string; direction: 'asc' | 'desc' };
+  /** At most this many records, after `offset` skipped. */
+  limit?: number;
+  offset?: number;
+}
+
+export interface Transaction {
+  /** Reads see this transaction's own writes. Records read are locked until commit. */
+  get<T extends StoredRecord>(collection: string, id: string): Promise<T | undefined>;
+  list<T extends StoredRecord>(collection: string, query?: Query): Promise<T[]>;
+  /** Creates a record; the commit fails with DuplicateKeyError when the id is taken. */
+  insert(collection: string, id: string, value: StoredRecord): void;
+  /** Creates or replaces a record. */
+  put(collection: string, id: string, value: StoredRecord): void;
+  delete(collection: string, id: string): void;
+}
+
+/**
+ * Contract: `transact` runs `work` isolated from every other transaction
+ * (as if one at a time) and commits all its writes atomically; it resolves
+ * only once they are durable. When `work` throws, nothing is written. Reads
+ * outside a transaction answer only state that is durable. Keep `work` short:
+ * do slow things (hashing, network) before it.
+ *
+ * @example
+ *   await store.transact(async (tx) => {
+ *     const account = await tx.get<Account>('accounts', id);
+ *     tx.put('accounts', id, { ...account, name: 'new' });
+ *   });
+ */
+export interface Store {
+  /** 'lowdb' or 'postgres', reported by /health. */
+  readonly kind: string;
+  get<T extends StoredRecord>(collection: string, id: string): Promise<T | undefined>;
+  list<T extends StoredRecord>(collection: string, query?: Query): Promise<T[]>;
+  count(collection: string, where?: Query['where']): Promise<number>;
+  transact<R>(work: (tx: Transaction) => Promise<R> | R): Promise<R>;
+  /** Flushes what is pending and releases the store's resources and locks. */
+  close(): Promise<void>;
+}
