@@ -2,7 +2,7 @@ import { open } from 'node:fs/promises';
 import { StoreCorruptError } from '../errors.js';
 import { decodeEntry, type JournalEntry } from './journal-codec.js';
 import { listJournalFiles } from './journal-files.js';
-import { readLines } from './read-lines.js';
+import { offsetInBatch, readLineBatches } from './read-lines.js';
 
 export interface ReplayResult {
   lastSeq: number;
@@ -30,22 +30,25 @@ export async function replayJournal(
   for (const [index, file] of files.entries()) {
     const isNewest = index === files.length - 1;
     let damaged: { number: number; offset: number; reason: string } | null = null;
-    for await (const line of readLines(file.path)) {
-      if (damaged) throw new StoreCorruptError(file.path, damaged.number, damaged.reason);
-      let entry: JournalEntry;
-      try {
-        entry = decodeEntry(line.text);
-      } catch (error) {
-        damaged = { number: line.number, offset: line.offset, reason: (error as Error).message };
-        continue;
+    for await (const batch of readLineBatches(file.path)) {
+      for (const [i, text] of batch.lines.entries()) {
+        const number = batch.firstNumber + i;
+        if (damaged) throw new StoreCorruptError(file.path, damaged.number, damaged.reason);
+        let entry: JournalEntry;
+        try {
+          entry = decodeEntry(text);
+        } catch (error) {
+          damaged = { number, offset: offsetInBatch(batch, i), reason: (error as Error).message };
+          continue;
+        }
+        if (entry.seq <= snapshotSeq && lastSeq === snapshotSeq) continue; // already in the snapshot
+        if (entry.seq !== lastSeq + 1) {
+          throw new StoreCorruptError(file.path, number, `sequence gap: expected ${lastSeq + 1}, found ${entry.seq}`);
+        }
+        apply(entry);
+        lastSeq = entry.seq;
+        applied += 1;
       }
-      if (entry.seq <= lastSeq && entry.seq <= snapshotSeq) continue; // already in the snapshot
-      if (entry.seq !== lastSeq + 1) {
-        throw new StoreCorruptError(file.path, line.number, `sequence gap: expected ${lastSeq + 1}, found ${entry.seq}`);
-      }
-      apply(entry);
-      lastSeq = entry.seq;
-      applied += 1;
     }
     if (damaged) {
       if (!isNewest) throw new StoreCorruptError(file.path, damaged.number, damaged.reason);

@@ -74,9 +74,7 @@ export class LowdbStore implements Store {
       const snapshots = new Low<SnapshotData | null>(new SnapshotFileAdapter(snapshotPath), null);
       await snapshots.read();
       const snapshotSeq = snapshots.data?.seq ?? 0;
-      for (const [collection, id, value] of snapshots.data?.entries ?? []) {
-        state.apply([{ op: 'put', c: collection, id, v: value }]);
-      }
+      state.load(snapshots.data?.entries ?? []);
       snapshots.data = null; // the records now live in `state`
 
       const replay = await replayJournal(dir, snapshotSeq, (entry) => state.apply(entry.ops));
@@ -137,14 +135,17 @@ export class LowdbStore implements Store {
     return result;
   }
 
-  /** Writes a compacted snapshot now (also what the background trigger runs). */
-  snapshot(): Promise<void> {
-    if (!this.snapshotting) {
-      this.snapshotting = this.writeSnapshot().finally(() => {
-        this.snapshotting = null;
-      });
-    }
-    return this.snapshotting;
+  /**
+   * Writes a compacted snapshot covering everything committed before the
+   * call; when one is already being written, waits for it and writes another.
+   */
+  async snapshot(): Promise<void> {
+    while (this.snapshotting) await this.snapshotting.catch(() => undefined);
+    const run = this.writeSnapshot().finally(() => {
+      if (this.snapshotting === run) this.snapshotting = null;
+    });
+    this.snapshotting = run;
+    return run;
   }
 
   async close(): Promise<void> {
@@ -160,7 +161,7 @@ export class LowdbStore implements Store {
   private maybeSnapshot(): void {
     if (this.snapshotting || this.closed) return;
     if (this.writer.bytesSinceRotation < Math.max(this.snapshotMinJournalBytes, this.snapshotBytes)) return;
-    this.snapshot().catch((error: Error) => this.log.error('snapshot failed; the journal still holds every change', { error: error.message }));
+    void this.snapshot().catch((error: Error) => this.log.error('snapshot failed; the journal still holds every change', { error: error.message }));
   }
 
   private async writeSnapshot(): Promise<void> {

@@ -33,7 +33,7 @@ export class MemoryState {
 
   get(collection: string, id: string): StoredRecord | undefined {
     const slot = this.collections.get(collection)?.get(id);
-    return slot === TOMBSTONE ? undefined : slot;
+    return slot === TOMBSTONE || slot === undefined ? undefined : deepFreeze(slot);
   }
 
   count(collection: string): number {
@@ -43,7 +43,7 @@ export class MemoryState {
   *entries(collection: string): Generator<[string, StoredRecord]> {
     const map = this.collections.get(collection);
     if (!map) return;
-    for (const [id, slot] of map) if (slot !== TOMBSTONE) yield [id, slot];
+    for (const [id, slot] of map) if (slot !== TOMBSTONE) yield [id, deepFreeze(slot)];
   }
 
   list<T extends StoredRecord>(collection: string, query?: Query): T[] {
@@ -61,6 +61,24 @@ export class MemoryState {
       if (op.op === 'put') this.put(op.c, op.id, op.v);
       else this.remove(op.c, op.id);
     }
+  }
+
+  /**
+   * Adds records while loading, before any capture can exist. Records are
+   * frozen when first handed out rather than here, which keeps start-up fast.
+   */
+  load(entries: Iterable<readonly [string, string, StoredRecord]>): void {
+    let collection: string | undefined;
+    let map: Map<string, Slot> | undefined;
+    for (const [c, id, value] of entries) {
+      if (c !== collection) {
+        collection = c;
+        map = this.collections.get(c);
+        if (!map) this.collections.set(c, (map = new Map()));
+      }
+      map!.set(id, value);
+    }
+    for (const [c, loaded] of this.collections) this.sizes.set(c, loaded.size);
   }
 
   /** Starts a consistent view as of now; changes applied afterwards do not show in it. */

@@ -3,7 +3,7 @@ import { basename, dirname } from 'node:path';
 import type { Adapter } from 'lowdb';
 import { StoreCorruptError } from '../errors.js';
 import { fsyncDirectory } from './fsync.js';
-import { readLines } from './read-lines.js';
+import { readLineBatches } from './read-lines.js';
 import type { StoredRecord } from './store.js';
 
 export type SnapshotEntry = [collection: string, id: string, value: StoredRecord];
@@ -40,30 +40,24 @@ export class SnapshotFileAdapter implements Adapter<SnapshotData | null> {
     if (!exists) return null;
     const entries: SnapshotEntry[] = [];
     let seq: number | null = null;
-    let footerCount: number | null = null;
-    for await (const line of readLines(this.path)) {
-      const fail = (reason: string) => new StoreCorruptError(this.path, line.number, reason);
-      if (footerCount !== null) throw fail('data after the footer');
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(line.text);
-      } catch {
-        throw fail('not JSON');
-      }
+    let complete = false;
+    for await (const batch of readLineBatches(this.path)) {
+      const lineAt = (i: number): Line => ({ text: batch.lines[i]!, number: batch.firstNumber + i });
+      let from = 0;
+      let to = batch.lines.length;
+      if (complete) throw new StoreCorruptError(this.path, batch.firstNumber, 'data after the footer');
       if (seq === null) {
-        const header = parsed as { format?: unknown; seq?: unknown };
-        if (header.format !== FORMAT || typeof header.seq !== 'number') throw fail('not a snapshot header');
-        seq = header.seq;
-      } else if (Array.isArray(parsed)) {
-        if (parsed.length !== 3 || typeof parsed[0] !== 'string' || typeof parsed[1] !== 'string') throw fail('malformed record');
-        entries.push(parsed as SnapshotEntry);
-      } else {
-        const footer = parsed as { end?: unknown; count?: unknown };
-        if (footer.end !== true || footer.count !== entries.length) throw fail('footer count does not match');
-        footerCount = entries.length;
+        seq = parseHeader(lineAt(0), this.path);
+        from = 1;
       }
+      if (to > from && !batch.lines[to - 1]!.startsWith('[')) {
+        checkFooter(lineAt(to - 1), entries.length + (to - 1 - from), this.path);
+        complete = true;
+        to -= 1;
+      }
+      parseRecords(batch.lines, from, to, batch.firstNumber, this.path, entries);
     }
-    if (seq === null || footerCount === null) throw new StoreCorruptError(this.path, 0, 'snapshot is incomplete');
+    if (seq === null || !complete) throw new StoreCorruptError(this.path, 0, 'snapshot is incomplete');
     return { seq, entries };
   }
 
@@ -95,5 +89,55 @@ export class SnapshotFileAdapter implements Adapter<SnapshotData | null> {
 
   static isTempFile(name: string, snapshotPath: string): boolean {
     return name.startsWith(`${basename(snapshotPath)}.tmp-`);
+  }
+}
+
+function parseHeader(line: Line, path: string): number {
+  const header = parseJson(line, path) as { format?: unknown; seq?: unknown };
+  if (header.format !== FORMAT || typeof header.seq !== 'number') throw new StoreCorruptError(path, line.number, 'not a snapshot header');
+  return header.seq;
+}
+
+function checkFooter(line: Line, expectedCount: number, path: string): void {
+  const footer = parseJson(line, path) as { end?: unknown; count?: unknown };
+  if (footer.end !== true || footer.count !== expectedCount) throw new StoreCorruptError(path, line.number, 'footer count does not match');
+}
+
+interface Line {
+  text: string;
+  number: number;
+}
+
+/**
+ * Parses record lines [from, to) with one JSON.parse, appending to `into`;
+ * when that fails, parses line by line to name the bad one.
+ */
+function parseRecords(lines: string[], from: number, to: number, firstNumber: number, path: string, into: SnapshotEntry[]): void {
+  if (to <= from) return;
+  let parsed: unknown[];
+  try {
+    parsed = JSON.parse(`[${lines.slice(from, to).join(',')}]`) as unknown[];
+    if (parsed.length !== to - from) throw new Error('a line held more than one value');
+  } catch {
+    parsed = lines.slice(from, to).map((text, i) => parseJson({ text, number: firstNumber + from + i }, path));
+  }
+  for (const [i, entry] of parsed.entries()) {
+    if (!isEntry(entry)) throw new StoreCorruptError(path, firstNumber + from + i, 'malformed record');
+    into.push(entry);
+  }
+}
+
+function isEntry(value: unknown): value is SnapshotEntry {
+  return (
+    Array.isArray(value) && value.length === 3 && typeof value[0] === 'string' && typeof value[1] === 'string' &&
+    typeof value[2] === 'object' && value[2] !== null
+  );
+}
+
+function parseJson(line: Line, path: string): unknown {
+  try {
+    return JSON.parse(line.text);
+  } catch {
+    throw new StoreCorruptError(path, line.number, 'not JSON');
   }
 }
