@@ -1,0 +1,225 @@
+import type { OpenAPIV3_1 } from 'openapi-types';
+
+// Shared schemas, parameters and responses of the OpenAPI document. Every
+// object schema of a response is closed (additionalProperties: false) so
+// that a field the document does not declare fails validation.
+
+type Schema = OpenAPIV3_1.SchemaObject;
+
+export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch' | 'head' | 'options';
+export type Operation = OpenAPIV3_1.OperationObject;
+/**
+ * Path items typed with 3.1 operations only: openapi-types' PathItemObject
+ * for 3.1 also intersects the 3.0 shape, which no 3.1 operation satisfies.
+ */
+export type PathItems = Record<string, Partial<Record<HttpMethod, Operation>>>;
+
+export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+export const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
+
+export const isoTime: Schema = {
+  type: 'string',
+  format: 'date-time',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
+  description: 'ISO 8601 UTC with milliseconds.',
+  examples: ['2026-11-21T10:00:00.000Z'],
+};
+
+const schemas: Record<string, Schema> = {
+  Error: {
+    type: 'object',
+    description: 'Every error answer (addendum §0).',
+    required: ['message', 'code'],
+    properties: {
+      message: { type: 'string' },
+      code: { type: 'string', pattern: '^[A-Z][A-Z0-9_]*$' },
+      details: { type: 'array', items: ref('ErrorDetail') },
+      currentStatus: { type: 'string', description: 'On ORDER_STATE_CONFLICT: the order status now.' },
+    },
+    additionalProperties: false,
+  },
+  ErrorDetail: {
+    type: 'object',
+    required: ['in', 'pointer', 'message'],
+    properties: {
+      in: { type: 'string', enum: ['body', 'path', 'query', 'header'] },
+      pointer: { type: 'string', description: 'JSON pointer of the offending field inside that part.' },
+      message: { type: 'string' },
+    },
+    additionalProperties: false,
+  },
+  Health: {
+    type: 'object',
+    required: ['status', 'store', 'uptime_s', 'version'],
+    properties: {
+      status: { enum: ['ok'] },
+      store: { type: 'string', examples: ['lowdb'] },
+      uptime_s: { type: 'number', minimum: 0 },
+      version: { type: 'string' },
+    },
+    additionalProperties: false,
+  },
+  RegisterRequest: {
+    type: 'object',
+    required: ['email', 'password'],
+    properties: {
+      email: { type: 'string', format: 'email', maxLength: 254 },
+      password: { type: 'string', minLength: 8, maxLength: 1024 },
+      short_name: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$' },
+    },
+    additionalProperties: false,
+  },
+  Hooks: {
+    type: 'object',
+    description: 'Absolute URLs of the account\'s default webhook receivers.',
+    required: ['paid', 'accredited', 'fail', 'captura'],
+    properties: {
+      paid: { type: 'string', format: 'uri' },
+      accredited: { type: 'string', format: 'uri' },
+      fail: { type: 'string', format: 'uri' },
+      captura: { type: 'string', format: 'uri' },
+    },
+    additionalProperties: false,
+  },
+  ApiKey: {
+    type: 'object',
+    required: ['token', 'webhook_secret'],
+    properties: {
+      token: { type: 'string', pattern: '^sk_[0-9a-f]{64}$' },
+      webhook_secret: { type: 'string', pattern: '^whsec_[0-9a-f]{64}$' },
+    },
+    additionalProperties: false,
+  },
+  Registration: {
+    type: 'object',
+    required: ['account_id', 'merchant_id', 'key', 'console_token', 'hooks'],
+    properties: {
+      account_id: { type: 'string' },
+      merchant_id: { type: 'string' },
+      key: ref('ApiKey'),
+      console_token: { type: 'string', pattern: '^ct_[0-9a-f]{64}$' },
+      hooks: ref('Hooks'),
+    },
+    additionalProperties: false,
+  },
+  LegacyRegistration: {
+    type: 'object',
+    required: ['account_id', 'merchant_id', 'key', 'hooks'],
+    properties: {
+      account_id: { type: 'string' },
+      merchant_id: { type: 'string' },
+      key: ref('ApiKey'),
+      hooks: ref('Hooks'),
+    },
+    additionalProperties: false,
+  },
+  LoginRequest: {
+    type: 'object',
+    required: ['password'],
+    properties: {
+      email: { type: 'string', maxLength: 254 },
+      short_name: { type: 'string', maxLength: 64 },
+      password: { type: 'string', maxLength: 1024 },
+    },
+    anyOf: [{ required: ['email'] }, { required: ['short_name'] }],
+    additionalProperties: false,
+  },
+  RefreshRequest: {
+    type: 'object',
+    required: ['refreshToken'],
+    properties: { refreshToken: { type: 'string', maxLength: 256 } },
+    additionalProperties: false,
+  },
+  AccountClock: {
+    type: 'object',
+    required: ['now', 'offset_ms'],
+    properties: { now: isoTime, offset_ms: { type: 'integer', minimum: 0 } },
+    additionalProperties: false,
+  },
+  ClockAdvanceRequest: {
+    type: 'object',
+    required: ['ms'],
+    properties: { ms: { type: 'integer', minimum: 1, maximum: 31_536_000_000, description: 'Milliseconds to move forward, at most a year at once.' } },
+    additionalProperties: false,
+  },
+  ConsoleKeys: {
+    type: 'object',
+    required: ['keys', 'hooks'],
+    properties: {
+      keys: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['token', 'webhook_secret', 'created_at'],
+          properties: { token: { type: 'string' }, webhook_secret: { type: 'string' }, created_at: isoTime },
+          additionalProperties: false,
+        },
+      },
+      hooks: ref('Hooks'),
+    },
+    additionalProperties: false,
+  },
+  Session: {
+    type: 'object',
+    description: 'Answer of login and refresh.',
+    required: ['token', 'refreshToken', 'expires_in', 'console_token'],
+    properties: {
+      token: { type: 'string', pattern: '^lt_[0-9a-f]{64}$' },
+      refreshToken: { type: 'string', pattern: '^rt_[0-9a-f]{64}$' },
+      expires_in: { type: 'integer', minimum: 1, examples: [3600] },
+      console_token: { type: 'string', pattern: '^ct_[0-9a-f]{64}$' },
+    },
+    additionalProperties: false,
+  },
+};
+
+const errorResponse = (description: string): OpenAPIV3_1.ResponseObject => ({
+  description,
+  content: { 'application/json': { schema: ref('Error') } },
+});
+
+const responses: Record<string, OpenAPIV3_1.ResponseObject> = {
+  BadRequest: errorResponse('VALIDATION_FAILED (details hold a JSON pointer per field) or MALFORMED_JSON.'),
+  Unauthorized: errorResponse('INVALID_TOKEN, WRONG_TOKEN_KIND or INVALID_CREDENTIALS.'),
+  NotFound: errorResponse('NOT_FOUND: unknown, or another account\'s.'),
+  Conflict: errorResponse('The resource already exists or is in a conflicting state.'),
+  PayloadTooLarge: errorResponse('PAYLOAD_TOO_LARGE: the body is over 1 MiB.'),
+  UnsupportedMediaType: errorResponse('UNSUPPORTED_MEDIA_TYPE: the body is not in a declared media type.'),
+  InternalError: errorResponse('INTERNAL_ERROR.'),
+  StoreUnavailable: errorResponse('STORE_UNAVAILABLE: the store refused the write; nothing was written.'),
+};
+
+export const components: OpenAPIV3_1.ComponentsObject = {
+  schemas,
+  responses,
+  securitySchemes: {
+    apiBearer: {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'API token (key.token, never expires) or login token (expires after expires_in seconds).',
+    },
+    consoleBearer: {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'Console token; opens /console/** only. Rotated by every login.',
+    },
+  },
+};
+
+/** The error answers every operation with a JSON body can give. */
+export const bodyErrors = {
+  '400': responseRef('BadRequest'),
+  '413': responseRef('PayloadTooLarge'),
+  '415': responseRef('UnsupportedMediaType'),
+};
+
+export const jsonBody = (schemaName: string): OpenAPIV3_1.RequestBodyObject => ({
+  required: true,
+  content: { 'application/json': { schema: ref(schemaName) } },
+});
+
+export const jsonResponse = (description: string, schema: Schema | { $ref: string }, headers?: OpenAPIV3_1.ResponseObject['headers']): OpenAPIV3_1.ResponseObject => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { 'application/json': { schema } },
+});

@@ -1,0 +1,58 @@
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { components, type HttpMethod, type Operation, type PathItems } from './components.js';
+import { accountPaths } from './paths/accounts.js';
+import { consolePaths } from './paths/console.js';
+import { controlPaths, withTestAliases } from './paths/control.js';
+import { systemPaths } from './paths/system.js';
+
+/**
+ * The OpenAPI 3.1 document of every operation the server answers. Routes are
+ * bound by operationId from here, requests are validated against it before
+ * any handler runs, and every test validates the answers it gets against it.
+ */
+export const openApiDocument: OpenAPIV3_1.Document = {
+  openapi: '3.1.0',
+  info: {
+    title: 'svc payments, POS terminals and sandbox simulator',
+    version: '0.1.0',
+    description:
+      'Merchant orders worked on by POS terminals, batch settlements, the payment-session product and the sandbox simulator. ' +
+      'Every error answers { message, code, details? }. Unknown paths answer 404 and a wrong method 405 with Allow, both with that body.',
+  },
+  servers: [{ url: 'http://127.0.0.1:3000', description: 'npm start' }],
+  tags: [
+    { name: 'accounts', description: 'Sign-up, login and tokens (addendum §1).' },
+    { name: 'simulator', description: 'Surfaces that exist only in the simulator.' },
+    { name: 'console', description: 'The console API, opened by the console token.' },
+    { name: 'control', description: 'The control plane, also under /__test__ (addendum §6).' },
+  ],
+  paths: { ...systemPaths, ...accountPaths, ...consolePaths, ...withTestAliases(controlPaths) } satisfies PathItems as OpenAPIV3_1.PathsObject,
+  components,
+};
+
+export type { HttpMethod };
+export const httpMethods: HttpMethod[] = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+
+export interface OperationEntry {
+  operationId: string;
+  /** The operation whose handler answers this one (`x-alias-of`), else operationId. */
+  handlerId: string;
+  method: HttpMethod;
+  path: string;
+  operation: Operation;
+}
+
+/** Every operation of a document, in document order. */
+export function listOperations(doc: OpenAPIV3_1.Document = openApiDocument): OperationEntry[] {
+  const entries: OperationEntry[] = [];
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of httpMethods) {
+      const operation = (item as Partial<Record<HttpMethod, Operation>> | undefined)?.[method];
+      if (!operation) continue;
+      if (!operation.operationId) throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
+      const aliasOf = (operation as { 'x-alias-of'?: string })['x-alias-of'];
+      entries.push({ operationId: operation.operationId, handlerId: aliasOf ?? operation.operationId, method, path, operation });
+    }
+  }
+  return entries;
+}

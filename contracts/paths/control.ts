@@ -1,0 +1,53 @@
+import { bodyErrors, jsonBody, jsonResponse, ref, responseRef, type PathItems } from '../components.js';
+
+const apiAuth = [{ apiBearer: [] }];
+
+/** The control plane (addendum §6); every path also answers under /__test__ (see withTestAliases). */
+export const controlPaths: PathItems = {
+  '/control/clock': {
+    get: {
+      operationId: 'getControlClock',
+      summary: 'The calling account\'s clock',
+      tags: ['control'],
+      security: apiAuth,
+      responses: {
+        '200': jsonResponse('The account\'s now and how far it runs ahead of the server clock.', ref('AccountClock')),
+        '401': responseRef('Unauthorized'),
+      },
+    },
+  },
+  '/control/clock/advance': {
+    post: {
+      operationId: 'advanceControlClock',
+      summary: 'Move the calling account\'s clock forward',
+      description: 'Due dates, scheduled accreditations, webhook retries and token expiry of the account happen as if the time had passed.',
+      tags: ['control'],
+      security: apiAuth,
+      requestBody: jsonBody('ClockAdvanceRequest'),
+      responses: {
+        '200': jsonResponse('The account\'s clock after the move.', ref('AccountClock')),
+        ...bodyErrors,
+        '401': responseRef('Unauthorized'),
+      },
+    },
+  },
+};
+
+/**
+ * Every /control/** path again under /__test__/** (spec: Simulator-only
+ * surfaces, 1), with its own operationId and `x-alias-of` naming the
+ * operation whose handler answers it.
+ */
+export function withTestAliases(paths: PathItems): PathItems {
+  const aliases: PathItems = {};
+  for (const [path, item] of Object.entries(paths)) {
+    if (!path.startsWith('/control/')) continue;
+    aliases[path.replace(/^\/control\//, '/__test__/')] = Object.fromEntries(
+      Object.entries(item).map(([method, operation]) => [
+        method,
+        { ...operation, operationId: `${operation!.operationId}ViaTestAlias`, summary: `${operation!.summary} (alias under /__test__)`, 'x-alias-of': operation!.operationId },
+      ]),
+    );
+  }
+  return { ...paths, ...aliases };
+}

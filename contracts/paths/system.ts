@@ -1,0 +1,22 @@
+import { jsonResponse, ref, type PathItems } from '../components.js';
+
+export const systemPaths: PathItems = {
+  '/health': {
+    get: {
+      operationId: 'getHealth',
+      summary: 'Liveness probe',
+      tags: ['simulator'],
+      security: [],
+      responses: { '200': jsonResponse('The server is up; names its store.', ref('Health')) },
+    },
+  },
+  '/openapi.json': {
+    get: {
+      operationId: 'getOpenApiDocument',
+      summary: 'This OpenAPI 3.1 document',
+      tags: ['simulator'],
+      security: [],
+      responses: { '200': jsonResponse('The document.', { type: 'object', required: ['openapi'], properties: { openapi: { enum: ['3.1.0'] } } }) },
+    },
+  },
+};

@@ -1,0 +1,61 @@
+import { formatViolations, ResponseValidator } from '../response-validator.js';
+
+export interface ClientResponse<T = any> {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** The parsed JSON body, or undefined when the body is not JSON. */
+  body: T;
+}
+
+export interface RequestOptions {
+  /** Sent as JSON unless `raw` is given. */
+  json?: unknown;
+  /** Sent as is (with `headers` naming its type). */
+  raw?: string | Buffer;
+  headers?: Record<string, string>;
+  /** Sent as `Authorization: Bearer <token>`. */
+  token?: string;
+}
+
+export class ContractViolationError extends Error {}
+
+const sharedValidator = new ResponseValidator();
+
+/**
+ * An HTTP client for tests that checks every answer against the OpenAPI
+ * document: a status, media type, header or body the document does not
+ * allow throws ContractViolationError, failing the test that made the call.
+ */
+export function contractClient(baseUrl: string, validator: ResponseValidator = sharedValidator) {
+  async function request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ClientResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    let body: string | Buffer | undefined = options.raw;
+    if (options.json !== undefined) {
+      body = JSON.stringify(options.json);
+      headers['content-type'] ??= 'application/json';
+    }
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    const payload = typeof body === 'string' || body === undefined ? body : new Uint8Array(body);
+    const response = await fetch(new URL(path, baseUrl), { method, headers, body: payload, redirect: 'manual' });
+    const text = await response.text();
+    const violations = validator.check({ method, path: new URL(path, baseUrl).pathname, status: response.status, headers: response.headers, text });
+    if (violations.length > 0) throw new ContractViolationError(`answer breaks the OpenAPI document:\n${formatViolations(violations)}\nbody: ${text.slice(0, 500)}`);
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, headers: response.headers, text, body: parsed as T };
+  }
+  return {
+    request,
+    get: <T = any>(path: string, options?: RequestOptions) => request<T>('GET', path, options),
+    post: <T = any>(path: string, options?: RequestOptions) => request<T>('POST', path, options),
+    put: <T = any>(path: string, options?: RequestOptions) => request<T>('PUT', path, options),
+    delete: <T = any>(path: string, options?: RequestOptions) => request<T>('DELETE', path, options),
+  };
+}
+
+export type ContractClient = ReturnType<typeof contractClient>;

@@ -1,0 +1,46 @@
+import type { TokenKind } from '../http/context.js';
+
+/** One account is one merchant (addendum §1). */
+export interface Account {
+  [field: string]: unknown;
+  account_id: string;
+  merchant_id: string;
+  email: string;
+  short_name: string | null;
+  password_hash: string;
+  created_at: string;
+  /** How far this account's clock runs ahead of the service clock (addendum §6). */
+  clock_offset_ms: number;
+  keys: Array<{ token: string; webhook_secret: string; created_at: string }>;
+  /** The console token in force; null until the first login for legacy accounts. */
+  console_token: string | null;
+}
+
+/** Index record of a token, stored under the SHA-256 of the token so tokens are never looked up by their text. */
+export interface TokenRecord {
+  [field: string]: unknown;
+  kind: TokenKind;
+  account_id: string;
+  /** Epoch ms on the account's clock; null for tokens that never expire. */
+  expires_at: number | null;
+}
+
+export const tokenPrefix: Record<TokenKind, string> = { api: 'sk', login: 'lt', console: 'ct', refresh: 'rt' };
+
+/** Which token kinds open which security scheme of the document. */
+export const kindsByScheme: Record<string, TokenKind[]> = {
+  apiBearer: ['api', 'login'],
+  consoleBearer: ['console'],
+};
+
+export const describeKind: Record<TokenKind, string> = {
+  api: 'API',
+  login: 'login',
+  console: 'console',
+  refresh: 'refresh',
+};
+
+export function hookUrls(publicUrl: string, accountId: string): { paid: string; accredited: string; fail: string; captura: string } {
+  const base = `${publicUrl}/console/hooks/${accountId}`;
+  return { paid: `${base}/paid`, accredited: `${base}/accredited`, fail: `${base}/fail`, captura: `${base}/captura` };
+}

@@ -1,0 +1,27 @@
+import { accountNow, iso, type Clock } from '../clock.js';
+import type { OperationHandlers } from '../http/bind-operations.js';
+import type { AppContext } from '../http/context.js';
+import type { Store } from '../store/store.js';
+import type { Account } from './account.js';
+
+/** The per-account clock of the control plane (addendum §6). */
+export function clockHandlers(store: Store, clock: Clock): OperationHandlers {
+  const answer = (account: Account) => ({ now: iso(accountNow(clock, account)), offset_ms: account.clock_offset_ms });
+  return {
+    getControlClock: async (ctx: AppContext) => {
+      ctx.body = answer(ctx.state.account!);
+    },
+    advanceControlClock: async (ctx: AppContext) => {
+      const { ms } = ctx.state.body as { ms: number };
+      const id = ctx.state.account!.account_id;
+      ctx.body = answer(
+        await store.transact(async (tx) => {
+          const account = (await tx.get<Account>('accounts', id))!;
+          const moved = { ...account, clock_offset_ms: account.clock_offset_ms + ms };
+          tx.put('accounts', id, moved);
+          return moved;
+        }),
+      );
+    },
+  };
+}

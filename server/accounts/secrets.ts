@@ -1,0 +1,51 @@
+import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+// The secret material of accounts: random tokens, token digests and
+// password hashes. Comparisons are constant-time.
+
+/** 32 random bytes as 64 lowercase hex characters, behind a kind prefix. */
+export function newSecret(prefix: string): string {
+  return `${prefix}_${randomBytes(32).toString('hex')}`;
+}
+
+export function newId(prefix: string): string {
+  return `${prefix}_${randomBytes(9).toString('hex')}`;
+}
+
+/** The key a token's index record is stored under. */
+export function tokenDigest(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+export function constantTimeEqual(a: string, b: string): boolean {
+  const bufferA = Buffer.from(a, 'utf8');
+  const bufferB = Buffer.from(b, 'utf8');
+  // Compare equal-length digests so that the length does not leak either.
+  const digestA = createHash('sha256').update(bufferA).digest();
+  const digestB = createHash('sha256').update(bufferB).digest();
+  return timingSafeEqual(digestA, digestB) && bufferA.length === bufferB.length;
+}
+
+const KEY_LENGTH = 32;
+
+function scryptAsync(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    scrypt(password, salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key))),
+  );
+}
+
+/** `scrypt$N$r$p$salt$hash`, hex; the parameters travel with the hash. */
+export async function hashPassword(password: string, cost: number): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await scryptAsync(password, salt, { N: cost, r: 8, p: 1, maxmem: 256 * cost * 8 });
+  return `scrypt$${cost}$8$1$${salt.toString('hex')}$${key.toString('hex')}`;
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, hash] = stored.split('$');
+  if (scheme !== 'scrypt' || !n || !r || !p || !salt || !hash) return false;
+  const N = Number(n);
+  const key = await scryptAsync(password, Buffer.from(salt, 'hex'), { N, r: Number(r), p: Number(p), maxmem: 256 * N * Number(r) });
+  const expected = Buffer.from(hash, 'hex');
+  return key.length === expected.length && timingSafeEqual(key, expected);
+}

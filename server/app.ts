@@ -1,0 +1,58 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import { openApiDocument } from '../contracts/openapi.js';
+import { SchemaValidator } from '../contracts/validator.js';
+import { AccountService } from './accounts/account-service.js';
+import { clockHandlers } from './accounts/clock-routes.js';
+import { accountHandlers } from './accounts/routes.js';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import { accessLog } from './http/access-log.js';
+import { authenticate } from './http/authenticate.js';
+import { bindOperations } from './http/bind-operations.js';
+import type { AppContext, AppState } from './http/context.js';
+import { errorHandler } from './http/error-handler.js';
+import { readBody } from './http/read-body.js';
+import { unmatchedRoute } from './http/unmatched-route.js';
+import { validateRequest } from './http/validate-request.js';
+import { silentLogger, type Logger } from './log.js';
+import type { Store } from './store/store.js';
+import { systemHandlers } from './system/routes.js';
+
+export interface AppDeps {
+  store: Store;
+  clock: Clock;
+  config: Config;
+  log?: Logger;
+}
+
+/** Builds the whole backend as a Koa app; `main.ts` gives it real parts, tests their own. */
+export function createApp({ store, clock, config, log = silentLogger }: AppDeps): Koa<AppState> {
+  const doc = openApiDocument;
+  const validators = { exact: new SchemaValidator(doc), coercing: new SchemaValidator(doc, { coerceTypes: true }) };
+  const accounts = new AccountService(store, clock, config);
+  // Koa 3's ctx.origin is the Origin request header, not this server's origin.
+  const publicUrl = (ctx: AppContext) => config.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
+
+  const router = new Router<AppState>();
+  bindOperations(router, doc, {
+    ...systemHandlers(store, doc, performance.now()),
+    ...accountHandlers(accounts, publicUrl),
+    ...clockHandlers(store, clock),
+  }, {
+    readBody: readBody(config.bodyLimitBytes),
+    authenticate: (security) => authenticate(security, accounts),
+    validate: (entry) => validateRequest(doc, entry, validators),
+  });
+
+  const app = new Koa<AppState>();
+  app.silent = true; // errors are logged below, without secrets, not by Koa's default printer
+  app.use(accessLog(log));
+  app.use(errorHandler());
+  app.use(router.routes());
+  app.use(unmatchedRoute(router));
+  app.on('error', (error: Error, ctx?: AppContext) => {
+    log.error('unhandled error', { error: error.message, stack: error.stack, method: ctx?.method, path: ctx?.path });
+  });
+  return app;
+}

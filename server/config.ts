@@ -1,0 +1,55 @@
+import { isLogLevel, type LogLevel } from './log.js';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Origin the simulator is reached at (hook URLs, loopback routing). Derived from the request when unset. */
+  publicUrl?: string;
+  logLevel: LogLevel;
+  bodyLimitBytes: number;
+  loginTokenTtlSeconds: number;
+  /** scrypt cost parameter N for password hashes. */
+  scryptCost: number;
+  /** Journal bytes before the store compacts into a snapshot (at least). */
+  snapshotMinJournalBytes: number;
+}
+
+export const defaultConfig: Config = {
+  port: 3000,
+  host: '127.0.0.1',
+  dataDir: './data',
+  logLevel: 'info',
+  bodyLimitBytes: 1024 * 1024,
+  loginTokenTtlSeconds: 3600,
+  scryptCost: 16384,
+  snapshotMinJournalBytes: 16 * 1024 * 1024,
+};
+
+export class ConfigError extends Error {}
+
+/** Reads the environment variables the README lists; throws ConfigError naming a bad one. */
+export function loadConfig(env: NodeJS.ProcessEnv): Config {
+  const config: Config = { ...defaultConfig };
+  if (env.PORT !== undefined) config.port = integer('PORT', env.PORT, 0, 65535);
+  if (env.HOST) config.host = env.HOST;
+  if (env.DATA_DIR) config.dataDir = env.DATA_DIR;
+  if (env.SIM_PUBLIC_URL) {
+    try {
+      config.publicUrl = new URL(env.SIM_PUBLIC_URL).origin;
+    } catch {
+      throw new ConfigError(`SIM_PUBLIC_URL must be an absolute URL, got ${JSON.stringify(env.SIM_PUBLIC_URL)}`);
+    }
+  }
+  if (env.LOG_LEVEL !== undefined) {
+    if (!isLogLevel(env.LOG_LEVEL)) throw new ConfigError(`LOG_LEVEL must be one of debug, info, warn, error, silent; got ${JSON.stringify(env.LOG_LEVEL)}`);
+    config.logLevel = env.LOG_LEVEL;
+  }
+  return config;
+}
+
+function integer(name: string, value: string, min: number, max: number): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  return n;
+}

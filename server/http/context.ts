@@ -1,0 +1,21 @@
+import type { ParameterizedContext } from 'koa';
+import type { Account } from '../accounts/account.js';
+
+export type TokenKind = 'api' | 'login' | 'console' | 'refresh';
+
+/** What the middleware chain learns about a request before its handler runs. */
+export interface AppState {
+  operationId?: string;
+  /** The raw body bytes as received (signature checks need them). */
+  rawBody?: Buffer;
+  /** The parsed and validated body. */
+  body?: unknown;
+  /** Validated path parameters. */
+  params?: Record<string, string>;
+  /** Validated (and type-coerced) query parameters. */
+  query?: Record<string, unknown>;
+  account?: Account;
+  tokenKind?: TokenKind;
+}
+
+export type AppContext = ParameterizedContext<AppState>;

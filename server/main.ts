@@ -1,0 +1,59 @@
+// Starts the server on the real parts: the environment's configuration, the
+// lowdb store in DATA_DIR, the system clock. `npm start` runs this.
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import { createApp } from './app.js';
+import { systemClock } from './clock.js';
+import { ConfigError, loadConfig } from './config.js';
+import { StoreCorruptError, StoreLockedError } from './errors.js';
+import { createLogger } from './log.js';
+import { LowdbStore } from './store/lowdb-store.js';
+
+function fail(message: string): never {
+  process.stderr.write(`svc-pos-sim: ${message}\n`);
+  process.exit(1);
+}
+
+let config;
+try {
+  config = loadConfig(process.env);
+} catch (error) {
+  if (error instanceof ConfigError) fail(error.message);
+  throw error;
+}
+const log = createLogger(config.logLevel);
+
+let store: LowdbStore;
+try {
+  store = await LowdbStore.open({ dir: config.dataDir, snapshotMinJournalBytes: config.snapshotMinJournalBytes, log });
+} catch (error) {
+  if (error instanceof StoreLockedError || error instanceof StoreCorruptError) fail(error.message);
+  throw error;
+}
+
+const app = createApp({ store, clock: systemClock, config, log });
+const server = createServer(app.callback());
+server.on('error', (error: NodeJS.ErrnoException) => fail(`cannot listen on ${config.host}:${config.port}: ${error.code ?? error.message}`));
+server.listen(config.port, config.host);
+await once(server, 'listening');
+const address = server.address();
+const port = typeof address === 'object' && address ? address.port : config.port;
+log.info('listening', { url: `http://${config.host}:${port}`, dataDir: config.dataDir, store: store.kind });
+process.stdout.write(`svc-pos-sim listening on http://${config.host}:${port} (data in ${config.dataDir})\n`);
+
+let stopping = false;
+async function stop(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  log.info('stopping', { signal });
+  // Let requests in flight finish (their writes are acknowledged), then stop.
+  const closed = new Promise((resolve) => server.close(resolve));
+  server.closeIdleConnections();
+  const force = setTimeout(() => server.closeAllConnections(), 5000);
+  await closed;
+  clearTimeout(force);
+  await store.close();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void stop('SIGTERM'));
+process.on('SIGINT', () => void stop('SIGINT'));

@@ -1,0 +1,60 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Test } from 'tap';
+import { contractClient, type ContractClient } from '../../contracts/testing/contract-client.js';
+import { createApp } from '../app.js';
+import { ManualClock } from '../clock.js';
+import { defaultConfig, type Config } from '../config.js';
+import { LowdbStore } from '../store/lowdb-store.js';
+
+export interface TestServer {
+  baseUrl: string;
+  api: ContractClient;
+  clock: ManualClock;
+  store: LowdbStore;
+  config: Config;
+  server: Server;
+}
+
+/**
+ * The real app on real parts for a test: the lowdb store in the test's temp
+ * dir, HTTP on a random port, a manual clock. Closed when the test ends.
+ */
+export async function startTestServer(t: Test, overrides: Partial<Config> = {}): Promise<TestServer> {
+  const dataDir = t.testdir();
+  // A cheap scrypt cost keeps tests fast; the production cost is tested in secrets.test.ts.
+  const config: Config = { ...defaultConfig, dataDir, port: 0, scryptCost: 1024, logLevel: 'silent', ...overrides };
+  const store = await LowdbStore.open({ dir: dataDir });
+  const clock = new ManualClock();
+  const server = createServer(createApp({ store, clock, config }).callback());
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  t.teardown(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await store.close();
+  });
+  return { baseUrl, api: contractClient(baseUrl), clock, store, config, server };
+}
+
+let counter = 0;
+/** Registers a fresh account through the API and answers its registration. */
+export async function registerAccount(api: ContractClient, overrides: Record<string, unknown> = {}) {
+  counter += 1;
+  const email = `user${counter}-${process.pid}@example.com`;
+  const password = 'correct horse battery';
+  const response = await api.post('/console/register', { json: { email, password, ...overrides } });
+  if (response.status !== 201) throw new Error(`registration failed: ${response.status} ${response.text}`);
+  return { ...response.body, email, password } as {
+    account_id: string;
+    merchant_id: string;
+    key: { token: string; webhook_secret: string };
+    console_token: string;
+    hooks: Record<string, string>;
+    email: string;
+    password: string;
+  };
+}
