@@ -6,6 +6,7 @@ import { contractClient, type ContractClient } from '../../contracts/testing/con
 import { createApp } from '../app.js';
 import { ManualClock } from '../clock.js';
 import { defaultConfig, type Config } from '../config.js';
+import type { Logger } from '../log.js';
 import { LowdbStore } from '../store/lowdb-store.js';
 
 export interface TestServer {
@@ -21,13 +22,13 @@ export interface TestServer {
  * The real app on real parts for a test: the lowdb store in the test's temp
  * dir, HTTP on a random port, a manual clock. Closed when the test ends.
  */
-export async function startTestServer(t: Test, overrides: Partial<Config> = {}): Promise<TestServer> {
+export async function startTestServer(t: Test, overrides: Partial<Config> = {}, log?: Logger): Promise<TestServer> {
   const dataDir = t.testdir();
   // A cheap scrypt cost keeps tests fast; the production cost is tested in secrets.test.ts.
   const config: Config = { ...defaultConfig, dataDir, port: 0, scryptCost: 1024, logLevel: 'silent', ...overrides };
   const store = await LowdbStore.open({ dir: dataDir });
   const clock = new ManualClock();
-  const server = createServer(createApp({ store, clock, config }).callback());
+  const server = createServer(createApp({ store, clock, config, ...(log ? { log } : {}) }).callback());
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;

@@ -1,0 +1,71 @@
+import type { OpenAPIV3_1 } from 'openapi-types';
+import t from 'tap';
+import { listOperations, openApiDocument } from './openapi.js';
+import { ResponseValidator } from './response-validator.js';
+import { resolveRef, SchemaValidator } from './validator.js';
+
+t.test('every operation has a unique operationId, a 2xx answer and declared security', async (t) => {
+  const operations = listOperations();
+  const ids = operations.map((entry) => entry.operationId);
+  t.same([...new Set(ids)], ids, 'operationIds are unique');
+  for (const entry of operations) {
+    const statuses = Object.keys(entry.operation.responses ?? {});
+    t.ok(statuses.some((status) => status.startsWith('2')), `${entry.operationId} documents a success`);
+    t.ok(Array.isArray(entry.operation.security), `${entry.operationId} states its security, even when none`);
+    if (entry.operation.requestBody) t.ok(statuses.includes('400') && statuses.includes('413'), `${entry.operationId} documents its body errors`);
+    if ((entry.operation.security ?? []).length > 0) t.ok(statuses.includes('401'), `${entry.operationId} documents 401`);
+  }
+});
+
+t.test('every schema of the document compiles in strict mode and its examples validate', async (t) => {
+  const validator = new SchemaValidator(openApiDocument);
+  for (const [name, schema] of Object.entries(openApiDocument.components?.schemas ?? {})) {
+    t.doesNotThrow(() => validator.compile({ $ref: `#/components/schemas/${name}` }), name);
+    for (const example of (schema as { examples?: unknown[] }).examples ?? []) {
+      t.same(validator.check(schema, example), [], `${name} example validates`);
+    }
+  }
+  for (const entry of listOperations()) {
+    for (const [status, response] of Object.entries(entry.operation.responses ?? {})) {
+      const schema = resolveRef<OpenAPIV3_1.ResponseObject>(openApiDocument, response).content?.['application/json']?.schema;
+      if (schema) t.doesNotThrow(() => validator.compile(schema), `${entry.operationId} ${status}`);
+    }
+  }
+});
+
+t.test('response object schemas are closed, so a leaked field fails validation', async (t) => {
+  const open: string[] = [];
+  const visit = (schema: unknown, where: string): void => {
+    if (!schema || typeof schema !== 'object') return;
+    const s = schema as Record<string, unknown>;
+    if (s.type === 'object' && s.properties && s.additionalProperties !== false) open.push(where);
+    for (const [key, inner] of Object.entries(s)) {
+      if (key === 'properties') for (const [prop, sub] of Object.entries(inner as object)) visit(sub, `${where}.${prop}`);
+      else if (key === 'items' || key === 'additionalProperties') visit(inner, `${where}[]`);
+      else if (key === 'anyOf' || key === 'oneOf' || key === 'allOf') (inner as unknown[]).forEach((sub, i) => visit(sub, `${where}/${key}/${i}`));
+    }
+  };
+  for (const [name, schema] of Object.entries(openApiDocument.components?.schemas ?? {})) visit(schema, name);
+  t.same(open, [], 'no object schema with properties leaves additionalProperties open');
+});
+
+t.test('the response validator refuses what the document does not allow', async (t) => {
+  const validator = new ResponseValidator();
+  const json = (status: number, body: unknown, headers: Record<string, string> = {}) => ({
+    status,
+    headers: new Headers({ 'content-type': 'application/json; charset=utf-8', ...headers }),
+    text: JSON.stringify(body),
+  });
+  const health = { method: 'GET', path: '/health' };
+  t.same(validator.check({ ...health, ...json(200, { status: 'ok', store: 'lowdb', uptime_s: 1, version: '1' }) }), []);
+  t.match(validator.check({ ...health, ...json(200, { status: 'ok', store: 'lowdb', uptime_s: 1, version: '1', leaked: 'x' }) }), [{ pointer: '/leaked' }], 'an undeclared field');
+  t.match(validator.check({ ...health, ...json(200, { status: 'ok' }) }), [{ pointer: '/store' }, { pointer: '/uptime_s' }, { pointer: '/version' }], 'missing fields');
+  t.match(validator.check({ ...health, ...json(418, {}) }), [{ expected: /documented statuses/ }], 'an undocumented status');
+  t.match(validator.check({ ...health, status: 200, headers: new Headers({ 'content-type': 'text/html' }), text: '<p>' }), [{ pointer: 'header:content-type' }], 'a wrong media type');
+  const refresh = { method: 'POST', path: '/api/svcpagos/refresh-token' };
+  const tokens = { token: `lt_${'a'.repeat(64)}`, refreshToken: `rt_${'b'.repeat(64)}`, expires_in: 3600, console_token: `ct_${'c'.repeat(64)}` };
+  t.match(validator.check({ ...refresh, ...json(200, tokens) }), [{ pointer: 'header:x-svc-sim', expected: /present/ }], 'a missing required header');
+  t.same(validator.check({ ...refresh, ...json(200, tokens, { 'x-svc-sim': 'fuera-de-contrato' }) }), []);
+  t.match(validator.check({ method: 'GET', path: '/nowhere', ...json(200, {}) }), [{ expected: /404/ }], 'an undocumented path may only answer 404');
+  t.match(validator.check({ method: 'PATCH', path: '/health', ...json(405, { message: 'm', code: 'METHOD_NOT_ALLOWED' }) }), [{ pointer: 'header:allow' }], '405 needs Allow');
+});

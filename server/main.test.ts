@@ -1,0 +1,90 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { contractClient } from '../contracts/testing/contract-client.js';
+
+const main = fileURLToPath(new URL('./main.ts', import.meta.url));
+
+interface Running {
+  child: ChildProcess;
+  baseUrl: string;
+}
+
+/** Starts `server/main.ts` as `npm start` would, on a random port. */
+function startServer(dataDir: string): Promise<Running> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', main], {
+      env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match) resolve({ child, baseUrl: match[1]! });
+    });
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+    child.on('exit', (code) => reject(Object.assign(new Error(`server exited with ${code}: ${err}`), { code, stderr: err })));
+  });
+}
+
+function stopped(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+}
+
+t.test('a 2xx from the real server survives kill -9', async (t) => {
+  const dataDir = t.testdir();
+  const first = await startServer(dataDir);
+  const api = contractClient(first.baseUrl);
+  const registered = await api.post('/console/register', { json: { email: 'durable@example.com', password: '12345678' } });
+  t.equal(registered.status, 201);
+  first.child.kill('SIGKILL');
+  await stopped(first.child);
+
+  const second = await startServer(dataDir);
+  t.teardown(async () => {
+    second.child.kill('SIGTERM');
+    await stopped(second.child);
+  });
+  const again = contractClient(second.baseUrl);
+  const login = await again.post('/api/svcpagos/login', { json: { email: 'durable@example.com', password: '12345678' } });
+  t.equal(login.status, 200, 'the account registered before the kill is there');
+  t.equal((await again.get('/control/clock', { token: registered.body.key.token })).status, 200);
+});
+
+t.test('a second server on the same DATA_DIR exits non-zero with a clear message', async (t) => {
+  const dataDir = t.testdir();
+  const first = await startServer(dataDir);
+  t.teardown(async () => {
+    first.child.kill('SIGTERM');
+    await stopped(first.child);
+  });
+  const error = await startServer(dataDir).then(
+    () => null,
+    (e: { code: number; stderr: string }) => e,
+  );
+  t.ok(error, 'the second server did not start');
+  t.equal(error!.code, 1);
+  t.match(error!.stderr, /data directory .* is in use by another server process/);
+});
+
+t.test('SIGTERM stops the server cleanly and releases the directory', async (t) => {
+  const dataDir = t.testdir();
+  const first = await startServer(dataDir);
+  first.child.kill('SIGTERM');
+  await stopped(first.child);
+  t.equal(first.child.exitCode, 0);
+  const second = await startServer(dataDir);
+  second.child.kill('SIGTERM');
+  await stopped(second.child);
+});
+
+t.test('a bad environment variable stops start-up with a message naming it', async (t) => {
+  const child = spawn(process.execPath, ['--import', 'tsx', main], { env: { ...process.env, PORT: 'eighty', DATA_DIR: t.testdir() } });
+  let err = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  t.equal(code, 1);
+  t.match(err, /PORT must be an integer/);
+});
