@@ -213,6 +213,11 @@ export const bodyErrors = {
   '415': responseRef('UnsupportedMediaType'),
 };
 
+/** Operations that write answer 503 when the store refuses the write (nothing was written). */
+export const writeErrors = {
+  '503': responseRef('StoreUnavailable'),
+};
+
 export const jsonBody = (schemaName: string): OpenAPIV3_1.RequestBodyObject => ({
   required: true,
   content: { 'application/json': { schema: ref(schemaName) } },

@@ -1,5 +1,5 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { bodyErrors, jsonBody, jsonResponse, ref, responseRef, type PathItems } from '../components.js';
+import { bodyErrors, writeErrors, jsonBody, jsonResponse, ref, responseRef, type PathItems } from '../components.js';
 
 const simHeader: OpenAPIV3_1.ResponseObject['headers'] = {
   'x-svc-sim': {
@@ -20,6 +20,7 @@ export const accountPaths: PathItems = {
       responses: {
         '201': jsonResponse('The new account with its API key, console token and default receivers.', ref('Registration')),
         ...bodyErrors,
+        ...writeErrors,
         '409': responseRef('Conflict'),
       },
     },
@@ -35,6 +36,7 @@ export const accountPaths: PathItems = {
       responses: {
         '201': jsonResponse('The new account with its API key and default receivers.', ref('LegacyRegistration')),
         ...bodyErrors,
+        ...writeErrors,
         '409': responseRef('Conflict'),
       },
     },
@@ -49,6 +51,7 @@ export const accountPaths: PathItems = {
       responses: {
         '200': jsonResponse('A login token (expires after expires_in s), a refresh token and the new console token.', ref('Session')),
         ...bodyErrors,
+        ...writeErrors,
         '401': responseRef('Unauthorized'),
       },
     },
@@ -63,6 +66,7 @@ export const accountPaths: PathItems = {
       responses: {
         '200': jsonResponse('Like login, without rotating the console token. The previous refresh token stays valid.', ref('Session'), simHeader),
         ...bodyErrors,
+        ...writeErrors,
         '401': responseRef('Unauthorized'),
       },
     },

@@ -1,4 +1,4 @@
-import { bodyErrors, jsonBody, jsonResponse, ref, responseRef, type PathItems } from '../components.js';
+import { bodyErrors, writeErrors, jsonBody, jsonResponse, ref, responseRef, type PathItems } from '../components.js';
 
 const apiAuth = [{ apiBearer: [] }];
 
@@ -27,6 +27,7 @@ export const controlPaths: PathItems = {
       responses: {
         '200': jsonResponse('The account\'s clock after the move.', ref('AccountClock')),
         ...bodyErrors,
+        ...writeErrors,
         '401': responseRef('Unauthorized'),
       },
     },
