@@ -4,28 +4,14 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 // object schema of a response is closed (additionalProperties: false) so
 // that a field the document does not declare fails validation.
 
-type Schema = OpenAPIV3_1.SchemaObject;
+import { isoTime, ref, responseRef, type Schema } from './helpers.js';
+import { posSchemas } from './schemas/pos.js';
 
-export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch' | 'head' | 'options';
-export type Operation = OpenAPIV3_1.OperationObject;
-/**
- * Path items typed with 3.1 operations only: openapi-types' PathItemObject
- * for 3.1 also intersects the 3.0 shape, which no 3.1 operation satisfies.
- */
-export type PathItems = Record<string, Partial<Record<HttpMethod, Operation>>>;
-
-export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-export const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
-
-export const isoTime: Schema = {
-  type: 'string',
-  format: 'date-time',
-  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
-  description: 'ISO 8601 UTC with milliseconds.',
-  examples: ['2026-11-21T10:00:00.000Z'],
-};
+export { isoTime, ref, responseRef } from './helpers.js';
+export type { HttpMethod, Operation, PathItems } from './helpers.js';
 
 const schemas: Record<string, Schema> = {
+  ...posSchemas,
   Error: {
     type: 'object',
     description: 'Every error answer (addendum §0).',
@@ -186,6 +172,9 @@ const responses: Record<string, OpenAPIV3_1.ResponseObject> = {
   PayloadTooLarge: errorResponse('PAYLOAD_TOO_LARGE: the body is over 1 MiB.'),
   UnsupportedMediaType: errorResponse('UNSUPPORTED_MEDIA_TYPE: the body is not in a declared media type.'),
   InternalError: errorResponse('INTERNAL_ERROR.'),
+  OrderConflict: errorResponse('ORDER_STATE_CONFLICT: the transition is not allowed from the order\'s status, given in currentStatus.'),
+  AmountMismatch: errorResponse('AMOUNT_MISMATCH: the amount confirmed differs from the order\'s.'),
+  SignatureRejected: errorResponse('SIGNATURE_INVALID (missing or malformed headers, wrong signature, unknown terminal), SIGNATURE_STALE (timestamp more than the tolerance from the server clock) or SIGNATURE_REPLAYED.'),
   StoreUnavailable: errorResponse('STORE_UNAVAILABLE: the store refused the write; nothing was written.'),
 };
 
@@ -197,6 +186,15 @@ export const components: OpenAPIV3_1.ComponentsObject = {
       type: 'http',
       scheme: 'bearer',
       description: 'API token (key.token, never expires) or login token (expires after expires_in seconds).',
+    },
+    posSignature: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-pos-signature',
+      description:
+        'HMAC request signature of a POS terminal (addendum §2). `x-pos-timestamp` is the ISO 8601 time of signing; `x-pos-signature` is the lowercase hex ' +
+        'HMAC-SHA256, keyed with the terminal\'s secret, of `timestamp + "." + url + "." + body`, where `url` is the request target as sent (path plus ?query) ' +
+        'and `body` the raw body bytes (the empty string when bodyless). Accepted within 300 s of the server clock, once.',
     },
     consoleBearer: {
       type: 'http',

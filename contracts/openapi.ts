@@ -3,6 +3,7 @@ import { components, type HttpMethod, type Operation, type PathItems } from './c
 import { accountPaths } from './paths/accounts.js';
 import { consolePaths } from './paths/console.js';
 import { controlPaths, withTestAliases } from './paths/control.js';
+import { posPaths } from './paths/pos.js';
 import { systemPaths } from './paths/system.js';
 
 /**
@@ -22,11 +23,14 @@ export const openApiDocument: OpenAPIV3_1.Document = {
   servers: [{ url: 'http://127.0.0.1:3000', description: 'npm start' }],
   tags: [
     { name: 'accounts', description: 'Sign-up, login and tokens (addendum §1).' },
+    { name: 'terminals', description: 'POS terminals of a merchant and their HMAC secrets (addendum §2).' },
+    { name: 'orders', description: 'Orders worked on by the merchant and its POS terminals (addendum §3).' },
+    { name: 'settlements', description: 'Batch closes reported by terminals (addendum §4).' },
     { name: 'simulator', description: 'Surfaces that exist only in the simulator.' },
     { name: 'console', description: 'The console API, opened by the console token.' },
     { name: 'control', description: 'The control plane, also under /__test__ (addendum §6).' },
   ],
-  paths: { ...systemPaths, ...accountPaths, ...consolePaths, ...withTestAliases(controlPaths) } satisfies PathItems as OpenAPIV3_1.PathsObject,
+  paths: { ...systemPaths, ...accountPaths, ...consolePaths, ...withTestAliases(controlPaths), ...posPaths } satisfies PathItems as OpenAPIV3_1.PathsObject,
   components,
 };
 

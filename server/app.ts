@@ -8,7 +8,8 @@ import { accountHandlers } from './accounts/routes.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import { accessLog } from './http/access-log.js';
-import { authenticate } from './http/authenticate.js';
+import { authenticate, requireToken } from './http/authenticate.js';
+import { merchantScope } from './http/merchant-scope.js';
 import { bindOperations } from './http/bind-operations.js';
 import type { AppContext, AppState } from './http/context.js';
 import { errorHandler } from './http/error-handler.js';
@@ -18,6 +19,13 @@ import { validateRequest } from './http/validate-request.js';
 import { silentLogger, type Logger } from './log.js';
 import type { Store } from './store/store.js';
 import { systemHandlers } from './system/routes.js';
+import { OrderService } from './orders/order-service.js';
+import { orderHandlers } from './orders/routes.js';
+import { settlementHandlers } from './settlements/routes.js';
+import { SettlementService } from './settlements/settlement-service.js';
+import { posSignatureGuard } from './terminals/pos-signature-guard.js';
+import { terminalHandlers } from './terminals/routes.js';
+import { TerminalService } from './terminals/terminal-service.js';
 
 export interface AppDeps {
   store: Store;
@@ -31,6 +39,15 @@ export function createApp({ store, clock, config, log = silentLogger }: AppDeps)
   const doc = openApiDocument;
   const validators = { exact: new SchemaValidator(doc), coercing: new SchemaValidator(doc, { coerceTypes: true }) };
   const accounts = new AccountService(store, clock, config);
+  const terminals = new TerminalService(store, clock);
+  const orders = new OrderService(store, clock);
+  const settlements = new SettlementService(store, clock);
+  // Security schemes of the document and what checks each.
+  const securityGuards = {
+    apiBearer: requireToken(['api', 'login'], accounts),
+    consoleBearer: requireToken(['console'], accounts),
+    posSignature: posSignatureGuard(store, clock, config.posSignatureToleranceSeconds),
+  };
   // Koa 3's ctx.origin is the Origin request header, not this server's origin.
   const publicUrl = (ctx: AppContext) => config.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
 
@@ -39,10 +56,14 @@ export function createApp({ store, clock, config, log = silentLogger }: AppDeps)
     ...systemHandlers(store, doc, performance.now()),
     ...accountHandlers(accounts, publicUrl),
     ...clockHandlers(store, clock),
+    ...terminalHandlers(terminals),
+    ...orderHandlers(orders),
+    ...settlementHandlers(settlements, terminals),
   }, {
     readBody: readBody(config.bodyLimitBytes),
-    authenticate: (security) => authenticate(security, accounts),
+    authenticate: (security) => authenticate(security, securityGuards),
     validate: (entry) => validateRequest(doc, entry, validators),
+    scope: merchantScope,
   });
 
   const app = new Koa<AppState>();

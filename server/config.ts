@@ -11,6 +11,8 @@ export interface Config {
   loginTokenTtlSeconds: number;
   /** scrypt cost parameter N for password hashes. */
   scryptCost: number;
+  /** How far x-pos-timestamp may be from the server clock (addendum §2). */
+  posSignatureToleranceSeconds: number;
   /** Journal bytes before the store compacts into a snapshot (at least). */
   snapshotMinJournalBytes: number;
 }
@@ -23,6 +25,7 @@ export const defaultConfig: Config = {
   bodyLimitBytes: 1024 * 1024,
   loginTokenTtlSeconds: 3600,
   scryptCost: 16384,
+  posSignatureToleranceSeconds: 300,
   snapshotMinJournalBytes: 16 * 1024 * 1024,
 };
 
@@ -40,6 +43,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     } catch {
       throw new ConfigError(`SIM_PUBLIC_URL must be an absolute URL, got ${JSON.stringify(env.SIM_PUBLIC_URL)}`);
     }
+  }
+  if (env.POS_SIGNATURE_TOLERANCE_S !== undefined) {
+    config.posSignatureToleranceSeconds = integer('POS_SIGNATURE_TOLERANCE_S', env.POS_SIGNATURE_TOLERANCE_S, 1, 86400);
   }
   if (env.LOG_LEVEL !== undefined) {
     if (!isLogLevel(env.LOG_LEVEL)) throw new ConfigError(`LOG_LEVEL must be one of debug, info, warn, error, silent; got ${JSON.stringify(env.LOG_LEVEL)}`);

@@ -59,3 +59,19 @@ export function contractClient(baseUrl: string, validator: ResponseValidator = s
 }
 
 export type ContractClient = ReturnType<typeof contractClient>;
+
+/**
+ * A drop-in `fetch` that checks every answer against the document, for
+ * clients under test that take a fetch (such as the terminal's PosClient).
+ */
+export function validatingFetch(validator: ResponseValidator = sharedValidator): typeof fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    const text = await response.text();
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
+    const violations = validator.check({ method, path: url.pathname, status: response.status, headers: response.headers, text });
+    if (violations.length > 0) throw new ContractViolationError(`answer breaks the OpenAPI document:\n${formatViolations(violations)}\nbody: ${text.slice(0, 500)}`);
+    return new Response(text === '' ? null : text, { status: response.status, headers: response.headers });
+  };
+}

@@ -27,12 +27,6 @@ export interface TokenRecord {
 
 export const tokenPrefix: Record<TokenKind, string> = { api: 'sk', login: 'lt', console: 'ct', refresh: 'rt' };
 
-/** Which token kinds open which security scheme of the document. */
-export const kindsByScheme: Record<string, TokenKind[]> = {
-  apiBearer: ['api', 'login'],
-  consoleBearer: ['console'],
-};
-
 export const describeKind: Record<TokenKind, string> = {
   api: 'API',
   login: 'login',

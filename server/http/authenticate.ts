@@ -1,22 +1,21 @@
 import type { Middleware } from 'koa';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { kindsByScheme } from '../accounts/account.js';
 import type { AccountService } from '../accounts/account-service.js';
 import { InvalidTokenError } from '../errors.js';
 import type { AppState, TokenKind } from './context.js';
 
 /**
  * Authentication declared by the document: an operation's `security` names
- * the scheme, the scheme names the token kinds it accepts. Operations with
- * no security requirement pass through.
+ * its scheme and `guards` maps each scheme to the middleware that checks it.
+ * Operations with no security requirement pass through.
  */
-export function authenticate(security: OpenAPIV3_1.SecurityRequirementObject[] | undefined, accounts: AccountService): Middleware<AppState> {
-  const schemes = (security ?? []).flatMap((requirement) => Object.keys(requirement));
-  const unknown = schemes.filter((scheme) => !(scheme in kindsByScheme));
-  if (unknown.length > 0) throw new Error(`no authentication is implemented for security scheme ${unknown.join(', ')}`);
-  const allowed = [...new Set(schemes.flatMap((scheme) => kindsByScheme[scheme]!))];
-  if (allowed.length === 0) return (_ctx, next) => next();
-  return requireToken(allowed, accounts);
+export function authenticate(security: OpenAPIV3_1.SecurityRequirementObject[] | undefined, guards: Record<string, Middleware<AppState>>): Middleware<AppState> {
+  const schemes = [...new Set((security ?? []).flatMap((requirement) => Object.keys(requirement)))];
+  if (schemes.length === 0) return (_ctx, next) => next();
+  if (schemes.length > 1) throw new Error(`one security scheme per operation is supported, got ${schemes.join(', ')}`);
+  const guard = guards[schemes[0]!];
+  if (!guard) throw new Error(`no authentication is implemented for security scheme ${schemes[0]}`);
+  return guard;
 }
 
 /** Lets the request through only with a bearer token of one of `kinds`; puts its account on the state. */

@@ -12,6 +12,8 @@ export interface OperationGuards {
   readBody: Middleware<AppState>;
   authenticate(security: OpenAPIV3_1.SecurityRequirementObject[] | undefined): Middleware<AppState>;
   validate(entry: OperationEntry): Middleware<AppState>;
+  /** After validation: checks that the resources named in the path belong to the caller. */
+  scope: Middleware<AppState>;
 }
 
 /**
@@ -36,7 +38,7 @@ export function bindOperations(router: Router<AppState>, doc: OpenAPIV3_1.Docume
     router.register(
       toRouterPath(entry.path),
       [entry.method.toUpperCase()],
-      [markOperation, guards.readBody, guards.authenticate(entry.operation.security ?? doc.security), guards.validate(entry), handler],
+      [markOperation, guards.readBody, guards.authenticate(entry.operation.security ?? doc.security), guards.validate(entry), guards.scope, handler],
       { name: entry.operationId },
     );
   }

@@ -1,5 +1,6 @@
 import type { ParameterizedContext } from 'koa';
 import type { Account } from '../accounts/account.js';
+import type { TerminalRecord } from '../terminals/terminal.js';
 
 export type TokenKind = 'api' | 'login' | 'console' | 'refresh';
 
@@ -16,6 +17,8 @@ export interface AppState {
   query?: Record<string, unknown>;
   account?: Account;
   tokenKind?: TokenKind;
+  /** The terminal whose signature a POS request carried. */
+  terminal?: TerminalRecord;
 }
 
 export type AppContext = ParameterizedContext<AppState>;

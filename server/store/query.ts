@@ -10,10 +10,19 @@ export function matchesWhere(record: StoredRecord, where: Query['where']): boole
   return true;
 }
 
+export function inRange(record: StoredRecord, range: Query['range']): boolean {
+  if (!range) return true;
+  const value = record[range.field];
+  if (value === undefined || value === null) return false;
+  if (range.min !== undefined && compareValues(value, range.min) < 0) return false;
+  if (range.max !== undefined && compareValues(value, range.max) > 0) return false;
+  return true;
+}
+
 export function runQuery<T extends StoredRecord>(entries: Iterable<[string, T]>, query: Query = {}): T[] {
   const matching: Array<[string, T]> = [];
   for (const entry of entries) {
-    if (matchesWhere(entry[1], query.where)) matching.push(entry);
+    if (matchesWhere(entry[1], query.where) && inRange(entry[1], query.range)) matching.push(entry);
   }
   if (query.orderBy) {
     const { field, direction } = query.orderBy;

@@ -99,6 +99,10 @@ export function storeContract(t: Test, makeFactory: (t: Test) => Promise<StoreFa
     const page = await store.list<{ n: number }>('orders', { orderBy: { field: 'n', direction: 'asc' }, offset: 3, limit: 2 });
     t.same(page.map((o) => o.n), [4, 5]);
     t.equal(await store.count('orders', { kind: 'even' }), 4);
+    const bounded = await store.list<{ n: number }>('orders', { range: { field: 'n', min: 3, max: 5 }, where: { kind: 'odd' }, orderBy: { field: 'n', direction: 'asc' } });
+    t.same(bounded.map((o) => o.n), [3, 5], 'range bounds are inclusive and combine with where');
+    const fromOnly = await store.list<{ n: number }>('orders', { range: { field: 'n', min: 8 } });
+    t.same(fromOnly.map((o) => o.n).sort(), [8, 9]);
     t.equal(await store.count('orders'), 9);
   });
 

@@ -12,6 +12,8 @@ export type StoredRecord = Readonly<Record<string, unknown>>;
 export interface Query {
   /** Keep records whose top-level field equals the given value, for every entry. */
   where?: Readonly<Record<string, Scalar>>;
+  /** Keep records whose top-level field lies within the inclusive bounds given. */
+  range?: { field: string; min?: string | number; max?: string | number };
   /** Sort by one top-level field; records missing it sort first. Ties by id. */
   orderBy?: { field: string; direction: 'asc' | 'desc' };
   /** At most this many records, after `offset` skipped. */

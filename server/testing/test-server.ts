@@ -2,7 +2,8 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Test } from 'tap';
-import { contractClient, type ContractClient } from '../../contracts/testing/contract-client.js';
+import { contractClient, validatingFetch, type ContractClient } from '../../contracts/testing/contract-client.js';
+import { PosClient } from '../../terminal/pos-client.js';
 import { createApp } from '../app.js';
 import { ManualClock } from '../clock.js';
 import { defaultConfig, type Config } from '../config.js';
@@ -58,4 +59,23 @@ export async function registerAccount(api: ContractClient, overrides: Record<str
     email: string;
     password: string;
   };
+}
+
+/** A registered merchant with one provisioned terminal and a signed client for it. */
+export async function merchantWithTerminal(server: TestServer, serialNumber = `POS-${++counter}-${process.pid}`) {
+  const account = await registerAccount(server.api);
+  const provisioned = await server.api.post(`/api/v1/merchants/${account.merchant_id}/pos-terminals`, {
+    json: { serialNumber, label: 'counter 1' },
+    token: account.key.token,
+  });
+  if (provisioned.status !== 201) throw new Error(`provisioning failed: ${provisioned.status} ${provisioned.text}`);
+  const secret = provisioned.body.secret as string;
+  const pos = new PosClient({ baseUrl: server.baseUrl, serialNumber, secret, now: () => server.clock.now(), fetch: validatingFetch() });
+  const merchantPath = `/api/v1/merchants/${account.merchant_id}`;
+  const createOrder = async (fields: Record<string, unknown> = {}) => {
+    const created = await server.api.post(`${merchantPath}/transactions`, { json: { terminal: serialNumber, amount: 1500, currency: 'USD', ...fields }, token: account.key.token });
+    if (created.status !== 201) throw new Error(`order creation failed: ${created.status} ${created.text}`);
+    return created.body.data as { orderId: string; status: string };
+  };
+  return { account, serialNumber, secret, pos, merchantPath, createOrder };
 }

@@ -1,0 +1,25 @@
+import type { OpenAPIV3_1 } from 'openapi-types';
+
+// Small builders shared by the document's parts.
+
+export type Schema = OpenAPIV3_1.SchemaObject;
+
+export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch' | 'head' | 'options';
+export type Operation = OpenAPIV3_1.OperationObject;
+/**
+ * Path items typed with 3.1 operations only: openapi-types' PathItemObject
+ * for 3.1 also intersects the 3.0 shape, which no 3.1 operation satisfies.
+ */
+export type PathItems = Record<string, Partial<Record<HttpMethod, Operation>>>;
+
+export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+export const responseRef = (name: string) => ({ $ref: `#/components/responses/${name}` });
+
+export const isoTime: Schema = {
+  type: 'string',
+  format: 'date-time',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$',
+  description: 'ISO 8601 UTC with milliseconds.',
+  examples: ['2026-11-21T10:00:00.000Z'],
+};
+

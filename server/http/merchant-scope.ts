@@ -1,0 +1,13 @@
+import type { Middleware } from 'koa';
+import { NotFoundError } from '../errors.js';
+import type { AppState } from './context.js';
+
+/**
+ * On /merchants/{merchantId}/** paths: another account's merchant id answers
+ * 404 like an unknown one, never 403 (addendum §1).
+ */
+export const merchantScope: Middleware<AppState> = async (ctx, next) => {
+  const merchantId = ctx.state.params?.merchantId;
+  if (merchantId !== undefined && merchantId !== ctx.state.account?.merchant_id) throw new NotFoundError(`merchant ${merchantId}`);
+  await next();
+};

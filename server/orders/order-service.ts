@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import type { Account } from '../accounts/account.js';
+import { accountNow, iso, type Clock } from '../clock.js';
+import { AppError, ConflictError, DuplicateKeyError, NotFoundError } from '../errors.js';
+import type { Store } from '../store/store.js';
+import type { TerminalRecord } from '../terminals/terminal.js';
+import { orderKey, publicOrder, type Order, type OrderRecord, type OrderStatus } from './order.js';
+import { applyTrigger, type Trigger } from './transitions.js';
+
+export interface CreateOrderInput {
+  orderId?: string;
+  terminal: string;
+  amount: number;
+  currency: string;
+  description?: string;
+}
+
+export interface ListQuery {
+  status?: OrderStatus;
+  size: number;
+  page: number;
+}
+
+/** Orders and their transitions (addendum §3). */
+export class OrderService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(account: Account, input: CreateOrderInput): Promise<Order> {
+    const orderId = input.orderId ?? `ord_${randomBytes(9).toString('hex')}`;
+    const now = iso(accountNow(this.clock, account));
+    try {
+      return await this.store.transact(async (tx) => {
+        const terminal = await tx.get<TerminalRecord>('terminals', input.terminal);
+        // A terminal of another merchant is indistinguishable from an unknown one (addendum §0).
+        if (!terminal || terminal.merchantId !== account.merchant_id) throw new NotFoundError(`terminal ${input.terminal}`);
+        const record: OrderRecord = {
+          orderId,
+          merchantId: account.merchant_id,
+          terminal: input.terminal,
+          amount: input.amount,
+          currency: input.currency,
+          status: 'PENDING',
+          ...(input.description !== undefined ? { description: input.description } : {}),
+          createdAt: now,
+          updatedAt: now,
+          history: [],
+          account_id: account.account_id,
+        };
+        tx.insert('orders', orderKey(account.merchant_id, orderId), record);
+        return publicOrder(record);
+      });
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) throw new ConflictError('ALREADY_EXISTS', `order ${orderId} already exists`);
+      throw error;
+    }
+  }
+
+  async get(account: Account, orderId: string): Promise<Order> {
+    const record = await this.store.get<OrderRecord>('orders', orderKey(account.merchant_id, orderId));
+    if (!record) throw new NotFoundError(`order ${orderId}`);
+    return publicOrder(record);
+  }
+
+  async list(where: { merchantId: string; terminal?: string }, query: ListQuery): Promise<Order[]> {
+    const records = await this.store.list<OrderRecord>('orders', {
+      where: { ...where, ...(query.status ? { status: query.status } : {}) },
+      orderBy: { field: 'createdAt', direction: 'desc' },
+      limit: query.size,
+      offset: (query.page - 1) * query.size,
+    });
+    return records.map(publicOrder);
+  }
+
+  /** Applies a trigger to one order inside one transaction, so transitions of an order are serialised. */
+  async transition(account: Account, orderId: string, trigger: Trigger, terminal?: string): Promise<{ order: Order; changed: boolean }> {
+    const key = orderKey(account.merchant_id, orderId);
+    return this.store.transact(async (tx) => {
+      const record = await tx.get<OrderRecord>('orders', key);
+      // A terminal sees only its own orders.
+      if (!record || (terminal !== undefined && record.terminal !== terminal)) throw new NotFoundError(`order ${orderId}`);
+      const outcome = applyTrigger(publicOrder(record), trigger, iso(accountNow(this.clock, account)));
+      switch (outcome.result) {
+        case 'changed':
+          tx.put('orders', key, { ...outcome.order, account_id: record.account_id });
+          return { order: outcome.order, changed: true };
+        case 'unchanged':
+          return { order: outcome.order, changed: false };
+        case 'conflict':
+          throw new AppError('ORDER_STATE_CONFLICT', outcome.reason, undefined, { currentStatus: outcome.currentStatus });
+        case 'amount-mismatch':
+          throw new AppError('AMOUNT_MISMATCH', `the order's amount is ${outcome.expected}, the confirmation says ${outcome.got}`);
+      }
+    });
+  }
+}

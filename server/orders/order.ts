@@ -1,0 +1,41 @@
+export const orderStatuses = ['PENDING', 'PAID', 'DISCARDED', 'VOID_PENDING', 'VOIDED'] as const;
+export type OrderStatus = (typeof orderStatuses)[number];
+
+export interface HistoryEntry {
+  from: OrderStatus;
+  to: OrderStatus;
+  trigger: 'invalidation' | 'commit' | 'invalidation/commit';
+  actor: 'merchant' | 'pos';
+  at: string;
+  overridesDiscard?: true;
+  reason?: string;
+}
+
+/** An order as answered (addendum §3). */
+export interface Order {
+  orderId: string;
+  merchantId: string;
+  terminal: string;
+  amount: number;
+  currency: string;
+  status: OrderStatus;
+  authorizationCode?: string;
+  paidAt?: string;
+  description?: string;
+  createdAt: string;
+  updatedAt: string;
+  history: HistoryEntry[];
+}
+
+/** What is stored: the order plus the owning account, under `${merchantId}/${orderId}`. */
+export interface OrderRecord extends Order {
+  [field: string]: unknown;
+  account_id: string;
+}
+
+export const orderKey = (merchantId: string, orderId: string) => `${merchantId}/${orderId}`;
+
+export function publicOrder(record: OrderRecord): Order {
+  const { account_id: _account, ...order } = record;
+  return order;
+}

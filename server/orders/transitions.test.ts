@@ -1,0 +1,89 @@
+import t from 'tap';
+import type { Order, OrderStatus } from './order.js';
+import { applyTrigger, type Trigger } from './transitions.js';
+
+const at = '2026-11-21T10:05:00.000Z';
+const order = (status: OrderStatus, extra: Partial<Order> = {}): Order => ({
+  orderId: 'o1',
+  merchantId: 'm1',
+  terminal: 'POS-1',
+  amount: 1500,
+  currency: 'USD',
+  status,
+  createdAt: '2026-11-21T10:00:00.000Z',
+  updatedAt: '2026-11-21T10:00:00.000Z',
+  history: [],
+  ...(status === 'PAID' || status === 'VOID_PENDING' || status === 'VOIDED' ? { authorizationCode: 'A1', paidAt: '2026-11-21T10:01:00.000Z' } : {}),
+  ...extra,
+});
+const invalidation: Trigger = { kind: 'invalidation' };
+const commit: Trigger = { kind: 'commit', authorizationCode: 'A1', paidAt: '2026-11-21T10:04:00.000Z' };
+const voidCommit: Trigger = { kind: 'invalidation/commit' };
+
+// addendum §3: the 15 cells of the completed table.
+const cells: Array<[Trigger, OrderStatus, OrderStatus | 'unchanged' | 'conflict']> = [
+  [invalidation, 'PENDING', 'DISCARDED'],
+  [invalidation, 'PAID', 'VOID_PENDING'],
+  [invalidation, 'DISCARDED', 'unchanged'],
+  [invalidation, 'VOID_PENDING', 'unchanged'],
+  [invalidation, 'VOIDED', 'conflict'],
+  [commit, 'PENDING', 'PAID'],
+  [commit, 'PAID', 'unchanged'],
+  [commit, 'DISCARDED', 'PAID'],
+  [commit, 'VOID_PENDING', 'conflict'],
+  [commit, 'VOIDED', 'conflict'],
+  [voidCommit, 'PENDING', 'conflict'],
+  [voidCommit, 'PAID', 'conflict'],
+  [voidCommit, 'DISCARDED', 'conflict'],
+  [voidCommit, 'VOID_PENDING', 'VOIDED'],
+  [voidCommit, 'VOIDED', 'unchanged'],
+];
+
+for (const [trigger, from, expected] of cells) {
+  t.test(`${trigger.kind} on ${from}: ${expected}`, async (t) => {
+    const before = order(from);
+    const outcome = applyTrigger(before, trigger, at);
+    if (expected === 'unchanged') {
+      t.equal(outcome.result, 'unchanged');
+      t.same(outcome.result === 'unchanged' && outcome.order, before, 'the order is answered as it is');
+    } else if (expected === 'conflict') {
+      t.match(outcome, { result: 'conflict', currentStatus: from });
+    } else {
+      t.equal(outcome.result, 'changed');
+      if (outcome.result !== 'changed') return;
+      t.equal(outcome.order.status, expected);
+      t.equal(outcome.order.updatedAt, at);
+      t.same(outcome.order.history.at(-1), {
+        from,
+        to: expected,
+        trigger: trigger.kind,
+        actor: trigger.kind === 'invalidation' ? 'merchant' : 'pos',
+        at,
+        ...(trigger.kind === 'commit' && from === 'DISCARDED' ? { overridesDiscard: true } : {}),
+      });
+      t.equal(before.status, from, 'the input order is not changed');
+    }
+  });
+}
+
+t.test('a commit that differs in amount answers amount-mismatch (422), whatever the status', async (t) => {
+  for (const status of ['PENDING', 'PAID', 'DISCARDED'] as const) {
+    t.same(applyTrigger(order(status), { ...commit, amount: 1499 } as Trigger, at), { result: 'amount-mismatch', expected: 1500, got: 1499 });
+  }
+  t.equal(applyTrigger(order('PENDING'), { ...commit, amount: 1500 } as Trigger, at).result, 'changed', 'the same amount is fine');
+});
+
+t.test('a repeated commit with another authorization code on a PAID order is a conflict', async (t) => {
+  t.match(applyTrigger(order('PAID'), { ...commit, authorizationCode: 'OTHER' } as Trigger, at), { result: 'conflict', currentStatus: 'PAID' });
+});
+
+t.test('a commit records its authorization code and time; a discard overridden stays in the history', async (t) => {
+  const discarded = applyTrigger(order('PENDING'), { kind: 'invalidation', reason: 'customer left' }, at);
+  if (discarded.result !== 'changed') throw new Error('expected a change');
+  t.equal(discarded.order.history[0]!.reason, 'customer left');
+  const paid = applyTrigger(discarded.order, commit, '2026-11-21T10:06:00.000Z');
+  if (paid.result !== 'changed') throw new Error('expected a change');
+  t.match(paid.order, { status: 'PAID', authorizationCode: 'A1', paidAt: '2026-11-21T10:04:00.000Z' });
+  t.same(paid.order.history.map((h) => `${h.from}->${h.to}`), ['PENDING->DISCARDED', 'DISCARDED->PAID']);
+  t.equal(paid.order.history[1]!.overridesDiscard, true);
+});

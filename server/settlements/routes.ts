@@ -1,0 +1,30 @@
+import type { OperationHandlers } from '../http/bind-operations.js';
+import type { TerminalService } from '../terminals/terminal-service.js';
+import type { Settlement } from './settlement.js';
+import type { SettlementQuery, SettlementService } from './settlement-service.js';
+
+export function settlementHandlers(settlements: SettlementService, terminals: TerminalService): OperationHandlers {
+  return {
+    notifySettlement: async (ctx) => {
+      const { settlement, replayed } = await settlements.notify(ctx.state.terminal!, ctx.state.account!, ctx.state.body as Settlement);
+      // spec: Settlement operations, 1: the notification answers 200, new or replayed.
+      ctx.body = {
+        title: 'Settlement notification',
+        detail: replayed ? 'this batch was already registered with the same fields; nothing changed' : 'settlement registered',
+        data: settlement,
+      };
+    },
+    listSettlements: async (ctx) => {
+      const terminal = await terminals.get(ctx.state.account!, ctx.state.params!.serialNumber!);
+      const query = ctx.state.query as Partial<SettlementQuery>;
+      const data = await settlements.list(terminal, {
+        sort: query.sort ?? '-closedAt',
+        size: query.size ?? 20,
+        page: query.page ?? 1,
+        ...(query.from ? { from: query.from } : {}),
+        ...(query.to ? { to: query.to } : {}),
+      });
+      ctx.body = { title: 'Settlements', data };
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import type { Query } from '../store/store.js';
+
+export const settlementFields = ['batchNumber', 'transactionCount', 'closedAt', 'currencyReference', 'terminal', 'debitBatch'] as const;
+type Field = (typeof settlementFields)[number];
+
+/** A batch close as reported by a terminal (spec: Settlement; addendum §4). */
+export interface Settlement {
+  batchNumber: string;
+  transactionCount: number;
+  closedAt: string;
+  currencyReference: string;
+  terminal: string;
+  debitBatch: string;
+}
+
+export interface SettlementRecord extends Settlement {
+  [field: string]: unknown;
+  merchantId: string;
+  receivedAt: string;
+}
+
+/** Idempotency key: a terminal's batch number. */
+export const settlementKey = (terminal: string, batchNumber: string) => `${terminal}/${batchNumber}`;
+
+export function publicSettlement(record: Settlement): Settlement {
+  return Object.fromEntries(settlementFields.map((field) => [field, record[field]])) as unknown as Settlement;
+}
+
+/** Whether a replayed notification carries the same six fields as the stored one. */
+export function sameSettlement(a: Settlement, b: Settlement): boolean {
+  return settlementFields.every((field) => a[field] === b[field]);
+}
+
+/** `closedAt` → ascending, `-closedAt` → descending (the document restricts the values). */
+export function parseSort(sort: string): NonNullable<Query['orderBy']> {
+  const descending = sort.startsWith('-');
+  return { field: (descending ? sort.slice(1) : sort) as Field, direction: descending ? 'desc' : 'asc' };
+}

@@ -1,0 +1,55 @@
+import type { Middleware } from 'koa';
+import { computePosSignature } from '../../contracts/pos-signature.js';
+import { constantTimeEqual } from '../accounts/secrets.js';
+import type { Account } from '../accounts/account.js';
+import type { Clock } from '../clock.js';
+import { AppError } from '../errors.js';
+import type { AppState } from '../http/context.js';
+import type { Store } from '../store/store.js';
+import { ReplayCache } from './replay-cache.js';
+import type { TerminalRecord } from './terminal.js';
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
+const HEX_SIGNATURE = /^[0-9a-f]{64}$/;
+
+const invalid = (message: string) => new AppError('SIGNATURE_INVALID', message);
+
+/**
+ * Checks the POS signature of addendum §2 on requests under
+ * /api/v1/pos-terminals/{serialNumber}/**, in this order: headers present
+ * and well formed, terminal known, signature right (constant time), timestamp
+ * within the tolerance of the server clock, signature not already accepted.
+ * An unknown terminal answers like a wrong signature, so serials cannot be
+ * probed. Puts the terminal and its account on the state.
+ */
+export function posSignatureGuard(store: Store, clock: Clock, toleranceSeconds: number): Middleware<AppState> {
+  const windowMs = toleranceSeconds * 1000;
+  const replays = new ReplayCache(windowMs);
+  return async (ctx, next) => {
+    const timestamp = ctx.get('x-pos-timestamp');
+    const signature = ctx.get('x-pos-signature');
+    if (!timestamp || !signature) throw invalid('send x-pos-timestamp and x-pos-signature');
+    const signedAt = Date.parse(timestamp);
+    if (!ISO_TIME.test(timestamp) || Number.isNaN(signedAt)) throw invalid('x-pos-timestamp must be an ISO 8601 time');
+    if (!HEX_SIGNATURE.test(signature)) throw invalid('x-pos-signature must be 64 lowercase hex characters');
+
+    const serial = ctx.params.serialNumber ?? ''; // the router has decoded it
+    const terminal = await store.get<TerminalRecord>('terminals', serial);
+    // Compute even for an unknown terminal, so both take as long.
+    const expected = computePosSignature(terminal?.secret ?? '0'.repeat(64), timestamp, ctx.originalUrl, ctx.state.rawBody ?? '');
+    if (!constantTimeEqual(expected, signature) || !terminal) throw invalid('the signature does not match');
+
+    const now = clock.now();
+    if (Math.abs(now - signedAt) > windowMs) {
+      throw new AppError('SIGNATURE_STALE', `x-pos-timestamp is more than ${toleranceSeconds} s from the server clock`);
+    }
+    if (replays.checkAndRemember(`${serial}:${signature}`, signedAt + windowMs, now)) {
+      throw new AppError('SIGNATURE_REPLAYED', 'this signature was already accepted; sign each request anew');
+    }
+    const account = await store.get<Account>('accounts', terminal.account_id);
+    if (!account) throw invalid('the signature does not match');
+    ctx.state.terminal = terminal;
+    ctx.state.account = account;
+    await next();
+  };
+}

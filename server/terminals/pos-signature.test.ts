@@ -1,0 +1,113 @@
+import t from 'tap';
+import { signPosRequest } from '../../terminal/pos-client.js';
+import { merchantWithTerminal, startTestServer, type TestServer } from '../testing/test-server.js';
+
+// addendum §2: every way a POS signature can be wrong, through real HTTP.
+
+async function setup(t: Parameters<typeof startTestServer>[0]) {
+  const server = await startTestServer(t);
+  const merchant = await merchantWithTerminal(server);
+  const order = await merchant.createOrder();
+  const commitUrl = `/api/v1/pos-terminals/${merchant.serialNumber}/transactions/${order.orderId}/commit`;
+  const body = JSON.stringify({ authorizationCode: 'A1', paidAt: new Date(server.clock.now()).toISOString() });
+  return { server, ...merchant, order, commitUrl, body };
+}
+
+/** Sends with the headers given, through the contract-checking client. */
+function send(server: TestServer, method: string, url: string, headers: Record<string, string>, body?: string) {
+  return server.api.request(method, url, { ...(body !== undefined ? { raw: body } : {}), headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers } });
+}
+
+t.test('a correctly signed request passes', async (t) => {
+  const { server, secret, commitUrl, body } = await setup(t);
+  const response = await send(server, 'POST', commitUrl, signPosRequest({ secret, method: 'POST', url: commitUrl, body, now: server.clock.now() }), body);
+  t.equal(response.status, 200);
+  t.equal(response.body.data.status, 'PAID');
+});
+
+t.test('a tampered body, path or query answers SIGNATURE_INVALID', async (t) => {
+  const { server, secret, commitUrl, body, serialNumber } = await setup(t);
+  const headers = signPosRequest({ secret, method: 'POST', url: commitUrl, body, now: server.clock.now() });
+  const tamperedBody = body.replace('A1', 'A2');
+  const bodyTampered = await send(server, 'POST', commitUrl, headers, tamperedBody);
+  t.equal(bodyTampered.body.code, 'SIGNATURE_INVALID');
+
+  const listUrl = `/api/v1/pos-terminals/${serialNumber}/transactions?status=PENDING`;
+  const listHeaders = signPosRequest({ secret, method: 'GET', url: listUrl, now: server.clock.now() });
+  const queryTampered = await send(server, 'GET', listUrl.replace('PENDING', 'PAID'), listHeaders);
+  t.equal(queryTampered.status, 401);
+  t.equal(queryTampered.body.code, 'SIGNATURE_INVALID');
+  const pathTampered = await send(server, 'GET', `/api/v1/pos-terminals/${serialNumber}/transactions?status=PENDING&size=5`, listHeaders);
+  t.equal(pathTampered.body.code, 'SIGNATURE_INVALID');
+  const untouched = await send(server, 'GET', listUrl, listHeaders);
+  t.equal(untouched.status, 200, 'the same headers on the URL they sign pass');
+});
+
+t.test('timestamps 299 s off either way pass; 301 s off answer SIGNATURE_STALE', async (t) => {
+  const { server, secret, serialNumber } = await setup(t);
+  const url = `/api/v1/pos-terminals/${serialNumber}/transactions`;
+  for (const [offsetS, expected] of [[-299, 200], [299, 200], [-301, 'SIGNATURE_STALE'], [301, 'SIGNATURE_STALE']] as const) {
+    const response = await send(server, 'GET', url, signPosRequest({ secret, method: 'GET', url, now: server.clock.now() + offsetS * 1000 }));
+    if (expected === 200) t.equal(response.status, 200, `${offsetS} s`);
+    else t.equal(response.body.code, expected, `${offsetS} s`);
+  }
+});
+
+t.test('an exact replay answers SIGNATURE_REPLAYED, and stale once the window has passed', async (t) => {
+  const { server, secret, commitUrl, body } = await setup(t);
+  const headers = signPosRequest({ secret, method: 'POST', url: commitUrl, body, now: server.clock.now() });
+  t.equal((await send(server, 'POST', commitUrl, headers, body)).status, 200);
+  const replay = await send(server, 'POST', commitUrl, headers, body);
+  t.equal(replay.status, 401);
+  t.equal(replay.body.code, 'SIGNATURE_REPLAYED');
+  server.clock.advance(301_000);
+  t.equal((await send(server, 'POST', commitUrl, headers, body)).body.code, 'SIGNATURE_STALE');
+  const resigned = await send(server, 'POST', commitUrl, signPosRequest({ secret, method: 'POST', url: commitUrl, body, now: server.clock.now() }), body);
+  t.equal(resigned.status, 200, 'the same request signed anew passes (an unchanged repeat)');
+});
+
+t.test('an unknown terminal answers SIGNATURE_INVALID like a wrong signature', async (t) => {
+  const { server, secret } = await setup(t);
+  const url = '/api/v1/pos-terminals/POS-NOBODY/transactions';
+  const response = await send(server, 'GET', url, signPosRequest({ secret, method: 'GET', url, now: server.clock.now() }));
+  t.equal(response.status, 401);
+  t.equal(response.body.code, 'SIGNATURE_INVALID');
+  t.notMatch(response.body.message, /terminal|unknown|exist/i, 'no hint that the serial does not exist');
+});
+
+t.test('missing or malformed headers answer SIGNATURE_INVALID', async (t) => {
+  const { server, secret, serialNumber } = await setup(t);
+  const url = `/api/v1/pos-terminals/${serialNumber}/transactions`;
+  const good = signPosRequest({ secret, method: 'GET', url, now: server.clock.now() });
+  const cases: Array<[string, Record<string, string>]> = [
+    ['no headers', {}],
+    ['no timestamp', { 'x-pos-signature': good['x-pos-signature'] }],
+    ['no signature', { 'x-pos-timestamp': good['x-pos-timestamp'] }],
+    ['not a time', { ...good, 'x-pos-timestamp': 'yesterday' }],
+    ['uppercase hex', { ...good, 'x-pos-signature': good['x-pos-signature'].toUpperCase() }],
+    ['short signature', { ...good, 'x-pos-signature': 'abc' }],
+  ];
+  for (const [name, headers] of cases) {
+    const response = await send(server, 'GET', url, headers);
+    t.equal(response.status, 401, name);
+    t.equal(response.body.code, 'SIGNATURE_INVALID', name);
+  }
+});
+
+t.test('a bodyless request signs the empty string', async (t) => {
+  const { server, secret, serialNumber, account, merchantPath, order, commitUrl, body } = await setup(t);
+  await send(server, 'POST', commitUrl, signPosRequest({ secret, method: 'POST', url: commitUrl, body, now: server.clock.now() }), body);
+  await server.api.post(`${merchantPath}/transactions/${order.orderId}/invalidation`, { token: account.key.token });
+  const voidUrl = `/api/v1/pos-terminals/${serialNumber}/transactions/${order.orderId}/invalidation/commit`;
+  const response = await send(server, 'POST', voidUrl, signPosRequest({ secret, method: 'POST', url: voidUrl, now: server.clock.now() }));
+  t.equal(response.status, 200);
+  t.equal(response.body.data.status, 'VOIDED');
+});
+
+t.test('a terminal cannot use its signature on another terminal\'s path', async (t) => {
+  const { server, secret } = await setup(t);
+  const other = await merchantWithTerminal(server);
+  const url = `/api/v1/pos-terminals/${other.serialNumber}/transactions`;
+  const response = await send(server, 'GET', url, signPosRequest({ secret, method: 'GET', url, now: server.clock.now() }));
+  t.equal(response.body.code, 'SIGNATURE_INVALID');
+});

@@ -1,0 +1,49 @@
+interface Entry {
+  key: string;
+  expiresAt: number;
+  addedAt: number;
+}
+
+/**
+ * Remembers accepted signatures until their timestamp leaves the tolerance
+ * window, after which a replay would be refused as stale anyway. Entries
+ * leave in the order they came (a FIFO queue beside the lookup map): from
+ * the oldest while they have expired, and in any case two windows after they
+ * came (a timestamp can be at most one window ahead). Memory is bounded by
+ * the request rate times two windows.
+ */
+export class ReplayCache {
+  private readonly expiries = new Map<string, number>();
+  private queue: Entry[] = [];
+  private head = 0;
+
+  constructor(private readonly windowMs: number) {}
+
+  get size(): number {
+    return this.expiries.size;
+  }
+
+  /** True when `key` was already accepted and has not expired. Records it otherwise. */
+  checkAndRemember(key: string, expiresAt: number, now: number): boolean {
+    this.prune(now);
+    const known = this.expiries.get(key);
+    if (known !== undefined && known > now) return true;
+    this.expiries.set(key, expiresAt);
+    this.queue.push({ key, expiresAt, addedAt: now });
+    return false;
+  }
+
+  private prune(now: number): void {
+    while (this.head < this.queue.length) {
+      const entry = this.queue[this.head]!;
+      if (entry.expiresAt > now && entry.addedAt + 2 * this.windowMs > now) break;
+      // The key may have been accepted again since; only drop the entry that is ours.
+      if (this.expiries.get(entry.key) === entry.expiresAt) this.expiries.delete(entry.key);
+      this.head += 1;
+    }
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+  }
+}
