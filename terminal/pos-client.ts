@@ -17,10 +17,10 @@ export interface SignInput {
   now?: Date | number;
 }
 
-export interface PosSignatureHeaders {
+export type PosSignatureHeaders = {
   'x-pos-timestamp': string;
   'x-pos-signature': string;
-}
+};
 
 export function signPosRequest({ secret, url, body = '', now = Date.now() }: SignInput): PosSignatureHeaders {
   const timestamp = new Date(now).toISOString();
@@ -56,7 +56,15 @@ export interface SettlementInput {
 type OrderStatus = 'PENDING' | 'PAID' | 'DISCARDED' | 'VOID_PENDING' | 'VOIDED';
 
 /** What the server answers: an envelope on success, `{ message, code }` on error. */
-export type Answer = { title?: string; detail?: string; data?: any; message?: string; code?: string; currentStatus?: string };
+export type Answer = {
+  title?: string;
+  detail?: string;
+  data?: any;
+  message?: string;
+  code?: string;
+  currentStatus?: string;
+  details?: Array<{ in: string; pointer: string; message: string }>;
+};
 
 /** Sends signed requests for one terminal. Answers every status; network failures reject. */
 export class PosClient {

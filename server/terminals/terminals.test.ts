@@ -2,7 +2,7 @@ import t from 'tap';
 import { PosClient } from '../../terminal/pos-client.js';
 import { validatingFetch } from '../../contracts/testing/contract-client.js';
 import { createLogger } from '../log.js';
-import { merchantWithTerminal, registerAccount, startTestServer } from '../testing/test-server.js';
+import { merchantWithTerminal, registerAccount, signingClock, startTestServer } from '../testing/test-server.js';
 
 t.test('provisioning answers the secret once; the list never shows it', async (t) => {
   const server = await startTestServer(t);
@@ -50,7 +50,7 @@ t.test('rotating the secret answers a new one; the old one stops signing at once
   const stale = await pos.listOrders();
   t.equal(stale.status, 401);
   t.equal(stale.body.code, 'SIGNATURE_INVALID');
-  const fresh = new PosClient({ baseUrl: server.baseUrl, serialNumber, secret: rotated.body.secret, now: () => server.clock.now(), fetch: validatingFetch() });
+  const fresh = new PosClient({ baseUrl: server.baseUrl, serialNumber, secret: rotated.body.secret, now: signingClock(server), fetch: validatingFetch() });
   t.equal((await fresh.listOrders()).status, 200);
   const list = await server.api.get(`/api/v1/merchants/${account.merchant_id}/pos-terminals`, { token: account.key.token });
   t.equal(list.body.data[0].secretRotatedAt, new Date(server.clock.now()).toISOString());

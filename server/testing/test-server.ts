@@ -61,6 +61,17 @@ export async function registerAccount(api: ContractClient, overrides: Record<str
   };
 }
 
+/**
+ * Signing times for a test terminal: the server's manual clock plus one
+ * millisecond per request, as a real terminal's clock moves between two
+ * requests (two identical requests signed in the same millisecond are, by
+ * design, a replay).
+ */
+export function signingClock(server: TestServer): () => number {
+  let requests = 0;
+  return () => server.clock.now() + ++requests;
+}
+
 /** A registered merchant with one provisioned terminal and a signed client for it. */
 export async function merchantWithTerminal(server: TestServer, serialNumber = `POS-${++counter}-${process.pid}`) {
   const account = await registerAccount(server.api);
@@ -70,7 +81,7 @@ export async function merchantWithTerminal(server: TestServer, serialNumber = `P
   });
   if (provisioned.status !== 201) throw new Error(`provisioning failed: ${provisioned.status} ${provisioned.text}`);
   const secret = provisioned.body.secret as string;
-  const pos = new PosClient({ baseUrl: server.baseUrl, serialNumber, secret, now: () => server.clock.now(), fetch: validatingFetch() });
+  const pos = new PosClient({ baseUrl: server.baseUrl, serialNumber, secret, now: signingClock(server), fetch: validatingFetch() });
   const merchantPath = `/api/v1/merchants/${account.merchant_id}`;
   const createOrder = async (fields: Record<string, unknown> = {}) => {
     const created = await server.api.post(`${merchantPath}/transactions`, { json: { terminal: serialNumber, amount: 1500, currency: 'USD', ...fields }, token: account.key.token });
