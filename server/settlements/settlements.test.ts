@@ -57,13 +57,13 @@ t.test('each validation rule of the six fields answers 400 with its pointer', as
     const response = await pos.notifySettlement(batch(serialNumber, change) as never);
     t.equal(response.status, 400, name);
     t.equal(response.body.code, 'VALIDATION_FAILED', name);
-    t.ok(response.body.details.some((d: { pointer: string }) => d.pointer === pointer), `${name}: ${pointer}`);
+    t.ok(response.body.details!.some((d: { pointer: string }) => d.pointer === pointer), `${name}: ${pointer}`);
   }
   for (const field of ['batchNumber', 'transactionCount', 'closedAt', 'currencyReference', 'terminal', 'debitBatch']) {
     const { [field]: _dropped, ...rest } = batch(serialNumber) as Record<string, unknown>;
     const response = await pos.notifySettlement(rest as never);
     t.equal(response.status, 400, `${field} missing`);
-    t.same(response.body.details.map((d: { pointer: string }) => d.pointer), [`/${field}`]);
+    t.same(response.body.details!.map((d: { pointer: string }) => d.pointer), [`/${field}`]);
   }
   const edge = await pos.notifySettlement(batch(serialNumber, { batchNumber: 'x'.repeat(32), transactionCount: 0, debitBatch: 'd'.repeat(64) }));
   t.equal(edge.status, 200, 'the bounds themselves are allowed');
