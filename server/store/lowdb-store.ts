@@ -10,6 +10,7 @@ import { replayJournal } from './journal-replay.js';
 import { JournalWriter } from './journal-writer.js';
 import { MemoryState } from './memory-state.js';
 import { Mutex } from './mutex.js';
+import { PendingWrites } from './pending-writes.js';
 import { OverlayTransaction } from './overlay-transaction.js';
 import { SnapshotFileAdapter, type SnapshotData } from './snapshot-adapter.js';
 import { lockDirectory, type DirectoryLock } from './dir-lock.js';
@@ -45,6 +46,7 @@ const SNAPSHOT_FILE = 'snapshot.jsonl';
 export class LowdbStore implements Store {
   readonly kind = 'lowdb';
   private readonly mutex = new Mutex();
+  private readonly pending = new PendingWrites();
   private snapshotting: Promise<void> | null = null;
   private closed = false;
 
@@ -98,21 +100,24 @@ export class LowdbStore implements Store {
     }
   }
 
+  // Reads answer only durable state: when what they read has a change that
+  // is applied but not yet on disk, they wait for that change's flush.
+
   async get<T extends StoredRecord>(collection: string, id: string): Promise<T | undefined> {
     const value = this.state.get(collection, id) as T | undefined;
-    await this.writer.waitDurable(this.seq);
+    await this.settled(this.pending.forRecord(collection, id));
     return value;
   }
 
   async list<T extends StoredRecord>(collection: string, query?: Query): Promise<T[]> {
     const values = this.state.list<T>(collection, query);
-    await this.writer.waitDurable(this.seq);
+    await this.settled(this.pending.forCollection(collection));
     return values;
   }
 
   async count(collection: string, where?: Query['where']): Promise<number> {
     const total = where ? this.state.list(collection, { where }).length : this.state.count(collection);
-    await this.writer.waitDurable(this.seq);
+    await this.settled(this.pending.forCollection(collection));
     return total;
   }
 
@@ -128,11 +133,19 @@ export class LowdbStore implements Store {
       const line = encodeEntry(seq, ops); // throws on unserialisable values, before anything changed
       this.seq = seq;
       this.state.apply(ops);
-      return { result, durable: this.writer.append(seq, line) };
+      const keys = ops.map((op): [string, string] => [op.c, op.id]);
+      this.pending.add(seq, keys);
+      const durable = this.writer.append(seq, line);
+      void durable.then(() => this.pending.settle(seq, keys), () => undefined);
+      return { result, durable };
     });
     await durable;
     this.maybeSnapshot();
     return result;
+  }
+
+  private settled(seq: number | undefined): Promise<void> {
+    return seq === undefined ? Promise.resolve() : this.writer.waitDurable(seq);
   }
 
   /**

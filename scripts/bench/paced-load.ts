@@ -1,0 +1,87 @@
+import { Agent, request } from 'node:http';
+import { percentile } from '../bench-stats.js';
+
+export interface PacedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface PacedResult {
+  sent: number;
+  completed: number;
+  non2xx: number;
+  errors: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/**
+ * Open-loop load at a steady rate: requests leave evenly spaced (checked
+ * every millisecond), whatever the answers do, and each latency runs from
+ * the moment a request was due to its answer's end, so queueing counts.
+ * (autocannon's overallRate enforces a per-second quota, which sends
+ * bursts at full speed and idles the rest of each second.)
+ */
+export async function pacedLoad(options: { baseUrl: string; rate: number; durationS: number; next: () => PacedRequest; maxSockets?: number }): Promise<PacedResult> {
+  const { hostname, port } = new URL(options.baseUrl);
+  const agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 256 });
+  const latencies: number[] = [];
+  let sent = 0;
+  let non2xx = 0;
+  let errors = 0;
+  const inFlight = new Set<Promise<void>>();
+  const started = performance.now();
+  const end = started + options.durationS * 1000;
+
+  const fire = (dueAt: number) => {
+    const spec = options.next();
+    sent += 1;
+    const done = new Promise<void>((resolve) => {
+      const req = request({ agent, hostname, port, method: spec.method, path: spec.path, headers: spec.headers }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          latencies.push(performance.now() - dueAt);
+          if (res.statusCode! < 200 || res.statusCode! >= 300) non2xx += 1;
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        errors += 1;
+        resolve();
+      });
+      req.end(spec.body);
+    });
+    inFlight.add(done);
+    void done.then(() => inFlight.delete(done));
+  };
+
+  await new Promise<void>((resolve) => {
+    const interval = 1000 / options.rate;
+    let nextDue = started;
+    const timer = setInterval(() => {
+      const now = performance.now();
+      while (nextDue <= now && nextDue < end) {
+        fire(nextDue);
+        nextDue += interval;
+      }
+      if (nextDue >= end) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, 1);
+  });
+  await Promise.all(inFlight);
+  agent.destroy();
+  return {
+    sent,
+    completed: latencies.length,
+    non2xx,
+    errors,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    max: Math.max(...latencies),
+  };
+}

@@ -1,0 +1,39 @@
+// The server under test for bench:pos: the real app on the lowdb store in
+// DIR, system clock, no logging. With --unsigned, the POS signature check of
+// the terminal routes is replaced by a plain lookup of the terminal, so the
+// cost of signing can be measured on the same route.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Middleware } from 'koa';
+import { createApp } from '../../server/app.js';
+import type { Account } from '../../server/accounts/account.js';
+import { systemClock } from '../../server/clock.js';
+import { defaultConfig } from '../../server/config.js';
+import type { AppState } from '../../server/http/context.js';
+import { LowdbStore } from '../../server/store/lowdb-store.js';
+import type { TerminalRecord } from '../../server/terminals/terminal.js';
+
+const [dir, mode] = process.argv.slice(2);
+if (!dir) {
+  process.stderr.write('usage: pos-server DIR [--unsigned]\n');
+  process.exit(2);
+}
+const store = await LowdbStore.open({ dir });
+const trustSerial: Middleware<AppState> = async (ctx, next) => {
+  const terminal = await store.get<TerminalRecord>('terminals', ctx.params.serialNumber ?? '');
+  if (!terminal) throw new Error('unknown terminal');
+  ctx.state.terminal = terminal;
+  ctx.state.account = await store.get<Account>('accounts', terminal.account_id);
+  await next();
+};
+const app = createApp({
+  store,
+  clock: systemClock,
+  config: { ...defaultConfig, dataDir: dir, logLevel: 'silent', scryptCost: 1024 },
+  ...(mode === '--unsigned' ? { securityGuards: { posSignature: trustSerial } } : {}),
+});
+const server = createServer(app.callback()).listen(0, '127.0.0.1', () => {
+  process.stdout.write(`port ${(server.address() as AddressInfo).port}\n`);
+});
+// Exit (rather than die) on SIGTERM, so --cpu-prof can write its profile.
+process.on('SIGTERM', () => process.exit(0));
