@@ -3,6 +3,7 @@
 // against the same route unsigned, and p99 latency at half the maximum rate,
 // all measured in one run. Servers run in child processes; autocannon here.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,13 +15,14 @@ import { pacedLoad, type PacedRequest } from './bench/paced-load.js';
 
 const { values: args } = parseArgs({
   options: {
-    duration: { type: 'string', default: '10' },
+    duration: { type: 'string', default: '6' },
     connections: { type: 'string', default: '64' },
+    rounds: { type: 'string', default: '3' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (args.help) {
-  process.stdout.write(`usage: npm run bench:pos -- [--duration SECONDS] [--connections N]
+  process.stdout.write(`usage: npm run bench:pos -- [--duration SECONDS] [--connections N] [--rounds N]
 Starts a bare Koa hello-world and the server (lowdb store in a temp dir) in
 child processes, then measures with autocannon: the hello-world, signed
 settlement POSTs (a new batchNumber per request), the same route unsigned,
@@ -32,9 +34,10 @@ const duration = Number(args.duration);
 const connections = Number(args.connections);
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
+/** Starts a compiled script beside this one (npm run bench:pos builds first). */
 function start(script: string, scriptArgs: string[]): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', here(script), ...scriptArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [here(script), ...scriptArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       const port = /port (\d+)/.exec(chunk)?.[1];
       if (port) resolve({ child, url: `http://127.0.0.1:${port}` });
@@ -92,46 +95,84 @@ function settlementRequests(serial: string, secret: string, signed: boolean): au
   ];
 }
 
-async function run(title: string, options: autocannon.Options): Promise<autocannon.Result> {
-  process.stderr.write(`${title}…\n`);
-  const result = await autocannon({ connections, duration, ...options });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${title}: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
-  return result;
+/** CPU time (user + system) a process has used, in ms, from /proc; null where there is no /proc. */
+function cpuMs(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
+  } catch {
+    return null;
+  }
 }
+
+interface Measured {
+  rps: number;
+  p50: number;
+  p99: number;
+  /** Server CPU per answered request, in microseconds. */
+  cpuUs: number | null;
+}
+
+async function run(title: string, pid: number, options: autocannon.Options, seconds = duration): Promise<Measured> {
+  process.stderr.write(`${title}…\n`);
+  const before = cpuMs(pid);
+  const result = await autocannon({ connections, ...options, duration: seconds });
+  const after = cpuMs(pid);
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${title}: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
+  const cpuUs = before === null || after === null ? null : ((after - before) * 1000) / result.requests.total;
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuUs };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 const dirs = [await mkdtemp(join(tmpdir(), 'bench-pos-signed-')), await mkdtemp(join(tmpdir(), 'bench-pos-unsigned-'))];
 const children: ChildProcess[] = [];
 try {
-  const bare = await start('./bench/bare-koa.ts', []);
-  const signedServer = await start('./bench/pos-server.ts', [dirs[0]!]);
-  const unsignedServer = await start('./bench/pos-server.ts', [dirs[1]!, '--unsigned']);
+  const bare = await start('./bench/bare-koa.js', []);
+  const signedServer = await start('./bench/pos-server.js', [dirs[0]!]);
+  const unsignedServer = await start('./bench/pos-server.js', [dirs[1]!, '--unsigned']);
   children.push(bare.child, signedServer.child, unsignedServer.child);
   const secret = await provision(signedServer.url, 'BENCH-1');
   await provision(unsignedServer.url, 'BENCH-1');
 
-  const hello = await run('bare Koa hello-world', { url: bare.url });
-  const signed = await run('signed settlement POST', { url: signedServer.url, requests: settlementRequests('BENCH-1', secret, true) });
-  const unsigned = await run('unsigned settlement POST (same route)', { url: unsignedServer.url, requests: settlementRequests('BENCH-1', secret, false) });
-  const halfRate = Math.floor(signed.requests.average / 2);
+  const targets = {
+    bare: { name: 'bare Koa hello-world (baseline)', pid: bare.child.pid!, options: { url: bare.url } },
+    signed: { name: 'signed settlement POST, new batch each', pid: signedServer.child.pid!, options: { url: signedServer.url, requests: settlementRequests('BENCH-1', secret, true) } },
+    unsigned: { name: 'same route, unsigned', pid: unsignedServer.child.pid!, options: { url: unsignedServer.url, requests: settlementRequests('BENCH-1', secret, false) } },
+  } as const;
+  for (const target of Object.values(targets)) await run(`warm-up: ${target.name}`, target.pid, target.options, 3);
+
+  // Interleaved rounds: drift of the machine's speed hits all three alike; the median ratio is reported.
+  const rounds: Array<Record<keyof typeof targets, Measured>> = [];
+  for (let round = 1; round <= Number(args.rounds); round += 1) {
+    const measured = {} as Record<keyof typeof targets, Measured>;
+    for (const [key, target] of Object.entries(targets) as Array<[keyof typeof targets, (typeof targets)[keyof typeof targets]]>) {
+      measured[key] = await run(`round ${round}: ${target.name}`, target.pid, target.options);
+    }
+    rounds.push(measured);
+  }
+  const vsBare = median(rounds.map((r) => r.signed.rps / r.bare.rps));
+  const vsUnsigned = median(rounds.map((r) => r.signed.rps / r.unsigned.rps));
+  const signedMax = median(rounds.map((r) => r.signed.rps));
+  const halfRate = Math.floor(signedMax / 2);
   process.stderr.write(`signed settlement POST paced at ${halfRate}/s…\n`);
   const paced = await pacedLoad({ baseUrl: signedServer.url, rate: halfRate, durationS: duration, next: () => nextSettlement('BENCH-1', secret, true) });
   if (paced.non2xx > 0 || paced.errors > 0) throw new Error(`paced run: ${paced.non2xx} non-2xx answers and ${paced.errors} errors`);
 
-  const row = (name: string, r: autocannon.Result) => `| ${name} | ${r.requests.average.toFixed(0)} | ${r.latency.p50} | ${r.latency.p99} |`;
-  const vsBare = signed.requests.average / hello.requests.average;
-  const vsUnsigned = signed.requests.average / unsigned.requests.average;
+  const cell = (m: Measured) => `${m.rps.toFixed(0)} | ${m.p50} | ${m.p99} | ${m.cpuUs === null ? 'n/a' : m.cpuUs.toFixed(0)}`;
+  const lines = rounds.flatMap((r, i) => (Object.keys(targets) as Array<keyof typeof targets>).map((key) => `| ${i + 1} | ${targets[key].name} | ${cell(r[key])} |`));
   process.stdout.write(`
-${connections} connections, ${duration} s each; each server in its own process; durable store (fdatasync before each answer).
+${connections} connections, ${duration} s a run, ${rounds.length} interleaved rounds after a warm-up; each server in its own process;
+durable store (each answer after fdatasync). Server CPU is user + system time of the server process per answered request.
 
-| run | req/s | p50 ms | p99 ms |
-|---|---|---|---|
-${row('bare Koa hello-world (baseline)', hello)}
-${row('signed settlement POST, new batch each', signed)}
-${row('same route, unsigned', unsigned)}
-| signed, paced at half the max rate (${halfRate}/s, open loop) | ${(paced.completed / duration).toFixed(0)} | ${paced.p50.toFixed(1)} | ${paced.p99.toFixed(1)} |
+| round | run | req/s | p50 ms | p99 ms | server CPU µs/req |
+|---|---|---|---|---|---|
+${lines.join('\n')}
 
-signed / bare Koa: ${(vsBare * 100).toFixed(1)} % (target >= 35 %, stretch 50 %)
-signed / unsigned: ${(vsUnsigned * 100).toFixed(1)} % (target >= 85 %)
+Open loop, signed, paced at half the median maximum (${halfRate}/s) for ${duration} s: p50 ${paced.p50.toFixed(1)} ms, p99 ${paced.p99.toFixed(1)} ms, max ${paced.max.toFixed(1)} ms (${paced.completed} requests).
+
+signed / bare Koa (median of rounds): ${(vsBare * 100).toFixed(1)} % (target >= 35 %, stretch 50 %)
+signed / unsigned (median of rounds): ${(vsUnsigned * 100).toFixed(1)} % (target >= 85 %)
 p99 at half the max rate: ${paced.p99.toFixed(1)} ms (target <= 10 ms)
 `);
 } finally {

@@ -5,6 +5,8 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
 type Fields = Record<string, unknown>;
 
 export interface Logger {
+  /** Whether lines of this level are written; lets hot paths skip building them. */
+  enabled(level: Exclude<LogLevel, 'silent'>): boolean;
   debug(message: string, fields?: Fields): void;
   info(message: string, fields?: Fields): void;
   warn(message: string, fields?: Fields): void;
@@ -22,7 +24,13 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
     if (rank[at] < rank[level]) return;
     write(`${JSON.stringify({ at: new Date().toISOString(), level: at, message, ...fields })}\n`);
   };
-  return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') };
+  return {
+    enabled: (at) => rank[at] >= rank[level],
+    debug: emit('debug'),
+    info: emit('info'),
+    warn: emit('warn'),
+    error: emit('error'),
+  };
 }
 
 export const silentLogger: Logger = createLogger('silent');

@@ -17,13 +17,11 @@ export function tokenDigest(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-export function constantTimeEqual(a: string, b: string): boolean {
-  const bufferA = Buffer.from(a, 'utf8');
-  const bufferB = Buffer.from(b, 'utf8');
-  // Compare equal-length digests so that the length does not leak either.
-  const digestA = createHash('sha256').update(bufferA).digest();
-  const digestB = createHash('sha256').update(bufferB).digest();
-  return timingSafeEqual(digestA, digestB) && bufferA.length === bufferB.length;
+/** Constant-time equality of two lowercase hex strings of the same, known length (digests, signatures). */
+export function hexEqual(a: string, b: string): boolean {
+  const bufferA = Buffer.from(a, 'hex');
+  const bufferB = Buffer.from(b, 'hex');
+  return bufferA.length === bufferB.length && bufferA.length * 2 === a.length && timingSafeEqual(bufferA, bufferB);
 }
 
 const KEY_LENGTH = 32;

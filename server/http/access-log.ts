@@ -4,6 +4,7 @@ import type { AppState } from './context.js';
 
 /** One line per request: method, path without its query (which may hold a token), status, time. */
 export function accessLog(log: Logger): Middleware<AppState> {
+  if (!log.enabled('info')) return (_ctx, next) => next();
   return async (ctx, next) => {
     const started = performance.now();
     try {

@@ -9,24 +9,51 @@ import type { AppState } from './context.js';
  */
 export function readBody(limitBytes: number): Middleware<AppState> {
   return async (ctx, next) => {
-    const declared = Number(ctx.get('content-length') || 0);
+    const headers = ctx.req.headers;
+    const declared = Number(headers['content-length'] ?? 0);
     if (declared > limitBytes) {
       ctx.set('Connection', 'close');
       throw new PayloadTooLargeError(limitBytes);
     }
-    const chunks: Buffer[] = [];
-    let received = 0;
-    for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-      received += chunk.length;
-      if (received > limitBytes) {
-        ctx.set('Connection', 'close');
-        throw new PayloadTooLargeError(limitBytes);
-      }
-      chunks.push(chunk);
-    }
-    ctx.state.rawBody = Buffer.concat(chunks);
+    // HTTP/1.1: a request without content-length or transfer-encoding has no body.
+    const hasBody = declared > 0 || headers['transfer-encoding'] !== undefined;
+    ctx.state.rawBody = hasBody ? await readStream(ctx.req, limitBytes) : EMPTY;
     await next();
   };
+}
+
+const EMPTY = Buffer.alloc(0);
+
+function readStream(stream: NodeJS.ReadableStream, limitBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limitBytes) {
+        cleanup();
+        reject(new PayloadTooLargeError(limitBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(error);
+    };
+    const cleanup = () => {
+      stream.removeListener('data', onData);
+      stream.removeListener('end', onEnd);
+      stream.removeListener('error', onError);
+    };
+    stream.on('data', onData);
+    stream.on('end', onEnd);
+    stream.on('error', onError);
+  });
 }
 
 /** Parses raw body bytes by media type; an empty body is `undefined`. */

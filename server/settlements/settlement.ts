@@ -23,7 +23,8 @@ export interface SettlementRecord extends Settlement {
 export const settlementKey = (terminal: string, batchNumber: string) => `${terminal}/${batchNumber}`;
 
 export function publicSettlement(record: Settlement): Settlement {
-  return Object.fromEntries(settlementFields.map((field) => [field, record[field]])) as unknown as Settlement;
+  const { batchNumber, transactionCount, closedAt, currencyReference, terminal, debitBatch } = record;
+  return { batchNumber, transactionCount, closedAt, currencyReference, terminal, debitBatch };
 }
 
 /** Whether a replayed notification carries the same six fields as the stored one. */

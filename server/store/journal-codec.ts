@@ -28,8 +28,9 @@ export function decodeEntry(line: string): JournalEntry {
   return { seq: Number(seqText), ops };
 }
 
+/** CRC-32 of the text's UTF-8 bytes (zlib.crc32 encodes a string as UTF-8 itself). */
 function checksum(text: string): string {
-  return crc32(Buffer.from(text, 'utf8')).toString(16).padStart(8, '0');
+  return crc32(text).toString(16).padStart(8, '0');
 }
 
 function isOp(value: unknown): value is Op {

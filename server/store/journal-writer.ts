@@ -4,6 +4,8 @@ import { StoreUnavailableError } from '../errors.js';
 import { fsyncDirectory } from './fsync.js';
 import { journalFileName } from './journal-files.js';
 
+const MAX_SYNCS_IN_FLIGHT = 2;
+
 type Item =
   | { kind: 'entry'; seq: number; line: string }
   | { kind: 'rotate'; nextSeq: number; done: (error?: Error) => void };
@@ -15,17 +17,24 @@ interface Waiter {
 }
 
 /**
- * Appends journal lines with group commit: whatever is queued while one
- * write+fdatasync is in flight goes out together in the next one, so many
- * concurrent transactions share a single flush. `append` resolves only when
- * the line is on disk. After a failed write the journal refuses everything:
- * memory may then hold changes that are not durable, so the process must
- * restart and replay.
+ * Appends journal lines with group commit: whatever is queued while a flush
+ * is under way goes out together in the next one, so many concurrent
+ * transactions share one write and one fdatasync. Writes happen one after
+ * another; up to MAX_SYNCS_IN_FLIGHT fdatasyncs may overlap, so a batch
+ * need not wait for the previous batch's sync to finish before its own
+ * starts. A batch is durable once its own fdatasync (issued after its
+ * write) and every earlier one have completed; `append` resolves only then,
+ * strictly in order. After a failed write or sync the journal refuses
+ * everything: memory may then hold changes that are not durable, so the
+ * process must restart and replay.
  */
 export class JournalWriter {
   private queue: Item[] = [];
   private waiters: Waiter[] = [];
   private flushing: Promise<void> | null = null;
+  /** Completes when every fdatasync issued so far has completed. */
+  private syncs: Promise<void> = Promise.resolve();
+  private syncsInFlight = 0;
   private failure: Error | null = null;
   private durable: number;
   private bytes = 0;
@@ -82,6 +91,7 @@ export class JournalWriter {
 
   async close(): Promise<void> {
     while (this.flushing) await this.flushing;
+    await this.syncs.catch(() => undefined);
     await this.handle.close();
   }
 
@@ -98,7 +108,12 @@ export class JournalWriter {
       const first = this.queue[0]!;
       if (first.kind === 'rotate') {
         this.queue.shift();
+        await this.syncs.catch(() => undefined); // the old file is fully synced before it is closed
         await this.switchFile(first);
+        continue;
+      }
+      if (this.syncsInFlight >= MAX_SYNCS_IN_FLIGHT) {
+        await this.oldestSync;
         continue;
       }
       const rotateAt = this.queue.findIndex((item) => item.kind === 'rotate');
@@ -107,18 +122,35 @@ export class JournalWriter {
     }
   }
 
+  private oldestSync: Promise<void> = Promise.resolve();
+
   private async writeBatch(batch: Array<{ seq: number; line: string }>): Promise<void> {
     const data = Buffer.from(batch.map((item) => item.line).join(''), 'utf8');
     try {
       await this.handle.write(data);
-      await this.handle.datasync();
     } catch (error) {
       this.fail(error as Error);
       return;
     }
     this.bytes += data.length;
-    this.durable = batch[batch.length - 1]!.seq;
-    this.releaseWaiters();
+    const lastSeq = batch[batch.length - 1]!.seq;
+    this.syncsInFlight += 1;
+    const sync = this.handle.datasync();
+    const previous = this.syncs;
+    // Durable only when this sync and all earlier ones are done, in order.
+    this.syncs = Promise.all([previous, sync]).then(
+      () => {
+        this.syncsInFlight -= 1;
+        if (this.failure) return;
+        this.durable = Math.max(this.durable, lastSeq);
+        this.releaseWaiters();
+      },
+      (error: Error) => {
+        this.syncsInFlight -= 1;
+        this.fail(error);
+      },
+    );
+    this.oldestSync = previous.then(() => undefined, () => undefined);
   }
 
   private async switchFile(request: { nextSeq: number; done: (error?: Error) => void }): Promise<void> {
@@ -145,6 +177,7 @@ export class JournalWriter {
   }
 
   private fail(error: Error): void {
+    if (this.failure) return;
     this.failure = error;
     const unavailable = this.unavailable();
     for (const waiter of this.waiters) waiter.reject(unavailable);

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import { computePosSignature } from '../../contracts/pos-signature.js';
-import { constantTimeEqual } from '../accounts/secrets.js';
+import { hexEqual } from '../accounts/secrets.js';
 import type { Account } from '../accounts/account.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
@@ -37,7 +37,7 @@ export function posSignatureGuard(store: Store, clock: Clock, toleranceSeconds: 
     const terminal = await store.get<TerminalRecord>('terminals', serial);
     // Compute even for an unknown terminal, so both take as long.
     const expected = computePosSignature(terminal?.secret ?? '0'.repeat(64), timestamp, ctx.originalUrl, ctx.state.rawBody ?? '');
-    if (!constantTimeEqual(expected, signature) || !terminal) throw invalid('the signature does not match');
+    if (!hexEqual(expected, signature) || !terminal) throw invalid('the signature does not match');
 
     const now = clock.now();
     if (Math.abs(now - signedAt) > windowMs) {
