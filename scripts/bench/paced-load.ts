@@ -25,7 +25,15 @@ export interface PacedResult {
  * (autocannon's overallRate enforces a per-second quota, which sends
  * bursts at full speed and idles the rest of each second.)
  */
-export async function pacedLoad(options: { baseUrl: string; rate: number; durationS: number; next: () => PacedRequest; maxSockets?: number }): Promise<PacedResult> {
+export async function pacedLoad(options: {
+  baseUrl: string;
+  rate: number;
+  durationS: number;
+  /** Seconds at the same rate before measuring (sockets opened, code warm). Default 2. */
+  warmupS?: number;
+  next: () => PacedRequest;
+  maxSockets?: number;
+}): Promise<PacedResult> {
   const { hostname, port } = new URL(options.baseUrl);
   const agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 256 });
   const latencies: number[] = [];
@@ -34,16 +42,18 @@ export async function pacedLoad(options: { baseUrl: string; rate: number; durati
   let errors = 0;
   const inFlight = new Set<Promise<void>>();
   const started = performance.now();
-  const end = started + options.durationS * 1000;
+  const measureFrom = started + (options.warmupS ?? 2) * 1000;
+  const end = measureFrom + options.durationS * 1000;
 
   const fire = (dueAt: number) => {
+    const measured = dueAt >= measureFrom;
     const spec = options.next();
-    sent += 1;
+    if (measured) sent += 1;
     const done = new Promise<void>((resolve) => {
       const req = request({ agent, hostname, port, method: spec.method, path: spec.path, headers: spec.headers }, (res) => {
         res.resume();
         res.on('end', () => {
-          latencies.push(performance.now() - dueAt);
+          if (measured) latencies.push(performance.now() - dueAt);
           if (res.statusCode! < 200 || res.statusCode! >= 300) non2xx += 1;
           resolve();
         });
