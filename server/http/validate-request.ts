@@ -21,17 +21,20 @@ export interface RequestValidators {
  */
 export function validateRequest(doc: OpenAPIV3_1.Document, entry: OperationEntry, validators: RequestValidators): Middleware<AppState> {
   const parameters = (entry.operation.parameters ?? []).map((p) => resolveRef<OpenAPIV3_1.ParameterObject>(doc, p));
-  const pathSchema = objectSchema(parameters.filter((p) => p.in === 'path'));
-  const querySchema = objectSchema(parameters.filter((p) => p.in === 'query'));
+  const pathParameters = parameters.filter((p) => p.in === 'path');
+  const queryParameters = parameters.filter((p) => p.in === 'query');
+  const pathSchema = objectSchema(pathParameters);
+  const querySchema = objectSchema(queryParameters);
   const requestBody = entry.operation.requestBody ? resolveRef<OpenAPIV3_1.RequestBodyObject>(doc, entry.operation.requestBody) : undefined;
   const mediaTypes = Object.keys(requestBody?.content ?? {});
 
   return async (ctx, next) => {
     const details: ErrorDetail[] = [];
     const params = { ...ctx.params } as Record<string, string>;
-    details.push(...located('path', validators.coercing.check(pathSchema, params)));
-    const query: Record<string, unknown> = { ...ctx.query };
-    details.push(...located('query', validators.coercing.check(querySchema, query)));
+    if (pathParameters.length > 0) details.push(...located('path', validators.coercing.check(pathSchema, params)));
+    // Undeclared query parameters are ignored, so an operation that declares none skips the parse.
+    const query: Record<string, unknown> = queryParameters.length > 0 ? { ...ctx.query } : {};
+    if (queryParameters.length > 0) details.push(...located('query', validators.coercing.check(querySchema, query)));
 
     if (requestBody) {
       const body = parseBody(ctx.state.rawBody ?? Buffer.alloc(0), ctx.get('content-type'), mediaTypes);

@@ -103,22 +103,17 @@ export class LowdbStore implements Store {
   // Reads answer only durable state: when what they read has a change that
   // is applied but not yet on disk, they wait for that change's flush.
 
-  async get<T extends StoredRecord>(collection: string, id: string): Promise<T | undefined> {
-    const value = this.state.get(collection, id) as T | undefined;
-    await this.settled(this.pending.forRecord(collection, id));
-    return value;
+  get<T extends StoredRecord>(collection: string, id: string): Promise<T | undefined> {
+    return this.once(this.state.get(collection, id) as T | undefined, this.pending.forRecord(collection, id));
   }
 
-  async list<T extends StoredRecord>(collection: string, query?: Query): Promise<T[]> {
-    const values = this.state.list<T>(collection, query);
-    await this.settled(this.pending.forCollection(collection));
-    return values;
+  list<T extends StoredRecord>(collection: string, query?: Query): Promise<T[]> {
+    return this.once(this.state.list<T>(collection, query), this.pending.forCollection(collection));
   }
 
-  async count(collection: string, where?: Query['where']): Promise<number> {
+  count(collection: string, where?: Query['where']): Promise<number> {
     const total = where ? this.state.list(collection, { where }).length : this.state.count(collection);
-    await this.settled(this.pending.forCollection(collection));
-    return total;
+    return this.once(total, this.pending.forCollection(collection));
   }
 
   async transact<R>(work: (tx: Transaction) => Promise<R> | R): Promise<R> {
@@ -144,8 +139,9 @@ export class LowdbStore implements Store {
     return result;
   }
 
-  private settled(seq: number | undefined): Promise<void> {
-    return seq === undefined ? Promise.resolve() : this.writer.waitDurable(seq);
+  /** `value` once the change `seq` it depends on is durable; at once when nothing is pending. */
+  private once<T>(value: T, seq: number | undefined): Promise<T> {
+    return seq === undefined ? Promise.resolve(value) : this.writer.waitDurable(seq).then(() => value);
   }
 
   /**
