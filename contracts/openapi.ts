@@ -4,6 +4,7 @@ import { accountPaths } from './paths/accounts.js';
 import { consolePaths } from './paths/console.js';
 import { controlPaths, withTestAliases } from './paths/control.js';
 import { posPaths } from './paths/pos.js';
+import { sessionControlPaths, sessionPaths } from './paths/sessions.js';
 import { systemPaths } from './paths/system.js';
 
 /**
@@ -26,11 +27,12 @@ export const openApiDocument: OpenAPIV3_1.Document = {
     { name: 'terminals', description: 'POS terminals of a merchant and their HMAC secrets (addendum §2).' },
     { name: 'orders', description: 'Orders worked on by the merchant and its POS terminals (addendum §3).' },
     { name: 'settlements', description: 'Batch closes reported by terminals (addendum §4).' },
+    { name: 'payment sessions', description: 'Agreements, partners, split, sessions, batches and stops (addendum §5).' },
     { name: 'simulator', description: 'Surfaces that exist only in the simulator.' },
     { name: 'console', description: 'The console API, opened by the console token.' },
     { name: 'control', description: 'The control plane, also under /__test__ (addendum §6).' },
   ],
-  paths: { ...systemPaths, ...accountPaths, ...consolePaths, ...withTestAliases(controlPaths), ...posPaths } satisfies PathItems as OpenAPIV3_1.PathsObject,
+  paths: { ...systemPaths, ...accountPaths, ...consolePaths, ...withTestAliases({ ...controlPaths, ...sessionControlPaths }), ...posPaths, ...sessionPaths } satisfies PathItems as OpenAPIV3_1.PathsObject,
   components,
 };
 

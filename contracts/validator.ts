@@ -24,7 +24,7 @@ export class SchemaValidator {
   private readonly cache = new WeakMap<object, ValidateFunction>();
 
   constructor(doc: OpenAPIV3_1.Document, options: { coerceTypes?: boolean } = {}) {
-    this.ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, coerceTypes: options.coerceTypes ?? false });
+    this.ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, multipleOfPrecision: 9, coerceTypes: options.coerceTypes ?? false });
     // ajv-formats is CommonJS; under NodeNext its plugin sits on `default`.
     (formatsPlugin as unknown as { default: (ajv: Ajv2020) => void }).default(this.ajv);
     this.ajv.addVocabulary(['discriminator', 'xml', 'externalDocs', 'example']);

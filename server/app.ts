@@ -26,6 +26,12 @@ import { SettlementService } from './settlements/settlement-service.js';
 import { posSignatureGuard } from './terminals/pos-signature-guard.js';
 import { terminalHandlers } from './terminals/routes.js';
 import { TerminalService } from './terminals/terminal-service.js';
+import { AccreditationScheduler } from './sessions/accreditation-scheduler.js';
+import { CatalogService } from './sessions/catalog.js';
+import { silentSink, type EventSink } from './sessions/events.js';
+import { sessionHandlers } from './sessions/routes.js';
+import { SessionService } from './sessions/session-service.js';
+import { StopService } from './sessions/stop-service.js';
 
 export interface AppDeps {
   store: Store;
@@ -38,16 +44,30 @@ export interface AppDeps {
    * configuration reaches this.
    */
   securityGuards?: Partial<Record<string, Middleware<AppState>>>;
+  /** Where emitted events go once durable (the webhook dispatcher); nowhere by default. */
+  eventSink?: EventSink;
 }
 
+/** The Koa app with the background jobs `main.ts` starts and stops. */
+export type SimulatorApp = Koa<AppState> & {
+  jobs: { scheduler: AccreditationScheduler };
+  /** The domain services behind the routes, for in-process callers (the payment page, tests). */
+  services: { sessions: SessionService };
+};
+
 /** Builds the whole backend as a Koa app; `main.ts` gives it real parts, tests their own. */
-export function createApp({ store, clock, config, log = silentLogger, securityGuards: substitutes = {} }: AppDeps): Koa<AppState> {
+export function createApp({ store, clock, config, log = silentLogger, securityGuards: substitutes = {}, eventSink = silentSink }: AppDeps): SimulatorApp {
   const doc = openApiDocument;
   const validators = { exact: new SchemaValidator(doc), coercing: new SchemaValidator(doc, { coerceTypes: true }) };
   const accounts = new AccountService(store, clock, config);
   const terminals = new TerminalService(store, clock);
   const orders = new OrderService(store, clock);
   const settlements = new SettlementService(store, clock);
+  const catalog = new CatalogService(store, clock);
+  const checkSessionInput = (value: unknown) => validators.exact.check({ $ref: '#/components/schemas/SessionCreateRequest' }, value).map((issue) => ({ in: 'body' as const, ...issue }));
+  const sessions = new SessionService(store, clock, eventSink, config.accreditationDelayMs, checkSessionInput);
+  const stops = new StopService(store, clock);
+  const scheduler = new AccreditationScheduler(store, clock, sessions, log);
   // Security schemes of the document and what checks each.
   const securityGuards: Record<string, Middleware<AppState>> = {
     apiBearer: requireToken(['api', 'login'], accounts),
@@ -62,10 +82,11 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
   bindOperations(router, doc, {
     ...systemHandlers(store, doc, performance.now()),
     ...accountHandlers(accounts, publicUrl),
-    ...clockHandlers(store, clock),
+    ...clockHandlers(store, clock, (accountId) => scheduler.runDue(accountId)),
     ...terminalHandlers(terminals),
     ...orderHandlers(orders),
     ...settlementHandlers(settlements, terminals),
+    ...sessionHandlers({ store, catalog, sessions, stops, publicUrl }),
   }, {
     readBody: readBody(config.bodyLimitBytes),
     authenticate: (security) => authenticate(security, securityGuards),
@@ -82,5 +103,5 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
   app.on('error', (error: Error, ctx?: AppContext) => {
     log.error('unhandled error', { error: error.message, stack: error.stack, method: ctx?.method, path: ctx?.path });
   });
-  return app;
+  return Object.assign(app, { jobs: { scheduler }, services: { sessions } });
 }

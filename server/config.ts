@@ -11,6 +11,8 @@ export interface Config {
   loginTokenTtlSeconds: number;
   /** scrypt cost parameter N for password hashes. */
   scryptCost: number;
+  /** Delay between a payment through the page and its accreditation (leg 2). */
+  accreditationDelayMs: number;
   /** How far x-pos-timestamp may be from the server clock (addendum §2). */
   posSignatureToleranceSeconds: number;
   /** Journal bytes before the store compacts into a snapshot (at least). */
@@ -26,6 +28,7 @@ export const defaultConfig: Config = {
   loginTokenTtlSeconds: 3600,
   scryptCost: 16384,
   posSignatureToleranceSeconds: 300,
+  accreditationDelayMs: 5000,
   snapshotMinJournalBytes: 16 * 1024 * 1024,
 };
 
@@ -46,6 +49,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   }
   if (env.POS_SIGNATURE_TOLERANCE_S !== undefined) {
     config.posSignatureToleranceSeconds = integer('POS_SIGNATURE_TOLERANCE_S', env.POS_SIGNATURE_TOLERANCE_S, 1, 86400);
+  }
+  if (env.SIM_ACCREDITATION_DELAY_MS !== undefined) {
+    config.accreditationDelayMs = integer('SIM_ACCREDITATION_DELAY_MS', env.SIM_ACCREDITATION_DELAY_MS, 0, 86_400_000);
   }
   if (env.LOG_LEVEL !== undefined) {
     if (!isLogLevel(env.LOG_LEVEL)) throw new ConfigError(`LOG_LEVEL must be one of debug, info, warn, error, silent; got ${JSON.stringify(env.LOG_LEVEL)}`);

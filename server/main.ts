@@ -32,6 +32,7 @@ try {
 }
 
 const app = createApp({ store, clock: systemClock, config, log });
+app.jobs.scheduler.start();
 const server = createServer(app.callback());
 server.on('error', (error: NodeJS.ErrnoException) => fail(`cannot listen on ${config.host}:${config.port}: ${error.code ?? error.message}`));
 server.listen(config.port, config.host);
@@ -46,6 +47,7 @@ async function stop(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   log.info('stopping', { signal });
+  app.jobs.scheduler.stop();
   // Let requests in flight finish (their writes are acknowledged), then stop.
   const closed = new Promise((resolve) => server.close(resolve));
   server.closeIdleConnections();

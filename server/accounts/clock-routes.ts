@@ -4,8 +4,11 @@ import type { AppContext } from '../http/context.js';
 import type { Store } from '../store/store.js';
 import type { Account } from './account.js';
 
-/** The per-account clock of the control plane (addendum §6). */
-export function clockHandlers(store: Store, clock: Clock): OperationHandlers {
+/**
+ * The per-account clock of the control plane (addendum §6). `afterAdvance`
+ * lets what the time move made due happen before the answer.
+ */
+export function clockHandlers(store: Store, clock: Clock, afterAdvance: (accountId: string) => Promise<unknown> = async () => undefined): OperationHandlers {
   const answer = (account: Account) => ({ now: iso(accountNow(clock, account)), offset_ms: account.clock_offset_ms });
   return {
     getControlClock: async (ctx: AppContext) => {
@@ -14,14 +17,14 @@ export function clockHandlers(store: Store, clock: Clock): OperationHandlers {
     advanceControlClock: async (ctx: AppContext) => {
       const { ms } = ctx.state.body as { ms: number };
       const id = ctx.state.account!.account_id;
-      ctx.body = answer(
-        await store.transact(async (tx) => {
-          const account = (await tx.get<Account>('accounts', id))!;
-          const moved = { ...account, clock_offset_ms: account.clock_offset_ms + ms };
-          tx.put('accounts', id, moved);
-          return moved;
-        }),
-      );
+      const moved = await store.transact(async (tx) => {
+        const account = (await tx.get<Account>('accounts', id))!;
+        const next = { ...account, clock_offset_ms: account.clock_offset_ms + ms };
+        tx.put('accounts', id, next);
+        return next;
+      });
+      await afterAdvance(id);
+      ctx.body = answer(moved);
     },
   };
 }

@@ -4,13 +4,15 @@ import type { AddressInfo } from 'node:net';
 import type { Test } from 'tap';
 import { contractClient, validatingFetch, type ContractClient } from '../../contracts/testing/contract-client.js';
 import { PosClient } from '../../terminal/pos-client.js';
-import { createApp } from '../app.js';
+import { createApp, type SimulatorApp } from '../app.js';
 import { ManualClock } from '../clock.js';
 import { defaultConfig, type Config } from '../config.js';
 import type { Logger } from '../log.js';
+import type { EventSink } from '../sessions/events.js';
 import { LowdbStore } from '../store/lowdb-store.js';
 
 export interface TestServer {
+  app: SimulatorApp;
   baseUrl: string;
   api: ContractClient;
   clock: ManualClock;
@@ -23,13 +25,14 @@ export interface TestServer {
  * The real app on real parts for a test: the lowdb store in the test's temp
  * dir, HTTP on a random port, a manual clock. Closed when the test ends.
  */
-export async function startTestServer(t: Test, overrides: Partial<Config> = {}, log?: Logger): Promise<TestServer> {
+export async function startTestServer(t: Test, overrides: Partial<Config> = {}, log?: Logger, eventSink?: EventSink): Promise<TestServer> {
   const dataDir = t.testdir();
   // A cheap scrypt cost keeps tests fast; the production cost is tested in secrets.test.ts.
   const config: Config = { ...defaultConfig, dataDir, port: 0, scryptCost: 1024, logLevel: 'silent', ...overrides };
   const store = await LowdbStore.open({ dir: dataDir });
   const clock = new ManualClock();
-  const server = createServer(createApp({ store, clock, config, ...(log ? { log } : {}) }).callback());
+  const app = createApp({ store, clock, config, ...(log ? { log } : {}), ...(eventSink ? { eventSink } : {}) });
+  const server = createServer(app.callback());
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
@@ -39,7 +42,7 @@ export async function startTestServer(t: Test, overrides: Partial<Config> = {}, 
     await new Promise((resolve) => server.close(resolve));
     await store.close();
   });
-  return { baseUrl, api: contractClient(baseUrl), clock, store, config, server };
+  return { app, baseUrl, api: contractClient(baseUrl), clock, store, config, server };
 }
 
 let counter = 0;

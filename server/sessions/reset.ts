@@ -1,0 +1,70 @@
+import type { Account } from '../accounts/account.js';
+import type { Store } from '../store/store.js';
+
+/** What an account owns, by collection and the field that names the owner. */
+const owned: Array<[collection: string, field: string, owner: (account: Account) => string]> = [
+  ['sessions', 'account_id', (a) => a.account_id],
+  ['events', 'account_id', (a) => a.account_id],
+  ['schedules', 'account_id', (a) => a.account_id],
+  ['batches', 'account_id', (a) => a.account_id],
+  ['stops', 'account_id', (a) => a.account_id],
+  ['agreements', 'account_id', (a) => a.account_id],
+  ['partners', 'account_id', (a) => a.account_id],
+  ['split_agreements', 'account_id', (a) => a.account_id],
+  ['split_links', 'account_id', (a) => a.account_id],
+  ['terminals', 'account_id', (a) => a.account_id],
+  ['orders', 'account_id', (a) => a.account_id],
+  ['settlements', 'merchantId', (a) => a.merchant_id],
+];
+
+/**
+ * POST /control/reset: the account back to its just-created state, in one
+ * transaction. Only the caller's records go; its keys and tokens stay, its
+ * clock returns to the server's.
+ */
+export async function resetAccount(store: Store, accountId: string): Promise<number> {
+  return store.transact(async (tx) => {
+    const account = (await tx.get<Account>('accounts', accountId))!;
+    let deleted = 0;
+    for (const [collection, field, owner] of owned) {
+      const keys = await tx.list<Record<string, unknown>>(collection, { where: { [field]: owner(account) } });
+      for (const record of keys) {
+        tx.delete(collection, keyOf(collection, record));
+        deleted += 1;
+      }
+    }
+    tx.put('accounts', accountId, { ...account, clock_offset_ms: 0 });
+    return deleted;
+  });
+}
+
+/** The id each collection stores its records under. */
+function keyOf(collection: string, record: Record<string, unknown>): string {
+  switch (collection) {
+    case 'sessions':
+    case 'schedules':
+      return record.session_id as string;
+    case 'events':
+      return record.event_id as string;
+    case 'batches':
+      return record.batch_id as string;
+    case 'stops':
+      return record.stop_id as string;
+    case 'agreements':
+      return record.agreement_id as string;
+    case 'partners':
+      return record.partner_id as string;
+    case 'split_agreements':
+      return record.split_agreement_id as string;
+    case 'split_links':
+      return `${record.agreement_id as string}/${record.partner_id as string}`;
+    case 'terminals':
+      return record.serialNumber as string;
+    case 'orders':
+      return `${record.merchantId as string}/${record.orderId as string}`;
+    case 'settlements':
+      return `${record.terminal as string}/${record.batchNumber as string}`;
+    default:
+      throw new Error(`no key rule for ${collection}`);
+  }
+}

@@ -1,0 +1,206 @@
+import type { Account } from '../accounts/account.js';
+import { newId } from '../accounts/secrets.js';
+import { accountNow, iso, type Clock } from '../clock.js';
+import { AppError, type ErrorDetail } from '../errors.js';
+import type { Store, Transaction } from '../store/store.js';
+import { owned } from './catalog.js';
+import { outboxEvents, type EventSink, type OutboxEvent } from './events.js';
+import { buildSession, SessionInputError, type SessionInput } from './session-input.js';
+import { transition, type EventEffect, type Trigger } from './session-machine.js';
+import type { Origin, SessionRecord } from './session.js';
+
+export interface ScheduleRecord {
+  [field: string]: unknown;
+  session_id: string;
+  account_id: string;
+  /** On the account's clock. */
+  due_at: string;
+}
+
+export interface BatchRecord {
+  [field: string]: unknown;
+  batch_id: string;
+  account_id: string;
+  session_ids: string[];
+  created_at: string;
+}
+
+/** One item of a stop's session batch, as the operation answers it. */
+export type ItemResult = { index: number; status: 201; session: SessionRecord } | { index: number; status: 400 | 404; error: AppError };
+
+/**
+ * Payment sessions: creation, reads, expiry, forced outcomes, the payment
+ * page's outcome and scheduled accreditation. Every change runs the pure
+ * state machine inside one transaction that also stores the events it
+ * emits, so an event is never lost nor emitted for a change not stored.
+ */
+export class SessionService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly sink: EventSink,
+    private readonly accreditationDelayMs: number,
+    /** Validates one item of a stop batch against SessionCreateRequest; answers its problems. */
+    private readonly checkInput: (value: unknown) => ErrorDetail[],
+  ) {}
+
+  async create(account: Account, input: SessionInput, origin: Origin = 'button'): Promise<SessionRecord> {
+    const { result, events } = await this.store.transact(async (tx) => {
+      const session = await buildSession(tx, account, input, origin, this.now(account)).catch(rethrowAnswer(''));
+      return this.insert(tx, session);
+    });
+    this.sink.emitted(events);
+    return result;
+  }
+
+  /** A Request batch: all or nothing (the simulator ignores continue_on_error). */
+  async createRequestBatch(account: Account, inputs: SessionInput[]): Promise<{ batch: BatchRecord; sessions: SessionRecord[] }> {
+    const { result, events } = await this.store.transact(async (tx) => {
+      const now = this.now(account);
+      const created: SessionRecord[] = [];
+      const events: OutboxEvent[] = [];
+      for (const [index, input] of inputs.entries()) {
+        const session = await buildSession(tx, account, input, 'request', now).catch(rethrowAnswer(`/sessions/${index}`));
+        const inserted = this.insert(tx, session);
+        created.push(inserted.result);
+        events.push(...inserted.events);
+      }
+      const batch: BatchRecord = { batch_id: newId('bat'), account_id: account.account_id, session_ids: created.map((s) => s.session_id), created_at: now };
+      tx.insert('batches', batch.batch_id, batch);
+      return { result: { batch, sessions: created }, events };
+    });
+    this.sink.emitted(events);
+    return result;
+  }
+
+  async getBatch(account: Account, batchId: string): Promise<{ batch: BatchRecord; sessions: SessionRecord[] }> {
+    const batch = await owned<BatchRecord>(this.store, 'batches', batchId, account, 'batch');
+    const sessions = await Promise.all(batch.session_ids.map((id) => this.read(account, id)));
+    return { batch, sessions };
+  }
+
+  /**
+   * Sessions for a stop (addendum §5): each item checked on its own. Without
+   * continue_on_error the first failing item fails the whole batch and
+   * nothing is created; with it, the good items are created.
+   */
+  async createForStop(account: Account, stopId: string, items: unknown[], continueOnError: boolean): Promise<ItemResult[]> {
+    const { result, events } = await this.store.transact(async (tx) => {
+      const stop = await owned<{ account_id: string; session_ids: string[] }>(tx, 'stops', stopId, account, 'stop');
+      const now = this.now(account);
+      const results: ItemResult[] = [];
+      const events: OutboxEvent[] = [];
+      for (const [index, item] of items.entries()) {
+        const problems = this.checkInput(item);
+        let outcome: ItemResult;
+        if (problems.length > 0) {
+          outcome = { index, status: 400, error: new AppError('VALIDATION_FAILED', `item ${index}: ${problems[0]!.pointer || '/'} ${problems[0]!.message}`, problems.map((p) => ({ ...p, pointer: `/sessions/${index}${p.pointer}` }))) };
+        } else {
+          try {
+            const session = await buildSession(tx, account, item as SessionInput, 'stop', now);
+            const inserted = this.insert(tx, session);
+            events.push(...inserted.events);
+            outcome = { index, status: 201, session: inserted.result };
+          } catch (error) {
+            if (!(error instanceof SessionInputError)) throw error;
+            const answer = error.error.code === 'NOT_FOUND' ? error.error : error.answer(`/sessions/${index}`);
+            outcome = { index, status: answer.status === 404 ? 404 : 400, error: answer };
+          }
+        }
+        if (outcome.status !== 201 && !continueOnError) {
+          const error = outcome.error;
+          // Nothing of this batch is kept: throwing rolls the transaction back.
+          throw new AppError('VALIDATION_FAILED', `item ${index}: ${error.message}`, error.details ?? [{ in: 'body', pointer: `/sessions/${index}`, message: error.message }]);
+        }
+        results.push(outcome);
+      }
+      const created = results.flatMap((r) => (r.status === 201 ? [r.session.session_id] : []));
+      tx.put('stops', stopId, { ...stop, session_ids: [...stop.session_ids, ...created] });
+      return { result: results, events };
+    });
+    this.sink.emitted(events);
+    return result;
+  }
+
+  /** The session as it reads now: the due-date rule applied (and stored) first. */
+  read(account: Account, sessionId: string): Promise<SessionRecord> {
+    return this.apply(account, sessionId, null);
+  }
+
+  expire(account: Account, sessionId: string): Promise<SessionRecord> {
+    return this.apply(account, sessionId, { kind: 'expire' });
+  }
+
+  force(account: Account, sessionId: string, leg: 1 | 2, outcome: string): Promise<SessionRecord> {
+    return this.apply(account, sessionId, { kind: 'force', leg, outcome });
+  }
+
+  /** The payment page's outcome; on payment, leg 2 is scheduled after the accreditation delay. */
+  async payViaPage(account: Account, sessionId: string, page: { outcome: 'paid'; leg2: 'accredited' | 'accreditation_failed' } | { outcome: 'failed'; reason: string } | { outcome: 'expired' }): Promise<SessionRecord> {
+    const trigger: Trigger =
+      page.outcome === 'paid'
+        ? { kind: 'page', outcome: 'paid', leg2: page.leg2, accreditAt: iso(accountNow(this.clock, account) + this.accreditationDelayMs) }
+        : page.outcome === 'failed'
+          ? { kind: 'page', outcome: 'failed', reason: page.reason }
+          : { kind: 'page', outcome: 'expired' };
+    return this.apply(account, sessionId, trigger);
+  }
+
+  /** Fires a scheduled accreditation; does nothing when it was cancelled or already fired. */
+  async fireScheduled(account: Account, sessionId: string): Promise<void> {
+    await this.apply(account, sessionId, { kind: 'scheduled-accreditation' });
+  }
+
+  private async apply(account: Account, sessionId: string, trigger: Trigger | null): Promise<SessionRecord> {
+    const { result, events } = await this.store.transact(async (tx) => {
+      const stored = await owned<SessionRecord>(tx, 'sessions', sessionId, account, 'session');
+      const nowMs = accountNow(this.clock, account);
+      let session = stored;
+      const effects: EventEffect[] = [];
+      let schedule: 'set' | 'cancel' | undefined;
+      for (const step of [{ kind: 'due-date', now: nowMs } as Trigger, ...(trigger ? [trigger] : [])]) {
+        const outcome = transition(session, step);
+        if (outcome.result === 'rejected') {
+          throw new AppError(outcome.code === 'SESSION_NOT_PAYABLE' ? 'VALIDATION_FAILED' : outcome.code, outcome.reason);
+        }
+        if (outcome.result === 'changed') {
+          session = outcome.session;
+          effects.push(...outcome.events);
+          schedule = outcome.schedule ?? schedule;
+        }
+      }
+      // A scheduled accreditation runs once, whether it still had something to do or was cancelled.
+      if (trigger?.kind === 'scheduled-accreditation') tx.delete('schedules', sessionId);
+      if (session === stored) return { result: stored, events: [] as OutboxEvent[] };
+      const emitted = outboxEvents(session, effects, iso(nowMs));
+      tx.put('sessions', sessionId, emitted.session);
+      for (const event of emitted.events) tx.insert('events', event.event_id, event);
+      if (schedule === 'set') {
+        tx.put('schedules', sessionId, { session_id: sessionId, account_id: account.account_id, due_at: emitted.session.accreditation.scheduled_for! } satisfies ScheduleRecord);
+      } else if (schedule === 'cancel') {
+        tx.delete('schedules', sessionId);
+      }
+      return { result: emitted.session, events: emitted.events };
+    });
+    this.sink.emitted(events);
+    return result;
+  }
+
+  private insert(tx: Transaction, session: SessionRecord): { result: SessionRecord; events: OutboxEvent[] } {
+    const emitted = outboxEvents(session, [{ event: 'payment_session.created' }], session.created_at);
+    tx.insert('sessions', session.session_id, emitted.session);
+    for (const event of emitted.events) tx.insert('events', event.event_id, event);
+    return { result: emitted.session, events: emitted.events };
+  }
+
+  private now(account: Account): string {
+    return iso(accountNow(this.clock, account));
+  }
+}
+
+function rethrowAnswer(prefix: string) {
+  return (error: unknown): never => {
+    if (error instanceof SessionInputError) throw error.answer(prefix);
+    throw error;
+  };
+}
