@@ -1,0 +1,110 @@
+import t from 'tap';
+import type { SessionRecord, SessionStatus } from './session.js';
+import { transition, type Outcome } from './session-machine.js';
+
+const session = (status: SessionStatus = 'pending', extra: Partial<SessionRecord> = {}): SessionRecord => ({
+  session_id: 'ses_1',
+  account_id: 'acc_1',
+  status,
+  agreement_id: 'agr_1',
+  amount_cents: 10_000,
+  currency_reference: 'USD',
+  due_date_session: null,
+  due_date_reached_behavior: 'expire',
+  webhook_url: null,
+  description: null,
+  created_at: '2026-11-21T10:00:00.000Z',
+  origin: 'button',
+  payment_id: 'pay_1',
+  distribution: [{ partner_id: 'ptn_1', amount_cents: 4_000 }],
+  accreditation: { status: 'none' },
+  event_seq: 1,
+  ...extra,
+});
+const changed = (outcome: Outcome) => {
+  if (outcome.result !== 'changed') throw new Error(`expected a change, got ${JSON.stringify(outcome)}`);
+  return outcome;
+};
+
+t.test('rule 1: two phases: leg 1 pays, leg 2 accredits', async (t) => {
+  const paid = changed(transition(session(), { kind: 'force', leg: 1, outcome: 'paid' }));
+  t.equal(paid.session.status, 'paid');
+  t.equal(paid.session.accreditation.status, 'none', 'payment alone does not accredit');
+  const accredited = changed(transition(paid.session, { kind: 'force', leg: 2, outcome: 'accredited' }));
+  t.equal(accredited.session.accreditation.status, 'accredited');
+  t.equal(accredited.session.credits!.length, 2, 'one credit per partner plus the owner');
+});
+
+t.test('rule 2: leg 1 on a paid session and leg 2 on an unpaid one are rejected with the reason', async (t) => {
+  for (const outcome of ['paid', 'failed', 'expired']) {
+    t.match(transition(session('paid'), { kind: 'force', leg: 1, outcome }), { result: 'rejected', code: 'INVALID_FORCED_TRANSITION', reason: /already paid/ });
+  }
+  for (const status of ['pending', 'failed', 'expired'] as const) {
+    t.match(transition(session(status), { kind: 'force', leg: 2, outcome: 'accredited' }), { result: 'rejected', code: 'INVALID_FORCED_TRANSITION', reason: /requires the session to be paid/ });
+  }
+  t.match(transition(session('paid', { accreditation: { status: 'accredited' } }), { kind: 'force', leg: 2, outcome: 'accreditation_failed' }), { result: 'rejected', reason: /already ended/ });
+  t.match(transition(session(), { kind: 'force', leg: 1, outcome: 'accredited' }), { result: 'rejected', reason: /not a leg 1 outcome/ });
+  t.match(transition(session('paid'), { kind: 'force', leg: 2, outcome: 'paid' }), { result: 'rejected', reason: /not a leg 2 outcome/ });
+});
+
+t.test('rule 3: paying through the page schedules leg 2', async (t) => {
+  const paid = changed(transition(session(), { kind: 'page', outcome: 'paid', leg2: 'accreditation_failed', accreditAt: '2026-11-21T10:00:05.000Z' }));
+  t.same(paid.session.accreditation, { status: 'scheduled', scheduled_for: '2026-11-21T10:00:05.000Z', outcome: 'accreditation_failed' });
+  t.equal(paid.schedule, 'set');
+  t.same(paid.events, [{ event: 'payment_session.paid' }]);
+  const fired = changed(transition(paid.session, { kind: 'scheduled-accreditation' }));
+  t.equal(fired.session.accreditation.status, 'failed', 'leg 2 ends as chosen on the page');
+  t.same(fired.events.map((e) => e.event), ['payment_session.accreditation_to_recipient_failed', 'payment_session.accreditation_to_recipient_failed']);
+});
+
+t.test('rule 4: forcing paid does not schedule the accreditation', async (t) => {
+  const paid = changed(transition(session(), { kind: 'force', leg: 1, outcome: 'paid' }));
+  t.same(paid.session.accreditation, { status: 'none' });
+  t.equal(paid.schedule, undefined);
+  t.equal(transition(paid.session, { kind: 'scheduled-accreditation' }).result, 'unchanged');
+});
+
+t.test('rule 5: forcing leg 2 cancels a scheduled accreditation, and the schedule then does nothing', async (t) => {
+  const scheduled = session('paid', { accreditation: { status: 'scheduled', scheduled_for: '2026-11-21T10:00:05.000Z', outcome: 'accredited' } });
+  const forced = changed(transition(scheduled, { kind: 'force', leg: 2, outcome: 'accreditation_failed' }));
+  t.equal(forced.schedule, 'cancel');
+  t.equal(forced.session.accreditation.status, 'failed');
+  t.equal(transition(forced.session, { kind: 'scheduled-accreditation' }).result, 'unchanged', 'no second, contradictory notice');
+});
+
+t.test('rule 6: expiring a paid session is rejected (422); pending and failed expire; expired is unchanged', async (t) => {
+  t.match(transition(session('paid'), { kind: 'expire' }), { result: 'rejected', code: 'SESSION_ALREADY_PAID' });
+  t.equal(changed(transition(session('pending'), { kind: 'expire' })).session.status, 'expired');
+  t.equal(changed(transition(session('failed'), { kind: 'expire' })).session.status, 'expired');
+  t.equal(transition(session('expired'), { kind: 'expire' }).result, 'unchanged');
+  t.same(changed(transition(session('pending'), { kind: 'expire' })).events, [], 'expiring emits no event');
+});
+
+t.test('rule 7: past the due date an expire-mode session is expired, a keep_active one stays pending', async (t) => {
+  const due = '2026-11-21T12:00:00.000Z';
+  const now = Date.parse(due);
+  t.equal(transition(session('pending', { due_date_session: due }), { kind: 'due-date', now: now - 1 }).result, 'unchanged', 'before the due date');
+  t.equal(changed(transition(session('pending', { due_date_session: due }), { kind: 'due-date', now })).session.status, 'expired');
+  t.equal(transition(session('pending', { due_date_session: due, due_date_reached_behavior: 'keep_active' }), { kind: 'due-date', now }).result, 'unchanged');
+  t.equal(transition(session('paid', { due_date_session: due }), { kind: 'due-date', now }).result, 'unchanged', 'a paid session stays paid');
+  t.equal(transition(session('pending'), { kind: 'due-date', now }).result, 'unchanged', 'no due date, no expiry');
+});
+
+t.test('rule 8: paid, failed and expired can be forced and show in the status', async (t) => {
+  for (const outcome of ['paid', 'failed', 'expired'] as const) {
+    for (const from of ['pending', 'failed', 'expired'] as const) {
+      t.equal(changed(transition(session(from), { kind: 'force', leg: 1, outcome })).session.status, outcome, `${from} → ${outcome}`);
+    }
+  }
+  t.same(changed(transition(session(), { kind: 'force', leg: 1, outcome: 'failed' })).events, [], 'failed emits no event');
+});
+
+t.test('events: paid on leg 1 paid, accredited on leg 2, one failed-credit event per receiver', async (t) => {
+  const paid = changed(transition(session(), { kind: 'force', leg: 1, outcome: 'paid' }));
+  t.same(paid.events, [{ event: 'payment_session.paid' }]);
+  t.same(changed(transition(paid.session, { kind: 'force', leg: 2, outcome: 'accredited' })).events, [{ event: 'payment_session.accredited' }]);
+  t.same(changed(transition(paid.session, { kind: 'force', leg: 2, outcome: 'accreditation_failed' })).events, [
+    { event: 'payment_session.accreditation_to_recipient_failed', receiver_id: 'ptn_1' },
+    { event: 'payment_session.accreditation_to_recipient_failed', receiver_id: 'acc_1' },
+  ]);
+});
