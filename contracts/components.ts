@@ -7,6 +7,7 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import { isoTime, ref, responseRef, type Schema } from './helpers.js';
 import { posSchemas } from './schemas/pos.js';
 import { sessionSchemas } from './schemas/sessions.js';
+import { webhookSchemas } from './schemas/webhooks.js';
 
 export { isoTime, ref, responseRef } from './helpers.js';
 export type { HttpMethod, Operation, PathItems } from './helpers.js';
@@ -14,6 +15,7 @@ export type { HttpMethod, Operation, PathItems } from './helpers.js';
 const schemas: Record<string, Schema> = {
   ...posSchemas,
   ...sessionSchemas,
+  ...webhookSchemas,
   Error: {
     type: 'object',
     description: 'Every error answer (addendum §0).',
@@ -175,6 +177,8 @@ const responses: Record<string, OpenAPIV3_1.ResponseObject> = {
   UnsupportedMediaType: errorResponse('UNSUPPORTED_MEDIA_TYPE: the body is not in a declared media type.'),
   InternalError: errorResponse('INTERNAL_ERROR.'),
   OrderConflict: errorResponse('ORDER_STATE_CONFLICT: the transition is not allowed from the order\'s status, given in currentStatus.'),
+  ReceiverFailure: errorResponse('RECEIVER_FAILS_ON_PURPOSE: the fail receiver always answers 500.'),
+  UpgradeRequired: errorResponse('UPGRADE_REQUIRED: connect with a WebSocket client.'),
   SessionAlreadyPaid: errorResponse('SESSION_ALREADY_PAID: a paid session cannot expire.'),
   InvalidForcedTransition: errorResponse('INVALID_FORCED_TRANSITION: the control plane does not admit this outcome now; the reason is in message.'),
   AmountMismatch: errorResponse('AMOUNT_MISMATCH: the amount confirmed differs from the order\'s.'),

@@ -5,6 +5,7 @@ import { consolePaths } from './paths/console.js';
 import { controlPaths, withTestAliases } from './paths/control.js';
 import { posPaths } from './paths/pos.js';
 import { sessionControlPaths, sessionPaths } from './paths/sessions.js';
+import { webhookDeliveries, webhookPaths } from './paths/webhooks.js';
 import { systemPaths } from './paths/system.js';
 
 /**
@@ -32,7 +33,8 @@ export const openApiDocument: OpenAPIV3_1.Document = {
     { name: 'console', description: 'The console API, opened by the console token.' },
     { name: 'control', description: 'The control plane, also under /__test__ (addendum §6).' },
   ],
-  paths: { ...systemPaths, ...accountPaths, ...consolePaths, ...withTestAliases({ ...controlPaths, ...sessionControlPaths }), ...posPaths, ...sessionPaths } satisfies PathItems as OpenAPIV3_1.PathsObject,
+  paths: { ...systemPaths, ...accountPaths, ...consolePaths, ...withTestAliases({ ...controlPaths, ...sessionControlPaths }), ...posPaths, ...sessionPaths, ...webhookPaths } satisfies PathItems as OpenAPIV3_1.PathsObject,
+  webhooks: webhookDeliveries,
   components,
 };
 

@@ -28,7 +28,11 @@ import { terminalHandlers } from './terminals/routes.js';
 import { TerminalService } from './terminals/terminal-service.js';
 import { AccreditationScheduler } from './sessions/accreditation-scheduler.js';
 import { CatalogService } from './sessions/catalog.js';
-import { silentSink, type EventSink } from './sessions/events.js';
+import type { EventSink } from './sessions/events.js';
+import { RelayHub } from './relay/relay-hub.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { Receivers } from './webhooks/receivers.js';
+import { webhookHandlers } from './webhooks/routes.js';
 import { sessionHandlers } from './sessions/routes.js';
 import { SessionService } from './sessions/session-service.js';
 import { StopService } from './sessions/stop-service.js';
@@ -44,19 +48,23 @@ export interface AppDeps {
    * configuration reaches this.
    */
   securityGuards?: Partial<Record<string, Middleware<AppState>>>;
-  /** Where emitted events go once durable (the webhook dispatcher); nowhere by default. */
+  /** Also told of every emitted event once durable (tests); the webhook dispatcher always is. */
   eventSink?: EventSink;
+  /** The webhook attempt's 5 s limit as a signal; tests inject one they fire. */
+  webhookSignalAfter?: (ms: number) => AbortSignal;
 }
 
 /** The Koa app with the background jobs `main.ts` starts and stops. */
 export type SimulatorApp = Koa<AppState> & {
-  jobs: { scheduler: AccreditationScheduler };
+  jobs: { scheduler: AccreditationScheduler; dispatcher: WebhookDispatcher; relay: RelayHub };
+  /** Tells the app an origin it is reached at, once listening (loopback webhook routing). */
+  addOrigin(origin: string): void;
   /** The domain services behind the routes, for in-process callers (the payment page, tests). */
   services: { sessions: SessionService };
 };
 
 /** Builds the whole backend as a Koa app; `main.ts` gives it real parts, tests their own. */
-export function createApp({ store, clock, config, log = silentLogger, securityGuards: substitutes = {}, eventSink = silentSink }: AppDeps): SimulatorApp {
+export function createApp({ store, clock, config, log = silentLogger, securityGuards: substitutes = {}, eventSink, webhookSignalAfter }: AppDeps): SimulatorApp {
   const doc = openApiDocument;
   const validators = { exact: new SchemaValidator(doc), coercing: new SchemaValidator(doc, { coerceTypes: true }) };
   const accounts = new AccountService(store, clock, config);
@@ -65,7 +73,21 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
   const settlements = new SettlementService(store, clock);
   const catalog = new CatalogService(store, clock);
   const checkSessionInput = (value: unknown) => validators.exact.check({ $ref: '#/components/schemas/SessionCreateRequest' }, value).map((issue) => ({ in: 'body' as const, ...issue }));
-  const sessions = new SessionService(store, clock, eventSink, config.accreditationDelayMs, checkSessionInput);
+  const origins = new Set<string>(config.publicUrl ? [config.publicUrl] : []);
+  const receivers = new Receivers(store, clock);
+  const relay = new RelayHub(accounts, store, clock, log);
+  const dispatcher = new WebhookDispatcher({
+    store,
+    clock,
+    ladder: config.webhookLadder,
+    ownOrigins: () => [...origins],
+    loopback: async (accountId, receiver, request) => ({ status: await receivers.receive(accountId, receiver, { rawBody: Buffer.from(request.body), headers: request.headers }) }),
+    relay,
+    log,
+    ...(webhookSignalAfter ? { signalAfter: webhookSignalAfter } : {}),
+  });
+  const sink: EventSink = eventSink ? { emitted: (events) => (dispatcher.emitted(events), eventSink.emitted(events)) } : dispatcher;
+  const sessions = new SessionService(store, clock, sink, config.accreditationDelayMs, checkSessionInput);
   const stops = new StopService(store, clock);
   const scheduler = new AccreditationScheduler(store, clock, sessions, log);
   // Security schemes of the document and what checks each.
@@ -82,11 +104,16 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
   bindOperations(router, doc, {
     ...systemHandlers(store, doc, performance.now()),
     ...accountHandlers(accounts, publicUrl),
-    ...clockHandlers(store, clock, (accountId) => scheduler.runDue(accountId)),
+    // What a clock move made due happens before the answer: accreditations, then webhook attempts.
+    ...clockHandlers(store, clock, async (accountId) => {
+      await scheduler.runDue(accountId);
+      await dispatcher.runDue();
+    }),
     ...terminalHandlers(terminals),
     ...orderHandlers(orders),
     ...settlementHandlers(settlements, terminals),
-    ...sessionHandlers({ store, catalog, sessions, stops, publicUrl }),
+    ...sessionHandlers({ store, clock, catalog, sessions, stops, publicUrl }),
+    ...webhookHandlers(receivers, dispatcher),
   }, {
     readBody: readBody(config.bodyLimitBytes),
     authenticate: (security) => authenticate(security, securityGuards),
@@ -103,5 +130,5 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
   app.on('error', (error: Error, ctx?: AppContext) => {
     log.error('unhandled error', { error: error.message, stack: error.stack, method: ctx?.method, path: ctx?.path });
   });
-  return Object.assign(app, { jobs: { scheduler }, services: { sessions } });
+  return Object.assign(app, { jobs: { scheduler, dispatcher, relay }, services: { sessions }, addOrigin: (origin: string) => void origins.add(origin) });
 }

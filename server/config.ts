@@ -11,6 +11,8 @@ export interface Config {
   loginTokenTtlSeconds: number;
   /** scrypt cost parameter N for password hashes. */
   scryptCost: number;
+  /** Which retry ladder webhook deliveries climb (addendum §7). */
+  webhookLadder: 'sim' | 'production';
   /** Delay between a payment through the page and its accreditation (leg 2). */
   accreditationDelayMs: number;
   /** How far x-pos-timestamp may be from the server clock (addendum §2). */
@@ -29,6 +31,7 @@ export const defaultConfig: Config = {
   scryptCost: 16384,
   posSignatureToleranceSeconds: 300,
   accreditationDelayMs: 5000,
+  webhookLadder: 'sim',
   snapshotMinJournalBytes: 16 * 1024 * 1024,
 };
 
@@ -52,6 +55,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   }
   if (env.SIM_ACCREDITATION_DELAY_MS !== undefined) {
     config.accreditationDelayMs = integer('SIM_ACCREDITATION_DELAY_MS', env.SIM_ACCREDITATION_DELAY_MS, 0, 86_400_000);
+  }
+  if (env.WEBHOOK_LADDER !== undefined) {
+    if (env.WEBHOOK_LADDER !== 'sim' && env.WEBHOOK_LADDER !== 'production') throw new ConfigError(`WEBHOOK_LADDER must be sim or production, got ${JSON.stringify(env.WEBHOOK_LADDER)}`);
+    config.webhookLadder = env.WEBHOOK_LADDER;
   }
   if (env.LOG_LEVEL !== undefined) {
     if (!isLogLevel(env.LOG_LEVEL)) throw new ConfigError(`LOG_LEVEL must be one of debug, info, warn, error, silent; got ${JSON.stringify(env.LOG_LEVEL)}`);

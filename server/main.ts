@@ -34,11 +34,15 @@ try {
 const app = createApp({ store, clock: systemClock, config, log });
 app.jobs.scheduler.start();
 const server = createServer(app.callback());
+app.jobs.relay.attach(server);
 server.on('error', (error: NodeJS.ErrnoException) => fail(`cannot listen on ${config.host}:${config.port}: ${error.code ?? error.message}`));
 server.listen(config.port, config.host);
 await once(server, 'listening');
 const address = server.address();
 const port = typeof address === 'object' && address ? address.port : config.port;
+app.addOrigin(`http://${config.host}:${port}`);
+if (config.host === '127.0.0.1') app.addOrigin(`http://localhost:${port}`);
+app.jobs.dispatcher.start();
 log.info('listening', { url: `http://${config.host}:${port}`, dataDir: config.dataDir, store: store.kind });
 process.stdout.write(`svc-pos-sim listening on http://${config.host}:${port} (data in ${config.dataDir})\n`);
 
@@ -48,6 +52,8 @@ async function stop(signal: string): Promise<void> {
   stopping = true;
   log.info('stopping', { signal });
   app.jobs.scheduler.stop();
+  app.jobs.dispatcher.stop();
+  app.jobs.relay.close();
   // Let requests in flight finish (their writes are acknowledged), then stop.
   const closed = new Promise((resolve) => server.close(resolve));
   server.closeIdleConnections();

@@ -25,7 +25,9 @@ export function validateRequest(doc: OpenAPIV3_1.Document, entry: OperationEntry
   const queryParameters = parameters.filter((p) => p.in === 'query');
   const pathSchema = objectSchema(pathParameters);
   const querySchema = objectSchema(queryParameters);
-  const requestBody = entry.operation.requestBody ? resolveRef<OpenAPIV3_1.RequestBodyObject>(doc, entry.operation.requestBody) : undefined;
+  // `x-raw-body` operations take any body as bytes (the default receivers accept anything).
+  const rawBody = (entry.operation as { 'x-raw-body'?: boolean })['x-raw-body'] === true;
+  const requestBody = entry.operation.requestBody && !rawBody ? resolveRef<OpenAPIV3_1.RequestBodyObject>(doc, entry.operation.requestBody) : undefined;
   const mediaTypes = Object.keys(requestBody?.content ?? {});
 
   return async (ctx, next) => {

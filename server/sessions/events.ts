@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { signWebhook } from '../../contracts/webhook-signature.js';
 import { newId } from '../accounts/secrets.js';
+import type { Transaction } from '../store/store.js';
+import { trace } from '../trace/trace.js';
 import type { EventEffect, EventName } from './session-machine.js';
 import type { SessionRecord } from './session.js';
 import { creditFields, paymentReference } from './session-view.js';
@@ -21,8 +24,12 @@ export interface OutboxEvent {
   body: string;
   /** UUID v4, one per emission, the same across its retries. */
   idempotency_key: string;
+  /** svc-signature over created_at (the svc-timestamp) and body; automatic retries send the same. */
+  signature: string;
   webhook_url: string | null;
   delivery: 'pending' | 'delivered' | 'gave_up' | 'undelivered';
+  /** Attempts made so far, automatic and manual. */
+  attempts?: number;
 }
 
 /** Receives events after they are durable; the webhook part delivers them. */
@@ -32,8 +39,20 @@ export interface EventSink {
 
 export const silentSink: EventSink = { emitted: () => undefined };
 
+/** A delivery still to be made: one per event, until it is delivered or given up. */
+export interface DeliveryRecord {
+  [field: string]: unknown;
+  event_id: string;
+  account_id: string;
+  session_id: string;
+  seq: number;
+  attempts: number;
+  /** On the account's clock. */
+  next_attempt_at: string;
+}
+
 /** Outbox records for the effects of one change, numbered after the session's previous events. */
-export function outboxEvents(session: SessionRecord, effects: readonly EventEffect[], createdAt: string): { events: OutboxEvent[]; session: SessionRecord } {
+export function outboxEvents(session: SessionRecord, effects: readonly EventEffect[], createdAt: string, webhookSecret: string): { events: OutboxEvent[]; session: SessionRecord } {
   let seq = session.event_seq;
   const events = effects.map((effect) => {
     seq += 1;
@@ -59,9 +78,38 @@ export function outboxEvents(session: SessionRecord, effects: readonly EventEffe
       created_at: createdAt,
       body,
       idempotency_key: randomUUID(),
+      signature: signWebhook(webhookSecret, createdAt, body),
       webhook_url: session.webhook_url,
       delivery: 'pending' as const,
     };
   });
   return { events, session: { ...session, event_seq: seq } };
+}
+
+/**
+ * Stores emitted events in the caller's transaction: the event, its pending
+ * delivery, and the webhook.emitted trace entry with payload and signature
+ * (recorded even when the session has no webhook_url).
+ */
+export function recordEvents(tx: Pick<Transaction, 'insert'>, events: readonly OutboxEvent[]): void {
+  for (const event of events) {
+    tx.insert('events', event.event_id, event);
+    tx.insert('deliveries', event.event_id, {
+      event_id: event.event_id,
+      account_id: event.account_id,
+      session_id: event.session_id,
+      seq: event.seq,
+      attempts: 0,
+      next_attempt_at: event.created_at,
+    } satisfies DeliveryRecord);
+    trace(tx, event.account_id, 'webhook.emitted', event.created_at, {
+      session_id: event.session_id,
+      event_id: event.event_id,
+      event: event.event,
+      webhook_url: event.webhook_url,
+      payload: event.body,
+      signature: event.signature,
+      idempotency_key: event.idempotency_key,
+    });
+  }
 }

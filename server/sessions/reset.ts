@@ -1,9 +1,13 @@
 import type { Account } from '../accounts/account.js';
+import { iso, type Clock } from '../clock.js';
 import type { Store } from '../store/store.js';
+import { trace } from '../trace/trace.js';
 
 /** What an account owns, by collection and the field that names the owner. */
 const owned: Array<[collection: string, field: string, owner: (account: Account) => string]> = [
   ['sessions', 'account_id', (a) => a.account_id],
+  ['deliveries', 'account_id', (a) => a.account_id],
+  ['trace', 'account_id', (a) => a.account_id],
   ['events', 'account_id', (a) => a.account_id],
   ['schedules', 'account_id', (a) => a.account_id],
   ['batches', 'account_id', (a) => a.account_id],
@@ -22,7 +26,7 @@ const owned: Array<[collection: string, field: string, owner: (account: Account)
  * transaction. Only the caller's records go; its keys and tokens stay, its
  * clock returns to the server's.
  */
-export async function resetAccount(store: Store, accountId: string): Promise<number> {
+export async function resetAccount(store: Store, clock: Clock, accountId: string): Promise<number> {
   return store.transact(async (tx) => {
     const account = (await tx.get<Account>('accounts', accountId))!;
     let deleted = 0;
@@ -34,6 +38,7 @@ export async function resetAccount(store: Store, accountId: string): Promise<num
       }
     }
     tx.put('accounts', accountId, { ...account, clock_offset_ms: 0 });
+    trace(tx, accountId, 'control.reset', iso(clock.now()), { deleted });
     return deleted;
   });
 }
@@ -45,7 +50,10 @@ function keyOf(collection: string, record: Record<string, unknown>): string {
     case 'schedules':
       return record.session_id as string;
     case 'events':
+    case 'deliveries':
       return record.event_id as string;
+    case 'trace':
+      return record.id as string;
     case 'batches':
       return record.batch_id as string;
     case 'stops':

@@ -3,6 +3,7 @@ import type { OperationHandlers } from '../http/bind-operations.js';
 import type { AppContext } from '../http/context.js';
 import { resetAccount } from './reset.js';
 import type { Store } from '../store/store.js';
+import type { Clock } from '../clock.js';
 import { publicAgreement, publicPartner, publicSplitAgreement, type CatalogService } from './catalog.js';
 import type { SessionInput } from './session-input.js';
 import type { SessionService } from './session-service.js';
@@ -12,6 +13,7 @@ import { publicStop, stopMocks, type StopService } from './stop-service.js';
 
 export interface SessionDeps {
   store: Store;
+  clock: Clock;
   catalog: CatalogService;
   sessions: SessionService;
   stops: StopService;
@@ -19,7 +21,7 @@ export interface SessionDeps {
 }
 
 /** The 17 operations of addendum §5, the /payment-sessions read, and the session control plane. */
-export function sessionHandlers({ store, catalog, sessions, stops, publicUrl }: SessionDeps): OperationHandlers {
+export function sessionHandlers({ store, clock, catalog, sessions, stops, publicUrl }: SessionDeps): OperationHandlers {
   const account = (ctx: AppContext): Account => ctx.state.account!;
   const param = (ctx: AppContext, name: string) => ctx.state.params![name]!;
   const body = <T>(ctx: AppContext) => ctx.state.body as T;
@@ -86,7 +88,7 @@ export function sessionHandlers({ store, catalog, sessions, stops, publicUrl }: 
       ctx.body = view(ctx)(await sessions.force(account(ctx), param(ctx, 'session_id'), leg, outcome));
     },
     resetAccount: async (ctx) => {
-      const deleted = await resetAccount(store, account(ctx).account_id);
+      const deleted = await resetAccount(store, clock, account(ctx).account_id);
       ctx.body = { status: 'reset', deleted };
     },
   };

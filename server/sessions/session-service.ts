@@ -4,7 +4,8 @@ import { accountNow, iso, type Clock } from '../clock.js';
 import { AppError, type ErrorDetail } from '../errors.js';
 import type { Store, Transaction } from '../store/store.js';
 import { owned } from './catalog.js';
-import { outboxEvents, type EventSink, type OutboxEvent } from './events.js';
+import { trace } from '../trace/trace.js';
+import { outboxEvents, recordEvents, type EventSink, type OutboxEvent } from './events.js';
 import { buildSession, SessionInputError, type SessionInput } from './session-input.js';
 import { transition, type EventEffect, type Trigger } from './session-machine.js';
 import type { Origin, SessionRecord } from './session.js';
@@ -47,7 +48,7 @@ export class SessionService {
   async create(account: Account, input: SessionInput, origin: Origin = 'button'): Promise<SessionRecord> {
     const { result, events } = await this.store.transact(async (tx) => {
       const session = await buildSession(tx, account, input, origin, this.now(account)).catch(rethrowAnswer(''));
-      return this.insert(tx, session);
+      return this.insert(tx, account, session);
     });
     this.sink.emitted(events);
     return result;
@@ -61,7 +62,7 @@ export class SessionService {
       const events: OutboxEvent[] = [];
       for (const [index, input] of inputs.entries()) {
         const session = await buildSession(tx, account, input, 'request', now).catch(rethrowAnswer(`/sessions/${index}`));
-        const inserted = this.insert(tx, session);
+        const inserted = this.insert(tx, account, session);
         created.push(inserted.result);
         events.push(...inserted.events);
       }
@@ -98,7 +99,7 @@ export class SessionService {
         } else {
           try {
             const session = await buildSession(tx, account, item as SessionInput, 'stop', now);
-            const inserted = this.insert(tx, session);
+            const inserted = this.insert(tx, account, session);
             events.push(...inserted.events);
             outcome = { index, status: 201, session: inserted.result };
           } catch (error) {
@@ -172,9 +173,16 @@ export class SessionService {
       // A scheduled accreditation runs once, whether it still had something to do or was cancelled.
       if (trigger?.kind === 'scheduled-accreditation') tx.delete('schedules', sessionId);
       if (session === stored) return { result: stored, events: [] as OutboxEvent[] };
-      const emitted = outboxEvents(session, effects, iso(nowMs));
+      const at = iso(nowMs);
+      const emitted = outboxEvents(session, effects, at, webhookSecret(account));
       tx.put('sessions', sessionId, emitted.session);
-      for (const event of emitted.events) tx.insert('events', event.event_id, event);
+      if (session.status !== stored.status) {
+        trace(tx, account.account_id, 'session.status_changed', at, { session_id: sessionId, from: stored.status, to: session.status, cause: trigger?.kind ?? 'due-date' });
+      }
+      if (trigger?.kind === 'force') {
+        trace(tx, account.account_id, 'control.outcome', at, { session_id: sessionId, leg: trigger.leg, outcome: trigger.outcome });
+      }
+      recordEvents(tx, emitted.events);
       if (schedule === 'set') {
         tx.put('schedules', sessionId, { session_id: sessionId, account_id: account.account_id, due_at: emitted.session.accreditation.scheduled_for! } satisfies ScheduleRecord);
       } else if (schedule === 'cancel') {
@@ -186,16 +194,21 @@ export class SessionService {
     return result;
   }
 
-  private insert(tx: Transaction, session: SessionRecord): { result: SessionRecord; events: OutboxEvent[] } {
-    const emitted = outboxEvents(session, [{ event: 'payment_session.created' }], session.created_at);
+  private insert(tx: Transaction, account: Account, session: SessionRecord): { result: SessionRecord; events: OutboxEvent[] } {
+    const emitted = outboxEvents(session, [{ event: 'payment_session.created' }], session.created_at, webhookSecret(account));
     tx.insert('sessions', session.session_id, emitted.session);
-    for (const event of emitted.events) tx.insert('events', event.event_id, event);
+    trace(tx, account.account_id, 'session.created', session.created_at, { session_id: session.session_id, origin: session.origin, amount_reference: session.amount_cents / 100 });
+    recordEvents(tx, emitted.events);
     return { result: emitted.session, events: emitted.events };
   }
 
   private now(account: Account): string {
     return iso(accountNow(this.clock, account));
   }
+}
+
+function webhookSecret(account: Account): string {
+  return account.keys[0]!.webhook_secret;
 }
 
 function rethrowAnswer(prefix: string) {

@@ -25,19 +25,23 @@ export interface TestServer {
  * The real app on real parts for a test: the lowdb store in the test's temp
  * dir, HTTP on a random port, a manual clock. Closed when the test ends.
  */
-export async function startTestServer(t: Test, overrides: Partial<Config> = {}, log?: Logger, eventSink?: EventSink): Promise<TestServer> {
+export async function startTestServer(t: Test, overrides: Partial<Config> = {}, log?: Logger, eventSink?: EventSink, signalAfter?: (ms: number) => AbortSignal): Promise<TestServer> {
   const dataDir = t.testdir();
   // A cheap scrypt cost keeps tests fast; the production cost is tested in secrets.test.ts.
   const config: Config = { ...defaultConfig, dataDir, port: 0, scryptCost: 1024, logLevel: 'silent', ...overrides };
   const store = await LowdbStore.open({ dir: dataDir });
   const clock = new ManualClock();
-  const app = createApp({ store, clock, config, ...(log ? { log } : {}), ...(eventSink ? { eventSink } : {}) });
+  const app = createApp({ store, clock, config, ...(log ? { log } : {}), ...(eventSink ? { eventSink } : {}), ...(signalAfter ? { webhookSignalAfter: signalAfter } : {}) });
   const server = createServer(app.callback());
+  app.jobs.relay.attach(server);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;
+  app.addOrigin(baseUrl);
   t.teardown(async () => {
+    await app.jobs.dispatcher.runDue().catch(() => undefined);
+    app.jobs.relay.close();
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
     await store.close();

@@ -1,0 +1,84 @@
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { jsonResponse, ref, responseRef, writeErrors, type PathItems } from '../components.js';
+
+const deliveryHeaders: OpenAPIV3_1.ParameterObject[] = [
+  { name: 'svc-signature', in: 'header', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{64}$' }, description: 'Lowercase hex HMAC-SHA256, keyed with the account\'s webhook secret, of svc-timestamp + "." + the raw body.' },
+  { name: 'svc-timestamp', in: 'header', required: true, schema: { type: 'string', format: 'date-time' }, description: 'The event\'s created_at (a manual resend signs a fresh one).' },
+  { name: 'idempotency-key', in: 'header', required: true, schema: { type: 'string', format: 'uuid' }, description: 'UUID v4, one per emission, the same across its retries and resends.' },
+];
+
+const delivery = (schema: string, summary: string): OpenAPIV3_1.PathItemObject => ({
+  post: {
+    summary,
+    parameters: deliveryHeaders as OpenAPIV3_1.ParameterObject[],
+    requestBody: { required: true, content: { 'application/json': { schema: ref(schema) } } },
+    responses: { '200': { description: 'Any 2xx within 5 s closes the delivery; anything else is retried on the ladder.' } },
+  },
+} as OpenAPIV3_1.PathItemObject);
+
+/** spec: Events: what the simulator sends to webhook_url. */
+export const webhookDeliveries: Record<string, OpenAPIV3_1.PathItemObject> = {
+  'payment_session.created': delivery('SessionCreatedEvent', 'A session was created'),
+  'payment_session.paid': delivery('SessionPaidEvent', 'Leg 1 paid'),
+  'payment_session.accredited': delivery('SessionAccreditedEvent', 'Leg 2 accredited'),
+  'payment_session.accreditation_to_recipient_failed': delivery('AccreditationToRecipientFailedEvent', 'Leg 2: one receiver\'s credit failed'),
+};
+
+export const webhookPaths: PathItems = {
+  '/console/hooks/{account_id}/{receiver}': {
+    post: {
+      operationId: 'receiveWebhook',
+      summary: 'The account\'s default webhook receivers',
+      description: 'paid and accredited answer 200, fail answers 500 on purpose, captura answers 200 to anything. Every call is recorded in the trace as webhook.received with the raw body, the parsed body, the headers, the signature and the idempotency key.',
+      tags: ['simulator'],
+      security: [],
+      'x-raw-body': true,
+      parameters: [
+        { name: 'account_id', in: 'path', required: true, schema: { type: 'string', maxLength: 64 } },
+        { name: 'receiver', in: 'path', required: true, schema: { type: 'string', enum: ['paid', 'accredited', 'fail', 'captura'] } },
+      ],
+      requestBody: { required: false, content: { '*/*': { schema: {} } } },
+      responses: {
+        '200': jsonResponse('Received and recorded.', ref('Received')),
+        '400': responseRef('BadRequest'),
+        '404': responseRef('NotFound'),
+        '413': responseRef('PayloadTooLarge'),
+        '500': responseRef('ReceiverFailure'),
+      },
+    } as OpenAPIV3_1.OperationObject,
+  },
+  '/console/webhooks/{event_id}/resend': {
+    post: {
+      operationId: 'resendWebhook',
+      summary: 'Attempt an event\'s delivery again now',
+      description: 'A new attempt with the same idempotency-key and a fresh svc-timestamp and signature; it does not move the retry ladder. A 2xx closes a delivery still pending.',
+      tags: ['console'],
+      security: [{ consoleBearer: [] }],
+      parameters: [{ name: 'event_id', in: 'path', required: true, schema: { type: 'string', maxLength: 64 } }],
+      responses: {
+        '200': jsonResponse('What the attempt got.', ref('AttemptOutcome')),
+        '400': responseRef('BadRequest'),
+        '401': responseRef('Unauthorized'),
+        '404': responseRef('NotFound'),
+        ...writeErrors,
+      },
+    },
+  },
+  '/relay': {
+    get: {
+      operationId: 'openRelay',
+      summary: 'The WebSocket relay (upgrade)',
+      description:
+        'Upgrade to a WebSocket with Authorization: Bearer <API or login token> (or ?token=); a console token or an unknown token is refused with 401 before any WebSocket exists. ' +
+        'Server → client: { "type": "webhook", "delivery_id", "event_id", "url", "headers", "body" } (body: the exact signed string). Client → server: { "type": "result", "delivery_id", "status" }. ' +
+        'One relay per key: a second connection closes the first with close code 4000. A plain GET answers 426.',
+      tags: ['simulator'],
+      security: [],
+      responses: {
+        '101': { description: 'Switching to the WebSocket protocol.' },
+        '401': responseRef('Unauthorized'),
+        '426': responseRef('UpgradeRequired'),
+      },
+    },
+  },
+};

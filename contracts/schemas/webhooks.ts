@@ -1,0 +1,50 @@
+import { isoTime, ref, type Schema } from '../helpers.js';
+
+// spec: Events, Payload shapes; addendum §7.
+
+const closed = (required: string[], properties: Record<string, Schema | { $ref: string }>, description?: string): Schema => ({
+  type: 'object',
+  ...(description ? { description } : {}),
+  required,
+  properties,
+  additionalProperties: false,
+});
+
+const paymentReference = closed(['id', 'origin', 'amount_reference'], {
+  id: { type: 'string' },
+  origin: { type: 'string', enum: ['button', 'request', 'stop'] },
+  amount_reference: { type: 'number' },
+});
+
+const event = (name: string, data: Schema, description: string): Schema =>
+  closed(['event', 'event_id', 'created_at', 'data'], { event: { type: 'string', enum: [name] }, event_id: { type: 'string' }, created_at: isoTime, data }, description);
+
+const baseData: Record<string, Schema> = { session_id: { type: 'string' }, status: { type: 'string', enum: ['pending', 'paid', 'failed', 'expired'] }, session_payment: paymentReference };
+
+export const webhookSchemas: Record<string, Schema> = {
+  SessionCreatedEvent: event('payment_session.created', closed(['session_id', 'status', 'session_payment'], baseData), 'A session was created.'),
+  SessionPaidEvent: event('payment_session.paid', closed(['session_id', 'status', 'session_payment'], baseData), 'Leg 1: the payer\'s charge succeeded.'),
+  SessionAccreditedEvent: event(
+    'payment_session.accredited',
+    closed(['session_id', 'status', 'session_payment', 'receiver_credits', 'receiver_credits_summary'], {
+      ...baseData,
+      receiver_credits: { type: 'array', items: ref('ReceiverCredit') },
+      receiver_credits_summary: ref('ReceiverCreditsSummary'),
+    }),
+    'Leg 2: funds sent to every receiver. The credits sit beside session_payment here, inside it in the status read.',
+  ),
+  AccreditationToRecipientFailedEvent: event(
+    'payment_session.accreditation_to_recipient_failed',
+    closed(['session_id', 'status', 'session_payment', 'receiver_id'], { ...baseData, receiver_id: { type: 'string' } }),
+    'Leg 2: crediting one receiver failed; one event per failed credit.',
+  ),
+  AttemptOutcome: closed(['event_id', 'attempt', 'routing', 'duration_ms'], {
+    event_id: { type: 'string' },
+    attempt: { type: 'integer', minimum: 1 },
+    routing: { type: 'string', enum: ['loopback', 'relay', 'direct', 'none'] },
+    status: { type: 'integer', description: 'The receiver\'s HTTP status.' },
+    error: { type: 'string', description: 'Why there was no status (timeout, no relay, …).' },
+    duration_ms: { type: 'integer', minimum: 0 },
+  }),
+  Received: closed(['received'], { received: { type: 'boolean', enum: [true] } }),
+};

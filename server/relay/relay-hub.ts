@@ -1,0 +1,137 @@
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Account } from '../accounts/account.js';
+import type { AccountService } from '../accounts/account-service.js';
+import { accountNow, iso, type Clock } from '../clock.js';
+import { AppError } from '../errors.js';
+import { bearerToken } from '../http/authenticate.js';
+import type { Logger } from '../log.js';
+import type { Store } from '../store/store.js';
+import { trace } from '../trace/trace.js';
+import type { AttemptResult, WebhookRequest, WebhookTransport } from '../webhooks/transport.js';
+
+/** Close code for a relay replaced by a newer one for the same key (addendum §8). */
+export const REPLACED = 4000;
+
+interface Connection {
+  socket: WebSocket;
+  account: Account;
+  pending: Map<string, (result: AttemptResult) => void>;
+}
+
+/**
+ * The WebSocket relay at /relay (spec: Simulator-only surfaces, 6): a local
+ * client connects with its API or login token and receives the account's
+ * deliveries routed to it, answering each with the local receiver's status.
+ * One relay per key: a second connection closes the first with code 4000.
+ * A console token or an unknown token is refused with HTTP 401 at the
+ * upgrade, before any WebSocket exists.
+ */
+export class RelayHub implements WebhookTransport {
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
+  private readonly connections = new Map<string, Connection>();
+  private nextDelivery = 0;
+
+  constructor(
+    private readonly accounts: AccountService,
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly log: Logger,
+  ) {}
+
+  /** Takes the HTTP server's upgrade requests for /relay. */
+  attach(server: Server): void {
+    server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      void this.upgrade(request, socket, head);
+    });
+  }
+
+  isConnected(accountId: string): boolean {
+    return this.connections.has(accountId);
+  }
+
+  async send(request: WebhookRequest): Promise<AttemptResult> {
+    const connection = this.connections.get(request.account_id);
+    if (!connection) return { error: 'no relay connected for this account' };
+    const delivery_id = `dlv_${++this.nextDelivery}`;
+    return new Promise<AttemptResult>((resolve) => {
+      const done = (result: AttemptResult) => {
+        connection.pending.delete(delivery_id);
+        request.signal.removeEventListener('abort', onAbort);
+        resolve(result);
+      };
+      const onAbort = () => done({ error: 'timed out after 5000 ms waiting for the relay' });
+      if (request.signal.aborted) return onAbort();
+      request.signal.addEventListener('abort', onAbort);
+      connection.pending.set(delivery_id, done);
+      connection.socket.send(JSON.stringify({ type: 'webhook', delivery_id, event_id: request.event_id, url: request.url, headers: request.headers, body: request.body }), (error) => {
+        if (error) done({ error: `relay send failed: ${error.message}` });
+      });
+    });
+  }
+
+  close(): void {
+    for (const connection of this.connections.values()) connection.socket.terminate();
+    this.wss.close();
+  }
+
+  private async upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://relay.invalid');
+    if (url.pathname !== '/relay') return refuse(socket, 404, { message: `no WebSocket endpoint at ${url.pathname}`, code: 'NOT_FOUND' });
+    const token = bearerToken(request.headers.authorization ?? '') ?? url.searchParams.get('token');
+    let account: Account;
+    try {
+      if (!token) throw new AppError('INVALID_TOKEN', 'send the API token as Authorization: Bearer <token> or ?token=');
+      ({ account } = await this.accounts.authenticate(token, ['api', 'login']));
+    } catch (error) {
+      const refusal = error instanceof AppError ? error : new AppError('INVALID_TOKEN', 'the token was not accepted');
+      return refuse(socket, refusal.status, refusal.toBody());
+    }
+    this.wss.handleUpgrade(request, socket, head, (ws) => this.connected(ws, account));
+  }
+
+  private connected(socket: WebSocket, account: Account): void {
+    const previous = this.connections.get(account.account_id);
+    const connection: Connection = { socket, account, pending: new Map() };
+    this.connections.set(account.account_id, connection);
+    if (previous) previous.socket.close(REPLACED, 'replaced by a newer relay for the same key');
+    void this.record(account, 'relay.connected', { replaced_previous: Boolean(previous) });
+
+    socket.on('message', (data) => {
+      let message: { type?: unknown; delivery_id?: unknown; status?: unknown };
+      try {
+        message = JSON.parse(String(data));
+      } catch {
+        return;
+      }
+      if (message.type !== 'result' || typeof message.delivery_id !== 'string') return;
+      const settle = connection.pending.get(message.delivery_id);
+      if (!settle) return;
+      settle(typeof message.status === 'number' ? { status: message.status } : { error: 'the relay answered without a status' });
+    });
+    socket.on('close', (code) => {
+      for (const settle of connection.pending.values()) settle({ error: 'the relay disconnected' });
+      if (this.connections.get(account.account_id) === connection) this.connections.delete(account.account_id);
+      void this.record(account, 'relay.closed', { code });
+    });
+    socket.on('error', (error) => this.log.warn('relay socket error', { account_id: account.account_id, error: error.message }));
+  }
+
+  private async record(account: Account, type: string, fields: Record<string, unknown>): Promise<void> {
+    try {
+      await this.store.transact(async (tx) => {
+        const current = (await tx.get<Account>('accounts', account.account_id)) ?? account;
+        trace(tx, account.account_id, type, iso(accountNow(this.clock, current)), fields);
+      });
+    } catch (error) {
+      this.log.warn('could not record a relay event', { type, error: (error as Error).message });
+    }
+  }
+}
+
+function refuse(socket: Duplex, status: number, body: Record<string, unknown>): void {
+  const text = JSON.stringify(body);
+  const reason = status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : 'Error';
+  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+}

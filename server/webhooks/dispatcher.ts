@@ -1,0 +1,210 @@
+import { signWebhook } from '../../contracts/webhook-signature.js';
+import type { Account } from '../accounts/account.js';
+import { accountNow, iso, type Clock } from '../clock.js';
+import { NotFoundError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { DeliveryRecord, EventSink, OutboxEvent } from '../sessions/events.js';
+import type { Store } from '../store/store.js';
+import { trace } from '../trace/trace.js';
+import { sendDirect, type DirectResult } from './direct-transport.js';
+import { ATTEMPT_TIMEOUT_MS, delayBefore, exhausted, type LadderName } from './ladder.js';
+import { routeWebhook } from './routing.js';
+import type { AttemptResult, WebhookRequest, WebhookTransport } from './transport.js';
+
+export interface DispatcherDeps {
+  store: Store;
+  clock: Clock;
+  ladder: LadderName;
+  /** Origins the simulator is reached at, for loopback routing. */
+  ownOrigins: () => string[];
+  loopback: (accountId: string, receiver: 'paid' | 'accredited' | 'fail' | 'captura', request: WebhookRequest) => Promise<AttemptResult>;
+  relay: WebhookTransport;
+  direct?: (request: WebhookRequest) => Promise<DirectResult>;
+  log: Logger;
+  /** The attempt's time limit as a signal; injectable so tests need not wait 5 s. */
+  signalAfter?: (ms: number) => AbortSignal;
+  /** Deliveries of different sessions attempted at once. */
+  concurrency?: number;
+}
+
+export interface AttemptOutcome {
+  event_id: string;
+  attempt: number;
+  routing: 'loopback' | 'relay' | 'direct' | 'none';
+  status?: number;
+  error?: string;
+  duration_ms: number;
+}
+
+/**
+ * Delivers the outbox (addendum §7): each pending delivery is attempted when
+ * due on its account's clock, signed with the event's own timestamp, routed
+ * (loopback, relay or direct), and its result stored with its trace entry in
+ * one transaction. Failures climb the ladder from the end of the attempt; a
+ * 2xx closes the delivery. Events of one session go strictly in order: a
+ * later one waits until the earlier is delivered or given up. Pending
+ * deliveries live in the store, so a restart resumes them.
+ */
+export class WebhookDispatcher implements EventSink {
+  private running: Promise<number> | null = null;
+  private again = false;
+  private timer: NodeJS.Timeout | null = null;
+  private kicked = false;
+
+  constructor(private readonly deps: DispatcherDeps) {}
+
+  emitted(events: readonly OutboxEvent[]): void {
+    if (events.length > 0) this.kick();
+  }
+
+  /** Attempts what is due soon, off the caller's path. */
+  kick(): void {
+    if (this.kicked) return;
+    this.kicked = true;
+    setImmediate(() => {
+      this.kicked = false;
+      this.runDue().catch((error: Error) => this.deps.log.error('webhook delivery failed', { error: error.message }));
+    });
+  }
+
+  /** Attempts every delivery due now, until none is; answers how many attempts were made. */
+  runDue(): Promise<number> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    const run = (async () => {
+      let total = 0;
+      do {
+        this.again = false;
+        total += await this.pass();
+      } while (this.again);
+      return total;
+    })().finally(() => {
+      this.running = null;
+    });
+    this.running = run;
+    return run;
+  }
+
+  start(intervalMs = 100): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.kick(), intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  /** A new attempt now, with the same idempotency key and a fresh timestamp and signature. */
+  async resend(account: Account, eventId: string): Promise<AttemptOutcome> {
+    const event = await this.deps.store.get<OutboxEvent>('events', eventId);
+    if (!event || event.account_id !== account.account_id) throw new NotFoundError(`event ${eventId}`);
+    const timestamp = iso(accountNow(this.deps.clock, account));
+    const signature = signWebhook(account.keys[0]!.webhook_secret, timestamp, event.body);
+    return this.attempt(event, account, { timestamp, signature, manual: true });
+  }
+
+  private async pass(): Promise<number> {
+    const { store, clock } = this.deps;
+    const deliveries = await store.list<DeliveryRecord>('deliveries');
+    const firstOfSession = new Map<string, DeliveryRecord>();
+    for (const delivery of deliveries) {
+      const first = firstOfSession.get(delivery.session_id);
+      if (!first || delivery.seq < first.seq) firstOfSession.set(delivery.session_id, delivery);
+    }
+    const accounts = new Map<string, Account | undefined>();
+    const due: Array<{ delivery: DeliveryRecord; account: Account }> = [];
+    for (const delivery of firstOfSession.values()) {
+      if (!accounts.has(delivery.account_id)) accounts.set(delivery.account_id, await store.get<Account>('accounts', delivery.account_id));
+      const account = accounts.get(delivery.account_id);
+      if (account && Date.parse(delivery.next_attempt_at) <= accountNow(clock, account)) due.push({ delivery, account });
+    }
+    let next = 0;
+    const worker = async () => {
+      while (next < due.length) {
+        const { delivery, account } = due[next++]!;
+        const event = await store.get<OutboxEvent>('events', delivery.event_id);
+        if (event) await this.attempt(event, account, { timestamp: event.created_at, signature: event.signature, manual: false });
+        else await store.transact((tx) => tx.delete('deliveries', delivery.event_id));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.deps.concurrency ?? 64, due.length) }, worker));
+    // A closed delivery may have made the next event of its session due now.
+    if (due.length > 0) this.again = true;
+    return due.length;
+  }
+
+  private async attempt(event: OutboxEvent, account: Account, signing: { timestamp: string; signature: string; manual: boolean }): Promise<AttemptOutcome> {
+    const { store, clock, ladder } = this.deps;
+    const headers = {
+      'content-type': 'application/json',
+      'svc-signature': signing.signature,
+      'svc-timestamp': signing.timestamp,
+      'idempotency-key': event.idempotency_key,
+    };
+    const started = performance.now();
+    const { routing, result } = await this.route(event, headers);
+    const duration_ms = Math.round(performance.now() - started);
+    const delivered = 'status' in result && result.status >= 200 && result.status < 300;
+
+    return store.transact(async (tx) => {
+      const delivery = await tx.get<DeliveryRecord>('deliveries', event.event_id);
+      const current = await tx.get<OutboxEvent>('events', event.event_id);
+      const attempt = (delivery?.attempts ?? current?.attempts ?? 0) + 1;
+      const at = iso(accountNow(clock, account));
+      const outcome: AttemptOutcome = { event_id: event.event_id, attempt, routing, ...result, duration_ms };
+      trace(tx, account.account_id, 'webhook.attempt', at, {
+        session_id: event.session_id,
+        ...outcome,
+        idempotency_key: event.idempotency_key,
+        ...(signing.manual ? { manual: true, signature: signing.signature, timestamp: signing.timestamp } : {}),
+      });
+      if (!current) return outcome; // reset meanwhile
+      if (delivered) {
+        tx.put('events', event.event_id, { ...current, delivery: 'delivered', attempts: attempt });
+        if (delivery) tx.delete('deliveries', event.event_id);
+        return outcome;
+      }
+      if (!delivery || signing.manual) {
+        tx.put('events', event.event_id, { ...current, attempts: attempt });
+        return outcome; // a manual resend does not move the ladder
+      }
+      const wait = routing === 'none' ? null : delayBefore(ladder, attempt + 1);
+      if (wait === null) {
+        tx.delete('deliveries', event.event_id);
+        tx.put('events', event.event_id, { ...current, delivery: exhausted[ladder], attempts: attempt });
+        trace(tx, account.account_id, ladder === 'sim' ? 'webhook.gave_up' : 'webhook.undelivered', at, { session_id: event.session_id, event_id: event.event_id, attempts: attempt, last: result });
+      } else {
+        // The ladder's step counts from the end of this attempt.
+        tx.put('deliveries', event.event_id, { ...delivery, attempts: attempt, next_attempt_at: iso(accountNow(clock, account) + wait) });
+        tx.put('events', event.event_id, { ...current, attempts: attempt });
+      }
+      return outcome;
+    });
+  }
+
+  private async route(event: OutboxEvent, headers: Record<string, string>): Promise<{ routing: AttemptOutcome['routing']; result: AttemptResult }> {
+    if (event.webhook_url === null) return { routing: 'none', result: { error: 'the session has no webhook_url' } };
+    const request: WebhookRequest = {
+      account_id: event.account_id,
+      event_id: event.event_id,
+      url: event.webhook_url,
+      headers,
+      body: event.body,
+      signal: (this.deps.signalAfter ?? ((ms) => AbortSignal.timeout(ms)))(ATTEMPT_TIMEOUT_MS),
+    };
+    const routing = this.deps
+      .ownOrigins()
+      .map((origin) => routeWebhook(event.webhook_url!, origin, event.account_id))
+      .find((r) => r.kind === 'loopback') ?? routeWebhook(event.webhook_url, this.deps.ownOrigins()[0] ?? '', event.account_id);
+    if (routing.kind === 'loopback') return { routing: 'loopback', result: await this.deps.loopback(event.account_id, routing.receiver, request) };
+    if (routing.kind === 'direct') {
+      const result = await (this.deps.direct ?? sendDirect)(request);
+      if (!('reroute' in result)) return { routing: 'direct', result };
+    }
+    return { routing: 'relay', result: await this.deps.relay.send(request) };
+  }
+}

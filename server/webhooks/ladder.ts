@@ -1,0 +1,20 @@
+// spec: Events, Delivery and retries; addendum §7. A ladder step is the
+// delay before an attempt, counted from the end of the previous attempt
+// (from the emission for the first).
+
+export type LadderName = 'sim' | 'production';
+
+export const ladders: Record<LadderName, readonly number[]> = {
+  sim: [0, 2000, 5000],
+  production: [0, 60_000, 5 * 60_000, 15 * 60_000, 60 * 60_000],
+};
+
+/** What becomes of a delivery when its last attempt failed. */
+export const exhausted: Record<LadderName, 'gave_up' | 'undelivered'> = { sim: 'gave_up', production: 'undelivered' };
+
+/** The delay before attempt `attempt` (1-based), or null when the ladder has no such step. */
+export function delayBefore(ladder: LadderName, attempt: number): number | null {
+  return ladders[ladder][attempt - 1] ?? null;
+}
+
+export const ATTEMPT_TIMEOUT_MS = 5000;

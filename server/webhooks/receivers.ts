@@ -1,0 +1,57 @@
+import type { Account } from '../accounts/account.js';
+import { accountNow, iso, type Clock } from '../clock.js';
+import { NotFoundError } from '../errors.js';
+import type { Store } from '../store/store.js';
+import { trace } from '../trace/trace.js';
+
+export type ReceiverKind = 'paid' | 'accredited' | 'fail' | 'captura';
+
+/** spec: Simulator-only surfaces: paid and accredited answer 200, fail 500 on purpose, captura 200 to anything. */
+export const receiverStatus: Record<ReceiverKind, number> = { paid: 200, accredited: 200, fail: 500, captura: 200 };
+
+export interface ReceivedWebhook {
+  rawBody: Buffer;
+  /** Lower-case names. */
+  headers: Record<string, string>;
+}
+
+/**
+ * The default receivers /console/hooks/{account_id}/(paid|accredited|fail|captura).
+ * Every call is recorded as webhook.received with the raw body as received,
+ * the parsed body (null when it is not JSON), the headers, and the
+ * signature and idempotency key taken out (spec: Simulator-only surfaces, 3).
+ */
+export class Receivers {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+  ) {}
+
+  async receive(accountId: string, kind: ReceiverKind, webhook: ReceivedWebhook): Promise<number> {
+    const status = receiverStatus[kind];
+    await this.store.transact(async (tx) => {
+      const account = await tx.get<Account>('accounts', accountId);
+      if (!account) throw new NotFoundError(`account ${accountId}`);
+      const rawBody = webhook.rawBody.toString('utf8');
+      let body: unknown = null;
+      try {
+        body = JSON.parse(rawBody);
+      } catch {
+        // captura accepts anything; the raw body is what was received.
+      }
+      const event = body as { event_id?: unknown; data?: { session_id?: unknown } } | null;
+      trace(tx, accountId, 'webhook.received', iso(accountNow(this.clock, account)), {
+        receiver: kind,
+        status,
+        ...(typeof event?.data?.session_id === 'string' ? { session_id: event.data.session_id } : {}),
+        ...(typeof event?.event_id === 'string' ? { event_id: event.event_id } : {}),
+        raw_body: rawBody,
+        body,
+        headers: webhook.headers,
+        signature: webhook.headers['svc-signature'] ?? null,
+        idempotency_key: webhook.headers['idempotency-key'] ?? null,
+      });
+    });
+    return status;
+  }
+}

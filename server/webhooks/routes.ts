@@ -1,0 +1,23 @@
+import { AppError } from '../errors.js';
+import type { OperationHandlers } from '../http/bind-operations.js';
+import type { WebhookDispatcher } from './dispatcher.js';
+import type { ReceiverKind, Receivers } from './receivers.js';
+
+export function webhookHandlers(receivers: Receivers, dispatcher: WebhookDispatcher): OperationHandlers {
+  return {
+    receiveWebhook: async (ctx) => {
+      const headers = Object.fromEntries(Object.entries(ctx.headers).map(([name, value]) => [name.toLowerCase(), Array.isArray(value) ? value.join(', ') : value ?? '']));
+      const status = await receivers.receive(ctx.state.params!.account_id!, ctx.state.params!.receiver as ReceiverKind, { rawBody: ctx.state.rawBody ?? Buffer.alloc(0), headers });
+      if (status >= 500) throw new AppError('RECEIVER_FAILS_ON_PURPOSE', 'this receiver answers 500 on purpose, to exercise retries');
+      ctx.status = status;
+      ctx.body = { received: true };
+    },
+    resendWebhook: async (ctx) => {
+      ctx.body = await dispatcher.resend(ctx.state.account!, ctx.state.params!.event_id!);
+    },
+    openRelay: async (ctx) => {
+      ctx.set('Upgrade', 'websocket');
+      throw new AppError('UPGRADE_REQUIRED', 'GET /relay is a WebSocket endpoint; connect with a WebSocket client (for example svc-relay)');
+    },
+  };
+}

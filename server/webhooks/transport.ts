@@ -1,0 +1,18 @@
+/** One delivery attempt's request, already signed. */
+export interface WebhookRequest {
+  account_id: string;
+  event_id: string;
+  url: string;
+  headers: Record<string, string>;
+  /** The exact signed bytes. */
+  body: string;
+  /** Aborts the attempt (the 5 s limit). */
+  signal: AbortSignal;
+}
+
+export type AttemptResult = { status: number } | { error: string };
+
+/** Delivers one attempt; answers the receiver's status or why there was none. Never throws. */
+export interface WebhookTransport {
+  send(request: WebhookRequest): Promise<AttemptResult>;
+}
