@@ -1,0 +1,60 @@
+// svc-relay: forwards the simulator's webhooks for local and private URLs
+// to a receiver on this machine. `svc-relay --help` says how.
+import { parseArgs } from 'node:util';
+import { startRelayClient } from './relay-client.js';
+
+const usage = `usage: svc-relay --base-url URL --token TOKEN --forward-to http://localhost:PORT/path
+
+Opens an outgoing WebSocket to the simulator's /relay with your API token
+(not the console token), POSTs every webhook routed to the relay to the
+local receiver with its exact body bytes and headers, and reports the
+receiver's status back. Prints one line per delivery. Reconnects with
+backoff when the connection drops; stops when the token is refused or
+another relay for the same key takes over.
+
+  --base-url URL     the simulator, e.g. http://127.0.0.1:3000 (env SVC_BASE_URL)
+  --token TOKEN      API or login token (env SVC_TOKEN)
+  --forward-to URL   the local receiver, e.g. http://localhost:4000/webhooks
+  -h, --help         this text
+`;
+
+let values;
+try {
+  ({ values } = parseArgs({
+    options: {
+      'base-url': { type: 'string' },
+      token: { type: 'string' },
+      'forward-to': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }));
+} catch (error) {
+  process.stderr.write(`svc-relay: ${(error as Error).message}\n\n${usage}`);
+  process.exit(2);
+}
+if (values.help) {
+  process.stdout.write(usage);
+  process.exit(0);
+}
+const baseUrl = values['base-url'] ?? process.env.SVC_BASE_URL;
+const token = values.token ?? process.env.SVC_TOKEN;
+const forwardTo = values['forward-to'];
+const missing = [!baseUrl && '--base-url', !token && '--token', !forwardTo && '--forward-to'].filter(Boolean);
+if (missing.length > 0) {
+  process.stderr.write(`svc-relay: missing ${missing.join(', ')}\n\n${usage}`);
+  process.exit(2);
+}
+for (const [name, value] of [['--base-url', baseUrl], ['--forward-to', forwardTo]] as const) {
+  try {
+    new URL(value!);
+  } catch {
+    process.stderr.write(`svc-relay: ${name} must be an absolute URL, got ${JSON.stringify(value)}\n`);
+    process.exit(2);
+  }
+}
+
+const client = startRelayClient({ baseUrl: baseUrl!, token: token!, forwardTo: forwardTo!, log: (line) => process.stdout.write(`${line}\n`) });
+process.on('SIGINT', () => client.stop());
+process.on('SIGTERM', () => client.stop());
+const { reason } = await client.finished;
+process.exit(reason === 'stopped' ? 0 : 1);
