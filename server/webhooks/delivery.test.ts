@@ -1,0 +1,175 @@
+import t from 'tap';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { openApiDocument } from '../../contracts/openapi.js';
+import { SchemaValidator } from '../../contracts/validator.js';
+import { verifyWebhook } from '../../contracts/webhook-signature.js';
+import { contractClient } from '../../contracts/testing/contract-client.js';
+import { createApp } from '../app.js';
+import { ManualClock } from '../clock.js';
+import { defaultConfig } from '../config.js';
+import { LowdbStore } from '../store/lowdb-store.js';
+import { startTestServer } from '../testing/test-server.js';
+import { traceOf, webhookSetup } from './webhooks-testkit.js';
+
+const schemas = new SchemaValidator(openApiDocument);
+
+t.test('a webhook to the account\'s own receiver is delivered in process, signed, and recorded as received', async (t) => {
+  const server = await startTestServer(t);
+  const { sessionTo, hooks, secret, account } = await webhookSetup(server);
+  const session = await sessionTo(hooks.paid!);
+  const [received] = await traceOf(server, account.account_id, 'webhook.received');
+  t.ok(received, 'the paid receiver got the created event');
+  const verdict = verifyWebhook({ rawBody: received!.raw_body as string, headers: received!.headers as Record<string, string>, secret, now: server.clock.now() });
+  t.equal(verdict.ok, true, 'the signature verifies over the raw body');
+  t.same(schemas.check({ $ref: '#/components/schemas/SessionCreatedEvent' }, JSON.parse(received!.raw_body as string)), [], 'the payload matches the webhooks schema');
+  t.match(received!.headers, { 'content-type': 'application/json', 'svc-timestamp': String, 'idempotency-key': /^[0-9a-f-]{36}$/ });
+  t.equal(received!.session_id, session.session_id);
+  const [attempt] = await traceOf(server, account.account_id, 'webhook.attempt');
+  t.match(attempt, { attempt: 1, routing: 'loopback', status: 200, duration_ms: Number, idempotency_key: received!.idempotency_key });
+  const [emitted] = await traceOf(server, account.account_id, 'webhook.emitted');
+  t.match(emitted, { payload: received!.raw_body, signature: received!.signature }, 'the trace holds the payload and signature as emitted');
+});
+
+t.test('the sim ladder: attempts at 0, 2000 and 5000 ms after the previous one ended, same signature each time, then given up', async (t) => {
+  const server = await startTestServer(t);
+  const { sessionTo, hooks, account } = await webhookSetup(server);
+  const started = server.clock.now();
+  await sessionTo(hooks.fail!);
+  const attempts = () => traceOf(server, account.account_id, 'webhook.attempt');
+  t.equal((await attempts()).length, 1, 'attempt 1 at once');
+  server.clock.advance(1999);
+  await server.app.jobs.dispatcher.runDue();
+  t.equal((await attempts()).length, 1, 'not before 2000 ms');
+  server.clock.advance(1);
+  await server.app.jobs.dispatcher.runDue();
+  t.equal((await attempts()).length, 2, 'attempt 2 at 2000 ms');
+  server.clock.advance(4999);
+  await server.app.jobs.dispatcher.runDue();
+  t.equal((await attempts()).length, 2);
+  server.clock.advance(1);
+  await server.app.jobs.dispatcher.runDue();
+  const all = await attempts();
+  t.same(all.map((a) => [a.attempt, a.status, Date.parse(a.at) - started]), [[1, 500, 0], [2, 500, 2000], [3, 500, 7000]]);
+  const gaveUp = await traceOf(server, account.account_id, 'webhook.gave_up');
+  t.equal(gaveUp.length, 1);
+  server.clock.advance(60_000);
+  await server.app.jobs.dispatcher.runDue();
+  t.equal((await attempts()).length, 3, 'nothing after giving up');
+  const received = await traceOf(server, account.account_id, 'webhook.received');
+  t.equal(new Set(received.map((r) => `${r.signature}|${(r.headers as Record<string, string>)['svc-timestamp']}|${r.idempotency_key}`)).size, 1, 'retries carry the same timestamp, signature and idempotency key');
+});
+
+t.test('the production ladder: at once, then 1, 5, 15 and 60 minutes, then undelivered', async (t) => {
+  const server = await startTestServer(t, { webhookLadder: 'production' });
+  const { sessionTo, hooks, account } = await webhookSetup(server);
+  const started = server.clock.now();
+  await sessionTo(hooks.fail!);
+  for (const minutes of [1, 5, 15, 60]) {
+    server.clock.advance(minutes * 60_000);
+    await server.app.jobs.dispatcher.runDue();
+  }
+  const attempts = await traceOf(server, account.account_id, 'webhook.attempt');
+  t.same(attempts.map((a) => (Date.parse(a.at) - started) / 60_000), [0, 1, 6, 21, 81]);
+  t.equal((await traceOf(server, account.account_id, 'webhook.undelivered')).length, 1);
+});
+
+t.test('events of one session go in order: a later one waits until the earlier is delivered or given up', async (t) => {
+  const server = await startTestServer(t);
+  const { sessionTo, force, hooks, account } = await webhookSetup(server);
+  const session = await sessionTo(hooks.fail!);
+  await force(session.session_id, 1, 'paid');
+  await force(session.session_id, 2, 'accredited');
+  await server.app.jobs.dispatcher.runDue();
+  const events = async () => (await traceOf(server, account.account_id, 'webhook.attempt')).map((a) => a.event_id);
+  t.equal((await events()).length, 1, 'paid and accredited wait behind created');
+  for (let i = 0; i < 12; i += 1) {
+    server.clock.advance(1000);
+    await server.app.jobs.dispatcher.runDue();
+  }
+  server.clock.advance(60_000);
+  await server.app.jobs.dispatcher.runDue();
+  const order = await events();
+  const firstOf = (id: string) => order.indexOf(id);
+  const lastOf = (id: string) => order.lastIndexOf(id);
+  const ids = [...new Set(order)];
+  t.equal(ids.length, 3, 'three events of the session');
+  t.ok(lastOf(ids[0]!) < firstOf(ids[1]!) && lastOf(ids[1]!) < firstOf(ids[2]!), 'every attempt of an event comes before any of the next');
+  const received = await traceOf(server, account.account_id, 'webhook.received');
+  t.same([...new Set(received.map((r) => (r.body as { event: string }).event))], ['payment_session.created', 'payment_session.paid', 'payment_session.accredited']);
+});
+
+t.test('a session without webhook_url still has its webhooks traced with payload and signature, routing none', async (t) => {
+  const server = await startTestServer(t);
+  const { sessionTo, account } = await webhookSetup(server);
+  await sessionTo(null);
+  t.match(await traceOf(server, account.account_id, 'webhook.emitted'), [{ payload: String, signature: /^[0-9a-f]{64}$/ }]);
+  t.match(await traceOf(server, account.account_id, 'webhook.attempt'), [{ routing: 'none', error: /no webhook_url/ }]);
+});
+
+t.test('a delivery in the middle of its ladder resumes after a restart', async (t) => {
+  const dir = t.testdir();
+  const clock = new ManualClock();
+  const config = { ...defaultConfig, dataDir: dir, scryptCost: 1024, logLevel: 'silent' as const };
+  const boot = async () => {
+    const store = await LowdbStore.open({ dir });
+    const app = createApp({ store, clock, config });
+    const server = createServer(app.callback()).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    app.addOrigin(baseUrl);
+    return { store, app, baseUrl, api: contractClient(baseUrl), stop: async () => { server.closeAllConnections(); await new Promise((r) => server.close(r)); await store.close(); } };
+  };
+  const first = await boot();
+  const registered = (await first.api.post('/console/register', { json: { email: 'restart@example.com', password: '12345678' } })).body;
+  const token = registered.key.token;
+  const agreement = (await first.api.post('/api/v1/ext/agreements', { json: { name: 'A', currency_reference: 'USD', split: false, payment_methods: ['card'] }, token })).body;
+  // The hook URL names the first server's origin; the second server is told that origin too.
+  await first.api.post('/api/v1/ext/payment-sessions/buttons', { json: { agreement_id: agreement.agreement_id, amount_reference: 1, webhook_url: registered.hooks.fail }, token });
+  await first.app.jobs.dispatcher.runDue();
+  await first.stop();
+
+  const second = await boot();
+  t.teardown(second.stop);
+  second.app.addOrigin(first.baseUrl);
+  clock.advance(2000);
+  await second.app.jobs.dispatcher.runDue();
+  const attempts = await second.store.list<{ attempt: number; status: number }>('trace', { where: { type: 'webhook.attempt' }, orderBy: { field: 'order', direction: 'asc' } });
+  t.same(attempts.map((a) => [a.attempt, a.status]), [[1, 500], [2, 500]], 'attempt 2 came after the restart, on the ladder');
+});
+
+t.test('a manual resend is a new attempt with the same idempotency key and a fresh timestamp and signature', async (t) => {
+  const server = await startTestServer(t);
+  const { sessionTo, hooks, account } = await webhookSetup(server);
+  await sessionTo(hooks.captura!);
+  const [emitted] = await traceOf(server, account.account_id, 'webhook.emitted');
+  server.clock.advance(30_000);
+  const resent = await server.api.post(`/console/webhooks/${emitted!.event_id}/resend`, { token: account.console_token });
+  t.equal(resent.status, 200);
+  t.match(resent.body, { event_id: emitted!.event_id, routing: 'loopback', status: 200, attempt: 2 });
+  const received = await traceOf(server, account.account_id, 'webhook.received');
+  t.equal(received.length, 2);
+  t.equal(received[1]!.idempotency_key, received[0]!.idempotency_key, 'same idempotency key');
+  t.not((received[1]!.headers as Record<string, string>)['svc-timestamp'], (received[0]!.headers as Record<string, string>)['svc-timestamp'], 'fresh timestamp');
+  t.not(received[1]!.signature, received[0]!.signature, 'fresh signature');
+  t.equal(verifyWebhook({ rawBody: received[1]!.raw_body as string, headers: received[1]!.headers as Record<string, string>, secret: account.key.webhook_secret, now: server.clock.now() }).ok, true);
+  t.equal((await server.api.post('/console/webhooks/evt_000000000000000000/resend', { token: account.console_token })).status, 404);
+  t.equal((await server.api.post(`/console/webhooks/${emitted!.event_id}/resend`, { token: account.key.token })).status, 401, 'the console token, not the API token');
+});
+
+t.test('the default receivers answer 200, 200, 500 on purpose and 200 to anything, recording each call', async (t) => {
+  const server = await startTestServer(t);
+  const { account } = await webhookSetup(server);
+  const base = `/console/hooks/${account.account_id}`;
+  t.equal((await server.api.post(`${base}/paid`, { json: { hello: 1 } })).status, 200);
+  t.equal((await server.api.post(`${base}/accredited`, { json: {} })).status, 200);
+  const failing = await server.api.post(`${base}/fail`, { json: {} });
+  t.equal(failing.status, 500);
+  t.equal(failing.body.code, 'RECEIVER_FAILS_ON_PURPOSE');
+  t.equal((await server.api.post(`${base}/captura`, { raw: 'not json at all', headers: { 'content-type': 'text/plain', 'svc-signature': 'abc', 'idempotency-key': 'k1' } })).status, 200);
+  t.equal((await server.api.post('/console/hooks/acc_nobody/paid', { json: {} })).status, 404);
+  const received = await traceOf(server, account.account_id, 'webhook.received');
+  t.equal(received.length, 4);
+  t.match(received[3], { receiver: 'captura', raw_body: 'not json at all', body: null, signature: 'abc', idempotency_key: 'k1' });
+});

@@ -1,0 +1,23 @@
+import type { TestServer } from '../testing/test-server.js';
+import type { TraceEntry } from '../trace/trace.js';
+import { catalog } from '../sessions/sessions-testkit.js';
+
+/** The account's trace entries of one type, oldest first. */
+export function traceOf(server: TestServer, accountId: string, type: string): Promise<TraceEntry[]> {
+  return server.store.list<TraceEntry>('trace', { where: { account_id: accountId, type }, orderBy: { field: 'order', direction: 'asc' } });
+}
+
+/** An account with an agreement, and a helper creating a session that posts to `webhookUrl`. */
+export async function webhookSetup(server: TestServer) {
+  const setup = await catalog(server);
+  const sessionTo = async (webhookUrl: string | null) => {
+    const json: Record<string, unknown> = { agreement_id: setup.plain.agreement_id, amount_reference: 10.5 };
+    if (webhookUrl !== null) json.webhook_url = webhookUrl;
+    const session = await setup.post('/api/v1/ext/payment-sessions/buttons', json);
+    await server.app.jobs.dispatcher.runDue();
+    return session as { session_id: string };
+  };
+  const force = (sessionId: string, leg: number, outcome: string) =>
+    server.api.post(`/control/sessions/${sessionId}/outcome`, { json: { leg, outcome }, token: setup.token });
+  return { ...setup, sessionTo, force, hooks: setup.account.hooks, secret: setup.account.key.webhook_secret };
+}
