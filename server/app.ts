@@ -31,7 +31,7 @@ import { CatalogService } from './sessions/catalog.js';
 import type { EventSink } from './sessions/events.js';
 import { RelayHub } from './relay/relay-hub.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
-import { Receivers } from './webhooks/receivers.js';
+import { Receivers, receiverStatus } from './webhooks/receivers.js';
 import { webhookHandlers } from './webhooks/routes.js';
 import { sessionHandlers } from './sessions/routes.js';
 import { SessionService } from './sessions/session-service.js';
@@ -80,8 +80,13 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
     store,
     clock,
     ladder: config.webhookLadder,
+    concurrency: config.webhookConcurrency,
+    maxPerSecond: config.webhookMaxPerSecond,
     ownOrigins: () => [...origins],
-    loopback: async (accountId, receiver, request) => ({ status: await receivers.receive(accountId, receiver, { rawBody: Buffer.from(request.body), headers: request.headers }) }),
+    loopback: (accountId, receiver, request) => ({
+      status: receiverStatus[receiver],
+      record: (tx) => receivers.record(tx, accountId, receiver, { rawBody: Buffer.from(request.body), headers: request.headers }),
+    }),
     relay,
     log,
     ...(webhookSignalAfter ? { signalAfter: webhookSignalAfter } : {}),

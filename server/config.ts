@@ -11,6 +11,10 @@ export interface Config {
   loginTokenTtlSeconds: number;
   /** scrypt cost parameter N for password hashes. */
   scryptCost: number;
+  /** Webhook attempts in flight at once (different sessions). */
+  webhookConcurrency: number;
+  /** At most this many webhook attempts start per second, so deliveries leave the API headroom. */
+  webhookMaxPerSecond: number;
   /** Which retry ladder webhook deliveries climb (addendum §7). */
   webhookLadder: 'sim' | 'production';
   /** Delay between a payment through the page and its accreditation (leg 2). */
@@ -32,6 +36,8 @@ export const defaultConfig: Config = {
   posSignatureToleranceSeconds: 300,
   accreditationDelayMs: 5000,
   webhookLadder: 'sim',
+  webhookConcurrency: 16,
+  webhookMaxPerSecond: 1200,
   snapshotMinJournalBytes: 16 * 1024 * 1024,
 };
 
@@ -60,6 +66,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     if (env.WEBHOOK_LADDER !== 'sim' && env.WEBHOOK_LADDER !== 'production') throw new ConfigError(`WEBHOOK_LADDER must be sim or production, got ${JSON.stringify(env.WEBHOOK_LADDER)}`);
     config.webhookLadder = env.WEBHOOK_LADDER;
   }
+  if (env.WEBHOOK_CONCURRENCY !== undefined) config.webhookConcurrency = integer('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 1, 256);
+  if (env.WEBHOOK_MAX_PER_SECOND !== undefined) config.webhookMaxPerSecond = integer('WEBHOOK_MAX_PER_SECOND', env.WEBHOOK_MAX_PER_SECOND, 1, 1_000_000);
   if (env.LOG_LEVEL !== undefined) {
     if (!isLogLevel(env.LOG_LEVEL)) throw new ConfigError(`LOG_LEVEL must be one of debug, info, warn, error, silent; got ${JSON.stringify(env.LOG_LEVEL)}`);
     config.logLevel = env.LOG_LEVEL;

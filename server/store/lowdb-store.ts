@@ -123,7 +123,7 @@ export class LowdbStore implements Store {
       const tx = new OverlayTransaction(this.state);
       const result = await work(tx);
       const ops = tx.commitOps();
-      if (ops.length === 0) return { result, durable: this.writer.waitDurable(this.seq) };
+      if (ops.length === 0) return { result, durable: this.once(undefined, this.pendingFor(tx)) };
       const seq = this.seq + 1;
       const line = encodeEntry(seq, ops); // throws on unserialisable values, before anything changed
       this.seq = seq;
@@ -137,6 +137,17 @@ export class LowdbStore implements Store {
     await durable;
     this.maybeSnapshot();
     return result;
+  }
+
+  /** The latest pending change among what a read-only transaction read, if any. */
+  private pendingFor(tx: OverlayTransaction): number | undefined {
+    let latest: number | undefined;
+    const consider = (seq: number | undefined) => {
+      if (seq !== undefined && (latest === undefined || seq > latest)) latest = seq;
+    };
+    for (const [collection, id] of tx.readRecords) consider(this.pending.forRecord(collection, id));
+    for (const collection of tx.readCollections) consider(this.pending.forCollection(collection));
+    return latest;
   }
 
   /** `value` once the change `seq` it depends on is durable; at once when nothing is pending. */

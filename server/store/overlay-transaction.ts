@@ -11,14 +11,19 @@ export class OverlayTransaction implements Transaction {
   private readonly overlay = new Map<string, Map<string, StoredRecord | null>>();
   private readonly ops: Op[] = [];
   private readonly inserts: Array<[string, string]> = [];
+  /** What this transaction read, so a read-only one waits only for those records to be durable. */
+  readonly readRecords: Array<[string, string]> = [];
+  readonly readCollections = new Set<string>();
 
   constructor(private readonly state: MemoryState) {}
 
   async get<T extends StoredRecord>(collection: string, id: string): Promise<T | undefined> {
+    this.readRecords.push([collection, id]);
     return this.read(collection, id) as T | undefined;
   }
 
   async list<T extends StoredRecord>(collection: string, query?: Query): Promise<T[]> {
+    this.readCollections.add(collection);
     return runQuery(this.entries(collection) as Iterable<[string, T]>, query);
   }
 

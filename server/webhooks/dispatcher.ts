@@ -4,10 +4,11 @@ import { accountNow, iso, type Clock } from '../clock.js';
 import { NotFoundError } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { DeliveryRecord, EventSink, OutboxEvent } from '../sessions/events.js';
-import type { Store } from '../store/store.js';
+import type { Store, Transaction } from '../store/store.js';
 import { trace } from '../trace/trace.js';
 import { sendDirect, type DirectResult } from './direct-transport.js';
 import { ATTEMPT_TIMEOUT_MS, delayBefore, exhausted, type LadderName } from './ladder.js';
+import { Pacer } from './pacer.js';
 import { routeWebhook } from './routing.js';
 import type { AttemptResult, WebhookRequest, WebhookTransport } from './transport.js';
 
@@ -17,7 +18,11 @@ export interface DispatcherDeps {
   ladder: LadderName;
   /** Origins the simulator is reached at, for loopback routing. */
   ownOrigins: () => string[];
-  loopback: (accountId: string, receiver: 'paid' | 'accredited' | 'fail' | 'captura', request: WebhookRequest) => Promise<AttemptResult>;
+  /**
+   * An in-process delivery to the account's default receiver: its status,
+   * and the receipt to write in the attempt's own transaction.
+   */
+  loopback: (accountId: string, receiver: 'paid' | 'accredited' | 'fail' | 'captura', request: WebhookRequest) => { status: number; record: (tx: Transaction) => Promise<unknown> };
   relay: WebhookTransport;
   direct?: (request: WebhookRequest) => Promise<DirectResult>;
   log: Logger;
@@ -25,6 +30,8 @@ export interface DispatcherDeps {
   signalAfter?: (ms: number) => AbortSignal;
   /** Deliveries of different sessions attempted at once. */
   concurrency?: number;
+  /** Attempts started per second at most (real time); unlimited when absent. */
+  maxPerSecond?: number;
 }
 
 export interface AttemptOutcome {
@@ -50,16 +57,30 @@ export class WebhookDispatcher implements EventSink {
   private again = false;
   private timer: NodeJS.Timeout | null = null;
   private kicked = false;
+  private paused = false;
+  private readonly pacer: Pacer | null;
 
-  constructor(private readonly deps: DispatcherDeps) {}
+  constructor(private readonly deps: DispatcherDeps) {
+    this.pacer = deps.maxPerSecond ? new Pacer(deps.maxPerSecond) : null;
+  }
 
   emitted(events: readonly OutboxEvent[]): void {
     if (events.length > 0) this.kick();
   }
 
+  /** Stops attempting deliveries (they stay pending, in the store) until resume(). */
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.kick();
+  }
+
   /** Attempts what is due soon, off the caller's path. */
   kick(): void {
-    if (this.kicked) return;
+    if (this.kicked || this.paused) return;
     this.kicked = true;
     setImmediate(() => {
       this.kicked = false;
@@ -108,6 +129,7 @@ export class WebhookDispatcher implements EventSink {
   }
 
   private async pass(): Promise<number> {
+    if (this.paused) return 0;
     const { store, clock } = this.deps;
     const deliveries = await store.list<DeliveryRecord>('deliveries');
     const firstOfSession = new Map<string, DeliveryRecord>();
@@ -124,14 +146,17 @@ export class WebhookDispatcher implements EventSink {
     }
     let next = 0;
     const worker = async () => {
-      while (next < due.length) {
+      while (next < due.length && !this.paused) {
         const { delivery, account } = due[next++]!;
+        await this.pacer?.take();
         const event = await store.get<OutboxEvent>('events', delivery.event_id);
         if (event) await this.attempt(event, account, { timestamp: event.created_at, signature: event.signature, manual: false });
         else await store.transact((tx) => tx.delete('deliveries', delivery.event_id));
       }
     };
-    await Promise.all(Array.from({ length: Math.min(this.deps.concurrency ?? 64, due.length) }, worker));
+    // Attempts of different sessions overlap (relayed ones mostly wait on the network);
+    // the pacer keeps their rate below what would crowd API requests off the event loop.
+    await Promise.all(Array.from({ length: Math.min(this.deps.concurrency ?? 16, due.length) }, worker));
     // A closed delivery may have made the next event of its session due now.
     if (due.length > 0) this.again = true;
     return due.length;
@@ -146,7 +171,7 @@ export class WebhookDispatcher implements EventSink {
       'idempotency-key': event.idempotency_key,
     };
     const started = performance.now();
-    const { routing, result } = await this.route(event, headers);
+    const { routing, result, record } = await this.route(event, headers);
     const duration_ms = Math.round(performance.now() - started);
     const delivered = 'status' in result && result.status >= 200 && result.status < 300;
 
@@ -155,6 +180,7 @@ export class WebhookDispatcher implements EventSink {
       const current = await tx.get<OutboxEvent>('events', event.event_id);
       const attempt = (delivery?.attempts ?? current?.attempts ?? 0) + 1;
       const at = iso(accountNow(clock, account));
+      await record?.(tx);
       const outcome: AttemptOutcome = { event_id: event.event_id, attempt, routing, ...result, duration_ms };
       trace(tx, account.account_id, 'webhook.attempt', at, {
         session_id: event.session_id,
@@ -186,7 +212,10 @@ export class WebhookDispatcher implements EventSink {
     });
   }
 
-  private async route(event: OutboxEvent, headers: Record<string, string>): Promise<{ routing: AttemptOutcome['routing']; result: AttemptResult }> {
+  private async route(
+    event: OutboxEvent,
+    headers: Record<string, string>,
+  ): Promise<{ routing: AttemptOutcome['routing']; result: AttemptResult; record?: (tx: Transaction) => Promise<unknown> }> {
     if (event.webhook_url === null) return { routing: 'none', result: { error: 'the session has no webhook_url' } };
     const request: WebhookRequest = {
       account_id: event.account_id,
@@ -200,7 +229,10 @@ export class WebhookDispatcher implements EventSink {
       .ownOrigins()
       .map((origin) => routeWebhook(event.webhook_url!, origin, event.account_id))
       .find((r) => r.kind === 'loopback') ?? routeWebhook(event.webhook_url, this.deps.ownOrigins()[0] ?? '', event.account_id);
-    if (routing.kind === 'loopback') return { routing: 'loopback', result: await this.deps.loopback(event.account_id, routing.receiver, request) };
+    if (routing.kind === 'loopback') {
+      const { status, record } = this.deps.loopback(event.account_id, routing.receiver, request);
+      return { routing: 'loopback', result: { status }, record };
+    }
     if (routing.kind === 'direct') {
       const result = await (this.deps.direct ?? sendDirect)(request);
       if (!('reroute' in result)) return { routing: 'direct', result };

@@ -1,7 +1,7 @@
 import type { Account } from '../accounts/account.js';
 import { accountNow, iso, type Clock } from '../clock.js';
 import { NotFoundError } from '../errors.js';
-import type { Store } from '../store/store.js';
+import type { Store, Transaction } from '../store/store.js';
 import { trace } from '../trace/trace.js';
 
 export type ReceiverKind = 'paid' | 'accredited' | 'fail' | 'captura';
@@ -27,30 +27,34 @@ export class Receivers {
     private readonly clock: Clock,
   ) {}
 
+  /** Records a call in its own transaction (a call from outside). */
   async receive(accountId: string, kind: ReceiverKind, webhook: ReceivedWebhook): Promise<number> {
+    return this.store.transact((tx) => this.record(tx, accountId, kind, webhook));
+  }
+
+  /** Records a call inside the caller's transaction (an in-process loopback delivery); answers the status. */
+  async record(tx: Pick<Transaction, 'get' | 'insert'>, accountId: string, kind: ReceiverKind, webhook: ReceivedWebhook): Promise<number> {
     const status = receiverStatus[kind];
-    await this.store.transact(async (tx) => {
-      const account = await tx.get<Account>('accounts', accountId);
-      if (!account) throw new NotFoundError(`account ${accountId}`);
-      const rawBody = webhook.rawBody.toString('utf8');
-      let body: unknown = null;
-      try {
-        body = JSON.parse(rawBody);
-      } catch {
-        // captura accepts anything; the raw body is what was received.
-      }
-      const event = body as { event_id?: unknown; data?: { session_id?: unknown } } | null;
-      trace(tx, accountId, 'webhook.received', iso(accountNow(this.clock, account)), {
-        receiver: kind,
-        status,
-        ...(typeof event?.data?.session_id === 'string' ? { session_id: event.data.session_id } : {}),
-        ...(typeof event?.event_id === 'string' ? { event_id: event.event_id } : {}),
-        raw_body: rawBody,
-        body,
-        headers: webhook.headers,
-        signature: webhook.headers['svc-signature'] ?? null,
-        idempotency_key: webhook.headers['idempotency-key'] ?? null,
-      });
+    const account = await tx.get<Account>('accounts', accountId);
+    if (!account) throw new NotFoundError(`account ${accountId}`);
+    const rawBody = webhook.rawBody.toString('utf8');
+    let body: unknown = null;
+    try {
+      body = JSON.parse(rawBody);
+    } catch {
+      // captura accepts anything; the raw body is what was received.
+    }
+    const event = body as { event_id?: unknown; data?: { session_id?: unknown } } | null;
+    trace(tx, accountId, 'webhook.received', iso(accountNow(this.clock, account)), {
+      receiver: kind,
+      status,
+      ...(typeof event?.data?.session_id === 'string' ? { session_id: event.data.session_id } : {}),
+      ...(typeof event?.event_id === 'string' ? { event_id: event.event_id } : {}),
+      raw_body: rawBody,
+      body,
+      headers: webhook.headers,
+      signature: webhook.headers['svc-signature'] ?? null,
+      idempotency_key: webhook.headers['idempotency-key'] ?? null,
     });
     return status;
   }
