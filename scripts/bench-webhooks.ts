@@ -115,7 +115,7 @@ try {
 
   const b = busy as Awaited<ReturnType<typeof pacedLoad>> | null;
   process.stdout.write(`
-Deliveries: ${events} events, each a Request-batch session's created event; time from the first batch to the last delivery closed.
+Deliveries: ${events} events, each a Request-batch session's created event, created with delivery paused; time from resuming to the last delivery closed.
 
 | run | deliveries/s |
 |---|---|
