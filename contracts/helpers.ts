@@ -23,3 +23,12 @@ export const isoTime: Schema = {
   examples: ['2026-11-21T10:00:00.000Z'],
 };
 
+
+/** An object schema that allows no undeclared property, so a leaked field fails validation. */
+export const closed = (required: string[], properties: Record<string, Schema | { $ref: string }>, description?: string): Schema => ({
+  type: 'object',
+  ...(description ? { description } : {}),
+  required,
+  properties,
+  additionalProperties: false,
+});

@@ -1,6 +1,7 @@
 // The terminal side of the POS interface: signing (addendum §2) and a small
 // typed client that sends signed requests. The bridge and the scripts use it.
 import { computePosSignature } from '../contracts/pos-signature.js';
+import type { Settlement } from '../contracts/pos-types.js';
 
 export { computePosSignature };
 
@@ -44,14 +45,7 @@ export interface PosResponse<T> {
   body: T;
 }
 
-export interface SettlementInput {
-  batchNumber: string;
-  transactionCount: number;
-  closedAt: string;
-  currencyReference: string;
-  terminal: string;
-  debitBatch: string;
-}
+export type SettlementInput = Settlement;
 
 type OrderStatus = 'PENDING' | 'PAID' | 'DISCARDED' | 'VOID_PENDING' | 'VOIDED';
 

@@ -1,4 +1,4 @@
-import { isoTime, ref, type Schema } from '../helpers.js';
+import { closed, isoTime, ref, type Schema } from '../helpers.js';
 
 // Schemas of the payment-session product (addendum §5, §6).
 
@@ -9,13 +9,6 @@ const id = (prefix: string): Schema => ({ type: 'string', pattern: `^${prefix}_[
 const nullable = (schema: Schema): Schema => ({ oneOf: [schema, { type: 'null' }] });
 export const paymentMethods = ['card', 'transfer', 'mobile_payment', 'wallet'] as const;
 
-const closed = (required: string[], properties: Record<string, Schema | { $ref: string }>, description?: string): Schema => ({
-  type: 'object',
-  ...(description ? { description } : {}),
-  required,
-  properties,
-  additionalProperties: false,
-});
 
 export const sessionSchemas: Record<string, Schema> = {
   AgreementCreateRequest: closed(['name', 'currency_reference', 'split', 'payment_methods'], {

@@ -1,14 +1,7 @@
-import { isoTime, ref, type Schema } from '../helpers.js';
+import { closed, isoTime, ref, type Schema } from '../helpers.js';
 
 // spec: Events, Payload shapes; addendum §7.
 
-const closed = (required: string[], properties: Record<string, Schema | { $ref: string }>, description?: string): Schema => ({
-  type: 'object',
-  ...(description ? { description } : {}),
-  required,
-  properties,
-  additionalProperties: false,
-});
 
 const paymentReference = closed(['id', 'origin', 'amount_reference'], {
   id: { type: 'string' },

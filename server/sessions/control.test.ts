@@ -1,13 +1,6 @@
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t from 'tap';
-import { contractClient } from '../../contracts/testing/contract-client.js';
-import { createApp } from '../app.js';
 import { ManualClock } from '../clock.js';
-import { defaultConfig } from '../config.js';
-import { LowdbStore } from '../store/lowdb-store.js';
-import { registerAccount, startTestServer } from '../testing/test-server.js';
+import { bootOnDirectory, registerAccount, startTestServer } from '../testing/test-server.js';
 import type { Account } from '../accounts/account.js';
 import type { OutboxEvent } from './events.js';
 import { catalog } from './sessions-testkit.js';
@@ -120,20 +113,7 @@ t.test('paying through the page schedules leg 2; advancing the clock fires it on
 t.test('a scheduled accreditation pending at a restart fires once after it', async (t) => {
   const dir = t.testdir();
   const clock = new ManualClock();
-  const config = { ...defaultConfig, dataDir: dir, scryptCost: 1024, logLevel: 'silent' as const };
-  const boot = async () => {
-    const store = await LowdbStore.open({ dir });
-    const app = createApp({ store, clock, config });
-    const server = createServer(app.callback()).listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const api = contractClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    const stop = async () => {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      await store.close();
-    };
-    return { store, app, api, stop };
-  };
+  const boot = () => bootOnDirectory(dir, clock);
   const first = await boot();
   const account = await registerAccount(first.api);
   const token = account.key.token;

@@ -1,17 +1,10 @@
+import type { Settlement } from '../../contracts/pos-types.js';
 import type { Query } from '../store/store.js';
 
 export const settlementFields = ['batchNumber', 'transactionCount', 'closedAt', 'currencyReference', 'terminal', 'debitBatch'] as const;
 type Field = (typeof settlementFields)[number];
 
-/** A batch close as reported by a terminal (spec: Settlement; addendum §4). */
-export interface Settlement {
-  batchNumber: string;
-  transactionCount: number;
-  closedAt: string;
-  currencyReference: string;
-  terminal: string;
-  debitBatch: string;
-}
+export type { Settlement } from '../../contracts/pos-types.js';
 
 export interface SettlementRecord extends Settlement {
   [field: string]: unknown;

@@ -97,3 +97,22 @@ export async function merchantWithTerminal(server: TestServer, serialNumber = `P
   };
   return { account, serialNumber, secret, pos, merchantPath, createOrder };
 }
+
+/**
+ * The real app on a given data directory and clock, for tests that stop a
+ * server and start another on the same data. `stop` closes it for good.
+ */
+export async function bootOnDirectory(dir: string, clock: ManualClock) {
+  const store = await LowdbStore.open({ dir });
+  const app = createApp({ store, clock, config: { ...defaultConfig, dataDir: dir, scryptCost: 1024, logLevel: 'silent' } });
+  const server = createServer(app.callback()).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  app.addOrigin(baseUrl);
+  const stop = async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await store.close();
+  };
+  return { store, app, baseUrl, api: contractClient(baseUrl), stop };
+}

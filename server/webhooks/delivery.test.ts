@@ -1,16 +1,9 @@
 import t from 'tap';
-import { once } from 'node:events';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { openApiDocument } from '../../contracts/openapi.js';
 import { SchemaValidator } from '../../contracts/validator.js';
 import { verifyWebhook } from '../../contracts/webhook-signature.js';
-import { contractClient } from '../../contracts/testing/contract-client.js';
-import { createApp } from '../app.js';
 import { ManualClock } from '../clock.js';
-import { defaultConfig } from '../config.js';
-import { LowdbStore } from '../store/lowdb-store.js';
-import { startTestServer } from '../testing/test-server.js';
+import { bootOnDirectory, startTestServer } from '../testing/test-server.js';
 import { traceOf, webhookSetup } from './webhooks-testkit.js';
 
 const schemas = new SchemaValidator(openApiDocument);
@@ -111,16 +104,7 @@ t.test('a session without webhook_url still has its webhooks traced with payload
 t.test('a delivery in the middle of its ladder resumes after a restart', async (t) => {
   const dir = t.testdir();
   const clock = new ManualClock();
-  const config = { ...defaultConfig, dataDir: dir, scryptCost: 1024, logLevel: 'silent' as const };
-  const boot = async () => {
-    const store = await LowdbStore.open({ dir });
-    const app = createApp({ store, clock, config });
-    const server = createServer(app.callback()).listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    app.addOrigin(baseUrl);
-    return { store, app, baseUrl, api: contractClient(baseUrl), stop: async () => { server.closeAllConnections(); await new Promise((r) => server.close(r)); await store.close(); } };
-  };
+  const boot = () => bootOnDirectory(dir, clock);
   const first = await boot();
   const registered = (await first.api.post('/console/register', { json: { email: 'restart@example.com', password: '12345678' } })).body;
   const token = registered.key.token;

@@ -1,0 +1,9 @@
+/** A settlement (batch close) as the POS routes take and answer it (spec: Settlement; addendum §4). */
+export interface Settlement {
+  batchNumber: string;
+  transactionCount: number;
+  closedAt: string;
+  currencyReference: string;
+  terminal: string;
+  debitBatch: string;
+}
