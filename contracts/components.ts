@@ -8,6 +8,7 @@ import { isoTime, ref, responseRef, type Schema } from './helpers.js';
 import { posSchemas } from './schemas/pos.js';
 import { sessionSchemas } from './schemas/sessions.js';
 import { webhookSchemas } from './schemas/webhooks.js';
+import { consoleSchemas } from './schemas/console.js';
 
 export { isoTime, ref, responseRef } from './helpers.js';
 export type { HttpMethod, Operation, PathItems } from './helpers.js';
@@ -16,6 +17,7 @@ const schemas: Record<string, Schema> = {
   ...posSchemas,
   ...sessionSchemas,
   ...webhookSchemas,
+  ...consoleSchemas,
   Error: {
     type: 'object',
     description: 'Every error answer (addendum §0).',
@@ -177,6 +179,16 @@ const responses: Record<string, OpenAPIV3_1.ResponseObject> = {
   UnsupportedMediaType: errorResponse('UNSUPPORTED_MEDIA_TYPE: the body is not in a declared media type.'),
   InternalError: errorResponse('INTERNAL_ERROR.'),
   OrderConflict: errorResponse('ORDER_STATE_CONFLICT: the transition is not allowed from the order\'s status, given in currentStatus.'),
+  RateLimited: {
+    description: 'RATE_LIMITED: the account\'s rate brake is on and this minute\'s requests are used up.',
+    headers: {
+      'Retry-After': { required: true, description: 'Seconds until the window resets.', schema: { type: 'integer', minimum: 0 } },
+      'X-RateLimit-Limit': { required: true, schema: { type: 'integer' } },
+      'X-RateLimit-Remaining': { required: true, schema: { type: 'integer', minimum: 0 } },
+      'X-RateLimit-Reset': { required: true, description: 'Epoch seconds.', schema: { type: 'integer' } },
+    },
+    content: { 'application/json': { schema: ref('Error') } },
+  },
   ReceiverFailure: errorResponse('RECEIVER_FAILS_ON_PURPOSE: the fail receiver always answers 500.'),
   UpgradeRequired: errorResponse('UPGRADE_REQUIRED: connect with a WebSocket client.'),
   SessionAlreadyPaid: errorResponse('SESSION_ALREADY_PAID: a paid session cannot expire.'),

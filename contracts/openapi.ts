@@ -2,11 +2,15 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import { components, type HttpMethod, type Operation, type PathItems } from './components.js';
 import { accountPaths } from './paths/accounts.js';
 import { consolePaths } from './paths/console.js';
+import { consoleApiPaths } from './paths/console-api.js';
 import { controlPaths, withTestAliases } from './paths/control.js';
 import { posPaths } from './paths/pos.js';
 import { sessionControlPaths, sessionPaths } from './paths/sessions.js';
 import { webhookDeliveries, webhookPaths } from './paths/webhooks.js';
 import { systemPaths } from './paths/system.js';
+
+/** The paths the account's rate brake covers (addendum §8); the same list the server enforces. */
+export const rateLimitedPrefixes = ['/api/v1/ext/', '/payment-sessions/', '/control/', '/__test__/'];
 
 /**
  * The OpenAPI 3.1 document of every operation the server answers. Routes are
@@ -33,10 +37,22 @@ export const openApiDocument: OpenAPIV3_1.Document = {
     { name: 'console', description: 'The console API, opened by the console token.' },
     { name: 'control', description: 'The control plane, also under /__test__ (addendum §6).' },
   ],
-  paths: { ...systemPaths, ...accountPaths, ...consolePaths, ...withTestAliases({ ...controlPaths, ...sessionControlPaths }), ...posPaths, ...sessionPaths, ...webhookPaths } satisfies PathItems as OpenAPIV3_1.PathsObject,
+  paths: withRateLimitAnswers({ ...systemPaths, ...accountPaths, ...consolePaths, ...withTestAliases({ ...controlPaths, ...sessionControlPaths }), ...posPaths, ...sessionPaths, ...webhookPaths, ...consoleApiPaths }) as OpenAPIV3_1.PathsObject,
   webhooks: webhookDeliveries,
   components,
 };
+
+/** Every operation the rate brake covers can answer 429. */
+function withRateLimitAnswers(paths: PathItems): PathItems {
+  return Object.fromEntries(
+    Object.entries(paths).map(([path, item]) => [
+      path,
+      rateLimitedPrefixes.some((prefix) => path.startsWith(prefix))
+        ? Object.fromEntries(Object.entries(item).map(([method, op]) => [method, { ...op, responses: { ...op!.responses, '429': { $ref: '#/components/responses/RateLimited' } } }]))
+        : item,
+    ]),
+  );
+}
 
 export type { HttpMethod };
 export const httpMethods: HttpMethod[] = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];

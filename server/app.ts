@@ -33,6 +33,9 @@ import { RelayHub } from './relay/relay-hub.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { Receivers, receiverStatus } from './webhooks/receivers.js';
 import { webhookHandlers } from './webhooks/routes.js';
+import { purgeExpired } from './console/purge.js';
+import { rateBrake } from './console/rate-brake.js';
+import { consoleHandlers } from './console/routes.js';
 import { sessionHandlers } from './sessions/routes.js';
 import { SessionService } from './sessions/session-service.js';
 import { StopService } from './sessions/stop-service.js';
@@ -56,7 +59,7 @@ export interface AppDeps {
 
 /** The Koa app with the background jobs `main.ts` starts and stops. */
 export type SimulatorApp = Koa<AppState> & {
-  jobs: { scheduler: AccreditationScheduler; dispatcher: WebhookDispatcher; relay: RelayHub };
+  jobs: { scheduler: AccreditationScheduler; dispatcher: WebhookDispatcher; relay: RelayHub; purge: () => Promise<number> };
   /** Tells the app an origin it is reached at, once listening (loopback webhook routing). */
   addOrigin(origin: string): void;
   /** The domain services behind the routes, for in-process callers (the payment page, tests). */
@@ -109,21 +112,24 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
   bindOperations(router, doc, {
     ...systemHandlers(store, doc, performance.now()),
     ...accountHandlers(accounts, publicUrl),
-    // What a clock move made due happens before the answer: accreditations, then webhook attempts.
+    // What a clock move made due happens before the answer: accreditations, webhook attempts, the purge.
     ...clockHandlers(store, clock, async (accountId) => {
       await scheduler.runDue(accountId);
       await dispatcher.runDue();
+      await purgeExpired(store, clock, config.dataTtlDays, accountId);
     }),
     ...terminalHandlers(terminals),
     ...orderHandlers(orders),
     ...settlementHandlers(settlements, terminals),
     ...sessionHandlers({ store, clock, catalog, sessions, stops, publicUrl }),
     ...webhookHandlers(receivers, dispatcher),
+    ...consoleHandlers(store, sessions, publicUrl),
   }, {
     readBody: readBody(config.bodyLimitBytes),
     authenticate: (security) => authenticate(security, securityGuards),
     validate: (entry) => validateRequest(doc, entry, validators),
     scope: merchantScope,
+    rateBrake: rateBrake(clock),
   });
 
   const app = new Koa<AppState>();
@@ -135,5 +141,5 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
   app.on('error', (error: Error, ctx?: AppContext) => {
     log.error('unhandled error', { error: error.message, stack: error.stack, method: ctx?.method, path: ctx?.path });
   });
-  return Object.assign(app, { jobs: { scheduler, dispatcher, relay }, services: { sessions }, addOrigin: (origin: string) => void origins.add(origin) });
+  return Object.assign(app, { jobs: { scheduler, dispatcher, relay, purge: () => purgeExpired(store, clock, config.dataTtlDays) }, services: { sessions }, addOrigin: (origin: string) => void origins.add(origin) });
 }

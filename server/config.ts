@@ -15,6 +15,8 @@ export interface Config {
   webhookConcurrency: number;
   /** At most this many webhook attempts start per second, so deliveries leave the API headroom. */
   webhookMaxPerSecond: number;
+  /** Simulator data older than this on its account's clock is purged. */
+  dataTtlDays: number;
   /** Which retry ladder webhook deliveries climb (addendum §7). */
   webhookLadder: 'sim' | 'production';
   /** Delay between a payment through the page and its accreditation (leg 2). */
@@ -36,6 +38,7 @@ export const defaultConfig: Config = {
   posSignatureToleranceSeconds: 300,
   accreditationDelayMs: 5000,
   webhookLadder: 'sim',
+  dataTtlDays: 14,
   webhookConcurrency: 16,
   webhookMaxPerSecond: 1200,
   snapshotMinJournalBytes: 16 * 1024 * 1024,
@@ -68,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   }
   if (env.WEBHOOK_CONCURRENCY !== undefined) config.webhookConcurrency = integer('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 1, 256);
   if (env.WEBHOOK_MAX_PER_SECOND !== undefined) config.webhookMaxPerSecond = integer('WEBHOOK_MAX_PER_SECOND', env.WEBHOOK_MAX_PER_SECOND, 1, 1_000_000);
+  if (env.SIM_DATA_TTL_DAYS !== undefined) config.dataTtlDays = integer('SIM_DATA_TTL_DAYS', env.SIM_DATA_TTL_DAYS, 1, 36_500);
   if (env.LOG_LEVEL !== undefined) {
     if (!isLogLevel(env.LOG_LEVEL)) throw new ConfigError(`LOG_LEVEL must be one of debug, info, warn, error, silent; got ${JSON.stringify(env.LOG_LEVEL)}`);
     config.logLevel = env.LOG_LEVEL;

@@ -43,6 +43,11 @@ const port = typeof address === 'object' && address ? address.port : config.port
 app.addOrigin(`http://${config.host}:${port}`);
 if (config.host === '127.0.0.1') app.addOrigin(`http://localhost:${port}`);
 app.jobs.dispatcher.start();
+// Test data past its lifetime goes hourly (and at every clock advance, per account).
+const purgeTimer = setInterval(() => {
+  app.jobs.purge().catch((error: Error) => log.error('purge failed', { error: error.message }));
+}, 3_600_000);
+purgeTimer.unref();
 log.info('listening', { url: `http://${config.host}:${port}`, dataDir: config.dataDir, store: store.kind });
 process.stdout.write(`svc-pos-sim listening on http://${config.host}:${port} (data in ${config.dataDir})\n`);
 

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { listOperations, type OperationEntry } from '../../contracts/openapi.js';
+import { listOperations, rateLimitedPrefixes, type OperationEntry } from '../../contracts/openapi.js';
 import type { AppState } from './context.js';
 
 /** One handler per operationId of the document. */
@@ -14,6 +14,8 @@ export interface OperationGuards {
   validate(entry: OperationEntry): Middleware<AppState>;
   /** After validation: checks that the resources named in the path belong to the caller. */
   scope: Middleware<AppState>;
+  /** After authentication, on the paths the account's rate brake covers. */
+  rateBrake: Middleware<AppState>;
 }
 
 /**
@@ -35,10 +37,19 @@ export function bindOperations(router: Router<AppState>, doc: OpenAPIV3_1.Docume
       ctx.state.operationId = entry.operationId;
       return next();
     };
+    const braked = rateLimitedPrefixes.some((prefix) => entry.path.startsWith(prefix));
     router.register(
       toRouterPath(entry.path),
       [entry.method.toUpperCase()],
-      [markOperation, guards.readBody, guards.authenticate(entry.operation.security ?? doc.security), guards.validate(entry), guards.scope, handler],
+      [
+        markOperation,
+        guards.readBody,
+        guards.authenticate(entry.operation.security ?? doc.security),
+        ...(braked ? [guards.rateBrake] : []),
+        guards.validate(entry),
+        guards.scope,
+        handler,
+      ],
       { name: entry.operationId },
     );
   }

@@ -2,6 +2,7 @@ import type { Account } from '../accounts/account.js';
 import { iso, type Clock } from '../clock.js';
 import type { Store } from '../store/store.js';
 import { trace } from '../trace/trace.js';
+import { keyOf } from './record-keys.js';
 
 /** What an account owns, by collection and the field that names the owner. */
 const owned: Array<[collection: string, field: string, owner: (account: Account) => string]> = [
@@ -43,36 +44,3 @@ export async function resetAccount(store: Store, clock: Clock, accountId: string
   });
 }
 
-/** The id each collection stores its records under. */
-function keyOf(collection: string, record: Record<string, unknown>): string {
-  switch (collection) {
-    case 'sessions':
-    case 'schedules':
-      return record.session_id as string;
-    case 'events':
-    case 'deliveries':
-      return record.event_id as string;
-    case 'trace':
-      return record.id as string;
-    case 'batches':
-      return record.batch_id as string;
-    case 'stops':
-      return record.stop_id as string;
-    case 'agreements':
-      return record.agreement_id as string;
-    case 'partners':
-      return record.partner_id as string;
-    case 'split_agreements':
-      return record.split_agreement_id as string;
-    case 'split_links':
-      return `${record.agreement_id as string}/${record.partner_id as string}`;
-    case 'terminals':
-      return record.serialNumber as string;
-    case 'orders':
-      return `${record.merchantId as string}/${record.orderId as string}`;
-    case 'settlements':
-      return `${record.terminal as string}/${record.batchNumber as string}`;
-    default:
-      throw new Error(`no key rule for ${collection}`);
-  }
-}

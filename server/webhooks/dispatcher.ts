@@ -184,6 +184,7 @@ export class WebhookDispatcher implements EventSink {
       const outcome: AttemptOutcome = { event_id: event.event_id, attempt, routing, ...result, duration_ms };
       trace(tx, account.account_id, 'webhook.attempt', at, {
         session_id: event.session_id,
+        event: event.event,
         ...outcome,
         idempotency_key: event.idempotency_key,
         ...(signing.manual ? { manual: true, signature: signing.signature, timestamp: signing.timestamp } : {}),

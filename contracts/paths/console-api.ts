@@ -1,0 +1,60 @@
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { bodyErrors, jsonBody, jsonResponse, ref, responseRef, writeErrors, type PathItems } from '../components.js';
+
+const consoleAuth = [{ consoleBearer: [] }];
+const query = (name: string, schema: OpenAPIV3_1.SchemaObject, description: string): OpenAPIV3_1.ParameterObject => ({ name, in: 'query', schema: schema as OpenAPIV3_1.ParameterObject['schema'], description });
+
+export const consoleApiPaths: PathItems = {
+  '/console/trace': {
+    get: {
+      operationId: 'getConsoleTrace',
+      summary: 'The account\'s event trace, newest first',
+      tags: ['console'],
+      security: consoleAuth,
+      parameters: [
+        query('type', { type: 'string', maxLength: 64 }, 'Only entries of this type, e.g. webhook.received.'),
+        query('session_id', { type: 'string', maxLength: 64 }, 'Only entries of this session.'),
+        query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, 'At most this many entries.'),
+      ],
+      responses: { '200': jsonResponse('Trace entries.', ref('TraceList')), '400': responseRef('BadRequest'), '401': responseRef('Unauthorized') },
+    },
+  },
+  '/console/sessions': {
+    get: {
+      operationId: 'getConsoleSessions',
+      summary: 'The account\'s sessions, newest first',
+      tags: ['console'],
+      security: consoleAuth,
+      responses: { '200': jsonResponse('Sessions as their status reads now.', ref('SessionList')), '401': responseRef('Unauthorized') },
+    },
+  },
+  '/console/progress': {
+    get: {
+      operationId: 'getConsoleProgress',
+      summary: 'The integration checklist, each step done from what really happened',
+      tags: ['console'],
+      security: consoleAuth,
+      responses: { '200': jsonResponse('The eight steps.', ref('Progress')), '401': responseRef('Unauthorized') },
+    },
+  },
+  '/console/rate-limit': {
+    put: {
+      operationId: 'setRateLimit',
+      summary: 'Switch the account\'s rate brake on (per_minute) or off (null)',
+      description: 'Applies to the account\'s API only (/api/v1/ext/**, /payment-sessions/**, /control/**, /__test__/**), never to /console/**. Limited answers carry X-RateLimit-Limit, X-RateLimit-Remaining and X-RateLimit-Reset (epoch seconds); past the limit, 429 RATE_LIMITED with Retry-After (seconds).',
+      tags: ['console'],
+      security: consoleAuth,
+      requestBody: jsonBody('RateLimitRequest'),
+      responses: { '200': jsonResponse('The brake as it now is.', ref('RateLimit')), ...bodyErrors, '401': responseRef('Unauthorized'), ...writeErrors },
+    },
+  },
+  '/fidelidad': {
+    get: {
+      operationId: 'getFidelidad',
+      summary: 'Every known difference between the simulator and production',
+      tags: ['simulator'],
+      security: [],
+      responses: { '200': jsonResponse('The differences.', ref('Fidelidad')) },
+    },
+  },
+};

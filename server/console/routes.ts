@@ -1,0 +1,47 @@
+import type { Account } from '../accounts/account.js';
+import type { OperationHandlers } from '../http/bind-operations.js';
+import type { AppContext } from '../http/context.js';
+import type { SessionService } from '../sessions/session-service.js';
+import { publicSession } from '../sessions/session-view.js';
+import type { SessionRecord } from '../sessions/session.js';
+import type { Store } from '../store/store.js';
+import type { TraceEntry } from '../trace/trace.js';
+import { version } from '../version.js';
+import { fidelidad } from './fidelidad.js';
+import { progress } from './progress.js';
+
+export function consoleHandlers(store: Store, sessions: SessionService, publicUrl: (ctx: AppContext) => string): OperationHandlers {
+  return {
+    getConsoleTrace: async (ctx) => {
+      const query = ctx.state.query as { type?: string; session_id?: string; limit?: number };
+      const entries = await store.list<TraceEntry>('trace', {
+        where: { account_id: ctx.state.account!.account_id, ...(query.type ? { type: query.type } : {}), ...(query.session_id ? { session_id: query.session_id } : {}) },
+        orderBy: { field: 'order', direction: 'desc' },
+        limit: query.limit ?? 100,
+      });
+      ctx.body = { data: entries.map(({ account_id: _account, order: _order, ...entry }) => entry) };
+    },
+    getConsoleSessions: async (ctx) => {
+      const account = ctx.state.account!;
+      const stored = await store.list<SessionRecord>('sessions', { where: { account_id: account.account_id }, orderBy: { field: 'created_at', direction: 'desc' } });
+      // Read each through the session service, so due dates apply as in a status read.
+      const current = await Promise.all(stored.map((session) => sessions.read(account, session.session_id)));
+      ctx.body = { data: current.map((session) => publicSession(session, publicUrl(ctx))) };
+    },
+    getConsoleProgress: async (ctx) => {
+      ctx.body = await progress(store, ctx.state.account!);
+    },
+    setRateLimit: async (ctx) => {
+      const { per_minute } = ctx.state.body as { per_minute: number | null };
+      const id = ctx.state.account!.account_id;
+      await store.transact(async (tx) => {
+        const account = (await tx.get<Account>('accounts', id))!;
+        tx.put('accounts', id, { ...account, rate_limit_per_minute: per_minute });
+      });
+      ctx.body = { per_minute };
+    },
+    getFidelidad: async (ctx) => {
+      ctx.body = { version, differences: fidelidad };
+    },
+  };
+}

@@ -1,0 +1,35 @@
+// The id each collection stores its records under, derived from the record.
+
+/** The id each collection stores its records under. */
+export function keyOf(collection: string, record: Record<string, unknown>): string {
+  switch (collection) {
+    case 'sessions':
+    case 'schedules':
+      return record.session_id as string;
+    case 'events':
+    case 'deliveries':
+      return record.event_id as string;
+    case 'trace':
+      return record.id as string;
+    case 'batches':
+      return record.batch_id as string;
+    case 'stops':
+      return record.stop_id as string;
+    case 'agreements':
+      return record.agreement_id as string;
+    case 'partners':
+      return record.partner_id as string;
+    case 'split_agreements':
+      return record.split_agreement_id as string;
+    case 'split_links':
+      return `${record.agreement_id as string}/${record.partner_id as string}`;
+    case 'terminals':
+      return record.serialNumber as string;
+    case 'orders':
+      return `${record.merchantId as string}/${record.orderId as string}`;
+    case 'settlements':
+      return `${record.terminal as string}/${record.batchNumber as string}`;
+    default:
+      throw new Error(`no key rule for ${collection}`);
+  }
+}
