@@ -4,6 +4,7 @@ import { accountPaths } from './paths/accounts.js';
 import { consolePaths } from './paths/console.js';
 import { consoleApiPaths } from './paths/console-api.js';
 import { controlPaths, withTestAliases } from './paths/control.js';
+import { payPaths } from './paths/pay.js';
 import { posPaths } from './paths/pos.js';
 import { sessionControlPaths, sessionPaths } from './paths/sessions.js';
 import { webhookDeliveries, webhookPaths } from './paths/webhooks.js';
@@ -37,7 +38,7 @@ export const openApiDocument: OpenAPIV3_1.Document = {
     { name: 'console', description: 'The console API, opened by the console token.' },
     { name: 'control', description: 'The control plane, also under /__test__ (addendum §6).' },
   ],
-  paths: withRateLimitAnswers({ ...systemPaths, ...accountPaths, ...consolePaths, ...withTestAliases({ ...controlPaths, ...sessionControlPaths }), ...posPaths, ...sessionPaths, ...webhookPaths, ...consoleApiPaths }) as OpenAPIV3_1.PathsObject,
+  paths: withRateLimitAnswers({ ...systemPaths, ...accountPaths, ...consolePaths, ...withTestAliases({ ...controlPaths, ...sessionControlPaths }), ...posPaths, ...sessionPaths, ...webhookPaths, ...consoleApiPaths, ...payPaths }) as OpenAPIV3_1.PathsObject,
   webhooks: webhookDeliveries,
   components,
 };

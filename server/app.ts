@@ -36,6 +36,7 @@ import { webhookHandlers } from './webhooks/routes.js';
 import { purgeExpired } from './console/purge.js';
 import { rateBrake } from './console/rate-brake.js';
 import { consoleHandlers } from './console/routes.js';
+import { payHandlers } from './pay/routes.js';
 import { sessionHandlers } from './sessions/routes.js';
 import { SessionService } from './sessions/session-service.js';
 import { StopService } from './sessions/stop-service.js';
@@ -124,6 +125,7 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
     ...sessionHandlers({ store, clock, catalog, sessions, stops, publicUrl }),
     ...webhookHandlers(receivers, dispatcher),
     ...consoleHandlers(store, sessions, publicUrl),
+    ...payHandlers(store, clock, sessions),
   }, {
     readBody: readBody(config.bodyLimitBytes),
     authenticate: (security) => authenticate(security, securityGuards),

@@ -30,6 +30,23 @@ export const consoleSchemas: Record<string, Schema> = {
     per_minute: { oneOf: [{ type: 'integer', minimum: 1, maximum: 100_000 }, { type: 'null' }], description: 'Requests per minute; null switches the brake off.' },
   }),
   RateLimit: closed(['per_minute'], { per_minute: { oneOf: [{ type: 'integer' }, { type: 'null' }] } }),
+  PayRequest: {
+    type: 'object',
+    description: 'method, payment_key, leg2, and the method\'s own fields (all strings).',
+    properties: {
+      method: { type: 'string', enum: ['card', 'transfer', 'mobile_payment', 'wallet'] },
+      payment_key: { type: 'string', maxLength: 64 },
+      leg2: { type: 'string', enum: ['accredited', 'accreditation_failed'], default: 'accredited' },
+    },
+    additionalProperties: { type: 'string', maxLength: 256 },
+  },
+  PayResult: closed(['session_id', 'status', 'outcome', 'accreditation'], {
+    session_id: { type: 'string' },
+    status: { type: 'string', enum: ['pending', 'paid', 'failed', 'expired'] },
+    outcome: { type: 'string', enum: ['paid', 'failed', 'expired'] },
+    reason: { type: 'string', enum: ['insufficient_funds', 'rejected_by_issuer', 'invalid_key'] },
+    accreditation: { type: 'string', enum: ['none', 'scheduled', 'accredited', 'failed'] },
+  }),
   Fidelidad: closed(['version', 'differences'], {
     version: { type: 'string' },
     differences: {

@@ -162,7 +162,7 @@ export class SessionService {
       for (const step of [{ kind: 'due-date', now: nowMs } as Trigger, ...(trigger ? [trigger] : [])]) {
         const outcome = transition(session, step);
         if (outcome.result === 'rejected') {
-          throw new AppError(outcome.code === 'SESSION_NOT_PAYABLE' ? 'VALIDATION_FAILED' : outcome.code, outcome.reason);
+          throw new AppError(outcome.code, outcome.reason);
         }
         if (outcome.result === 'changed') {
           session = outcome.session;
