@@ -5,6 +5,16 @@ const consoleAuth = [{ consoleBearer: [] }];
 const query = (name: string, schema: OpenAPIV3_1.SchemaObject, description: string): OpenAPIV3_1.ParameterObject => ({ name, in: 'query', schema: schema as OpenAPIV3_1.ParameterObject['schema'], description });
 
 export const consoleApiPaths: PathItems = {
+  '/console': {
+    get: {
+      operationId: 'showConsole',
+      summary: 'The web console',
+      description: 'Paste a console token to see keys, sessions, the progress checklist and the trace (live), with a resend button per webhook.',
+      tags: ['console'],
+      security: [],
+      responses: { '200': { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } } },
+    },
+  },
   '/console/trace': {
     get: {
       operationId: 'getConsoleTrace',

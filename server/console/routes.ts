@@ -7,6 +7,7 @@ import type { SessionRecord } from '../sessions/session.js';
 import type { Store } from '../store/store.js';
 import type { TraceEntry } from '../trace/trace.js';
 import { version } from '../version.js';
+import { consolePage } from './console-page.js';
 import { fidelidad } from './fidelidad.js';
 import { progress } from './progress.js';
 
@@ -39,6 +40,10 @@ export function consoleHandlers(store: Store, sessions: SessionService, publicUr
         tx.put('accounts', id, { ...account, rate_limit_per_minute: per_minute });
       });
       ctx.body = { per_minute };
+    },
+    showConsole: async (ctx) => {
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = consolePage;
     },
     getFidelidad: async (ctx) => {
       ctx.body = { version, differences: fidelidad };
