@@ -56,6 +56,8 @@ export class Link extends EventEmitter {
   private readonly queue: Outgoing[] = [];
   private current: { outgoing: Outgoing; attempt: number; naks: number; timer: unknown } | null = null;
   private lastDelivered: { payload: string; at: number } | null = null;
+  /** Whether we sent a frame since the last one delivered: then an identical frame is a new message. */
+  private sentSinceDelivered = false;
   private closed = false;
 
   constructor(
@@ -108,6 +110,7 @@ export class Link extends EventEmitter {
     current.attempt += 1;
     const frame = encodeFrame(current.outgoing.payload);
     this.options.debug?.(`tx ${hex(frame)} (${current.outgoing.payload}, try ${current.attempt}/${this.tries})`);
+    this.sentSinceDelivered = true;
     this.port.write(frame);
     current.timer = this.timers.setTimeout(() => this.retryOrFail(new LinkTimeoutError(`no ACK for ${current.outgoing.payload.slice(0, 4)} after ${this.tries} tries of ${this.ackTimeoutMs} ms`)), this.ackTimeoutMs);
   }
@@ -149,8 +152,12 @@ export class Link extends EventEmitter {
       case 'frame': {
         this.port.write(Buffer.of(ACK));
         const now = this.timers.now();
-        const repeat = this.lastDelivered !== null && this.lastDelivered.payload === event.payload && now - this.lastDelivered.at <= this.duplicateWindowMs;
+        // A peer repeats a frame only while it waits for our ACK: the same frame again, with
+        // nothing sent by us in between, is that repeat. After a frame of ours, it is an answer.
+        const repeat =
+          !this.sentSinceDelivered && this.lastDelivered !== null && this.lastDelivered.payload === event.payload && now - this.lastDelivered.at <= this.duplicateWindowMs;
         this.lastDelivered = { payload: event.payload, at: now };
+        this.sentSinceDelivered = false;
         if (repeat) {
           this.options.debug?.(`duplicate ${event.payload.slice(0, 4)} re-acknowledged, not processed again`);
           return;

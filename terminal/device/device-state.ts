@@ -1,0 +1,91 @@
+import type { Message, RecordMessage } from '../protocol/messages.js';
+
+// The emulated terminal's state, as pure functions: what the host asked to
+// charge or void, the records kept until the host confirms them, the open batch.
+
+export interface PendingCharge {
+  orderId: string;
+  amount: number;
+  currency: string;
+}
+
+export interface DeviceState {
+  serial: string;
+  firmware: string;
+  nextSeq: number;
+  nextBatch: number;
+  /** Charges asked by the host, waiting for approval (auto or operator). */
+  charges: PendingCharge[];
+  /** Voids asked by the host, waiting for the operator (or done at once with auto-approve). */
+  voids: string[];
+  /** Records not yet confirmed by the host, oldest first. */
+  records: RecordMessage[];
+  /** Sales since the last batch close. */
+  batch: { count: number; currency: string | null };
+}
+
+export function newDevice(serial: string, firmware = '1.0.0'): DeviceState {
+  return { serial, firmware, nextSeq: 1, nextBatch: 1, charges: [], voids: [], records: [], batch: { count: 0, currency: null } };
+}
+
+/** The answer to a host request and the state after it. Approvals happen outside, by time or operator. */
+export function answer(state: DeviceState, request: Message): { state: DeviceState; reply: Message } {
+  switch (request.code) {
+    case '0100':
+      return { state, reply: { code: '0110', serial: state.serial, firmware: state.firmware, batchOpen: state.batch.count > 0, pendingCount: state.records.length } };
+    case '0300':
+      if (state.charges.some((c) => c.orderId === request.orderId)) return { state, reply: { code: '0310', rc: '00' } }; // asked again: same answer
+      return { state: { ...state, charges: [...state.charges, { orderId: request.orderId, amount: request.amount, currency: request.currency }] }, reply: { code: '0310', rc: '00' } };
+    case '0320':
+      if (state.voids.includes(request.orderId)) return { state, reply: { code: '0330', rc: '00' } };
+      return { state: { ...state, voids: [...state.voids, request.orderId] }, reply: { code: '0330', rc: '00' } };
+    case '0500':
+      return { state: closeBatch(state, new Date().toISOString()), reply: { code: '0510', rc: '00' } };
+    case '0250':
+      return { state, reply: state.records[0] ?? { code: '0260' } };
+    case '0270':
+      return { state: { ...state, records: state.records.filter((r) => r.seq !== request.seq) }, reply: { code: '0280', seq: request.seq } };
+    default:
+      return { state, reply: { code: '0990', errorCode: '01', text: `unexpected message ${request.code}` } };
+  }
+}
+
+/** The customer paid: a sale record, counted in the open batch. */
+export function approve(state: DeviceState, orderId: string, at: string, authorizationCode: string): DeviceState {
+  const charge = state.charges.find((c) => c.orderId === orderId);
+  if (!charge) return state;
+  const record: RecordMessage = { code: '0210', seq: state.nextSeq, orderId, amount: charge.amount, currency: charge.currency, authorizationCode, paidAt: at };
+  return {
+    ...state,
+    nextSeq: state.nextSeq + 1,
+    charges: state.charges.filter((c) => c !== charge),
+    records: [...state.records, record],
+    batch: { count: state.batch.count + 1, currency: state.batch.currency ?? charge.currency },
+  };
+}
+
+export function decline(state: DeviceState, orderId: string): DeviceState {
+  return { ...state, charges: state.charges.filter((c) => c.orderId !== orderId) };
+}
+
+export function voidOrder(state: DeviceState, orderId: string, at: string): DeviceState {
+  if (!state.voids.includes(orderId)) return state;
+  const record: RecordMessage = { code: '0230', seq: state.nextSeq, orderId, voidedAt: at };
+  return { ...state, nextSeq: state.nextSeq + 1, voids: state.voids.filter((v) => v !== orderId), records: [...state.records, record] };
+}
+
+/** Closes the batch into a record with the six settlement fields. */
+export function closeBatch(state: DeviceState, at: string): DeviceState {
+  const number = String(state.nextBatch).padStart(4, '0');
+  const record: RecordMessage = {
+    code: '0520',
+    seq: state.nextSeq,
+    batchNumber: `B${number}`,
+    transactionCount: state.batch.count,
+    closedAt: at,
+    currencyReference: state.batch.currency ?? 'USD',
+    terminal: state.serial,
+    debitBatch: `D${number}`,
+  };
+  return { ...state, nextSeq: state.nextSeq + 1, nextBatch: state.nextBatch + 1, records: [...state.records, record], batch: { count: 0, currency: null } };
+}

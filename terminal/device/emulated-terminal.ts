@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import type { Link } from '../protocol/link.js';
+import { decodeMessage, encodeMessage, MessageError } from '../protocol/messages.js';
+import { realTimers, type Timers } from '../protocol/timers.js';
+import { answer, approve, closeBatch, decline, newDevice, voidOrder, type DeviceState } from './device-state.js';
+
+export interface EmulatorOptions {
+  serial: string;
+  firmware?: string;
+  /** Approve charges (and voids) this long after the host asks; null waits for the operator. */
+  autoApproveMs?: number | null;
+  timers?: Timers;
+  log?: (line: string) => void;
+}
+
+/**
+ * An emulated POS device: answers the host over the link and holds the
+ * device state. Charges are approved after `autoApproveMs` or by the
+ * operator (`approve`, `decline`, `void`, `close`, `status`).
+ */
+export class EmulatedTerminal {
+  private state: DeviceState;
+  private link: Link | null = null;
+  private readonly timers: Timers;
+  private readonly log: (line: string) => void;
+
+  constructor(private readonly options: EmulatorOptions) {
+    this.state = newDevice(options.serial, options.firmware);
+    this.timers = options.timers ?? realTimers;
+    this.log = options.log ?? (() => undefined);
+  }
+
+  /** Speaks over this line from now on; the device's state outlives a line that goes away. */
+  attach(link: Link): void {
+    this.link = link;
+    link.on('message', (payload: string) => void this.onRequest(payload));
+  }
+
+  get snapshot(): DeviceState {
+    return this.state;
+  }
+
+  /** An operator command, as typed on stdin; answers what happened. */
+  operator(line: string): string {
+    const [command, argument] = line.trim().split(/\s+/);
+    const now = new Date(this.timers.now()).toISOString();
+    switch (command) {
+      case 'approve': {
+        const orderId = argument ?? this.state.charges[0]?.orderId;
+        if (!orderId) return 'no charge waiting';
+        this.state = approve(this.state, orderId, now, authorizationCode());
+        return `approved ${orderId}`;
+      }
+      case 'decline': {
+        const orderId = argument ?? this.state.charges[0]?.orderId;
+        if (!orderId) return 'no charge waiting';
+        this.state = decline(this.state, orderId);
+        return `declined ${orderId}`;
+      }
+      case 'void': {
+        const orderId = argument ?? this.state.voids[0];
+        if (!orderId) return 'no void waiting';
+        this.state = voidOrder(this.state, orderId, now);
+        return `voided ${orderId}`;
+      }
+      case 'close':
+        this.state = closeBatch(this.state, now);
+        return `batch closed (record ${this.state.nextSeq - 1})`;
+      case 'status':
+        return [
+          `serial ${this.state.serial}, batch ${this.state.batch.count} sale(s)`,
+          `charges waiting: ${this.state.charges.map((c) => `${c.orderId} ${c.amount} ${c.currency}`).join(', ') || 'none'}`,
+          `voids waiting: ${this.state.voids.join(', ') || 'none'}`,
+          `records unconfirmed: ${this.state.records.map((r) => `${r.seq}:${r.code}`).join(', ') || 'none'}`,
+        ].join('\n');
+      default:
+        return 'commands: approve [orderId], decline [orderId], void [orderId], close, status';
+    }
+  }
+
+  private async onRequest(payload: string): Promise<void> {
+    let request;
+    try {
+      request = decodeMessage(payload);
+    } catch (error) {
+      await this.reply(encodeMessage({ code: '0990', errorCode: '02', text: (error as MessageError).message.slice(0, 200) }));
+      return;
+    }
+    const { state, reply } = answer(this.state, request);
+    this.state = state;
+    this.log(`host ${payload} → ${encodeMessage(reply)}`);
+    await this.reply(encodeMessage(reply));
+    const auto = this.options.autoApproveMs;
+    if (auto === null || auto === undefined) return;
+    if (request.code === '0300') this.timers.setTimeout(() => this.log(this.operator(`approve ${request.orderId}`)), auto);
+    if (request.code === '0320') this.timers.setTimeout(() => this.log(this.operator(`void ${request.orderId}`)), auto);
+  }
+
+  private async reply(payload: string): Promise<void> {
+    try {
+      if (!this.link) throw new Error('no line attached');
+      await this.link.send(payload);
+    } catch (error) {
+      this.log(`could not answer ${payload.slice(0, 4)}: ${(error as Error).message}`);
+    }
+  }
+}
+
+function authorizationCode(): string {
+  return randomBytes(3).toString('hex').toUpperCase();
+}

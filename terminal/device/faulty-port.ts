@@ -1,0 +1,66 @@
+import { Duplex } from 'node:stream';
+
+export interface Faults {
+  /** Corrupt the LRC of the Nth frame written (1-based). */
+  corruptFrame?: number;
+  /** Do not send the Nth ACK (1-based). */
+  dropAck?: number;
+  /** Split every frame in two, this many ms apart (a gap over 200 ms makes the receiver drop it). */
+  splitGapMs?: number;
+  /** Hold every write this many ms. */
+  delayMs?: number;
+  /** Stop writing anything after the Nth frame. */
+  silentAfter?: number;
+}
+
+/**
+ * Wraps a serial port and misbehaves on the way out as told: for tests and
+ * demos of what the link layer and the bridge survive. Reads pass through.
+ */
+export class FaultyPort extends Duplex {
+  private frames = 0;
+  private acks = 0;
+
+  constructor(
+    private readonly inner: Duplex,
+    private readonly faults: Faults,
+  ) {
+    super();
+    inner.on('data', (chunk: Buffer) => this.push(chunk));
+    inner.on('close', () => this.emit('close'));
+    inner.on('end', () => this.push(null));
+    inner.on('error', (error: Error) => this.emit('error', error));
+  }
+
+  override _read(): void {}
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
+    const { faults } = this;
+    let data = Buffer.from(chunk);
+    if (data.length === 1 && data[0] === 0x06) {
+      this.acks += 1;
+      if (faults.dropAck === this.acks) return done();
+    } else if (data[0] === 0x02) {
+      this.frames += 1;
+      if (faults.silentAfter !== undefined && this.frames > faults.silentAfter) return done();
+      if (faults.corruptFrame === this.frames) data[data.length - 1] ^= 0xff;
+    }
+    const send = () => {
+      if (faults.splitGapMs !== undefined && data.length > 2) {
+        const half = Math.floor(data.length / 2);
+        this.inner.write(data.subarray(0, half));
+        setTimeout(() => this.inner.write(data.subarray(half)), faults.splitGapMs);
+      } else {
+        this.inner.write(data);
+      }
+      done();
+    };
+    if (faults.delayMs) setTimeout(send, faults.delayMs);
+    else send();
+  }
+
+  override _destroy(error: Error | null, done: (error?: Error | null) => void): void {
+    this.inner.destroy();
+    done(error);
+  }
+}

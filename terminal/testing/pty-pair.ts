@@ -1,0 +1,55 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { SerialPort } from 'serialport';
+
+const socat = '/usr/bin/socat';
+
+/** Why pseudo-terminal tests cannot run here, or false. Under CI they always run (.ci/run installs socat). */
+export function socatSkip(): string | false {
+  if (process.env.CI || existsSync(socat)) return false;
+  return `no socat at ${socat}: install Debian's socat package`;
+}
+
+/** A real pseudo-terminal pair made by socat, its two ends named `host` and `device` in `dir`. */
+export class PtyPair {
+  private process: ChildProcess | null = null;
+  readonly host: string;
+  readonly device: string;
+
+  constructor(dir: string) {
+    this.host = join(dir, 'host');
+    this.device = join(dir, 'device');
+  }
+
+  async start(): Promise<void> {
+    this.process = spawn(socat, [`pty,raw,echo=0,link=${this.host}`, `pty,raw,echo=0,link=${this.device}`], { stdio: 'ignore' });
+    await waitFor(() => existsSync(this.host) && existsSync(this.device), 5000, 'socat to create the pseudo-terminals');
+  }
+
+  /** Kills socat: both ends of the line drop, as when a cable is pulled. */
+  async stop(): Promise<void> {
+    const running = this.process;
+    this.process = null;
+    if (!running || running.exitCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    running.kill('SIGKILL');
+    await exited;
+    await waitFor(() => !existsSync(this.host), 5000, 'the pseudo-terminal links to go');
+  }
+}
+
+export function openPort(path: string): Promise<SerialPort> {
+  return new Promise((resolve, reject) => {
+    const port = new SerialPort({ path, baudRate: 115200 }, (error) => (error ? reject(error) : resolve(port)));
+  });
+}
+
+/** Waits for a condition that real serial I/O brings about; fails after `timeoutMs`. */
+export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
