@@ -1,4 +1,5 @@
 import { Duplex } from 'node:stream';
+import { realTimers, type Timers } from '../protocol/timers.js';
 
 export interface Faults {
   /** Corrupt the LRC of the Nth frame written (1-based). */
@@ -24,6 +25,7 @@ export class FaultyPort extends Duplex {
   constructor(
     private readonly inner: Duplex,
     private readonly faults: Faults,
+    private readonly timers: Timers = realTimers,
   ) {
     super();
     inner.on('data', (chunk: Buffer) => this.push(chunk));
@@ -49,13 +51,13 @@ export class FaultyPort extends Duplex {
       if (faults.splitGapMs !== undefined && data.length > 2) {
         const half = Math.floor(data.length / 2);
         this.inner.write(data.subarray(0, half));
-        setTimeout(() => this.inner.write(data.subarray(half)), faults.splitGapMs);
+        this.timers.setTimeout(() => this.inner.write(data.subarray(half)), faults.splitGapMs);
       } else {
         this.inner.write(data);
       }
       done();
     };
-    if (faults.delayMs) setTimeout(send, faults.delayMs);
+    if (faults.delayMs) this.timers.setTimeout(send, faults.delayMs);
     else send();
   }
 

@@ -1,0 +1,23 @@
+import t from 'tap';
+import { answer, approve, closeBatch, decline, newDevice, voidOrder } from './device-state.js';
+
+t.test('the device answers poll, charge, void, close, next record and confirm as addendum §9 says', async (t) => {
+  let state = newDevice('SN1', '2.1.0');
+  t.same(answer(state, { code: '0100' }).reply, { code: '0110', serial: 'SN1', firmware: '2.1.0', batchOpen: false, pendingCount: 0 });
+  ({ state } = answer(state, { code: '0300', orderId: 'o1', amount: 1000, currency: 'EUR' }));
+  t.same(answer(state, { code: '0300', orderId: 'o1', amount: 1000, currency: 'EUR' }).state.charges.length, 1, 'asked twice, charged once');
+  t.same(answer(state, { code: '0250' }).reply, { code: '0260' }, 'nothing to report before approval');
+  state = approve(state, 'o1', '2026-11-21T10:00:00.000Z', 'AUTH1');
+  t.same(answer(state, { code: '0250' }).reply, { code: '0210', seq: 1, orderId: 'o1', amount: 1000, currency: 'EUR', authorizationCode: 'AUTH1', paidAt: '2026-11-21T10:00:00.000Z' });
+  t.match(answer(state, { code: '0100' }).reply, { batchOpen: true, pendingCount: 1 });
+  ({ state } = answer(state, { code: '0320', orderId: 'o1' }));
+  state = voidOrder(state, 'o1', '2026-11-21T10:05:00.000Z');
+  state = closeBatch(state, '2026-11-21T18:00:00.000Z');
+  t.same(state.records.map((r) => `${r.seq}:${r.code}`), ['1:0210', '2:0230', '3:0520']);
+  t.same(state.records[2], { code: '0520', seq: 3, batchNumber: 'B0001', transactionCount: 1, closedAt: '2026-11-21T18:00:00.000Z', currencyReference: 'EUR', terminal: 'SN1', debitBatch: 'D0001' });
+  const confirmed = answer(state, { code: '0270', seq: 1 });
+  t.same(confirmed.reply, { code: '0280', seq: 1 });
+  t.same(confirmed.state.records.map((r) => r.seq), [2, 3], 'a record leaves only when confirmed');
+  t.same(answer(state, { code: '0110', serial: 'x', firmware: 'y', batchOpen: false, pendingCount: 0 }).reply, { code: '0990', errorCode: '01', text: 'unexpected message 0110' });
+  t.same(decline(answer(newDevice('SN2'), { code: '0300', orderId: 'o2', amount: 1, currency: 'USD' }).state, 'o2').charges, [], 'a declined charge leaves no record');
+});
