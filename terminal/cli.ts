@@ -6,6 +6,7 @@ import { Bridge } from './bridge/bridge.js';
 import { EmulatedTerminal } from './device/emulated-terminal.js';
 import { FaultyPort, type Faults } from './device/faulty-port.js';
 import { PosClient } from './pos-client.js';
+import { openSerial } from './serial-port.js';
 import { Link } from './protocol/link.js';
 
 const usage = {
@@ -52,12 +53,6 @@ const fail = (message: string, help?: string): never => {
   process.stderr.write(`svc-terminal: ${message}\n${help ? `\n${help}` : ''}`);
   process.exit(2);
 };
-
-function openSerial(path: string, baudRate: number): Promise<SerialPort> {
-  return new Promise((resolve, reject) => {
-    const port = new SerialPort({ path, baudRate, dataBits: 8, parity: 'none', stopBits: 1 }, (error) => (error ? reject(error) : resolve(port)));
-  });
-}
 
 function integer(name: string, value: string | undefined, fallback?: number): number | undefined {
   if (value === undefined) return fallback;

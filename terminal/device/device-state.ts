@@ -89,3 +89,9 @@ export function closeBatch(state: DeviceState, at: string): DeviceState {
   };
   return { ...state, nextSeq: state.nextSeq + 1, nextBatch: state.nextBatch + 1, records: [...state.records, record], batch: { count: 0, currency: null } };
 }
+
+/** A batch close with the given fields, kept like any other record (replaying batches through a device). */
+export function queueSettlement(state: DeviceState, settlement: Omit<Extract<RecordMessage, { code: '0520' }>, 'code' | 'seq'>): DeviceState {
+  const record: RecordMessage = { code: '0520', seq: state.nextSeq, ...settlement };
+  return { ...state, nextSeq: state.nextSeq + 1, records: [...state.records, record] };
+}

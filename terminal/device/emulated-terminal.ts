@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Link } from '../protocol/link.js';
 import { decodeMessage, encodeMessage, MessageError } from '../protocol/messages.js';
 import { realTimers, type Timers } from '../protocol/timers.js';
-import { answer, approve, closeBatch, decline, newDevice, voidOrder, type DeviceState } from './device-state.js';
+import { answer, approve, closeBatch, decline, newDevice, queueSettlement, voidOrder, type DeviceState } from './device-state.js';
 
 export interface EmulatorOptions {
   serial: string;
@@ -38,6 +38,11 @@ export class EmulatedTerminal {
 
   get snapshot(): DeviceState {
     return this.state;
+  }
+
+  /** Queues a batch close with these fields as a record for the host (replay through the device). */
+  queueSettlement(settlement: Parameters<typeof queueSettlement>[1]): void {
+    this.state = queueSettlement(this.state, settlement);
   }
 
   /** An operator command, as typed on stdin; answers what happened. */

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { SerialPort } from 'serialport';
 
 const socat = '/usr/bin/socat';
 
@@ -39,11 +38,7 @@ export class PtyPair {
   }
 }
 
-export function openPort(path: string): Promise<SerialPort> {
-  return new Promise((resolve, reject) => {
-    const port = new SerialPort({ path, baudRate: 115200 }, (error) => (error ? reject(error) : resolve(port)));
-  });
-}
+export { openSerial as openPort } from '../serial-port.js';
 
 /** Waits for a condition that real serial I/O brings about; fails after `timeoutMs`. */
 export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {

@@ -1,0 +1,95 @@
+// npm run replay -- --base-url URL --terminal SN --secret HEX FILES...
+import { once } from 'node:events';
+import { parseArgs } from 'node:util';
+import { EmulatedTerminal } from '../../terminal/device/emulated-terminal.js';
+import { Link } from '../../terminal/protocol/link.js';
+import { openSerial } from '../../terminal/serial-port.js';
+import { loadBatches, replayBatches } from './replay.js';
+
+const usage = `usage: npm run replay -- --base-url URL --terminal SN (--secret HEX | --merchant-token T --merchant-id M) FILES...
+       npm run replay -- --via-serial PATH --terminal SN FILES...
+
+Signs and sends the settlement batches of FILES (fixtures/batches/*.json) as
+terminal SN would, one line per settlement (created, replayed, conflict,
+rejected with the reason), then a summary. Exit code 0 when every settlement
+was created or replayed, 1 otherwise, 2 for a usage error.
+
+  --base-url URL        the server
+  --terminal SN         the terminal to replay as (each settlement's terminal is set to it)
+  --secret HEX          the terminal's secret
+  --merchant-token T    with --merchant-id: provision SN first and use its new secret
+  --merchant-id M       the merchant_id that owns the terminal
+  --via-serial PATH     play the terminal on the serial line PATH instead: the
+                        batches become its records, and the bridge on the other
+                        end carries them to the server (see terminal/README.md)
+`;
+
+const fail = (message: string): never => {
+  process.stderr.write(`replay: ${message}\n\n${usage}`);
+  process.exit(2);
+};
+
+let parsed;
+try {
+  parsed = parseArgs({
+    allowPositionals: true,
+    options: {
+      'base-url': { type: 'string' }, terminal: { type: 'string' }, secret: { type: 'string' }, 'merchant-token': { type: 'string' }, 'merchant-id': { type: 'string' }, 'via-serial': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+    },
+  });
+} catch (error) {
+  fail((error as Error).message);
+}
+const { values, positionals: files } = parsed!;
+if (values.help) {
+  process.stdout.write(usage);
+  process.exit(0);
+}
+if (!values.terminal) fail('--terminal is required');
+if (files.length === 0) fail('name at least one batch file');
+
+const bar = (done: number, total: number) => {
+  if (!process.stderr.isTTY) return;
+  const width = 30;
+  const filled = Math.round((done / total) * width);
+  process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}${done === total ? '\n' : ''}`);
+};
+const out = (line: string) => {
+  if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
+  process.stdout.write(`${line}\n`);
+};
+
+if (values['via-serial']) {
+  const items = await loadBatches(files, values.terminal!).catch((error: Error) => fail(error.message));
+  const port = await openSerial(values['via-serial']).catch((error: Error) => fail(`cannot open ${values['via-serial']}: ${error.message}`));
+  const device = new EmulatedTerminal({ serial: values.terminal!, log: (line) => out(line) });
+  device.attach(new Link(port));
+  for (const { settlement } of items) device.queueSettlement(settlement);
+  out(`${items.length} settlements queued on ${values['via-serial']} as terminal ${values.terminal}; waiting for the bridge to collect them`);
+  while (device.snapshot.records.length > 0) {
+    bar(items.length - device.snapshot.records.length, items.length);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  bar(items.length, items.length);
+  out(`${items.length} settlements collected and confirmed by the bridge (the server had each one)`);
+  port.close();
+  await once(port, 'close');
+  process.exit(0);
+}
+
+if (!values['base-url']) fail('--base-url is required');
+let secret = values.secret;
+if (!secret) {
+  if (!values['merchant-token'] || !values['merchant-id']) fail('give --secret, or --merchant-token and --merchant-id to provision the terminal');
+  const response = await fetch(new URL(`/api/v1/merchants/${encodeURIComponent(values['merchant-id']!)}/pos-terminals`, values['base-url']), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${values['merchant-token']}` },
+    body: JSON.stringify({ serialNumber: values.terminal }),
+  }).catch((error: Error) => fail(`cannot reach ${values['base-url']}: ${error.message}`));
+  const body = (await response.json().catch(() => ({}))) as { secret?: string; message?: string };
+  if (response.status !== 201) fail(`provisioning ${values.terminal} failed: ${response.status} ${body.message ?? ''}${response.status === 409 ? ' (already provisioned: pass its --secret)' : ''}`);
+  secret = body.secret!;
+  out(`provisioned ${values.terminal}; its secret (shown once): ${secret}`);
+}
+const { exitCode } = await replayBatches({ baseUrl: values['base-url']!, terminal: values.terminal!, secret: secret!, files, out, progress: bar }).catch((error: Error) => fail(error.message));
+process.exit(exitCode);

@@ -1,0 +1,86 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { validatingFetch } from '../../contracts/testing/contract-client.js';
+import { merchantWithTerminal, signingClock, startTestServer } from '../../server/testing/test-server.js';
+import { Bridge } from '../../terminal/bridge/bridge.js';
+import { PosClient } from '../../terminal/pos-client.js';
+import { openPort, PtyPair, socatSkip } from '../../terminal/testing/pty-pair.js';
+import { replayBatches } from './replay.js';
+
+const fixture = (name: string) => fileURLToPath(new URL(`../../fixtures/batches/${name}`, import.meta.url));
+const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
+
+function runCli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', cli, ...args]);
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (err += c));
+    child.on('exit', (code) => resolve({ code, out, err }));
+  });
+}
+
+t.test('replaying the same files again reports replays, never duplicates', async (t) => {
+  const server = await startTestServer(t);
+  const merchant = await merchantWithTerminal(server);
+  const options = { baseUrl: server.baseUrl, terminal: merchant.serialNumber, secret: merchant.secret, files: [fixture('pos-0001-usd-week.json'), fixture('pos-0002-eur-ars.json')], out: () => undefined, fetch: validatingFetch(), now: signingClock(server) };
+  const first = await replayBatches(options);
+  t.equal(first.exitCode, 0);
+  t.same(first.results.map((r) => r.outcome), Array(7).fill('created'));
+  const second = await replayBatches(options);
+  t.equal(second.exitCode, 0);
+  t.same(second.results.map((r) => r.outcome), Array(7).fill('replayed'));
+  const stored = await server.api.get(`${merchant.merchantPath}/pos-terminals/${merchant.serialNumber}/settlements?size=100`, { token: merchant.account.key.token });
+  t.equal(stored.body.data.length, 7, 'seven settlements, not fourteen');
+});
+
+t.test('the edge cases: longest fields created, the same batch replayed, a conflicting one reported with the exit code 1', async (t) => {
+  const server = await startTestServer(t);
+  const merchant = await merchantWithTerminal(server);
+  const lines: string[] = [];
+  const { results, exitCode } = await replayBatches({ baseUrl: server.baseUrl, terminal: merchant.serialNumber, secret: merchant.secret, files: [fixture('edge-cases.json')], out: (l) => lines.push(l), fetch: validatingFetch(), now: signingClock(server) });
+  t.same(results.map((r) => r.outcome), ['created', 'created', 'replayed', 'conflict']);
+  t.match(results[3]!.reason, /SETTLEMENT_CONFLICT/);
+  t.equal(exitCode, 1);
+  t.match(lines.at(-1), /4 settlements: 2 created, 1 replayed, 1 conflicts, 0 rejected/);
+});
+
+t.test('the replay command: --help, usage errors, provisioning with a merchant token, and its exit code', async (t) => {
+  const server = await startTestServer(t);
+  server.clock.set(Date.now()); // the command signs with the real time
+  const merchant = await merchantWithTerminal(server);
+  t.match((await runCli(['--help'])).out, /usage: npm run replay/);
+  t.equal((await runCli([fixture('edge-cases.json')])).code, 2, 'no --terminal');
+  const provisioned = await runCli(['--base-url', server.baseUrl, '--terminal', 'REPLAY-NEW', '--merchant-token', merchant.account.key.token, '--merchant-id', merchant.account.merchant_id, fixture('pos-0001-usd-week.json')]);
+  t.equal(provisioned.code, 0, provisioned.err);
+  t.match(provisioned.out, /provisioned REPLAY-NEW/);
+  t.match(provisioned.out, /5 settlements: 5 created, 0 replayed, 0 conflicts, 0 rejected/);
+  const wrongSecret = await runCli(['--base-url', server.baseUrl, '--terminal', merchant.serialNumber, '--secret', '0'.repeat(64), fixture('pos-0001-usd-week.json')]);
+  t.equal(wrongSecret.code, 1);
+  t.match(wrongSecret.out, /rejected .* SIGNATURE_INVALID/);
+});
+
+t.test('replay through the serial line: the batches become the device\'s records and the bridge delivers them', { skip: socatSkip() }, async (t) => {
+  const server = await startTestServer(t);
+  server.clock.set(Date.now());
+  const merchant = await merchantWithTerminal(server);
+  const line = new PtyPair(t.testdir());
+  await line.start();
+  t.teardown(() => line.stop());
+  const child = spawn(process.execPath, ['--import', 'tsx', cli, '--via-serial', line.device, '--terminal', merchant.serialNumber, fixture('pos-0002-eur-ars.json')]);
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  while (!out.includes('queued')) await new Promise((resolve) => setTimeout(resolve, 20));
+  const client = new PosClient({ baseUrl: server.baseUrl, serialNumber: merchant.serialNumber, secret: merchant.secret, fetch: validatingFetch() });
+  const bridge = new Bridge({ open: () => openPort(line.host), client, answerTimeoutMs: 2000, pollMs: 20 });
+  const running = bridge.run();
+  t.equal(await exited, 0);
+  await bridge.stop();
+  await running;
+  t.match(out, /2 settlements collected and confirmed by the bridge/);
+  const stored = await server.api.get(`${merchant.merchantPath}/pos-terminals/${merchant.serialNumber}/settlements`, { token: merchant.account.key.token });
+  t.same(stored.body.data.map((s: { batchNumber: string }) => s.batchNumber).sort(), ['ARS-0001', 'EUR-0001']);
+});
