@@ -1,0 +1,45 @@
+import t from 'tap';
+import { merchantWithTerminal, startTestServer } from '../../server/testing/test-server.js';
+import { checkInvariants, completeVoids, interleavings, runInterleaving, seeded, type OrderRun, type RaceTarget } from './race.js';
+import { markdown, summarise, svg } from './report.js';
+
+t.test('the race invariants hold over more than 100 orders under every interleaving', async (t) => {
+  const server = await startTestServer(t);
+  const merchant = await merchantWithTerminal(server);
+  const target: RaceTarget = { baseUrl: server.baseUrl, merchantId: merchant.account.merchant_id, merchantToken: merchant.account.key.token, terminal: merchant.serialNumber, pos: merchant.pos };
+  const random = seeded(42);
+  const all: OrderRun[] = [];
+  const summaries = [];
+  for (const interleaving of interleavings) {
+    const runs = await runInterleaving(target, interleaving, 17, random, 'test');
+    await completeVoids(target, runs);
+    all.push(...runs);
+    summaries.push(summarise(interleaving, runs));
+  }
+  t.ok(all.length >= 100, `${all.length} orders`);
+  t.same(checkInvariants(all), [], 'no invariant broken');
+  t.same(summaries.find((s) => s.interleaving === 'discard-first')!.finals, { PAID: 17 }, 'a commit after a discard records the payment');
+  t.same(summaries.find((s) => s.interleaving === 'commit-first')!.finals, { VOIDED: 17 }, 'a discard after the payment becomes a void');
+  const report = markdown(summaries, [], 42);
+  for (const interleaving of interleavings) t.match(report, interleaving);
+  t.match(report, /All invariants hold/);
+  t.match(svg(summaries), /^<svg[\s\S]*<\/svg>\n$/);
+});
+
+t.test('the checker catches money collected but lost, a lost order and an illegal history', async (t) => {
+  const base = { amount: 100, interleaving: 'simultaneous' as const, merchant: { statuses: [200] }, pos: { statuses: [200] } };
+  const failures = checkInvariants([
+    { ...base, orderId: 'a', collected: true, final: { status: 'DISCARDED', history: [{ from: 'PENDING', to: 'DISCARDED' }] } },
+    { ...base, orderId: 'b', collected: false, final: null },
+    { ...base, orderId: 'c', collected: true, final: { status: 'VOIDED', history: [{ from: 'PENDING', to: 'PAID' }, { from: 'PAID', to: 'VOIDED' }] } },
+    { ...base, orderId: 'd', collected: false, final: { status: 'PAID', history: [{ from: 'PENDING', to: 'PAID' }] }, pos: { statuses: [500] } },
+  ]);
+  t.match(failures.join('\n'), /a: money collected but the order is DISCARDED[\s\S]*b: lost[\s\S]*c: an illegal transition[\s\S]*c: voided without going through VOID_PENDING[\s\S]*d: an answer was 500[\s\S]*d: recorded as PAID/);
+});
+
+t.test('the same seed gives the same amounts and delays', async (t) => {
+  const a = seeded(7);
+  const b = seeded(7);
+  t.same(Array.from({ length: 5 }, a), Array.from({ length: 5 }, b));
+  t.not(seeded(8)(), seeded(7)());
+});
