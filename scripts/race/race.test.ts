@@ -2,6 +2,8 @@ import t from 'tap';
 import { merchantWithTerminal, startTestServer } from '../../server/testing/test-server.js';
 import { checkInvariants, completeVoids, interleavings, runInterleaving, seeded, type OrderRun, type RaceTarget } from './race.js';
 import { markdown, summarise, svg } from './report.js';
+import { runSerialRace } from './serial-race.js';
+import { socatSkip } from '../../terminal/testing/pty-pair.js';
 
 t.test('the race invariants hold over more than 100 orders under every interleaving', async (t) => {
   const server = await startTestServer(t);
@@ -42,4 +44,16 @@ t.test('the same seed gives the same amounts and delays', async (t) => {
   const b = seeded(7);
   t.same(Array.from({ length: 5 }, a), Array.from({ length: 5 }, b));
   t.not(seeded(8)(), seeded(7)());
+});
+
+t.test('the race through the bridge and an emulated device over a pseudo-terminal keeps the invariants', { skip: socatSkip() }, async (t) => {
+  const server = await startTestServer(t);
+  server.clock.set(Date.now());
+  const merchant = await merchantWithTerminal(server);
+  const target: RaceTarget = { baseUrl: server.baseUrl, merchantId: merchant.account.merchant_id, merchantToken: merchant.account.key.token, terminal: merchant.serialNumber, pos: merchant.pos };
+  const runs = await runSerialRace(target, 8, seeded(5), 'serial');
+  await completeVoids(target, runs);
+  for (const run of runs) run.collected = run.final?.history.some((step) => step.to === 'PAID') ?? false;
+  t.same(checkInvariants(runs), []);
+  t.ok(runs.every((run) => ['PAID', 'VOIDED', 'DISCARDED'].includes(run.final!.status)), 'every order settled one way or the other');
 });
