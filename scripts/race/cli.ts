@@ -23,7 +23,7 @@ same orders under each interleaving: ${interleavings.join(', ')}. With
 socat pseudo-terminal pair. Prints a table per interleaving (the answers
 each side got, the final states, the money recorded), checks the
 invariants, and writes DIR/race.md and DIR/race.svg. Exit code 1 when an
-invariant breaks. The same seed gives the same orders, amounts and delays.
+invariant breaks. The same seed gives the same amounts and latencies (order ids carry a per-run prefix, so runs never collide on a shared server).
 
   --base-url URL   a running server; without it the race starts its own
   --orders N       orders per interleaving (default 20)
