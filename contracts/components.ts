@@ -177,7 +177,6 @@ const responses: Record<string, OpenAPIV3_1.ResponseObject> = {
   Conflict: errorResponse('The resource already exists or is in a conflicting state.'),
   PayloadTooLarge: errorResponse('PAYLOAD_TOO_LARGE: the body is over 1 MiB.'),
   UnsupportedMediaType: errorResponse('UNSUPPORTED_MEDIA_TYPE: the body is not in a declared media type.'),
-  InternalError: errorResponse('INTERNAL_ERROR.'),
   OrderConflict: errorResponse('ORDER_STATE_CONFLICT: the transition is not allowed from the order\'s status, given in currentStatus.'),
   RateLimited: {
     description: 'RATE_LIMITED: the account\'s rate brake is on and this minute\'s requests are used up.',
@@ -215,6 +214,12 @@ export const components: OpenAPIV3_1.ComponentsObject = {
         'HMAC request signature of a POS terminal (addendum §2). `x-pos-timestamp` is the ISO 8601 time of signing; `x-pos-signature` is the lowercase hex ' +
         'HMAC-SHA256, keyed with the terminal\'s secret, of `timestamp + "." + url + "." + body`, where `url` is the request target as sent (path plus ?query) ' +
         'and `body` the raw body bytes (the empty string when bodyless). Accepted within 300 s of the server clock, once.',
+    },
+    svcSignature: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'svc-signature',
+      description: 'How receivers check a webhook (spec: Events, Signature rule): lowercase hex HMAC-SHA256 with the account\'s webhook secret over svc-timestamp + "." + the raw body; compare in constant time, refuse stale timestamps.',
     },
     consoleBearer: {
       type: 'http',

@@ -7,9 +7,11 @@ const deliveryHeaders: OpenAPIV3_1.ParameterObject[] = [
   { name: 'idempotency-key', in: 'header', required: true, schema: { type: 'string', format: 'uuid' }, description: 'UUID v4, one per emission, the same across its retries and resends.' },
 ];
 
-const delivery = (schema: string, summary: string): OpenAPIV3_1.PathItemObject => ({
+const delivery = (schema: string, summary: string, operationId: string): OpenAPIV3_1.PathItemObject => ({
   post: {
+    operationId,
     summary,
+    security: [{ svcSignature: [] }],
     parameters: deliveryHeaders as OpenAPIV3_1.ParameterObject[],
     requestBody: { required: true, content: { 'application/json': { schema: ref(schema) } } },
     responses: { '200': { description: 'Any 2xx within 5 s closes the delivery; anything else is retried on the ladder.' } },
@@ -18,10 +20,10 @@ const delivery = (schema: string, summary: string): OpenAPIV3_1.PathItemObject =
 
 /** spec: Events: what the simulator sends to webhook_url. */
 export const webhookDeliveries: Record<string, OpenAPIV3_1.PathItemObject> = {
-  'payment_session.created': delivery('SessionCreatedEvent', 'A session was created'),
-  'payment_session.paid': delivery('SessionPaidEvent', 'Leg 1 paid'),
-  'payment_session.accredited': delivery('SessionAccreditedEvent', 'Leg 2 accredited'),
-  'payment_session.accreditation_to_recipient_failed': delivery('AccreditationToRecipientFailedEvent', 'Leg 2: one receiver\'s credit failed'),
+  'payment_session.created': delivery('SessionCreatedEvent', 'A session was created', 'webhookSessionCreated'),
+  'payment_session.paid': delivery('SessionPaidEvent', 'Leg 1 paid', 'webhookSessionPaid'),
+  'payment_session.accredited': delivery('SessionAccreditedEvent', 'Leg 2 accredited', 'webhookSessionAccredited'),
+  'payment_session.accreditation_to_recipient_failed': delivery('AccreditationToRecipientFailedEvent', 'Leg 2: one receiver\'s credit failed', 'webhookAccreditationToRecipientFailed'),
 };
 
 export const webhookPaths: PathItems = {
