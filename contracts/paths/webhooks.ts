@@ -24,6 +24,12 @@ export const webhookDeliveries: Record<string, OpenAPIV3_1.PathItemObject> = {
   'payment_session.paid': delivery('SessionPaidEvent', 'Leg 1 paid', 'webhookSessionPaid'),
   'payment_session.accredited': delivery('SessionAccreditedEvent', 'Leg 2 accredited', 'webhookSessionAccredited'),
   'payment_session.accreditation_to_recipient_failed': delivery('AccreditationToRecipientFailedEvent', 'Leg 2: one receiver\'s credit failed', 'webhookAccreditationToRecipientFailed'),
+  // Listed by the production interface; the simulator does not emit these (see /fidelidad).
+  'payment_session.payment_completed': delivery('PaymentCompletedEvent', 'Production only: payment completed', 'webhookPaymentCompleted'),
+  'payment_session.partially_accredited': delivery('PartiallyAccreditedEvent', 'Production only: partially accredited', 'webhookPartiallyAccredited'),
+  'payment_session.accreditations_completed': delivery('AccreditationsCompletedEvent', 'Production only: accreditations completed', 'webhookAccreditationsCompleted'),
+  'payment_session.accreditation_to_recipient_completed': delivery('AccreditationToRecipientCompletedEvent', 'Production only: one receiver credited', 'webhookAccreditationToRecipientCompleted'),
+  'payment_session.failed_credit': delivery('FailedCreditEvent', 'Production only: a credit failed', 'webhookFailedCredit'),
 };
 
 export const webhookPaths: PathItems = {

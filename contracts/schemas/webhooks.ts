@@ -31,6 +31,13 @@ export const webhookSchemas: Record<string, Schema> = {
     closed(['session_id', 'status', 'session_payment', 'receiver_id'], { ...baseData, receiver_id: { type: 'string' } }),
     'Leg 2: crediting one receiver failed; one event per failed credit.',
   ),
+  // Production events the spec lists but the simulator never emits (spec: Events, Event kinds):
+  // shapes beyond session_id, status and session_payment are not shown, so only those are declared.
+  PaymentCompletedEvent: event('payment_session.payment_completed', closed(['session_id', 'status', 'session_payment'], baseData), 'Production only: the payer completed payment (event scope table).'),
+  PartiallyAccreditedEvent: event('payment_session.partially_accredited', closed(['session_id', 'status', 'session_payment'], { ...baseData, receiver_id: { type: 'string' } }), 'Production only: funds sent to the receiver (no split) or to one receiver (split).'),
+  AccreditationsCompletedEvent: event('payment_session.accreditations_completed', closed(['session_id', 'status', 'session_payment'], baseData), 'Production only: all funds credited (scope table).'),
+  AccreditationToRecipientCompletedEvent: event('payment_session.accreditation_to_recipient_completed', closed(['session_id', 'status', 'session_payment'], { ...baseData, receiver_id: { type: 'string' } }), 'Production only: funds credited to one receiver of a split.'),
+  FailedCreditEvent: event('payment_session.failed_credit', closed(['session_id', 'status', 'session_payment'], { ...baseData, receiver_id: { type: 'string' } }), 'Production only: a credit attempt failed (specific-cases list).'),
   AttemptOutcome: closed(['event_id', 'attempt', 'routing', 'duration_ms'], {
     event_id: { type: 'string' },
     attempt: { type: 'integer', minimum: 1 },
