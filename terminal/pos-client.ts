@@ -83,10 +83,10 @@ export class PosClient {
   }
 
   /** Signs and sends one request; `url` is the request target (path plus query). */
-  async send(method: string, url: string, body?: string): Promise<PosResponse<Answer>> {
+  async send(method: string, url: string, body?: string, contentType = 'application/json'): Promise<PosResponse<Answer>> {
     const { secret, baseUrl, now = Date.now, timeoutMs = 10_000, fetch: send = fetch } = this.options;
     const headers: Record<string, string> = { ...signPosRequest({ secret, method, url, ...(body !== undefined ? { body } : {}), now: now() }) };
-    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (body !== undefined) headers['content-type'] = contentType;
     const response = await send(new URL(url, baseUrl), { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
     const text = await response.text();
     let parsed: Answer;

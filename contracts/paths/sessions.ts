@@ -15,13 +15,14 @@ const mockHeader: OpenAPIV3_1.ResponseObject['headers'] = {
   'x-svc-sim': { description: 'Marks a contract example: fixed invented data, identical for every account.', required: true, schema: { type: 'string', enum: ['mock'] } },
 };
 
-const create = (operationId: string, summary: string, request: string, answer: string, extra: Record<string, unknown> = {}): OpenAPIV3_1.OperationObject => ({
+/** A creation; `namesIds` when its body names other resources (which answer 404 when not the caller's). */
+const create = (operationId: string, summary: string, request: string, answer: string, extra: Record<string, unknown> = {}, namesIds = true): OpenAPIV3_1.OperationObject => ({
   operationId,
   summary,
   tags,
   security: bearer,
   requestBody: jsonBody(request),
-  responses: { '201': jsonResponse(`The created ${answer}.`, ref(answer)), ...bodyErrors, ...auth, ...notFound, ...writeErrors, ...extra } as OpenAPIV3_1.ResponsesObject,
+  responses: { '201': jsonResponse(`The created ${answer}.`, ref(answer)), ...bodyErrors, ...auth, ...(namesIds ? notFound : {}), ...writeErrors, ...extra } as OpenAPIV3_1.ResponsesObject,
 });
 
 const readSession: OpenAPIV3_1.OperationObject = {
@@ -35,8 +36,8 @@ const readSession: OpenAPIV3_1.OperationObject = {
 };
 
 export const sessionPaths: PathItems = {
-  '/api/v1/ext/agreements': { post: create('createAgreement', 'Create an agreement', 'AgreementCreateRequest', 'Agreement') },
-  '/api/v1/ext/partners': { post: create('createPartner', 'Create a partner', 'PartnerCreateRequest', 'Partner') },
+  '/api/v1/ext/agreements': { post: create('createAgreement', 'Create an agreement', 'AgreementCreateRequest', 'Agreement', {}, false) },
+  '/api/v1/ext/partners': { post: create('createPartner', 'Create a partner', 'PartnerCreateRequest', 'Partner', {}, false) },
   '/api/v1/ext/split-agreements': {
     post: create('createSplitAgreement', 'Link a partner to an agreement for split reception', 'SplitAgreementCreateRequest', 'SplitAgreement', { '409': responseRef('Conflict') }),
   },
@@ -77,7 +78,7 @@ export const sessionPaths: PathItems = {
     },
   },
   '/api/v1/ext/stops': {
-    post: create('createStop', 'Create a stop', 'StopCreateRequest', 'Stop'),
+    post: create('createStop', 'Create a stop', 'StopCreateRequest', 'Stop', {}, false),
     get: {
       operationId: 'listStops',
       summary: 'The account\'s stops, ordered by position',

@@ -1,0 +1,76 @@
+// svc-contracts: the contract suite against any deployment of the interface.
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { coverageTable } from './recorder.js';
+import { runSuite } from './run-suite.js';
+
+const usage = `usage: svc-contracts --base-url URL [--token T] [--console-token T] [--report FILE] [--allow-mutations]
+
+Runs the contract suite: every answer is checked against the OpenAPI
+document (status, media type, required headers, body). Read-only unless
+--allow-mutations: then it registers an account and creates orders,
+sessions, stops… on the deployment (never point that at production), runs
+negative requests generated from the request schemas, and reports which
+documented operation × status pairs it exercised.
+
+  --base-url URL        the deployment
+  --token T             an API token, for authenticated reads in read-only mode
+  --console-token T     a console token, for the console reads in read-only mode
+  --report FILE         write the JSON report (violations, problems, coverage) there
+  --allow-mutations     create data: the full suite with coverage
+
+Exit code: 0 when nothing broke the document, 1 otherwise, 2 for a usage error.
+`;
+
+let values;
+try {
+  ({ values } = parseArgs({
+    options: { 'base-url': { type: 'string' }, token: { type: 'string' }, 'console-token': { type: 'string' }, report: { type: 'string' }, 'allow-mutations': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  }));
+} catch (error) {
+  process.stderr.write(`svc-contracts: ${(error as Error).message}\n\n${usage}`);
+  process.exit(2);
+}
+if (values.help) {
+  process.stdout.write(usage);
+  process.exit(0);
+}
+if (!values['base-url']) {
+  process.stderr.write(`svc-contracts: --base-url is required\n\n${usage}`);
+  process.exit(2);
+}
+try {
+  new URL(values['base-url']);
+} catch {
+  process.stderr.write(`svc-contracts: --base-url must be an absolute URL\n`);
+  process.exit(2);
+}
+
+const started = performance.now();
+const result = await runSuite({
+  baseUrl: values['base-url'],
+  allowMutations: values['allow-mutations'] ?? false,
+  ...(values.token ? { token: values.token } : {}),
+  ...(values['console-token'] ? { consoleToken: values['console-token'] } : {}),
+  log: (line) => process.stderr.write(`${line}\n`),
+});
+const { violations, problems, coverage } = result;
+const out: string[] = [];
+out.push(`contract suite against ${values['base-url']} (${values['allow-mutations'] ? 'with mutations' : 'read-only'}), ${((performance.now() - started) / 1000).toFixed(1)} s`);
+if (violations.length > 0) {
+  out.push(`\n${violations.length} answers break the document:`);
+  for (const v of violations) out.push(`  ${v.request} → ${v.operation} ${v.status} ${v.pointer || '(answer)'}: expected ${v.expected}, got ${v.got}`);
+}
+if (problems.length > 0) {
+  out.push(`\n${problems.length} expectations failed:`);
+  for (const p of problems) out.push(`  ${p}`);
+}
+if (values['allow-mutations']) {
+  out.push(`\ncoverage: ${coverage.exercised} of ${coverage.total} operation × status pairs exercised; ${coverage.allowed.length} listed with a reason; ${coverage.gaps.length} unlisted gaps`);
+  for (const gap of coverage.gaps) out.push(`  not exercised: ${gap}`);
+}
+const failed = violations.length > 0 || problems.length > 0 || (values['allow-mutations'] && coverage.gaps.length > 0);
+out.push(failed ? '\nFAILED' : '\nPASSED');
+process.stdout.write(`${out.join('\n')}\n`);
+if (values.report) writeFileSync(values.report, `${JSON.stringify({ baseUrl: values['base-url'], passed: !failed, violations, problems, coverage: { ...coverage, table: coverageTable(coverage) } }, null, 2)}\n`);
+process.exit(failed ? 1 : 0);

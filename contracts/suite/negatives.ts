@@ -1,0 +1,117 @@
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { listOperations, openApiDocument, rateLimitedPrefixes, type OperationEntry } from '../openapi.js';
+import { resolveRef } from '../validator.js';
+import type { ScenarioContext, World } from './scenarios.js';
+
+const schemeOf = (entry: OperationEntry) => Object.keys((entry.operation.security ?? [])[0] ?? {})[0];
+const statuses = (entry: OperationEntry) => Object.keys(entry.operation.responses ?? {});
+
+/** The operation's path with its parameters filled from the world. */
+export function concretePath(entry: OperationEntry, world: Partial<World>, overrides: Record<string, string> = {}): string {
+  const values: Record<string, string | undefined> = {
+    merchantId: world.merchantId,
+    serialNumber: world.serial,
+    orderId: 'no-such-order',
+    session_id: world.sessionId,
+    stop_id: world.stopId,
+    batch_id: world.batchId,
+    event_id: world.eventId,
+    account_id: world.accountId,
+    receiver: 'captura',
+    ...overrides,
+  };
+  return entry.path.replace(/\{([^}]+)\}/g, (_all, name: string) => encodeURIComponent(values[name] ?? 'unknown'));
+}
+
+function jsonBodySchema(entry: OperationEntry): OpenAPIV3_1.SchemaObject | null {
+  if (!entry.operation.requestBody || (entry.operation as { 'x-raw-body'?: boolean })['x-raw-body']) return null;
+  const body = resolveRef<OpenAPIV3_1.RequestBodyObject>(openApiDocument, entry.operation.requestBody);
+  const schema = body.content['application/json']?.schema;
+  return schema ? resolveRef<OpenAPIV3_1.SchemaObject>(openApiDocument, schema) : null;
+}
+
+/**
+ * Negative requests generated from the document: without auth, with
+ * malformed JSON, missing required fields, wrong types, unknown properties,
+ * another media type, an oversized body, a bad path parameter. Each must get
+ * a documented 4xx with the error schema; another answer is a problem.
+ */
+export async function negativeRequests(ctx: ScenarioContext, world: World, options: { mutations: boolean }): Promise<void> {
+  for (const entry of listOperations(openApiDocument)) {
+    const method = entry.method.toUpperCase();
+    if (!options.mutations && method !== 'GET') continue;
+    const scheme = schemeOf(entry);
+    const documented = statuses(entry);
+    const token = scheme === 'consoleBearer' ? world.consoleToken : scheme === 'apiBearer' ? world.token : undefined;
+    // Probes past authentication need a real token of the right kind (read-only runs may have none).
+    const authenticated = scheme === undefined || (token !== undefined && !token.endsWith('_none'));
+    const path = concretePath(entry, world);
+    const expect = async (status: number, what: string, request: Parameters<ScenarioContext['http']>[2]) => {
+      if (!documented.includes(String(status))) return;
+      const answer = await ctx.http(method, path, request);
+      if (answer.status !== status) ctx.problem(`${entry.operationId}: ${what} answered ${answer.status}, expected ${status}`);
+    };
+    if (scheme === 'apiBearer' || scheme === 'consoleBearer' || scheme === 'posSignature') {
+      await expect(401, 'no credentials', {});
+      if (scheme !== 'posSignature') await expect(401, 'a token of the other kind', { token: scheme === 'apiBearer' ? world.consoleToken : world.token });
+    }
+    if (!authenticated) continue;
+    const schema = jsonBodySchema(entry);
+    if (schema && scheme !== 'posSignature') {
+      await expect(400, 'malformed JSON', { raw: '{"broken": ', headers: { 'content-type': 'application/json' }, ...(token ? { token } : {}) });
+      await expect(415, 'a text/plain body', { raw: 'hello', headers: { 'content-type': 'text/plain' }, ...(token ? { token } : {}) });
+      await expect(413, 'a body over 1 MiB', { raw: `{"x":"${'y'.repeat(1024 * 1024)}"}`, headers: { 'content-type': 'application/json' }, ...(token ? { token } : {}) });
+      const required = (schema.required ?? []) as string[];
+      if (required.length > 0) await expect(400, 'missing required fields', { json: {}, ...(token ? { token } : {}) });
+      if (schema.additionalProperties === false) await expect(400, 'an unknown property', { json: { not_a_field: true }, ...(token ? { token } : {}) });
+      const firstProperty = Object.keys(schema.properties ?? {})[0];
+      if (firstProperty) await expect(400, 'a wrong type', { json: { [firstProperty]: [[{}]] }, ...(token ? { token } : {}) });
+    }
+    const pathParameters = (entry.operation.parameters ?? []).map((p) => resolveRef<OpenAPIV3_1.ParameterObject>(openApiDocument, p)).filter((p) => p.in === 'path');
+    const boundedParameter = pathParameters.find((p) => typeof (p.schema as { maxLength?: number } | undefined)?.maxLength === 'number' || typeof (p.schema as { pattern?: string } | undefined)?.pattern === 'string');
+    if (boundedParameter && scheme !== 'posSignature' && documented.includes('400')) {
+      const bad = concretePath(entry, world, { [boundedParameter.name]: 'x'.repeat(300) });
+      const answer = await ctx.http(method, bad, { ...(token ? { token } : {}), ...(schema ? { json: {} } : {}) });
+      if (answer.status !== 400 && answer.status !== 404) ctx.problem(`${entry.operationId}: a bad path parameter answered ${answer.status}`);
+    }
+  }
+}
+
+/** With the brake at one request a minute on a throwaway account, every braked operation answers 429. */
+export async function rateLimitScenario(ctx: ScenarioContext): Promise<void> {
+  const { http } = ctx;
+  const email = `brake-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}@example.com`;
+  const account = (await http('POST', '/console/register', { json: { email, password: 'brake password' } })).body;
+  await http('PUT', '/console/rate-limit', { json: { per_minute: 1 }, token: account.console_token });
+  await http('PUT', '/console/rate-limit', { json: { per_minute: 0 }, token: account.console_token }); // 400
+  await http('GET', '/control/clock', { token: account.key.token }); // uses the one request of the minute
+  const world = { merchantId: account.merchant_id, accountId: account.account_id, sessionId: 'ses_000000000000000000', stopId: 'stp_000000000000000000', batchId: 'bat_000000000000000000' };
+  for (const entry of listOperations(openApiDocument)) {
+    if (!rateLimitedPrefixes.some((prefix) => entry.path.startsWith(prefix))) continue;
+    const method = entry.method.toUpperCase();
+    const answer = await http(method, concretePath(entry, world), { token: account.key.token, ...(method === 'GET' ? {} : { json: {} }) });
+    if (answer.status !== 429) ctx.problem(`${entry.operationId}: braked at 1/min, the second request answered ${answer.status}`);
+  }
+  // Reset sets the account back, brake included: then it answers.
+  await http('PUT', '/console/rate-limit', { json: { per_minute: null }, token: account.console_token });
+  await http('POST', '/control/reset', { token: account.key.token });
+  await http('POST', '/__test__/reset', { token: account.key.token });
+}
+
+/** The signed POS operations' own 4xx: a bad query, path, body or media type, correctly signed. */
+export async function signedNegatives(ctx: ScenarioContext, world: World): Promise<void> {
+  const base = `/api/v1/pos-terminals/${world.serial}`;
+  const expect = async (status: number, what: string, send: Promise<{ status: number }>) => {
+    const answer = await send;
+    if (answer.status !== status) ctx.problem(`signed ${what} answered ${answer.status}, expected ${status}`);
+  };
+  await expect(400, 'list with size=0', world.pos.send('GET', `${base}/transactions?size=0`));
+  await expect(400, 'commit with malformed JSON', world.pos.send('POST', `${base}/transactions/any/commit`, '{"broken": '));
+  await expect(400, 'commit without fields', world.pos.send('POST', `${base}/transactions/any/commit`, '{}'));
+  await expect(415, 'commit as text/plain', world.pos.send('POST', `${base}/transactions/any/commit`, 'hello', 'text/plain'));
+  await expect(413, 'commit over 1 MiB', world.pos.send('POST', `${base}/transactions/any/commit`, `{"x":"${'y'.repeat(1024 * 1024)}"}`));
+  await expect(400, 'void with a bad order id', world.pos.send('POST', `${base}/transactions/${'x'.repeat(100)}/invalidation/commit`));
+  await expect(400, 'settlement without fields', world.pos.send('POST', `${base}/settlements`, '{}'));
+  await expect(415, 'settlement as text/plain', world.pos.send('POST', `${base}/settlements`, 'hello', 'text/plain'));
+  await expect(413, 'settlement over 1 MiB', world.pos.send('POST', `${base}/settlements`, `{"x":"${'y'.repeat(1024 * 1024)}"}`));
+}

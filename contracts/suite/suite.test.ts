@@ -1,0 +1,66 @@
+import t from 'tap';
+import { startTestServer } from '../../server/testing/test-server.js';
+import { coverageTable } from './recorder.js';
+import { runSuite } from './run-suite.js';
+
+t.test('the contract suite passes against the real server: no violation, no problem, no unlisted coverage gap', async (t) => {
+  const server = await startTestServer(t);
+  server.clock.set(Date.now()); // the suite signs POS requests with the real time
+  const result = await runSuite({ baseUrl: server.baseUrl, allowMutations: true });
+  t.same(result.violations, [], 'every answer matches the document');
+  t.same(result.problems, [], 'every expectation held');
+  t.same(result.coverage.gaps, [], `every documented operation × status is exercised or listed with its reason\n${coverageTable(result.coverage)}`);
+  t.ok(result.coverage.exercised / result.coverage.total > 0.9, `${result.coverage.exercised} of ${result.coverage.total} pairs exercised`);
+});
+
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+const cli = fileURLToPath(new URL('../bin/svc-contracts.js', import.meta.url));
+function run(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [cli, ...args]);
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (err += c));
+    child.on('exit', (code) => resolve({ code, out, err }));
+  });
+}
+
+t.test('svc-contracts passes against the real server on a random port and writes its report', async (t) => {
+  const server = await startTestServer(t);
+  server.clock.set(Date.now());
+  const report = `${t.testdir()}/report.json`;
+  const { code, out } = await run(['--base-url', server.baseUrl, '--allow-mutations', '--report', report]);
+  t.equal(code, 0, out);
+  t.match(out, /PASSED/);
+  t.match(out, /coverage: \d+ of \d+ operation × status pairs exercised/);
+  const written = JSON.parse(await readFile(report, 'utf8'));
+  t.equal(written.passed, true);
+  t.match(written.coverage.table, /\| getHealth \| ✓200 \|/);
+  const readOnly = await run(['--base-url', server.baseUrl]);
+  t.equal(readOnly.code, 0, readOnly.out);
+  t.match((await run(['--help'])).out, /usage: svc-contracts/);
+  t.equal((await run([])).code, 2);
+});
+
+t.test('svc-contracts fails, naming operation, status, pointer, expected and got, on a deliberately broken answer', async (t) => {
+  const server = await startTestServer(t);
+  // A proxy that leaks a field into /health and passes everything else through.
+  const broken = createServer(async (req, res) => {
+    const upstream = await fetch(new URL(req.url!, server.baseUrl), { method: req.method, headers: req.headers as Record<string, string> });
+    const text = await upstream.text();
+    const body = req.url === '/health' ? JSON.stringify({ ...JSON.parse(text), leaked_secret: 'oops' }) : text;
+    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(body);
+  }).listen(0, '127.0.0.1');
+  await new Promise((resolve) => broken.once('listening', resolve));
+  t.teardown(() => broken.close());
+  const { code, out } = await run(['--base-url', `http://127.0.0.1:${(broken.address() as AddressInfo).port}`]);
+  t.equal(code, 1);
+  t.match(out, /GET \/health → getHealth 200 \/leaked_secret: expected is not an allowed field, got "oops"/);
+  t.match(out, /FAILED/);
+});
