@@ -13,6 +13,37 @@ import { systemPaths } from './paths/system.js';
 /** The paths the account's rate brake covers (addendum §8); the same list the server enforces. */
 export const rateLimitedPrefixes = ['/api/v1/ext/', '/payment-sessions/', '/control/', '/__test__/'];
 
+const rateLimitHeaders = {
+  'X-RateLimit-Limit': { description: 'When the account\'s rate brake is on: requests allowed a minute.', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'When the brake is on: requests left in this minute.', schema: { type: 'integer', minimum: 0 } },
+  'X-RateLimit-Reset': { description: 'When the brake is on: the epoch second this minute ends.', schema: { type: 'integer' } },
+};
+
+/**
+ * Every operation the rate brake covers can answer 429, and its other
+ * answers carry X-RateLimit-* while the brake is on (addendum §8).
+ */
+function withRateLimitAnswers(paths: PathItems): PathItems {
+  const braked = (op: Operation): Operation => ({
+    ...op,
+    responses: {
+      ...Object.fromEntries(
+        Object.entries(op.responses ?? {}).map(([status, response]) => [
+          status,
+          '$ref' in response ? response : { ...response, headers: { ...(response as OpenAPIV3_1.ResponseObject).headers, ...rateLimitHeaders } },
+        ]),
+      ),
+      '429': { $ref: '#/components/responses/RateLimited' },
+    },
+  });
+  return Object.fromEntries(
+    Object.entries(paths).map(([path, item]) => [
+      path,
+      rateLimitedPrefixes.some((prefix) => path.startsWith(prefix)) ? Object.fromEntries(Object.entries(item).map(([method, op]) => [method, braked(op!)])) : item,
+    ]),
+  );
+}
+
 /**
  * The OpenAPI 3.1 document of every operation the server answers. Routes are
  * bound by operationId from here, requests are validated against it before
@@ -43,18 +74,6 @@ export const openApiDocument: OpenAPIV3_1.Document = {
   webhooks: webhookDeliveries,
   components,
 };
-
-/** Every operation the rate brake covers can answer 429. */
-function withRateLimitAnswers(paths: PathItems): PathItems {
-  return Object.fromEntries(
-    Object.entries(paths).map(([path, item]) => [
-      path,
-      rateLimitedPrefixes.some((prefix) => path.startsWith(prefix))
-        ? Object.fromEntries(Object.entries(item).map(([method, op]) => [method, { ...op, responses: { ...op!.responses, '429': { $ref: '#/components/responses/RateLimited' } } }]))
-        : item,
-    ]),
-  );
-}
 
 export type { HttpMethod };
 export const httpMethods: HttpMethod[] = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];

@@ -66,6 +66,8 @@ export async function negativeRequests(ctx: ScenarioContext, world: World, optio
       if (schema.additionalProperties === false) await expect(400, 'an unknown property', { json: { not_a_field: true }, ...(token ? { token } : {}) });
       const firstProperty = Object.keys(schema.properties ?? {})[0];
       if (firstProperty) await expect(400, 'a wrong type', { json: { [firstProperty]: [[{}]] }, ...(token ? { token } : {}) });
+      const outOfRange = outOfRangeValue(schema);
+      if (outOfRange) await expect(400, `an out-of-range ${outOfRange[0]}`, { json: { [outOfRange[0]]: outOfRange[1] }, ...(token ? { token } : {}) });
     }
     const pathParameters = (entry.operation.parameters ?? []).map((p) => resolveRef<OpenAPIV3_1.ParameterObject>(openApiDocument, p)).filter((p) => p.in === 'path');
     const boundedParameter = pathParameters.find((p) => typeof (p.schema as { maxLength?: number } | undefined)?.maxLength === 'number' || typeof (p.schema as { pattern?: string } | undefined)?.pattern === 'string');
@@ -114,4 +116,17 @@ export async function signedNegatives(ctx: ScenarioContext, world: World): Promi
   await expect(400, 'settlement without fields', world.pos.send('POST', `${base}/settlements`, '{}'));
   await expect(415, 'settlement as text/plain', world.pos.send('POST', `${base}/settlements`, 'hello', 'text/plain'));
   await expect(413, 'settlement over 1 MiB', world.pos.send('POST', `${base}/settlements`, `{"x":"${'y'.repeat(1024 * 1024)}"}`));
+}
+
+/** A value just outside a property's bounds (minimum, maximum, maxLength, enum), if the schema has one. */
+function outOfRangeValue(schema: OpenAPIV3_1.SchemaObject): [string, unknown] | null {
+  for (const [name, raw] of Object.entries(schema.properties ?? {})) {
+    const property = resolveRef<OpenAPIV3_1.SchemaObject>(openApiDocument, raw);
+    if (typeof property.minimum === 'number') return [name, property.minimum - 1];
+    if (typeof property.exclusiveMinimum === 'number') return [name, property.exclusiveMinimum];
+    if (typeof property.maximum === 'number') return [name, property.maximum + 1];
+    if (typeof property.maxLength === 'number') return [name, 'x'.repeat(property.maxLength + 1)];
+    if (Array.isArray(property.enum) && property.enum.every((v) => typeof v === 'string')) return [name, 'not-one-of-them'];
+  }
+  return null;
 }
