@@ -1,21 +1,13 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { runCommand } from '../server/testing/run-command.js';
 import t from 'tap';
 import { Link } from './protocol/link.js';
 import { openPort, PtyPair, socatSkip, waitFor } from './testing/pty-pair.js';
 
 const cli = fileURLToPath(new URL('./bin/svc-terminal.js', import.meta.url));
 
-function run(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, ...args]);
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (err += c));
-    child.on('exit', (code) => resolve({ code, out, err }));
-  });
-}
+const run = (args: string[]) => runCommand([cli, ...args]);
 
 t.test('svc-terminal and each command answer --help', async (t) => {
   t.match((await run(['--help'])).out, /commands:\s+emulate[\s\S]*bridge[\s\S]*ports/);

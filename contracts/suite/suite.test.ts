@@ -13,23 +13,14 @@ t.test('the contract suite passes against the real server: no violation, no prob
   t.ok(result.coverage.exercised / result.coverage.total > 0.9, `${result.coverage.exercised} of ${result.coverage.total} pairs exercised`);
 });
 
-import { spawn } from 'node:child_process';
+import { runCommand } from '../../server/testing/run-command.js';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 const cli = fileURLToPath(new URL('../bin/svc-contracts.js', import.meta.url));
-function run(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, ...args]);
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (err += c));
-    child.on('exit', (code) => resolve({ code, out, err }));
-  });
-}
+const run = (args: string[]) => runCommand([cli, ...args]);
 
 t.test('svc-contracts passes against the real server on a random port and writes its report', async (t) => {
   const server = await startTestServer(t);

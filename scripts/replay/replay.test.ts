@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { validatingFetch } from '../../contracts/testing/contract-client.js';
+import { runCommand } from '../../server/testing/run-command.js';
 import { merchantWithTerminal, signingClock, startTestServer } from '../../server/testing/test-server.js';
 import { Bridge } from '../../terminal/bridge/bridge.js';
 import { PosClient } from '../../terminal/pos-client.js';
@@ -11,16 +12,7 @@ import { replayBatches } from './replay.js';
 const fixture = (name: string) => fileURLToPath(new URL(`../../fixtures/batches/${name}`, import.meta.url));
 const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
 
-function runCli(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', cli, ...args]);
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (c) => (out += c));
-    child.stderr.on('data', (c) => (err += c));
-    child.on('exit', (code) => resolve({ code, out, err }));
-  });
-}
+const runCli = (args: string[]) => runCommand(['--import', 'tsx', cli, ...args]);
 
 t.test('replaying the same files again reports replays, never duplicates', async (t) => {
   const server = await startTestServer(t);
