@@ -4,6 +4,8 @@ export interface Config {
   port: number;
   host: string;
   dataDir: string;
+  /** When set, the server stores everything in PostgreSQL instead of DATA_DIR. */
+  databaseUrl?: string;
   /** Origin the simulator is reached at (hook URLs, loopback routing). Derived from the request when unset. */
   publicUrl?: string;
   logLevel: LogLevel;
@@ -52,6 +54,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   if (env.PORT !== undefined) config.port = integer('PORT', env.PORT, 0, 65535);
   if (env.HOST) config.host = env.HOST;
   if (env.DATA_DIR) config.dataDir = env.DATA_DIR;
+  if (env.DATABASE_URL) {
+    if (!/^postgres(ql)?:\/\//.test(env.DATABASE_URL)) throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// connection string');
+    config.databaseUrl = env.DATABASE_URL;
+  }
   if (env.SIM_PUBLIC_URL) {
     try {
       config.publicUrl = new URL(env.SIM_PUBLIC_URL).origin;

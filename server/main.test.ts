@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { contractClient } from '../contracts/testing/contract-client.js';
+import { postgresSkip, startPostgres } from './store/pg-testing.js';
 
 const main = fileURLToPath(new URL('./main.ts', import.meta.url));
 
@@ -11,10 +12,10 @@ interface Running {
 }
 
 /** Starts `server/main.ts` as `npm start` would, on a random port. */
-function startServer(dataDir: string): Promise<Running> {
+function startServer(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', main], {
-      env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+      env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -87,4 +88,27 @@ t.test('a bad environment variable stops start-up with a message naming it', asy
   const code = await new Promise((resolve) => child.on('exit', resolve));
   t.equal(code, 1);
   t.match(err, /PORT must be an integer/);
+});
+
+t.test('with DATABASE_URL the server keeps its data in PostgreSQL, and a 2xx survives kill -9', { skip: postgresSkip() }, async (t) => {
+  const DATABASE_URL = startPostgres(t);
+  const first = await startServer(t.testdir(), { DATABASE_URL });
+  const api = contractClient(first.baseUrl);
+  t.match((await api.get('/health')).body, { status: 'ok', store: 'postgres' });
+  t.equal((await api.post('/console/register', { json: { email: 'pg@example.com', password: '12345678' } })).status, 201);
+  first.child.kill('SIGKILL');
+  await stopped(first.child);
+  const second = await startServer(t.testdir(), { DATABASE_URL });
+  t.teardown(async () => {
+    second.child.kill('SIGTERM');
+    await stopped(second.child);
+  });
+  const login = await contractClient(second.baseUrl).post('/api/svcpagos/login', { json: { email: 'pg@example.com', password: '12345678' } });
+  t.equal(login.status, 200, 'the account is there after the kill');
+});
+
+t.test('a bad DATABASE_URL stops start-up with a message', async (t) => {
+  const error = await startServer(t.testdir(), { DATABASE_URL: 'mysql://nope' }).then(() => null, (e: { code: number; stderr: string }) => e);
+  t.equal(error!.code, 1);
+  t.match(error!.stderr, /DATABASE_URL must be a postgres/);
 });

@@ -8,6 +8,8 @@ import { ConfigError, loadConfig } from './config.js';
 import { StoreCorruptError, StoreLockedError } from './errors.js';
 import { createLogger } from './log.js';
 import { LowdbStore } from './store/lowdb-store.js';
+import { PgStore } from './store/pg-store.js';
+import type { Store } from './store/store.js';
 
 function fail(message: string): never {
   process.stderr.write(`svc-pos-sim: ${message}\n`);
@@ -23,11 +25,14 @@ try {
 }
 const log = createLogger(config.logLevel);
 
-let store: LowdbStore;
+let store: Store;
 try {
-  store = await LowdbStore.open({ dir: config.dataDir, snapshotMinJournalBytes: config.snapshotMinJournalBytes, log });
+  store = config.databaseUrl
+    ? await PgStore.open({ connectionString: config.databaseUrl })
+    : await LowdbStore.open({ dir: config.dataDir, snapshotMinJournalBytes: config.snapshotMinJournalBytes, log });
 } catch (error) {
   if (error instanceof StoreLockedError || error instanceof StoreCorruptError) fail(error.message);
+  if (config.databaseUrl) fail(`cannot use DATABASE_URL: ${(error as Error).message}`);
   throw error;
 }
 
@@ -48,8 +53,8 @@ const purgeTimer = setInterval(() => {
   app.jobs.purge().catch((error: Error) => log.error('purge failed', { error: error.message }));
 }, 3_600_000);
 purgeTimer.unref();
-log.info('listening', { url: `http://${config.host}:${port}`, dataDir: config.dataDir, store: store.kind });
-process.stdout.write(`svc-pos-sim listening on http://${config.host}:${port} (data in ${config.dataDir})\n`);
+log.info('listening', { url: `http://${config.host}:${port}`, store: store.kind });
+process.stdout.write(`svc-pos-sim listening on http://${config.host}:${port} (${config.databaseUrl ? 'data in PostgreSQL' : `data in ${config.dataDir}`})\n`);
 
 let stopping = false;
 async function stop(signal: string): Promise<void> {

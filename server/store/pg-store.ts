@@ -1,0 +1,189 @@
+import pg from 'pg';
+import { DuplicateKeyError } from '../errors.js';
+import { deepFreeze } from './memory-state.js';
+import { runQuery } from './query.js';
+import type { Query, Store, StoredRecord, Transaction } from './store.js';
+
+// The PostgreSQL store (DATABASE_URL): the same Store contract as the
+// embedded one, on one table of JSON records. Transactions are
+// SERIALIZABLE and retried on serialisation failures, so concurrent
+// transactions behave as if run one at a time across every instance.
+
+const MIGRATIONS: Array<{ version: number; sql: string }> = [
+  {
+    version: 1,
+    sql: `CREATE TABLE records (
+            collection text NOT NULL,
+            id text NOT NULL,
+            data jsonb NOT NULL,
+            PRIMARY KEY (collection, id)
+          );
+          CREATE INDEX records_data ON records USING gin (data jsonb_path_ops);`,
+  },
+];
+
+/** Runs the migrations not yet applied, once, whatever the number of instances starting together. */
+export async function migrate(pool: pg.Pool): Promise<number[]> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('svc-pos-sim migrations'))");
+    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
+    const applied = new Set(rows.map((row) => row.version));
+    const ran: number[] = [];
+    for (const migration of MIGRATIONS) {
+      if (applied.has(migration.version)) continue;
+      await client.query(migration.sql);
+      await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [migration.version]);
+      ran.push(migration.version);
+    }
+    await client.query('COMMIT');
+    return ran;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+type Queryable = Pick<pg.PoolClient, 'query'>;
+
+/** Rows of a collection matching `where` (containment in SQL); range, order and paging as in memory. */
+async function select<T extends StoredRecord>(db: Queryable, collection: string, query: Query = {}, lock = false): Promise<Array<[string, T]>> {
+  const where = query.where && Object.keys(query.where).length > 0 ? query.where : null;
+  const { rows } = await db.query<{ id: string; data: T }>(
+    `SELECT id, data FROM records WHERE collection = $1${where ? ' AND data @> $2::jsonb' : ''}${lock ? ' FOR UPDATE' : ''}`,
+    where ? [collection, JSON.stringify(where)] : [collection],
+  );
+  return rows.map((row) => [row.id, deepFreeze(row.data)]);
+}
+
+type Op = { op: 'put' | 'insert'; c: string; id: string; v: StoredRecord } | { op: 'del'; c: string; id: string };
+
+class PgTransaction implements Transaction {
+  private readonly overlay = new Map<string, Map<string, StoredRecord | null>>();
+  private readonly ops: Op[] = [];
+
+  constructor(private readonly client: pg.PoolClient) {}
+
+  async get<T extends StoredRecord>(collection: string, id: string): Promise<T | undefined> {
+    const layer = this.overlay.get(collection);
+    if (layer?.has(id)) return (layer.get(id) ?? undefined) as T | undefined;
+    // Locked until commit: a read-modify-write of a record cannot interleave with another.
+    const { rows } = await this.client.query<{ data: T }>('SELECT data FROM records WHERE collection = $1 AND id = $2 FOR UPDATE', [collection, id]);
+    return rows[0] ? deepFreeze(rows[0].data) : undefined;
+  }
+
+  async list<T extends StoredRecord>(collection: string, query: Query = {}): Promise<T[]> {
+    const layer = this.overlay.get(collection);
+    const stored = (await select<T>(this.client, collection, { ...(query.where ? { where: query.where } : {}) })).filter(([id]) => !layer?.has(id));
+    const added = [...(layer ?? new Map())].filter((entry): entry is [string, T] => entry[1] !== null) as Array<[string, T]>;
+    return runQuery([...stored, ...added], query);
+  }
+
+  insert(collection: string, id: string, value: StoredRecord): void {
+    this.write({ op: 'insert', c: collection, id, v: value });
+  }
+
+  put(collection: string, id: string, value: StoredRecord): void {
+    this.write({ op: 'put', c: collection, id, v: value });
+  }
+
+  delete(collection: string, id: string): void {
+    this.write({ op: 'del', c: collection, id });
+  }
+
+  /** Writes the buffered operations in order; an insert of a taken id fails with DuplicateKeyError. */
+  async flush(): Promise<void> {
+    // Serialise everything first: a value that cannot be stored fails before any write.
+    const encoded = this.ops.map((op) => (op.op === 'del' ? null : JSON.stringify(op.v)));
+    for (const [index, op] of this.ops.entries()) {
+      if (op.op === 'del') {
+        await this.client.query('DELETE FROM records WHERE collection = $1 AND id = $2', [op.c, op.id]);
+        continue;
+      }
+      try {
+        await this.client.query(
+          op.op === 'insert'
+            ? 'INSERT INTO records (collection, id, data) VALUES ($1, $2, $3::jsonb)'
+            : 'INSERT INTO records (collection, id, data) VALUES ($1, $2, $3::jsonb) ON CONFLICT (collection, id) DO UPDATE SET data = EXCLUDED.data',
+          [op.c, op.id, encoded[index]],
+        );
+      } catch (error) {
+        if ((error as { code?: string }).code === '23505') throw new DuplicateKeyError(op.c, op.id);
+        throw error;
+      }
+    }
+  }
+
+  private write(op: Op): void {
+    let layer = this.overlay.get(op.c);
+    if (!layer) this.overlay.set(op.c, (layer = new Map()));
+    layer.set(op.id, op.op === 'del' ? null : op.v);
+    this.ops.push(op);
+  }
+}
+
+const RETRYABLE = new Set(['40001', '40P01']); // serialization failure, deadlock
+
+export class PgStore implements Store {
+  readonly kind = 'postgres';
+
+  private constructor(private readonly pool: pg.Pool) {}
+
+  static async open(options: { connectionString: string; max?: number }): Promise<PgStore> {
+    const pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 10 });
+    try {
+      await migrate(pool);
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    return new PgStore(pool);
+  }
+
+  async get<T extends StoredRecord>(collection: string, id: string): Promise<T | undefined> {
+    const { rows } = await this.pool.query<{ data: T }>('SELECT data FROM records WHERE collection = $1 AND id = $2', [collection, id]);
+    return rows[0] ? deepFreeze(rows[0].data) : undefined;
+  }
+
+  async list<T extends StoredRecord>(collection: string, query: Query = {}): Promise<T[]> {
+    return runQuery(await select<T>(this.pool, collection, query), query);
+  }
+
+  async count(collection: string, where?: Query['where']): Promise<number> {
+    const filtered = where && Object.keys(where).length > 0;
+    const { rows } = await this.pool.query<{ n: string }>(`SELECT count(*) AS n FROM records WHERE collection = $1${filtered ? ' AND data @> $2::jsonb' : ''}`, filtered ? [collection, JSON.stringify(where)] : [collection]);
+    return Number(rows[0]!.n);
+  }
+
+  async transact<R>(work: (tx: Transaction) => Promise<R> | R): Promise<R> {
+    for (let attempt = 1; ; attempt += 1) {
+      const client = await this.pool.connect();
+      try {
+        await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+        const tx = new PgTransaction(client);
+        const result = await work(tx);
+        await tx.flush();
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        const code = (error as { code?: string }).code;
+        if (code && RETRYABLE.has(code) && attempt < 20) {
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+          continue;
+        }
+        throw error;
+      } finally {
+        client.release();
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

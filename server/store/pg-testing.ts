@@ -1,0 +1,56 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Test } from 'tap';
+
+/** The PostgreSQL server binaries, if installed (Debian's postgresql package). */
+export function postgresBin(): string | null {
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return null;
+  const versions = readdirSync(root).sort().reverse();
+  for (const version of versions) if (existsSync(join(root, version, 'bin', 'initdb'))) return join(root, version, 'bin');
+  return null;
+}
+
+/** Why PostgreSQL tests cannot run here, or false. Under CI they run (.ci/run installs postgresql). */
+export function postgresSkip(): string | false {
+  if (process.env.CI || postgresBin()) return false;
+  return 'no PostgreSQL server binaries: install Debian\'s postgresql package';
+}
+
+/**
+ * A throwaway PostgreSQL cluster for a test: initdb into a temp dir, started
+ * on a Unix socket only (nothing listens on the network), stopped and
+ * removed when the test ends. Answers its connection string.
+ */
+export function startPostgres(t: Test): string {
+  const bin = postgresBin();
+  if (!bin) throw new Error('no PostgreSQL server binaries; .ci/run installs Debian\'s postgresql package');
+  const dir = mkdtempSync(join(tmpdir(), 'pg-'));
+  const data = join(dir, 'data');
+  const asPostgres = process.getuid?.() === 0; // initdb refuses to run as root
+  if (asPostgres) {
+    const { uid, gid } = postgresIds();
+    chownSync(dir, uid, gid);
+  }
+  const run = (command: string, args: string[]) => {
+    const full = asPostgres ? ['runuser', ['-u', 'postgres', '--', join(bin, command), ...args]] as const : [join(bin, command), args] as const;
+    const result = spawnSync(full[0], full[1], { encoding: 'utf8' });
+    if (result.status !== 0) throw new Error(`${command} failed: ${result.stderr || result.stdout}`);
+  };
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+  run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses='' -c fsync=on`, 'start']);
+  t.teardown(() => {
+    spawnSync(asPostgres ? 'runuser' : join(bin, 'pg_ctl'), asPostgres ? ['-u', 'postgres', '--', join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop'] : ['-D', data, '-m', 'immediate', 'stop']);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(dir)}&port=${port}`;
+}
+
+function postgresIds(): { uid: number; gid: number } {
+  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+  return { uid, gid };
+}
