@@ -24,6 +24,7 @@ import { orderHandlers } from './orders/routes.js';
 import { settlementHandlers } from './settlements/routes.js';
 import { SettlementService } from './settlements/settlement-service.js';
 import { posSignatureGuard } from './terminals/pos-signature-guard.js';
+import { storeReplayGuard } from './terminals/replay-guard.js';
 import { terminalHandlers } from './terminals/routes.js';
 import { TerminalService } from './terminals/terminal-service.js';
 import { AccreditationScheduler } from './sessions/accreditation-scheduler.js';
@@ -34,7 +35,7 @@ import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { Receivers, receiverStatus } from './webhooks/receivers.js';
 import { webhookHandlers } from './webhooks/routes.js';
 import { purgeExpired } from './console/purge.js';
-import { rateBrake } from './console/rate-brake.js';
+import { rateBrake, storeRateCounter } from './console/rate-brake.js';
 import { consoleHandlers } from './console/routes.js';
 import { payHandlers } from './pay/routes.js';
 import { sessionHandlers } from './sessions/routes.js';
@@ -72,6 +73,8 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
   const doc = openApiDocument;
   const validators = { exact: new SchemaValidator(doc), coercing: new SchemaValidator(doc, { coerceTypes: true }) };
   const accounts = new AccountService(store, clock, config);
+  // With a database several instances may serve together: what they must agree on lives in it.
+  const sharedState = store.kind !== 'lowdb';
   const terminals = new TerminalService(store, clock);
   const orders = new OrderService(store, clock);
   const settlements = new SettlementService(store, clock);
@@ -103,7 +106,7 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
   const securityGuards: Record<string, Middleware<AppState>> = {
     apiBearer: requireToken(['api', 'login'], accounts),
     consoleBearer: requireToken(['console'], accounts),
-    posSignature: posSignatureGuard(store, clock, config.posSignatureToleranceSeconds),
+    posSignature: posSignatureGuard(store, clock, config.posSignatureToleranceSeconds, sharedState ? storeReplayGuard(store) : undefined),
   };
   for (const [scheme, guard] of Object.entries(substitutes)) if (guard) securityGuards[scheme] = guard;
   // Koa 3's ctx.origin is the Origin request header, not this server's origin.
@@ -131,7 +134,7 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
     authenticate: (security) => authenticate(security, securityGuards),
     validate: (entry) => validateRequest(doc, entry, validators),
     scope: merchantScope,
-    rateBrake: rateBrake(clock),
+    rateBrake: rateBrake(clock, sharedState ? storeRateCounter(store) : undefined),
   });
 
   const app = new Koa<AppState>();

@@ -6,7 +6,7 @@ import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { AppState } from '../http/context.js';
 import type { Store } from '../store/store.js';
-import { ReplayCache } from './replay-cache.js';
+import { memoryReplayGuard, type ReplayGuard } from './replay-guard.js';
 import type { TerminalRecord } from './terminal.js';
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
@@ -22,9 +22,8 @@ const invalid = (message: string) => new AppError('SIGNATURE_INVALID', message);
  * An unknown terminal answers like a wrong signature, so serials cannot be
  * probed. Puts the terminal and its account on the state.
  */
-export function posSignatureGuard(store: Store, clock: Clock, toleranceSeconds: number): Middleware<AppState> {
+export function posSignatureGuard(store: Store, clock: Clock, toleranceSeconds: number, replays: ReplayGuard = memoryReplayGuard(toleranceSeconds * 1000)): Middleware<AppState> {
   const windowMs = toleranceSeconds * 1000;
-  const replays = new ReplayCache(windowMs);
   return async (ctx, next) => {
     const timestamp = ctx.get('x-pos-timestamp');
     const signature = ctx.get('x-pos-signature');
@@ -43,7 +42,7 @@ export function posSignatureGuard(store: Store, clock: Clock, toleranceSeconds: 
     if (Math.abs(now - signedAt) > windowMs) {
       throw new AppError('SIGNATURE_STALE', `x-pos-timestamp is more than ${toleranceSeconds} s from the server clock`);
     }
-    if (replays.checkAndRemember(`${serial}:${signature}`, signedAt + windowMs, now)) {
+    if (await replays.checkAndRemember(`${serial}:${signature}`, signedAt + windowMs, now)) {
       throw new AppError('SIGNATURE_REPLAYED', 'this signature was already accepted; sign each request anew');
     }
     const account = await store.get<Account>('accounts', terminal.account_id);
