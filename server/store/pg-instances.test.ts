@@ -1,13 +1,11 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { contractClient, validatingFetch } from '../../contracts/testing/contract-client.js';
+import { validatingFetch } from '../../contracts/testing/contract-client.js';
 import { checkInvariants, completeVoids, runInterleaving, seeded, type RaceTarget } from '../../scripts/race/race.js';
 import { PosClient, signPosRequest } from '../../terminal/pos-client.js';
-import { createApp } from '../app.js';
 import { ManualClock } from '../clock.js';
 import { defaultConfig } from '../config.js';
 import { PgStore } from './pg-store.js';
+import { serveApp } from '../testing/test-server.js';
 import { postgresSkip, startPostgres } from './pg-testing.js';
 
 /** Two server instances, each with its own connection pool, on one database. */
@@ -17,18 +15,9 @@ async function twoInstances(t: Test) {
   const instances = [];
   for (let i = 0; i < 2; i += 1) {
     const store = await PgStore.open({ connectionString });
-    const app = createApp({ store, clock, config: { ...defaultConfig, scryptCost: 1024, logLevel: 'silent' } });
-    const server = createServer(app.callback()).listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    app.addOrigin(baseUrl);
-    t.teardown(async () => {
-      await app.jobs.dispatcher.runDue().catch(() => undefined);
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      await store.close();
-    });
-    instances.push({ baseUrl, api: contractClient(baseUrl) });
+    const { baseUrl, api, stop } = await serveApp({ store, clock, config: { ...defaultConfig, scryptCost: 1024, logLevel: 'silent' } });
+    t.teardown(stop);
+    instances.push({ baseUrl, api });
   }
   const [a, b] = instances as [(typeof instances)[0], (typeof instances)[0]];
   const account = (await a.api.post('/console/register', { json: { email: 'two@example.com', password: '12345678' } })).body;

@@ -3,6 +3,10 @@ import pg from 'pg';
 import { migrate, PgStore } from './pg-store.js';
 import { postgresSkip, startPostgres } from './pg-testing.js';
 import { storeContract } from './store-contract.js';
+import { runSuite } from '../../contracts/suite/run-suite.js';
+import { systemClock } from '../clock.js';
+import { defaultConfig } from '../config.js';
+import { serveApp } from '../testing/test-server.js';
 
 t.test('the PostgreSQL store keeps the store contract', { skip: postgresSkip() }, async (t) => {
   const connectionString = startPostgres(t);
@@ -26,25 +30,9 @@ t.test('migrations run once, even when several instances start together', { skip
 });
 
 t.test('the whole app on PostgreSQL passes the contract suite', { skip: postgresSkip() }, async (t) => {
-  const { createServer } = await import('node:http');
-  const { createApp } = await import('../app.js');
-  const { systemClock } = await import('../clock.js');
-  const { defaultConfig } = await import('../config.js');
-  const { runSuite } = await import('../../contracts/suite/run-suite.js');
   const store = await PgStore.open({ connectionString: startPostgres(t) });
-  const app = createApp({ store, clock: systemClock, config: { ...defaultConfig, scryptCost: 1024, logLevel: 'silent' } });
-  const server = createServer(app.callback());
-  app.jobs.relay.attach(server);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const baseUrl = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-  app.addOrigin(baseUrl);
-  t.teardown(async () => {
-    await app.jobs.dispatcher.runDue().catch(() => undefined);
-    app.jobs.relay.close();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-    await store.close();
-  });
+  const { baseUrl, stop } = await serveApp({ store, clock: systemClock, config: { ...defaultConfig, scryptCost: 1024, logLevel: 'silent' } });
+  t.teardown(stop);
   const result = await runSuite({ baseUrl, allowMutations: true });
   t.same(result.violations, []);
   t.same(result.problems, []);

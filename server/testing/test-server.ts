@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Test } from 'tap';
 import { contractClient, validatingFetch, type ContractClient } from '../../contracts/testing/contract-client.js';
 import { PosClient } from '../../terminal/pos-client.js';
-import { createApp, type SimulatorApp } from '../app.js';
+import { createApp, type AppDeps, type SimulatorApp } from '../app.js';
 import { ManualClock } from '../clock.js';
 import { defaultConfig, type Config } from '../config.js';
 import type { Logger } from '../log.js';
@@ -22,6 +22,29 @@ export interface TestServer {
 }
 
 /**
+ * Serves an app built from `deps` on a random loopback port, with the relay
+ * attached and its origin known. `stop` lets due deliveries finish, then
+ * closes the relay, the server and the store.
+ */
+export async function serveApp(deps: AppDeps) {
+  const app = createApp(deps);
+  const server = createServer(app.callback());
+  app.jobs.relay.attach(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  app.addOrigin(baseUrl);
+  const stop = async () => {
+    await app.jobs.dispatcher.runDue().catch(() => undefined);
+    app.jobs.relay.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await deps.store.close();
+  };
+  return { app, server, baseUrl, api: contractClient(baseUrl), stop };
+}
+
+/**
  * The real app on real parts for a test: the lowdb store in the test's temp
  * dir, HTTP on a random port, a manual clock. Closed when the test ends.
  */
@@ -31,22 +54,9 @@ export async function startTestServer(t: Test, overrides: Partial<Config> = {}, 
   const config: Config = { ...defaultConfig, dataDir, port: 0, scryptCost: 1024, logLevel: 'silent', ...overrides };
   const store = await LowdbStore.open({ dir: dataDir });
   const clock = new ManualClock();
-  const app = createApp({ store, clock, config, ...(log ? { log } : {}), ...(eventSink ? { eventSink } : {}), ...(signalAfter ? { webhookSignalAfter: signalAfter } : {}) });
-  const server = createServer(app.callback());
-  app.jobs.relay.attach(server);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  const baseUrl = `http://127.0.0.1:${port}`;
-  app.addOrigin(baseUrl);
-  t.teardown(async () => {
-    await app.jobs.dispatcher.runDue().catch(() => undefined);
-    app.jobs.relay.close();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-    await store.close();
-  });
-  return { app, baseUrl, api: contractClient(baseUrl), clock, store, config, server };
+  const served = await serveApp({ store, clock, config, ...(log ? { log } : {}), ...(eventSink ? { eventSink } : {}), ...(signalAfter ? { webhookSignalAfter: signalAfter } : {}) });
+  t.teardown(served.stop);
+  return { app: served.app, baseUrl: served.baseUrl, api: served.api, clock, store, config, server: served.server };
 }
 
 let counter = 0;
@@ -104,15 +114,5 @@ export async function merchantWithTerminal(server: TestServer, serialNumber = `P
  */
 export async function bootOnDirectory(dir: string, clock: ManualClock) {
   const store = await LowdbStore.open({ dir });
-  const app = createApp({ store, clock, config: { ...defaultConfig, dataDir: dir, scryptCost: 1024, logLevel: 'silent' } });
-  const server = createServer(app.callback()).listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  app.addOrigin(baseUrl);
-  const stop = async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-    await store.close();
-  };
-  return { store, app, baseUrl, api: contractClient(baseUrl), stop };
+  return { store, ...(await serveApp({ store, clock, config: { ...defaultConfig, dataDir: dir, scryptCost: 1024, logLevel: 'silent' } })) };
 }
