@@ -48,8 +48,8 @@ export async function negativeRequests(ctx: ScenarioContext, world: World, optio
     const path = concretePath(entry, world);
     const expect = async (status: number, what: string, request: Parameters<ScenarioContext['http']>[2]) => {
       if (!documented.includes(String(status))) return;
-      const answer = await ctx.http(method, path, request);
-      if (answer.status !== status) ctx.problem(`${entry.operationId}: ${what} answered ${answer.status}, expected ${status}`);
+      const answer = await ctx.http(method, path, request).catch((error: unknown) => ctx.problem(`${entry.operationId}: ${what} got no answer (${networkReason(error)}), expected ${status}`));
+      if (answer && answer.status !== status) ctx.problem(`${entry.operationId}: ${what} answered ${answer.status}, expected ${status}`);
     };
     if (scheme === 'apiBearer' || scheme === 'consoleBearer' || scheme === 'posSignature') {
       await expect(401, 'no credentials', {});
@@ -104,8 +104,8 @@ export async function rateLimitScenario(ctx: ScenarioContext): Promise<void> {
 export async function signedNegatives(ctx: ScenarioContext, world: World): Promise<void> {
   const base = `/api/v1/pos-terminals/${world.serial}`;
   const expect = async (status: number, what: string, send: Promise<{ status: number }>) => {
-    const answer = await send;
-    if (answer.status !== status) ctx.problem(`signed ${what} answered ${answer.status}, expected ${status}`);
+    const answer = await send.catch((error: unknown) => ctx.problem(`signed ${what} got no answer (${networkReason(error)}), expected ${status}`));
+    if (answer && answer.status !== status) ctx.problem(`signed ${what} answered ${answer.status}, expected ${status}`);
   };
   await expect(400, 'list with size=0', world.pos.send('GET', `${base}/transactions?size=0`));
   await expect(400, 'commit with malformed JSON', world.pos.send('POST', `${base}/transactions/any/commit`, '{"broken": '));
@@ -129,4 +129,13 @@ function outOfRangeValue(schema: OpenAPIV3_1.SchemaObject): [string, unknown] | 
     if (Array.isArray(property.enum) && property.enum.every((v) => typeof v === 'string')) return [name, 'not-one-of-them'];
   }
   return null;
+}
+
+/**
+ * Why a probe got no answer. A reset on an oversized body usually means the
+ * server closed the connection without reading the body it refused.
+ */
+function networkReason(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error as Error).message;
 }

@@ -13,8 +13,6 @@ export function errorHandler(): Middleware<AppState> {
       await next();
     } catch (thrown) {
       const error = toAppError(thrown);
-      // After a refused body the rest of it is still on the socket: close it.
-      if (error.code === 'PAYLOAD_TOO_LARGE') ctx.set('Connection', 'close');
       ctx.status = error.status;
       ctx.body = error.toBody();
       for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);

@@ -1,6 +1,15 @@
 import type { Middleware } from 'koa';
+import type { IncomingMessage } from 'node:http';
 import { MalformedJsonError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
 import type { AppState } from './context.js';
+
+/**
+ * How much of a refused body is read and thrown away so that the client
+ * sees its 413. Closing a socket with unread bytes in it makes the kernel
+ * send a reset, and a reset discards the answer the client had not read yet
+ * ("fetch failed" instead of a 413). Past this much, the connection is cut.
+ */
+export const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
 
 /**
  * Reads the request body as bytes, refusing more than `limitBytes` as soon
@@ -12,7 +21,8 @@ export function readBody(limitBytes: number): Middleware<AppState> {
     const headers = ctx.req.headers;
     const declared = Number(headers['content-length'] ?? 0);
     if (declared > limitBytes) {
-      ctx.set('Connection', 'close');
+      // Node discards an unread body once the answer is sent; past the drain limit, don't wait for it.
+      if (declared > DRAIN_LIMIT_BYTES) ctx.set('Connection', 'close');
       throw new PayloadTooLargeError(limitBytes);
     }
     // HTTP/1.1: a request without content-length or transfer-encoding has no body.
@@ -24,18 +34,27 @@ export function readBody(limitBytes: number): Middleware<AppState> {
 
 const EMPTY = Buffer.alloc(0);
 
-function readStream(stream: NodeJS.ReadableStream, limitBytes: number): Promise<Buffer> {
+function readStream(request: IncomingMessage, limitBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
+    let refused = false;
     const onData = (chunk: Buffer) => {
       received += chunk.length;
-      if (received > limitBytes) {
-        cleanup();
-        reject(new PayloadTooLargeError(limitBytes));
+      if (received <= limitBytes) {
+        chunks.push(chunk);
         return;
       }
-      chunks.push(chunk);
+      if (!refused) {
+        refused = true;
+        chunks.length = 0;
+        reject(new PayloadTooLargeError(limitBytes));
+      }
+      // Keep reading and discarding, so the 413 reaches the client; a body that never ends is cut.
+      if (received > DRAIN_LIMIT_BYTES) {
+        cleanup();
+        request.socket.destroy();
+      }
     };
     const onEnd = () => {
       cleanup();
@@ -46,13 +65,13 @@ function readStream(stream: NodeJS.ReadableStream, limitBytes: number): Promise<
       reject(error);
     };
     const cleanup = () => {
-      stream.removeListener('data', onData);
-      stream.removeListener('end', onEnd);
-      stream.removeListener('error', onError);
+      request.removeListener('data', onData);
+      request.removeListener('end', onEnd);
+      request.removeListener('error', onError);
     };
-    stream.on('data', onData);
-    stream.on('end', onEnd);
-    stream.on('error', onError);
+    request.on('data', onData);
+    request.on('end', onEnd);
+    request.on('error', onError);
   });
 }
 
