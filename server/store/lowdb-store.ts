@@ -15,6 +15,7 @@ import { OverlayTransaction } from './overlay-transaction.js';
 import { SnapshotFileAdapter, type SnapshotData } from './snapshot-adapter.js';
 import { lockDirectory, type DirectoryLock } from './dir-lock.js';
 import type { Query, Store, StoredRecord, Transaction } from './store.js';
+import { LocalBus } from './bus.js';
 
 export interface LowdbStoreOptions {
   dir: string;
@@ -45,6 +46,8 @@ const SNAPSHOT_FILE = 'snapshot.jsonl';
  */
 export class LowdbStore implements Store {
   readonly kind = 'lowdb';
+  /** One instance per directory (the directory lock): messages stay within it. */
+  readonly bus = new LocalBus();
   private readonly mutex = new Mutex();
   private readonly pending = new PendingWrites();
   private snapshotting: Promise<void> | null = null;
@@ -138,6 +141,16 @@ export class LowdbStore implements Store {
     this.maybeSnapshot();
     return result;
   }
+
+  /**
+   * The directory lock already makes this the only instance: every existing
+   * record is free to work on, and a lease has nothing to exclude.
+   */
+  async lease(collection: string, ids: readonly string[]): Promise<string[]> {
+    return ids.filter((id) => this.state.get(collection, id) !== undefined);
+  }
+
+  async release(): Promise<void> {}
 
   /** The latest pending change among what a read-only transaction read, if any. */
   private pendingFor(tx: OverlayTransaction): number | undefined {

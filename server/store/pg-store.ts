@@ -1,5 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { DuplicateKeyError } from '../errors.js';
+import { silentLogger, type Logger } from '../log.js';
+import { PgBus } from './pg-bus.js';
 import { deepFreeze } from './memory-state.js';
 import { runQuery } from './query.js';
 import type { Query, Store, StoredRecord, Transaction } from './store.js';
@@ -19,6 +22,22 @@ const MIGRATIONS: Array<{ version: number; sql: string }> = [
             PRIMARY KEY (collection, id)
           );
           CREATE INDEX records_data ON records USING gin (data jsonb_path_ops);`,
+  },
+  {
+    version: 2,
+    // Leases of records to instances (the webhook outbox), and bus messages too large for NOTIFY.
+    sql: `CREATE TABLE leases (
+            collection text NOT NULL,
+            id text NOT NULL,
+            owner text NOT NULL,
+            expires_at timestamptz NOT NULL,
+            PRIMARY KEY (collection, id)
+          );
+          CREATE TABLE bus_spill (
+            id text PRIMARY KEY,
+            payload text NOT NULL,
+            created_at timestamptz NOT NULL DEFAULT now()
+          );`,
   },
 ];
 
@@ -130,10 +149,15 @@ const RETRYABLE = new Set(['40001', '40P01']); // serialization failure, deadloc
 
 export class PgStore implements Store {
   readonly kind = 'postgres';
+  /** Who holds this instance's leases: one id per opened store. */
+  readonly instanceId = randomUUID();
 
-  private constructor(private readonly pool: pg.Pool) {}
+  private constructor(
+    private readonly pool: pg.Pool,
+    readonly bus: PgBus,
+  ) {}
 
-  static async open(options: { connectionString: string; max?: number }): Promise<PgStore> {
+  static async open(options: { connectionString: string; max?: number; log?: Logger }): Promise<PgStore> {
     const pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 10 });
     try {
       await migrate(pool);
@@ -141,7 +165,30 @@ export class PgStore implements Store {
       await pool.end();
       throw error;
     }
-    return new PgStore(pool);
+    return new PgStore(pool, new PgBus(pool, options.connectionString, options.log ?? silentLogger));
+  }
+
+  async lease(collection: string, ids: readonly string[], ms: number): Promise<string[]> {
+    if (ids.length === 0) return [];
+    // Rows another instance is leasing at this instant are skipped, not waited for;
+    // a lease row is taken over only once expired (on the database's clock).
+    const { rows } = await this.pool.query<{ id: string }>(
+      `WITH free AS (
+         SELECT id FROM records WHERE collection = $1 AND id = ANY($2::text[]) FOR UPDATE SKIP LOCKED
+       )
+       INSERT INTO leases (collection, id, owner, expires_at)
+       SELECT $1, id, $3, clock_timestamp() + make_interval(secs => $4::double precision / 1000) FROM free
+       ON CONFLICT (collection, id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+         WHERE leases.expires_at <= clock_timestamp() OR leases.owner = EXCLUDED.owner
+       RETURNING id`,
+      [collection, ids, this.instanceId, ms],
+    );
+    return rows.map((row) => row.id);
+  }
+
+  async release(collection: string, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.pool.query('DELETE FROM leases WHERE collection = $1 AND id = ANY($2::text[]) AND owner = $3', [collection, ids, this.instanceId]);
   }
 
   async get<T extends StoredRecord>(collection: string, id: string): Promise<T | undefined> {
@@ -184,6 +231,7 @@ export class PgStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.bus.close();
     await this.pool.end();
   }
 }

@@ -139,4 +139,29 @@ export function storeContract(t: Test, makeFactory: (t: Test) => Promise<StoreFa
     t.same(await reopened.get('items', 'i49'), { i: 49 });
     t.equal(await reopened.get('items', 'i7'), undefined);
   });
+
+  withStore('a lease answers the existing records asked for, and is renewed or given back by its holder', async (t, store) => {
+    await store.transact((tx) => {
+      tx.put('jobs', 'j1', { n: 1 });
+      tx.put('jobs', 'j2', { n: 2 });
+    });
+    t.same((await store.lease('jobs', ['j1', 'j2', 'missing'], 60_000)).sort(), ['j1', 'j2'], 'a missing record is not leased');
+    t.same(await store.lease('jobs', ['j1'], 60_000), ['j1'], 'the holder renews its own lease');
+    await store.release('jobs', ['j1', 'j2']);
+    t.same(await store.lease('jobs', [], 60_000), []);
+  });
+
+  withStore('a message published on the bus reaches a subscriber of its channel, and no other', async (t, store) => {
+    const received: unknown[] = [];
+    const other: unknown[] = [];
+    let arrive = () => {};
+    const arrived = new Promise<void>((resolve) => (arrive = resolve));
+    const unsubscribe = await store.bus.subscribe('contract_test', (message) => (received.push(message), arrive()));
+    await store.bus.subscribe('contract_other', (message) => other.push(message));
+    await store.bus.publish('contract_test', { hello: 'world', big: 'x'.repeat(10_000) });
+    await arrived;
+    t.same(received, [{ hello: 'world', big: 'x'.repeat(10_000) }], 'whatever its size');
+    t.same(other, []);
+    unsubscribe();
+  });
 }

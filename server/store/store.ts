@@ -4,6 +4,8 @@
 // a transaction changes several records atomically, queries are plain data
 // (equality filters, one sort key, limit/offset) rather than callbacks.
 
+import type { InstanceBus } from './bus.js';
+
 export type Scalar = string | number | boolean | null;
 
 /** A stored record: any JSON object. Values handed out are frozen. */
@@ -52,6 +54,18 @@ export interface Store {
   list<T extends StoredRecord>(collection: string, query?: Query): Promise<T[]>;
   count(collection: string, where?: Query['where']): Promise<number>;
   transact<R>(work: (tx: Transaction) => Promise<R> | R): Promise<R>;
+  /**
+   * Leases existing records of `collection` to this instance for `ms`, so
+   * that instances sharing the store never work on the same one at once:
+   * answers the ids among `ids` that no other instance holds (by a live
+   * lease, or by a row lock it is taking right now, which is skipped and
+   * never waited for). A lease of this instance's own is renewed.
+   */
+  lease(collection: string, ids: readonly string[], ms: number): Promise<string[]>;
+  /** Gives this instance's leases back before they expire. */
+  release(collection: string, ids: readonly string[]): Promise<void>;
+  /** Messages between the instances sharing this store. */
+  readonly bus: InstanceBus;
   /** Flushes what is pending and releases the store's resources and locks. */
   close(): Promise<void>;
 }
