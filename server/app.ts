@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import { openApiDocument } from '../contracts/openapi.js';
@@ -82,13 +83,14 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
   const checkSessionInput = (value: unknown) => validators.exact.check({ $ref: '#/components/schemas/SessionCreateRequest' }, value).map((issue) => ({ in: 'body' as const, ...issue }));
   const origins = new Set<string>(config.publicUrl ? [config.publicUrl] : []);
   const receivers = new Receivers(store, clock);
-  const relay = new RelayHub(accounts, store, clock, log);
+  const relay = new RelayHub(accounts, store, clock, log, sharedState ? randomUUID() : undefined);
   const dispatcher = new WebhookDispatcher({
     store,
     clock,
     ladder: config.webhookLadder,
     concurrency: config.webhookConcurrency,
     maxPerSecond: config.webhookMaxPerSecond,
+    leaseMs: config.webhookLeaseMs,
     ownOrigins: () => [...origins],
     loopback: (accountId, receiver, request) => ({
       status: receiverStatus[receiver],

@@ -17,6 +17,12 @@ export interface Config {
   webhookConcurrency: number;
   /** At most this many webhook attempts start per second, so deliveries leave the API headroom. */
   webhookMaxPerSecond: number;
+  /**
+   * How long an instance holds a webhook delivery it is attempting; with
+   * several instances on one database, another takes it over after this
+   * if the holder died mid-attempt. Longer than an attempt's 5 s limit.
+   */
+  webhookLeaseMs: number;
   /** Simulator data older than this on its account's clock is purged. */
   dataTtlDays: number;
   /** Which retry ladder webhook deliveries climb (addendum §7). */
@@ -43,6 +49,7 @@ export const defaultConfig: Config = {
   dataTtlDays: 14,
   webhookConcurrency: 16,
   webhookMaxPerSecond: 1200,
+  webhookLeaseMs: 15_000,
   snapshotMinJournalBytes: 16 * 1024 * 1024,
 };
 
@@ -77,6 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   }
   if (env.WEBHOOK_CONCURRENCY !== undefined) config.webhookConcurrency = integer('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 1, 256);
   if (env.WEBHOOK_MAX_PER_SECOND !== undefined) config.webhookMaxPerSecond = integer('WEBHOOK_MAX_PER_SECOND', env.WEBHOOK_MAX_PER_SECOND, 1, 1_000_000);
+  if (env.WEBHOOK_LEASE_MS !== undefined) config.webhookLeaseMs = integer('WEBHOOK_LEASE_MS', env.WEBHOOK_LEASE_MS, 6000, 3_600_000);
   if (env.SIM_DATA_TTL_DAYS !== undefined) config.dataTtlDays = integer('SIM_DATA_TTL_DAYS', env.SIM_DATA_TTL_DAYS, 1, 36_500);
   if (env.LOG_LEVEL !== undefined) {
     if (!isLogLevel(env.LOG_LEVEL)) throw new ConfigError(`LOG_LEVEL must be one of debug, info, warn, error, silent; got ${JSON.stringify(env.LOG_LEVEL)}`);

@@ -28,7 +28,7 @@ const log = createLogger(config.logLevel);
 let store: Store;
 try {
   store = config.databaseUrl
-    ? await PgStore.open({ connectionString: config.databaseUrl })
+    ? await PgStore.open({ connectionString: config.databaseUrl, log })
     : await LowdbStore.open({ dir: config.dataDir, snapshotMinJournalBytes: config.snapshotMinJournalBytes, log });
 } catch (error) {
   if (error instanceof StoreLockedError || error instanceof StoreCorruptError) fail(error.message);
@@ -40,6 +40,7 @@ const app = createApp({ store, clock: systemClock, config, log });
 app.jobs.scheduler.start();
 const server = createServer(app.callback());
 app.jobs.relay.attach(server);
+await app.jobs.relay.ready();
 server.on('error', (error: NodeJS.ErrnoException) => fail(`cannot listen on ${config.host}:${config.port}: ${error.code ?? error.message}`));
 server.listen(config.port, config.host);
 await once(server, 'listening');

@@ -79,13 +79,14 @@ export const webhookPaths: PathItems = {
       description:
         'Upgrade to a WebSocket with Authorization: Bearer <API or login token> (or ?token=); a console token or an unknown token is refused with 401 before any WebSocket exists. ' +
         'Server → client: { "type": "webhook", "delivery_id", "event_id", "url", "headers", "body" } (body: the exact signed string). Client → server: { "type": "result", "delivery_id", "status" }. ' +
-        'One relay per key: a second connection closes the first with close code 4000. A plain GET answers 426.',
+        'One relay per key: a second connection closes the first with close code 4000, whichever instance each is connected to (several instances on one database). A plain GET answers 426; 503 when where the relay is connected could not be recorded.',
       tags: ['simulator'],
       security: [],
       responses: {
         '101': { description: 'Switching to the WebSocket protocol.' },
         '401': responseRef('Unauthorized'),
         '426': responseRef('UpgradeRequired'),
+        '503': responseRef('StoreUnavailable'),
       },
     },
   },

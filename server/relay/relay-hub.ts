@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
 import { trace } from '../trace/trace.js';
 import type { AttemptResult, WebhookRequest, WebhookTransport } from '../webhooks/transport.js';
+import { RelayLink, type LocalRelays } from './relay-link.js';
 
 /** Close code for a relay replaced by a newer one for the same key (addendum §8). */
 export const REPLACED = 4000;
@@ -26,19 +27,30 @@ interface Connection {
  * deliveries routed to it, answering each with the local receiver's status.
  * One relay per key: a second connection closes the first with code 4000.
  * A console token or an unknown token is refused with HTTP 401 at the
- * upgrade, before any WebSocket exists.
+ * upgrade, before any WebSocket exists. With several instances on one
+ * database (`instance` given), deliveries another instance claims reach
+ * the relay connected here through the link, and the other way round.
  */
-export class RelayHub implements WebhookTransport {
+export class RelayHub implements WebhookTransport, LocalRelays {
   private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 1024 * 1024 });
   private readonly connections = new Map<string, Connection>();
   private nextDelivery = 0;
+  private readonly link: RelayLink | null;
 
   constructor(
     private readonly accounts: AccountService,
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly log: Logger,
-  ) {}
+    instance?: string,
+  ) {
+    this.link = instance ? new RelayLink(store, instance, this, log) : null;
+  }
+
+  /** Resolves once deliveries from other instances can reach the relays connected here. */
+  ready(): Promise<void> {
+    return this.link?.start() ?? Promise.resolve();
+  }
 
   /** Takes the HTTP server's upgrade requests for /relay. */
   attach(server: Server): void {
@@ -52,8 +64,12 @@ export class RelayHub implements WebhookTransport {
   }
 
   async send(request: WebhookRequest): Promise<AttemptResult> {
+    return this.sendLocal(request) ?? this.link?.send(request) ?? { error: 'no relay connected for this account' };
+  }
+
+  sendLocal(request: WebhookRequest): Promise<AttemptResult> | null {
     const connection = this.connections.get(request.account_id);
-    if (!connection) return { error: 'no relay connected for this account' };
+    if (!connection) return null;
     const delivery_id = `dlv_${++this.nextDelivery}`;
     return new Promise<AttemptResult>((resolve) => {
       const done = (result: AttemptResult) => {
@@ -69,6 +85,10 @@ export class RelayHub implements WebhookTransport {
         if (error) done({ error: `relay send failed: ${error.message}` });
       });
     });
+  }
+
+  replacedElsewhere(accountId: string): void {
+    this.connections.get(accountId)?.socket.close(REPLACED, 'replaced by a newer relay for the same key');
   }
 
   close(): void {
@@ -88,6 +108,12 @@ export class RelayHub implements WebhookTransport {
       const refusal = error instanceof AppError ? error : new AppError('INVALID_TOKEN', 'the token was not accepted');
       return refuse(socket, refusal.status, refusal.toBody());
     }
+    try {
+      await this.link?.claim(account.account_id, iso(accountNow(this.clock, account)));
+    } catch (error) {
+      this.log.warn('could not record where a relay is connected', { account_id: account.account_id, error: (error as Error).message });
+      return refuse(socket, 503, { message: 'the relay could not be registered; try again', code: 'STORE_UNAVAILABLE' });
+    }
     this.wss.handleUpgrade(request, socket, head, (ws) => this.connected(ws, account));
   }
 
@@ -97,6 +123,9 @@ export class RelayHub implements WebhookTransport {
     this.connections.set(account.account_id, connection);
     if (previous) previous.socket.close(REPLACED, 'replaced by a newer relay for the same key');
     void this.record(account, 'relay.connected', { replaced_previous: Boolean(previous) });
+    this.link?.announce(account.account_id).catch((error: Error) => {
+      this.log.warn('could not tell the other instances of a relay', { account_id: account.account_id, error: error.message });
+    });
 
     socket.on('message', (data) => {
       let message: { type?: unknown; delivery_id?: unknown; status?: unknown };
@@ -112,7 +141,10 @@ export class RelayHub implements WebhookTransport {
     });
     socket.on('close', (code) => {
       for (const settle of connection.pending.values()) settle({ error: 'the relay disconnected' });
-      if (this.connections.get(account.account_id) === connection) this.connections.delete(account.account_id);
+      if (this.connections.get(account.account_id) === connection) {
+        this.connections.delete(account.account_id);
+        this.link?.disconnected(account.account_id).catch(() => undefined); // a stale route only costs a timed-out attempt
+      }
       void this.record(account, 'relay.closed', { code });
     });
     socket.on('error', (error) => this.log.warn('relay socket error', { account_id: account.account_id, error: error.message }));
@@ -132,6 +164,6 @@ export class RelayHub implements WebhookTransport {
 
 function refuse(socket: Duplex, status: number, body: Record<string, unknown>): void {
   const text = JSON.stringify(body);
-  const reason = status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : 'Error';
+  const reason = status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : status === 503 ? 'Service Unavailable' : 'Error';
   socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
 }

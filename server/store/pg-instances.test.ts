@@ -7,6 +7,10 @@ import { defaultConfig } from '../config.js';
 import { PgStore } from './pg-store.js';
 import { serveApp } from '../testing/test-server.js';
 import { postgresSkip, startPostgres } from './pg-testing.js';
+import { startExampleReceiver } from '../../scripts/example-receiver.js';
+import { startRelayClient } from '../../scripts/relay/relay-client.js';
+import { WebSocket } from 'ws';
+import type { TraceEntry } from '../trace/trace.js';
 
 /** Two server instances, each with its own connection pool, on one database. */
 async function twoInstances(t: Test) {
@@ -15,9 +19,9 @@ async function twoInstances(t: Test) {
   const instances = [];
   for (let i = 0; i < 2; i += 1) {
     const store = await PgStore.open({ connectionString });
-    const { baseUrl, api, stop } = await serveApp({ store, clock, config: { ...defaultConfig, scryptCost: 1024, logLevel: 'silent' } });
+    const { app, baseUrl, api, stop } = await serveApp({ store, clock, config: { ...defaultConfig, scryptCost: 1024, logLevel: 'silent' } });
     t.teardown(stop);
-    instances.push({ baseUrl, api });
+    instances.push({ app, baseUrl, api, store });
   }
   const [a, b] = instances as [(typeof instances)[0], (typeof instances)[0]];
   const account = (await a.api.post('/console/register', { json: { email: 'two@example.com', password: '12345678' } })).body;
@@ -60,4 +64,39 @@ t.test('the discard/commit race split across two instances keeps every invariant
   for (const interleaving of ['simultaneous', 'merchant-delayed', 'lost-answer-retry'] as const) runs.push(...(await runInterleaving(target, interleaving, 15, seeded(11), 'two')));
   await completeVoids(target, runs);
   t.same(checkInvariants(runs), [], `${runs.length} orders, no invariant broken`);
+});
+
+t.test('a relay connected to one instance receives the deliveries another instance makes', { skip: postgresSkip() }, async (t) => {
+  const { a, b, clock, account } = await twoInstances(t);
+  const events: string[] = [];
+  const receiver = await startExampleReceiver({ secret: account.key.webhook_secret, now: () => clock.now(), onEvent: (event) => events.push(event.event) });
+  t.teardown(() => receiver.server.close());
+  const client = startRelayClient({ baseUrl: a.baseUrl, token: account.key.token, forwardTo: receiver.url, log: () => undefined });
+  t.teardown(() => client.stop());
+  await client.connected;
+
+  // The session is created on B, so B's dispatcher claims its events; the relay is on A.
+  const agreement = (await b.api.post('/api/v1/ext/agreements', { json: { name: 'Shop', currency_reference: 'USD', split: false, payment_methods: ['transfer'] }, token: account.key.token })).body;
+  const session = (await b.api.post('/api/v1/ext/payment-sessions/buttons', { json: { agreement_id: agreement.agreement_id, amount_reference: 10, webhook_url: 'http://localhost:4000/hook' }, token: account.key.token })).body;
+  await b.api.post(`/control/sessions/${session.session_id}/outcome`, { json: { leg: 1, outcome: 'paid' }, token: account.key.token });
+  while ((await b.app.jobs.dispatcher.runDue()) > 0);
+  t.same(events, ['payment_session.created', 'payment_session.paid'], 'received through the relay on the other instance, in order');
+  t.equal(receiver.rejected, 0, 'every signature verified');
+  const attempts = await b.store.list<TraceEntry>('trace', { where: { account_id: account.account_id, type: 'webhook.attempt' } });
+  t.same(attempts.map((entry) => [entry.routing, entry.status]), [['relay', 200], ['relay', 200]]);
+});
+
+t.test('a relay connecting to one instance replaces the same key\'s relay on another, with code 4000', { skip: postgresSkip() }, async (t) => {
+  const { a, b, account } = await twoInstances(t);
+  const first = new WebSocket(`${a.baseUrl.replace('http', 'ws')}/relay`, { headers: { authorization: `Bearer ${account.key.token}` } });
+  await new Promise((resolve) => first.on('open', resolve));
+  const closed = new Promise<number>((resolve) => first.on('close', (code) => resolve(code)));
+  const second = new WebSocket(`${b.baseUrl.replace('http', 'ws')}/relay`, { headers: { authorization: `Bearer ${account.key.token}` } });
+  t.teardown(() => second.close());
+  await new Promise((resolve) => second.on('open', resolve));
+  t.equal(await closed, 4000);
+  t.ok(b.app.jobs.relay.isConnected(account.account_id), 'the newer relay holds the key');
+  // The server side lets go once the close handshake ends, which may be after the client saw it.
+  for (let i = 0; i < 200 && a.app.jobs.relay.isConnected(account.account_id); i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+  t.notOk(a.app.jobs.relay.isConnected(account.account_id), 'the older is gone');
 });

@@ -30,6 +30,7 @@ export async function serveApp(deps: AppDeps) {
   const app = createApp(deps);
   const server = createServer(app.callback());
   app.jobs.relay.attach(server);
+  await app.jobs.relay.ready();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

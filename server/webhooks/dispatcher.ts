@@ -32,6 +32,8 @@ export interface DispatcherDeps {
   concurrency?: number;
   /** Attempts started per second at most (real time); unlimited when absent. */
   maxPerSecond?: number;
+  /** How long this instance holds a delivery it attempts (instances sharing a database). */
+  leaseMs?: number;
 }
 
 export interface AttemptOutcome {
@@ -145,21 +147,42 @@ export class WebhookDispatcher implements EventSink {
       if (account && Date.parse(delivery.next_attempt_at) <= accountNow(clock, account)) due.push({ delivery, account });
     }
     let next = 0;
+    let attempted = 0;
     const worker = async () => {
       while (next < due.length && !this.paused) {
         const { delivery, account } = due[next++]!;
         await this.pacer?.take();
-        const event = await store.get<OutboxEvent>('events', delivery.event_id);
-        if (event) await this.attempt(event, account, { timestamp: event.created_at, signature: event.signature, manual: false });
-        else await store.transact((tx) => tx.delete('deliveries', delivery.event_id));
+        if (await this.attemptLeased(delivery, account)) attempted += 1;
       }
     };
     // Attempts of different sessions overlap (relayed ones mostly wait on the network);
     // the pacer keeps their rate below what would crowd API requests off the event loop.
     await Promise.all(Array.from({ length: Math.min(this.deps.concurrency ?? 16, due.length) }, worker));
-    // A closed delivery may have made the next event of its session due now.
-    if (due.length > 0) this.again = true;
-    return due.length;
+    // A closed delivery may have made the next event of its session due now. (Deliveries
+    // another instance holds are not retried at once: that would spin until it is done.)
+    if (attempted > 0) this.again = true;
+    return attempted;
+  }
+
+  /**
+   * Attempts one due delivery unless another instance sharing the store
+   * holds it or has attempted it since this pass listed it: each attempt is
+   * made once, whatever the number of instances. Answers whether it did.
+   */
+  private async attemptLeased(listed: DeliveryRecord, account: Account): Promise<boolean> {
+    const { store, clock } = this.deps;
+    const id = listed.event_id;
+    if ((await store.lease('deliveries', [id], this.deps.leaseMs ?? 15_000)).length === 0) return false;
+    try {
+      const delivery = await store.get<DeliveryRecord>('deliveries', id);
+      if (!delivery || delivery.attempts !== listed.attempts || Date.parse(delivery.next_attempt_at) > accountNow(clock, account)) return false;
+      const event = await store.get<OutboxEvent>('events', id);
+      if (event) await this.attempt(event, account, { timestamp: event.created_at, signature: event.signature, manual: false });
+      else await store.transact((tx) => tx.delete('deliveries', id));
+      return true;
+    } finally {
+      await store.release('deliveries', [id]).catch((error: Error) => this.deps.log.warn('could not release a webhook delivery; its lease will expire', { event_id: id, error: error.message }));
+    }
   }
 
   private async attempt(event: OutboxEvent, account: Account, signing: { timestamp: string; signature: string; manual: boolean }): Promise<AttemptOutcome> {
