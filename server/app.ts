@@ -83,7 +83,8 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
   const checkSessionInput = (value: unknown) => validators.exact.check({ $ref: '#/components/schemas/SessionCreateRequest' }, value).map((issue) => ({ in: 'body' as const, ...issue }));
   const origins = new Set<string>(config.publicUrl ? [config.publicUrl] : []);
   const receivers = new Receivers(store, clock);
-  const relay = new RelayHub(accounts, store, clock, log, sharedState ? randomUUID() : undefined);
+  const instance = sharedState ? randomUUID() : undefined;
+  const relay = new RelayHub(accounts, store, clock, log, instance);
   const dispatcher = new WebhookDispatcher({
     store,
     clock,
@@ -91,6 +92,7 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
     concurrency: config.webhookConcurrency,
     maxPerSecond: config.webhookMaxPerSecond,
     leaseMs: config.webhookLeaseMs,
+    ...(instance ? { instance } : {}),
     ownOrigins: () => [...origins],
     loopback: (accountId, receiver, request) => ({
       status: receiverStatus[receiver],

@@ -1,38 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { contractClient } from '../contracts/testing/contract-client.js';
 import { postgresSkip, startPostgres } from './store/pg-testing.js';
+import { startServerProcess, stopped } from './testing/server-process.js';
 
 const main = fileURLToPath(new URL('./main.ts', import.meta.url));
 
-interface Running {
-  child: ChildProcess;
-  baseUrl: string;
-}
-
-/** Starts `server/main.ts` as `npm start` would, on a random port. */
-function startServer(dataDir: string, env: Record<string, string> = {}): Promise<Running> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', main], {
-      env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolve({ child, baseUrl: match[1]! });
-    });
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-    child.on('exit', (code) => reject(Object.assign(new Error(`server exited with ${code}: ${err}`), { code, stderr: err })));
-  });
-}
-
-function stopped(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
-}
+const startServer = (dataDir: string, env: Record<string, string> = {}) => startServerProcess({ DATA_DIR: dataDir, ...env });
 
 t.test('a 2xx from the real server survives kill -9', async (t) => {
   const dataDir = t.testdir();

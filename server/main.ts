@@ -63,7 +63,6 @@ async function stop(signal: string): Promise<void> {
   stopping = true;
   log.info('stopping', { signal });
   app.jobs.scheduler.stop();
-  app.jobs.dispatcher.stop();
   app.jobs.relay.close();
   // Let requests in flight finish (their writes are acknowledged), then stop.
   const closed = new Promise((resolve) => server.close(resolve));
@@ -71,6 +70,8 @@ async function stop(signal: string): Promise<void> {
   const force = setTimeout(() => server.closeAllConnections(), 5000);
   await closed;
   clearTimeout(force);
+  // Attempts in flight are recorded before the store closes (relayed ones have already failed with the relay closed).
+  await app.jobs.dispatcher.stop();
   await store.close();
   process.exit(0);
 }

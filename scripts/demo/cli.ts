@@ -39,7 +39,7 @@ process.stdout.write(describeWorld(await seedDemo(baseUrl)));
 process.stdout.write('\nThe server keeps running; Ctrl-C stops it.\n');
 const stop = async () => {
   app.jobs.scheduler.stop();
-  app.jobs.dispatcher.stop();
+  await app.jobs.dispatcher.stop();
   server.closeAllConnections();
   server.close();
   await store.close();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { DuplicateKeyError } from '../errors.js';
+import { DuplicateKeyError, StoreUnavailableError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import { PgBus } from './pg-bus.js';
 import { deepFreeze } from './memory-state.js';
@@ -146,6 +146,14 @@ class PgTransaction implements Transaction {
 }
 
 const RETRYABLE = new Set(['40001', '40P01']); // serialization failure, deadlock
+/**
+ * Serialisable transactions on a small table conflict often (PostgreSQL
+ * locks index pages, not only rows, and a young table fits in a few pages),
+ * so a conflicting transaction is retried many times, backing off
+ * exponentially with jitter: about 6 s in all before it gives up.
+ */
+const MAX_ATTEMPTS = 60;
+const backoffMs = (attempt: number) => Math.random() * Math.min(200, 2 ** Math.min(attempt, 8));
 
 export class PgStore implements Store {
   readonly kind = 'postgres';
@@ -219,10 +227,12 @@ export class PgStore implements Store {
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
         const code = (error as { code?: string }).code;
-        if (code && RETRYABLE.has(code) && attempt < 20) {
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+        if (code && RETRYABLE.has(code) && attempt < MAX_ATTEMPTS) {
+          await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
           continue;
         }
+        // Still conflicting after every retry: nothing was written; the client may try again (503, not 500).
+        if (code && RETRYABLE.has(code)) throw new StoreUnavailableError(`too many concurrent conflicting writes (${(error as Error).message}); nothing was written, try again`);
         throw error;
       } finally {
         client.release();

@@ -34,6 +34,8 @@ export interface DispatcherDeps {
   maxPerSecond?: number;
   /** How long this instance holds a delivery it attempts (instances sharing a database). */
   leaseMs?: number;
+  /** This instance, named in its attempts' trace entries when several share a database. */
+  instance?: string;
 }
 
 export interface AttemptOutcome {
@@ -116,9 +118,12 @@ export class WebhookDispatcher implements EventSink {
     this.timer.unref();
   }
 
-  stop(): void {
+  /** Stops the timer and new attempts; resolves once the attempts in flight are recorded. */
+  async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.paused = true;
+    await this.running?.catch(() => undefined);
   }
 
   /** A new attempt now, with the same idempotency key and a fresh timestamp and signature. */
@@ -210,6 +215,7 @@ export class WebhookDispatcher implements EventSink {
         event: event.event,
         ...outcome,
         idempotency_key: event.idempotency_key,
+        ...(this.deps.instance ? { instance: this.deps.instance } : {}),
         ...(signing.manual ? { manual: true, signature: signing.signature, timestamp: signing.timestamp } : {}),
       });
       if (!current) return outcome; // reset meanwhile
