@@ -12,21 +12,27 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { computePosSignature } from '../terminal/pos-client.js';
 import { pacedLoad, type PacedRequest } from './bench/paced-load.js';
+import { postgresBin, startThrowawayPostgres } from '../server/store/pg-testing.js';
 
 const { values: args } = parseArgs({
   options: {
     duration: { type: 'string', default: '6' },
     connections: { type: 'string', default: '64' },
     rounds: { type: 'string', default: '3' },
+    'no-postgres': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (args.help) {
-  process.stdout.write(`usage: npm run bench:pos -- [--duration SECONDS] [--connections N] [--rounds N]
+  process.stdout.write(`usage: npm run bench:pos -- [--duration SECONDS] [--connections N] [--rounds N] [--no-postgres]
 Starts a bare Koa hello-world and the server (lowdb store in a temp dir) in
 child processes, then measures with autocannon: the hello-world, signed
 settlement POSTs (a new batchNumber per request), the same route unsigned,
 and p99 latency of signed POSTs at half the signed maximum rate.
+Then, where PostgreSQL's server binaries are installed (Debian's postgresql)
+and unless --no-postgres: signed settlement POSTs with the server on a
+throwaway PostgreSQL cluster, with one instance and with two instances on
+the same database (the load split between them).
 `);
   process.exit(0);
 }
@@ -127,6 +133,7 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 const dirs = [await mkdtemp(join(tmpdir(), 'bench-pos-signed-')), await mkdtemp(join(tmpdir(), 'bench-pos-unsigned-'))];
 const children: ChildProcess[] = [];
+const cleanups: Array<() => void> = [];
 try {
   const bare = await start('./bench/bare-koa.js', []);
   const signedServer = await start('./bench/pos-server.js', [dirs[0]!]);
@@ -159,6 +166,8 @@ try {
   const paced = await pacedLoad({ baseUrl: signedServer.url, rate: halfRate, durationS: duration, next: () => nextSettlement('BENCH-1', secret, true) });
   if (paced.non2xx > 0 || paced.errors > 0) throw new Error(`paced run: ${paced.non2xx} non-2xx answers and ${paced.errors} errors`);
 
+  const postgres = args['no-postgres'] ? 'skipped (--no-postgres)' : postgresBin() ? await postgresRuns(signedMax) : 'skipped: no PostgreSQL server binaries here (Debian\'s postgresql package)';
+
   const cell = (m: Measured) => `${m.rps.toFixed(0)} | ${m.p50} | ${m.p99} | ${m.cpuUs === null ? 'n/a' : m.cpuUs.toFixed(0)}`;
   const lines = rounds.flatMap((r, i) => (Object.keys(targets) as Array<keyof typeof targets>).map((key) => `| ${i + 1} | ${targets[key].name} | ${cell(r[key])} |`));
   process.stdout.write(`
@@ -174,8 +183,45 @@ Open loop, signed, paced at half the median maximum (${halfRate}/s) for ${durati
 signed / bare Koa (median of rounds): ${(vsBare * 100).toFixed(1)} % (target >= 35 %, stretch 50 %)
 signed / unsigned (median of rounds): ${(vsUnsigned * 100).toFixed(1)} % (target >= 85 %)
 p99 at half the max rate: ${paced.p99.toFixed(1)} ms (target <= 10 ms)
+
+Signed settlement POSTs by store, ${connections} connections in all, ${duration} s:
+
+${postgres}
 `);
 } finally {
   for (const child of children) child.kill('SIGTERM');
+  for (const cleanup of cleanups) cleanup();
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+}
+
+/**
+ * Signed settlement throughput with the server on PostgreSQL (a throwaway
+ * cluster, fsync on): one instance, then two on the same database with the
+ * connections split between them. Answers a table beside the lowdb figure.
+ */
+async function postgresRuns(lowdbRps: number): Promise<string> {
+  const cluster = startThrowawayPostgres();
+  cleanups.push(cluster.stop);
+  const first = await start('./bench/pos-server.js', [cluster.url]);
+  children.push(first.child);
+  const pgSecret = await provision(first.url, 'BENCH-PG');
+  const requests = settlementRequests('BENCH-PG', pgSecret, true);
+  await run('warm-up: signed settlement POST on PostgreSQL', first.child.pid!, { url: first.url, requests }, 3);
+  const one = await run('signed settlement POST on PostgreSQL, one instance', first.child.pid!, { url: first.url, requests });
+  const second = await start('./bench/pos-server.js', [cluster.url]);
+  children.push(second.child);
+  await run('warm-up: the second instance', second.child.pid!, { url: second.url, requests }, 3);
+  const half = Math.max(1, Math.floor(connections / 2));
+  const both = await Promise.all([
+    run('signed settlement POST on PostgreSQL, instance 1 of 2', first.child.pid!, { url: first.url, requests, connections: half }),
+    run('signed settlement POST on PostgreSQL, instance 2 of 2', second.child.pid!, { url: second.url, requests, connections: connections - half }),
+  ]);
+  const twoRps = both[0].rps + both[1].rps;
+  return `| store | instances | req/s | p50 ms | p99 ms |
+|---|---|---|---|---|
+| lowdb, embedded (median of the rounds above) | 1 | ${lowdbRps.toFixed(0)} | | |
+| PostgreSQL | 1 | ${one.rps.toFixed(0)} | ${one.p50} | ${one.p99} |
+| PostgreSQL | 2 | ${twoRps.toFixed(0)} (${both.map((b) => b.rps.toFixed(0)).join(' + ')}) | ${Math.max(both[0].p50, both[1].p50)} | ${Math.max(both[0].p99, both[1].p99)} |
+
+PostgreSQL one instance / lowdb: ${((one.rps / lowdbRps) * 100).toFixed(0)} %; two instances / one: ${(twoRps / one.rps).toFixed(2)}x`;
 }

@@ -1,5 +1,5 @@
 // The server under test for bench:pos: the real app on the lowdb store in
-// DIR, system clock, no logging. With --unsigned, the POS signature check of
+// DIR (or on PostgreSQL when DIR is a postgresql:// URL), system clock, no logging. With --unsigned, the POS signature check of
 // the terminal routes is replaced by a plain lookup of the terminal, so the
 // cost of signing can be measured on the same route.
 import { createServer } from 'node:http';
@@ -11,6 +11,8 @@ import { systemClock } from '../../server/clock.js';
 import { defaultConfig } from '../../server/config.js';
 import type { AppState } from '../../server/http/context.js';
 import { LowdbStore } from '../../server/store/lowdb-store.js';
+import { PgStore } from '../../server/store/pg-store.js';
+import type { Store } from '../../server/store/store.js';
 import type { TerminalRecord } from '../../server/terminals/terminal.js';
 
 const [dir, mode] = process.argv.slice(2);
@@ -18,7 +20,7 @@ if (!dir) {
   process.stderr.write('usage: pos-server DIR [--unsigned]\n');
   process.exit(2);
 }
-const store = await LowdbStore.open({ dir });
+const store: Store = /^postgres(ql)?:\/\//.test(dir) ? await PgStore.open({ connectionString: dir, max: 20 }) : await LowdbStore.open({ dir });
 const trustSerial: Middleware<AppState> = async (ctx, next) => {
   const terminal = await store.get<TerminalRecord>('terminals', ctx.params.serialNumber ?? '');
   if (!terminal) throw new Error('unknown terminal');

@@ -25,6 +25,13 @@ export function postgresSkip(): string | false {
  * removed when the test ends. Answers its connection string.
  */
 export function startPostgres(t: Test): string {
+  const cluster = startThrowawayPostgres();
+  t.teardown(cluster.stop);
+  return cluster.url;
+}
+
+/** A throwaway cluster as `startPostgres` makes, for scripts (the benches): `stop` removes it. */
+export function startThrowawayPostgres(): { url: string; stop: () => void } {
   const bin = postgresBin();
   if (!bin) throw new Error('no PostgreSQL server binaries; .ci/run installs Debian\'s postgresql package');
   const dir = mkdtempSync(join(tmpdir(), 'pg-'));
@@ -42,11 +49,11 @@ export function startPostgres(t: Test): string {
   const port = 20000 + Math.floor(Math.random() * 20000);
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
   run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses='' -c fsync=on`, 'start']);
-  t.teardown(() => {
+  const stop = () => {
     spawnSync(asPostgres ? 'runuser' : join(bin, 'pg_ctl'), asPostgres ? ['-u', 'postgres', '--', join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop'] : ['-D', data, '-m', 'immediate', 'stop']);
     rmSync(dir, { recursive: true, force: true });
-  });
-  return `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(dir)}&port=${port}`;
+  };
+  return { url: `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(dir)}&port=${port}`, stop };
 }
 
 function postgresIds(): { uid: number; gid: number } {
