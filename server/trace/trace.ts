@@ -14,11 +14,12 @@ export interface TraceEntry {
   event_id?: string;
 }
 
-// Ordering only: starts from the wall clock so that it keeps increasing across restarts.
-let lastOrder = Date.now() * 1000;
+// Ordering only: wall-clock microseconds, kept increasing within the process, so the
+// order holds across restarts and interleaves the entries of instances sharing a database.
+let lastOrder = 0;
 
 export function traceEntry(accountId: string, type: string, at: string, fields: Record<string, unknown> = {}): TraceEntry {
-  lastOrder += 1;
+  lastOrder = Math.max(lastOrder + 1, Math.floor((performance.timeOrigin + performance.now()) * 1000));
   return { ...fields, id: newId('trc'), account_id: accountId, type, at, order: lastOrder };
 }
 
