@@ -49,6 +49,21 @@ async function countingReceiver(t: Test) {
   return { received, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` };
 }
 
+/**
+ * An account on the first process with a relay connected there only, forwarding to a
+ * counting receiver, and an agreement to create sessions on.
+ */
+async function relayedAccount(t: Test, first: Instance, email: string) {
+  const { account, terminal } = await merchant(first.api, email);
+  const token = account.key.token;
+  const receiver = await countingReceiver(t);
+  const relay = startRelayClient({ baseUrl: first.baseUrl, token, forwardTo: receiver.url, log: () => undefined });
+  t.teardown(() => relay.stop());
+  await relay.connected;
+  const agreement = (await first.api.post('/api/v1/ext/agreements', { json: { name: 'Shop', currency_reference: 'USD', split: false, payment_methods: ['transfer'] }, token })).body;
+  return { account, terminal, token, receiver, agreement };
+}
+
 /** Polls until `done` holds, for at most `ms` of real time (webhook delivery runs on real timers in these processes). */
 async function until(done: () => boolean, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;
@@ -81,15 +96,8 @@ t.test('the discard/commit race across three server processes keeps every invari
 t.test('three processes deliver every webhook once per attempt, in order per session, through a relay connected to one of them', { skip: postgresSkip() }, async (t) => {
   const { instances } = await threeProcesses(t);
   const [a] = instances as [Instance];
-  const { account } = await merchant(a.api, 'hooks@example.com');
-  const token = account.key.token;
-  const receiver = await countingReceiver(t);
   // The relay is connected to the first process only; deliveries claimed by the others reach it through the database.
-  const relay = startRelayClient({ baseUrl: a.baseUrl, token, forwardTo: receiver.url, log: () => undefined });
-  t.teardown(() => relay.stop());
-  await relay.connected;
-
-  const agreement = (await a.api.post('/api/v1/ext/agreements', { json: { name: 'Shop', currency_reference: 'USD', split: false, payment_methods: ['transfer'] }, token })).body;
+  const { account, token, receiver, agreement } = await relayedAccount(t, a, 'hooks@example.com');
   const sessions = 24;
   await Promise.all(
     Array.from({ length: sessions }, async (_, i) => {
@@ -119,13 +127,7 @@ t.test('a process killed with SIGKILL mid-load loses nothing it acknowledged, an
   // A short lease, so the others take over the victim's deliveries soon.
   const { instances } = await threeProcesses(t, { WEBHOOK_LEASE_MS: '6000' });
   const [a, b, victim] = instances as [Instance, Instance, Instance];
-  const { account, terminal } = await merchant(a.api, 'kill@example.com');
-  const token = account.key.token;
-  const receiver = await countingReceiver(t);
-  const relay = startRelayClient({ baseUrl: a.baseUrl, token, forwardTo: receiver.url, log: () => undefined });
-  t.teardown(() => relay.stop());
-  await relay.connected;
-  const agreement = (await a.api.post('/api/v1/ext/agreements', { json: { name: 'Shop', currency_reference: 'USD', split: false, payment_methods: ['transfer'] }, token })).body;
+  const { account, terminal, token, receiver, agreement } = await relayedAccount(t, a, 'kill@example.com');
 
   const settlements: string[] = [];
   const sessions: string[] = [];

@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import pg from 'pg';
 import { migrate, PgStore } from './pg-store.js';
 import { postgresSkip, startPostgres } from './pg-testing.js';
@@ -39,13 +39,16 @@ t.test('the whole app on PostgreSQL passes the contract suite', { skip: postgres
   t.same(result.coverage.gaps, []);
 });
 
-t.test('instances sharing the database never hold a lease on the same record at once', { skip: postgresSkip() }, async (t) => {
+/** Two stores on one throwaway database, as two instances would open them. */
+async function twoStores(t: Test): Promise<readonly [PgStore, PgStore]> {
   const connectionString = startPostgres(t);
-  const [a, b] = [await PgStore.open({ connectionString }), await PgStore.open({ connectionString })] as const;
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-  });
+  const stores = [await PgStore.open({ connectionString }), await PgStore.open({ connectionString })] as const;
+  t.teardown(() => Promise.all(stores.map((store) => store.close())));
+  return stores;
+}
+
+t.test('instances sharing the database never hold a lease on the same record at once', { skip: postgresSkip() }, async (t) => {
+  const [a, b] = await twoStores(t);
   const ids = Array.from({ length: 200 }, (_, i) => `d${i}`);
   await a.transact((tx) => {
     for (const id of ids) tx.put('deliveries', id, { id });
@@ -67,12 +70,7 @@ t.test('instances sharing the database never hold a lease on the same record at 
 });
 
 t.test('a bus message published by one instance reaches another, spilled through a table when large', { skip: postgresSkip() }, async (t) => {
-  const connectionString = startPostgres(t);
-  const [a, b] = [await PgStore.open({ connectionString }), await PgStore.open({ connectionString })] as const;
-  t.teardown(async () => {
-    await a.close();
-    await b.close();
-  });
+  const [a, b] = await twoStores(t);
   const received: unknown[] = [];
   let arrivedBoth = () => {};
   const two = new Promise<void>((resolve) => (arrivedBoth = resolve));
