@@ -5,6 +5,7 @@ import { contractClient, validatingFetch, type ContractClient } from '../../cont
 import { startRelayClient } from '../../scripts/relay/relay-client.js';
 import { checkInvariants, completeVoids, runInterleaving, seeded, type OrderRun, type RaceTarget } from '../../scripts/race/race.js';
 import { PosClient } from '../../terminal/pos-client.js';
+import { waitFor } from '../testing/wait-for.js';
 import { startServerProcess, stopped, stopServerProcess, type ServerProcess } from '../testing/server-process.js';
 import { postgresSkip, startPostgres } from './pg-testing.js';
 
@@ -64,12 +65,8 @@ async function relayedAccount(t: Test, first: Instance, email: string) {
   return { account, terminal, token, receiver, agreement };
 }
 
-/** Polls until `done` holds, for at most `ms` of real time (webhook delivery runs on real timers in these processes). */
-async function until(done: () => boolean, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-  return done();
-}
+/** Whether `done` comes to hold within `ms` of real time (webhook delivery runs on real timers in these processes). */
+const until = (done: () => boolean, ms: number): Promise<boolean> => waitFor(done, ms, 'the processes').then(() => true, () => false);
 
 t.test('the discard/commit race across three server processes keeps every invariant', { skip: postgresSkip() }, async (t) => {
   const { instances } = await threeProcesses(t);

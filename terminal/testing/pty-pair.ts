@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { waitFor } from '../../server/testing/wait-for.js';
 
 const socat = '/usr/bin/socat';
 
@@ -40,11 +41,4 @@ export class PtyPair {
 
 export { openSerial as openPort } from '../serial-port.js';
 
-/** Waits for a condition that real serial I/O brings about; fails after `timeoutMs`. */
-export async function waitFor(condition: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+export { waitFor };
