@@ -1,4 +1,5 @@
 import { WebSocket } from 'ws';
+import { localForwarder } from './local-forward.js';
 
 export interface RelayClientOptions {
   /** The simulator, e.g. http://127.0.0.1:3000 (ws:// or wss:// is derived). */
@@ -42,6 +43,7 @@ export function startRelayClient(options: RelayClientOptions): RelayClient {
   const max = options.maxBackoffMs ?? 30_000;
   const url = new URL('/relay', options.baseUrl);
   url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  const local = localForwarder(options.forwardTo);
   let stopped = false;
   let socket: WebSocket | null = null;
   let backoff = min;
@@ -55,6 +57,7 @@ export function startRelayClient(options: RelayClientOptions): RelayClient {
     stopped = true;
     if (retry) clearTimeout(retry);
     socket?.close(1000);
+    local.close();
     finish({ reason });
   };
 
@@ -114,16 +117,10 @@ export function startRelayClient(options: RelayClientOptions): RelayClient {
 
   const forward = async (message: WebhookMessage) => {
     const started = performance.now();
-    let status: number;
-    try {
-      const response = await fetch(options.forwardTo, { method: 'POST', headers: message.headers, body: message.body, signal: AbortSignal.timeout(5000) });
-      await response.arrayBuffer();
-      status = response.status;
-    } catch (error) {
-      // The local receiver could not be reached: the simulator counts it as a failed attempt.
-      status = 502;
-      options.log(`  ${message.event_id}: local receiver unreachable: ${(error as Error).message}`);
-    }
+    const result = await local.forward(message.headers, message.body);
+    // The local receiver could not be reached: the simulator counts it as a failed attempt.
+    const status = 'status' in result ? result.status : 502;
+    if ('error' in result) options.log(`  ${message.event_id}: local receiver unreachable: ${result.error}`);
     options.log(`${new Date().toISOString()} ${message.event_id} → POST ${options.forwardTo}: ${status} (${Math.round(performance.now() - started)} ms)`);
     socket?.send(JSON.stringify({ type: 'result', delivery_id: message.delivery_id, status }));
   };
