@@ -157,6 +157,8 @@ export class WebhookDispatcher implements EventSink {
       while (next < due.length && !this.paused) {
         const { delivery, account } = due[next++]!;
         await this.pacer?.take();
+        // Requests that arrived meanwhile go first: an attempt starts only after pending I/O is handled.
+        await new Promise((resolve) => setImmediate(resolve));
         if (await this.attemptLeased(delivery, account)) attempted += 1;
       }
     };
