@@ -1,4 +1,4 @@
-// npm run bench:webhooks [-- --events 3000 --rate 200 --duration 6]
+// npm run bench:webhooks [-- --events 6000 --rate 200 --duration 5 --rounds 3]
 // Webhook deliveries per second through the loopback receivers and through
 // the relay to a local receiver, and API p99 latency idle against while
 // delivering, in one run. The server runs in a child process.
@@ -17,21 +17,24 @@ const { values: args } = parseArgs({
     events: { type: 'string', default: '6000' },
     rate: { type: 'string', default: '200' },
     duration: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (args.help) {
-  process.stdout.write(`usage: npm run bench:webhooks -- [--events N] [--rate API_REQ_PER_S] [--duration S]
-Creates N sessions whose created event goes to the loopback receiver with
-delivery paused, then times the drain; the same through the relay (svc-relay in
-its own process) to a local receiver; and measures the p99 of session reads at
-a steady rate, idle and while the loopback deliveries drain.
+  process.stdout.write(`usage: npm run bench:webhooks -- [--events N] [--rate API_REQ_PER_S] [--duration S] [--rounds N]
+Creates N sessions (default 6000) whose created event goes to the loopback
+receiver with delivery paused, then times the drain; the same through the
+relay (svc-relay in its own process) to a local receiver; and measures the
+p99 of session reads at a steady rate, idle and while the loopback
+deliveries drain. Rounds (default 3) are interleaved; medians are reported.
 `);
   process.exit(0);
 }
 const events = Number(args.events);
 const rate = Number(args.rate);
 const duration = Number(args.duration);
+const roundCount = Number(args.rounds);
 
 const dir = await mkdtemp(join(tmpdir(), 'bench-webhooks-'));
 const children: ChildProcess[] = [];
@@ -84,18 +87,10 @@ try {
     return events / seconds;
   };
 
-  process.stderr.write('API p99, idle…\n');
-  const idle = await pacedLoad({ baseUrl: base, rate, durationS: duration, next: read });
-  process.stderr.write(`${events} deliveries through the loopback receiver, with the API measured meanwhile…\n`);
-  let busy: Awaited<ReturnType<typeof pacedLoad>> | null = null;
-  // The API is measured for as long as the drain lasts (at most `duration` s).
-  // (The drain takes about events / 1,200 s at the default pace: the window stays inside it.)
-  const drainSeconds = Math.max(1, Math.min(duration, Math.floor(events / 1500)));
-  const loopbackRate = await drain(account.hooks.paid, async () => {
-    busy = await pacedLoad({ baseUrl: base, rate, durationS: drainSeconds, warmupS: 0, next: read });
-  });
+  process.stderr.write('warm-up: API reads…\n');
+  await pacedLoad({ baseUrl: base, rate, durationS: 1, next: read });
 
-  process.stderr.write(`${events} deliveries through the relay to a local receiver…\n`);
+  // The relay client runs as its own process, as an integrator runs svc-relay.
   let received = 0;
   const local = createServer((req, res) => {
     req.resume();
@@ -105,33 +100,43 @@ try {
     });
   }).listen(0, '127.0.0.1');
   await new Promise((resolve) => local.once('listening', resolve));
-  // The relay client runs as its own process, as an integrator runs svc-relay.
   const relay = spawn(process.execPath, [fileURLToPath(new URL('./relay/svc-relay.js', import.meta.url)), '--base-url', base, '--token', token, '--forward-to', `http://127.0.0.1:${(local.address() as AddressInfo).port}/hook`], { stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(relay);
   await new Promise<void>((resolve) => relay.stdout!.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('relay connected') && resolve()));
   relay.stdout!.resume();
-  const relayRate = await drain('http://localhost:4000/hook');
+
+  // The API is measured for as long as the drain lasts (at most `duration` s), and idle for as long.
+  // (The drain takes about events / 1,200 s at the default pace: the window stays inside it.)
+  const window = Math.max(1, Math.min(duration, Math.floor(events / 1500)));
+  type Paced = Awaited<ReturnType<typeof pacedLoad>>;
+  // Interleaved rounds, as in bench:pos: drift of the machine's speed hits idle and busy alike; medians are reported.
+  const rounds: Array<{ idle: Paced; busy: Paced; loopback: number; relay: number }> = [];
+  for (let round = 1; round <= roundCount; round += 1) {
+    process.stderr.write(`round ${round}: API idle, then ${events} deliveries through the loopback receiver with the API measured meanwhile, then ${events} through the relay…\n`);
+    const idle = await pacedLoad({ baseUrl: base, rate, durationS: window, warmupS: 0, next: read });
+    let busy: Paced | null = null;
+    const loopback = await drain(account.hooks.paid, async () => {
+      busy = await pacedLoad({ baseUrl: base, rate, durationS: window, warmupS: 0, next: read });
+    });
+    const relayed = await drain('http://localhost:4000/hook');
+    rounds.push({ idle, busy: busy!, loopback, relay: relayed });
+  }
   relay.kill('SIGTERM');
   local.close();
 
-  const b = busy as Awaited<ReturnType<typeof pacedLoad>> | null;
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const ratio = median(rounds.map((r) => r.busy.p99 / r.idle.p99));
+  const rows = rounds.map((r, i) => `| ${i + 1} | ${r.loopback.toFixed(0)} | ${r.relay.toFixed(0)} | ${r.idle.p50.toFixed(2)} / ${r.idle.p99.toFixed(2)} | ${r.busy.p50.toFixed(2)} / ${r.busy.p99.toFixed(2)} | ${(r.busy.p99 / r.idle.p99).toFixed(2)} |`);
   process.stdout.write(`
-Deliveries: ${events} events, each a Request-batch session's created event, created with delivery paused; time from resuming to the last delivery closed.
+Deliveries: ${events} events a run, each a Request-batch session's created event, created with delivery paused; time from resuming to the last delivery closed. Relay: svc-relay in its own process forwarding to a local HTTP receiver (${received} received in all).
+API: session reads paced at ${rate}/s, open loop, for ${window} s idle and ${window} s during the loopback drain. ${rounds.length} interleaved rounds.
 
-| run | deliveries/s |
-|---|---|
-| loopback receiver (in process) | ${loopbackRate.toFixed(0)} |
-| relay → local HTTP receiver (${received} received) | ${relayRate.toFixed(0)} |
+| round | loopback deliveries/s | relay deliveries/s | API idle p50 / p99 ms | API delivering p50 / p99 ms | p99 ratio |
+|---|---|---|---|---|---|
+${rows.join('\n')}
 
-API: session reads paced at ${rate}/s, open loop.
-
-| API while | p50 ms | p99 ms |
-|---|---|---|
-| idle | ${idle.p50.toFixed(2)} | ${idle.p99.toFixed(2)} |
-| delivering through loopback | ${b ? b.p50.toFixed(2) : 'n/a'} | ${b ? b.p99.toFixed(2) : 'n/a'} |
-
-deliveries/s (loopback): ${loopbackRate.toFixed(0)} (target >= 1000); (relay): ${relayRate.toFixed(0)}
-API p99 during delivery / idle: ${b ? (b.p99 / idle.p99).toFixed(2) : 'n/a'} (target <= 1.20)
+deliveries/s, median of rounds (target >= 1000): loopback ${median(rounds.map((r) => r.loopback)).toFixed(0)}, relay ${median(rounds.map((r) => r.relay)).toFixed(0)}
+API p99 during delivery / idle, median of rounds: ${ratio.toFixed(2)} (target <= 1.20)
 `);
 } finally {
   for (const child of children) child.kill('SIGTERM');
