@@ -13,9 +13,15 @@ export interface PacedResult {
   completed: number;
   non2xx: number;
   errors: number;
+  /** From each request's due time to its answer's end: queueing in the generator counts. */
   p50: number;
   p99: number;
   max: number;
+  /** How late the generator sent: from due time to the request leaving. */
+  sendLagP99: number;
+  /** From the request leaving to its answer's end: what the server and the network took. */
+  answerP50: number;
+  answerP99: number;
 }
 
 /**
@@ -37,6 +43,8 @@ export async function pacedLoad(options: {
   const { hostname, port } = new URL(options.baseUrl);
   const agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 256 });
   const latencies: number[] = [];
+  const answers: number[] = [];
+  const lags: number[] = [];
   let sent = 0;
   let non2xx = 0;
   let errors = 0;
@@ -48,12 +56,20 @@ export async function pacedLoad(options: {
   const fire = (dueAt: number) => {
     const measured = dueAt >= measureFrom;
     const spec = options.next();
-    if (measured) sent += 1;
+    const sentAt = performance.now();
+    if (measured) {
+      sent += 1;
+      lags.push(sentAt - dueAt);
+    }
     const done = new Promise<void>((resolve) => {
       const req = request({ agent, hostname, port, method: spec.method, path: spec.path, headers: spec.headers }, (res) => {
         res.resume();
         res.on('end', () => {
-          if (measured) latencies.push(performance.now() - dueAt);
+          if (measured) {
+            const end = performance.now();
+            latencies.push(end - dueAt);
+            answers.push(end - sentAt);
+          }
           if (res.statusCode! < 200 || res.statusCode! >= 300) non2xx += 1;
           resolve();
         });
@@ -93,5 +109,8 @@ export async function pacedLoad(options: {
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     max: Math.max(...latencies),
+    sendLagP99: percentile(lags, 99),
+    answerP50: percentile(answers, 50),
+    answerP99: percentile(answers, 99),
   };
 }
