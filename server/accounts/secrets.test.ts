@@ -1,6 +1,6 @@
 import t from 'tap';
 import { defaultConfig } from '../config.js';
-import { hashPassword, hexEqual, newSecret, verifyPassword } from './secrets.js';
+import { hashPassword, hexEqual, newId, newSecret, verifyPassword } from './secrets.js';
 
 t.test('passwords hash with the production scrypt cost and verify only with the same password', async (t) => {
   const hash = await hashPassword('correct horse', defaultConfig.scryptCost);
@@ -21,4 +21,10 @@ t.test('constant-time hex comparison answers equality, and inequality for other 
   t.equal(hexEqual('ab'.repeat(32), `${'ab'.repeat(31)}ac`), false);
   t.equal(hexEqual('ab'.repeat(32), 'ab'.repeat(31)), false);
   t.equal(hexEqual('zz'.repeat(32), 'zz'.repeat(32)), false, 'text that is not hex never matches');
+});
+
+t.test('ids are 18 lowercase hex characters behind their prefix, and never repeat across refills of the random pool', async (t) => {
+  const ids = Array.from({ length: 2000 }, () => newId('trc'));
+  t.ok(ids.every((id) => /^trc_[0-9a-f]{18}$/.test(id)), 'format');
+  t.equal(new Set(ids).size, ids.length, 'all different, over four refills');
 });

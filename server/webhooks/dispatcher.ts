@@ -12,6 +12,9 @@ import { Pacer } from './pacer.js';
 import { routeWebhook } from './routing.js';
 import type { AttemptResult, WebhookRequest, WebhookTransport } from './transport.js';
 
+/** A loopback delivery is answered in process: nothing to abort. */
+const NEVER_ABORTED = new AbortController().signal;
+
 export interface DispatcherDeps {
   store: Store;
   clock: Clock;
@@ -249,26 +252,34 @@ export class WebhookDispatcher implements EventSink {
     headers: Record<string, string>,
   ): Promise<{ routing: AttemptOutcome['routing']; result: AttemptResult; record?: (tx: Transaction) => Promise<unknown> }> {
     if (event.webhook_url === null) return { routing: 'none', result: { error: 'the session has no webhook_url' } };
-    const request: WebhookRequest = {
-      account_id: event.account_id,
-      event_id: event.event_id,
-      url: event.webhook_url,
-      headers,
-      body: event.body,
-      signal: (this.deps.signalAfter ?? ((ms) => AbortSignal.timeout(ms)))(ATTEMPT_TIMEOUT_MS),
-    };
     const routing = this.deps
       .ownOrigins()
       .map((origin) => routeWebhook(event.webhook_url!, origin, event.account_id))
       .find((r) => r.kind === 'loopback') ?? routeWebhook(event.webhook_url, this.deps.ownOrigins()[0] ?? '', event.account_id);
+    const request = (signal: AbortSignal): WebhookRequest => ({ account_id: event.account_id, event_id: event.event_id, url: event.webhook_url!, headers, body: event.body, signal });
     if (routing.kind === 'loopback') {
-      const { status, record } = this.deps.loopback(event.account_id, routing.receiver, request);
+      const { status, record } = this.deps.loopback(event.account_id, routing.receiver, request(NEVER_ABORTED));
       return { routing: 'loopback', result: { status }, record };
     }
-    if (routing.kind === 'direct') {
-      const result = await (this.deps.direct ?? sendDirect)(request);
-      if (!('reroute' in result)) return { routing: 'direct', result };
+    // The 5 s limit is armed only for what goes over the network, and disarmed once answered:
+    // thousands of limits left to fire after their attempts would each wake the event loop.
+    const limit = this.attemptLimit();
+    try {
+      if (routing.kind === 'direct') {
+        const result = await (this.deps.direct ?? sendDirect)(request(limit.signal));
+        if (!('reroute' in result)) return { routing: 'direct', result };
+      }
+      return { routing: 'relay', result: await this.deps.relay.send(request(limit.signal)) };
+    } finally {
+      limit.disarm();
     }
-    return { routing: 'relay', result: await this.deps.relay.send(request) };
+  }
+
+  private attemptLimit(): { signal: AbortSignal; disarm: () => void } {
+    if (this.deps.signalAfter) return { signal: this.deps.signalAfter(ATTEMPT_TIMEOUT_MS), disarm: () => undefined };
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${ATTEMPT_TIMEOUT_MS} ms`, 'TimeoutError')), ATTEMPT_TIMEOUT_MS);
+    timer.unref(); // as AbortSignal.timeout's: the limit alone keeps no process alive
+    return { signal: controller.signal, disarm: () => clearTimeout(timer) };
   }
 }
