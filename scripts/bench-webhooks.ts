@@ -68,14 +68,14 @@ try {
   const read = () => ({ method: 'GET', path: `/payment-sessions/${probe.session_id}`, headers: { authorization: `Bearer ${token}` } });
 
   /**
-   * Creates `events` sessions to `url` (Request batches of 100) with delivery
+   * Creates `count` sessions to `url` (Request batches of 100) with delivery
    * paused, then resumes it and times the drain, running `during` meanwhile.
    */
-  const drain = async (url: string, during?: () => Promise<unknown>) => {
+  const drain = async (url: string, during?: () => Promise<unknown>, count = events) => {
     child.stdin!.write('pause\n');
-    for (let made = 0; made < events; made += 100) {
-      const count = Math.min(100, events - made);
-      await json('/api/v1/ext/payment-sessions/requests', { sessions: Array.from({ length: count }, () => ({ agreement_id: agreement.agreement_id, amount_reference: 1, webhook_url: url })) }, token);
+    for (let made = 0; made < count; made += 100) {
+      const size = Math.min(100, count - made);
+      await json('/api/v1/ext/payment-sessions/requests', { sessions: Array.from({ length: size }, () => ({ agreement_id: agreement.agreement_id, amount_reference: 1, webhook_url: url })) }, token);
     }
     const started = performance.now();
     child.stdin!.write('resume\n');
@@ -84,7 +84,7 @@ try {
     const seconds = (performance.now() - started) / 1000;
     child.stdin!.write('stats\n');
     await sideRun;
-    return events / seconds;
+    return count / seconds;
   };
 
   process.stderr.write('warm-up: API reads…\n');
@@ -104,6 +104,10 @@ try {
   children.push(relay);
   await new Promise<void>((resolve) => relay.stdout!.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('relay connected') && resolve()));
   relay.stdout!.resume();
+
+  process.stderr.write('warm-up: a drain through each route…\n');
+  await drain(account.hooks.paid, undefined, Math.min(events, 1000));
+  await drain('http://localhost:4000/hook', undefined, Math.min(events, 1000));
 
   // The API is measured for as long as the drain lasts (at most `duration` s), and idle for as long.
   // (The drain takes about events / 1,200 s at the default pace: the window stays inside it.)
