@@ -18,7 +18,7 @@ const { values: args } = parseArgs({
   options: {
     duration: { type: 'string', default: '6' },
     connections: { type: 'string', default: '64' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     'no-postgres': { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h' },
   },
