@@ -38,7 +38,7 @@ export async function purgeExpired(store: Store, clock: Clock, ttlDays: number, 
             tx.delete('schedules', record.session_id as string);
           }
           if (collection === 'events') tx.delete('deliveries', record.event_id as string);
-          if (collection === 'split_agreements') tx.delete('split_links', `${record.agreement_id as string}/${record.partner_id as string}`);
+          if (collection === 'split_agreements') tx.delete('split_links', keyOf('split_links', record));
         }
       }
       return count;

@@ -10,6 +10,7 @@ import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
 import { trace } from '../trace/trace.js';
 import type { AttemptResult, WebhookRequest, WebhookTransport } from '../webhooks/transport.js';
+import { ATTEMPT_TIMEOUT_MS } from '../webhooks/ladder.js';
 import { RelayLink, type LocalRelays } from './relay-link.js';
 
 /** Close code for a relay replaced by a newer one for the same key (addendum §8). */
@@ -77,7 +78,7 @@ export class RelayHub implements WebhookTransport, LocalRelays {
         request.signal.removeEventListener('abort', onAbort);
         resolve(result);
       };
-      const onAbort = () => done({ error: 'timed out after 5000 ms waiting for the relay' });
+      const onAbort = () => done({ error: `timed out after ${ATTEMPT_TIMEOUT_MS} ms waiting for the relay` });
       if (request.signal.aborted) return onAbort();
       request.signal.addEventListener('abort', onAbort);
       connection.pending.set(delivery_id, done);

@@ -3,6 +3,7 @@ import { newId } from '../accounts/secrets.js';
 import { accountNow, iso, type Clock } from '../clock.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { Store, Transaction } from '../store/store.js';
+import { splitLinkKey } from './record-keys.js';
 
 export interface AgreementRecord {
   [field: string]: unknown;
@@ -71,7 +72,7 @@ export class CatalogService {
       if (!agreement.split) {
         throw new ValidationError([{ in: 'body', pointer: '/agreement_id', message: 'the agreement was created with split: false' }]);
       }
-      const linkKey = `${input.agreement_id}/${input.partner_id}`;
+      const linkKey = splitLinkKey(input.agreement_id, input.partner_id);
       if (await tx.get('split_links', linkKey)) throw new ConflictError('ALREADY_EXISTS', 'the partner is already linked to this agreement');
       const record: SplitAgreementRecord = { split_agreement_id: newId('spl'), account_id: account.account_id, agreement_id: input.agreement_id, partner_id: input.partner_id, created_at: this.now(account) };
       tx.insert('split_agreements', record.split_agreement_id, record);

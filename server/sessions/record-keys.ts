@@ -1,5 +1,11 @@
 // The id each collection stores its records under, derived from the record.
 
+import { orderKey } from '../orders/order.js';
+import { settlementKey } from '../settlements/settlement.js';
+
+/** A split agreement's link of an agreement and a partner: at most one per pair. */
+export const splitLinkKey = (agreementId: string, partnerId: string) => `${agreementId}/${partnerId}`;
+
 /** The id each collection stores its records under. */
 export function keyOf(collection: string, record: Record<string, unknown>): string {
   switch (collection) {
@@ -22,13 +28,13 @@ export function keyOf(collection: string, record: Record<string, unknown>): stri
     case 'split_agreements':
       return record.split_agreement_id as string;
     case 'split_links':
-      return `${record.agreement_id as string}/${record.partner_id as string}`;
+      return splitLinkKey(record.agreement_id as string, record.partner_id as string);
     case 'terminals':
       return record.serialNumber as string;
     case 'orders':
-      return `${record.merchantId as string}/${record.orderId as string}`;
+      return orderKey(record.merchantId as string, record.orderId as string);
     case 'settlements':
-      return `${record.terminal as string}/${record.batchNumber as string}`;
+      return settlementKey(record.terminal as string, record.batchNumber as string);
     default:
       throw new Error(`no key rule for ${collection}`);
   }

@@ -4,6 +4,7 @@ import { AppError, ValidationError, type ErrorDetail } from '../errors.js';
 import type { Transaction } from '../store/store.js';
 import { owned, type AgreementRecord, type PartnerRecord } from './catalog.js';
 import { toCents } from './money.js';
+import { splitLinkKey } from './record-keys.js';
 import type { Origin, SessionRecord } from './session.js';
 
 /** The body of a session creation (schema SessionCreateRequest). */
@@ -61,7 +62,7 @@ export async function buildSession(tx: Pick<Transaction, 'get'>, account: Accoun
     await owned<PartnerRecord>(tx, 'partners', part.partner_id, account, 'partner').catch((error: AppError) => fail(error, pointer));
     if (distribution.some((seen) => seen.partner_id === part.partner_id)) invalid(pointer, 'a partner may appear once in a distribution');
     // A split agreement needs each partner linked; with split: false the distribution is accepted as is (spec: Errors, 2).
-    if (agreement.split && !(await tx.get('split_links', `${agreement.agreement_id}/${part.partner_id}`))) {
+    if (agreement.split && !(await tx.get('split_links', splitLinkKey(agreement.agreement_id, part.partner_id)))) {
       invalid(pointer, 'the partner has no split-reception agreement with this agreement');
     }
     distribution.push({ partner_id: part.partner_id, amount_cents: toCents(part.amount_reference) });

@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isPrivateAddress } from './routing.js';
+import { ATTEMPT_TIMEOUT_MS } from './ladder.js';
 import type { AttemptResult, WebhookRequest } from './transport.js';
 
 export interface DirectOptions {
@@ -71,7 +72,7 @@ export async function sendDirect(request: WebhookRequest, options: DirectOptions
         res.on('error', () => finish({ status: res.statusCode! }));
       },
     );
-    req.on('error', (error: NodeJS.ErrnoException) => finish({ error: request.signal.aborted ? 'timed out after 5000 ms' : `${error.code ?? 'error'}: ${error.message}` }));
+    req.on('error', (error: NodeJS.ErrnoException) => finish({ error: request.signal.aborted ? `timed out after ${ATTEMPT_TIMEOUT_MS} ms` : `${error.code ?? 'error'}: ${error.message}` }));
     req.end(request.body);
   });
 }

@@ -7,7 +7,7 @@ import type { DeliveryRecord, EventSink, OutboxEvent } from '../sessions/events.
 import type { Store, Transaction } from '../store/store.js';
 import { trace } from '../trace/trace.js';
 import { sendDirect, type DirectResult } from './direct-transport.js';
-import { ATTEMPT_TIMEOUT_MS, delayBefore, exhausted, type LadderName } from './ladder.js';
+import { armAttemptLimit, ATTEMPT_TIMEOUT_MS, delayBefore, exhausted, type LadderName } from './ladder.js';
 import { Pacer } from './pacer.js';
 import { routeWebhook } from './routing.js';
 import type { AttemptResult, WebhookRequest, WebhookTransport } from './transport.js';
@@ -261,8 +261,7 @@ export class WebhookDispatcher implements EventSink {
       const { status, record } = this.deps.loopback(event.account_id, routing.receiver, request(NEVER_ABORTED));
       return { routing: 'loopback', result: { status }, record };
     }
-    // The 5 s limit is armed only for what goes over the network, and disarmed once answered:
-    // thousands of limits left to fire after their attempts would each wake the event loop.
+    // The 5 s limit is armed only for what goes over the network, and disarmed once answered.
     const limit = this.attemptLimit();
     try {
       if (routing.kind === 'direct') {
@@ -276,10 +275,6 @@ export class WebhookDispatcher implements EventSink {
   }
 
   private attemptLimit(): { signal: AbortSignal; disarm: () => void } {
-    if (this.deps.signalAfter) return { signal: this.deps.signalAfter(ATTEMPT_TIMEOUT_MS), disarm: () => undefined };
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${ATTEMPT_TIMEOUT_MS} ms`, 'TimeoutError')), ATTEMPT_TIMEOUT_MS);
-    timer.unref(); // as AbortSignal.timeout's: the limit alone keeps no process alive
-    return { signal: controller.signal, disarm: () => clearTimeout(timer) };
+    return this.deps.signalAfter ? { signal: this.deps.signalAfter(ATTEMPT_TIMEOUT_MS), disarm: () => undefined } : armAttemptLimit();
   }
 }
