@@ -10,8 +10,13 @@ import { createHmac } from 'node:crypto';
  * @example computePosSignature('00…ff', '2026-11-21T10:00:00.000Z', '/api/v1/pos-terminals/SN1/settlements', '{"a":1}')
  */
 export function computePosSignature(secret: string, timestamp: string, url: string, body: string | Buffer): string {
+  return posSignatureBytes(secret, timestamp, url, body).toString('hex');
+}
+
+/** The same signature as its 32 bytes, which the server compares with what it received. */
+export function posSignatureBytes(secret: string, timestamp: string, url: string, body: string | Buffer): Buffer {
   return createHmac('sha256', secret)
     .update(`${timestamp}.${url}.`, 'utf8')
     .update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body)
-    .digest('hex');
+    .digest();
 }

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { defaultConfig } from '../config.js';
-import { hashPassword, hexEqual, newId, newSecret, verifyPassword } from './secrets.js';
+import { bytesEqualHex, hashPassword, newId, newSecret, verifyPassword } from './secrets.js';
 
 t.test('passwords hash with the production scrypt cost and verify only with the same password', async (t) => {
   const hash = await hashPassword('correct horse', defaultConfig.scryptCost);
@@ -17,10 +17,12 @@ t.test('secrets are 32 random bytes in lowercase hex behind their prefix', async
 });
 
 t.test('constant-time hex comparison answers equality, and inequality for other lengths or non-hex', async (t) => {
-  t.equal(hexEqual('ab'.repeat(32), 'ab'.repeat(32)), true);
-  t.equal(hexEqual('ab'.repeat(32), `${'ab'.repeat(31)}ac`), false);
-  t.equal(hexEqual('ab'.repeat(32), 'ab'.repeat(31)), false);
-  t.equal(hexEqual('zz'.repeat(32), 'zz'.repeat(32)), false, 'text that is not hex never matches');
+  const bytes = Buffer.from('ab'.repeat(32), 'hex');
+  t.equal(bytesEqualHex(bytes, 'ab'.repeat(32)), true);
+  t.equal(bytesEqualHex(bytes, `${'ab'.repeat(31)}ac`), false);
+  t.equal(bytesEqualHex(bytes, 'ab'.repeat(31)), false, 'shorter text');
+  t.equal(bytesEqualHex(bytes, `${'ab'.repeat(32)}0`), false, 'an odd trailing digit');
+  t.equal(bytesEqualHex(Buffer.alloc(32), 'zz'.repeat(32)), false, 'text that is not hex never matches');
 });
 
 t.test('ids are 18 lowercase hex characters behind their prefix, and never repeat across refills of the random pool', async (t) => {

@@ -28,11 +28,14 @@ export function tokenDigest(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
-/** Constant-time equality of two lowercase hex strings of the same, known length (digests, signatures). */
-export function hexEqual(a: string, b: string): boolean {
-  const bufferA = Buffer.from(a, 'hex');
-  const bufferB = Buffer.from(b, 'hex');
-  return bufferA.length === bufferB.length && bufferA.length * 2 === a.length && timingSafeEqual(bufferA, bufferB);
+/**
+ * Constant-time equality of bytes (a digest, a signature) and their
+ * lowercase hex text as received: the text is decoded once, the digest
+ * never encoded. Text that is not hex of the same length never matches.
+ */
+export function bytesEqualHex(bytes: Buffer, hex: string): boolean {
+  const decoded = Buffer.from(hex, 'hex');
+  return decoded.length === bytes.length && hex.length === bytes.length * 2 && timingSafeEqual(decoded, bytes);
 }
 
 const KEY_LENGTH = 32;

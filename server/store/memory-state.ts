@@ -153,7 +153,8 @@ export class MemoryState {
 export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
-    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+    // Most fields are text or numbers: descend only into objects, not call once per field.
+    for (const field of Object.values(value)) if (field !== null && typeof field === 'object') deepFreeze(field);
   }
   return value;
 }

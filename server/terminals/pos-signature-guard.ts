@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
-import { computePosSignature } from '../../contracts/pos-signature.js';
-import { hexEqual } from '../accounts/secrets.js';
+import { posSignatureBytes } from '../../contracts/pos-signature.js';
+import { bytesEqualHex } from '../accounts/secrets.js';
 import type { Account } from '../accounts/account.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
@@ -35,8 +35,8 @@ export function posSignatureGuard(store: Store, clock: Clock, toleranceSeconds: 
     const serial = ctx.params.serialNumber ?? ''; // the router has decoded it
     const terminal = await store.get<TerminalRecord>('terminals', serial);
     // Compute even for an unknown terminal, so both take as long.
-    const expected = computePosSignature(terminal?.secret ?? '0'.repeat(64), timestamp, ctx.originalUrl, ctx.state.rawBody ?? '');
-    if (!hexEqual(expected, signature) || !terminal) throw invalid('the signature does not match');
+    const expected = posSignatureBytes(terminal?.secret ?? '0'.repeat(64), timestamp, ctx.originalUrl, ctx.state.rawBody ?? '');
+    if (!bytesEqualHex(expected, signature) || !terminal) throw invalid('the signature does not match');
 
     const now = clock.now();
     if (Math.abs(now - signedAt) > windowMs) {
