@@ -192,7 +192,7 @@ try {
   // Prepared for the warm-up (2 s) and the measured window alike; one in 50 spare.
   const pacedNext = preparedSettlements('BENCH-1', secret, true, ((duration + 2) * halfRate * 1.02) / PREPARED_PER_SECOND);
   const paced = await pacedLoad({ baseUrl: signedServer.url, rate: halfRate, durationS: duration, next: pacedNext });
-  if (paced.non2xx > 0 || paced.errors > 0) throw new Error(`paced run: ${paced.non2xx} non-2xx answers and ${paced.errors} errors`);
+  if (paced.non2xx > 0 || paced.errors > 0) throw new Error(`paced run: ${paced.non2xx} non-2xx answers and ${paced.errors} errors${paced.firstError ? ` (first: ${paced.firstError})` : ''}`);
 
   const postgres = args['no-postgres'] ? 'skipped (--no-postgres)' : postgresBin() ? await postgresRuns(signedMax) : 'skipped: no PostgreSQL server binaries here (Debian\'s postgresql package)';
 

@@ -87,8 +87,14 @@ try {
     return count / seconds;
   };
 
+  /** API reads at the steady rate; every one must answer 2xx, or the figures mean nothing. */
+  const apiReads = async (durationS: number, warmupS?: number) => {
+    const paced = await pacedLoad({ baseUrl: base, rate, durationS, ...(warmupS === undefined ? {} : { warmupS }), next: read });
+    if (paced.non2xx > 0 || paced.errors > 0) throw new Error(`API reads: ${paced.non2xx} non-2xx answers and ${paced.errors} errors${paced.firstError ? ` (first: ${paced.firstError})` : ''}`);
+    return paced;
+  };
   process.stderr.write('warm-up: API reads…\n');
-  await pacedLoad({ baseUrl: base, rate, durationS: 1, next: read });
+  await apiReads(1);
 
   // The relay client runs as its own process, as an integrator runs svc-relay.
   let received = 0;
@@ -118,11 +124,11 @@ try {
   const rounds: Array<{ idleA: Paced; idleB: Paced; busy: Paced; loopback: number; relay: number }> = [];
   for (let round = 1; round <= roundCount; round += 1) {
     process.stderr.write(`round ${round}: API idle twice, then ${events} deliveries through the loopback receiver with the API measured meanwhile, then ${events} through the relay…\n`);
-    const idleA = await pacedLoad({ baseUrl: base, rate, durationS: window, warmupS: 0, next: read });
-    const idleB = await pacedLoad({ baseUrl: base, rate, durationS: window, warmupS: 0, next: read });
+    const idleA = await apiReads(window, 0);
+    const idleB = await apiReads(window, 0);
     let busy: Paced | null = null;
     const loopback = await drain(account.hooks.paid, async () => {
-      busy = await pacedLoad({ baseUrl: base, rate, durationS: window, warmupS: 0, next: read });
+      busy = await apiReads(window, 0);
     });
     const relayed = await drain('http://localhost:4000/hook');
     rounds.push({ idleA, idleB, busy: busy!, loopback, relay: relayed });

@@ -1,5 +1,5 @@
-import { Agent, request } from 'node:http';
 import { percentile } from '../bench-stats.js';
+import { encodeRequest, LeanConnection } from './lean-connection.js';
 
 export interface PacedRequest {
   method: string;
@@ -13,6 +13,8 @@ export interface PacedResult {
   completed: number;
   non2xx: number;
   errors: number;
+  /** What the first failed request failed with. */
+  firstError?: string;
   /** From each request's due time to its answer's end: queueing in the generator counts. */
   p50: number;
   p99: number;
@@ -29,8 +31,13 @@ export interface PacedResult {
  * every millisecond), whatever the answers do, and each latency runs from
  * the moment a request was due to its answer's end, so queueing counts.
  * (autocannon's overallRate enforces a per-second quota, which sends
- * bursts at full speed and idles the rest of each second.)
+ * bursts at full speed and idles the rest of each second.) Requests go
+ * out on lean kept-alive connections (one request at a time each, opened
+ * as needed up to maxSockets), so the generator takes little of the CPU
+ * the server it measures needs.
  */
+const STALE_AFTER_MS = 2000;
+
 export async function pacedLoad(options: {
   baseUrl: string;
   rate: number;
@@ -40,46 +47,82 @@ export async function pacedLoad(options: {
   next: () => PacedRequest;
   maxSockets?: number;
 }): Promise<PacedResult> {
-  const { hostname, port } = new URL(options.baseUrl);
-  const agent = new Agent({ keepAlive: true, maxSockets: options.maxSockets ?? 256 });
+  const { hostname, port, host } = new URL(options.baseUrl);
+  const maxSockets = options.maxSockets ?? 256;
+  /** Free connections, most recently used last. */
+  const idle: Array<{ connection: LeanConnection; since: number }> = [];
+  const all = new Set<LeanConnection>();
+  let opening = 0;
+  /** Requests due while every connection was busy, given one as one frees up. */
+  const waiting: Array<{ resolve: (connection: LeanConnection) => void; reject: (error: Error) => void }> = [];
   const latencies: number[] = [];
   const answers: number[] = [];
   const lags: number[] = [];
   let sent = 0;
   let non2xx = 0;
   let errors = 0;
+  let firstError: string | undefined;
   const inFlight = new Set<Promise<void>>();
   const started = performance.now();
   const measureFrom = started + (options.warmupS ?? 2) * 1000;
   const end = measureFrom + options.durationS * 1000;
 
+  const open = async (): Promise<LeanConnection> => {
+    opening += 1;
+    let opened: LeanConnection | null = null;
+    try {
+      opened = await LeanConnection.open(hostname, Number(port), () => opened && all.delete(opened));
+      all.add(opened);
+      return opened;
+    } finally {
+      opening -= 1;
+    }
+  };
+  const release = (connection: LeanConnection) => {
+    const waiter = waiting.shift();
+    if (waiter) waiter.resolve(connection);
+    else idle.push({ connection, since: performance.now() });
+  };
+  /** After a connection failed: a request waiting for one gets a new one. */
+  const replace = () => {
+    const waiter = waiting.shift();
+    if (waiter) open().then(waiter.resolve, waiter.reject);
+  };
+  const connection = (): Promise<LeanConnection> => {
+    let ready = idle.pop()?.connection;
+    while (ready && !ready.open) ready = idle.pop()?.connection;
+    if (ready) return Promise.resolve(ready);
+    if (all.size + opening < maxSockets) return open();
+    return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+  };
+
   const fire = (dueAt: number) => {
     const measured = dueAt >= measureFrom;
-    const spec = options.next();
-    const sentAt = performance.now();
-    if (measured) {
-      sent += 1;
-      lags.push(sentAt - dueAt);
-    }
-    const done = new Promise<void>((resolve) => {
-      const req = request({ agent, hostname, port, method: spec.method, path: spec.path, headers: spec.headers }, (res) => {
-        res.resume();
-        res.on('end', () => {
-          if (measured) {
-            const end = performance.now();
-            latencies.push(end - dueAt);
-            answers.push(end - sentAt);
-          }
-          if (res.statusCode! < 200 || res.statusCode! >= 300) non2xx += 1;
-          resolve();
-        });
-      });
-      req.on('error', () => {
+    const bytes = encodeRequest(options.next(), host);
+    const done = (async () => {
+      let sentAt = performance.now();
+      let through: LeanConnection | null = null;
+      try {
+        through = await connection();
+        sentAt = performance.now();
+        const status = await through.send(bytes);
+        release(through);
+        if (measured) {
+          const answeredAt = performance.now();
+          latencies.push(answeredAt - dueAt);
+          answers.push(answeredAt - sentAt);
+        }
+        if (status < 200 || status >= 300) non2xx += 1;
+      } catch (error) {
         errors += 1;
-        resolve();
-      });
-      req.end(spec.body);
-    });
+        if (through) replace();
+        firstError ??= (error as Error).message;
+      }
+      if (measured) {
+        sent += 1;
+        lags.push(sentAt - dueAt);
+      }
+    })();
     inFlight.add(done);
     void done.then(() => inFlight.delete(done));
   };
@@ -89,6 +132,9 @@ export async function pacedLoad(options: {
     let nextDue = started;
     const timer = setInterval(() => {
       const now = performance.now();
+      // Node closes a kept-alive connection after 5 s without a request; a request written
+      // as that close arrives fails. Connections left free for 2 s are closed here first.
+      while (idle.length > 0 && now - idle[0]!.since > STALE_AFTER_MS) idle.shift()!.connection.destroy();
       while (nextDue <= now && nextDue < end) {
         fire(nextDue);
         nextDue += interval;
@@ -100,12 +146,13 @@ export async function pacedLoad(options: {
     }, 1);
   });
   await Promise.all(inFlight);
-  agent.destroy();
+  for (const connection of all) connection.destroy();
   return {
     sent,
     completed: latencies.length,
     non2xx,
     errors,
+    ...(firstError === undefined ? {} : { firstError }),
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
     max: Math.max(...latencies),
