@@ -34,33 +34,3 @@ export function stealPercent(before: ReturnType<typeof machineCpu>, after: Retur
   return ((after.steal - before.steal) / (after.total - before.total)) * 100;
 }
 
-/**
- * A window with more steal than this is not counted in a median: on this
- * kind of machine steal comes in bursts (0.4 % to 32 % between consecutive
- * 4 s windows) and a burst, not the code, then decides a p99.
- */
-export const STEAL_LIMIT_PERCENT = 2;
-
-export function calm(steal: number | null): boolean {
-  return steal === null || steal <= STEAL_LIMIT_PERCENT;
-}
-
-/**
- * Runs rounds until `wanted` of them are `clean` or `maxRounds` have run.
- * Answers every round, whether it counted, and the ones to take medians of:
- * the clean ones, or all of them (with `noneClean`) when none was.
- */
-export async function roundsUntilClean<T>(
-  wanted: number,
-  maxRounds: number,
-  round: (n: number) => Promise<T>,
-  clean: (result: T) => boolean,
-): Promise<{ all: Array<{ result: T; counted: boolean }>; counted: T[]; noneClean: boolean }> {
-  const all: Array<{ result: T; counted: boolean }> = [];
-  while (all.filter((r) => r.counted).length < wanted && all.length < maxRounds) {
-    const result = await round(all.length + 1);
-    all.push({ result, counted: clean(result) });
-  }
-  const counted = all.filter((r) => r.counted).map((r) => r.result);
-  return counted.length > 0 ? { all, counted, noneClean: false } : { all, counted: all.map((r) => r.result), noneClean: true };
-}
