@@ -32,9 +32,9 @@ settlement POSTs (a new batchNumber per request), the same route unsigned,
 and p99 latency of signed POSTs at half the signed maximum rate, beside
 the same measure of bare Koa at half its own maximum, in three interleaved
 rounds; every run shows steal, the CPU time the hypervisor took meanwhile
-(from /proc/stat). Requests
-are made (and signed) before each run, so the generator's own CPU is the
-same for signed and unsigned runs; --duration is at most 240 s for that.
+(from /proc/stat). Requests are made (and signed) before each run, so the
+generator's own CPU is the same for signed and unsigned runs; --duration
+is at most 240 s for that.
 Then, where PostgreSQL's server binaries are installed (Debian's postgresql)
 and unless --no-postgres: signed settlement POSTs with the server on a
 throwaway PostgreSQL cluster, with one instance and with two instances on
@@ -109,17 +109,19 @@ const PREPARED_PER_SECOND = 12_000;
  * cost it no more than an unsigned one: the ratios are about the server.
  * Past `count`, requests are made on the fly.
  */
-function preparedSettlements(serial: string, secret: string, signed: boolean, seconds: number): () => PacedRequest {
-  const ready = Array.from({ length: Math.ceil(seconds * PREPARED_PER_SECOND) }, () => nextSettlement(serial, secret, signed));
+function preparedSettlements(serial: string, secret: string, signed: boolean, count: number): () => PacedRequest {
+  const ready = Array.from({ length: Math.ceil(count) }, () => nextSettlement(serial, secret, signed));
   let taken = 0;
   return () => (taken < ready.length ? ready[taken++]! : nextSettlement(serial, secret, signed));
 }
 
-function settlementRequests(next: () => PacedRequest): autocannon.Request[] {
+/** autocannon's requests for `seconds` of settlement POSTs at up to PREPARED_PER_SECOND, made now. */
+function settlementRequests(serial: string, secret: string, signed: boolean, seconds: number): autocannon.Request[] {
+  const next = preparedSettlements(serial, secret, signed, seconds * PREPARED_PER_SECOND);
   return [
     {
       method: 'POST',
-      path: next().path,
+      path: `/api/v1/pos-terminals/${serial}/settlements`,
       setupRequest: (request) => {
         // autocannon sets content-length itself.
         const { body, headers: { 'content-length': _length, ...headers } } = next();
@@ -194,8 +196,8 @@ try {
 
   const targets = {
     bare: { name: 'bare Koa hello-world (baseline)', pid: bare.child.pid!, options: () => ({ url: bare.url }) },
-    signed: { name: 'signed settlement POST, new batch each', pid: signedServer.child.pid!, options: (seconds: number) => ({ url: signedServer.url, requests: settlementRequests(preparedSettlements('BENCH-1', secret, true, seconds)) }) },
-    unsigned: { name: 'same route, unsigned', pid: unsignedServer.child.pid!, options: (seconds: number) => ({ url: unsignedServer.url, requests: settlementRequests(preparedSettlements('BENCH-1', secret, false, seconds)) }) },
+    signed: { name: 'signed settlement POST, new batch each', pid: signedServer.child.pid!, options: (seconds: number) => ({ url: signedServer.url, requests: settlementRequests('BENCH-1', secret, true, seconds) }) },
+    unsigned: { name: 'same route, unsigned', pid: unsignedServer.child.pid!, options: (seconds: number) => ({ url: unsignedServer.url, requests: settlementRequests('BENCH-1', secret, false, seconds) }) },
   } as const;
   for (const target of Object.values(targets)) await run(`warm-up: ${target.name}`, target.pid, target.options, 3);
 
@@ -218,7 +220,7 @@ try {
   for (let round = 1; round <= PACED_ROUNDS; round += 1) {
     process.stderr.write(`paced round ${round}: signed settlement POST at ${halfRate}/s, bare Koa at ${bareHalfRate}/s…\n`);
     // Prepared for the warm-up (2 s) and the measured window alike; one in 50 spare.
-    const next = preparedSettlements('BENCH-1', secret, true, ((duration + 2) * halfRate * 1.02) / PREPARED_PER_SECOND);
+    const next = preparedSettlements('BENCH-1', secret, true, (duration + 2) * halfRate * 1.02);
     const signed = await pacedRun('paced signed POSTs', signedServer.url, halfRate, next);
     const bareRun = await pacedRun('paced bare Koa', bare.url, bareHalfRate, () => ({ method: 'GET', path: '/', headers: {} }));
     pacedRounds.push({ signed, bare: bareRun });
@@ -271,7 +273,7 @@ async function postgresRuns(lowdbRps: number): Promise<string> {
   const first = await start('./bench/pos-server.js', [cluster.url]);
   children.push(first.child);
   const pgSecret = await provision(first.url, 'BENCH-PG');
-  const on = (url: string, share = connections) => (seconds: number) => ({ url, connections: share, requests: settlementRequests(preparedSettlements('BENCH-PG', pgSecret, true, seconds)) });
+  const on = (url: string, share = connections) => (seconds: number) => ({ url, connections: share, requests: settlementRequests('BENCH-PG', pgSecret, true, seconds) });
   await run('warm-up: signed settlement POST on PostgreSQL', first.child.pid!, on(first.url), 3);
   const one = await run('signed settlement POST on PostgreSQL, one instance', first.child.pid!, on(first.url));
   const second = await start('./bench/pos-server.js', [cluster.url]);

@@ -4,10 +4,12 @@ import { connect, type Socket } from 'node:net';
  * One kept-alive HTTP/1.1 connection for load generation: it writes a
  * request already encoded as bytes and reads one answer, framed by
  * content-length or chunked, with no parsing beyond the status line and
- * the framing.
- * node:http's client costs a few hundred microseconds of CPU a request
- * here, and the generator shares the machine's two cores with the server
- * it measures; this costs a small fraction of that. One request at a time.
+ * the framing. One request at a time.
+ *
+ * The generator shares the machine's two cores with the server it
+ * measures. Pacing 10,800 signed POSTs at 1,800/s took it 2.7–3.0 s of CPU
+ * this way against 4.0–4.7 s with node:http's client (both including
+ * making and signing each request).
  */
 export class LeanConnection {
   private pending: { resolve: (status: number) => void; reject: (error: Error) => void } | null = null;

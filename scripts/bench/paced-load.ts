@@ -26,6 +26,9 @@ export interface PacedResult {
   answerP99: number;
 }
 
+/** Free connections are closed after this long, before the server's own keep-alive close (5 s) can race a request. */
+const STALE_AFTER_MS = 2000;
+
 /**
  * Open-loop load at a steady rate: requests leave evenly spaced (checked
  * every millisecond), whatever the answers do, and each latency runs from
@@ -33,11 +36,9 @@ export interface PacedResult {
  * (autocannon's overallRate enforces a per-second quota, which sends
  * bursts at full speed and idles the rest of each second.) Requests go
  * out on lean kept-alive connections (one request at a time each, opened
- * as needed up to maxSockets), so the generator takes little of the CPU
- * the server it measures needs.
+ * as needed up to maxSockets), so the generator takes less of the CPU
+ * the server it measures needs (see LeanConnection).
  */
-const STALE_AFTER_MS = 2000;
-
 export async function pacedLoad(options: {
   baseUrl: string;
   rate: number;
@@ -132,8 +133,7 @@ export async function pacedLoad(options: {
     let nextDue = started;
     const timer = setInterval(() => {
       const now = performance.now();
-      // Node closes a kept-alive connection after 5 s without a request; a request written
-      // as that close arrives fails. Connections left free for 2 s are closed here first.
+      // A request written as the server's keep-alive close arrives fails: free connections go first.
       while (idle.length > 0 && now - idle[0]!.since > STALE_AFTER_MS) idle.shift()!.connection.destroy();
       while (nextDue <= now && nextDue < end) {
         fire(nextDue);
