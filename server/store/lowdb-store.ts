@@ -12,7 +12,7 @@ import { MemoryState } from './memory-state.js';
 import { Mutex } from './mutex.js';
 import { PendingWrites } from './pending-writes.js';
 import { OverlayTransaction } from './overlay-transaction.js';
-import { SnapshotFileAdapter, type SnapshotData } from './snapshot-adapter.js';
+import { SnapshotFileAdapter, type SnapshotData, type SnapshotPacing } from './snapshot-adapter.js';
 import { lockDirectory, type DirectoryLock } from './dir-lock.js';
 import type { Query, Store, StoredRecord, Transaction } from './store.js';
 import { LocalBus } from './bus.js';
@@ -25,6 +25,8 @@ export interface LowdbStoreOptions {
    * to the writes, however large the state. Default 16 MiB.
    */
   snapshotMinJournalBytes?: number;
+  /** How snapshot writing shares the event loop with requests; default SNAPSHOT_LOOP_SHARE. */
+  snapshotPacing?: SnapshotPacing;
   log?: Logger;
 }
 
@@ -76,7 +78,7 @@ export class LowdbStore implements Store {
       await removeStaleTempFiles(dir, snapshotPath);
 
       const state = new MemoryState();
-      const snapshots = new Low<SnapshotData | null>(new SnapshotFileAdapter(snapshotPath), null);
+      const snapshots = new Low<SnapshotData | null>(new SnapshotFileAdapter(snapshotPath, options.snapshotPacing), null);
       await snapshots.read();
       const snapshotSeq = snapshots.data?.seq ?? 0;
       state.load(snapshots.data?.entries ?? []);
