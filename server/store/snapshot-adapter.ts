@@ -25,8 +25,9 @@ const CHUNK_CHARS = 128 * 1024;
  * server answered fewer than arrived, so a backlog grew for as long as the
  * snapshot lasted (a paced POS load at half the maximum rate saw answers
  * up to 1 s late). After each chunk the writer rests three times as long as
- * the chunk took, so requests keep three quarters of the loop; a snapshot
- * takes about four times as long instead.
+ * the chunk took, so requests keep three quarters of the loop. Serialising
+ * then spreads over four times as long; the whole snapshot, mostly writing
+ * and fsync, took about a third longer when measured (1.1–1.6 s for 30 MB).
  */
 export const SNAPSHOT_LOOP_SHARE = 0.25;
 
