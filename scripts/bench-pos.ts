@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { computePosSignature } from '../terminal/pos-client.js';
-import { pacedLoad, type PacedRequest, type PacedResult } from './bench/paced-load.js';
+import { pacedLoad, requireAllAnswered, type PacedRequest, type PacedResult } from './bench/paced-load.js';
 import { machineCpu, stealPercent } from './bench-stats.js';
 import { postgresBin, startThrowawayPostgres } from '../server/store/pg-testing.js';
 
@@ -165,19 +165,10 @@ async function run(title: string, pid: number, options: (seconds: number) => aut
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuUs, steal };
 }
 
-type PacedRun = PacedResult & { steal: number | null };
 // Each paced run takes 2 + duration seconds; three interleaved rounds give a median without doubling the bench's time.
 const PACED_ROUNDS = 3;
 
-async function pacedRun(title: string, baseUrl: string, rate: number, next: () => PacedRequest): Promise<PacedRun> {
-  const before = machineCpu();
-  const paced = await pacedLoad({ baseUrl, rate, durationS: duration, next });
-  const steal = stealPercent(before, machineCpu());
-  if (paced.non2xx > 0 || paced.errors > 0) throw new Error(`${title}: ${paced.non2xx} non-2xx answers and ${paced.errors} errors${paced.firstError ? ` (first: ${paced.firstError})` : ''}`);
-  return { ...paced, steal };
-}
-
-function pacedRow(round: number, name: string, rate: number, run: PacedRun): string {
+function pacedRow(round: number, name: string, rate: number, run: PacedResult): string {
   return `| ${round} | ${name} | ${rate} | ${run.p50.toFixed(1)} | ${run.p99.toFixed(1)} | ${run.max.toFixed(1)} | ${run.sendLagP99.toFixed(1)} | ${run.steal === null ? 'n/a' : `${run.steal.toFixed(1)} %`} |`;
 }
 
@@ -216,13 +207,13 @@ try {
   const halfRate = Math.floor(signedMax / 2);
   // The same measure of the baseline: bare Koa paced at half its own maximum, with the same generator.
   const bareHalfRate = Math.floor(median(rounds.map((r) => r.bare.rps)) / 2);
-  const pacedRounds: Array<{ signed: PacedRun; bare: PacedRun }> = [];
+  const pacedRounds: Array<{ signed: PacedResult; bare: PacedResult }> = [];
   for (let round = 1; round <= PACED_ROUNDS; round += 1) {
     process.stderr.write(`paced round ${round}: signed settlement POST at ${halfRate}/s, bare Koa at ${bareHalfRate}/s…\n`);
     // Prepared for the warm-up (2 s) and the measured window alike; one in 50 spare.
     const next = preparedSettlements('BENCH-1', secret, true, (duration + 2) * halfRate * 1.02);
-    const signed = await pacedRun('paced signed POSTs', signedServer.url, halfRate, next);
-    const bareRun = await pacedRun('paced bare Koa', bare.url, bareHalfRate, () => ({ method: 'GET', path: '/', headers: {} }));
+    const signed = requireAllAnswered('paced signed POSTs', await pacedLoad({ baseUrl: signedServer.url, rate: halfRate, durationS: duration, next }));
+    const bareRun = requireAllAnswered('paced bare Koa', await pacedLoad({ baseUrl: bare.url, rate: bareHalfRate, durationS: duration, next: () => ({ method: 'GET', path: '/', headers: {} }) }));
     pacedRounds.push({ signed, bare: bareRun });
   }
   const pacedP99 = median(pacedRounds.map((r) => r.signed.p99));

@@ -10,8 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { pacedLoad } from './bench/paced-load.js';
-import { machineCpu, stealPercent } from './bench-stats.js';
+import { pacedLoad, requireAllAnswered } from './bench/paced-load.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -91,13 +90,9 @@ try {
   };
 
   /** API reads at the steady rate; every one must answer 2xx, or the figures mean nothing. */
-  const apiReads = async (durationS: number, warmupS?: number) => {
-    const before = machineCpu();
-    const paced = await pacedLoad({ baseUrl: base, rate, durationS, ...(warmupS === undefined ? {} : { warmupS }), next: read });
-    const steal = stealPercent(before, machineCpu());
-    if (paced.non2xx > 0 || paced.errors > 0) throw new Error(`API reads: ${paced.non2xx} non-2xx answers and ${paced.errors} errors${paced.firstError ? ` (first: ${paced.firstError})` : ''}`);
-    return { ...paced, steal };
-  };
+  const apiReads = async (durationS: number, warmupS?: number) =>
+    requireAllAnswered('API reads', await pacedLoad({ baseUrl: base, rate, durationS, ...(warmupS === undefined ? {} : { warmupS }), next: read }));
+
   process.stderr.write('warm-up: API reads…\n');
   await apiReads(1);
 

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import t, { type Test } from 'tap';
 import { encodeRequest, frameAnswer, LeanConnection } from './lean-connection.js';
-import { pacedLoad } from './paced-load.js';
+import { pacedLoad, requireAllAnswered } from './paced-load.js';
 
 async function listen(t: Test, handle: (req: IncomingMessage, body: Buffer, res: ServerResponse) => void): Promise<number> {
   const server = createServer((req, res) => {
@@ -99,4 +99,7 @@ t.test('paced load: every request of the window answered and measured, the first
   const down = await pacedLoad({ baseUrl: 'http://127.0.0.1:1', rate: 500, durationS: 0.02, warmupS: 0, next });
   t.equal(down.errors, down.sent);
   t.match(down.firstError, /ECONNREFUSED/);
+  t.throws(() => requireAllAnswered('reads', down), /^reads: 0 non-2xx answers and \d+ errors \(first: .*ECONNREFUSED/);
+  t.throws(() => requireAllAnswered('reads', refused), /reads: \d+ non-2xx answers and 0 errors$/);
+  t.equal(requireAllAnswered('reads', ok), ok);
 });

@@ -1,4 +1,4 @@
-import { percentile } from '../bench-stats.js';
+import { machineCpu, percentile, stealPercent } from '../bench-stats.js';
 import { encodeRequest, LeanConnection } from './lean-connection.js';
 
 export interface PacedRequest {
@@ -24,6 +24,16 @@ export interface PacedResult {
   /** From the request leaving to its answer's end: what the server and the network took. */
   answerP50: number;
   answerP99: number;
+  /** The share of the machine's CPU time the hypervisor took for other guests during the run, in %; null without /proc. */
+  steal: number | null;
+}
+
+/** Answers `result` when every request got a 2xx; throws, naming `title` and the first failure, otherwise. */
+export function requireAllAnswered(title: string, result: PacedResult): PacedResult {
+  if (result.non2xx > 0 || result.errors > 0) {
+    throw new Error(`${title}: ${result.non2xx} non-2xx answers and ${result.errors} errors${result.firstError ? ` (first: ${result.firstError})` : ''}`);
+  }
+  return result;
 }
 
 /** Free connections are closed after this long, before the server's own keep-alive close (5 s) can race a request. */
@@ -59,11 +69,11 @@ export async function pacedLoad(options: {
   const latencies: number[] = [];
   const answers: number[] = [];
   const lags: number[] = [];
-  let sent = 0;
   let non2xx = 0;
   let errors = 0;
   let firstError: string | undefined;
   const inFlight = new Set<Promise<void>>();
+  const machineBefore = machineCpu();
   const started = performance.now();
   const measureFrom = started + (options.warmupS ?? 2) * 1000;
   const end = measureFrom + options.durationS * 1000;
@@ -119,10 +129,7 @@ export async function pacedLoad(options: {
         if (through) replace();
         firstError ??= (error as Error).message;
       }
-      if (measured) {
-        sent += 1;
-        lags.push(sentAt - dueAt);
-      }
+      if (measured) lags.push(sentAt - dueAt);
     })();
     inFlight.add(done);
     void done.then(() => inFlight.delete(done));
@@ -148,7 +155,7 @@ export async function pacedLoad(options: {
   await Promise.all(inFlight);
   for (const connection of all) connection.destroy();
   return {
-    sent,
+    sent: lags.length,
     completed: latencies.length,
     non2xx,
     errors,
@@ -159,5 +166,6 @@ export async function pacedLoad(options: {
     sendLagP99: percentile(lags, 99),
     answerP50: percentile(answers, 50),
     answerP99: percentile(answers, 99),
+    steal: stealPercent(machineBefore, machineCpu()),
   };
 }
