@@ -10,6 +10,7 @@ import { sendDirect, type DirectResult } from './direct-transport.js';
 import { armAttemptLimit, ATTEMPT_TIMEOUT_MS, delayBefore, exhausted, type LadderName } from './ladder.js';
 import { Pacer } from './pacer.js';
 import { routeWebhook } from './routing.js';
+import { Turns } from './turns.js';
 import type { AttemptResult, WebhookRequest, WebhookTransport } from './transport.js';
 
 /** A loopback delivery is answered in process: nothing to abort. */
@@ -66,6 +67,7 @@ export class WebhookDispatcher implements EventSink {
   private kicked = false;
   private paused = false;
   private readonly pacer: Pacer | null;
+  private readonly turns = new Turns();
 
   constructor(private readonly deps: DispatcherDeps) {
     this.pacer = deps.maxPerSecond ? new Pacer(deps.maxPerSecond) : null;
@@ -160,8 +162,8 @@ export class WebhookDispatcher implements EventSink {
       while (next < due.length && !this.paused) {
         const { delivery, account } = due[next++]!;
         await this.pacer?.take();
-        // Requests that arrived meanwhile go first: an attempt starts only after pending I/O is handled.
-        await new Promise((resolve) => setImmediate(resolve));
+        // Requests that arrived meanwhile go first: one attempt starts per turn of the event loop.
+        await this.turns.take();
         if (await this.attemptLeased(delivery, account)) attempted += 1;
       }
     };
