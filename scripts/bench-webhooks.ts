@@ -121,8 +121,6 @@ try {
   type Paced = Awaited<ReturnType<typeof apiReads>>;
   // Interleaved rounds, as in bench:pos: drift of the machine's speed hits idle and busy alike; medians are reported.
   // Each round measures the idle API twice (A, then B): the ratio B / A is what the machine alone swings by.
-  // Interleaved rounds, as in bench:pos: drift of the machine's speed hits idle and busy alike; medians are reported.
-  // Each round measures the idle API twice (A, then B): the ratio B / A is what the machine alone swings by.
   const rounds: Array<{ idleA: Paced; idleB: Paced; busy: Paced; loopback: number; relay: number }> = [];
   for (let round = 1; round <= roundCount; round += 1) {
     process.stderr.write(`round ${round}: API idle twice, then ${events} deliveries through the loopback receiver with the API measured meanwhile, then ${events} through the relay…\n`);
