@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { computePosSignature } from '../terminal/pos-client.js';
 import { pacedLoad, requireAllAnswered, type PacedRequest, type PacedResult } from './bench/paced-load.js';
-import { machineCpu, stealPercent } from './bench-stats.js';
+import { formatSteal, machineCpu, median, stealPercent } from './bench-stats.js';
 import { postgresBin, startThrowawayPostgres } from '../server/store/pg-testing.js';
 
 const { values: args } = parseArgs({
@@ -169,10 +169,8 @@ async function run(title: string, pid: number, options: (seconds: number) => aut
 const PACED_ROUNDS = 3;
 
 function pacedRow(round: number, name: string, rate: number, run: PacedResult): string {
-  return `| ${round} | ${name} | ${rate} | ${run.p50.toFixed(1)} | ${run.p99.toFixed(1)} | ${run.max.toFixed(1)} | ${run.sendLagP99.toFixed(1)} | ${run.steal === null ? 'n/a' : `${run.steal.toFixed(1)} %`} |`;
+  return `| ${round} | ${name} | ${rate} | ${run.p50.toFixed(1)} | ${run.p99.toFixed(1)} | ${run.max.toFixed(1)} | ${run.sendLagP99.toFixed(1)} | ${formatSteal(run.steal)} |`;
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 const dirs = [await mkdtemp(join(tmpdir(), 'bench-pos-signed-')), await mkdtemp(join(tmpdir(), 'bench-pos-unsigned-'))];
 const children: ChildProcess[] = [];
@@ -221,7 +219,7 @@ try {
 
   const postgres = args['no-postgres'] ? 'skipped (--no-postgres)' : postgresBin() ? await postgresRuns(signedMax) : 'skipped: no PostgreSQL server binaries here (Debian\'s postgresql package)';
 
-  const cell = (m: Measured) => `${m.rps.toFixed(0)} | ${m.p50} | ${m.p99} | ${m.cpuUs === null ? 'n/a' : m.cpuUs.toFixed(0)} | ${m.steal === null ? 'n/a' : `${m.steal.toFixed(1)} %`}`;
+  const cell = (m: Measured) => `${m.rps.toFixed(0)} | ${m.p50} | ${m.p99} | ${m.cpuUs === null ? 'n/a' : m.cpuUs.toFixed(0)} | ${formatSteal(m.steal)}`;
   const lines = rounds.flatMap((r, i) => (Object.keys(targets) as Array<keyof typeof targets>).map((key) => `| ${i + 1} | ${targets[key].name} | ${cell(r[key])} |`));
   process.stdout.write(`
 ${connections} connections, ${duration} s a run, ${rounds.length} interleaved rounds after a warm-up; each server in its own process;

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { parseProcStat, percentile, stealPercent } from './bench-stats.js';
+import { formatSteal, median, parseProcStat, percentile, stealPercent } from './bench-stats.js';
 
 t.test('percentile is the nearest rank', async (t) => {
   t.equal(percentile([5, 1, 4, 2, 3], 50), 3);
@@ -14,4 +14,14 @@ t.test('steal is read from the cpu line of /proc/stat and given as a share of al
   t.equal(stealPercent(null, parseProcStat(at(30, 890))), null);
   t.equal(stealPercent(parseProcStat(at(20, 800)), parseProcStat(at(20, 800))), null, 'no time passed');
   t.throws(() => parseProcStat('intr 1\n'), /no cpu line/);
+});
+
+t.test('the median of rounds is the middle value, the upper one of an even count', async (t) => {
+  t.equal(median([3, 1, 2]), 2);
+  t.equal(median([4, 1, 3, 2]), 3);
+});
+
+t.test('steal shows with one decimal, or n/a without /proc', async (t) => {
+  t.equal(formatSteal(12.345), '12.3 %');
+  t.equal(formatSteal(null), 'n/a');
 });

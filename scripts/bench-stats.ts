@@ -8,6 +8,11 @@ export function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1]!;
 }
 
+/** The middle value of rounds (the upper one of an even count). */
+export function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+}
+
 /**
  * The machine's CPU time so far, from /proc/stat (in clock ticks): all of
  * it, and what the hypervisor took for other guests ("steal"), during which
@@ -34,3 +39,7 @@ export function stealPercent(before: ReturnType<typeof machineCpu>, after: Retur
   return ((after.steal - before.steal) / (after.total - before.total)) * 100;
 }
 
+/** Steal as shown in a bench table. */
+export function formatSteal(steal: number | null): string {
+  return steal === null ? 'n/a' : `${steal.toFixed(1)} %`;
+}

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { pacedLoad, requireAllAnswered } from './bench/paced-load.js';
+import { formatSteal, median } from './bench-stats.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -136,15 +137,13 @@ try {
   relay.kill('SIGTERM');
   local.close();
 
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const ms = (value: number) => value.toFixed(2);
   const both = (paced: Paced) => `${ms(paced.p99)} / ${ms(paced.answerP99)}`;
-  const steal = (paced: Paced) => (paced.steal === null ? 'n/a' : `${paced.steal.toFixed(1)} %`);
   const fromDue = (r: (typeof rounds)[number]) => r.busy.p99 / r.idleA.p99;
   const answerOnly = (r: (typeof rounds)[number]) => r.busy.answerP99 / r.idleA.answerP99;
   const control = (r: (typeof rounds)[number]) => r.idleB.p99 / r.idleA.p99;
   const deliveryRows = rounds.map((r, i) => `| ${i + 1} | ${r.loopback.toFixed(0)} | ${r.relay.toFixed(0)} |`);
-  const apiRows = rounds.map((r, i) => `| ${i + 1} | ${both(r.idleA)} | ${both(r.idleB)} | ${both(r.busy)} | ${fromDue(r).toFixed(2)} / ${answerOnly(r).toFixed(2)} | ${control(r).toFixed(2)} | ${steal(r.idleA)} / ${steal(r.idleB)} / ${steal(r.busy)} |`);
+  const apiRows = rounds.map((r, i) => `| ${i + 1} | ${both(r.idleA)} | ${both(r.idleB)} | ${both(r.busy)} | ${fromDue(r).toFixed(2)} / ${answerOnly(r).toFixed(2)} | ${control(r).toFixed(2)} | ${formatSteal(r.idleA.steal)} / ${formatSteal(r.idleB.steal)} / ${formatSteal(r.busy.steal)} |`);
   process.stdout.write(`
 Deliveries: ${events} events a run, each a Request-batch session's created event, created with delivery paused; time from resuming to the last delivery closed. Relay: svc-relay in its own process forwarding to a local HTTP receiver (${received} received in all). ${rounds.length} interleaved rounds.
 

@@ -1,7 +1,7 @@
 import type { Logger } from '../log.js';
 import type { BusMessage } from '../store/bus.js';
 import type { Store } from '../store/store.js';
-import { armAttemptLimit, ATTEMPT_TIMEOUT_MS } from '../webhooks/ladder.js';
+import { ATTEMPT_TIMEOUT_MS, withAttemptLimit } from '../webhooks/ladder.js';
 import type { AttemptResult, WebhookRequest } from '../webhooks/transport.js';
 
 const CHANNEL = 'relay';
@@ -119,13 +119,7 @@ export class RelayLink {
   }
 
   private async answer(call_id: string, caller: string, call: Call): Promise<void> {
-    const limit = armAttemptLimit();
-    let result: AttemptResult;
-    try {
-      result = (await this.local.sendLocal({ ...call, signal: limit.signal })) ?? { error: 'no relay connected for this account' };
-    } finally {
-      limit.disarm();
-    }
+    const result = await withAttemptLimit(async (signal): Promise<AttemptResult> => (await this.local.sendLocal({ ...call, signal })) ?? { error: 'no relay connected for this account' });
     await this.store.bus.publish(CHANNEL, { type: 'result', call_id, caller, result }).catch((error: Error) => {
       this.log.warn('could not answer a relayed delivery to its instance', { call_id, error: error.message });
     });

@@ -7,7 +7,7 @@ import type { DeliveryRecord, EventSink, OutboxEvent } from '../sessions/events.
 import type { Store, Transaction } from '../store/store.js';
 import { trace } from '../trace/trace.js';
 import { sendDirect, type DirectResult } from './direct-transport.js';
-import { armAttemptLimit, ATTEMPT_TIMEOUT_MS, delayBefore, exhausted, type LadderName } from './ladder.js';
+import { delayBefore, exhausted, withAttemptLimit, type LadderName } from './ladder.js';
 import { Pacer } from './pacer.js';
 import { routeWebhook } from './routing.js';
 import { Turns } from './turns.js';
@@ -264,19 +264,12 @@ export class WebhookDispatcher implements EventSink {
       return { routing: 'loopback', result: { status }, record };
     }
     // The 5 s limit is armed only for what goes over the network, and disarmed once answered.
-    const limit = this.attemptLimit();
-    try {
+    return withAttemptLimit(async (signal) => {
       if (routing.kind === 'direct') {
-        const result = await (this.deps.direct ?? sendDirect)(request(limit.signal));
+        const result = await (this.deps.direct ?? sendDirect)(request(signal));
         if (!('reroute' in result)) return { routing: 'direct', result };
       }
-      return { routing: 'relay', result: await this.deps.relay.send(request(limit.signal)) };
-    } finally {
-      limit.disarm();
-    }
-  }
-
-  private attemptLimit(): { signal: AbortSignal; disarm: () => void } {
-    return this.deps.signalAfter ? { signal: this.deps.signalAfter(ATTEMPT_TIMEOUT_MS), disarm: () => undefined } : armAttemptLimit();
+      return { routing: 'relay', result: await this.deps.relay.send(request(signal)) };
+    }, this.deps.signalAfter);
   }
 }

@@ -20,14 +20,20 @@ export function delayBefore(ladder: LadderName, attempt: number): number | null 
 export const ATTEMPT_TIMEOUT_MS = 5000;
 
 /**
- * An attempt's 5 s limit as a signal, to disarm once the attempt is answered:
- * unlike AbortSignal.timeout's, a limit left behind does not fire later (a
- * drain of thousands of attempts left as many timers to wake the event loop).
- * Like AbortSignal.timeout's, the limit alone keeps no process alive.
+ * Runs an attempt under its 5 s limit, given as a signal and disarmed once
+ * the attempt is answered: unlike AbortSignal.timeout's, a limit left behind
+ * does not fire later (a drain of thousands of attempts left as many timers
+ * to wake the event loop). Like AbortSignal.timeout's, the limit alone keeps
+ * no process alive. Tests pass `signalAfter` to control the limit themselves.
  */
-export function armAttemptLimit(): { signal: AbortSignal; disarm: () => void } {
+export async function withAttemptLimit<T>(attempt: (signal: AbortSignal) => Promise<T>, signalAfter?: (ms: number) => AbortSignal): Promise<T> {
+  if (signalAfter) return attempt(signalAfter(ATTEMPT_TIMEOUT_MS));
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${ATTEMPT_TIMEOUT_MS} ms`, 'TimeoutError')), ATTEMPT_TIMEOUT_MS);
   timer.unref();
-  return { signal: controller.signal, disarm: () => clearTimeout(timer) };
+  try {
+    return await attempt(controller.signal);
+  } finally {
+    clearTimeout(timer);
+  }
 }
