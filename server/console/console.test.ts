@@ -111,5 +111,10 @@ t.test('test data older than SIM_DATA_TTL_DAYS is purged on the account clock', 
   t.equal((await server.api.get(`/payment-sessions/${recent.session_id}`, { token })).status, 200);
   const trace = (await server.api.get('/console/trace?type=session.created', { token: account.console_token })).body.data;
   t.same(trace.map((e: { session_id: string }) => e.session_id), [recent.session_id], 'its trace went with it');
+  const events = await server.store.list<{ event_id: string; session_id: string }>('events', { where: { account_id: account.account_id } });
+  const outcomes = await server.store.list<{ event_id: string }>('webhook_outcomes', { where: { account_id: account.account_id } });
+  t.same(new Set(events.map((e) => e.session_id)), new Set([recent.session_id]), 'its events went with it');
+  t.ok(outcomes.length > 0, 'the recent events were attempted');
+  t.same(outcomes.map((o) => o.event_id).sort(), events.map((e) => e.event_id).sort(), 'and their delivery outcomes');
   t.equal((await server.api.get('/console/keys', { token: account.console_token })).status, 200, 'the account and keys stay');
 });

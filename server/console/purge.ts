@@ -18,8 +18,9 @@ const dated: Array<[collection: string, field: string]> = [
 /**
  * Test data older than the lifetime on its account's clock is deleted
  * (spec: Limits, test data lifetime; addendum §8): sessions with their
- * pending deliveries and schedules, events, trace, batches, stops and the
- * catalog. Accounts, keys and tokens stay. Answers how many records went.
+ * pending deliveries and schedules, events with their delivery outcomes,
+ * trace, batches, stops and the catalog. Accounts, keys and tokens stay.
+ * Answers how many records went.
  */
 export async function purgeExpired(store: Store, clock: Clock, ttlDays: number, accountId?: string): Promise<number> {
   const accounts = accountId ? [await store.get<Account>('accounts', accountId)].filter((a): a is Account => a !== undefined) : await store.list<Account>('accounts');
@@ -37,7 +38,10 @@ export async function purgeExpired(store: Store, clock: Clock, ttlDays: number, 
           if (collection === 'sessions') {
             tx.delete('schedules', record.session_id as string);
           }
-          if (collection === 'events') tx.delete('deliveries', record.event_id as string);
+          if (collection === 'events') {
+            tx.delete('deliveries', record.event_id as string);
+            tx.delete('webhook_outcomes', record.event_id as string);
+          }
           if (collection === 'split_agreements') tx.delete('split_links', keyOf('split_links', record));
         }
       }

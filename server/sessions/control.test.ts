@@ -145,6 +145,9 @@ t.test('reset deletes only the caller\'s data and sets its clock back; keys keep
   t.ok(reset.body.deleted >= 7, `deleted ${reset.body.deleted} records`);
   t.equal((await server.api.get(`/payment-sessions/${mySession.session_id}`, { token: mine.token })).status, 404);
   t.equal((await server.api.get(`/payment-sessions/${theirSession.session_id}`, { token: theirs.token })).status, 200, 'the other account is untouched');
+  const outcomesOf = (accountId: string) => server.store.list('webhook_outcomes', { where: { account_id: accountId } });
+  t.same(await outcomesOf(mine.account.account_id), [], 'its webhook outcomes went too');
+  t.ok((await outcomesOf(theirs.account.account_id)).length > 0, 'the other account keeps its own');
   t.equal((await server.api.get('/control/clock', { token: mine.token })).body.offset_ms, 0);
   t.same((await server.api.get('/api/v1/ext/stops', { token: mine.token })).body, { data: [] });
 });

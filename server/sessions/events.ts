@@ -10,7 +10,8 @@ import { creditFields, paymentReference } from './session-view.js';
 /**
  * An emitted event as stored in the outbox, in the same transaction as the
  * session change that caused it. `body` is serialised once: the same bytes
- * are signed, stored and sent (addendum §7).
+ * are signed, stored and sent (addendum §7). Written once: how its delivery
+ * goes is kept in its DeliveryRecord while pending, then its WebhookOutcome.
  */
 export interface OutboxEvent {
   [field: string]: unknown;
@@ -27,9 +28,25 @@ export interface OutboxEvent {
   /** svc-signature over created_at (the svc-timestamp) and body; automatic retries send the same. */
   signature: string;
   webhook_url: string | null;
-  delivery: 'pending' | 'delivered' | 'gave_up' | 'undelivered';
-  /** Attempts made so far, automatic and manual. */
+  /**
+   * Events stored before outcomes were kept apart carry their delivery state
+   * here, rewritten with the whole body at every attempt; only `attempts`
+   * is still read, for the count of a later manual resend.
+   */
   attempts?: number;
+}
+
+/**
+ * How an event's delivery ended (written when it closes) and every attempt
+ * made on it since, manual resends included; keyed by event id. A small
+ * record of its own, so an attempt journals a few fields, not the event's body.
+ */
+export interface WebhookOutcome {
+  [field: string]: unknown;
+  event_id: string;
+  account_id: string;
+  delivery: 'delivered' | 'gave_up' | 'undelivered';
+  attempts: number;
 }
 
 /** Receives events after they are durable; the webhook part delivers them. */
@@ -80,7 +97,6 @@ export function outboxEvents(session: SessionRecord, effects: readonly EventEffe
       idempotency_key: randomUUID(),
       signature: signWebhook(webhookSecret, createdAt, body),
       webhook_url: session.webhook_url,
-      delivery: 'pending' as const,
     };
   });
   return { events, session: { ...session, event_seq: seq } };

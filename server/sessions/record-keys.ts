@@ -14,6 +14,7 @@ export function keyOf(collection: string, record: Record<string, unknown>): stri
       return record.session_id as string;
     case 'events':
     case 'deliveries':
+    case 'webhook_outcomes':
       return record.event_id as string;
     case 'trace':
       return record.id as string;

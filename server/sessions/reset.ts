@@ -10,6 +10,7 @@ const owned: Array<[collection: string, field: string, owner: (account: Account)
   ['deliveries', 'account_id', (a) => a.account_id],
   ['trace', 'account_id', (a) => a.account_id],
   ['events', 'account_id', (a) => a.account_id],
+  ['webhook_outcomes', 'account_id', (a) => a.account_id],
   ['schedules', 'account_id', (a) => a.account_id],
   ['batches', 'account_id', (a) => a.account_id],
   ['stops', 'account_id', (a) => a.account_id],

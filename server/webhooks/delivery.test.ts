@@ -3,6 +3,7 @@ import { openApiDocument } from '../../contracts/openapi.js';
 import { SchemaValidator } from '../../contracts/validator.js';
 import { verifyWebhook } from '../../contracts/webhook-signature.js';
 import { ManualClock } from '../clock.js';
+import type { OutboxEvent } from '../sessions/events.js';
 import { bootOnDirectory, startTestServer } from '../testing/test-server.js';
 import { traceOf, webhookSetup } from './webhooks-testkit.js';
 
@@ -140,6 +141,58 @@ t.test('a manual resend is a new attempt with the same idempotency key and a fre
   t.equal(verifyWebhook({ rawBody: received[1]!.raw_body as string, headers: received[1]!.headers as Record<string, string>, secret: account.key.webhook_secret, now: server.clock.now() }).ok, true);
   t.equal((await server.api.post('/console/webhooks/evt_000000000000000000/resend', { token: account.console_token })).status, 404);
   t.equal((await server.api.post(`/console/webhooks/${emitted!.event_id}/resend`, { token: account.key.token })).status, 401, 'the console token, not the API token');
+});
+
+t.test('an attempt leaves the event as emitted and keeps how its delivery went in a small outcome record', async (t) => {
+  const server = await startTestServer(t);
+  const { sessionTo, hooks, account } = await webhookSetup(server);
+  await sessionTo(hooks.paid!);
+  const [emitted] = await traceOf(server, account.account_id, 'webhook.emitted');
+  const eventId = emitted!.event_id as string;
+  const event = await server.store.get<OutboxEvent>('events', eventId);
+  t.equal(event!.body, emitted!.payload, 'the event keeps its body');
+  t.notOk('attempts' in event! || 'delivery' in event!, 'the event is not rewritten by its attempts');
+  t.same(await server.store.get('webhook_outcomes', eventId), { event_id: eventId, account_id: account.account_id, delivery: 'delivered', attempts: 1 });
+  t.equal(await server.store.get('deliveries', eventId), undefined, 'the delivery is closed');
+});
+
+t.test('resends after a delivery was given up count on from its outcome; one that succeeds marks it delivered', async (t) => {
+  const server = await startTestServer(t);
+  const { sessionTo, hooks, account } = await webhookSetup(server);
+  await sessionTo(hooks.fail!);
+  for (const step of [2000, 5000]) {
+    server.clock.advance(step);
+    await server.app.jobs.dispatcher.runDue();
+  }
+  const [emitted] = await traceOf(server, account.account_id, 'webhook.emitted');
+  const eventId = emitted!.event_id as string;
+  t.match(await server.store.get('webhook_outcomes', eventId), { delivery: 'gave_up', attempts: 3 });
+  const resend = () => server.api.post(`/console/webhooks/${eventId}/resend`, { token: account.console_token });
+  t.match((await resend()).body, { attempt: 4, status: 500 });
+  t.match(await server.store.get('webhook_outcomes', eventId), { delivery: 'gave_up', attempts: 4 }, 'a failed resend keeps how it closed');
+  // The receiver is the account's 500 one; point the stored event at its 200 one, as a fixed receiver would be.
+  const event = (await server.store.get<OutboxEvent>('events', eventId))!;
+  await server.store.transact((tx) => tx.put('events', eventId, { ...event, webhook_url: hooks.paid! }));
+  t.match((await resend()).body, { attempt: 5, status: 200 });
+  t.match(await server.store.get('webhook_outcomes', eventId), { delivery: 'delivered', attempts: 5 });
+});
+
+t.test('an event stored before outcomes were kept apart resends with the count and state it carries', async (t) => {
+  const server = await startTestServer(t);
+  const { sessionTo, hooks, account } = await webhookSetup(server);
+  await sessionTo(hooks.fail!);
+  const [emitted] = await traceOf(server, account.account_id, 'webhook.emitted');
+  const eventId = emitted!.event_id as string;
+  // What an earlier version left once a delivery closed: the state on the event itself, no outcome record.
+  const event = (await server.store.get<OutboxEvent>('events', eventId))!;
+  await server.store.transact((tx) => {
+    tx.put('events', eventId, { ...event, delivery: 'undelivered', attempts: 5 });
+    tx.delete('deliveries', eventId);
+  });
+  server.clock.advance(1000);
+  const resent = await server.api.post(`/console/webhooks/${eventId}/resend`, { token: account.console_token });
+  t.match(resent.body, { attempt: 6, status: 500 });
+  t.same(await server.store.get('webhook_outcomes', eventId), { event_id: eventId, account_id: account.account_id, delivery: 'undelivered', attempts: 6 });
 });
 
 t.test('the default receivers answer 200, 200, 500 on purpose and 200 to anything, recording each call', async (t) => {

@@ -3,7 +3,7 @@ import type { Account } from '../accounts/account.js';
 import { accountNow, iso, type Clock } from '../clock.js';
 import { NotFoundError } from '../errors.js';
 import type { Logger } from '../log.js';
-import type { DeliveryRecord, EventSink, OutboxEvent } from '../sessions/events.js';
+import type { DeliveryRecord, EventSink, OutboxEvent, WebhookOutcome } from '../sessions/events.js';
 import type { Store, Transaction } from '../store/store.js';
 import { trace } from '../trace/trace.js';
 import { sendDirect, type DirectResult } from './direct-transport.js';
@@ -12,6 +12,11 @@ import { Pacer } from './pacer.js';
 import { routeWebhook } from './routing.js';
 import { Turns } from './turns.js';
 import type { AttemptResult, WebhookRequest, WebhookTransport } from './transport.js';
+
+/** How an event stored before outcomes were kept apart says its delivery closed. */
+function legacyDeliveryState(event: OutboxEvent): WebhookOutcome['delivery'] {
+  return event.delivery === 'gave_up' || event.delivery === 'undelivered' ? event.delivery : 'delivered';
+}
 
 /** A loopback delivery is answered in process: nothing to abort. */
 const NEVER_ABORTED = new AbortController().signal;
@@ -213,7 +218,8 @@ export class WebhookDispatcher implements EventSink {
     return store.transact(async (tx) => {
       const delivery = await tx.get<DeliveryRecord>('deliveries', event.event_id);
       const current = await tx.get<OutboxEvent>('events', event.event_id);
-      const attempt = (delivery?.attempts ?? current?.attempts ?? 0) + 1;
+      const closed = await tx.get<WebhookOutcome>('webhook_outcomes', event.event_id);
+      const attempt = (delivery?.attempts ?? closed?.attempts ?? current?.attempts ?? 0) + 1;
       const at = iso(accountNow(clock, account));
       await record?.(tx);
       const outcome: AttemptOutcome = { event_id: event.event_id, attempt, routing, ...result, duration_ms };
@@ -226,24 +232,27 @@ export class WebhookDispatcher implements EventSink {
         ...(signing.manual ? { manual: true, signature: signing.signature, timestamp: signing.timestamp } : {}),
       });
       if (!current) return outcome; // reset meanwhile
+      const close = (state: WebhookOutcome['delivery']) =>
+        tx.put('webhook_outcomes', event.event_id, { event_id: event.event_id, account_id: event.account_id, delivery: state, attempts: attempt } satisfies WebhookOutcome);
       if (delivered) {
-        tx.put('events', event.event_id, { ...current, delivery: 'delivered', attempts: attempt });
+        close('delivered');
         if (delivery) tx.delete('deliveries', event.event_id);
         return outcome;
       }
-      if (!delivery || signing.manual) {
-        tx.put('events', event.event_id, { ...current, attempts: attempt });
-        return outcome; // a manual resend does not move the ladder
+      if (delivery && signing.manual) return outcome; // a manual resend does not move the ladder
+      if (!delivery) {
+        // A resend after the delivery closed: counted, the way it closed kept.
+        close(closed?.delivery ?? legacyDeliveryState(current));
+        return outcome;
       }
       const wait = routing === 'none' ? null : delayBefore(ladder, attempt + 1);
       if (wait === null) {
         tx.delete('deliveries', event.event_id);
-        tx.put('events', event.event_id, { ...current, delivery: exhausted[ladder], attempts: attempt });
+        close(exhausted[ladder]);
         trace(tx, account.account_id, ladder === 'sim' ? 'webhook.gave_up' : 'webhook.undelivered', at, { session_id: event.session_id, event_id: event.event_id, attempts: attempt, last: result });
       } else {
         // The ladder's step counts from the end of this attempt.
         tx.put('deliveries', event.event_id, { ...delivery, attempts: attempt, next_attempt_at: iso(accountNow(clock, account) + wait) });
-        tx.put('events', event.event_id, { ...current, attempts: attempt });
       }
       return outcome;
     });
