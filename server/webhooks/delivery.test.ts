@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { openApiDocument } from '../../contracts/openapi.js';
 import { SchemaValidator } from '../../contracts/validator.js';
 import { verifyWebhook } from '../../contracts/webhook-signature.js';
@@ -143,56 +143,61 @@ t.test('a manual resend is a new attempt with the same idempotency key and a fre
   t.equal((await server.api.post(`/console/webhooks/${emitted!.event_id}/resend`, { token: account.key.token })).status, 401, 'the console token, not the API token');
 });
 
-t.test('an attempt leaves the event as emitted and keeps how its delivery went in a small outcome record', async (t) => {
+/** A test server with one session to the account's `receiver`; the event its creation emitted, and views of it. */
+async function oneEventTo(t: Test, receiver: 'paid' | 'fail') {
   const server = await startTestServer(t);
-  const { sessionTo, hooks, account } = await webhookSetup(server);
-  await sessionTo(hooks.paid!);
-  const [emitted] = await traceOf(server, account.account_id, 'webhook.emitted');
+  const setup = await webhookSetup(server);
+  await setup.sessionTo(setup.hooks[receiver]!);
+  const [emitted] = await traceOf(server, setup.account.account_id, 'webhook.emitted');
   const eventId = emitted!.event_id as string;
-  const event = await server.store.get<OutboxEvent>('events', eventId);
-  t.equal(event!.body, emitted!.payload, 'the event keeps its body');
-  t.notOk('attempts' in event! || 'delivery' in event!, 'the event is not rewritten by its attempts');
-  t.same(await server.store.get('webhook_outcomes', eventId), { event_id: eventId, account_id: account.account_id, delivery: 'delivered', attempts: 1 });
+  return {
+    server,
+    hooks: setup.hooks,
+    accountId: setup.account.account_id,
+    emitted: emitted!,
+    eventId,
+    storedEvent: async () => (await server.store.get<OutboxEvent>('events', eventId))!,
+    outcome: () => server.store.get('webhook_outcomes', eventId),
+    resend: () => server.api.post(`/console/webhooks/${eventId}/resend`, { token: setup.account.console_token }),
+  };
+}
+
+t.test('an attempt leaves the event as emitted and keeps how its delivery went in a small outcome record', async (t) => {
+  const { server, accountId, emitted, eventId, storedEvent, outcome } = await oneEventTo(t, 'paid');
+  const event = await storedEvent();
+  t.equal(event.body, emitted.payload, 'the event keeps its body');
+  t.notOk('attempts' in event || 'delivery' in event, 'the event is not rewritten by its attempts');
+  t.same(await outcome(), { event_id: eventId, account_id: accountId, delivery: 'delivered', attempts: 1 });
   t.equal(await server.store.get('deliveries', eventId), undefined, 'the delivery is closed');
 });
 
 t.test('resends after a delivery was given up count on from its outcome; one that succeeds marks it delivered', async (t) => {
-  const server = await startTestServer(t);
-  const { sessionTo, hooks, account } = await webhookSetup(server);
-  await sessionTo(hooks.fail!);
+  const { server, hooks, eventId, storedEvent, outcome, resend } = await oneEventTo(t, 'fail');
   for (const step of [2000, 5000]) {
     server.clock.advance(step);
     await server.app.jobs.dispatcher.runDue();
   }
-  const [emitted] = await traceOf(server, account.account_id, 'webhook.emitted');
-  const eventId = emitted!.event_id as string;
-  t.match(await server.store.get('webhook_outcomes', eventId), { delivery: 'gave_up', attempts: 3 });
-  const resend = () => server.api.post(`/console/webhooks/${eventId}/resend`, { token: account.console_token });
+  t.match(await outcome(), { delivery: 'gave_up', attempts: 3 });
   t.match((await resend()).body, { attempt: 4, status: 500 });
-  t.match(await server.store.get('webhook_outcomes', eventId), { delivery: 'gave_up', attempts: 4 }, 'a failed resend keeps how it closed');
+  t.match(await outcome(), { delivery: 'gave_up', attempts: 4 }, 'a failed resend keeps how it closed');
   // The receiver is the account's 500 one; point the stored event at its 200 one, as a fixed receiver would be.
-  const event = (await server.store.get<OutboxEvent>('events', eventId))!;
+  const event = await storedEvent();
   await server.store.transact((tx) => tx.put('events', eventId, { ...event, webhook_url: hooks.paid! }));
   t.match((await resend()).body, { attempt: 5, status: 200 });
-  t.match(await server.store.get('webhook_outcomes', eventId), { delivery: 'delivered', attempts: 5 });
+  t.match(await outcome(), { delivery: 'delivered', attempts: 5 });
 });
 
 t.test('an event stored before outcomes were kept apart resends with the count and state it carries', async (t) => {
-  const server = await startTestServer(t);
-  const { sessionTo, hooks, account } = await webhookSetup(server);
-  await sessionTo(hooks.fail!);
-  const [emitted] = await traceOf(server, account.account_id, 'webhook.emitted');
-  const eventId = emitted!.event_id as string;
+  const { server, accountId, eventId, storedEvent, outcome, resend } = await oneEventTo(t, 'fail');
   // What an earlier version left once a delivery closed: the state on the event itself, no outcome record.
-  const event = (await server.store.get<OutboxEvent>('events', eventId))!;
+  const event = await storedEvent();
   await server.store.transact((tx) => {
     tx.put('events', eventId, { ...event, delivery: 'undelivered', attempts: 5 });
     tx.delete('deliveries', eventId);
   });
   server.clock.advance(1000);
-  const resent = await server.api.post(`/console/webhooks/${eventId}/resend`, { token: account.console_token });
-  t.match(resent.body, { attempt: 6, status: 500 });
-  t.same(await server.store.get('webhook_outcomes', eventId), { event_id: eventId, account_id: account.account_id, delivery: 'undelivered', attempts: 6 });
+  t.match((await resend()).body, { attempt: 6, status: 500 });
+  t.same(await outcome(), { event_id: eventId, account_id: accountId, delivery: 'undelivered', attempts: 6 });
 });
 
 t.test('the default receivers answer 200, 200, 500 on purpose and 200 to anything, recording each call', async (t) => {
