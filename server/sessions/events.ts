@@ -29,9 +29,10 @@ export interface OutboxEvent {
   signature: string;
   webhook_url: string | null;
   /**
-   * Events stored before outcomes were kept apart carry their delivery state
-   * here, rewritten with the whole body at every attempt; only `attempts`
-   * is still read, for the count of a later manual resend.
+   * Events stored before outcomes were kept apart carry their attempt count
+   * here, and their state in a `delivery` field, both rewritten with the
+   * whole body at every attempt. They are read only when such an event is
+   * resent, to count on and to keep how it closed.
    */
   attempts?: number;
 }
