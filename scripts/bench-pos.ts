@@ -1,7 +1,7 @@
 // npm run bench:pos [-- --duration 10 --connections 64]
-// Signed settlement POST throughput against a bare Koa hello-world and
-// against the same route unsigned, and p99 latency at half the maximum rate,
-// all measured in one run. Servers run in child processes; autocannon here.
+// Signed settlement POST throughput against a bare Koa hello-world, against
+// the same route unsigned and against a minimal durable route (a reference),
+// and p99 latency at half the maximum rate, all measured in one run. Servers run in child processes; autocannon here.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -27,11 +27,13 @@ const { values: args } = parseArgs({
 if (args.help) {
   process.stdout.write(`usage: npm run bench:pos -- [--duration SECONDS] [--connections N] [--rounds N] [--no-postgres]
 Starts a bare Koa hello-world and the server (lowdb store in a temp dir) in
-child processes, then measures with autocannon: the hello-world, signed
-settlement POSTs (a new batchNumber per request), the same route unsigned,
-and p99 latency of signed POSTs at half the signed maximum rate, beside
-the same measure of bare Koa at half its own maximum, in three interleaved
-rounds; every run shows steal, the CPU time the hypervisor took meanwhile
+child processes, then measures with autocannon, in interleaved rounds (5 by
+default): the hello-world, signed settlement POSTs (a new batchNumber per
+request), the same route unsigned, and a reference route doing only the
+minimum (signature, JSON, a durable append: scripts/bench/minimal-route.ts).
+Then p99 latency of signed POSTs at half the signed maximum rate, beside the
+same measure of bare Koa at half its own maximum, in three paced rounds.
+Every run shows steal, the CPU time the hypervisor took meanwhile
 (from /proc/stat). Requests are made (and signed) before each run, so the
 generator's own CPU is the same for signed and unsigned runs; --duration
 is at most 240 s for that.
@@ -172,7 +174,7 @@ function pacedRow(round: number, name: string, rate: number, run: PacedResult): 
   return `| ${round} | ${name} | ${rate} | ${run.p50.toFixed(1)} | ${run.p99.toFixed(1)} | ${run.max.toFixed(1)} | ${run.sendLagP99.toFixed(1)} | ${formatSteal(run.steal)} |`;
 }
 
-const dirs = [await mkdtemp(join(tmpdir(), 'bench-pos-signed-')), await mkdtemp(join(tmpdir(), 'bench-pos-unsigned-'))];
+const dirs = [await mkdtemp(join(tmpdir(), 'bench-pos-signed-')), await mkdtemp(join(tmpdir(), 'bench-pos-unsigned-')), await mkdtemp(join(tmpdir(), 'bench-pos-minimal-'))];
 const children: ChildProcess[] = [];
 const cleanups: Array<() => void> = [];
 try {
@@ -182,11 +184,15 @@ try {
   children.push(bare.child, signedServer.child, unsignedServer.child);
   const secret = await provision(signedServer.url, 'BENCH-1');
   await provision(unsignedServer.url, 'BENCH-1');
+  // The reference route checks the same terminal's signatures, so it takes the same requests.
+  const minimal = await start('./bench/minimal-route.js', [dirs[2]!, secret]);
+  children.push(minimal.child);
 
   const targets = {
     bare: { name: 'bare Koa hello-world (baseline)', pid: bare.child.pid!, options: () => ({ url: bare.url }) },
     signed: { name: 'signed settlement POST, new batch each', pid: signedServer.child.pid!, options: (seconds: number) => ({ url: signedServer.url, requests: settlementRequests('BENCH-1', secret, true, seconds) }) },
     unsigned: { name: 'same route, unsigned', pid: unsignedServer.child.pid!, options: (seconds: number) => ({ url: unsignedServer.url, requests: settlementRequests('BENCH-1', secret, false, seconds) }) },
+    minimal: { name: 'minimal durable signed route (reference)', pid: minimal.child.pid!, options: (seconds: number) => ({ url: minimal.url, requests: settlementRequests('BENCH-1', secret, true, seconds) }) },
   } as const;
   for (const target of Object.values(targets)) await run(`warm-up: ${target.name}`, target.pid, target.options, 3);
 
@@ -201,6 +207,8 @@ try {
   }
   const vsBare = median(rounds.map((r) => r.signed.rps / r.bare.rps));
   const vsUnsigned = median(rounds.map((r) => r.signed.rps / r.unsigned.rps));
+  const minimalVsBare = median(rounds.map((r) => r.minimal.rps / r.bare.rps));
+  const vsMinimal = median(rounds.map((r) => r.signed.rps / r.minimal.rps));
   const signedMax = median(rounds.map((r) => r.signed.rps));
   const halfRate = Math.floor(signedMax / 2);
   // The same measure of the baseline: bare Koa paced at half its own maximum, with the same generator.
@@ -239,6 +247,7 @@ ${pacedRounds.flatMap((r, i) => [pacedRow(i + 1, 'signed settlement POST', halfR
 
 signed / bare Koa (median of rounds): ${(vsBare * 100).toFixed(1)} % (target >= 35 %, stretch 50 %)
 signed / unsigned (median of rounds): ${(vsUnsigned * 100).toFixed(1)} % (target >= 85 %)
+The reference, a minimal durable signed route (scripts/bench/minimal-route.ts): ${(minimalVsBare * 100).toFixed(1)} % of bare Koa; signed / it: ${(vsMinimal * 100).toFixed(1)} %
 p99 at half the max rate (median of rounds): ${pacedP99.toFixed(1)} ms (target <= 10 ms); bare Koa at half its max: ${bareP99.toFixed(1)} ms
 
 Signed settlement POSTs by store, ${connections} connections in all, ${duration} s:
