@@ -1,7 +1,8 @@
 // npm run bench:pos [-- --duration 10 --connections 64]
 // Signed settlement POST throughput against a bare Koa hello-world, against
 // the same route unsigned and against a minimal durable route (a reference),
-// and p99 latency at half the maximum rate, all measured in one run. Servers run in child processes; autocannon here.
+// and p99 latency at half the maximum rate, all measured in one run.
+// Servers run in child processes; autocannon here.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { journalFileName } from '../../server/store/journal-files.js';
 import { computePosSignature } from '../../terminal/pos-client.js';
 
 const script = fileURLToPath(new URL('./minimal-route.ts', import.meta.url));
@@ -24,7 +25,7 @@ t.test('the reference route answers a signed settlement once it is on disk, and 
   const answer = await post(computePosSignature(secret, timestamp, path, body));
   t.equal(answer.status, 200);
   t.match(await answer.json(), { data: { batchNumber: 'B1', transactionCount: 3, receivedAt: String } });
-  t.match(await readFile(join(dir, 'settlements.jsonl'), 'utf8'), /"batchNumber":"B1"/, 'written before the answer');
+  t.match(await readFile(join(dir, journalFileName(1)), 'utf8'), /"batchNumber":"B1"/, 'written before the answer');
   t.equal((await post(computePosSignature('cd'.repeat(32), timestamp, path, body))).status, 401);
   t.equal((await post('not hex')).status, 401);
 });

@@ -4,42 +4,22 @@
 // a Map, appends it to a file with group commit and fdatasync, and answers
 // JSON. No validation, replay cache, router, or store transaction: what the
 // real route adds over it is what the spec asks for.
-import { timingSafeEqual } from 'node:crypto';
-import { open } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import Koa from 'koa';
 import { posSignatureBytes } from '../../contracts/pos-signature.js';
+import { bytesEqualHex } from '../../server/accounts/secrets.js';
+import { JournalWriter } from '../../server/store/journal-writer.js';
 
 const [dir, secret] = process.argv.slice(2);
 if (!dir || !secret) {
   process.stderr.write('usage: minimal-route DIR SECRET\n');
   process.exit(2);
 }
-const file = await open(join(dir, 'settlements.jsonl'), 'a');
+// The store's own group commit (one batch at a time, write then fdatasync), without its transactions.
+const journal = await JournalWriter.open(dir, 1);
+let seq = 0;
 const settlements = new Map<string, unknown>();
-
-// Group commit, one batch at a time: lines queued during a flush go out together in the next.
-let queued: Array<{ line: string; done: () => void }> = [];
-let flushing = false;
-async function flush(): Promise<void> {
-  flushing = true;
-  while (queued.length > 0) {
-    const batch = queued;
-    queued = [];
-    await file.write(batch.map((item) => item.line).join(''));
-    await file.datasync();
-    for (const item of batch) item.done();
-  }
-  flushing = false;
-}
-function durable(line: string): Promise<void> {
-  return new Promise((done) => {
-    queued.push({ line, done });
-    if (!flushing) void flush();
-  });
-}
 
 const app = new Koa();
 app.use(async (ctx) => {
@@ -47,8 +27,7 @@ app.use(async (ctx) => {
   for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
   const raw = Buffer.concat(chunks);
   const expected = posSignatureBytes(secret, ctx.get('x-pos-timestamp'), ctx.originalUrl, raw);
-  const received = Buffer.from(ctx.get('x-pos-signature'), 'hex');
-  if (received.length !== expected.length || !timingSafeEqual(received, expected)) {
+  if (!bytesEqualHex(expected, ctx.get('x-pos-signature'))) {
     ctx.status = 401;
     return;
   }
@@ -57,7 +36,8 @@ app.use(async (ctx) => {
   if (!settlements.has(key)) {
     const record = { ...settlement, receivedAt: new Date().toISOString() };
     settlements.set(key, record);
-    await durable(`${JSON.stringify(record)}\n`);
+    seq += 1;
+    await journal.append(seq, `${JSON.stringify(record)}\n`);
   }
   ctx.body = { title: 'Settlement notification', data: settlements.get(key) };
 });

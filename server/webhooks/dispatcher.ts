@@ -218,7 +218,8 @@ export class WebhookDispatcher implements EventSink {
     return store.transact(async (tx) => {
       const delivery = await tx.get<DeliveryRecord>('deliveries', event.event_id);
       const current = await tx.get<OutboxEvent>('events', event.event_id);
-      const closed = await tx.get<WebhookOutcome>('webhook_outcomes', event.event_id);
+      // Only a closed delivery has an outcome to count on from.
+      const closed = delivery ? undefined : await tx.get<WebhookOutcome>('webhook_outcomes', event.event_id);
       const attempt = (delivery?.attempts ?? closed?.attempts ?? current?.attempts ?? 0) + 1;
       const at = iso(accountNow(clock, account));
       await record?.(tx);
