@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { StoreCorruptError } from '../errors.js';
 import { decodeEntry, type JournalEntry } from './journal-codec.js';
 import { listJournalFiles } from './journal-files.js';
@@ -9,13 +9,19 @@ export interface ReplayResult {
   applied: number;
   /** Set when a torn last line was dropped. */
   droppedTornLine?: { file: string; line: number };
+  /** Bytes of the journal files on disk after the replay (any torn line cut off). */
+  journalBytes: number;
 }
 
 /**
  * Feeds every journal entry after `snapshotSeq` to `apply`, in order.
- * Only the very last line of the newest file may be damaged (a write torn
- * by a crash, never acknowledged): it is cut off the file. Damage anywhere
- * else, or a gap in the sequence, stops start-up with the file and line.
+ *
+ * A torn write is a line without its final newline: a crash cut the write
+ * short, so the line was never acknowledged. Only that, as the very last
+ * line of the newest file, is cut off the file. A complete line that fails
+ * its checksum is damage to a write that may have been acknowledged, so it
+ * stops start-up with the file and line, as does damage anywhere else or a
+ * gap in the sequence.
  */
 export async function replayJournal(
   dir: string,
@@ -25,20 +31,24 @@ export async function replayJournal(
   const files = await listJournalFiles(dir);
   let lastSeq = snapshotSeq;
   let applied = 0;
+  let journalBytes = 0;
   let droppedTornLine: ReplayResult['droppedTornLine'];
 
   for (const [index, file] of files.entries()) {
     const isNewest = index === files.length - 1;
-    let damaged: { number: number; offset: number; reason: string } | null = null;
     for await (const batch of readLineBatches(file.path)) {
       for (const [i, text] of batch.lines.entries()) {
         const number = batch.firstNumber + i;
-        if (damaged) throw new StoreCorruptError(file.path, damaged.number, damaged.reason);
+        const torn = !batch.lastTerminated && i === batch.lines.length - 1;
         let entry: JournalEntry;
         try {
           entry = decodeEntry(text);
         } catch (error) {
-          damaged = { number, offset: offsetInBatch(batch, i), reason: (error as Error).message };
+          const reason = (error as Error).message;
+          if (!torn) throw new StoreCorruptError(file.path, number, `${reason} (a complete line, so not a torn write)`);
+          if (!isNewest) throw new StoreCorruptError(file.path, number, `${reason} (an unfinished line in a journal that was closed)`);
+          await truncateDurably(file.path, offsetInBatch(batch, i));
+          droppedTornLine = { file: file.path, line: number };
           continue;
         }
         if (entry.seq <= snapshotSeq && lastSeq === snapshotSeq) continue; // already in the snapshot
@@ -50,13 +60,9 @@ export async function replayJournal(
         applied += 1;
       }
     }
-    if (damaged) {
-      if (!isNewest) throw new StoreCorruptError(file.path, damaged.number, damaged.reason);
-      await truncateDurably(file.path, damaged.offset);
-      droppedTornLine = { file: file.path, line: damaged.number };
-    }
+    journalBytes += (await stat(file.path)).size;
   }
-  return { lastSeq, applied, ...(droppedTornLine ? { droppedTornLine } : {}) };
+  return { lastSeq, applied, journalBytes, ...(droppedTornLine ? { droppedTornLine } : {}) };
 }
 
 async function truncateDurably(path: string, length: number): Promise<void> {

@@ -6,7 +6,7 @@ import { journalFileName } from './journal-files.js';
 
 type Item =
   | { kind: 'entry'; seq: number; line: string }
-  | { kind: 'rotate'; nextSeq: number; done: (error?: Error) => void };
+  | { kind: 'rotate'; nextSeq: number; done: (error: Error | null, closedBytes?: number) => void };
 
 interface Waiter {
   seq: number;
@@ -77,10 +77,13 @@ export class JournalWriter {
     return new Promise((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
   }
 
-  /** After every queued entry is durable, continues in a new file starting at `nextSeq`. */
-  rotate(nextSeq: number): Promise<void> {
+  /**
+   * After every queued entry is durable, continues in a new file starting at
+   * `nextSeq`; resolves with the bytes written to the file it closed.
+   */
+  rotate(nextSeq: number): Promise<number> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ kind: 'rotate', nextSeq, done: (error) => (error ? reject(error) : resolve()) });
+      this.queue.push({ kind: 'rotate', nextSeq, done: (error, closedBytes) => (error ? reject(error) : resolve(closedBytes ?? 0)) });
       this.kick();
     });
   }
@@ -126,14 +129,15 @@ export class JournalWriter {
     this.releaseWaiters();
   }
 
-  private async switchFile(request: { nextSeq: number; done: (error?: Error) => void }): Promise<void> {
+  private async switchFile(request: { nextSeq: number; done: (error: Error | null, closedBytes?: number) => void }): Promise<void> {
     try {
       const next = await openJournalFile(this.dir, request.nextSeq);
       const previous = this.handle;
+      const closedBytes = this.bytes;
       this.handle = next;
       this.bytes = 0;
       await previous.close();
-      request.done();
+      request.done(null, closedBytes);
     } catch (error) {
       this.fail(error as Error);
       request.done(error as Error);

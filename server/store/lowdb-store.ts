@@ -20,9 +20,11 @@ import { LocalBus } from './bus.js';
 export interface LowdbStoreOptions {
   dir: string;
   /**
-   * A snapshot is taken once the journal written since the last one exceeds
+   * A snapshot is taken once the journal on disk since the last one exceeds
    * max(this, size of the last snapshot): compaction work stays proportional
-   * to the writes, however large the state. Default 16 MiB.
+   * to the writes, however large the state. The journal is counted on disk,
+   * not as written by this process, so restarts never postpone compaction.
+   * Default 16 MiB.
    */
   snapshotMinJournalBytes?: number;
   /** How snapshot writing shares the event loop with requests; default SNAPSHOT_LOOP_SHARE. */
@@ -35,6 +37,8 @@ export interface OpenStats {
   snapshotSeq: number;
   replayedEntries: number;
   lastSeq: number;
+  /** Bytes of journal on disk at start-up, after the snapshot. */
+  journalBytes: number;
 }
 
 const SNAPSHOT_FILE = 'snapshot.jsonl';
@@ -63,6 +67,8 @@ export class LowdbStore implements Store {
     private readonly snapshots: Low<SnapshotData | null>,
     private seq: number,
     private snapshotBytes: number,
+    /** Journal bytes on disk in files the writer has closed (earlier runs' included), not yet compacted. */
+    private closedJournalBytes: number,
     private readonly snapshotMinJournalBytes: number,
     private readonly log: Logger,
     readonly openStats: OpenStats,
@@ -81,11 +87,12 @@ export class LowdbStore implements Store {
       const snapshots = new Low<SnapshotData | null>(new SnapshotFileAdapter(snapshotPath, options.snapshotPacing), null);
       await snapshots.read();
       const snapshotSeq = snapshots.data?.seq ?? 0;
+      const legacySnapshot = snapshots.data?.legacy === true;
       state.load(snapshots.data?.entries ?? []);
       snapshots.data = null; // the records now live in `state`
 
       const replay = await replayJournal(dir, snapshotSeq, (entry) => state.apply(entry.ops));
-      if (replay.droppedTornLine) log.warn('dropped a torn last journal line (never acknowledged)', replay.droppedTornLine);
+      if (replay.droppedTornLine) log.warn('dropped a torn last journal line (a write cut short, never acknowledged)', replay.droppedTornLine);
       const writer = await JournalWriter.open(dir, replay.lastSeq + 1);
       const snapshotBytes = await stat(snapshotPath).then((s) => s.size, () => 0);
       const openStats = {
@@ -93,12 +100,18 @@ export class LowdbStore implements Store {
         snapshotSeq,
         replayedEntries: replay.applied,
         lastSeq: replay.lastSeq,
+        journalBytes: replay.journalBytes,
       };
       log.info('store opened', { dir, ...openStats });
-      return new LowdbStore(
-        dir, state, writer, lock, snapshots, replay.lastSeq, snapshotBytes,
+      const store = new LowdbStore(
+        dir, state, writer, lock, snapshots, replay.lastSeq, snapshotBytes, replay.journalBytes,
         options.snapshotMinJournalBytes ?? 16 * 1024 * 1024, log, openStats,
       );
+      if (legacySnapshot) log.warn('the snapshot predates checksums; writing a checksummed one now', { file: snapshotPath });
+      // A long journal left by earlier runs is compacted soon after start-up,
+      // off the path to listening (the snapshot is written in paced chunks).
+      setImmediate(() => store.maybeSnapshot(legacySnapshot && replay.lastSeq > 0));
+      return store;
     } catch (error) {
       await lock.release();
       throw error;
@@ -193,9 +206,14 @@ export class LowdbStore implements Store {
     await this.lock.release();
   }
 
-  private maybeSnapshot(): void {
+  /** Bytes of journal on disk since the last snapshot, whichever runs wrote them. */
+  get journalBytes(): number {
+    return this.closedJournalBytes + this.writer.bytesSinceRotation;
+  }
+
+  private maybeSnapshot(force = false): void {
     if (this.snapshotting || this.closed) return;
-    if (this.writer.bytesSinceRotation < Math.max(this.snapshotMinJournalBytes, this.snapshotBytes)) return;
+    if (!force && this.journalBytes < Math.max(this.snapshotMinJournalBytes, this.snapshotBytes)) return;
     void this.snapshot().catch((error: Error) => this.log.error('snapshot failed; the journal still holds every change', { error: error.message }));
   }
 
@@ -206,7 +224,7 @@ export class LowdbStore implements Store {
     const seq = this.seq;
     this.state.beginCapture();
     try {
-      await this.writer.rotate(seq + 1);
+      this.closedJournalBytes += await this.writer.rotate(seq + 1);
       this.snapshots.data = { seq, entries: this.state.capturedEntries() };
       await this.snapshots.write();
     } finally {
@@ -214,6 +232,8 @@ export class LowdbStore implements Store {
       this.state.endCapture();
     }
     this.snapshotBytes = await stat(join(this.dir, SNAPSHOT_FILE)).then((s) => s.size);
+    // Every closed file is now in the snapshot: the writer's current one starts at seq + 1.
+    this.closedJournalBytes = 0;
     const obsolete = (await listJournalFiles(this.dir)).filter((file) => file.firstSeq <= seq);
     await Promise.all(obsolete.map((file) => unlink(file.path)));
     if (obsolete.length > 0) await fsyncDirectory(this.dir);

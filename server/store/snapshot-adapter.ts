@@ -1,20 +1,21 @@
 import { open, rename, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { Adapter } from 'lowdb';
-import { StoreCorruptError } from '../errors.js';
+import { crc32 } from 'node:zlib';
 import { fsyncDirectory } from './fsync.js';
-import { readLineBatches } from './read-lines.js';
-import type { StoredRecord } from './store.js';
+import { checkedLine, footerJson, headerJson, type SnapshotEntry } from './snapshot-codec.js';
+import { readSnapshotFile } from './snapshot-reader.js';
 
-export type SnapshotEntry = [collection: string, id: string, value: StoredRecord];
+export type { SnapshotEntry } from './snapshot-codec.js';
 
 /** What lowdb holds for a snapshot: the journal position it covers and its records. */
 export interface SnapshotData {
   seq: number;
   entries: Iterable<SnapshotEntry>;
+  /** Read from a snapshot written before snapshots were checksummed, so unchecked. */
+  legacy?: boolean;
 }
 
-const FORMAT = 'svc-snapshot/1';
 // Serialising is CPU on the event loop: write (and so yield) every ~128 KiB, whatever the record sizes.
 const CHUNK_CHARS = 128 * 1024;
 
@@ -42,7 +43,10 @@ export interface SnapshotPacing {
 
 /**
  * A lowdb adapter for compacted snapshots. The file is JSON lines (a header,
- * one line per record, a footer with the count) so that neither writing nor
+ * one line per record, a footer with the count), each line checksummed and
+ * the whole file checksummed in the footer (snapshot-codec.ts), so that a
+ * damaged snapshot refuses start-up instead of serving wrong data; neither
+ * writing nor
  * reading needs the whole state as one string, and writing yields to the
  * event loop between chunks. A write goes to a temp file that is fsynced,
  * renamed over the old snapshot, and then the directory is fsynced: a crash
@@ -73,27 +77,7 @@ export class SnapshotFileAdapter implements Adapter<SnapshotData | null> {
       () => false,
     );
     if (!exists) return null;
-    const entries: SnapshotEntry[] = [];
-    let seq: number | null = null;
-    let complete = false;
-    for await (const batch of readLineBatches(this.path)) {
-      const lineAt = (i: number): Line => ({ text: batch.lines[i]!, number: batch.firstNumber + i });
-      let from = 0;
-      let to = batch.lines.length;
-      if (complete) throw new StoreCorruptError(this.path, batch.firstNumber, 'data after the footer');
-      if (seq === null) {
-        seq = parseHeader(lineAt(0), this.path);
-        from = 1;
-      }
-      if (to > from && !batch.lines[to - 1]!.startsWith('[')) {
-        checkFooter(lineAt(to - 1), entries.length + (to - 1 - from), this.path);
-        complete = true;
-        to -= 1;
-      }
-      parseRecords(batch.lines, from, to, batch.firstNumber, this.path, entries);
-    }
-    if (seq === null || !complete) throw new StoreCorruptError(this.path, 0, 'snapshot is incomplete');
-    return { seq, entries };
+    return readSnapshotFile(this.path);
   }
 
   async write(data: SnapshotData | null): Promise<void> {
@@ -101,26 +85,33 @@ export class SnapshotFileAdapter implements Adapter<SnapshotData | null> {
     const temp = this.tempPath;
     const handle = await open(temp, 'w');
     let count = 0;
+    let fileCrc = 0;
+    // Every byte written before the footer goes through here, so the footer's checksum covers them all.
+    const writeLines = async (lines: string[]) => {
+      const bytes = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
+      fileCrc = crc32(bytes, fileCrc);
+      await handle.write(bytes);
+    };
     try {
-      await handle.write(`${JSON.stringify({ format: FORMAT, seq: data.seq })}\n`);
+      await writeLines([checkedLine(headerJson(data.seq))]);
       let chunk: string[] = [];
       let chars = 0;
       let serialisingSince = this.now();
       for (const entry of data.entries) {
-        const line = JSON.stringify(entry);
+        const line = checkedLine(JSON.stringify(entry));
         chunk.push(line);
         chars += line.length;
         count += 1;
         if (chars >= CHUNK_CHARS) {
           if (this.loopShare < 1) await this.rest((this.now() - serialisingSince) * (1 / this.loopShare - 1));
-          await handle.write(`${chunk.join('\n')}\n`);
+          await writeLines(chunk);
           chunk = [];
           chars = 0;
           serialisingSince = this.now();
         }
       }
-      if (chunk.length > 0) await handle.write(`${chunk.join('\n')}\n`);
-      await handle.write(`${JSON.stringify({ end: true, count })}\n`);
+      if (chunk.length > 0) await writeLines(chunk);
+      await handle.write(`${checkedLine(footerJson(count, fileCrc))}\n`);
       await handle.sync();
     } finally {
       await handle.close();
@@ -134,52 +125,3 @@ export class SnapshotFileAdapter implements Adapter<SnapshotData | null> {
   }
 }
 
-function parseHeader(line: Line, path: string): number {
-  const header = parseJson(line, path) as { format?: unknown; seq?: unknown };
-  if (header.format !== FORMAT || typeof header.seq !== 'number') throw new StoreCorruptError(path, line.number, 'not a snapshot header');
-  return header.seq;
-}
-
-function checkFooter(line: Line, expectedCount: number, path: string): void {
-  const footer = parseJson(line, path) as { end?: unknown; count?: unknown };
-  if (footer.end !== true || footer.count !== expectedCount) throw new StoreCorruptError(path, line.number, 'footer count does not match');
-}
-
-interface Line {
-  text: string;
-  number: number;
-}
-
-/**
- * Parses record lines [from, to) with one JSON.parse, appending to `into`;
- * when that fails, parses line by line to name the bad one.
- */
-function parseRecords(lines: string[], from: number, to: number, firstNumber: number, path: string, into: SnapshotEntry[]): void {
-  if (to <= from) return;
-  let parsed: unknown[];
-  try {
-    parsed = JSON.parse(`[${lines.slice(from, to).join(',')}]`) as unknown[];
-    if (parsed.length !== to - from) throw new Error('a line held more than one value');
-  } catch {
-    parsed = lines.slice(from, to).map((text, i) => parseJson({ text, number: firstNumber + from + i }, path));
-  }
-  for (const [i, entry] of parsed.entries()) {
-    if (!isEntry(entry)) throw new StoreCorruptError(path, firstNumber + from + i, 'malformed record');
-    into.push(entry);
-  }
-}
-
-function isEntry(value: unknown): value is SnapshotEntry {
-  return (
-    Array.isArray(value) && value.length === 3 && typeof value[0] === 'string' && typeof value[1] === 'string' &&
-    typeof value[2] === 'object' && value[2] !== null
-  );
-}
-
-function parseJson(line: Line, path: string): unknown {
-  try {
-    return JSON.parse(line.text);
-  } catch {
-    throw new StoreCorruptError(path, line.number, 'not JSON');
-  }
-}
