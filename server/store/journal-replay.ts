@@ -1,5 +1,6 @@
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { StoreCorruptError } from '../errors.js';
+import { truncateDurably } from './fsync.js';
 import { decodeEntry, type JournalEntry } from './journal-codec.js';
 import { listJournalFiles } from './journal-files.js';
 import { offsetInBatch, readLineBatches } from './read-lines.js';
@@ -63,14 +64,4 @@ export async function replayJournal(
     journalBytes += (await stat(file.path)).size;
   }
   return { lastSeq, applied, journalBytes, ...(droppedTornLine ? { droppedTornLine } : {}) };
-}
-
-async function truncateDurably(path: string, length: number): Promise<void> {
-  const handle = await open(path, 'r+');
-  try {
-    await handle.truncate(length);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }

@@ -1,0 +1,104 @@
+// npm run store:check -- DATA_DIR        npm run store:repair -- DATA_DIR
+import { basename } from 'node:path';
+import { parseArgs } from 'node:util';
+import { StoreLockedError } from '../../server/errors.js';
+import { checkStore, type StoreReport } from '../../server/store/store-check.js';
+import { RepairRefusedError, repairStore } from '../../server/store/store-repair.js';
+
+const usage = `usage: npm run store:check -- DATA_DIR [--json]
+       npm run store:repair -- DATA_DIR [--json]
+
+store:check reads the embedded store's data directory (the server's
+DATA_DIR) and reports every damaged line of the snapshot and the journal,
+the way start-up would find them, without changing anything. It can run
+beside a live server. Exit code 0 when start-up would accept the directory,
+1 when it would refuse it, 2 for a usage error.
+
+store:repair makes a damaged directory start again. It first copies every
+file into DATA_DIR/repair-backup-<time>/, then cuts the journal at its first
+damaged entry (every later entry depends on it) and rewrites a damaged
+snapshot from its intact records, and says how many acknowledged entries
+and records that loses. It refuses to run while a server holds the
+directory. Exit code 0 when the directory is whole afterwards, 1 otherwise.
+
+  --json       print the report as JSON instead of text
+  -h, --help   this text
+`;
+
+const fail = (message: string): never => {
+  process.stderr.write(`store: ${message}\n\n${usage}`);
+  process.exit(2);
+};
+
+let parsed;
+try {
+  parsed = parseArgs({ allowPositionals: true, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+} catch (error) {
+  fail((error as Error).message);
+}
+const { values, positionals } = parsed!;
+if (values.help) {
+  process.stdout.write(usage);
+  process.exit(0);
+}
+const [command, dir, ...extra] = positionals;
+if (command !== 'check' && command !== 'repair') fail('say check or repair');
+if (!dir) fail('name the data directory');
+if (extra.length > 0) fail(`unexpected arguments: ${extra.join(' ')}`);
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+function describe(report: StoreReport): void {
+  const { snapshot, journal } = report;
+  if (!snapshot) say('snapshot: none');
+  else {
+    const covers = snapshot.seq === null ? 'header damaged' : `covers entries up to ${snapshot.seq}`;
+    say(`snapshot: ${basename(snapshot.path)} (${snapshot.format === 'legacy' ? 'written before checksums: only its shape can be checked' : 'checksummed'}), ${covers}, ${snapshot.records} intact records`);
+    for (const damage of snapshot.damage) say(`  DAMAGED line ${damage.line}: ${damage.reason}`);
+  }
+  const bytes = journal.files.reduce((sum, file) => sum + file.bytes, 0);
+  say(`journal: ${journal.files.length} file(s), ${bytes} bytes, ${journal.entries} entries to replay, last ${journal.lastSeq}`);
+  for (const damage of journal.damage) say(`  DAMAGED ${basename(damage.file)} line ${damage.line}: ${damage.reason}`);
+  if (journal.torn) say(`  note: ${basename(journal.torn.file)} line ${journal.torn.line}: ${journal.torn.reason}`);
+}
+
+try {
+  if (command === 'check') {
+    const report = await checkStore(dir!);
+    if (values.json) say(JSON.stringify(report, null, 2));
+    else {
+      describe(report);
+      if (!report.damaged) say('result: whole; start-up will accept this directory');
+      else {
+        const cut = report.journal.firstDamage;
+        say(`result: DAMAGED; start-up will refuse this directory.`);
+        say(
+          `  store:repair would ${cut ? `cut the journal at ${basename(cut.file)} line ${cut.line}, losing ${report.journal.completeLinesFromFirstDamage} acknowledged entries` : 'leave the journal as it is'}` +
+            `${report.snapshot?.damage.length ? ` and rewrite the snapshot without its ${report.snapshot.damagedRecords} damaged records` : ''}; it keeps a backup first.`,
+        );
+      }
+    }
+    process.exit(report.damaged ? 1 : 0);
+  }
+  const result = await repairStore(dir!);
+  const after = await checkStore(dir!);
+  if (values.json) say(JSON.stringify({ ...result, after }, null, 2));
+  else if (!result.backupDir) say('nothing to repair: start-up will accept this directory');
+  else {
+    say(`backup of every file before the repair: ${result.backupDir}`);
+    for (const action of result.actions) say(`- ${action}`);
+    say(`lost: ${result.lostAcknowledgedEntries} acknowledged journal entries, ${result.droppedSnapshotRecords} snapshot records`);
+    say(after.damaged ? 'result: still DAMAGED (see store:check)' : 'result: whole; start-up will accept this directory');
+  }
+  process.exit(after.damaged ? 1 : 0);
+} catch (error) {
+  if (error instanceof StoreLockedError || error instanceof RepairRefusedError) {
+    process.stderr.write(`store: ${error.message}\n`);
+    process.exit(1);
+  }
+  if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+    process.stderr.write(`store: ${dir} does not exist\n`);
+    process.exit(2);
+  }
+  throw error;
+}
