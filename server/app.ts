@@ -25,7 +25,7 @@ import { orderHandlers } from './orders/routes.js';
 import { settlementHandlers } from './settlements/routes.js';
 import { SettlementService } from './settlements/settlement-service.js';
 import { posSignatureGuard } from './terminals/pos-signature-guard.js';
-import { storeReplayGuard } from './terminals/replay-guard.js';
+import { restartSafeReplayGuard, storeReplayGuard, type ReplayGuard } from './terminals/replay-guard.js';
 import { terminalHandlers } from './terminals/routes.js';
 import { TerminalService } from './terminals/terminal-service.js';
 import { AccreditationScheduler } from './sessions/accreditation-scheduler.js';
@@ -62,7 +62,7 @@ export interface AppDeps {
 
 /** The Koa app with the background jobs `main.ts` starts and stops. */
 export type SimulatorApp = Koa<AppState> & {
-  jobs: { scheduler: AccreditationScheduler; dispatcher: WebhookDispatcher; relay: RelayHub; purge: () => Promise<number> };
+  jobs: { scheduler: AccreditationScheduler; dispatcher: WebhookDispatcher; relay: RelayHub; purge: () => Promise<number>; replays: ReplayGuard };
   /** Tells the app an origin it is reached at, once listening (loopback webhook routing). */
   addOrigin(origin: string): void;
   /** The domain services behind the routes, for in-process callers (the payment page, tests). */
@@ -106,11 +106,12 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
   const sessions = new SessionService(store, clock, sink, config.accreditationDelayMs, checkSessionInput);
   const stops = new StopService(store, clock);
   const scheduler = new AccreditationScheduler(store, clock, sessions, log);
+  const replays: ReplayGuard = sharedState ? storeReplayGuard(store) : restartSafeReplayGuard(store, config.posSignatureToleranceSeconds * 1000, clock.now());
   // Security schemes of the document and what checks each.
   const securityGuards: Record<string, Middleware<AppState>> = {
     apiBearer: requireToken(['api', 'login'], accounts),
     consoleBearer: requireToken(['console'], accounts),
-    posSignature: posSignatureGuard(store, clock, config.posSignatureToleranceSeconds, sharedState ? storeReplayGuard(store) : undefined),
+    posSignature: posSignatureGuard(store, clock, config.posSignatureToleranceSeconds, replays),
   };
   for (const [scheme, guard] of Object.entries(substitutes)) if (guard) securityGuards[scheme] = guard;
   // Koa 3's ctx.origin is the Origin request header, not this server's origin.
@@ -150,5 +151,5 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
   app.on('error', (error: Error, ctx?: AppContext) => {
     log.error('unhandled error', { error: error.message, stack: error.stack, method: ctx?.method, path: ctx?.path });
   });
-  return Object.assign(app, { jobs: { scheduler, dispatcher, relay, purge: () => purgeExpired(store, clock, config.dataTtlDays) }, services: { sessions }, addOrigin: (origin: string) => void origins.add(origin) });
+  return Object.assign(app, { jobs: { scheduler, dispatcher, relay, replays, purge: () => purgeExpired(store, clock, config.dataTtlDays) }, services: { sessions }, addOrigin: (origin: string) => void origins.add(origin) });
 }

@@ -6,7 +6,7 @@ import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { AppState } from '../http/context.js';
 import type { Store } from '../store/store.js';
-import { memoryReplayGuard, type ReplayGuard } from './replay-guard.js';
+import type { ReplayGuard } from './replay-guard.js';
 import type { TerminalRecord } from './terminal.js';
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
@@ -22,7 +22,7 @@ const invalid = (message: string) => new AppError('SIGNATURE_INVALID', message);
  * An unknown terminal answers like a wrong signature, so serials cannot be
  * probed. Puts the terminal and its account on the state.
  */
-export function posSignatureGuard(store: Store, clock: Clock, toleranceSeconds: number, replays: ReplayGuard = memoryReplayGuard(toleranceSeconds * 1000)): Middleware<AppState> {
+export function posSignatureGuard(store: Store, clock: Clock, toleranceSeconds: number, replays: ReplayGuard): Middleware<AppState> {
   const windowMs = toleranceSeconds * 1000;
   return async (ctx, next) => {
     const timestamp = ctx.get('x-pos-timestamp');
@@ -42,8 +42,10 @@ export function posSignatureGuard(store: Store, clock: Clock, toleranceSeconds: 
     if (Math.abs(now - signedAt) > windowMs) {
       throw new AppError('SIGNATURE_STALE', `x-pos-timestamp is more than ${toleranceSeconds} s from the server clock`);
     }
-    if (await replays.checkAndRemember(`${serial}:${signature}`, signedAt + windowMs, now)) {
-      throw new AppError('SIGNATURE_REPLAYED', 'this signature was already accepted; sign each request anew');
+    const verdict = await replays.check(`${serial}:${signature}`, signedAt, signedAt + windowMs, now);
+    if (verdict === 'replayed') throw new AppError('SIGNATURE_REPLAYED', 'this signature was already accepted; sign each request anew');
+    if (verdict === 'before-restart') {
+      throw new AppError('SIGNATURE_REPLAYED', 'this signature was made before the server restarted and may already have been accepted; sign the request anew');
     }
     const account = await store.get<Account>('accounts', terminal.account_id);
     if (!account) throw invalid('the signature does not match');

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { signPosRequest } from '../../terminal/pos-client.js';
-import { merchantWithTerminal, startTestServer, type TestServer } from '../testing/test-server.js';
+import { ManualClock } from '../clock.js';
+import { bootOnDirectory, merchantWithTerminal, startTestServer, type TestServer } from '../testing/test-server.js';
 
 // addendum §2: every way a POS signature can be wrong, through real HTTP.
 
@@ -110,4 +111,34 @@ t.test('a terminal cannot use its signature on another terminal\'s path', async 
   const url = `/api/v1/pos-terminals/${other.serialNumber}/transactions`;
   const response = await send(server, 'GET', url, signPosRequest({ secret, method: 'GET', url, now: server.clock.now() }));
   t.equal(response.body.code, 'SIGNATURE_INVALID');
+});
+
+t.test('a signed request captured before a restart is refused after it, whether the server crashed or stopped cleanly', async (t) => {
+  const clock = new ManualClock();
+  const base = t.testdir();
+  for (const ending of ['crash', 'clean stop'] as const) {
+    const dir = `${base}/${ending.replace(' ', '-')}`;
+    const first = await bootOnDirectory(dir, clock);
+    const merchant = await merchantWithTerminal({ ...first, clock } as unknown as TestServer);
+    const url = `/api/v1/pos-terminals/${merchant.serialNumber}/transactions`;
+    const captured = signPosRequest({ secret: merchant.secret, method: 'GET', url, now: clock.now() });
+    t.equal((await first.api.request('GET', url, { headers: captured })).status, 200, `${ending}: accepted before`);
+    // A crash saves nothing; a clean stop keeps the signatures still fresh.
+    if (ending === 'crash') await first.store.close();
+    await first.stop();
+
+    clock.advance(1_000);
+    const second = await bootOnDirectory(dir, clock);
+    t.teardown(second.stop);
+    const replayed = await second.api.request('GET', url, { headers: captured });
+    t.equal(replayed.status, 401, `${ending}: refused after the restart`);
+    t.equal(replayed.body.code, 'SIGNATURE_REPLAYED');
+    const fresh = await second.api.request('GET', url, { headers: signPosRequest({ secret: merchant.secret, method: 'GET', url, now: clock.now() }) });
+    t.equal(fresh.status, 200, `${ending}: the same request signed anew passes`);
+    if (ending === 'clean stop') {
+      // Only what was accepted is refused: an older, never-sent signature within the window still passes.
+      const older = signPosRequest({ secret: merchant.secret, method: 'GET', url, now: clock.now() - 200_000 });
+      t.equal((await second.api.request('GET', url, { headers: older })).status, 200, 'tolerance unchanged after a clean stop');
+    }
+  }
 });

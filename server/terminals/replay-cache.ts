@@ -33,6 +33,23 @@ export class ReplayCache {
     return false;
   }
 
+  /** The signatures still remembered at `now`, as [key, expiresAt], oldest first. */
+  live(now: number): Array<[key: string, expiresAt: number]> {
+    this.prune(now);
+    const live: Array<[string, number]> = [];
+    for (const [key, expiresAt] of this.expiries) if (expiresAt > now) live.push([key, expiresAt]);
+    return live;
+  }
+
+  /** Remembers signatures accepted elsewhere (by the process before a restart). */
+  remember(entries: Iterable<readonly [key: string, expiresAt: number]>, now: number): void {
+    for (const [key, expiresAt] of entries) {
+      if (expiresAt <= now) continue;
+      this.expiries.set(key, expiresAt);
+      this.queue.push({ key, expiresAt, addedAt: now });
+    }
+  }
+
   private prune(now: number): void {
     while (this.head < this.queue.length) {
       const entry = this.queue[this.head]!;

@@ -2,16 +2,57 @@ import { DuplicateKeyError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import { ReplayCache } from './replay-cache.js';
 
+/**
+ * What the guard says of a signature: new (now remembered), already
+ * accepted, or made before this server process started while it cannot
+ * know what the process before it accepted (it stopped without saying).
+ */
+export type ReplayVerdict = 'new' | 'replayed' | 'before-restart';
+
 /** Remembers accepted POS signatures for as long as a replay of them could be fresh. */
 export interface ReplayGuard {
-  /** True when `key` was already accepted and has not expired; records it otherwise. */
-  checkAndRemember(key: string, expiresAt: number, now: number): Promise<boolean>;
+  check(key: string, signedAt: number, expiresAt: number, now: number): Promise<ReplayVerdict>;
+  /** Keeps what a restart needs; called once requests have stopped, before the store closes. */
+  save?(now: number): Promise<void>;
 }
 
-/** One process: the bounded in-memory cache. */
-export function memoryReplayGuard(windowMs: number): ReplayGuard {
+const SAVED = ['replay_window', 'saved'] as const;
+
+/**
+ * One process on the embedded store: accepted signatures live in memory
+ * (no write per request, GETs included), and survive a restart as follows.
+ * A clean stop saves the ones still fresh as one record, which the next
+ * process loads (and deletes) before it answers its first POS request. After
+ * a crash nothing was saved, so any signature made before this process
+ * started may have been accepted by the one that crashed: those are refused
+ * until they would be stale anyway (at most the tolerance window); clients
+ * sign each attempt anew, so a retry passes. A store without terminals at
+ * start cannot have accepted any signature, so it refuses nothing.
+ */
+export function restartSafeReplayGuard(store: Store, windowMs: number, startedAt: number): ReplayGuard {
   const cache = new ReplayCache(windowMs);
-  return { checkAndRemember: async (key, expiresAt, now) => cache.checkAndRemember(key, expiresAt, now) };
+  let refuseSignedBefore: number | null = null;
+  const ready = (async () => {
+    const saved = await store.get<{ entries: Array<[string, number]> }>(...SAVED);
+    if (saved) {
+      cache.remember(saved.entries, startedAt);
+      await store.transact((tx) => tx.delete(...SAVED)); // a later crash must not find it again
+    } else if ((await store.count('terminals')) > 0) {
+      refuseSignedBefore = startedAt;
+    }
+  })();
+  ready.catch(() => undefined); // awaited, and so reported, by the first request that needs it
+  return {
+    async check(key, signedAt, expiresAt, now) {
+      await ready;
+      if (refuseSignedBefore !== null && signedAt < refuseSignedBefore) return 'before-restart';
+      return cache.checkAndRemember(key, expiresAt, now) ? 'replayed' : 'new';
+    },
+    async save(now) {
+      await ready;
+      await store.transact((tx) => tx.put(...SAVED, { entries: cache.live(now), saved_at: now }));
+    },
+  };
 }
 
 /**
@@ -22,7 +63,7 @@ export function memoryReplayGuard(windowMs: number): ReplayGuard {
 export function storeReplayGuard(store: Store): ReplayGuard {
   let lastSweep = 0;
   return {
-    async checkAndRemember(key, expiresAt, now) {
+    async check(key, _signedAt, expiresAt, now) {
       try {
         await store.transact(async (tx) => {
           const known = await tx.get<{ expires_at: number }>('pos_signatures', key);
@@ -31,7 +72,7 @@ export function storeReplayGuard(store: Store): ReplayGuard {
           else tx.insert('pos_signatures', key, { key, expires_at: expiresAt });
         });
       } catch (error) {
-        if (error instanceof DuplicateKeyError) return true;
+        if (error instanceof DuplicateKeyError) return 'replayed';
         throw error;
       }
       if (now - lastSweep > 60_000) {
@@ -42,7 +83,7 @@ export function storeReplayGuard(store: Store): ReplayGuard {
           })
           .catch(() => undefined);
       }
-      return false;
+      return 'new';
     },
   };
 }
