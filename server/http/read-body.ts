@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import type { IncomingMessage } from 'node:http';
-import { MalformedJsonError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../errors.js';
+import { MalformedJsonError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors.js';
+import { depthMessage, nestsDeeperThan } from './json-depth.js';
 import type { AppState } from './context.js';
 
 /**
@@ -82,6 +83,7 @@ export function parseBody(raw: Buffer, contentType: string, accepted: string[]):
   if (!accepted.includes(mediaType)) throw new UnsupportedMediaTypeError(mediaType, accepted);
   const text = raw.toString('utf8');
   if (mediaType === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(text));
+  if (nestsDeeperThan(text)) throw new ValidationError([{ in: 'body', pointer: '', message: depthMessage }]);
   try {
     return JSON.parse(text);
   } catch (error) {

@@ -2,6 +2,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Account } from '../accounts/account.js';
+import { nestsDeeperThan } from '../http/json-depth.js';
 import type { AccountService } from '../accounts/account-service.js';
 import { accountNow, iso, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
@@ -130,8 +131,10 @@ export class RelayHub implements WebhookTransport, LocalRelays {
 
     socket.on('message', (data) => {
       let message: { type?: unknown; delivery_id?: unknown; status?: unknown };
+      const text = String(data);
+      if (nestsDeeperThan(text)) return; // a result is flat; nothing deeper is ours to walk
       try {
-        message = JSON.parse(String(data));
+        message = JSON.parse(text);
       } catch {
         return;
       }

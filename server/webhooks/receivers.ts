@@ -1,6 +1,7 @@
 import type { Account } from '../accounts/account.js';
 import { accountNow, iso, type Clock } from '../clock.js';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError, ValidationError } from '../errors.js';
+import { depthMessage, nestsDeeperThan } from '../http/json-depth.js';
 import type { Store, Transaction } from '../store/store.js';
 import { trace } from '../trace/trace.js';
 
@@ -38,6 +39,7 @@ export class Receivers {
     const account = await tx.get<Account>('accounts', accountId);
     if (!account) throw new NotFoundError(`account ${accountId}`);
     const rawBody = webhook.rawBody.toString('utf8');
+    if (nestsDeeperThan(rawBody)) throw new ValidationError([{ in: 'body', pointer: '', message: depthMessage }]);
     let body: unknown = null;
     try {
       body = JSON.parse(rawBody);
