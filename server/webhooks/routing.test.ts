@@ -1,5 +1,7 @@
 import t from 'tap';
-import { isLocalHost, routeWebhook } from './routing.js';
+import { networkInterfaces } from 'node:os';
+import { isLocalHost, isPrivateAddress, routeWebhook } from './routing.js';
+import { carriedIPv4, SPECIAL_IPV4, SPECIAL_IPV6, specialRangeOf } from './special-addresses.js';
 
 const own = 'http://sim.example.com:3000';
 
@@ -25,8 +27,48 @@ t.test('every spelling of a local or private address routes through the relay', 
 });
 
 t.test('public hosts are direct, including the edges of the private ranges', async (t) => {
-  const direct = ['https://example.com/hook', 'http://172.15.0.1/h', 'http://172.32.0.1/h', 'http://11.0.0.1/h', 'http://192.169.0.1/h', 'http://[2001:db8::1]/h', 'http://[::ffff:8.8.8.8]/h', 'http://8.8.8.8/h'];
+  const direct = ['https://example.com/hook', 'http://172.15.0.1/h', 'http://172.32.0.1/h', 'http://11.0.0.1/h', 'http://192.169.0.1/h', 'http://[2606:4700::1111]/h', 'http://[::ffff:8.8.8.8]/h', 'http://8.8.8.8/h',
+    'http://100.63.255.255/h', 'http://100.128.0.0/h', 'http://198.17.255.255/h', 'http://198.20.0.0/h', 'http://223.255.255.255/h', 'http://[2002:808:808::1]/h', 'http://[64:ff9b::808:808]/h', 'http://[::ffff:0:8.8.8.8]/h'];
   for (const url of direct) t.equal(routeWebhook(url, own, 'acc_1').kind, 'direct', url);
   t.equal(isLocalHost('93.184.216.34'), false);
   t.equal(isLocalHost('127.0.0.1'), true);
+});
+
+t.test('every range of the special-purpose table routes through the relay, written as a URL or as a resolved address', async (t) => {
+  for (const range of [...SPECIAL_IPV4, ...SPECIAL_IPV6]) {
+    t.test(`${range.cidr} ${range.name} (${range.source})`, async (t) => {
+      const host = range.sample.includes(':') ? `[${range.sample}]` : range.sample;
+      t.equal(specialRangeOf(range.sample)?.cidr, range.embedsIPv4At === undefined ? range.cidr : '127.0.0.0/8', 'the sample lies in its range');
+      t.equal(routeWebhook(`http://${host}/hook`, own, 'acc_1').kind, 'relay', `http://${host}/hook`);
+      t.equal(isPrivateAddress(range.sample), true, 'as a resolved address');
+      if (!range.cidr.includes(':')) {
+        const [first, bits] = range.cidr.split('/') as [string, string];
+        const start = first.split('.').reduce((n, part) => n * 256 + Number(part), 0);
+        const last = start + 2 ** (32 - Number(bits)) - 1;
+        const text = (n: number) => [24, 16, 8, 0].map((shift) => Math.floor(n / 2 ** shift) % 256).join('.');
+        t.equal(isPrivateAddress(text(start)), true, `first address ${text(start)}`);
+        t.equal(isPrivateAddress(text(last)), true, `last address ${text(last)}`);
+        // The IPv4 forms IPv6 can carry: mapped, translated, NAT64 and 6to4.
+        const hex = [Math.floor(last / 65536), last % 65536].map((w) => w.toString(16));
+        for (const carried of [`::ffff:${text(last)}`, `::ffff:0:${text(last)}`, `64:ff9b::${hex.join(':')}`, `2002:${hex.join(':')}::1`]) {
+          t.equal(routeWebhook(`http://[${carried}]/h`, own, 'acc_1').kind, 'relay', `carried as ${carried}`);
+        }
+      }
+    });
+  }
+});
+
+t.test('IPv6 forms carrying a public IPv4 address are direct; the issue\'s examples are relayed', async (t) => {
+  t.equal(carriedIPv4('2002:7f00:1::'), '127.0.0.1');
+  t.equal(carriedIPv4('64:ff9b::808:808'), '8.8.8.8');
+  t.equal(carriedIPv4('2606:4700::1111'), null);
+  for (const url of ['http://100.100.100.200/latest/meta-data', 'http://198.18.0.1/h', 'http://192.0.0.1/h', 'http://224.0.0.1/h', 'http://255.255.255.255/h', 'http://[2002:7f00:1::1]/h', 'http://[64:ff9b:1::7f00:1]/h', 'http://[::ffff:0:127.0.0.1]/h', 'http://[ff02::1]/h']) {
+    t.equal(routeWebhook(url, own, 'acc_1').kind, 'relay', url);
+  }
+});
+
+t.test('the host\'s own interface addresses route through the relay, public ones included', async (t) => {
+  const own_ = Object.values(networkInterfaces()).flatMap((list) => list ?? []).map((entry) => entry.address);
+  t.ok(own_.length > 0, `${own_.length} addresses on this host`);
+  for (const address of own_) t.equal(isPrivateAddress(address), true, address);
 });
