@@ -3,7 +3,7 @@ import { basename, dirname } from 'node:path';
 import type { Adapter } from 'lowdb';
 import { crc32 } from 'node:zlib';
 import { fsyncDirectory } from './fsync.js';
-import { checkedLine, footerJson, headerJson, type SnapshotEntry } from './snapshot-codec.js';
+import { checkedLine, checkedLines, footerJson, headerJson, type SnapshotEntry } from './snapshot-codec.js';
 import { readSnapshotFile } from './snapshot-reader.js';
 
 export type { SnapshotEntry } from './snapshot-codec.js';
@@ -87,18 +87,18 @@ export class SnapshotFileAdapter implements Adapter<SnapshotData | null> {
     let count = 0;
     let fileCrc = 0;
     // Every byte written before the footer goes through here, so the footer's checksum covers them all.
-    const writeLines = async (lines: string[]) => {
-      const bytes = Buffer.from(`${lines.join('\n')}\n`, 'utf8');
+    const writeLines = async (jsons: string[]) => {
+      const bytes = checkedLines(jsons);
       fileCrc = crc32(bytes, fileCrc);
       await handle.write(bytes);
     };
     try {
-      await writeLines([checkedLine(headerJson(data.seq))]);
+      await writeLines([headerJson(data.seq)]);
       let chunk: string[] = [];
       let chars = 0;
       let serialisingSince = this.now();
       for (const entry of data.entries) {
-        const line = checkedLine(JSON.stringify(entry));
+        const line = JSON.stringify(entry);
         chunk.push(line);
         chars += line.length;
         count += 1;
