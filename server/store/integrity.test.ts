@@ -134,6 +134,7 @@ t.test('thirty short runs with a restart after each: the journal on disk stays b
   }
   t.ok((await readdir(dir)).includes('snapshot.jsonl'), 'a snapshot was written');
   t.same(overBound, [], `the journal on disk stayed within its bound (at most ${largest} bytes)`);
+  t.ok((await listJournalFiles(dir)).length <= 1, 'a restart goes on in the newest journal file instead of leaving a file each');
   const store = await LowdbStore.open({ dir });
   t.teardown(() => store.close());
   t.equal(await store.count('items'), 300, 'nothing lost to compaction');

@@ -12,6 +12,8 @@ export interface ReplayResult {
   droppedTornLine?: { file: string; line: number };
   /** Bytes of the journal files on disk after the replay (any torn line cut off). */
   journalBytes: number;
+  /** The newest journal file, when it ends with a complete line, so that new entries can follow in it. */
+  continuable?: { name: string; bytes: number };
 }
 
 /**
@@ -35,12 +37,15 @@ export async function replayJournal(
   let journalBytes = 0;
   let droppedTornLine: ReplayResult['droppedTornLine'];
 
+  let continuable: ReplayResult['continuable'];
   for (const [index, file] of files.entries()) {
     const isNewest = index === files.length - 1;
+    let endsComplete = true;
     for await (const batch of readLineBatches(file.path)) {
       for (const [i, text] of batch.lines.entries()) {
         const number = batch.firstNumber + i;
         const torn = !batch.lastTerminated && i === batch.lines.length - 1;
+        if (torn) endsComplete = false;
         let entry: JournalEntry;
         try {
           entry = decodeEntry(text);
@@ -50,6 +55,7 @@ export async function replayJournal(
           if (!isNewest) throw new StoreCorruptError(file.path, number, `${reason} (an unfinished line in a journal that was closed)`);
           await truncateDurably(file.path, offsetInBatch(batch, i));
           droppedTornLine = { file: file.path, line: number };
+          endsComplete = true;
           continue;
         }
         if (entry.seq <= snapshotSeq && lastSeq === snapshotSeq) continue; // already in the snapshot
@@ -61,7 +67,9 @@ export async function replayJournal(
         applied += 1;
       }
     }
-    journalBytes += (await stat(file.path)).size;
+    const bytes = (await stat(file.path)).size;
+    journalBytes += bytes;
+    if (isNewest && endsComplete) continuable = { name: file.name, bytes };
   }
-  return { lastSeq, applied, journalBytes, ...(droppedTornLine ? { droppedTornLine } : {}) };
+  return { lastSeq, applied, journalBytes, ...(droppedTornLine ? { droppedTornLine } : {}), ...(continuable ? { continuable } : {}) };
 }

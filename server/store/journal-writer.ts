@@ -43,17 +43,24 @@ export class JournalWriter {
     this.durable = lastDurableSeq;
   }
 
-  /** Opens (or creates) the journal file whose first entry will be `nextSeq`. */
-  static async open(dir: string, nextSeq: number): Promise<JournalWriter> {
-    const handle = await openJournalFile(dir, nextSeq);
-    return new JournalWriter(dir, handle, nextSeq - 1);
+  /**
+   * Opens the journal for entries from `nextSeq` on: appending to `continueFile`
+   * (the newest journal file, whose `bytes` end with a complete line) when
+   * given, so restarts do not leave a file each; otherwise a new file named
+   * after `nextSeq`.
+   */
+  static async open(dir: string, nextSeq: number, continueFile?: { name: string; bytes: number }): Promise<JournalWriter> {
+    if (!continueFile) return new JournalWriter(dir, await openJournalFile(dir, nextSeq), nextSeq - 1);
+    const writer = new JournalWriter(dir, await open(join(dir, continueFile.name), 'a'), nextSeq - 1);
+    writer.bytes = continueFile.bytes;
+    return writer;
   }
 
   get durableSeq(): number {
     return this.durable;
   }
 
-  /** Bytes written to the current file, i.e. since the last rotation. */
+  /** Bytes of the current file (written since the last rotation, or found in it at open). */
   get bytesSinceRotation(): number {
     return this.bytes;
   }

@@ -4,7 +4,7 @@ import t from 'tap';
 import { LowdbStore } from './lowdb-store.js';
 
 const writer = fileURLToPath(new URL('./crash-writer.ts', import.meta.url));
-const KILLS = 20;
+const KILLS = 30;
 
 /** Runs the writer until `afterMs` past ready, SIGKILLs it, returns the acknowledged ids. */
 function runAndKill(dir: string, runId: string, afterMs: number): Promise<string[]> {

@@ -93,7 +93,7 @@ export class LowdbStore implements Store {
 
       const replay = await replayJournal(dir, snapshotSeq, (entry) => state.apply(entry.ops));
       if (replay.droppedTornLine) log.warn('dropped a torn last journal line (a write cut short, never acknowledged)', replay.droppedTornLine);
-      const writer = await JournalWriter.open(dir, replay.lastSeq + 1);
+      const writer = await JournalWriter.open(dir, replay.lastSeq + 1, replay.continuable);
       const snapshotBytes = await stat(snapshotPath).then((s) => s.size, () => 0);
       const openStats = {
         records: state.totalRecords,
@@ -104,7 +104,7 @@ export class LowdbStore implements Store {
       };
       log.info('store opened', { dir, ...openStats });
       const store = new LowdbStore(
-        dir, state, writer, lock, snapshots, replay.lastSeq, snapshotBytes, replay.journalBytes,
+        dir, state, writer, lock, snapshots, replay.lastSeq, snapshotBytes, replay.journalBytes - (replay.continuable?.bytes ?? 0),
         options.snapshotMinJournalBytes ?? 16 * 1024 * 1024, log, openStats,
       );
       if (legacySnapshot) log.warn('the snapshot predates checksums; writing a checksummed one now', { file: snapshotPath });

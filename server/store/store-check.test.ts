@@ -13,16 +13,21 @@ import { repairStore } from './store-repair.js';
 const cli = fileURLToPath(new URL('../../scripts/store/cli.ts', import.meta.url));
 const run = promisify(execFile);
 
-/** A snapshot of 10 records, then 12 journal entries after it in two files. */
+/**
+ * A snapshot of 10 records, then 12 journal entries after it in two files
+ * (as versions before 0.2 left one per start, and a failed snapshot leaves).
+ */
 async function populated(dir: string): Promise<void> {
   const store = await LowdbStore.open({ dir });
   for (let i = 0; i < 10; i += 1) await store.transact((tx) => tx.put('items', `s${i}`, { i }));
   await store.snapshot();
   for (let i = 0; i < 6; i += 1) await store.transact((tx) => tx.put('items', `a${i}`, { i }));
+  for (let i = 0; i < 6; i += 1) await store.transact((tx) => tx.put('items', `b${i}`, { i }));
   await store.close();
-  const again = await LowdbStore.open({ dir });
-  for (let i = 0; i < 6; i += 1) await again.transact((tx) => tx.put('items', `b${i}`, { i }));
-  await again.close();
+  const [file] = await listJournalFiles(dir);
+  const lines = (await readFile(file!.path, 'utf8')).split('\n');
+  await writeFile(file!.path, `${lines.slice(0, 6).join('\n')}\n`);
+  await writeFile(join(dir, 'journal-0000000000000017.jsonl'), lines.slice(6).join('\n'));
 }
 
 async function damageLine(path: string, lineIndex: number, from: string, to: string): Promise<void> {

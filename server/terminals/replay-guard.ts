@@ -50,7 +50,8 @@ export function restartSafeReplayGuard(store: Store, windowMs: number, startedAt
     },
     async save(now) {
       await ready;
-      await store.transact((tx) => tx.put(...SAVED, { entries: cache.live(now), saved_at: now }));
+      const entries = cache.live(now);
+      if (entries.length > 0) await store.transact((tx) => tx.put(...SAVED, { entries, saved_at: now }));
     },
   };
 }
