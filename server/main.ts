@@ -31,7 +31,10 @@ try {
     ? await PgStore.open({ connectionString: config.databaseUrl, log })
     : await LowdbStore.open({ dir: config.dataDir, snapshotMinJournalBytes: config.snapshotMinJournalBytes, log });
 } catch (error) {
-  if (error instanceof StoreLockedError || error instanceof StoreCorruptError) fail(error.message);
+  if (error instanceof StoreLockedError) fail(error.message);
+  if (error instanceof StoreCorruptError) {
+    fail(`${error.message}\n  'npm run store:check -- ${config.dataDir}' lists every damaged line; 'npm run store:repair -- ${config.dataDir}' cuts them out, keeping a backup, and says what that loses`);
+  }
   if (config.databaseUrl) fail(`cannot use DATABASE_URL: ${(error as Error).message}`);
   throw error;
 }
