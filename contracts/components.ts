@@ -44,10 +44,11 @@ const schemas: Record<string, Schema> = {
     type: 'object',
     required: ['status', 'store', 'uptime_s', 'version'],
     properties: {
-      status: { enum: ['ok'] },
+      status: { enum: ['ok', 'store_unavailable'] },
       store: { type: 'string', examples: ['lowdb'] },
       uptime_s: { type: 'number', minimum: 0 },
       version: { type: 'string' },
+      reason: { type: 'string', description: 'Why the store cannot take work (with status store_unavailable).' },
     },
     additionalProperties: false,
   },
@@ -194,7 +195,11 @@ const responses: Record<string, OpenAPIV3_1.ResponseObject> = {
   InvalidForcedTransition: errorResponse('INVALID_FORCED_TRANSITION: the control plane does not admit this outcome now; the reason is in message.'),
   AmountMismatch: errorResponse('AMOUNT_MISMATCH: the amount confirmed differs from the order\'s.'),
   SignatureRejected: errorResponse('SIGNATURE_INVALID (missing or malformed headers, wrong signature, unknown terminal), SIGNATURE_STALE (timestamp more than the tolerance from the server clock) or SIGNATURE_REPLAYED.'),
-  StoreUnavailable: errorResponse('STORE_UNAVAILABLE: the store refused the write; nothing was written.'),
+  StoreUnavailable: {
+    description: 'STORE_UNAVAILABLE: the store cannot be reached (the database is away) or refused the work; nothing was written. Try again after Retry-After.',
+    headers: { 'Retry-After': { required: true, description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 0 } } },
+    content: { 'application/json': { schema: ref('Error') } },
+  },
 };
 
 export const components: OpenAPIV3_1.ComponentsObject = {
@@ -236,7 +241,7 @@ export const bodyErrors = {
   '415': responseRef('UnsupportedMediaType'),
 };
 
-/** Operations that write answer 503 when the store refuses the write (nothing was written). */
+/** Operations that write answer 503 when the store refuses the write (nothing was written); openapi.ts adds it to every operation that uses the store. */
 export const writeErrors = {
   '503': responseRef('StoreUnavailable'),
 };

@@ -44,6 +44,28 @@ function withRateLimitAnswers(paths: PathItems): PathItems {
   );
 }
 
+/** Operations that never read the store: everything else can answer 503 while the store is away. */
+const storeFree = new Set(['getOpenApiDocument', 'getHealth']);
+
+/**
+ * Every operation that reads or writes the store answers 503
+ * STORE_UNAVAILABLE with Retry-After when the store cannot be reached (the
+ * database is away) or refuses the work; nothing was written.
+ */
+function withStoreUnavailableAnswers(paths: PathItems): PathItems {
+  return Object.fromEntries(
+    Object.entries(paths).map(([path, item]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(item).map(([method, op]) => [
+          method,
+          storeFree.has(op!.operationId ?? '') ? op : { ...op, responses: { ...op!.responses, '503': { $ref: '#/components/responses/StoreUnavailable' } } },
+        ]),
+      ),
+    ]),
+  );
+}
+
 /**
  * The OpenAPI 3.1 document of every operation the server answers. Routes are
  * bound by operationId from here, requests are validated against it before
@@ -70,7 +92,7 @@ export const openApiDocument: OpenAPIV3_1.Document = {
     { name: 'console', description: 'The console API, opened by the console token.' },
     { name: 'control', description: 'The control plane, also under /__test__ (addendum §6).' },
   ],
-  paths: withRateLimitAnswers({ ...systemPaths, ...accountPaths, ...consolePaths, ...withTestAliases({ ...controlPaths, ...sessionControlPaths }), ...posPaths, ...sessionPaths, ...webhookPaths, ...consoleApiPaths, ...payPaths }) as OpenAPIV3_1.PathsObject,
+  paths: withStoreUnavailableAnswers(withRateLimitAnswers({ ...systemPaths, ...accountPaths, ...consolePaths, ...withTestAliases({ ...controlPaths, ...sessionControlPaths }), ...posPaths, ...sessionPaths, ...webhookPaths, ...consoleApiPaths, ...payPaths })) as OpenAPIV3_1.PathsObject,
   webhooks: webhookDeliveries,
   components,
 };

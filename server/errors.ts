@@ -133,9 +133,13 @@ export class ConflictError extends AppError {
   }
 }
 
+/** Seconds a client is told to wait before trying again while the store is unavailable. */
+export const STORE_RETRY_AFTER_S = 1;
+
+/** The store could not be reached or refused the work for a reason of its own: nothing was written. */
 export class StoreUnavailableError extends AppError {
-  constructor(reason: string) {
-    super('STORE_UNAVAILABLE', `the store cannot accept writes: ${reason}`);
+  constructor(reason: string, message = `the store cannot accept writes: ${reason}`) {
+    super('STORE_UNAVAILABLE', message, undefined, undefined, { 'Retry-After': String(STORE_RETRY_AFTER_S) });
   }
 }
 

@@ -7,7 +7,10 @@ export const systemPaths: PathItems = {
       summary: 'Liveness probe',
       tags: ['simulator'],
       security: [],
-      responses: { '200': jsonResponse('The server is up; names its store.', ref('Health')) },
+      responses: {
+        '200': jsonResponse('The server is up; names its store.', ref('Health')),
+        '503': { ...jsonResponse('The server is up but its store cannot take work (the database is away, or the journal failed); says why.', ref('Health')), headers: { 'Retry-After': { required: true, description: 'Seconds to wait before asking again.', schema: { type: 'integer', minimum: 0 } } } },
+      },
     },
   },
   '/openapi.json': {

@@ -34,7 +34,7 @@ t.test('svc-contracts passes against the real server on a random port and writes
   t.match(out, /coverage: \d+ of \d+ operation × status pairs exercised/);
   const written = JSON.parse(await readFile(report, 'utf8'));
   t.equal(written.passed, true);
-  t.match(written.coverage.table, /\| getHealth \| ✓200 \|/);
+  t.match(written.coverage.table, /\| getHealth \| ✓200 ·503 \|/);
   const readOnly = await run(['--base-url', server.baseUrl]);
   t.equal(readOnly.code, 0, readOnly.out);
   t.match((await run(['--help'])).out, /usage: svc-contracts/);

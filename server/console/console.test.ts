@@ -1,6 +1,7 @@
 import t from 'tap';
 import { WebSocket } from 'ws';
-import { startTestServer } from '../testing/test-server.js';
+import { registerAccount, startTestServer } from '../testing/test-server.js';
+import { trace } from '../trace/trace.js';
 import { webhookSetup } from '../webhooks/webhooks-testkit.js';
 import { catalog } from '../sessions/sessions-testkit.js';
 
@@ -117,4 +118,17 @@ t.test('test data older than SIM_DATA_TTL_DAYS is purged on the account clock', 
   t.ok(outcomes.length > 0, 'the recent events were attempted');
   t.same(outcomes.map((o) => o.event_id).sort(), events.map((e) => e.event_id).sort(), 'and their delivery outcomes');
   t.equal((await server.api.get('/console/keys', { token: account.console_token })).status, 200, 'the account and keys stay');
+});
+
+t.test('the trace is newest first by `at`, ties in the order written, whatever order the entries were written in', async (t) => {
+  const server = await startTestServer(t);
+  const account = await registerAccount(server.api);
+  // An attempt's entry is written when it ends but carries the time it started: after the receiver's entry, 1 ms earlier.
+  await server.store.transact((tx) => trace(tx, account.account_id, 'webhook.received', '2026-11-21T10:00:00.001Z'));
+  await server.store.transact((tx) => trace(tx, account.account_id, 'webhook.attempt', '2026-11-21T10:00:00.000Z'));
+  await server.store.transact((tx) => trace(tx, account.account_id, 'tie.first', '2026-11-21T10:00:00.002Z'));
+  await server.store.transact((tx) => trace(tx, account.account_id, 'tie.second', '2026-11-21T10:00:00.002Z'));
+  const listed = (await server.api.get('/console/trace', { token: account.console_token })).body.data as Array<{ type: string }>;
+  t.same(listed.map((entry) => entry.type).slice(0, 4), ['tie.second', 'tie.first', 'webhook.received', 'webhook.attempt']);
+  t.notOk(listed.some((entry) => 'listed' in entry), 'no internal fields');
 });

@@ -17,10 +17,10 @@ export function consoleHandlers(store: Store, sessions: SessionService, publicUr
       const query = ctx.state.query as { type?: string; session_id?: string; limit?: number };
       const entries = await store.list<TraceEntry>('trace', {
         where: { account_id: ctx.state.account!.account_id, ...(query.type ? { type: query.type } : {}), ...(query.session_id ? { session_id: query.session_id } : {}) },
-        orderBy: { field: 'order', direction: 'desc' },
+        orderBy: { field: 'listed', direction: 'desc' },
         limit: query.limit ?? 100,
       });
-      ctx.body = { data: entries.map(({ account_id: _account, order: _order, ...entry }) => entry) };
+      ctx.body = { data: entries.map(({ account_id: _account, order: _order, listed: _listed, ...entry }) => entry) };
     },
     getConsoleSessions: async (ctx) => {
       const account = ctx.state.account!;

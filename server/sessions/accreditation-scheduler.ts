@@ -1,5 +1,6 @@
 import type { Account } from '../accounts/account.js';
 import { accountNow, type Clock } from '../clock.js';
+import { FaultLog } from '../fault-log.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
 import type { ScheduleRecord, SessionService } from './session-service.js';
@@ -12,31 +13,39 @@ import type { ScheduleRecord, SessionService } from './session-service.js';
  */
 export class AccreditationScheduler {
   private timer: NodeJS.Timeout | null = null;
-  private running: Promise<number> | null = null;
+  /** The run in progress, settled either way: the next run waits for it, whatever its outcome. */
+  private running: Promise<void> | null = null;
+  private readonly faults: FaultLog;
 
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly sessions: SessionService,
-    private readonly log: Logger,
-  ) {}
+    log: Logger,
+  ) {
+    this.faults = new FaultLog(log, 'firing scheduled accreditations');
+  }
 
   /** Fires what is due now (for one account, or all); answers how many fired. */
   runDue(accountId?: string): Promise<number> {
     // One run at a time; a call during a run waits for it and runs again.
-    const previous = this.running ?? Promise.resolve(0);
+    const previous = this.running ?? Promise.resolve();
     const run = previous.then(() => this.fireDue(accountId));
-    this.running = run.finally(() => {
-      if (this.running === run) this.running = null;
+    // Only the caller of runDue sees a run's failure; the chain never holds a rejection nobody handles.
+    const settled: Promise<void> = run.then(
+      () => undefined,
+      () => undefined,
+    ).finally(() => {
+      if (this.running === settled) this.running = null;
     });
+    this.running = settled;
     return run;
   }
 
   start(intervalMs = 250): void {
     if (this.timer) return;
-    this.timer = setInterval(() => {
-      this.runDue().catch((error: Error) => this.log.error('scheduled accreditations failed', { error: error.message }));
-    }, intervalMs);
+    // A failed run (the database away) is logged once; the next tick tries again.
+    this.timer = setInterval(() => void this.faults.run(() => this.runDue()), intervalMs);
     this.timer.unref();
   }
 

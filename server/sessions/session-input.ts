@@ -51,7 +51,12 @@ export async function buildSession(tx: Pick<Transaction, 'get'>, account: Accoun
   };
   const invalid = (pointer: string, message: string) => fail(new ValidationError([{ in: 'body', pointer, message }] as ErrorDetail[], message), pointer);
 
-  const agreement = await owned<AgreementRecord>(tx, 'agreements', input.agreement_id, account, 'agreement').catch((error: AppError) => fail(error, '/agreement_id'));
+  // Only an unknown id is the input's fault; anything else (the database away) passes through unchanged.
+  const notFoundAt = (pointer: string) => (error: unknown): never => {
+    if (error instanceof AppError && error.code === 'NOT_FOUND') fail(error, pointer);
+    throw error;
+  };
+  const agreement = await owned<AgreementRecord>(tx, 'agreements', input.agreement_id, account, 'agreement').catch(notFoundAt('/agreement_id'));
   if (input.currency_reference !== undefined && input.currency_reference !== agreement.currency_reference) {
     invalid('/currency_reference', `must be the agreement's currency, ${agreement.currency_reference}`);
   }
@@ -59,7 +64,7 @@ export async function buildSession(tx: Pick<Transaction, 'get'>, account: Accoun
   const distribution: SessionRecord['distribution'] = [];
   for (const [index, part] of (input.split?.distribution ?? []).entries()) {
     const pointer = `/split/distribution/${index}/partner_id`;
-    await owned<PartnerRecord>(tx, 'partners', part.partner_id, account, 'partner').catch((error: AppError) => fail(error, pointer));
+    await owned<PartnerRecord>(tx, 'partners', part.partner_id, account, 'partner').catch(notFoundAt(pointer));
     if (distribution.some((seen) => seen.partner_id === part.partner_id)) invalid(pointer, 'a partner may appear once in a distribution');
     // A split agreement needs each partner linked; with split: false the distribution is accepted as is (spec: Errors, 2).
     if (agreement.split && !(await tx.get('split_links', splitLinkKey(agreement.agreement_id, part.partner_id)))) {

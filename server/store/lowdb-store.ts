@@ -157,6 +157,11 @@ export class LowdbStore implements Store {
     return result;
   }
 
+  async ping(): Promise<void> {
+    if (this.closed) throw new StoreUnavailableError('the store is closed');
+    if (this.writer.failed) throw new StoreUnavailableError(`journal write failed (${this.writer.failed.message}); restart the server`);
+  }
+
   /**
    * The directory lock already makes this the only instance: every existing
    * record is free to work on, and a lease has nothing to exclude.

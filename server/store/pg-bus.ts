@@ -81,7 +81,8 @@ export class PgBus implements InstanceBus {
         const fresh = await this.connection();
         for (const channel of this.listeners.keys()) await fresh.query(`LISTEN ${pgChannel(channel)}`);
       } catch {
-        setTimeout(() => void retry(Math.min(delayMs * 2, 5000)), delayMs).unref();
+        // At most 1 s apart, so the bus is back within a second of the database.
+        setTimeout(() => void retry(Math.min(delayMs * 2, 1000)), delayMs).unref();
       }
     };
     void retry(100);

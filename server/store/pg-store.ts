@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { DuplicateKeyError, StoreUnavailableError } from '../errors.js';
+import { FaultLog } from '../fault-log.js';
 import { silentLogger, type Logger } from '../log.js';
 import { PgBus } from './pg-bus.js';
+import { asStoreFault, isUnavailable, rethrowAsStoreFault } from './pg-faults.js';
+import { decodeJson, decodeKey, encodeJson, encodeKey } from './pg-text.js';
 import { deepFreeze } from './memory-state.js';
 import { runQuery } from './query.js';
 import type { Query, Store, StoredRecord, Transaction } from './store.js';
@@ -11,6 +14,10 @@ import type { Query, Store, StoredRecord, Transaction } from './store.js';
 // embedded one, on one table of JSON records. Transactions are
 // SERIALIZABLE and retried on serialisation failures, so concurrent
 // transactions behave as if run one at a time across every instance.
+// Strings go in and out through pg-text.ts, so text jsonb or a text column
+// cannot hold is stored all the same; a fault of the database or of the
+// connection becomes StoreUnavailableError (503 with Retry-After), and a
+// connection that failed is thrown away, never handed out again.
 
 const MIGRATIONS: Array<{ version: number; sql: string }> = [
   {
@@ -72,11 +79,13 @@ type Queryable = Pick<pg.PoolClient, 'query'>;
 /** Rows of a collection matching `where` (containment in SQL); range, order and paging as in memory. */
 async function select<T extends StoredRecord>(db: Queryable, collection: string, query: Query = {}, lock = false): Promise<Array<[string, T]>> {
   const where = query.where && Object.keys(query.where).length > 0 ? query.where : null;
-  const { rows } = await db.query<{ id: string; data: T }>(
-    `SELECT id, data FROM records WHERE collection = $1${where ? ' AND data @> $2::jsonb' : ''}${lock ? ' FOR UPDATE' : ''}`,
-    where ? [collection, JSON.stringify(where)] : [collection],
-  );
-  return rows.map((row) => [row.id, deepFreeze(row.data)]);
+  const { rows } = await db
+    .query<{ id: string; data: T }>(
+      `SELECT id, data FROM records WHERE collection = $1${where ? ' AND data @> $2::jsonb' : ''}${lock ? ' FOR UPDATE' : ''}`,
+      where ? [encodeKey(collection), encodeJson(where)] : [encodeKey(collection)],
+    )
+    .catch(rethrowAsStoreFault);
+  return rows.map((row) => [decodeKey(row.id), deepFreeze(row.data)]);
 }
 
 type Op = { op: 'put' | 'insert'; c: string; id: string; v: StoredRecord } | { op: 'del'; c: string; id: string };
@@ -91,7 +100,9 @@ class PgTransaction implements Transaction {
     const layer = this.overlay.get(collection);
     if (layer?.has(id)) return (layer.get(id) ?? undefined) as T | undefined;
     // Locked until commit: a read-modify-write of a record cannot interleave with another.
-    const { rows } = await this.client.query<{ data: T }>('SELECT data FROM records WHERE collection = $1 AND id = $2 FOR UPDATE', [collection, id]);
+    const { rows } = await this.client
+      .query<{ data: T }>('SELECT data FROM records WHERE collection = $1 AND id = $2 FOR UPDATE', [encodeKey(collection), encodeKey(id)])
+      .catch(rethrowAsStoreFault);
     return rows[0] ? deepFreeze(rows[0].data) : undefined;
   }
 
@@ -117,10 +128,11 @@ class PgTransaction implements Transaction {
   /** Writes the buffered operations in order; an insert of a taken id fails with DuplicateKeyError. */
   async flush(): Promise<void> {
     // Serialise everything first: a value that cannot be stored fails before any write.
-    const encoded = this.ops.map((op) => (op.op === 'del' ? null : JSON.stringify(op.v)));
+    const encoded = this.ops.map((op) => (op.op === 'del' ? null : encodeJson(op.v)));
     for (const [index, op] of this.ops.entries()) {
+      const key = [encodeKey(op.c), encodeKey(op.id)];
       if (op.op === 'del') {
-        await this.client.query('DELETE FROM records WHERE collection = $1 AND id = $2', [op.c, op.id]);
+        await this.client.query('DELETE FROM records WHERE collection = $1 AND id = $2', key).catch(rethrowAsStoreFault);
         continue;
       }
       try {
@@ -128,11 +140,11 @@ class PgTransaction implements Transaction {
           op.op === 'insert'
             ? 'INSERT INTO records (collection, id, data) VALUES ($1, $2, $3::jsonb)'
             : 'INSERT INTO records (collection, id, data) VALUES ($1, $2, $3::jsonb) ON CONFLICT (collection, id) DO UPDATE SET data = EXCLUDED.data',
-          [op.c, op.id, encoded[index]],
+          [...key, encoded[index]],
         );
       } catch (error) {
         if ((error as { code?: string }).code === '23505') throw new DuplicateKeyError(op.c, op.id);
-        throw error;
+        throw asStoreFault(error);
       }
     }
   }
@@ -163,24 +175,42 @@ export class PgStore implements Store {
   private constructor(
     private readonly pool: pg.Pool,
     readonly bus: PgBus,
+    private readonly connections: FaultLog,
   ) {}
 
   static async open(options: { connectionString: string; max?: number; log?: Logger }): Promise<PgStore> {
-    const pool = new pg.Pool({ connectionString: options.connectionString, max: options.max ?? 10 });
+    const log = options.log ?? silentLogger;
+    const pool = new pg.Pool({
+      connectionString: options.connectionString,
+      max: options.max ?? 10,
+      // A request waits at most this long for a connection, then answers 503, rather than hanging through an outage.
+      connectionTimeoutMillis: 5_000,
+      types: { getTypeParser: typeParser },
+    });
+    const connections = new FaultLog(log, 'the connection to PostgreSQL');
+    // An idle connection the server dropped: the pool discards it; without a listener the process would exit.
+    pool.on('error', (error) => connections.failed(error));
     try {
       await migrate(pool);
     } catch (error) {
       await pool.end();
       throw error;
     }
-    return new PgStore(pool, new PgBus(pool, options.connectionString, options.log ?? silentLogger));
+    return new PgStore(pool, new PgBus(pool, options.connectionString, log), connections);
+  }
+
+  /** Resolves when the database answers; rejects with StoreUnavailableError otherwise. */
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1').catch(rethrowAsStoreFault);
+    this.connections.succeeded();
   }
 
   async lease(collection: string, ids: readonly string[], ms: number): Promise<string[]> {
     if (ids.length === 0) return [];
     // Rows another instance is leasing at this instant are skipped, not waited for;
     // a lease row is taken over only once expired (on the database's clock).
-    const { rows } = await this.pool.query<{ id: string }>(
+    const { rows } = await this.pool
+      .query<{ id: string }>(
       `WITH free AS (
          SELECT id FROM records WHERE collection = $1 AND id = ANY($2::text[]) FOR UPDATE SKIP LOCKED
        )
@@ -189,18 +219,23 @@ export class PgStore implements Store {
        ON CONFLICT (collection, id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
          WHERE leases.expires_at <= clock_timestamp() OR leases.owner = EXCLUDED.owner
        RETURNING id`,
-      [collection, ids, this.instanceId, ms],
-    );
-    return rows.map((row) => row.id);
+      [encodeKey(collection), ids.map(encodeKey), this.instanceId, ms],
+      )
+      .catch(rethrowAsStoreFault);
+    return rows.map((row) => decodeKey(row.id));
   }
 
   async release(collection: string, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.pool.query('DELETE FROM leases WHERE collection = $1 AND id = ANY($2::text[]) AND owner = $3', [collection, ids, this.instanceId]);
+    await this.pool
+      .query('DELETE FROM leases WHERE collection = $1 AND id = ANY($2::text[]) AND owner = $3', [encodeKey(collection), ids.map(encodeKey), this.instanceId])
+      .catch(rethrowAsStoreFault);
   }
 
   async get<T extends StoredRecord>(collection: string, id: string): Promise<T | undefined> {
-    const { rows } = await this.pool.query<{ data: T }>('SELECT data FROM records WHERE collection = $1 AND id = $2', [collection, id]);
+    const { rows } = await this.pool
+      .query<{ data: T }>('SELECT data FROM records WHERE collection = $1 AND id = $2', [encodeKey(collection), encodeKey(id)])
+      .catch(rethrowAsStoreFault);
     return rows[0] ? deepFreeze(rows[0].data) : undefined;
   }
 
@@ -210,22 +245,34 @@ export class PgStore implements Store {
 
   async count(collection: string, where?: Query['where']): Promise<number> {
     const filtered = where && Object.keys(where).length > 0;
-    const { rows } = await this.pool.query<{ n: string }>(`SELECT count(*) AS n FROM records WHERE collection = $1${filtered ? ' AND data @> $2::jsonb' : ''}`, filtered ? [collection, JSON.stringify(where)] : [collection]);
+    const { rows } = await this.pool
+      .query<{ n: string }>(`SELECT count(*) AS n FROM records WHERE collection = $1${filtered ? ' AND data @> $2::jsonb' : ''}`, filtered ? [encodeKey(collection), encodeJson(where)] : [encodeKey(collection)])
+      .catch(rethrowAsStoreFault);
     return Number(rows[0]!.n);
   }
 
   async transact<R>(work: (tx: Transaction) => Promise<R> | R): Promise<R> {
     for (let attempt = 1; ; attempt += 1) {
-      const client = await this.pool.connect();
+      const client = await this.pool.connect().catch(rethrowAsStoreFault);
+      // While held, a connection the server drops emits 'error' on the client: without a listener the process would exit.
+      let lost: Error | undefined;
+      const onError = (error: Error) => {
+        lost = error;
+        this.connections.failed(error);
+      };
+      client.on('error', onError);
       try {
-        await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE');
+        await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE').catch(rethrowAsStoreFault);
         const tx = new PgTransaction(client);
         const result = await work(tx);
         await tx.flush();
-        await client.query('COMMIT');
+        // A COMMIT cut off by a lost connection leaves its outcome unknown: the 503 says to try again, as for any write.
+        await client.query('COMMIT').catch(rethrowAsStoreFault);
+        this.connections.succeeded();
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        if (isUnavailable(error)) lost ??= error as Error;
+        else await client.query('ROLLBACK').catch(() => undefined);
         const code = (error as { code?: string }).code;
         if (code && RETRYABLE.has(code) && attempt < MAX_ATTEMPTS) {
           await new Promise((resolve) => setTimeout(resolve, backoffMs(attempt)));
@@ -233,9 +280,11 @@ export class PgStore implements Store {
         }
         // Still conflicting after every retry: nothing was written; the client may try again (503, not 500).
         if (code && RETRYABLE.has(code)) throw new StoreUnavailableError(`too many concurrent conflicting writes (${(error as Error).message}); nothing was written, try again`);
-        throw error;
+        throw asStoreFault(error);
       } finally {
-        client.release();
+        client.removeListener('error', onError);
+        // A connection that failed is destroyed, never handed to the next transaction.
+        client.release(lost);
       }
     }
   }
@@ -244,4 +293,10 @@ export class PgStore implements Store {
     await this.bus.close();
     await this.pool.end();
   }
+}
+
+/** jsonb and json columns are parsed restoring what pg-text.ts escaped; other types as pg parses them. */
+function typeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
+  if (oid === pg.types.builtins.JSONB || oid === pg.types.builtins.JSON) return decodeJson;
+  return format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid, 'text');
 }

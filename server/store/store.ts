@@ -64,6 +64,8 @@ export interface Store {
   lease(collection: string, ids: readonly string[], ms: number): Promise<string[]>;
   /** Gives this instance's leases back before they expire. */
   release(collection: string, ids: readonly string[]): Promise<void>;
+  /** Resolves when the store can take work; rejects with StoreUnavailableError, saying why, when it cannot. */
+  ping(): Promise<void>;
   /** Messages between the instances sharing this store. */
   readonly bus: InstanceBus;
   /** Flushes what is pending and releases the store's resources and locks. */

@@ -1,4 +1,5 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { STORE_RETRY_AFTER_S, StoreUnavailableError } from '../errors.js';
 import type { OperationHandlers } from '../http/bind-operations.js';
 import type { Store } from '../store/store.js';
 import { version } from '../version.js';
@@ -6,7 +7,17 @@ import { version } from '../version.js';
 export function systemHandlers(store: Store, doc: OpenAPIV3_1.Document, startedAt: number): OperationHandlers {
   return {
     getHealth: async (ctx) => {
-      ctx.body = { status: 'ok', store: store.kind, uptime_s: Math.round((performance.now() - startedAt) / 100) / 10, version };
+      const uptime_s = Math.round((performance.now() - startedAt) / 100) / 10;
+      try {
+        await store.ping();
+        ctx.body = { status: 'ok', store: store.kind, uptime_s, version };
+      } catch (error) {
+        // The process is alive but cannot serve: 503, saying why, so a load balancer sends requests elsewhere meanwhile.
+        if (!(error instanceof StoreUnavailableError)) throw error;
+        ctx.status = 503;
+        ctx.set('Retry-After', String(STORE_RETRY_AFTER_S));
+        ctx.body = { status: 'store_unavailable', store: store.kind, uptime_s, version, reason: error.message };
+      }
     },
     getOpenApiDocument: async (ctx) => {
       ctx.body = doc;

@@ -8,8 +8,14 @@ export interface TraceEntry {
   account_id: string;
   type: string;
   at: string;
-  /** Increases with every entry written, so the trace reads newest first. */
+  /** Increases with every entry written: insertion order. */
   order: number;
+  /**
+   * What the trace is listed by, newest first: `at`, then insertion order
+   * for entries at the same instant (an attempt's entry, written when it
+   * ends, carries the time it started).
+   */
+  listed: string;
   session_id?: string;
   event_id?: string;
 }
@@ -20,7 +26,7 @@ let lastOrder = 0;
 
 export function traceEntry(accountId: string, type: string, at: string, fields: Record<string, unknown> = {}): TraceEntry {
   lastOrder = Math.max(lastOrder + 1, Math.floor((performance.timeOrigin + performance.now()) * 1000));
-  return { ...fields, id: newId('trc'), account_id: accountId, type, at, order: lastOrder };
+  return { ...fields, id: newId('trc'), account_id: accountId, type, at, order: lastOrder, listed: `${at}|${String(lastOrder).padStart(17, '0')}` };
 }
 
 /** Writes a trace entry in the transaction of what it records. */

@@ -2,6 +2,7 @@ import { signWebhook } from '../../contracts/webhook-signature.js';
 import type { Account } from '../accounts/account.js';
 import { accountNow, iso, type Clock } from '../clock.js';
 import { NotFoundError } from '../errors.js';
+import { FaultLog } from '../fault-log.js';
 import type { Logger } from '../log.js';
 import type { DeliveryRecord, EventSink, OutboxEvent, WebhookOutcome } from '../sessions/events.js';
 import type { Store, Transaction } from '../store/store.js';
@@ -73,9 +74,12 @@ export class WebhookDispatcher implements EventSink {
   private paused = false;
   private readonly pacer: Pacer | null;
   private readonly turns = new Turns();
+  /** A pass that fails (the database away) is logged once, and again when passes work; the timer keeps trying. */
+  private readonly faults: FaultLog;
 
   constructor(private readonly deps: DispatcherDeps) {
     this.pacer = deps.maxPerSecond ? new Pacer(deps.maxPerSecond) : null;
+    this.faults = new FaultLog(deps.log, 'delivering webhooks');
   }
 
   emitted(events: readonly OutboxEvent[]): void {
@@ -98,7 +102,7 @@ export class WebhookDispatcher implements EventSink {
     this.kicked = true;
     setImmediate(() => {
       this.kicked = false;
-      this.runDue().catch((error: Error) => this.deps.log.error('webhook delivery failed', { error: error.message }));
+      void this.faults.run(() => this.runDue());
     });
   }
 
