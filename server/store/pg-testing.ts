@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,8 +30,25 @@ export function startPostgres(t: Test): string {
   return cluster.url;
 }
 
+/** A throwaway cluster whose server a test can stop and start again, as an outage would. */
+export function startPostgresCluster(t: Test): ThrowawayPostgres {
+  const cluster = startThrowawayPostgres();
+  t.teardown(cluster.stop);
+  return cluster;
+}
+
+export interface ThrowawayPostgres {
+  url: string;
+  /** Stops the server and removes the cluster. */
+  stop: () => void;
+  /** Stops the server (pg_ctl stop -m fast), keeping its data; resolves once it is down. */
+  stopServer: () => Promise<void>;
+  /** Starts the server again; resolves once it accepts connections. */
+  startServer: () => Promise<void>;
+}
+
 /** A throwaway cluster as `startPostgres` makes, for scripts (the benches): `stop` removes it. */
-export function startThrowawayPostgres(): { url: string; stop: () => void } {
+export function startThrowawayPostgres(): ThrowawayPostgres {
   const bin = postgresBin();
   if (!bin) throw new Error('no PostgreSQL server binaries; .ci/run installs Debian\'s postgresql package');
   const dir = mkdtempSync(join(tmpdir(), 'pg-'));
@@ -48,12 +65,24 @@ export function startThrowawayPostgres(): { url: string; stop: () => void } {
   };
   const port = 20000 + Math.floor(Math.random() * 20000);
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
-  run('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses='' -c fsync=on`, 'start']);
+  const startArgs = ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses='' -c fsync=on`, 'start'];
+  run('pg_ctl', startArgs);
+  // Asynchronous, so that servers under test in this process keep running while the cluster stops and starts.
+  const runAsync = (command: string, args: string[]) =>
+    new Promise<void>((resolve, reject) => {
+      const [file, argv] = asPostgres ? ['runuser', ['-u', 'postgres', '--', join(bin, command), ...args]] : [join(bin, command), args];
+      execFile(file, argv, (error, stdout, stderr) => (error ? reject(new Error(`${command} failed: ${stderr || stdout}`)) : resolve()));
+    });
   const stop = () => {
     spawnSync(asPostgres ? 'runuser' : join(bin, 'pg_ctl'), asPostgres ? ['-u', 'postgres', '--', join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop'] : ['-D', data, '-m', 'immediate', 'stop']);
     rmSync(dir, { recursive: true, force: true });
   };
-  return { url: `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(dir)}&port=${port}`, stop };
+  return {
+    url: `postgresql://postgres@localhost/postgres?host=${encodeURIComponent(dir)}&port=${port}`,
+    stop,
+    stopServer: () => runAsync('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']),
+    startServer: () => runAsync('pg_ctl', startArgs),
+  };
 }
 
 function postgresIds(): { uid: number; gid: number } {
