@@ -111,7 +111,7 @@ async function probeEverything(t: Test, store: Store) {
   const send = async (entry: OperationEntry, url: string, what: string, body?: unknown) => {
     const method = entry.method.toUpperCase();
     const scheme = Object.keys((entry.operation.security ?? openApiDocument.security ?? [])[0] ?? {})[0];
-    const raw = body === undefined ? undefined : JSON.stringify(body);
+    const raw = body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
     const headers: Record<string, string> = raw === undefined ? {} : { 'content-type': 'application/json' };
     if (scheme === 'apiBearer') headers.authorization = `Bearer ${token}`;
     if (scheme === 'consoleBearer') headers.authorization = `Bearer ${account.console_token}`;
@@ -151,6 +151,7 @@ async function probeEverything(t: Test, store: Store) {
     }
     if (rawBodyOperation) {
       for (const value of HOSTILE_STRINGS) await send(entry, pathWith({}), `raw body ${JSON.stringify(value)}`, { note: value, [value]: 1 });
+      await send(entry, pathWith({}), 'a body of raw bytes with NUL', 'raw\u0000bytes, not JSON');
     }
     if (bodySchema) {
       for (const leaf of stringLeaves(bodySchema)) {
