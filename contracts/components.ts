@@ -129,6 +129,26 @@ const schemas: Record<string, Schema> = {
     properties: { now: isoTime, offset_ms: { type: 'integer', minimum: 0 } },
     additionalProperties: false,
   },
+  RelayDeliveryRequest: {
+    type: 'object',
+    required: ['headers', 'body'],
+    description: 'One request for the account\'s relay to POST to its local receiver, byte for byte: nothing is signed or changed here.',
+    properties: {
+      headers: { type: 'object', additionalProperties: { type: 'string', maxLength: 4096 }, maxProperties: 32, description: 'Header names and values, sent as they are.' },
+      body: { type: 'string', maxLength: 262_144, description: 'The exact body.' },
+    },
+    additionalProperties: false,
+  },
+  RelayDeliveryResult: {
+    type: 'object',
+    required: ['status', 'error', 'duration_ms'],
+    properties: {
+      status: { type: ['integer', 'null'], description: 'The local receiver\'s status; null when there was none.' },
+      error: { type: ['string', 'null'], description: 'Why there was no status: no relay connected, the 5 s limit, the receiver unreachable.' },
+      duration_ms: { type: 'number', minimum: 0 },
+    },
+    additionalProperties: false,
+  },
   ClockAdvanceRequest: {
     type: 'object',
     required: ['ms'],

@@ -32,6 +32,7 @@ import { AccreditationScheduler } from './sessions/accreditation-scheduler.js';
 import { CatalogService } from './sessions/catalog.js';
 import type { EventSink } from './sessions/events.js';
 import { RelayHub } from './relay/relay-hub.js';
+import { relayHandlers } from './relay/relay-routes.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { Receivers, receiverStatus } from './webhooks/receivers.js';
 import { webhookHandlers } from './webhooks/routes.js';
@@ -132,6 +133,7 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
     ...settlementHandlers(settlements, terminals),
     ...sessionHandlers({ store, clock, catalog, sessions, stops, publicUrl }),
     ...webhookHandlers(receivers, dispatcher),
+    ...relayHandlers(relay),
     ...consoleHandlers(store, sessions, publicUrl),
     ...payHandlers(store, clock, sessions),
   }, {

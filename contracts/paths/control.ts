@@ -32,6 +32,22 @@ export const controlPaths: PathItems = {
       },
     },
   },
+  // A request through the account's relay, for grading a receiver on the integrator's machine (svc-contracts receiver --via-relay).
+  '/control/relay/deliveries': {
+    post: {
+      operationId: 'sendThroughRelay',
+      summary: 'POST a request through the account\'s relay to its local receiver',
+      description: 'The relay connected with the calling key (svc-relay) POSTs the body and headers, byte for byte, to its --forward-to receiver and reports the status, within the same 5 s limit as a webhook attempt. Nothing is signed or stored: the caller builds the request.',
+      tags: ['control'],
+      security: apiAuth,
+      requestBody: jsonBody('RelayDeliveryRequest'),
+      responses: {
+        '200': jsonResponse('What the local receiver answered, or why it did not.', ref('RelayDeliveryResult')),
+        ...bodyErrors,
+        '401': responseRef('Unauthorized'),
+      },
+    },
+  },
 };
 
 /**

@@ -1,10 +1,15 @@
 // svc-contracts: the contract suite against any deployment of the interface.
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { receiverCli } from '../receiver/cli.js';
 import { coverageTable } from './recorder.js';
 import { runSuite } from './run-suite.js';
 
+// svc-contracts receiver …: grade a webhook receiver (contracts/receiver/).
+if (process.argv[2] === 'receiver') process.exit(await receiverCli(process.argv.slice(3)));
+
 const usage = `usage: svc-contracts --base-url URL [--token T] [--console-token T] [--report FILE] [--allow-mutations]
+       svc-contracts receiver --url URL --secret-file FILE [...]   (grade a webhook receiver; receiver --help)
 
 Runs the contract suite: every answer is checked against the OpenAPI
 document (status, media type, required headers, body). Read-only unless

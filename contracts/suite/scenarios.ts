@@ -247,8 +247,10 @@ async function relayScenario(ctx: ScenarioContext, token: string, agreementId: s
   ctx.recorder.observe('openRelay', 101);
   let received = 0;
   socket.on('message', (data) => {
-    const message = JSON.parse(String(data)) as { type: string; delivery_id: string; body: string };
+    const message = JSON.parse(String(data)) as { type: string; delivery_id: string; event_id: string; body: string };
     if (message.type !== 'webhook') return;
+    // A request sent through the relay on purpose (POST /control/relay/deliveries), not an event.
+    if (message.event_id.startsWith('grader_')) return void socket.send(JSON.stringify({ type: 'result', delivery_id: message.delivery_id, status: 204 }));
     received += 1;
     checkPayload(ctx, message.body, 'relay');
     socket.send(JSON.stringify({ type: 'result', delivery_id: message.delivery_id, status: 200 }));
@@ -256,5 +258,9 @@ async function relayScenario(ctx: ScenarioContext, token: string, agreementId: s
   await ctx.http('POST', '/api/v1/ext/payment-sessions/buttons', { json: { agreement_id: agreementId, amount_reference: 2, webhook_url: 'http://localhost:4000/contract-suite' }, token });
   for (let i = 0; i < 100 && received === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
   if (received === 0) ctx.problem('no delivery arrived through the relay');
+  for (const path of ['/control/relay/deliveries', '/__test__/relay/deliveries']) {
+    const relayed = await ctx.http('POST', path, { json: { headers: { 'content-type': 'text/plain', 'x-probe': '1' }, body: 'through the relay' }, token });
+    if (relayed.status === 200 && relayed.body.status !== 204) ctx.problem(`${path}: the relay's answer was ${relayed.body.status} (${relayed.body.error}), not the local 204`);
+  }
   socket.close();
 }

@@ -1,0 +1,112 @@
+// svc-contracts receiver: grades an integrator's webhook receiver against the receiver rules.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { startRelayClient, type RelayClient } from '../../scripts/relay/relay-client.js';
+import { CHECKS } from './checks.js';
+import { gradeReceiver } from './grade.js';
+import { jsonReport, junitReport, textReport } from './report.js';
+import { directTransport, relayTransport, type Transport } from './transport.js';
+
+const usage = `usage: svc-contracts receiver --url URL (--secret whsec_… | --secret-file FILE) [options]
+
+Sends a scripted series of webhook deliveries to your receiver and grades
+each answer against the receiver rules (spec: Events, Signature rule 4;
+addendum §7): correctly signed events of every type acknowledged, retries
+acknowledged, bad signatures and stale timestamps refused, the signature
+checked over the raw bytes, unknown events and fields accepted, answers
+within 5 s (p99 of 50), 20 deliveries at once, sessions interleaved.
+Prints a table, then each failure with the request as curl and the answer.
+
+  --url URL              the receiver, e.g. http://localhost:4000/webhooks
+  --secret whsec_…       the account's webhook secret (key.webhook_secret);
+                         visible to other local users in ps: prefer
+  --secret-file FILE     a file holding it, or SVC_WEBHOOK_SECRET
+  --via-relay            deliver through the simulator's relay, as in a demo:
+                         connects a relay client for the key that forwards to
+                         --url (a running svc-relay for the same key is replaced
+                         and stops; start it again afterwards); needs:
+  --base-url URL         the simulator
+  --token T              the account's API token (or SVC_API_TOKEN)
+  --checks a,b           only these checks (see --list-checks)
+  --list-checks          list the checks with their sources, and exit
+  --request-timeout MS   how long to wait for one answer (default 10000; the
+                         latency check grades time, the others the status)
+  --junit FILE           write JUnit XML (one test case per check) for CI
+  --report FILE          write the full grade as JSON
+  -h, --help             this text
+
+Exit code: 0 when every required check passes, 1 when one fails, 2 for a
+usage error.
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`svc-contracts receiver: ${message}\n\n${usage}`);
+  process.exit(2);
+}
+
+export async function receiverCli(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        url: { type: 'string' }, secret: { type: 'string' }, 'secret-file': { type: 'string' }, 'via-relay': { type: 'boolean' },
+        'base-url': { type: 'string' }, token: { type: 'string' }, checks: { type: 'string' }, 'list-checks': { type: 'boolean' },
+        'request-timeout': { type: 'string' }, junit: { type: 'string' }, report: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    fail((error as Error).message);
+  }
+  if (values.help) {
+    process.stdout.write(usage);
+    return 0;
+  }
+  if (values['list-checks']) {
+    for (const check of CHECKS) process.stdout.write(`${check.id}${check.required ? '' : ' (advice)'}\n  ${check.title}\n  source: ${check.source}\n`);
+    return 0;
+  }
+  const url = values.url ?? fail('--url is required');
+  if (!URL.canParse(url)) fail('--url must be an absolute URL');
+  const secret = (values['secret-file'] ? readFileSync(values['secret-file'], 'utf8').trim() : values.secret ?? process.env.SVC_WEBHOOK_SECRET) ?? fail('give the webhook secret with --secret-file, SVC_WEBHOOK_SECRET or --secret');
+  if (values.secret) process.stderr.write('svc-contracts receiver: warning: a secret on the command line is visible to other local users; prefer --secret-file or SVC_WEBHOOK_SECRET\n');
+  const timeoutMs = values['request-timeout'] === undefined ? 10_000 : Number(values['request-timeout']);
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 100) fail('--request-timeout must be a whole number of milliseconds, at least 100');
+  const only = values.checks?.split(',').map((id) => id.trim()).filter(Boolean);
+  const unknown = only?.filter((id) => !CHECKS.some((check) => check.id === id)) ?? [];
+  if (unknown.length > 0) fail(`unknown checks: ${unknown.join(', ')} (see --list-checks)`);
+
+  let relay: RelayClient | null = null;
+  let transport: Transport;
+  if (values['via-relay']) {
+    const baseUrl = values['base-url'] ?? fail('--via-relay needs --base-url');
+    const token = values.token ?? process.env.SVC_API_TOKEN ?? fail('--via-relay needs --token or SVC_API_TOKEN');
+    relay = startRelayClient({ baseUrl, token, forwardTo: url, log: (line) => process.stderr.write(`relay: ${line}\n`) });
+    const connected = await Promise.race([relay.connected.then(() => true), relay.finished.then(() => false), new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000).unref())]);
+    if (!connected) {
+      relay.stop();
+      process.stderr.write(`svc-contracts receiver: could not connect a relay to ${baseUrl}\n`);
+      return 1;
+    }
+    transport = relayTransport(baseUrl, token, url, timeoutMs);
+  } else {
+    transport = directTransport(url, timeoutMs);
+  }
+
+  try {
+    let done = 0;
+    const total = only?.length ?? CHECKS.length;
+    const grade = await gradeReceiver({
+      transport,
+      secret,
+      ...(only ? { only } : {}),
+      onCheck: (check) => process.stderr.write(`checked ${check.id} (${(done += 1)} of ${total})\n`),
+    });
+    process.stdout.write(textReport(grade, url));
+    if (values.junit) writeFileSync(values.junit, junitReport(grade, url));
+    if (values.report) writeFileSync(values.report, jsonReport(grade, url));
+    return grade.passed ? 0 : 1;
+  } finally {
+    relay?.stop();
+  }
+}
