@@ -20,12 +20,17 @@ export const INTER_BYTE_GAP_MS = 200;
  * as one small Transform: it resynchronises on STX, discards bytes before it,
  * drops a frame whose bytes are more than 200 ms apart or that grows past
  * 1024 payload bytes, and checks the LRC. Emits LineEvent objects.
+ *
+ * The gap is timed, not noticed: a frame cut off and followed by silence is
+ * dropped (and so NAKed) when the gap runs out, so the sender hears the NAK
+ * before it retransmits, never together with the ACK of its next frame.
  */
 export class FrameParser extends Transform {
   private frame: number[] | null = null;
   private awaitingLrc = false;
   private lastByteAt = 0;
   private noise = 0;
+  private gapTimer: unknown = null;
 
   constructor(private readonly timers: Timers = realTimers) {
     super({ readableObjectMode: true });
@@ -33,12 +38,35 @@ export class FrameParser extends Transform {
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     const now = this.timers.now();
+    this.disarmGap();
     for (const byte of chunk) this.consume(byte, now);
     this.flushNoise();
+    if (this.frame) this.armGap();
     done();
   }
 
+  override _destroy(error: Error | null, done: (error: Error | null) => void): void {
+    this.disarmGap();
+    done(error);
+  }
+
+  private armGap(): void {
+    this.gapTimer = this.timers.setTimeout(() => {
+      this.gapTimer = null;
+      if (!this.frame) return;
+      this.frame = null;
+      this.awaitingLrc = false;
+      this.push({ type: 'bad-frame', reason: 'gap' } satisfies LineEvent);
+    }, INTER_BYTE_GAP_MS + 1);
+  }
+
+  private disarmGap(): void {
+    if (this.gapTimer !== null) this.timers.clearTimeout(this.gapTimer);
+    this.gapTimer = null;
+  }
+
   override _flush(done: TransformCallback): void {
+    this.disarmGap();
     if (this.frame) this.push({ type: 'bad-frame', reason: 'gap' } satisfies LineEvent);
     this.flushNoise();
     done();

@@ -124,6 +124,7 @@ export class Link extends EventEmitter {
   }
 
   private onLine(event: LineEvent): void {
+    if (this.closed) return;
     switch (event.type) {
       case 'ack': {
         if (!this.current) return;
@@ -170,6 +171,7 @@ export class Link extends EventEmitter {
   private shutdown(error: DisconnectedError): void {
     if (this.closed) return;
     this.closed = true;
+    this.parser.destroy(); // and with it the gap timer of a frame cut off
     if (this.current) {
       this.timers.clearTimeout(this.current.timer);
       this.current.outgoing.reject(error);
