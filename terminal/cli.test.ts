@@ -5,20 +5,20 @@ import t from 'tap';
 import { Link } from './protocol/link.js';
 import { openPort, PtyPair, socatSkip, waitFor } from './testing/pty-pair.js';
 
-const cli = fileURLToPath(new URL('./bin/svc-terminal.js', import.meta.url));
+const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
 
-const run = (args: string[]) => runCommand([cli, ...args]);
+const run = (args: string[]) => runCommand(['--import', 'tsx', cli, ...args]);
 
 t.test('svc-terminal and each command answer --help', async (t) => {
   t.match((await run(['--help'])).out, /commands:\s+emulate[\s\S]*bridge[\s\S]*ports/);
-  for (const command of ['emulate', 'bridge', 'ports']) {
+  for (const command of ['emulate', 'bridge', 'held', 'ports']) {
     const { code, out } = await run([command, '--help']);
     t.equal(code, 0, command);
     t.match(out, new RegExp(`usage: svc-terminal ${command}`), command);
   }
   const missing = await run(['bridge', '--path', '/dev/null']);
   t.equal(missing.code, 2);
-  t.match(missing.err, /bridge needs --base-url, --serial, --secret/);
+  t.match(missing.err, /bridge needs --base-url, --serial/);
   t.equal((await run(['launch'])).code, 2);
 });
 
@@ -31,7 +31,7 @@ t.test('ports lists the machine\'s serial ports or says clearly why it cannot', 
 t.test('emulate answers a host on a real pseudo-terminal and takes operator commands', { skip: socatSkip() }, async (t) => {
   const line = new PtyPair(t.testdir());
   await line.start();
-  const child = spawn(process.execPath, [cli, 'emulate', '--path', line.device, '--serial', 'CLI-1', '--debug']);
+  const child = spawn(process.execPath, ['--import', 'tsx', cli, 'emulate', '--path', line.device, '--serial', 'CLI-1', '--debug']);
   let out = '';
   child.stdout.on('data', (c) => (out += c));
   t.teardown(async () => {

@@ -1,13 +1,21 @@
+#!/usr/bin/env node
 // svc-terminal: drive real or emulated POS devices over a serial line.
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { SerialPort } from 'serialport';
-import { Bridge } from './bridge/bridge.js';
+import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { Bridge, DEFAULTS } from './bridge/bridge.js';
+import { BridgeState } from './bridge/bridge-state.js';
 import { EmulatedTerminal } from './device/emulated-terminal.js';
 import { FaultyPort, type Faults } from './device/faulty-port.js';
 import { PosClient } from './pos-client.js';
 import { openSerial } from './serial-port.js';
 import { Link } from './protocol/link.js';
+
+/** Where the bridge keeps its state unless --state-dir says otherwise (XDG's state directory). */
+const DEFAULT_STATE_DIR = join(process.env.XDG_STATE_HOME ?? join(homedir(), '.local', 'state'), 'svc-terminal');
 
 const usage = {
   main: `usage: svc-terminal <command> [options]
@@ -15,17 +23,25 @@ const usage = {
 commands:
   emulate   an emulated POS device on a serial line (operator commands on stdin)
   bridge    drive one device for one terminal: orders to the device, records to the server
+  held      records the bridge holds for an operator's decision, and the decisions
   ports     list the serial ports of this machine
 
 svc-terminal <command> --help says more. Line settings: 115200 8N1 unless --baud.
 `,
-  emulate: `usage: svc-terminal emulate --path PATH --serial SN [--auto-approve-ms N] [--baud N] [fault options] [--debug]
+  emulate: `usage: svc-terminal emulate --path PATH --serial SN [--state FILE] [--auto-approve-ms N] [--baud N] [fault options] [--debug]
 
 An emulated POS device on the serial line PATH (a real port or one end of a
 pseudo-terminal pair). It answers the host (addendum §9) and keeps every
 record until the host confirms it. Charges and voids are approved after
 --auto-approve-ms, or by you on stdin: approve [orderId], decline [orderId],
 void [orderId], close (the batch), status.
+
+  --state FILE        the device's journal, as a real terminal keeps one in
+                      flash: unconfirmed records, the batch number and the
+                      orders it approved survive a restart (written before
+                      every answer). Without it, everything is in memory.
+                      A charge asked for an order already approved is
+                      refused with rc 94, never approved twice.
 
 fault options (for tests and demos):
   --corrupt-frame N   corrupt the LRC of the Nth frame sent
@@ -34,13 +50,52 @@ fault options (for tests and demos):
   --delay-ms N        hold every write N ms
   --silent-after N    stop sending after the Nth frame
 `,
-  bridge: `usage: svc-terminal bridge --path PATH --base-url URL --serial SN --secret HEX [--poll-ms N] [--baud N] [--debug]
+  bridge: `usage: svc-terminal bridge --path PATH --base-url URL --serial SN [--secret-file FILE] [options]
 
 Drives the device on PATH for terminal SN: asks it to charge the server's
 PENDING orders and to void its VOID_PENDING ones, sends every record it
 holds to the server (signed with the terminal's secret), and confirms a
-record to the device only once the server has it. Heartbeat every cycle;
-reconnects with backoff after an unplug.
+record to the device only once the server holds that same record. A record
+the server holds differently (a conflicting batch, a second charge) is held
+under --state-dir, left on the device, and reported: see svc-terminal held.
+
+The terminal's secret (64 hex characters, shown at provisioning) comes from
+--secret-file FILE or SVC_TERMINAL_SECRET; --secret HEX works, with a
+warning, since every local user can read it in ps.
+
+  --state-dir DIR         what must survive a restart: the orders asked (a
+                          restarted bridge never asks twice) and held records
+                          (default ${DEFAULT_STATE_DIR})
+  --poll-ms N             pause between two cycles (default ${DEFAULTS.pollMs})
+  --answer-timeout-ms N   how long to wait for the device's answer to one
+                          request; a device slower than this is a dead line
+                          (default ${DEFAULTS.answerTimeoutMs})
+  --close-at HH:MM        close the batch from the host (0500) every day at
+                          this local time; typing "close" on stdin does it now
+  --baud N                line speed (default 115200, 8N1)
+  --debug                 frames in hex and link events
+
+The serial line and the server fail separately: a silent device or a pulled
+cable reopens the line (0.5 s doubling to 10 s); a server that is down or
+answers 5xx leaves the line open and polled and is tried again (1 s doubling
+to 30 s). Each change of state is one log line.
+`,
+  held: `usage: svc-terminal held --serial SN [--state-dir DIR]
+       svc-terminal held --serial SN [--state-dir DIR] resend KEY
+       svc-terminal held --serial SN [--state-dir DIR] discard KEY --reason TEXT
+
+Records the bridge holds for terminal SN because the server holds something
+different in their place (a batch number reused with other fields, a second
+charge of an order). Each stays on the device, unconfirmed, and the device's
+later records wait behind it, until you decide:
+
+  resend KEY      after fixing the cause (on the server, or on the device):
+                  the bridge sends the record again at its next cycle
+  discard KEY     the record is not wanted (say why with --reason): the
+                  bridge confirms it to the device, which deletes it; the
+                  decision is kept in <state-dir>/<serial>/released.jsonl
+
+A running bridge carries the decision out at its next cycle.
 `,
   ports: `usage: svc-terminal ports
 
@@ -49,6 +104,7 @@ Lists the serial ports this machine has (path, manufacturer, serial number).
 };
 
 const log = (line: string) => process.stdout.write(`${new Date().toISOString()} ${line}\n`);
+const logError = (line: string) => process.stderr.write(`${new Date().toISOString()} ERROR ${line}\n`);
 const fail = (message: string, help?: string): never => {
   process.stderr.write(`svc-terminal: ${message}\n${help ? `\n${help}` : ''}`);
   process.exit(2);
@@ -64,7 +120,7 @@ async function emulate(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
     options: {
-      path: { type: 'string' }, serial: { type: 'string' }, 'auto-approve-ms': { type: 'string' }, baud: { type: 'string' }, debug: { type: 'boolean' },
+      path: { type: 'string' }, serial: { type: 'string' }, state: { type: 'string' }, 'auto-approve-ms': { type: 'string' }, baud: { type: 'string' }, debug: { type: 'boolean' },
       'corrupt-frame': { type: 'string' }, 'drop-ack': { type: 'string' }, 'split-gap-ms': { type: 'string' }, 'delay-ms': { type: 'string' }, 'silent-after': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -82,7 +138,8 @@ async function emulate(argv: string[]): Promise<void> {
   setFault('delayMs', 'delay-ms');
   setFault('silentAfter', 'silent-after');
   const autoApprove = integer('auto-approve-ms', values['auto-approve-ms']);
-  const device = new EmulatedTerminal({ serial: values.serial!, autoApproveMs: autoApprove ?? null, log });
+  const device = new EmulatedTerminal({ serial: values.serial!, autoApproveMs: autoApprove ?? null, log, ...(values.state ? { statePath: values.state } : {}) });
+  if (values.state) log(`journal in ${values.state}: ${device.snapshot.records.length} unconfirmed record(s), next batch B${String(device.snapshot.nextBatch).padStart(4, '0')}`);
   const baud = integer('baud', values.baud, 115200)!;
   let backoff = 500;
   const connect = async (): Promise<void> => {
@@ -111,24 +168,117 @@ async function emulate(argv: string[]): Promise<void> {
 async function bridge(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { path: { type: 'string' }, 'base-url': { type: 'string' }, serial: { type: 'string' }, secret: { type: 'string' }, 'poll-ms': { type: 'string' }, baud: { type: 'string' }, debug: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      path: { type: 'string' }, 'base-url': { type: 'string' }, serial: { type: 'string' }, secret: { type: 'string' }, 'secret-file': { type: 'string' },
+      'state-dir': { type: 'string' }, 'poll-ms': { type: 'string' }, 'answer-timeout-ms': { type: 'string' }, 'close-at': { type: 'string' },
+      baud: { type: 'string' }, debug: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) return void process.stdout.write(usage.bridge);
-  const missing = (['path', 'base-url', 'serial', 'secret'] as const).filter((name) => !values[name]);
+  const missing = (['path', 'base-url', 'serial'] as const).filter((name) => !values[name]);
   if (missing.length > 0) fail(`bridge needs ${missing.map((m) => `--${m}`).join(', ')}`, usage.bridge);
-  if (!/^[0-9a-f]{64}$/.test(values.secret!)) fail('--secret is the terminal\'s 64 lowercase hex characters, as shown at provisioning');
-  try {
-    new URL(values['base-url']!);
-  } catch {
-    fail(`--base-url must be an absolute URL, got ${JSON.stringify(values['base-url'])}`);
-  }
+  const secret = terminalSecret(values);
+  if (!URL.canParse(values['base-url']!)) fail(`--base-url must be an absolute URL, got ${JSON.stringify(values['base-url'])}`);
+  const closeAt = values['close-at'] === undefined ? null : dailyTime(values['close-at']);
   const baud = integer('baud', values.baud, 115200)!;
-  const client = new PosClient({ baseUrl: values['base-url']!, serialNumber: values.serial!, secret: values.secret! });
-  const running = new Bridge({ open: () => openSerial(values.path!, baud), client, pollMs: integer('poll-ms', values['poll-ms'], 1000)!, log, ...(values.debug ? { debug: log } : {}) });
-  log(`bridge for ${values.serial} on ${values.path} (${baud} 8N1) → ${values['base-url']}`);
-  process.on('SIGINT', () => void running.stop());
-  process.on('SIGTERM', () => void running.stop());
+  const stateDir = values['state-dir'] ?? DEFAULT_STATE_DIR;
+  const state = await BridgeState.open(stateDir, values.serial!);
+  const client = new PosClient({ baseUrl: values['base-url']!, serialNumber: values.serial!, secret });
+  const running = new Bridge({
+    open: () => openSerial(values.path!, baud),
+    client,
+    state,
+    serverUrl: values['base-url']!,
+    pollMs: integer('poll-ms', values['poll-ms'], DEFAULTS.pollMs)!,
+    answerTimeoutMs: integer('answer-timeout-ms', values['answer-timeout-ms'], DEFAULTS.answerTimeoutMs)!,
+    log,
+    error: logError,
+    ...(values.debug ? { debug: log } : {}),
+  });
+  log(`bridge for ${values.serial} on ${values.path} (${baud} 8N1) → ${values['base-url']}; state in ${state.dir}`);
+  const held = await state.listHeld();
+  if (held.length > 0) logError(`${held.length} record(s) held from before: svc-terminal held --serial ${values.serial} --state-dir ${stateDir}`);
+  if (closeAt) scheduleDaily(closeAt, () => {
+    log(`${values['close-at']}: closing the batch`);
+    running.requestClose();
+  });
+  createInterface({ input: process.stdin }).on('line', (line) => {
+    if (line.trim() === 'close') {
+      running.requestClose();
+      log('batch close asked for: sent to the device at the next cycle');
+    } else if (line.trim()) process.stdout.write('commands: close (the batch, from the host)\n');
+  });
+  process.on('SIGINT', () => void running.stop().then(() => process.exit(0)));
+  process.on('SIGTERM', () => void running.stop().then(() => process.exit(0)));
   await running.run();
+}
+
+/** The terminal's secret from --secret-file, SVC_TERMINAL_SECRET or (with a warning) --secret. */
+function terminalSecret(values: { secret?: string | undefined; 'secret-file'?: string | undefined }): string {
+  let secret: string | undefined;
+  if (values['secret-file']) {
+    try {
+      secret = readFileSync(values['secret-file'], 'utf8').trim();
+    } catch (error) {
+      fail(`cannot read --secret-file: ${(error as Error).message}`);
+    }
+  } else if (process.env.SVC_TERMINAL_SECRET) {
+    secret = process.env.SVC_TERMINAL_SECRET.trim();
+  } else if (values.secret) {
+    process.stderr.write('svc-terminal: warning: --secret is visible to every local user in ps; prefer --secret-file or SVC_TERMINAL_SECRET\n');
+    secret = values.secret;
+  }
+  if (!secret) fail('give the terminal\'s secret with --secret-file FILE or SVC_TERMINAL_SECRET', usage.bridge);
+  if (!/^[0-9a-f]{64}$/.test(secret!)) fail('the terminal\'s secret is 64 lowercase hex characters, as shown at provisioning');
+  return secret!;
+}
+
+function dailyTime(text: string): { hours: number; minutes: number } {
+  const match = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(text);
+  if (!match) fail(`--close-at takes a local time as HH:MM, got ${JSON.stringify(text)}`);
+  return { hours: Number(match![1]), minutes: Number(match![2]) };
+}
+
+/** Runs `work` every day at the local time given. */
+function scheduleDaily(at: { hours: number; minutes: number }, work: () => void): void {
+  const next = new Date();
+  next.setHours(at.hours, at.minutes, 0, 0);
+  if (next.getTime() <= Date.now()) next.setDate(next.getDate() + 1);
+  setTimeout(() => {
+    work();
+    scheduleDaily(at, work);
+  }, next.getTime() - Date.now()).unref();
+}
+
+async function heldCommand(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { serial: { type: 'string' }, 'state-dir': { type: 'string' }, reason: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) return void process.stdout.write(usage.held);
+  if (!values.serial) fail('held needs --serial', usage.held);
+  const state = await BridgeState.open(values['state-dir'] ?? DEFAULT_STATE_DIR, values.serial!);
+  const [action, key, ...extra] = positionals as [string | undefined, string | undefined, ...string[]];
+  if (extra.length > 0) fail(`unexpected arguments: ${extra.join(' ')}`, usage.held);
+  if (action === undefined) {
+    const held = await state.listHeld();
+    if (held.length === 0) return void process.stdout.write(`no records held for ${values.serial} (${state.dir})\n`);
+    for (const record of held) {
+      process.stdout.write(`${record.key}  held ${record.heldAt}\n  ${record.message}\n  why: ${record.reason}\n  server: ${record.server.status} ${record.server.code ?? ''} ${record.server.message ?? ''}\n`);
+      process.stdout.write(record.decision ? `  decided: ${record.decision.action}${record.decision.reason ? ` (${record.decision.reason})` : ''}, waiting for the bridge's next cycle\n` : `  decide: resend ${record.key} | discard ${record.key} --reason "…"\n`);
+    }
+    return;
+  }
+  if ((action !== 'resend' && action !== 'discard') || !key) fail('say resend KEY or discard KEY', usage.held);
+  if (action === 'discard' && !values.reason?.trim()) fail('discard needs --reason: it is kept with the decision', usage.held);
+  try {
+    await state.decide(key!, { action: action as 'resend' | 'discard', ...(values.reason ? { reason: values.reason } : {}), decidedAt: new Date().toISOString() });
+  } catch (error) {
+    process.stderr.write(`svc-terminal: ${(error as Error).message} (svc-terminal held --serial ${values.serial} lists them)\n`);
+    process.exit(1);
+  }
+  process.stdout.write(`${action} ${key}: the bridge carries it out at its next cycle\n`);
 }
 
 async function ports(argv: string[]): Promise<void> {
@@ -151,6 +301,9 @@ switch (command) {
     break;
   case 'bridge':
     await bridge(rest);
+    break;
+  case 'held':
+    await heldCommand(rest);
     break;
   case 'ports':
     await ports(rest);

@@ -1,6 +1,8 @@
+import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { merchantWithTerminal, startTestServer } from '../server/testing/test-server.js';
 import { Bridge } from './bridge/bridge.js';
+import { BridgeState } from './bridge/bridge-state.js';
 import { EmulatedTerminal } from './device/emulated-terminal.js';
 import { Link } from './protocol/link.js';
 import { openPort, PtyPair, socatSkip, waitFor } from './testing/pty-pair.js';
@@ -8,7 +10,8 @@ import { openPort, PtyPair, socatSkip, waitFor } from './testing/pty-pair.js';
 async function setup(t: Test, autoApproveMs: number | null) {
   const server = await startTestServer(t);
   const merchant = await merchantWithTerminal(server);
-  const line = new PtyPair(t.testdir());
+  const dir = t.testdir();
+  const line = new PtyPair(dir);
   await line.start();
   const device = new EmulatedTerminal({ serial: merchant.serialNumber, autoApproveMs });
   let devicePort = await openPort(line.device);
@@ -18,7 +21,8 @@ async function setup(t: Test, autoApproveMs: number | null) {
     device.attach(new Link(devicePort));
   };
   const log: string[] = [];
-  const bridge = new Bridge({ open: () => openPort(line.host), client: merchant.pos, answerTimeoutMs: 2000, pollMs: 30, minBackoffMs: 20, maxBackoffMs: 100, log: (l) => log.push(l) });
+  const state = await BridgeState.open(join(dir, 'bridge-state'), merchant.serialNumber);
+  const bridge = new Bridge({ open: () => openPort(line.host), client: merchant.pos, state, answerTimeoutMs: 2000, pollMs: 30, minBackoffMs: 20, maxBackoffMs: 100, log: (l) => log.push(l) });
   t.teardown(async () => {
     await bridge.stop();
     if (devicePort.isOpen) await new Promise((resolve) => devicePort.close(resolve));

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // svc-contracts: the contract suite against any deployment of the interface.
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';

@@ -21,8 +21,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
-const cli = fileURLToPath(new URL('../bin/svc-contracts.js', import.meta.url));
-const run = (args: string[]) => runCommand([cli, ...args]);
+const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
+const run = (args: string[]) => runCommand(['--import', 'tsx', cli, ...args]);
 
 t.test('svc-contracts passes against the real server on a random port and writes its report', async (t) => {
   const server = await startTestServer(t);

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Bridge } from '../../terminal/bridge/bridge.js';
+import { BridgeState } from '../../terminal/bridge/bridge-state.js';
 import { EmulatedTerminal } from '../../terminal/device/emulated-terminal.js';
 import { Link } from '../../terminal/protocol/link.js';
 import { openPort, PtyPair } from '../../terminal/testing/pty-pair.js';
@@ -20,7 +21,8 @@ export async function runSerialRace(target: RaceTarget, count: number, random: (
   const device = new EmulatedTerminal({ serial: target.terminal, autoApproveMs: 0 });
   const devicePort = await openPort(line.device);
   device.attach(new Link(devicePort));
-  const bridge = new Bridge({ open: () => openPort(line.host), client: target.pos, pollMs: 5, answerTimeoutMs: 2000 });
+  const state = await BridgeState.open(join(dir, 'bridge-state'), target.terminal);
+  const bridge = new Bridge({ open: () => openPort(line.host), client: target.pos, state, pollMs: 5, answerTimeoutMs: 2000 });
   const runs: OrderRun[] = [];
   try {
     for (let i = 0; i < count; i += 1) {

@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // svc-relay: forwards the simulator's webhooks for local and private URLs
 // to a receiver on this machine. `svc-relay --help` says how.
 import { parseArgs } from 'node:util';

@@ -5,6 +5,7 @@ import { validatingFetch } from '../../contracts/testing/contract-client.js';
 import { runCommand } from '../../server/testing/run-command.js';
 import { merchantWithTerminal, signingClock, startTestServer } from '../../server/testing/test-server.js';
 import { Bridge } from '../../terminal/bridge/bridge.js';
+import { BridgeState } from '../../terminal/bridge/bridge-state.js';
 import { PosClient } from '../../terminal/pos-client.js';
 import { openPort, PtyPair, socatSkip } from '../../terminal/testing/pty-pair.js';
 import { replayBatches } from './replay.js';
@@ -58,7 +59,8 @@ t.test('replay through the serial line: the batches become the device\'s records
   const server = await startTestServer(t);
   server.clock.set(Date.now());
   const merchant = await merchantWithTerminal(server);
-  const line = new PtyPair(t.testdir());
+  const dir = t.testdir();
+  const line = new PtyPair(dir);
   await line.start();
   t.teardown(() => line.stop());
   const child = spawn(process.execPath, ['--import', 'tsx', cli, '--via-serial', line.device, '--terminal', merchant.serialNumber, fixture('pos-0002-eur-ars.json')]);
@@ -67,7 +69,8 @@ t.test('replay through the serial line: the batches become the device\'s records
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   while (!out.includes('queued')) await new Promise((resolve) => setTimeout(resolve, 20));
   const client = new PosClient({ baseUrl: server.baseUrl, serialNumber: merchant.serialNumber, secret: merchant.secret, fetch: validatingFetch() });
-  const bridge = new Bridge({ open: () => openPort(line.host), client, answerTimeoutMs: 2000, pollMs: 20 });
+  const state = await BridgeState.open(`${dir}/bridge-state`, merchant.serialNumber);
+  const bridge = new Bridge({ open: () => openPort(line.host), client, state, answerTimeoutMs: 2000, pollMs: 20 });
   const running = bridge.run();
   t.equal(await exited, 0);
   await bridge.stop();

@@ -3,36 +3,75 @@ import type { PosClient } from '../pos-client.js';
 import { Link, LinkError } from '../protocol/link.js';
 import { decodeMessage, encodeMessage, type Message, type MessageCode, type RecordMessage } from '../protocol/messages.js';
 import { realTimers, type Timers } from '../protocol/timers.js';
+import { BridgeState, recordKey, type HeldRecord } from './bridge-state.js';
+import { comparePaid, verdictFor, type Verdict } from './server-verdict.js';
 
 /** A serial port stream; a real one must be closed (not just destroyed) to release its lock. */
 export type SerialLine = Duplex & { close?: (callback: (error?: Error | null) => void) => void; isOpen?: boolean };
+
+export const DEFAULTS = {
+  answerTimeoutMs: 3000,
+  pollMs: 1000,
+  minBackoffMs: 500,
+  maxBackoffMs: 10_000,
+  serverMinBackoffMs: 1000,
+  serverMaxBackoffMs: 30_000,
+};
 
 export interface BridgeOptions {
   /** Opens the serial line (a real port, a pseudo-terminal, a mock). */
   open: () => Promise<SerialLine>;
   client: PosClient;
+  /** What must survive a restart: orders asked, records held. */
+  state: BridgeState;
+  /** Where the server is, for log lines. */
+  serverUrl?: string;
   timers?: Timers;
   /** Time to wait for the device's answer to a request. */
   answerTimeoutMs?: number;
   /** Between two cycles (heartbeat, orders, records). */
   pollMs?: number;
+  /** Reopening the serial line: from this, doubling up to maxBackoffMs. */
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  /** Retrying a server that failed: from this, doubling up to serverMaxBackoffMs. */
+  serverMinBackoffMs?: number;
+  serverMaxBackoffMs?: number;
   log?: (line: string) => void;
+  /** Errors: records held, operator decisions. Defaults to `log`. */
+  error?: (line: string) => void;
   debug?: (line: string) => void;
 }
 
 class NoAnswerError extends Error {}
 
+/** The server could not be used just now; nothing about any record was decided. */
+class ServerFault extends Error {}
+
+export interface CycleResult {
+  charged: number;
+  voided: number;
+  recorded: number;
+  /** The record at the head of the device's queue is held: nothing behind it moves until an operator decides. */
+  blocked: boolean;
+}
+
 /**
  * Drives one device for one terminal. Each cycle: a heartbeat (0100); the
  * server's PENDING orders of the terminal asked to be charged (0300) and its
- * VOID_PENDING orders asked to be voided (0320); then every record the
- * device holds (0250) sent, signed, to the server, and confirmed to the
- * device (0270) only after the server answered 2xx, or 409 for what it
- * already has. A record is never confirmed before the server has it, and
- * the server's idempotency means a record sent twice is applied once.
- * A dead line is closed and reopened with backoff.
+ * VOID_PENDING orders asked to be voided (0320), each remembered durably
+ * before it goes on the line, so a restarted bridge never asks twice; a
+ * batch close (0500) if one was asked for; then the records the device
+ * holds (0250), oldest first, each sent signed to the server and confirmed
+ * to the device (0270) only when the server holds that same record
+ * (server-verdict.ts). A record the server holds differently is held, under
+ * --state-dir, for an operator, and the device keeps it.
+ *
+ * The serial line and the server fail separately: a dead line is closed and
+ * reopened with backoff (0.5 s doubling to 10 s, reset once the device
+ * answers); a server that fails leaves the line open and polled, and is
+ * tried again with backoff (1 s doubling to 30 s). Each change of state is
+ * one log line, naming the URL and the cause.
  */
 export class Bridge {
   private link: Link | null = null;
@@ -40,34 +79,47 @@ export class Bridge {
   private stopped = false;
   private readonly timers: Timers;
   private readonly log: (line: string) => void;
-  private readonly asked = new Set<string>();
+  private readonly error: (line: string) => void;
   private backoff: number;
   private waiting: { expect: MessageCode[]; resolve: (m: Message) => void; reject: (e: Error) => void; timer: unknown } | null = null;
+  private server: { down: false } | { down: true; since: number; cause: string; retryAt: number; backoff: number } = { down: false };
+  private lineDown: string | null = null;
+  private closeRequested = false;
+  /** Held records already reported, so a blocked queue is one error line, not one per cycle. */
+  private readonly reported = new Set<string>();
+  /** The server's answer to the last record delivered, kept with a hold. */
+  private lastAnswer: { status: number; body: { code?: string; message?: string } } | null = null;
 
   constructor(private readonly options: BridgeOptions) {
     this.timers = options.timers ?? realTimers;
     this.log = options.log ?? (() => undefined);
-    this.backoff = options.minBackoffMs ?? 500;
+    this.error = options.error ?? this.log;
+    this.backoff = options.minBackoffMs ?? DEFAULTS.minBackoffMs;
   }
 
-  /** Runs cycles until stop(); reconnects after a dead line. */
+  /** Runs cycles until stop(); reopens the line after a failure of the line or the device. */
   async run(): Promise<void> {
     while (!this.stopped) {
       try {
-        await this.connect();
-        this.backoff = this.options.minBackoffMs ?? 500;
+        if (!this.link || this.link.isClosed) await this.connect();
         while (!this.stopped && this.link && !this.link.isClosed) {
           await this.cycle();
-          await this.sleep(this.options.pollMs ?? 1000);
+          // The device answered: the line works, whatever it did before.
+          this.backoff = this.options.minBackoffMs ?? DEFAULTS.minBackoffMs;
+          if (this.lineDown !== null) this.log('line up: the device answers again');
+          this.lineDown = null;
+          await this.sleep(this.options.pollMs ?? DEFAULTS.pollMs);
         }
       } catch (error) {
         if (this.stopped) break;
-        this.log(`line down: ${(error as Error).message}; reconnecting in ${this.backoff} ms`);
+        const cause = (error as Error).message;
+        if (this.lineDown === null) this.log(`line down: ${cause}; reopening, backing off from ${this.backoff} ms to ${this.options.maxBackoffMs ?? DEFAULTS.maxBackoffMs} ms`);
+        this.lineDown = cause;
       }
       await this.disconnect();
       if (this.stopped) break;
       await this.sleep(this.backoff);
-      this.backoff = Math.min(this.options.maxBackoffMs ?? 10_000, this.backoff * 2);
+      this.backoff = Math.min(this.options.maxBackoffMs ?? DEFAULTS.maxBackoffMs, this.backoff * 2);
     }
     await this.disconnect();
   }
@@ -77,78 +129,207 @@ export class Bridge {
     return this.disconnect();
   }
 
+  /** A host-initiated batch close (0500), sent at the next cycle. */
+  requestClose(): void {
+    this.closeRequested = true;
+  }
+
   /** Opens the line (if needed) and runs one cycle; for tests and one-shot use. */
-  async cycle(): Promise<{ charged: number; voided: number; recorded: number }> {
+  async cycle(): Promise<CycleResult> {
     if (!this.link || this.link.isClosed) await this.connect();
     const status = await this.request({ code: '0100' }, ['0110']);
     if (status.code === '0110') this.options.debug?.(`device ${status.serial} firmware ${status.firmware}, ${status.pendingCount} record(s) pending`);
-    const charged = await this.askDevice('PENDING', (order) => ({ code: '0300', orderId: order.orderId, amount: order.amount, currency: order.currency }), '0310');
-    const voided = await this.askDevice('VOID_PENDING', (order) => ({ code: '0320', orderId: order.orderId }), '0330');
+    let charged = 0;
+    let voided = 0;
+    if (this.serverUsable()) {
+      charged = await this.serverStep(() => this.askDevice('PENDING', (order) => ({ code: '0300', orderId: order.orderId, amount: order.amount, currency: order.currency }), '0310'), 0);
+      voided = await this.serverStep(() => this.askDevice('VOID_PENDING', (order) => ({ code: '0320', orderId: order.orderId }), '0330'), 0);
+    }
+    if (this.closeRequested) {
+      const closed = await this.request({ code: '0500' }, ['0510']);
+      this.closeRequested = false;
+      this.log(closed.code === '0510' && closed.rc === '00' ? 'batch close sent to the device' : `the device refused the batch close: ${encodeMessage(closed)}`);
+    }
     let recorded = 0;
+    let blocked = false;
     for (;;) {
       const next = await this.request({ code: '0250' }, ['0210', '0230', '0520', '0260']);
       if (next.code === '0260') break;
-      if (!(await this.deliver(next as RecordMessage))) break;
-      const confirmed = await this.request({ code: '0270', seq: (next as RecordMessage).seq }, ['0280']);
-      if (confirmed.code !== '0280' || confirmed.seq !== (next as RecordMessage).seq) throw new Error(`the device confirmed ${JSON.stringify(confirmed)} instead of ${(next as RecordMessage).seq}`);
+      const record = next as RecordMessage;
+      const outcome = await this.handleRecord(record);
+      if (outcome === 'wait') break;
+      if (outcome === 'blocked') {
+        blocked = true;
+        break;
+      }
+      const confirmed = await this.request({ code: '0270', seq: record.seq }, ['0280']);
+      if (confirmed.code !== '0280' || confirmed.seq !== record.seq) throw new Error(`the device confirmed ${JSON.stringify(confirmed)} instead of ${record.seq}`);
       recorded += 1;
     }
-    return { charged, voided, recorded };
+    return { charged, voided, recorded, blocked };
+  }
+
+  /** What to do with the record at the head of the device's queue: confirm it, wait (server away), or stay blocked (held). */
+  private async handleRecord(record: RecordMessage): Promise<'confirm' | 'wait' | 'blocked'> {
+    const key = recordKey(record);
+    const held = await this.options.state.held(key);
+    if (held) return this.carryOutDecision(held);
+    if (!this.serverUsable()) return 'wait';
+    const verdict = await this.serverStep(() => this.deliver(record), null);
+    if (!verdict) return 'wait';
+    if (verdict.kind === 'confirm') {
+      this.log(`record ${record.seq} (${record.code} ${describe(record)}) → ${verdict.note}; confirmed to the device`);
+      return 'confirm';
+    }
+    if (verdict.kind !== 'hold') return 'wait';
+    const answer = this.lastAnswer;
+    const holding: HeldRecord = {
+      key, record, message: encodeMessage(record), reason: verdict.reason,
+      server: { status: answer?.status ?? 0, ...(answer?.body.code ? { code: answer.body.code } : {}), ...(answer?.body.message ? { message: answer.body.message } : {}) },
+      heldAt: new Date(this.timers.now()).toISOString(),
+    };
+    await this.options.state.hold(holding);
+    this.reported.add(key);
+    this.error(
+      `HELD record ${record.seq} (${record.code} ${describe(record)}): ${verdict.reason}. It stays on the device, unconfirmed, and the records behind it wait. ` +
+        `Decide with: svc-terminal held --state-dir … --serial … (resend ${key} | discard ${key} --reason "…")`,
+    );
+    return 'blocked';
+  }
+
+  private async carryOutDecision(held: HeldRecord): Promise<'confirm' | 'wait' | 'blocked'> {
+    const decision = await this.options.state.decision(held.key);
+    if (!decision) {
+      if (!this.reported.has(held.key)) this.error(`record ${held.record.seq} (${held.record.code} ${describe(held.record)}) is held: ${held.reason}; waiting for an operator's decision`);
+      this.reported.add(held.key);
+      return 'blocked';
+    }
+    if (decision.action === 'discard') {
+      await this.options.state.release(held, decision, 'discarded: confirmed to the device without the server');
+      this.error(`DISCARDED record ${held.record.seq} (${held.message}) by operator decision: ${decision.reason}; confirming it to the device`);
+      return 'confirm';
+    }
+    // Resend: the hold goes, and the record is delivered afresh (and held again if the server still disagrees).
+    await this.options.state.release(held, decision, 'resent');
+    this.reported.delete(held.key);
+    this.log(`resending held record ${held.record.seq} (${held.record.code} ${describe(held.record)}) by operator decision`);
+    return this.handleRecord(held.record);
+  }
+
+  /** Sends one record to the server; the verdict on its answer. Throws ServerFault when the server could not be used. */
+  private async deliver(record: RecordMessage): Promise<Verdict> {
+    const { client } = this.options;
+    const response = await this.call(() =>
+      record.code === '0210'
+        ? client.commitPayment(record.orderId, { authorizationCode: record.authorizationCode, paidAt: record.paidAt, amount: record.amount })
+        : record.code === '0230'
+          ? client.commitVoid(record.orderId)
+          : client.notifySettlement({ batchNumber: record.batchNumber, transactionCount: record.transactionCount, closedAt: record.closedAt, currencyReference: record.currencyReference, terminal: record.terminal, debitBatch: record.debitBatch }),
+    );
+    this.lastAnswer = response;
+    let verdict = verdictFor(record, response);
+    if (verdict.kind === 'compare-paid' && record.code === '0210') verdict = comparePaid(record, await this.findPaidOrder(record.orderId));
+    if (verdict.kind === 'fault') throw new ServerFault(verdict.cause);
+    return verdict;
+  }
+
+  /** The PAID order among the terminal's, paging (100 a page, at most 50 pages). */
+  private async findPaidOrder(orderId: string): Promise<{ authorizationCode?: string } | undefined> {
+    for (let page = 1; page <= 50; page += 1) {
+      const listed = await this.call(() => this.options.client.listOrders({ status: 'PAID', size: 100, page }));
+      if (listed.status !== 200) throw new ServerFault(`listing PAID orders answered ${listed.status} ${listed.body.code ?? ''}`);
+      const orders = listed.body.data as Array<{ orderId: string; authorizationCode?: string }>;
+      const found = orders.find((order) => order.orderId === orderId);
+      if (found || orders.length < 100) return found;
+    }
+    return undefined;
   }
 
   private async askDevice(status: 'PENDING' | 'VOID_PENDING', ask: (order: { orderId: string; amount: number; currency: string }) => Message, answer: MessageCode): Promise<number> {
-    const listed = await this.options.client.listOrders({ status, size: 100 });
+    const listed = await this.call(() => this.options.client.listOrders({ status, size: 100 }));
     if (listed.status !== 200) {
-      this.log(`listing ${status} orders failed: ${listed.status} ${listed.body.message ?? ''}`);
+      const verdict = listed.status === 401 || listed.status === 429 || listed.status >= 500 ? 'fault' : 'refused';
+      const cause = `listing ${status} orders answered ${listed.status} ${listed.body.code ?? ''}${listed.body.message ? `: ${listed.body.message}` : ''}`;
+      if (verdict === 'fault') throw new ServerFault(cause);
+      this.error(cause);
       return 0;
     }
     let asked = 0;
     for (const order of listed.body.data as Array<{ orderId: string; amount: number; currency: string }>) {
       const key = `${status}:${order.orderId}`;
-      if (this.asked.has(key)) continue;
+      if (this.options.state.hasAsked(key)) continue;
+      // Durable before it goes on the line: a bridge restarted after this point never asks again.
+      await this.options.state.markAsked(key, new Date(this.timers.now()).toISOString());
       const reply = await this.request(ask(order), [answer]);
-      if ((reply as { rc?: string }).rc === '00') {
-        this.asked.add(key);
+      const rc = (reply as { rc?: string }).rc;
+      if (rc === '00') {
         asked += 1;
         this.log(`${status === 'PENDING' ? 'charge' : 'void'} ${order.orderId} sent to the device`);
+      } else if (rc === '94') {
+        this.error(`the device says ${order.orderId} was already ${status === 'PENDING' ? 'charged' : 'voided'} (rc 94): not asked again; its record is on the device or already delivered`);
       } else {
-        this.log(`the device refused ${encodeMessage(ask(order))}: ${encodeMessage(reply)}`);
+        this.error(`the device refused ${encodeMessage(ask(order))}: ${encodeMessage(reply)}`);
       }
     }
     return asked;
   }
 
-  /** Sends one record to the server; true when the server has it (2xx, or 409 for what it already holds). */
-  private async deliver(record: RecordMessage): Promise<boolean> {
-    const { client } = this.options;
-    let response;
+  /** A server call; a network failure is a ServerFault, never a line fault. */
+  private async call<T>(work: () => Promise<T>): Promise<T> {
     try {
-      response =
-        record.code === '0210'
-          ? await client.commitPayment(record.orderId, { authorizationCode: record.authorizationCode, paidAt: record.paidAt, amount: record.amount })
-          : record.code === '0230'
-            ? await client.commitVoid(record.orderId)
-            : await client.notifySettlement({ batchNumber: record.batchNumber, transactionCount: record.transactionCount, closedAt: record.closedAt, currencyReference: record.currencyReference, terminal: record.terminal, debitBatch: record.debitBatch });
+      return await work();
     } catch (error) {
-      this.log(`record ${record.seq} (${record.code}) not delivered, will retry: ${(error as Error).message}`);
-      return false;
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      throw new ServerFault(`${(error as Error).message}${cause?.code ? ` (${cause.code})` : cause?.message ? ` (${cause.message})` : ''}`);
     }
-    if ((response.status >= 200 && response.status < 300) || response.status === 409) {
-      this.log(`record ${record.seq} (${record.code}) → server ${response.status}${response.status === 409 ? ` (${response.body.code}: already recorded there)` : ''}`);
-      return true;
+  }
+
+  /** Runs a step that uses the server; a ServerFault marks the server down (one log line) and answers `otherwise`. */
+  private async serverStep<T>(step: () => Promise<T>, otherwise: T): Promise<T> {
+    try {
+      const result = await step();
+      this.serverUp();
+      return result;
+    } catch (error) {
+      if (!(error instanceof ServerFault)) throw error;
+      this.serverDown(error.message);
+      return otherwise;
     }
-    this.log(`record ${record.seq} (${record.code}) refused by the server (${response.status} ${response.body.code ?? ''}: ${response.body.message ?? ''}); kept on the terminal`);
-    return false;
+  }
+
+  private serverUsable(): boolean {
+    return !this.server.down || this.timers.now() >= this.server.retryAt;
+  }
+
+  private serverDown(cause: string): void {
+    const now = this.timers.now();
+    const min = this.options.serverMinBackoffMs ?? DEFAULTS.serverMinBackoffMs;
+    const max = this.options.serverMaxBackoffMs ?? DEFAULTS.serverMaxBackoffMs;
+    if (!this.server.down) {
+      this.error(`server ${this.options.serverUrl ?? ''} unavailable: ${cause}; records stay on the device, the line stays open, retrying from ${min} ms up to every ${max / 1000} s`);
+      this.server = { down: true, since: now, cause, retryAt: now + min, backoff: min };
+      return;
+    }
+    const backoff = Math.min(max, this.server.backoff * 2);
+    if (cause !== this.server.cause) this.error(`server ${this.options.serverUrl ?? ''} still unavailable, now: ${cause}`);
+    this.server = { down: true, since: this.server.since, cause, retryAt: now + backoff, backoff };
+  }
+
+  private serverUp(): void {
+    if (!this.server.down) return;
+    this.log(`server ${this.options.serverUrl ?? ''} available again after ${((this.timers.now() - this.server.since) / 1000).toFixed(1)} s`);
+    this.server = { down: false };
   }
 
   private async request(message: Message, expect: MessageCode[]): Promise<Message> {
     const link = this.link;
     if (!link) throw new Error('no line');
+    const timeoutMs = this.options.answerTimeoutMs ?? DEFAULTS.answerTimeoutMs;
     const answered = new Promise<Message>((resolve, reject) => {
       const timer = this.timers.setTimeout(() => {
         this.waiting = null;
-        reject(new NoAnswerError(`no answer to ${message.code} within ${this.options.answerTimeoutMs ?? 3000} ms`));
-      }, this.options.answerTimeoutMs ?? 3000);
+        reject(new NoAnswerError(`no answer to ${message.code} within ${timeoutMs} ms (--answer-timeout-ms)`));
+      }, timeoutMs);
       this.waiting = { expect, resolve, reject, timer };
     });
     // When sending fails, the line's close also rejects the answer nobody waits for yet.
@@ -207,4 +388,9 @@ export class Bridge {
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => this.timers.setTimeout(resolve, ms));
   }
+}
+
+function describe(record: RecordMessage): string {
+  if (record.code === '0520') return `batch ${record.batchNumber}`;
+  return record.code === '0210' ? `sale ${record.orderId} ${record.amount} ${record.currency} auth ${record.authorizationCode}` : `void ${record.orderId}`;
 }

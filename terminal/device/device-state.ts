@@ -22,10 +22,18 @@ export interface DeviceState {
   records: RecordMessage[];
   /** Sales since the last batch close. */
   batch: { count: number; currency: string | null };
+  /** Orders this device has approved (the most recent APPROVED_KEPT): a charge asked for one again is refused, never approved twice. */
+  approved: string[];
 }
 
+/** How many approved orders the device remembers. */
+export const APPROVED_KEPT = 5000;
+
+/** The answer code for a charge of an order already approved here (ISO 8583's "duplicate transmission"). */
+export const RC_ALREADY_APPROVED = '94';
+
 export function newDevice(serial: string, firmware = '1.0.0'): DeviceState {
-  return { serial, firmware, nextSeq: 1, nextBatch: 1, charges: [], voids: [], records: [], batch: { count: 0, currency: null } };
+  return { serial, firmware, nextSeq: 1, nextBatch: 1, charges: [], voids: [], records: [], batch: { count: 0, currency: null }, approved: [] };
 }
 
 /** The answer to a host request and the state after it. Approvals happen outside, by time or operator. */
@@ -34,6 +42,7 @@ export function answer(state: DeviceState, request: Message): { state: DeviceSta
     case '0100':
       return { state, reply: { code: '0110', serial: state.serial, firmware: state.firmware, batchOpen: state.batch.count > 0, pendingCount: state.records.length } };
     case '0300':
+      if (state.approved.includes(request.orderId)) return { state, reply: { code: '0310', rc: RC_ALREADY_APPROVED } };
       if (state.charges.some((c) => c.orderId === request.orderId)) return { state, reply: { code: '0310', rc: '00' } }; // asked again: same answer
       return { state: { ...state, charges: [...state.charges, { orderId: request.orderId, amount: request.amount, currency: request.currency }] }, reply: { code: '0310', rc: '00' } };
     case '0320':
@@ -61,6 +70,7 @@ export function approve(state: DeviceState, orderId: string, at: string, authori
     charges: state.charges.filter((c) => c !== charge),
     records: [...state.records, record],
     batch: { count: state.batch.count + 1, currency: state.batch.currency ?? charge.currency },
+    approved: [...state.approved, orderId].slice(-APPROVED_KEPT),
   };
 }
 

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Link } from '../protocol/link.js';
 import { decodeMessage, encodeMessage, MessageError } from '../protocol/messages.js';
 import { realTimers, type Timers } from '../protocol/timers.js';
@@ -7,6 +9,12 @@ import { answer, approve, closeBatch, decline, newDevice, queueSettlement, voidO
 export interface EmulatorOptions {
   serial: string;
   firmware?: string;
+  /**
+   * The device's journal, as a real terminal keeps one in flash: unconfirmed
+   * records, the batch number, approved orders. Loaded at start and written
+   * (durably) on every change, before the device answers on the line.
+   */
+  statePath?: string;
   /** Approve charges (and voids) this long after the host asks; null waits for the operator. */
   autoApproveMs?: number | null;
   timers?: Timers;
@@ -25,7 +33,7 @@ export class EmulatedTerminal {
   private readonly log: (line: string) => void;
 
   constructor(private readonly options: EmulatorOptions) {
-    this.state = newDevice(options.serial, options.firmware);
+    this.state = (options.statePath ? loadDevice(options.statePath, options.serial) : undefined) ?? newDevice(options.serial, options.firmware);
     this.timers = options.timers ?? realTimers;
     this.log = options.log ?? (() => undefined);
   }
@@ -42,7 +50,14 @@ export class EmulatedTerminal {
 
   /** Queues a batch close with these fields as a record for the host (replay through the device). */
   queueSettlement(settlement: Parameters<typeof queueSettlement>[1]): void {
-    this.state = queueSettlement(this.state, settlement);
+    this.commit(queueSettlement(this.state, settlement));
+  }
+
+  /** The new state, written to the journal (when there is one) before anything depends on it. */
+  private commit(next: DeviceState): void {
+    if (next === this.state) return;
+    if (this.options.statePath) saveDevice(this.options.statePath, next);
+    this.state = next;
   }
 
   /** An operator command, as typed on stdin; answers what happened. */
@@ -53,23 +68,23 @@ export class EmulatedTerminal {
       case 'approve': {
         const orderId = argument ?? this.state.charges[0]?.orderId;
         if (!orderId) return 'no charge waiting';
-        this.state = approve(this.state, orderId, now, authorizationCode());
+        this.commit(approve(this.state, orderId, now, authorizationCode()));
         return `approved ${orderId}`;
       }
       case 'decline': {
         const orderId = argument ?? this.state.charges[0]?.orderId;
         if (!orderId) return 'no charge waiting';
-        this.state = decline(this.state, orderId);
+        this.commit(decline(this.state, orderId));
         return `declined ${orderId}`;
       }
       case 'void': {
         const orderId = argument ?? this.state.voids[0];
         if (!orderId) return 'no void waiting';
-        this.state = voidOrder(this.state, orderId, now);
+        this.commit(voidOrder(this.state, orderId, now));
         return `voided ${orderId}`;
       }
       case 'close':
-        this.state = closeBatch(this.state, now);
+        this.commit(closeBatch(this.state, now));
         return `batch closed (record ${this.state.nextSeq - 1})`;
       case 'status':
         return [
@@ -92,7 +107,7 @@ export class EmulatedTerminal {
       return;
     }
     const { state, reply } = answer(this.state, request);
-    this.state = state;
+    this.commit(state); // on disk before the host hears the answer
     this.log(`host ${payload} → ${encodeMessage(reply)}`);
     await this.reply(encodeMessage(reply));
     const auto = this.options.autoApproveMs;
@@ -108,6 +123,32 @@ export class EmulatedTerminal {
     } catch (error) {
       this.log(`could not answer ${payload.slice(0, 4)}: ${(error as Error).message}`);
     }
+  }
+}
+
+function loadDevice(path: string, serial: string): DeviceState | undefined {
+  if (!existsSync(path)) return undefined;
+  const loaded = JSON.parse(readFileSync(path, 'utf8')) as DeviceState;
+  if (loaded.serial !== serial) throw new Error(`${path} is the journal of device ${loaded.serial}, not ${serial}`);
+  return { ...loaded, approved: loaded.approved ?? [] };
+}
+
+/** Whole file to a temp file, fsynced, renamed over the journal: a kill leaves the old state or the new. */
+function saveDevice(path: string, state: DeviceState): void {
+  const temp = `${path}.tmp-${process.pid}`;
+  const fd = openSync(temp, 'w');
+  try {
+    writeSync(fd, JSON.stringify(state));
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temp, path);
+  const dir = openSync(dirname(path), 'r');
+  try {
+    fsyncSync(dir);
+  } finally {
+    closeSync(dir);
   }
 }
 

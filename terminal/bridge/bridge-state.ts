@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { encodeMessage, type RecordMessage } from '../protocol/messages.js';
+import { appendDurably, readJson, removeDurably, writeDurably } from './durable-file.js';
+
+// What a bridge must not forget across restarts, per terminal, under
+// --state-dir: which orders it asked the device to charge or void (so a
+// restarted bridge never asks twice: a second ask could charge a customer
+// twice), and the records it holds because the server has a different
+// record in their place. A held record stays unconfirmed on the device
+// until an operator decides (svc-terminal held): resend it, or discard it
+// with a reason that is kept in released.jsonl.
+//
+//   <state-dir>/<serial>/asked.json
+//   <state-dir>/<serial>/held/<key>.json            the record, why, the server's answer
+//   <state-dir>/<serial>/held/<key>.decision.json   the operator's decision, read by the bridge
+//   <state-dir>/<serial>/released.jsonl             every decision carried out
+
+export interface HeldRecord {
+  key: string;
+  record: RecordMessage;
+  /** The device's message, as it was on the line. */
+  message: string;
+  reason: string;
+  server: { status: number; code?: string; message?: string };
+  heldAt: string;
+}
+
+export interface Decision {
+  action: 'resend' | 'discard';
+  reason?: string;
+  decidedAt: string;
+}
+
+/** A record's identity: its code and sequence number, and a digest of its fields (a device restarted without its journal reuses numbers). */
+export function recordKey(record: RecordMessage): string {
+  return `${record.code}-${record.seq}-${createHash('sha256').update(encodeMessage(record)).digest('hex').slice(0, 8)}`;
+}
+
+/** Most asked orders kept; the oldest go first (an order asked that long ago is no longer PENDING). */
+const ASKED_LIMIT = 10_000;
+
+export class BridgeState {
+  private constructor(
+    readonly dir: string,
+    private asked: Map<string, string>,
+  ) {}
+
+  static async open(stateDir: string, serial: string): Promise<BridgeState> {
+    const dir = join(stateDir, encodeURIComponent(serial));
+    const asked = (await readJson<Record<string, string>>(join(dir, 'asked.json'))) ?? {};
+    return new BridgeState(dir, new Map(Object.entries(asked)));
+  }
+
+  hasAsked(key: string): boolean {
+    return this.asked.has(key);
+  }
+
+  /** Remembers, durably, that the device is being asked: called before the request goes on the line. */
+  async markAsked(key: string, at: string): Promise<void> {
+    this.asked.set(key, at);
+    while (this.asked.size > ASKED_LIMIT) this.asked.delete(this.asked.keys().next().value!);
+    await writeDurably(join(this.dir, 'asked.json'), JSON.stringify(Object.fromEntries(this.asked)));
+  }
+
+  async hold(held: HeldRecord): Promise<void> {
+    await writeDurably(this.heldPath(held.key), `${JSON.stringify(held, null, 2)}\n`);
+  }
+
+  held(key: string): Promise<HeldRecord | undefined> {
+    return readJson<HeldRecord>(this.heldPath(key));
+  }
+
+  decision(key: string): Promise<Decision | undefined> {
+    return readJson<Decision>(this.decisionPath(key));
+  }
+
+  async listHeld(): Promise<Array<HeldRecord & { decision?: Decision }>> {
+    const names = await readdir(join(this.dir, 'held')).catch(() => [] as string[]);
+    const held = [];
+    for (const name of names.filter((each) => /^[^.]+\.json$/.test(each)).sort()) {
+      const record = await readJson<HeldRecord>(join(this.dir, 'held', name));
+      if (!record) continue;
+      const decision = await this.decision(record.key);
+      held.push({ ...record, ...(decision ? { decision } : {}) });
+    }
+    return held;
+  }
+
+  /** Written by the operator's command; carried out by the bridge at its next cycle. */
+  async decide(key: string, decision: Decision): Promise<void> {
+    if (!(await this.held(key))) throw new Error(`no held record ${key}`);
+    await writeDurably(this.decisionPath(key), `${JSON.stringify(decision)}\n`);
+  }
+
+  /** The decision was carried out: the hold goes, and the audit log keeps what was decided. */
+  async release(held: HeldRecord, decision: Decision, outcome: string): Promise<void> {
+    await appendDurably(join(this.dir, 'released.jsonl'), `${JSON.stringify({ ...held, decision, outcome, releasedAt: new Date().toISOString() })}\n`);
+    await removeDurably(this.decisionPath(held.key));
+    await removeDurably(this.heldPath(held.key));
+  }
+
+  private heldPath(key: string): string {
+    return join(this.dir, 'held', `${key}.json`);
+  }
+
+  private decisionPath(key: string): string {
+    return join(this.dir, 'held', `${key}.decision.json`);
+  }
+}

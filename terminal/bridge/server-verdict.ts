@@ -1,0 +1,41 @@
+import type { Answer, PosResponse } from '../pos-client.js';
+import type { RecordMessage } from '../protocol/messages.js';
+
+// What the server's answer to a record means for the record on the device.
+// A record is confirmed to the device (and so deleted there) only when the
+// server holds that same record: a 2xx, or a 409 whose state proves it is
+// the same. A fault of the server decides nothing: the record stays and is
+// sent again. Anything else means the server holds something different,
+// and the record is held for an operator: never confirmed on a guess.
+
+export type Verdict =
+  | { kind: 'confirm'; note: string }
+  | { kind: 'fault'; cause: string }
+  | { kind: 'hold'; reason: string }
+  /** A sale answered 409 on an order the server has PAID: the same sale only with the same authorization code. */
+  | { kind: 'compare-paid' };
+
+export function verdictFor(record: RecordMessage, response: PosResponse<Answer>): Verdict {
+  const { status, body } = response;
+  const said = `${status} ${body.code ?? ''}${body.message ? `: ${body.message}` : ''}`.trim();
+  if (status >= 200 && status < 300) return { kind: 'confirm', note: `server ${status}${body.detail ? ` (${body.detail})` : ''}` };
+  if (status === 401) return { kind: 'fault', cause: `the server refuses this terminal's signature (${said}): check --secret and the clock` };
+  if (status === 408 || status === 425 || status === 429 || status >= 500) return { kind: 'fault', cause: `the server answered ${said}` };
+  if (status === 409) {
+    if (record.code === '0210' && body.currentStatus === 'PAID') return { kind: 'compare-paid' };
+    if (record.code === '0230' && body.currentStatus === 'VOIDED') return { kind: 'confirm', note: 'server 409: the order is already VOIDED' };
+    if (record.code === '0520') return { kind: 'hold', reason: `the server holds batch ${record.batchNumber} with other fields (${said})` };
+    return { kind: 'hold', reason: `order ${record.orderId} is ${body.currentStatus ?? 'in another state'} on the server (${said})` };
+  }
+  return { kind: 'hold', reason: `the server refused the record (${said})` };
+}
+
+/** The verdict once the PAID order is known: the same authorization code is the same sale; another is a second charge. */
+export function comparePaid(record: Extract<RecordMessage, { code: '0210' }>, order: { authorizationCode?: string } | undefined): Verdict {
+  if (!order) return { kind: 'hold', reason: `order ${record.orderId} is PAID on the server, but could not be read to compare` };
+  if (order.authorizationCode === record.authorizationCode) return { kind: 'confirm', note: 'server 409: the order is already PAID with this authorization code' };
+  return {
+    kind: 'hold',
+    reason: `double charge: order ${record.orderId} is already PAID with authorization ${order.authorizationCode ?? '(none)'}; this sale has authorization ${record.authorizationCode} — the customer may have paid twice`,
+  };
+}
