@@ -21,3 +21,12 @@ t.test('the device answers poll, charge, void, close, next record and confirm as
   t.same(answer(state, { code: '0110', serial: 'x', firmware: 'y', batchOpen: false, pendingCount: 0 }).reply, { code: '0990', errorCode: '01', text: 'unexpected message 0110' });
   t.same(decline(answer(newDevice('SN2'), { code: '0300', orderId: 'o2', amount: 1, currency: 'USD' }).state, 'o2').charges, [], 'a declined charge leaves no record');
 });
+
+t.test('a charge asked for an order the device already approved is refused with rc 94, never approved twice', async (t) => {
+  let state = answer(newDevice('SN1'), { code: '0300', orderId: 'o1', amount: 500, currency: 'USD' }).state;
+  state = approve(state, 'o1', '2026-11-21T10:00:00.000Z', 'AUTH1');
+  const again = answer(state, { code: '0300', orderId: 'o1', amount: 500, currency: 'USD' });
+  t.same(again.reply, { code: '0310', rc: '94' });
+  t.same(again.state.charges, [], 'nothing waits to be approved again');
+  t.same(approve(again.state, 'o1', '2026-11-21T10:01:00.000Z', 'AUTH2').records.length, 1, 'still one sale');
+});

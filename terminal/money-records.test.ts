@@ -1,0 +1,147 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import type { SerialPort } from 'serialport';
+import { merchantWithTerminal, startTestServer } from '../server/testing/test-server.js';
+import { Bridge } from './bridge/bridge.js';
+import { BridgeState } from './bridge/bridge-state.js';
+import { EmulatedTerminal } from './device/emulated-terminal.js';
+import { Link } from './protocol/link.js';
+import { decodeMessage, encodeMessage, type Message } from './protocol/messages.js';
+import { openPort, PtyPair, socatSkip, waitFor } from './testing/pty-pair.js';
+
+// The two ways money records were lost, reproduced over a real
+// pseudo-terminal pair: a conflicting settlement confirmed to the device
+// (and so deleted), and a double charge confirmed as "already recorded".
+// Each must end with the record held, still on the device, and an error
+// naming it.
+
+async function world(t: Test) {
+  const server = await startTestServer(t);
+  const merchant = await merchantWithTerminal(server);
+  const dir = t.testdir();
+  const line = new PtyPair(dir);
+  await line.start();
+  const ports: SerialPort[] = [];
+  const devicePort = async () => {
+    const port = await openPort(line.device);
+    ports.push(port);
+    return port;
+  };
+  const errors: string[] = [];
+  const logs: string[] = [];
+  const stateDir = join(dir, 'bridge-state');
+  const bridges: Bridge[] = [];
+  /** A bridge as `svc-terminal bridge` starts one: its state read from --state-dir. */
+  const startBridge = async () => {
+    const state = await BridgeState.open(stateDir, merchant.serialNumber);
+    const bridge = new Bridge({ open: () => openPort(line.host), client: merchant.pos, state, answerTimeoutMs: 2000, pollMs: 20, log: (l) => logs.push(l), error: (l) => errors.push(l) });
+    bridges.push(bridge);
+    return { bridge, state };
+  };
+  t.teardown(async () => {
+    for (const bridge of bridges) await bridge.stop();
+    for (const port of ports) if (port.isOpen) await new Promise((resolve) => port.close(resolve));
+    await line.stop();
+  });
+  const order = async (orderId: string) => (await server.api.get(`${merchant.merchantPath}/transactions/${orderId}`, { token: merchant.account.key.token })).body.data;
+  const settlements = async () => (await server.api.get(`${merchant.merchantPath}/pos-terminals/${merchant.serialNumber}/settlements?sort=closedAt`, { token: merchant.account.key.token })).body.data;
+  return { server, merchant, devicePort, startBridge, stateDir, errors, logs, order, settlements };
+}
+
+t.test('a batch number reused with other fields is held, stays on the device, and is named in an error', { skip: socatSkip() }, async (t) => {
+  const { merchant, devicePort, startBridge, stateDir, errors, order, settlements } = await world(t);
+  const { bridge, state } = await startBridge();
+  const cycleUntil = (condition: () => Promise<boolean> | boolean, what: string) => waitFor(async () => (await bridge.cycle(), condition()), 10_000, what);
+
+  // The first device settles B0001 with one sale.
+  let device = new EmulatedTerminal({ serial: merchant.serialNumber, autoApproveMs: 0 });
+  let port = await devicePort();
+  device.attach(new Link(port));
+  await merchant.createOrder({ orderId: 'first-sale' });
+  await cycleUntil(async () => (await order('first-sale')).status === 'PAID', 'the first sale to be PAID');
+  device.operator('close');
+  await cycleUntil(() => device.snapshot.records.length === 0, 'B0001 to be delivered');
+  const [recorded] = await settlements();
+  t.match(recorded, { batchNumber: 'B0001', transactionCount: 1 });
+
+  // Killed and started again without its journal: the batch numbering starts over.
+  await new Promise((resolve) => port.close(resolve));
+  device = new EmulatedTerminal({ serial: merchant.serialNumber, autoApproveMs: 0 });
+  port = await devicePort();
+  device.attach(new Link(port));
+  await merchant.createOrder({ orderId: 'second-sale', amount: 700 });
+  await cycleUntil(async () => (await order('second-sale')).status === 'PAID', 'the second sale to be PAID');
+  device.operator('close');
+  await cycleUntil(async () => (await state.listHeld()).length === 1, 'the conflicting B0001 to be held');
+
+  const [held] = await state.listHeld();
+  t.match(held, { record: { code: '0520', batchNumber: 'B0001', transactionCount: 1 }, server: { status: 409, code: 'SETTLEMENT_CONFLICT' } });
+  t.match(held!.reason, /the server holds batch B0001 with other fields/);
+  t.same(device.snapshot.records.map((r) => r.code), ['0520'], 'the device still holds it, unconfirmed');
+  t.match(errors.join('\n'), /HELD record \d+ \(0520 batch B0001\): the server holds batch B0001 with other fields/);
+  t.same((await settlements()).map((s: { closedAt: string }) => s.closedAt), [recorded.closedAt], 'the server still holds only the old B0001');
+  const again = await bridge.cycle();
+  t.equal(again.blocked, true, 'later cycles leave it where it is');
+  t.equal(errors.filter((e) => e.includes('HELD')).length, 1, 'reported once, not every cycle');
+
+  // The operator discards it with a reason: confirmed to the device, kept in the audit log.
+  await state.decide(held!.key, { action: 'discard', reason: 'test batch after a device reset', decidedAt: new Date().toISOString() });
+  await cycleUntil(() => device.snapshot.records.length === 0, 'the discarded record to be confirmed to the device');
+  t.same(await state.listHeld(), []);
+  const audit = (await readFile(join(stateDir, encodeURIComponent(merchant.serialNumber), 'released.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+  t.match(audit, [{ key: held!.key, decision: { action: 'discard', reason: 'test batch after a device reset' } }]);
+  t.match(errors.join('\n'), /DISCARDED record \d+ \(0520\|\d+\|B0001\|1\|.*by operator decision: test batch after a device reset/);
+});
+
+t.test('a bridge restarted between asking for a charge and its answer never asks again', { skip: socatSkip() }, async (t) => {
+  const { merchant, devicePort, startBridge, order } = await world(t);
+  const device = new EmulatedTerminal({ serial: merchant.serialNumber, autoApproveMs: null });
+  const asked: string[] = [];
+  const port = await devicePort();
+  const link = new Link(port);
+  link.on('message', (payload: string) => payload.startsWith('0300') && asked.push(payload));
+  device.attach(link);
+  await merchant.createOrder({ orderId: 'dbl-1' });
+
+  const first = await startBridge();
+  await first.bridge.cycle();
+  t.same(asked.map((p) => p.split('|')[1]), ['dbl-1'], 'charge dbl-1 sent');
+  await first.bridge.stop(); // killed before the customer paid
+
+  const second = await startBridge();
+  for (let i = 0; i < 3; i += 1) await second.bridge.cycle();
+  t.same(asked.length, 1, 'the restarted bridge did not ask again');
+  device.operator('approve dbl-1');
+  await waitFor(async () => (await second.bridge.cycle(), (await order('dbl-1')).status === 'PAID'), 10_000, 'dbl-1 to be PAID');
+  t.equal((await order('dbl-1')).history.length, 1, 'paid once');
+});
+
+t.test('a second sale of an order already PAID with another authorization code is held as a double charge, never confirmed', { skip: socatSkip() }, async (t) => {
+  const { merchant, devicePort, startBridge, errors, order } = await world(t);
+  await merchant.createOrder({ orderId: 'dbl-3' });
+  const paid = await merchant.pos.commitPayment('dbl-3', { authorizationCode: 'AAA111', paidAt: new Date().toISOString() });
+  t.equal(paid.status, 200);
+  // A device that approved the order twice: its queue holds a second sale with another code.
+  const port = await devicePort();
+  const link = new Link(port);
+  const second: Message = { code: '0210', seq: 7, orderId: 'dbl-3', amount: 1500, currency: 'USD', authorizationCode: 'BBB222', paidAt: new Date().toISOString() };
+  const confirmations: string[] = [];
+  link.on('message', (payload: string) => {
+    const request = decodeMessage(payload);
+    const reply: Message =
+      request.code === '0100' ? { code: '0110', serial: merchant.serialNumber, firmware: 'x', batchOpen: true, pendingCount: 1 }
+        : request.code === '0250' ? second
+          : request.code === '0270' ? (confirmations.push(payload), { code: '0280', seq: request.seq })
+            : request.code === '0300' ? { code: '0310', rc: '00' } : { code: '0990', errorCode: '01', text: 'unexpected' };
+    void link.send(encodeMessage(reply));
+  });
+  const { bridge, state } = await startBridge();
+  const result = await bridge.cycle();
+  t.equal(result.blocked, true);
+  t.same(confirmations, [], 'never confirmed to the device');
+  const [held] = await state.listHeld();
+  t.match(held?.reason, /double charge: order dbl-3 is already PAID with authorization AAA111; this sale has authorization BBB222/);
+  t.match(errors.join('\n'), /HELD record 7 \(0210 sale dbl-3 1500 USD auth BBB222\): double charge/);
+  t.equal((await order('dbl-3')).authorizationCode, 'AAA111', 'the server keeps the first');
+});
