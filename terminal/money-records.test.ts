@@ -35,7 +35,7 @@ async function world(t: Test) {
   /** A bridge as `svc-terminal bridge` starts one: its state read from --state-dir. */
   const startBridge = async () => {
     const state = await BridgeState.open(stateDir, merchant.serialNumber);
-    const bridge = new Bridge({ open: () => openPort(line.host), client: merchant.pos, state, answerTimeoutMs: 2000, pollMs: 20, log: (l) => logs.push(l), error: (l) => errors.push(l) });
+    const bridge = new Bridge({ open: () => openPort(line.host), client: merchant.pos, state, serverUrl: server.baseUrl, answerTimeoutMs: 2000, pollMs: 20, log: (l) => logs.push(l), error: (l) => errors.push(l) });
     bridges.push(bridge);
     return { bridge, state };
   };
@@ -144,4 +144,36 @@ t.test('a second sale of an order already PAID with another authorization code i
   t.match(held?.reason, /double charge: order dbl-3 is already PAID with authorization AAA111; this sale has authorization BBB222/);
   t.match(errors.join('\n'), /HELD record 7 \(0210 sale dbl-3 1500 USD auth BBB222\): double charge/);
   t.equal((await order('dbl-3')).authorizationCode, 'AAA111', 'the server keeps the first');
+});
+
+t.test('the server down for 20 s mid-run: the serial line stays open and polled, one log line per change of state, nothing lost', { skip: socatSkip() }, async (t) => {
+  const { server, merchant, devicePort, startBridge, errors, logs, order, settlements } = await world(t);
+  const device = new EmulatedTerminal({ serial: merchant.serialNumber, autoApproveMs: 0 });
+  device.attach(new Link(await devicePort()));
+  const { bridge } = await startBridge();
+  const running = bridge.run();
+  await merchant.createOrder({ orderId: 'before-outage' });
+  await waitFor(async () => (await order('before-outage')).status === 'PAID', 10_000, 'the first sale');
+
+  const port = (server.server.address() as { port: number }).port;
+  server.server.closeAllConnections();
+  await new Promise((resolve) => server.server.close(resolve));
+  const downAt = Date.now();
+  device.operator('close'); // a batch close while the server is away: it must wait on the device
+  await new Promise((resolve) => setTimeout(resolve, 20_000));
+  const recordsWaitingDuring = device.snapshot.records.length;
+  server.server.listen(port, '127.0.0.1');
+  await waitFor(() => device.snapshot.records.length === 0, 40_000, 'the batch close to be delivered after the outage');
+  await bridge.stop();
+  await running;
+
+  t.equal(recordsWaitingDuring, 1, 'the batch close waited on the device');
+  t.equal(logs.filter((line) => line === 'line open').length, 1, 'the serial line was never reopened');
+  t.same(logs.filter((line) => line.startsWith('line down')), [], 'no line fault');
+  const serverLines = [...errors, ...logs].filter((line) => line.startsWith('server '));
+  t.ok(serverLines.length >= 2 && serverLines.length <= 3, `one line down (and one if the cause changed), one up: ${JSON.stringify(serverLines)}`);
+  t.match(serverLines[0], new RegExp(`^server ${server.baseUrl.replace(/[.]/g, '\\.')} unavailable: fetch failed \\(ECONNREFUSED\\)`));
+  t.match(serverLines.at(-1), /available again after \d+\.\d s/);
+  t.ok(Date.now() - downAt >= 20_000);
+  t.match((await settlements()).map((s: { batchNumber: string }) => s.batchNumber), ['B0001'], 'delivered once the server was back');
 });
