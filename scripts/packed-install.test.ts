@@ -1,0 +1,35 @@
+import { execFile } from 'node:child_process';
+import { readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import t from 'tap';
+
+// The commands are products: packed as they would be published, installed
+// with production dependencies only (no TypeScript, no tsx), each must run
+// from compiled JavaScript.
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('..', import.meta.url));
+const COMMANDS = ['svc-terminal', 'svc-contracts', 'svc-relay'];
+
+t.test('npm pack, then a production-only install of the tarball: every command answers --help', async (t) => {
+  const dir = t.testdir();
+  // Packing runs prepare, which builds dist/.
+  await run('npm', ['pack', '--pack-destination', dir], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
+  const [tarball] = (await readdir(dir)).filter((name) => name.endsWith('.tgz'));
+  t.ok(tarball, 'a tarball');
+  const app = join(dir, 'app');
+  await run('mkdir', ['-p', app]);
+  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'packed-install-check', version: '1.0.0', private: true }));
+  // The registry's packages come from the local cache where it has them (npm ci filled it).
+  await run('npm', ['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', join(dir, tarball!)], { cwd: app, maxBuffer: 16 * 1024 * 1024 });
+  const installed = await readdir(join(app, 'node_modules'));
+  t.notOk(installed.includes('typescript') || installed.includes('tsx'), 'no TypeScript tooling installed');
+  for (const command of COMMANDS) {
+    const { stdout } = await run(join(app, 'node_modules', '.bin', command), ['--help']);
+    t.match(stdout, new RegExp(`usage: ${command}`), `${command} --help`);
+  }
+  const { stdout } = await run(join(app, 'node_modules', '.bin', 'svc-terminal'), ['held', '--help']);
+  t.match(stdout, /usage: svc-terminal held/);
+});
