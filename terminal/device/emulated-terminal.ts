@@ -36,6 +36,15 @@ export class EmulatedTerminal {
     this.state = (options.statePath ? loadDevice(options.statePath, options.serial) : undefined) ?? newDevice(options.serial, options.firmware);
     this.timers = options.timers ?? realTimers;
     this.log = options.log ?? (() => undefined);
+    // Charges and voids the journal kept from before a restart are approved as if just asked.
+    for (const charge of this.state.charges) this.autoApprove('approve', charge.orderId);
+    for (const orderId of this.state.voids) this.autoApprove('void', orderId);
+  }
+
+  private autoApprove(command: 'approve' | 'void', orderId: string): void {
+    const auto = this.options.autoApproveMs;
+    if (auto === null || auto === undefined) return;
+    this.timers.setTimeout(() => this.log(this.operator(`${command} ${orderId}`)), auto);
   }
 
   /** Speaks over this line from now on; the device's state outlives a line that goes away. */
@@ -110,10 +119,8 @@ export class EmulatedTerminal {
     this.commit(state); // on disk before the host hears the answer
     this.log(`host ${payload} → ${encodeMessage(reply)}`);
     await this.reply(encodeMessage(reply));
-    const auto = this.options.autoApproveMs;
-    if (auto === null || auto === undefined) return;
-    if (request.code === '0300') this.timers.setTimeout(() => this.log(this.operator(`approve ${request.orderId}`)), auto);
-    if (request.code === '0320') this.timers.setTimeout(() => this.log(this.operator(`void ${request.orderId}`)), auto);
+    if (request.code === '0300' && reply.code === '0310' && reply.rc === '00') this.autoApprove('approve', request.orderId);
+    if (request.code === '0320') this.autoApprove('void', request.orderId);
   }
 
   private async reply(payload: string): Promise<void> {

@@ -1,0 +1,148 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { startServerProcess, stopServerProcess, stopped } from '../server/testing/server-process.js';
+import type { DeviceState } from './device/device-state.js';
+import { BridgeState } from './bridge/bridge-state.js';
+import { PtyPair, socatSkip, waitFor } from './testing/pty-pair.js';
+
+// The emulator and the bridge, each as `svc-terminal` runs it, killed with
+// SIGKILL at random moments during a run of 200 sales, voids and batch
+// closes: every record the device approved reaches the server exactly once
+// or sits in the hold. Lost and duplicated are counted, and must be 0.
+
+const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
+const SALES = 200;
+
+t.test(`emulator and bridge SIGKILLed at random moments during ${SALES} sales, voids and closes: 0 lost, 0 duplicated`, { skip: socatSkip(), timeout: 240_000 }, async (t) => {
+  const dir = t.testdir();
+  const server = await startServerProcess({ DATA_DIR: join(dir, 'data') });
+  t.teardown(() => stopServerProcess(server));
+  const api = async (method: string, path: string, token: string, body?: unknown) => {
+    const response = await fetch(new URL(path, server.baseUrl), { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  const registered = await (await fetch(new URL('/console/register', server.baseUrl), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'kill@example.com', password: '12345678' }) })).json() as any;
+  const token = registered.key.token as string;
+  const merchantPath = `/api/v1/merchants/${registered.merchant_id}`;
+  const serial = 'KILL-1';
+  const terminal = (await api('POST', `${merchantPath}/pos-terminals`, token, { serialNumber: serial })).body;
+
+  const line = new PtyPair(dir);
+  await line.start();
+  t.teardown(() => line.stop());
+  const deviceJournal = join(dir, 'device.json');
+  const stateDir = join(dir, 'bridge-state');
+  const processes: { emulator: ChildProcess | null; bridge: ChildProcess | null } = { emulator: null, bridge: null };
+  const output = { emulator: '', bridge: '' };
+  const start = (which: 'emulator' | 'bridge') => {
+    const args = which === 'emulator'
+      ? ['emulate', '--path', line.device, '--serial', serial, '--state', deviceJournal, '--auto-approve-ms', '30']
+      : ['bridge', '--path', line.host, '--base-url', server.baseUrl, '--serial', serial, '--state-dir', stateDir, '--poll-ms', '50', '--answer-timeout-ms', '1000'];
+    const child = spawn(process.execPath, ['--import', 'tsx', cli, ...args], { env: { ...process.env, SVC_TERMINAL_SECRET: terminal.secret }, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output[which] += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output[which] += chunk));
+    processes[which] = child;
+  };
+  const kill = async (which: 'emulator' | 'bridge') => {
+    const child = processes[which];
+    if (!child) return;
+    child.kill('SIGKILL');
+    await stopped(child);
+    processes[which] = null;
+  };
+  t.teardown(async () => {
+    await kill('bridge');
+    await kill('emulator');
+  });
+  start('emulator');
+  start('bridge');
+
+  let seed = 7;
+  const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+  let killing = true;
+  let kills = { emulator: 0, bridge: 0 };
+  const killer = (async () => {
+    while (killing) {
+      await new Promise((resolve) => setTimeout(resolve, 500 + random() * 1000));
+      if (!killing) break;
+      const which = random() < 0.5 ? 'emulator' : 'bridge';
+      await kill(which);
+      kills = { ...kills, [which]: kills[which] + 1 };
+      await new Promise((resolve) => setTimeout(resolve, random() * 300));
+      start(which);
+    }
+  })();
+
+  // The merchant's side: sales, a void of every fifth paid one, a batch close every 40 sales.
+  const voided: string[] = [];
+  for (let i = 0; i < SALES; i += 1) {
+    await api('POST', `${merchantPath}/transactions`, token, { orderId: `k-${i}`, terminal: serial, amount: 100 + i, currency: 'USD' });
+    if (i % 5 === 4) {
+      const target = `k-${i - 4}`;
+      await waitFor(async () => (await api('GET', `${merchantPath}/transactions/${target}`, token)).body.data.status !== 'PENDING', 60_000, `${target} to be charged`);
+      if ((await api('POST', `${merchantPath}/transactions/${target}/invalidation`, token)).status === 200) voided.push(target);
+    }
+    if (i % 40 === 39) processes.emulator?.stdin!.write('close\n');
+    await new Promise((resolve) => setTimeout(resolve, 40));
+  }
+  killing = false;
+  await killer;
+  if (!processes.emulator) start('emulator');
+  if (!processes.bridge) start('bridge');
+  processes.emulator!.stdin!.write('close\n');
+
+  // Settled: nothing left on the device but held records, and every order past PENDING (or never charged).
+  const state = await BridgeState.open(stateDir, serial);
+  const device = async () => JSON.parse(await readFile(deviceJournal, 'utf8')) as DeviceState;
+  await waitFor(async () => {
+    const held = (await state.listHeld()).map((h) => h.key);
+    const current = await device();
+    return current.charges.length === 0 && current.voids.length === 0 && current.records.length === held.length;
+  }, 90_000, 'the device to have delivered everything').catch((error: Error) => {
+    throw new Error(`${error.message}\nbridge:\n${output.bridge.slice(-3000)}\nemulator:\n${output.emulator.slice(-2000)}`);
+  });
+
+  const final = await device();
+  const held = await state.listHeld();
+  const heldSales = new Set(held.filter((h) => h.record.code === '0210').map((h) => (h.record as { orderId: string }).orderId));
+  const orders = new Map<string, any>();
+  for (let page = 1; ; page += 1) {
+    const listed = (await api('GET', `${merchantPath}/transactions?size=100&page=${page}`, token)).body.data as any[];
+    for (const order of listed) orders.set(order.orderId, order);
+    if (listed.length < 100) break;
+  }
+  const lost: string[] = [];
+  const duplicated: string[] = [];
+  for (const orderId of final.approved) {
+    const order = orders.get(orderId);
+    const reached = order && ['PAID', 'VOID_PENDING', 'VOIDED'].includes(order.status);
+    if (!reached && !heldSales.has(orderId)) lost.push(orderId);
+    const payments = (order?.history ?? []).filter((h: { to: string }) => h.to === 'PAID').length;
+    if (payments > 1) duplicated.push(orderId);
+  }
+  for (const h of held) if (/double charge/.test(h.reason)) duplicated.push(`held ${h.key}`);
+  const charged = [...orders.values()].filter((order) => order.status !== 'PENDING').length;
+  const settlements = (await api('GET', `${merchantPath}/pos-terminals/${serial}/settlements?size=100`, token)).body.data as Array<{ batchNumber: string }>;
+  const batchesClosed = final.nextBatch - 1;
+  const heldBatches = held.filter((h) => h.record.code === '0520').length;
+  const notVoided = voided.filter((orderId) => orders.get(orderId)?.status !== 'VOIDED');
+
+  // From the device's approval (the sale's paidAt) to the server's PAID (its history), over the pty, with the kills.
+  const delays = [...orders.values()].flatMap((order) => {
+    const paid = (order.history as Array<{ to: string; at: string }>).find((h) => h.to === 'PAID');
+    return paid && order.paidAt ? [Date.parse(paid.at) - Date.parse(order.paidAt)] : [];
+  }).sort((a, b) => a - b);
+  const percentile = (p: number) => delays[Math.min(delays.length - 1, Math.ceil((p / 100) * delays.length) - 1)];
+  t.comment(`device record to PAID on the server (poll 50 ms, kills included): p50 ${percentile(50)} ms, p99 ${percentile(99)} ms over ${delays.length} sales`);
+  t.comment(`kills: emulator ${kills.emulator}, bridge ${kills.bridge}; approved ${final.approved.length}, charged on the server ${charged} of ${SALES}; voids ${voided.length}; batches ${batchesClosed}, settlements ${settlements.length}, held ${held.length}`);
+  t.ok(kills.emulator + kills.bridge >= 10, `${kills.emulator + kills.bridge} kills`);
+  t.same(lost, [], '0 lost: every sale the device approved is on the server or held');
+  t.same(duplicated, [], '0 duplicated: no order paid twice');
+  t.equal(settlements.length + heldBatches, batchesClosed, 'every batch the device closed is a settlement, or held');
+  t.equal(new Set(settlements.map((s) => s.batchNumber)).size, settlements.length, 'no batch recorded twice');
+  t.same(notVoided, [], 'every void reached the server');
+  t.ok(final.approved.length >= SALES * 0.95, `${final.approved.length} of ${SALES} sales approved (an order whose ask was cut by a kill before it reached the device stays PENDING, never asked twice)`);
+});
