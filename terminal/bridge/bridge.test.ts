@@ -1,0 +1,62 @@
+import { Duplex } from 'node:stream';
+import t from 'tap';
+import { PosClient } from '../pos-client.js';
+import { ManualTimers } from '../protocol/timers.js';
+import { Bridge, type SerialLine } from './bridge.js';
+import { BridgeState } from './bridge-state.js';
+import { comparePaid, verdictFor } from './server-verdict.js';
+
+const settle = async () => {
+  for (let i = 0; i < 20; i += 1) await new Promise((resolve) => setImmediate(resolve));
+};
+
+t.test('a silent device: the line is reopened 0.5 s, 1, 2, 4, 8, then every 10 s, as documented', async (t) => {
+  const timers = new ManualTimers();
+  const opened: number[] = [];
+  const logs: string[] = [];
+  const state = await BridgeState.open(t.testdir(), 'SILENT-1');
+  const bridge = new Bridge({
+    // A line that opens and swallows every byte: a device that never answers.
+    open: async () => {
+      opened.push(timers.now());
+      return new Duplex({ read() {}, write(_chunk, _encoding, done) { done(); } }) as SerialLine;
+    },
+    client: new PosClient({ baseUrl: 'http://127.0.0.1:9', serialNumber: 'SILENT-1', secret: '0'.repeat(64) }),
+    state,
+    timers,
+    log: (line) => logs.push(line),
+  });
+  const running = bridge.run();
+  // Each attempt: 3 tries of the frame at 2 s each (no ACK), then the backoff.
+  for (let i = 0; i < 400 && opened.length < 8; i += 1) {
+    await settle();
+    timers.advance(250);
+  }
+  await bridge.stop();
+  timers.advance(20_000);
+  await settle();
+  await running;
+  const gaps = opened.slice(1).map((at, i) => at - opened[i]!);
+  const linkGiveUp = 6000; // no ACK after 3 tries of 2 s
+  const backoffs = gaps.map((gap) => Math.round((gap - linkGiveUp) / 250) * 250);
+  t.same(backoffs.slice(0, 7), [500, 1000, 2000, 4000, 8000, 10_000, 10_000], `reopened after ${gaps.join(', ')} ms`);
+  t.equal(logs.filter((line) => line.startsWith('line down')).length, 1, 'one line for the whole outage');
+});
+
+t.test('the verdict on a server answer: confirm only what the server holds the same, hold what differs, retry faults', async (t) => {
+  const sale = { code: '0210', seq: 1, orderId: 'o1', amount: 5, currency: 'USD', authorizationCode: 'A1', paidAt: '2026-11-21T10:00:00.000Z' } as const;
+  const voided = { code: '0230', seq: 2, orderId: 'o1', voidedAt: '2026-11-21T10:00:00.000Z' } as const;
+  const batch = { code: '0520', seq: 3, batchNumber: 'B1', transactionCount: 1, closedAt: '2026-11-21T18:00:00.000Z', currencyReference: 'USD', terminal: 'T', debitBatch: 'D1' } as const;
+  t.equal(verdictFor(sale, { status: 200, body: {} }).kind, 'confirm');
+  t.equal(verdictFor(batch, { status: 200, body: { detail: 'settlement B1 already registered' } }).kind, 'confirm');
+  t.equal(verdictFor(sale, { status: 409, body: { code: 'ORDER_STATE_CONFLICT', currentStatus: 'PAID' } }).kind, 'compare-paid');
+  t.equal(comparePaid(sale, { authorizationCode: 'A1' }).kind, 'confirm');
+  t.match(comparePaid(sale, { authorizationCode: 'Z9' }), { kind: 'hold', reason: /double charge/ });
+  t.match(comparePaid(sale, undefined), { kind: 'hold' });
+  t.match(verdictFor(sale, { status: 409, body: { code: 'ORDER_STATE_CONFLICT', currentStatus: 'VOIDED' } }), { kind: 'hold', reason: /VOIDED on the server/ });
+  t.equal(verdictFor(voided, { status: 409, body: { code: 'ORDER_STATE_CONFLICT', currentStatus: 'VOIDED' } }).kind, 'confirm');
+  t.match(verdictFor(voided, { status: 409, body: { code: 'ORDER_STATE_CONFLICT', currentStatus: 'PENDING' } }), { kind: 'hold' });
+  t.match(verdictFor(batch, { status: 409, body: { code: 'SETTLEMENT_CONFLICT' } }), { kind: 'hold', reason: /batch B1 with other fields/ });
+  for (const status of [401, 408, 429, 500, 503]) t.equal(verdictFor(sale, { status, body: {} }).kind, 'fault', `${status}`);
+  for (const status of [400, 404, 422]) t.equal(verdictFor(sale, { status, body: {} }).kind, 'hold', `${status}`);
+});
