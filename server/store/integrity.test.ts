@@ -87,28 +87,27 @@ t.test('a snapshot of the format before checksums still loads, and is replaced b
   t.equal(await reopened.count('items'), 2);
 });
 
-t.test('a complete last journal line with a bad checksum refuses start-up: it may have been acknowledged', async (t) => {
-  const dir = t.testdir();
+/** A directory whose one journal file holds three entries, and that file's text. */
+async function journalOfThree(dir: string) {
   const store = await LowdbStore.open({ dir });
   for (let i = 0; i < 3; i += 1) await store.transact((tx) => tx.put('items', `i${i}`, { i }));
   await store.close();
   const [file] = await listJournalFiles(dir);
-  const text = await readFile(file!.path, 'utf8');
-  await writeFile(file!.path, text.replace('"i":2', '"i":5'));
+  return { dir, file: file!, text: await readFile(file.path, 'utf8') };
+}
+
+t.test('a complete last journal line with a bad checksum refuses start-up: it may have been acknowledged', async (t) => {
+  const { dir, file, text } = await journalOfThree(t.testdir());
+  await writeFile(file.path, text.replace('"i":2', '"i":5'));
   const error = await openError(dir);
   t.type(error, StoreCorruptError);
-  t.match((error as Error).message, new RegExp(`${file!.name} line 3: checksum mismatch \\(a complete line, so not a torn write\\)`));
-  t.equal((await readFile(file!.path, 'utf8')).length, text.length, 'nothing was cut off');
+  t.match((error as Error).message, new RegExp(`${file.name} line 3: checksum mismatch \\(a complete line, so not a torn write\\)`));
+  t.equal((await readFile(file.path, 'utf8')).length, text.length, 'nothing was cut off');
 });
 
 t.test('a last journal line cut short is dropped, and start-up goes on', async (t) => {
-  const dir = t.testdir();
-  const store = await LowdbStore.open({ dir });
-  for (let i = 0; i < 3; i += 1) await store.transact((tx) => tx.put('items', `i${i}`, { i }));
-  await store.close();
-  const [file] = await listJournalFiles(dir);
-  const text = await readFile(file!.path, 'utf8');
-  await writeFile(file!.path, text.slice(0, -7)); // the newline and a few bytes before it
+  const { dir, file, text } = await journalOfThree(t.testdir());
+  await writeFile(file.path, text.slice(0, -7)); // the newline and a few bytes before it
   const reopened = await LowdbStore.open({ dir });
   t.teardown(() => reopened.close());
   t.equal(await reopened.count('items'), 2);

@@ -1,5 +1,6 @@
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { fsyncDirectory } from '../../server/store/fsync.js';
 
 // The bridge's state is a few small files: each written whole to a temp
 // file, fsynced, renamed over the old one and the directory fsynced, so a
@@ -17,7 +18,7 @@ export async function writeDurably(path: string, text: string): Promise<void> {
     await handle.close();
   }
   await rename(temp, path);
-  await syncDirectory(dirname(path));
+  await fsyncDirectory(dirname(path));
 }
 
 export async function appendDurably(path: string, line: string): Promise<void> {
@@ -35,7 +36,7 @@ export async function removeDurably(path: string): Promise<void> {
   await unlink(path).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== 'ENOENT') throw error;
   });
-  await syncDirectory(dirname(path));
+  await fsyncDirectory(dirname(path));
 }
 
 /** The file's JSON, or undefined when there is no such file. */
@@ -45,14 +46,5 @@ export async function readJson<T>(path: string): Promise<T | undefined> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new Error(`${path} is not readable JSON: ${(error as Error).message}`);
-  }
-}
-
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }
