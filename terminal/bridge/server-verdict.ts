@@ -19,7 +19,7 @@ export function verdictFor(record: RecordMessage, response: PosResponse<Answer>)
   const { status, body } = response;
   const said = `${status} ${body.code ?? ''}${body.message ? `: ${body.message}` : ''}`.trim();
   if (status >= 200 && status < 300) return { kind: 'confirm', note: `server ${status}${body.detail ? ` (${body.detail})` : ''}` };
-  if (status === 401) return { kind: 'fault', cause: `the server refuses this terminal's signature (${said}): check --secret and the clock` };
+  if (status === 401) return { kind: 'fault', cause: `the server refuses this terminal's signature (${said}): check the terminal's secret and the clock` };
   if (status === 408 || status === 425 || status === 429 || status >= 500) return { kind: 'fault', cause: `the server answered ${said}` };
   if (status === 409) {
     if (record.code === '0210' && body.currentStatus === 'PAID') return { kind: 'compare-paid' };
