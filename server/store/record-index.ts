@@ -1,0 +1,132 @@
+import sortedBtree from 'sorted-btree';
+import { compareValues, inRange, matchesWhere } from './query.js';
+import type { Query, StoredRecord } from './store.js';
+
+// An ordered secondary index of one collection, kept in step with every
+// change: a B+ tree (sorted-btree) of keys [the equality fields' values…,
+// the order field's value, the record's id]. A query whose `where` names
+// the equality fields walks only the records with those values, in the
+// order field's order, either way, from a range's bound, skipping `offset`
+// and stopping after `limit`, so it examines about offset + limit records
+// however large the collection. Keys compare as query.ts orders values
+// (missing first, then numbers, strings, booleans), so an index answers
+// exactly what a scan (runQuery) answers.
+
+export type OrderType = 'text' | 'number' | 'time';
+
+/** One query shape a collection answers, declared beside its record type. */
+export interface IndexDeclaration {
+  /** Fields a query's `where` gives values for, all of them. */
+  equals: readonly string[];
+  /** The field results are ordered by, and the one a range bounds. */
+  order?: { field: string; type: OrderType };
+}
+
+type Key = unknown[];
+
+// A CommonJS package: its class is the module's `default`.
+const BTree = sortedBtree.default;
+
+/** Above every value: the upper bound of a walk down from the top of a slot. */
+const TOP = Symbol('top');
+
+function compareKeys(a: Key, b: Key): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i += 1) {
+    const x = a[i];
+    const y = b[i];
+    if (x === TOP || y === TOP) {
+      if (x === y) continue;
+      return x === TOP ? 1 : -1;
+    }
+    const order = compareValues(x, y);
+    if (order !== 0) return order;
+  }
+  // A key that is a prefix of another sorts first: a prefix is the low bound of its slot.
+  return a.length - b.length;
+}
+
+export interface Walk<T> {
+  records: T[];
+  /** Records looked at to answer: what the index saves is the difference from a scan. */
+  examined: number;
+}
+
+export class RecordIndex {
+  private readonly tree = new BTree<Key, true>(undefined, compareKeys);
+
+  constructor(readonly declaration: IndexDeclaration) {}
+
+  get size(): number {
+    return this.tree.size;
+  }
+
+  add(id: string, record: StoredRecord): void {
+    this.tree.set(this.keyOf(id, record), true);
+  }
+
+  remove(id: string, record: StoredRecord): void {
+    this.tree.delete(this.keyOf(id, record));
+  }
+
+  /**
+   * How well this index serves a query: null when it cannot (an equality
+   * field the query does not give, another order or range field), else the
+   * number of equality fields it matches (more is better).
+   */
+  serves(query: Query): number | null {
+    const where = query.where ?? {};
+    if (!this.declaration.equals.every((field) => field in where)) return null;
+    const order = this.declaration.order?.field;
+    if (query.orderBy && query.orderBy.field !== order) return null;
+    if (query.range && query.range.field !== order) return null;
+    // Without an order the result's order is unspecified, so a page of it means nothing: scan those.
+    if (!query.orderBy && (query.limit !== undefined || query.offset)) return null;
+    return this.declaration.equals.length;
+  }
+
+  /** Answers `query` (which `serves`), fetching records by id. */
+  walk<T extends StoredRecord>(query: Query, fetch: (id: string) => T | undefined): Walk<T> {
+    const where = query.where ?? {};
+    const prefix = this.declaration.equals.map((field) => where[field]);
+    const descending = query.orderBy?.direction === 'desc';
+    const { range } = query;
+    const low: Key = range?.min !== undefined ? [...prefix, range.min] : prefix;
+    const high: Key = range?.max !== undefined ? [...prefix, range.max, TOP] : [...prefix, TOP];
+    const skip = query.offset ?? 0;
+    const limit = query.limit ?? Number.POSITIVE_INFINITY;
+    const records: T[] = [];
+    let examined = 0;
+    let skipped = 0;
+    if (limit <= 0) return { records, examined };
+    const keys = descending ? mapFirst(this.tree.entriesReversed(high)) : this.tree.keys(low);
+    for (const key of keys) {
+      if (descending ? compareKeys(key, low) < 0 : compareKeys(key, high) > 0) break;
+      examined += 1;
+      const record = fetch(key[key.length - 1] as string);
+      if (!record) continue;
+      // Checked on the record as runQuery checks: `where` exactly (a missing field is not null), and a range leaves out records without the field.
+      if (!matchesWhere(record, where) || (range && !inRange(record, range))) continue;
+      if (skipped < skip) {
+        skipped += 1;
+        continue;
+      }
+      records.push(record);
+      if (records.length >= limit) break;
+    }
+    return { records, examined };
+  }
+
+  private keyOf(id: string, record: StoredRecord): Key {
+    const key: Key = this.declaration.equals.map((field) => record[field]);
+    if (this.declaration.order) key.push(record[this.declaration.order.field]);
+    key.push(id);
+    return key;
+  }
+}
+
+function* mapFirst<K>(pairs: Iterable<[K, unknown]>): Generator<K> {
+  for (const [key] of pairs) yield key;
+}
+
+export { compareKeys };
