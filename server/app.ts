@@ -43,6 +43,7 @@ import { payHandlers } from './pay/routes.js';
 import { sessionHandlers } from './sessions/routes.js';
 import { SessionService } from './sessions/session-service.js';
 import { StopService } from './sessions/stop-service.js';
+import { indexDeclarations } from './index-declarations.js';
 
 export interface AppDeps {
   store: Store;
@@ -77,6 +78,7 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
   const accounts = new AccountService(store, clock, config);
   // With a database several instances may serve together: what they must agree on lives in it.
   const sharedState = store.kind !== 'lowdb';
+  store.declareIndexes(indexDeclarations);
   const terminals = new TerminalService(store, clock);
   const orders = new OrderService(store, clock);
   const settlements = new SettlementService(store, clock);

@@ -1,3 +1,4 @@
+import type { IndexDeclaration } from '../store/record-index.js';
 export const orderStatuses = ['PENDING', 'PAID', 'DISCARDED', 'VOID_PENDING', 'VOIDED'] as const;
 export type OrderStatus = (typeof orderStatuses)[number];
 
@@ -39,3 +40,14 @@ export function publicOrder(record: OrderRecord): Order {
   const { account_id: _account, ...order } = record;
   return order;
 }
+
+/**
+ * The lists of orders (addendum §3): a merchant's, or one terminal's, all or
+ * of one status, newest first, paged.
+ */
+export const orderIndexes: IndexDeclaration[] = [
+  { equals: ['merchantId'], order: { field: 'createdAt', type: 'time' } },
+  { equals: ['merchantId', 'status'], order: { field: 'createdAt', type: 'time' } },
+  { equals: ['merchantId', 'terminal'], order: { field: 'createdAt', type: 'time' } },
+  { equals: ['merchantId', 'terminal', 'status'], order: { field: 'createdAt', type: 'time' } },
+];

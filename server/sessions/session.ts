@@ -1,4 +1,5 @@
 import type { Credit } from './money.js';
+import type { IndexDeclaration } from '../store/record-index.js';
 
 export type SessionStatus = 'pending' | 'paid' | 'failed' | 'expired';
 export type AccreditationStatus = 'none' | 'scheduled' | 'accredited' | 'failed';
@@ -28,3 +29,6 @@ export interface SessionRecord {
   /** Per-session event counter, so events of one session keep their order. */
   event_seq: number;
 }
+
+/** The console's sessions of an account, newest first. */
+export const sessionIndexes: IndexDeclaration[] = [{ equals: ['account_id'], order: { field: 'created_at', type: 'time' } }];

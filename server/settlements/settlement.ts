@@ -1,5 +1,6 @@
 import type { Settlement } from '../../contracts/pos-types.js';
 import type { Query } from '../store/store.js';
+import type { IndexDeclaration } from '../store/record-index.js';
 
 export const settlementFields = ['batchNumber', 'transactionCount', 'closedAt', 'currencyReference', 'terminal', 'debitBatch'] as const;
 type Field = (typeof settlementFields)[number];
@@ -30,3 +31,15 @@ export function parseSort(sort: string): NonNullable<Query['orderBy']> {
   const descending = sort.startsWith('-');
   return { field: (descending ? sort.slice(1) : sort) as Field, direction: descending ? 'desc' : 'asc' };
 }
+
+const settlementOrderTypes: Record<Field, NonNullable<IndexDeclaration['order']>> = {
+  batchNumber: { field: 'batchNumber', type: 'text' },
+  transactionCount: { field: 'transactionCount', type: 'number' },
+  closedAt: { field: 'closedAt', type: 'time' },
+  currencyReference: { field: 'currencyReference', type: 'text' },
+  terminal: { field: 'terminal', type: 'text' },
+  debitBatch: { field: 'debitBatch', type: 'text' },
+};
+
+/** A terminal's settlements sorted on any of the six fields, either way, bounded by closedAt (addendum §4). */
+export const settlementIndexes: IndexDeclaration[] = settlementFields.map((field) => ({ equals: ['terminal'], order: settlementOrderTypes[field] }));

@@ -8,7 +8,7 @@ import { encodeEntry } from './journal-codec.js';
 import { listJournalFiles } from './journal-files.js';
 import { replayJournal } from './journal-replay.js';
 import { JournalWriter } from './journal-writer.js';
-import { MemoryState } from './memory-state.js';
+import { MemoryState, type IndexDeclarations, type UnindexedQueries } from './memory-state.js';
 import { Mutex } from './mutex.js';
 import { PendingWrites } from './pending-writes.js';
 import { OverlayTransaction } from './overlay-transaction.js';
@@ -29,6 +29,8 @@ export interface LowdbStoreOptions {
   snapshotMinJournalBytes?: number;
   /** How snapshot writing shares the event loop with requests; default SNAPSHOT_LOOP_SHARE. */
   snapshotPacing?: SnapshotPacing;
+  /** 'throw' in tests: a list of a declared collection that no declared index serves fails. */
+  unindexedQueries?: UnindexedQueries;
   log?: Logger;
 }
 
@@ -83,7 +85,7 @@ export class LowdbStore implements Store {
       const snapshotPath = join(dir, SNAPSHOT_FILE);
       await removeStaleTempFiles(dir, snapshotPath);
 
-      const state = new MemoryState();
+      const state = new MemoryState(options.unindexedQueries);
       const snapshots = new Low<SnapshotData | null>(new SnapshotFileAdapter(snapshotPath, options.snapshotPacing), null);
       await snapshots.read();
       const snapshotSeq = snapshots.data?.seq ?? 0;
@@ -125,7 +127,7 @@ export class LowdbStore implements Store {
     return this.once(this.state.get(collection, id) as T | undefined, this.pending.forRecord(collection, id));
   }
 
-  list<T extends StoredRecord>(collection: string, query?: Query): Promise<T[]> {
+  async list<T extends StoredRecord>(collection: string, query?: Query): Promise<T[]> {
     return this.once(this.state.list<T>(collection, query), this.pending.forCollection(collection));
   }
 
@@ -155,6 +157,15 @@ export class LowdbStore implements Store {
     await durable;
     this.maybeSnapshot();
     return result;
+  }
+
+  declareIndexes(declarations: IndexDeclarations): void {
+    this.state.declareIndexes(declarations);
+  }
+
+  /** Records looked at by lists since the store opened (an index's walk, or a whole collection's scan). */
+  get examined(): number {
+    return this.state.examined;
   }
 
   async ping(): Promise<void> {

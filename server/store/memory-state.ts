@@ -1,5 +1,12 @@
 import { runQuery } from './query.js';
+import { RecordIndex, type IndexDeclaration } from './record-index.js';
 import type { Query, StoredRecord } from './store.js';
+
+/** The query shapes each collection answers through an index (index-declarations.ts). */
+export type IndexDeclarations = Readonly<Record<string, readonly IndexDeclaration[]>>;
+
+/** What to do with a query of a declared collection that no declared index serves. */
+export type UnindexedQueries = 'scan' | 'throw';
 
 /** One change inside a journal entry. */
 export type Op =
@@ -30,6 +37,23 @@ export class MemoryState {
   private readonly collections = new Map<string, Map<string, Slot>>();
   private readonly sizes = new Map<string, number>();
   private capture: Capture | null = null;
+  /** The declared indexes per collection; each is built at its first use, then kept in step with every change. */
+  private readonly indexes = new Map<string, RecordIndex[]>();
+  /** Records looked at by lists since the state was made: what tests bound, and what indexes save. */
+  examined = 0;
+
+  private declared: IndexDeclarations = {};
+
+  constructor(
+    /** 'throw' in tests, so that a list no declared index serves fails there, not slowly in production. */
+    private readonly unindexed: UnindexedQueries = 'scan',
+  ) {}
+
+  /** The query shapes each collection answers; indexes already built for a collection are built again from these. */
+  declareIndexes(declarations: IndexDeclarations): void {
+    this.declared = declarations;
+    this.indexes.clear();
+  }
 
   get(collection: string, id: string): StoredRecord | undefined {
     const slot = this.collections.get(collection)?.get(id);
@@ -46,8 +70,38 @@ export class MemoryState {
     for (const [id, slot] of map) if (slot !== TOMBSTONE) yield [id, deepFreeze(slot)];
   }
 
-  list<T extends StoredRecord>(collection: string, query?: Query): T[] {
+  list<T extends StoredRecord>(collection: string, query: Query = {}): T[] {
+    const index = this.plan(collection, query);
+    if (index) {
+      if (!index.built) index.fill(this.entries(collection));
+      const walk = index.walk<T>(query, (id) => this.get(collection, id) as T | undefined);
+      this.examined += walk.examined;
+      return walk.records;
+    }
+    this.examined += this.count(collection);
     return runQuery(this.entries(collection) as Iterable<[string, T]>, query);
+  }
+
+  /** The declared index that serves a query best, or null for a scan. */
+  private plan(collection: string, query: Query): RecordIndex | null {
+    if (!this.declared[collection]) return null;
+    let best: RecordIndex | null = null;
+    let bestScore = -1;
+    for (const index of this.indexesOf(collection)) {
+      const score = index.serves(query);
+      if (score !== null && score > bestScore) [best, bestScore] = [index, score];
+    }
+    if (!best && this.unindexed === 'throw') throw new Error(`no declared index of ${collection} serves ${JSON.stringify(query)}: declare one in index-declarations.ts`);
+    return best;
+  }
+
+  private indexesOf(collection: string): RecordIndex[] {
+    let built = this.indexes.get(collection);
+    if (!built) {
+      built = (this.declared[collection] ?? []).map((declaration) => new RecordIndex(declaration));
+      this.indexes.set(collection, built);
+    }
+    return built;
   }
 
   get totalRecords(): number {
@@ -122,7 +176,13 @@ export class MemoryState {
     const previous = map.get(id);
     this.remember(collection, id, previous);
     if (previous === undefined || previous === TOMBSTONE) this.sizes.set(collection, this.count(collection) + 1);
-    map.set(id, deepFreeze(value));
+    const frozen = deepFreeze(value);
+    map.set(id, frozen);
+    for (const index of this.indexes.get(collection) ?? []) {
+      if (!index.built) continue;
+      if (previous !== undefined && previous !== TOMBSTONE) index.remove(id, previous);
+      index.add(id, frozen);
+    }
   }
 
   private remove(collection: string, id: string): void {
@@ -131,6 +191,7 @@ export class MemoryState {
     if (!map || previous === undefined || previous === TOMBSTONE) return;
     this.remember(collection, id, previous);
     this.sizes.set(collection, this.count(collection) - 1);
+    for (const index of this.indexes.get(collection) ?? []) if (index.built) index.remove(id, previous);
     if (this.capture) {
       map.set(id, TOMBSTONE);
       this.capture.tombstones.push([collection, id]);

@@ -39,7 +39,7 @@ function randomQuery(declaration: IndexDeclaration): Query {
   if (order) {
     query.orderBy = { field: order, direction: random() < 0.5 ? 'asc' : 'desc' };
     if (random() < 0.5) {
-      const values = order === 'amount' ? [-3, 0, 4, 9] : times;
+      const values: Array<string | number> = order === 'amount' ? [-3, 0, 4, 9] : times;
       query.range = { field: order, ...(random() < 0.7 ? { min: pick(values) } : {}), ...(random() < 0.7 ? { max: pick(values) } : {}) };
     }
     if (random() < 0.6) query.limit = 1 + Math.floor(random() * 8);

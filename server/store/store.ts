@@ -5,6 +5,7 @@
 // (equality filters, one sort key, limit/offset) rather than callbacks.
 
 import type { InstanceBus } from './bus.js';
+import type { IndexDeclaration } from './record-index.js';
 
 export type Scalar = string | number | boolean | null;
 
@@ -64,6 +65,12 @@ export interface Store {
   lease(collection: string, ids: readonly string[], ms: number): Promise<string[]>;
   /** Gives this instance's leases back before they expire. */
   release(collection: string, ids: readonly string[]): Promise<void>;
+  /**
+   * The query shapes each collection answers (index-declarations.ts): the
+   * store builds its indexes from them. The app declares them once, before
+   * serving.
+   */
+  declareIndexes(declarations: Readonly<Record<string, readonly IndexDeclaration[]>>): void;
   /** Resolves when the store can take work; rejects with StoreUnavailableError, saying why, when it cannot. */
   ping(): Promise<void>;
   /** Messages between the instances sharing this store. */

@@ -1,3 +1,4 @@
+import type { IndexDeclaration } from '../store/record-index.js';
 /** A POS terminal of a merchant; stored under its serial number, unique across the service. */
 export interface TerminalRecord {
   [field: string]: unknown;
@@ -19,3 +20,6 @@ export function publicTerminal(terminal: TerminalRecord) {
 export function terminalSecret(terminal: TerminalRecord) {
   return { serialNumber: terminal.serialNumber, secret: terminal.secret, createdAt: terminal.secretCreatedAt };
 }
+
+/** A merchant's terminals, oldest first. */
+export const terminalIndexes: IndexDeclaration[] = [{ equals: ['merchantId'], order: { field: 'createdAt', type: 'time' } }];

@@ -54,7 +54,7 @@ export async function startTestServer(t: Test, overrides: Partial<Config> = {}, 
   const dataDir = t.testdir();
   // A cheap scrypt cost keeps tests fast; the production cost is tested in secrets.test.ts.
   const config: Config = { ...defaultConfig, dataDir, port: 0, scryptCost: 1024, logLevel: 'silent', ...overrides };
-  const store = await LowdbStore.open({ dir: dataDir });
+  const store = await LowdbStore.open({ dir: dataDir, unindexedQueries: 'throw' });
   const clock = new ManualClock();
   const served = await serveApp({ store, clock, config, ...(log ? { log } : {}), ...(eventSink ? { eventSink } : {}), ...(signalAfter ? { webhookSignalAfter: signalAfter } : {}) });
   t.teardown(served.stop);
@@ -115,6 +115,6 @@ export async function merchantWithTerminal(server: TestServer, serialNumber = `P
  * server and start another on the same data. `stop` closes it for good.
  */
 export async function bootOnDirectory(dir: string, clock: ManualClock) {
-  const store = await LowdbStore.open({ dir });
+  const store = await LowdbStore.open({ dir, unindexedQueries: 'throw' });
   return { store, ...(await serveApp({ store, clock, config: { ...defaultConfig, dataDir: dir, scryptCost: 1024, logLevel: 'silent' } })) };
 }

@@ -1,5 +1,6 @@
 import { newId } from '../accounts/secrets.js';
 import type { Transaction } from '../store/store.js';
+import type { IndexDeclaration } from '../store/record-index.js';
 
 /** One line of an account's trace (addendum §7, §8). */
 export interface TraceEntry {
@@ -34,3 +35,13 @@ export function trace(tx: Pick<Transaction, 'insert'>, accountId: string, type: 
   const entry = traceEntry(accountId, type, at, fields);
   tx.insert('trace', entry.id, entry);
 }
+
+/** The console's trace, newest first, by type and by session; the progress checklist reads it in written order. */
+export const traceIndexes: IndexDeclaration[] = [
+  { equals: ['account_id'], order: { field: 'listed', type: 'text' } },
+  { equals: ['account_id', 'type'], order: { field: 'listed', type: 'text' } },
+  { equals: ['account_id', 'session_id'], order: { field: 'listed', type: 'text' } },
+  { equals: ['account_id', 'type', 'session_id'], order: { field: 'listed', type: 'text' } },
+  { equals: ['account_id'], order: { field: 'order', type: 'number' } },
+  { equals: ['account_id', 'type'], order: { field: 'order', type: 'number' } },
+];

@@ -120,7 +120,7 @@ t.test('a delivery in the middle of its ladder resumes after a restart', async (
   second.app.addOrigin(first.baseUrl);
   clock.advance(2000);
   await second.app.jobs.dispatcher.runDue();
-  const attempts = await second.store.list<{ attempt: number; status: number }>('trace', { where: { type: 'webhook.attempt' }, orderBy: { field: 'order', direction: 'asc' } });
+  const attempts = await second.store.list<{ attempt: number; status: number }>('trace', { where: { account_id: registered.account_id, type: 'webhook.attempt' }, orderBy: { field: 'order', direction: 'asc' } });
   t.same(attempts.map((a) => [a.attempt, a.status]), [[1, 500], [2, 500]], 'attempt 2 came after the restart, on the ladder');
 });
 

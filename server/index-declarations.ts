@@ -1,0 +1,20 @@
+import { orderIndexes } from './orders/order.js';
+import { sessionIndexes } from './sessions/session.js';
+import { settlementIndexes } from './settlements/settlement.js';
+import type { IndexDeclarations } from './store/memory-state.js';
+import { terminalIndexes } from './terminals/terminal.js';
+import { traceIndexes } from './trace/trace.js';
+
+/**
+ * Every collection whose lists go through an index, with the query shapes
+ * each answers, declared beside its record type. The stores build their
+ * indexes from this; a list of one of these collections that no declared
+ * index serves fails in tests.
+ */
+export const indexDeclarations: IndexDeclarations = {
+  orders: orderIndexes,
+  settlements: settlementIndexes,
+  terminals: terminalIndexes,
+  trace: traceIndexes,
+  sessions: sessionIndexes,
+};

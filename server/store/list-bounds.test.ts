@@ -1,0 +1,68 @@
+import t from 'tap';
+import { signPosRequest } from '../../terminal/pos-client.js';
+import { orderKey } from '../orders/order.js';
+import { settlementFields, settlementKey } from '../settlements/settlement.js';
+import { merchantWithTerminal, startTestServer } from '../testing/test-server.js';
+import { traceEntry } from '../trace/trace.js';
+
+// Each list of the API, over thousands of records that are not asked for,
+// examines at most offset + limit records (plus a few at the edges of a
+// walk): a request costs the same whatever the collection's size.
+
+const SLACK = 3;
+const OTHERS = 3000;
+
+t.test('orders, settlements and the trace examine about offset + limit records, however many there are', async (t) => {
+  const server = await startTestServer(t);
+  const merchant = await merchantWithTerminal(server);
+  const other = await merchantWithTerminal(server);
+  const token = merchant.account.key.token;
+  const at = (i: number) => new Date(Date.parse('2026-01-01T00:00:00.000Z') + i * 60_000).toISOString();
+
+  // Records of this merchant and terminal, and many more of another merchant, account and terminal.
+  await server.store.transact((tx) => {
+    for (let i = 0; i < OTHERS; i += 1) {
+      for (const [owner, count] of [[merchant, 300], [other, OTHERS]] as const) {
+        if (i >= count) continue;
+        const orderId = `o-${i}`;
+        tx.put('orders', orderKey(owner.account.merchant_id, orderId), {
+          orderId, merchantId: owner.account.merchant_id, terminal: owner.serialNumber, amount: 100 + i, currency: 'USD',
+          status: i % 3 === 0 ? 'PAID' : 'PENDING', createdAt: at(i), updatedAt: at(i), history: [], account_id: owner.account.account_id,
+        });
+        tx.put('settlements', settlementKey(owner.serialNumber, `B${i}`), {
+          batchNumber: `B${String(i).padStart(5, '0')}`, transactionCount: i % 50, closedAt: at(i), currencyReference: 'USD', terminal: owner.serialNumber,
+          debitBatch: `D${(i * 7919) % 10_000}`, merchantId: owner.account.merchant_id, receivedAt: at(i),
+        });
+        const entry = traceEntry(owner.account.account_id, i % 2 ? 'webhook.attempt' : 'session.created', at(i), { session_id: `ses_${i % 10}` });
+        tx.put('trace', entry.id, entry);
+      }
+    }
+  });
+
+  const examinedBy = async (what: string, send: () => Promise<{ status: number; body: { data: unknown[] } }>, bound: number) => {
+    const before = server.store.examined;
+    const answer = await send();
+    t.equal(answer.status, 200, what);
+    const examined = server.store.examined - before;
+    t.ok(examined <= bound + SLACK, `${what}: examined ${examined} for a page of ${answer.body.data.length} (bound ${bound})`);
+  };
+  const get = (path: string, auth = token) => () => server.api.get(path, { token: auth });
+  let signedAt = server.clock.now();
+  const signed = (url: string) => () => server.api.get(url, { headers: signPosRequest({ secret: merchant.secret, method: 'GET', url, now: (signedAt += 1) }) });
+
+  for (const [query, offset, size] of [['size=20', 0, 20], ['size=5&page=7', 30, 5], ['status=PAID&size=10&page=3', 20, 10], ['size=100&page=2', 100, 100]] as const) {
+    await examinedBy(`merchant orders ?${query}`, get(`${merchant.merchantPath}/transactions?${query}`), offset + size);
+    await examinedBy(`terminal orders ?${query}`, signed(`/api/v1/pos-terminals/${merchant.serialNumber}/transactions?${query}`), offset + size);
+  }
+  const settlementsPath = `${merchant.merchantPath}/pos-terminals/${merchant.serialNumber}/settlements`;
+  for (const field of settlementFields) {
+    for (const sort of [field, `-${field}`]) await examinedBy(`settlements sort=${sort}&size=1`, get(`${settlementsPath}?sort=${sort}&size=1`), 1);
+  }
+  await examinedBy('settlements size=10&page=4', get(`${settlementsPath}?sort=-closedAt&size=10&page=4`), 40);
+  await examinedBy('settlements from/to', get(`${settlementsPath}?sort=closedAt&from=${at(100)}&to=${at(200)}&size=5&page=2`), 10);
+  const ct = merchant.account.console_token;
+  await examinedBy('trace limit=50', get('/console/trace?limit=50', ct), 50);
+  await examinedBy('trace by type', get('/console/trace?type=webhook.attempt&limit=20', ct), 20);
+  await examinedBy('trace by session', get('/console/trace?session_id=ses_3&limit=10', ct), 10);
+  await examinedBy('trace by type and session', get('/console/trace?type=session.created&session_id=ses_4&limit=10', ct), 10);
+});
