@@ -5,7 +5,10 @@ import { FaultLog } from '../fault-log.js';
 import { silentLogger, type Logger } from '../log.js';
 import { PgBus } from './pg-bus.js';
 import { asStoreFault, isUnavailable, rethrowAsStoreFault } from './pg-faults.js';
+import { indexDefinition, selectServed } from './pg-query.js';
 import { decodeJson, decodeKey, encodeJson, encodeKey } from './pg-text.js';
+import { bestDeclaration } from './record-index.js';
+import type { IndexDeclarations } from './memory-state.js';
 import { deepFreeze } from './memory-state.js';
 import { runQuery } from './query.js';
 import type { Query, Store, StoredRecord, Transaction } from './store.js';
@@ -176,6 +179,7 @@ export class PgStore implements Store {
     private readonly pool: pg.Pool,
     readonly bus: PgBus,
     private readonly connections: FaultLog,
+    private readonly log: Logger,
   ) {}
 
   static async open(options: { connectionString: string; max?: number; log?: Logger }): Promise<PgStore> {
@@ -196,11 +200,46 @@ export class PgStore implements Store {
       await pool.end();
       throw error;
     }
-    return new PgStore(pool, new PgBus(pool, options.connectionString, log), connections);
+    return new PgStore(pool, new PgBus(pool, options.connectionString, log), connections, log);
   }
 
-  /** Declared query shapes: on PostgreSQL every list still runs as a query over the collection (issue 17 goes on). */
-  declareIndexes(): void {}
+  private declared: IndexDeclarations = {};
+  private indexing: Promise<void> = Promise.resolve();
+
+  /**
+   * Lists a declared index serves run as one SQL statement (pg-query.ts),
+   * on expression indexes made from the declarations: created here, in the
+   * background and concurrently (writes go on), by one instance at a time.
+   */
+  declareIndexes(declarations: IndexDeclarations): void {
+    this.declared = declarations;
+    this.indexing = this.ensureIndexes().catch((error: Error) => this.log.warn('could not create the declared indexes; lists still work, by scan', { error: error.message }));
+  }
+
+  /** Resolves once the declared indexes exist (tests and benches wait for it). */
+  indexesReady(): Promise<void> {
+    return this.indexing;
+  }
+
+  private async ensureIndexes(): Promise<void> {
+    const wanted = Object.entries(this.declared).flatMap(([collection, declarations]) => declarations.map((declaration) => indexDefinition(collection, declaration)));
+    const client = await this.pool.connect();
+    try {
+      // Not waiting for the lock: an instance that holds it is creating the same indexes.
+      const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock(hashtext('svc-pos-sim declared indexes')) AS locked");
+      if (!rows[0]?.locked) return;
+      try {
+        const existing = new Set((await client.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE tablename = 'records' AND indexname LIKE 'records\\_ix\\_%'")).rows.map((row) => row.indexname));
+        for (const index of wanted) if (!existing.has(index.name)) await client.query(index.sql);
+        // An index of a declaration that changed or went: not needed any more.
+        for (const name of existing) if (!wanted.some((index) => index.name === name)) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
+      } finally {
+        await client.query("SELECT pg_advisory_unlock(hashtext('svc-pos-sim declared indexes'))");
+      }
+    } finally {
+      client.release();
+    }
+  }
 
   /** Resolves when the database answers; rejects with StoreUnavailableError otherwise. */
   async ping(): Promise<void> {
@@ -243,7 +282,10 @@ export class PgStore implements Store {
   }
 
   async list<T extends StoredRecord>(collection: string, query: Query = {}): Promise<T[]> {
-    return runQuery(await select<T>(this.pool, collection, query), query);
+    const declaration = bestDeclaration(this.declared[collection] ?? [], query);
+    if (!declaration) return runQuery(await select<T>(this.pool, collection, query), query);
+    const { rows } = await this.pool.query<{ data: T }>(selectServed(collection, query, declaration)).catch(rethrowAsStoreFault);
+    return rows.map((row) => deepFreeze(row.data));
   }
 
   async count(collection: string, where?: Query['where']): Promise<number> {
@@ -293,6 +335,7 @@ export class PgStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.indexing;
     await this.bus.close();
     await this.pool.end();
   }

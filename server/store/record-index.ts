@@ -61,6 +61,34 @@ export interface Walk<T> {
   examined: number;
 }
 
+/**
+ * How well an index of this declaration serves a query: null when it
+ * cannot (an equality field the query does not give, another order
+ * field), else a score: more equality fields matched is better, then a
+ * range it can bound. Both stores plan with it.
+ */
+export function indexScore(declaration: IndexDeclaration, query: Query): number | null {
+  const where = query.where ?? {};
+  if (!declaration.equals.every((field) => field in where)) return null;
+  const order = declaration.order?.field;
+  if (query.orderBy && query.orderBy.field !== order) return null;
+  // Without an order the result's order is unspecified, so a page of it means nothing: scan those.
+  if (!query.orderBy && (query.limit !== undefined || query.offset)) return null;
+  // A range on the order field bounds the walk; on another field it only filters what the walk meets.
+  return declaration.equals.length * 2 + (query.range && query.range.field === order ? 1 : 0);
+}
+
+/** The declaration that serves a query best, if any. */
+export function bestDeclaration(declarations: readonly IndexDeclaration[], query: Query): IndexDeclaration | null {
+  let best: IndexDeclaration | null = null;
+  let bestScore = -1;
+  for (const declaration of declarations) {
+    const score = indexScore(declaration, query);
+    if (score !== null && score > bestScore) [best, bestScore] = [declaration, score];
+  }
+  return best;
+}
+
 export class RecordIndex {
   private readonly tree = new BTree<Key, true>(undefined, compareKeys);
 
@@ -90,20 +118,9 @@ export class RecordIndex {
     this.tree.delete(this.keyOf(id, record));
   }
 
-  /**
-   * How well this index serves a query: null when it cannot (an equality
-   * field the query does not give, another order field), else a score:
-   * more equality fields matched is better, then a range it can bound.
-   */
+  /** How well this index serves a query (indexScore). */
   serves(query: Query): number | null {
-    const where = query.where ?? {};
-    if (!this.declaration.equals.every((field) => field in where)) return null;
-    const order = this.declaration.order?.field;
-    if (query.orderBy && query.orderBy.field !== order) return null;
-    // Without an order the result's order is unspecified, so a page of it means nothing: scan those.
-    if (!query.orderBy && (query.limit !== undefined || query.offset)) return null;
-    // A range on the order field bounds the walk; on another field it only filters what the walk meets.
-    return this.declaration.equals.length * 2 + (query.range && query.range.field === order ? 1 : 0);
+    return indexScore(this.declaration, query);
   }
 
   /** Answers `query` (which `serves`), fetching records by id. */
