@@ -2,6 +2,7 @@ import { orderIndexes } from './orders/order.js';
 import { sessionIndexes } from './sessions/session.js';
 import { settlementIndexes } from './settlements/settlement.js';
 import type { IndexDeclarations } from './store/memory-state.js';
+import { signatureIndexes } from './terminals/replay-guard.js';
 import { terminalIndexes } from './terminals/terminal.js';
 import { traceIndexes } from './trace/trace.js';
 
@@ -17,4 +18,5 @@ export const indexDeclarations: IndexDeclarations = {
   terminals: terminalIndexes,
   trace: traceIndexes,
   sessions: sessionIndexes,
+  pos_signatures: signatureIndexes,
 };

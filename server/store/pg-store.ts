@@ -216,6 +216,31 @@ export class PgStore implements Store {
     this.indexing = this.ensureIndexes().catch((error: Error) => this.log.warn('could not create the declared indexes; lists still work, by scan', { error: error.message }));
   }
 
+  /**
+   * POS replay protection in one statement (instead of a serializable
+   * transaction of four): records `key` unless a record of it is still
+   * fresh; answers whether it was fresh, i.e. a replay. Atomic on its own,
+   * so concurrent signers never conflict over it.
+   */
+  async claimSignature(key: string, expiresAt: number, now: number): Promise<'new' | 'replayed'> {
+    const { rowCount } = await this.pool
+      .query(
+        `INSERT INTO records (collection, id, data) VALUES ('pos_signatures', $1, $2::jsonb)
+         ON CONFLICT (collection, id) DO UPDATE SET data = EXCLUDED.data
+           WHERE (records.data->>'expires_at')::numeric <= $3`,
+        [encodeKey(key), encodeJson({ key, expires_at: expiresAt }), now],
+      )
+      .catch(rethrowAsStoreFault);
+    return rowCount === 1 ? 'new' : 'replayed';
+  }
+
+  /** Deletes the accepted signatures that can no longer be replayed, in one statement on their expiry index. */
+  async sweepSignatures(now: number): Promise<void> {
+    await this.pool
+      .query(`DELETE FROM records WHERE collection = 'pos_signatures' AND (CASE WHEN jsonb_typeof(data->'expires_at') = 'number' THEN (data->>'expires_at')::numeric END) <= $1`, [now])
+      .catch(rethrowAsStoreFault);
+  }
+
   /** Resolves once the declared indexes exist (tests and benches wait for it). */
   indexesReady(): Promise<void> {
     return this.indexing;

@@ -1,4 +1,4 @@
-import { DuplicateKeyError } from '../errors.js';
+import type { IndexDeclaration } from '../store/record-index.js';
 import type { Store } from '../store/store.js';
 import { ReplayCache } from './replay-cache.js';
 
@@ -56,35 +56,33 @@ export function restartSafeReplayGuard(store: Store, windowMs: number, startedAt
   };
 }
 
+/** Accepted signatures on a shared store, swept by expiry. */
+export const signatureIndexes: IndexDeclaration[] = [{ equals: [], order: { field: 'expires_at', type: 'number' } }];
+
+/** What a store shared by several instances offers for accepted signatures (PgStore). */
+export interface SignatureClaims {
+  claimSignature(key: string, expiresAt: number, now: number): Promise<ReplayVerdict & ('new' | 'replayed')>;
+  sweepSignatures(now: number): Promise<void>;
+}
+
 /**
  * Several instances on one database: accepted signatures are records, so a
- * signature accepted by one instance is a replay on every other. Expired
- * records are swept as new ones come, keeping the table to one window.
+ * signature accepted by one instance is a replay on every other. Each
+ * check is one statement; expired records are swept, in one statement on
+ * their expiry index, at most once a minute, keeping the table to one window.
  */
-export function storeReplayGuard(store: Store): ReplayGuard {
+export function storeReplayGuard(shared: Store): ReplayGuard {
+  if (!('claimSignature' in shared)) throw new Error(`the ${shared.kind} store does not share accepted signatures between instances`);
+  const store = shared as unknown as SignatureClaims;
   let lastSweep = 0;
   return {
     async check(key, _signedAt, expiresAt, now) {
-      try {
-        await store.transact(async (tx) => {
-          const known = await tx.get<{ expires_at: number }>('pos_signatures', key);
-          if (known && known.expires_at > now) throw new DuplicateKeyError('pos_signatures', key);
-          if (known) tx.put('pos_signatures', key, { key, expires_at: expiresAt });
-          else tx.insert('pos_signatures', key, { key, expires_at: expiresAt });
-        });
-      } catch (error) {
-        if (error instanceof DuplicateKeyError) return 'replayed';
-        throw error;
-      }
+      const verdict = await store.claimSignature(key, expiresAt, now);
       if (now - lastSweep > 60_000) {
         lastSweep = now;
-        void store
-          .transact(async (tx) => {
-            for (const record of await tx.list<{ expires_at: number; key: string }>('pos_signatures', { range: { field: 'expires_at', max: now } })) tx.delete('pos_signatures', record.key);
-          })
-          .catch(() => undefined);
+        void store.sweepSignatures(now).catch(() => undefined); // a sweep missed is done at the next
       }
-      return 'new';
+      return verdict;
     },
   };
 }
