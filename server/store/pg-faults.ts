@@ -18,7 +18,7 @@ const UNAVAILABLE_CLASSES = new Set([
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
 
 /** Messages the pg client gives its own connection failures, which carry no code. */
-const CLIENT_MESSAGES = /Connection terminated|not queryable|timeout exceeded when trying to connect|Client was closed|Connection ended|the database system is/i;
+const CLIENT_MESSAGES = /Connection terminated|not queryable|timeout exceeded when trying to connect|Client was closed|Connection ended|the database system is|Cannot use a pool after calling end/i;
 
 export function isUnavailable(error: unknown): boolean {
   if (error instanceof StoreUnavailableError) return true;

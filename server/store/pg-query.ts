@@ -41,12 +41,15 @@ export function selectServed(collection: string, query: Query, declaration: Inde
   };
   const conditions = ['collection = $1'];
   const where = query.where ?? {};
-  // Containment keeps JavaScript's equality (a number never equals its text); the text comparisons let the index narrow.
-  if (Object.keys(where).length > 0) conditions.push(`data @> ${param(encodeJson(where))}::jsonb`);
-  for (const field of declaration.equals) {
-    const value: Scalar | undefined = where[field];
-    if (typeof value === 'string') conditions.push(`${text(field)} = ${param(encodeKey(value))}`);
+  // A text value compares as the indexed text, typed as a JSON string so that it never equals a number's
+  // text (JavaScript's equality); other values compare by containment. No containment for the text
+  // values: the planner would rather match it on the GIN index and sort than walk this one.
+  const contained: Record<string, Scalar> = {};
+  for (const [field, value] of Object.entries(where)) {
+    if (typeof value === 'string') conditions.push(`${text(field)} = ${param(encodeKey(value))} AND jsonb_typeof(data->${literal(field)}) = 'string'`);
+    else contained[field] = value;
   }
+  if (Object.keys(contained).length > 0) conditions.push(`data @> ${param(encodeJson(contained))}::jsonb`);
   const { range } = query;
   if (range) {
     const type = range.field === declaration.order?.field ? declaration.order.type : typeof range.min === 'number' || typeof range.max === 'number' ? 'number' : 'text';
