@@ -15,9 +15,11 @@ import { settlementKey } from '../server/settlements/settlement.js';
 import { indexDeclarations } from '../server/index-declarations.js';
 import { LowdbStore } from '../server/store/lowdb-store.js';
 import { PgStore } from '../server/store/pg-store.js';
+import { selectServed } from '../server/store/pg-query.js';
+import { bestDeclaration } from '../server/store/record-index.js';
 import { postgresBin, startThrowawayPostgres } from '../server/store/pg-testing.js';
 import { encodeJson, encodeKey } from '../server/store/pg-text.js';
-import type { StoredRecord } from '../server/store/store.js';
+import type { Query, StoredRecord } from '../server/store/store.js';
 import { traceEntry } from '../server/trace/trace.js';
 
 const { values: args } = parseArgs({
@@ -28,11 +30,12 @@ const { values: args } = parseArgs({
     duration: { type: 'string', default: '4' },
     connections: { type: 'string', default: '16' },
     'no-postgres': { type: 'boolean', default: false },
+    explain: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (args.help) {
-  process.stdout.write(`usage: npm run bench:reads -- [--small N] [--large N] [--pg-large N] [--duration S] [--connections N] [--no-postgres]
+  process.stdout.write(`usage: npm run bench:reads -- [--small N] [--large N] [--pg-large N] [--duration S] [--connections N] [--no-postgres] [--explain]
 
 Seeds a data directory (and, where PostgreSQL's binaries are installed, a
 throwaway cluster) with N records of other merchants, terminals and
@@ -42,7 +45,7 @@ settlement of a terminal, a merchant's first page of orders, settlements
 sorted by debitBatch, the console trace and the console progress. Each at
 --small and at --large records (--pg-large on PostgreSQL); the figure is
 large / small. Also the start-up time and the first read of each (which
-builds the indexes it uses).
+builds the indexes it uses). --explain prints PostgreSQL's plans of two reads.
 `);
   process.exit(0);
 }
@@ -152,6 +155,21 @@ async function seedPostgres(url: string, world: World, total: number): Promise<v
   store.declareIndexes(indexDeclarations);
   await store.indexesReady();
   await store.close();
+  if (args.explain) {
+    const explainer = new pg.Client({ connectionString: url });
+    await explainer.connect();
+    const plans: Array<[string, Query]> = [
+      ['orders', { where: { merchantId: world.merchantId }, orderBy: { field: 'createdAt', direction: 'desc' }, limit: 20, offset: 0 }],
+      ['trace', { where: { account_id: world.accountId }, orderBy: { field: 'listed', direction: 'desc' }, limit: 100 }],
+    ];
+    for (const [collection, query] of plans) {
+      const declaration = bestDeclaration(indexDeclarations[collection]!, query)!;
+      const sql = selectServed(collection, query, declaration);
+      const { rows } = await explainer.query(`EXPLAIN ANALYZE ${sql.text}`, sql.values);
+      process.stderr.write(`${collection}:\n${rows.map((row: Record<string, string>) => `  ${Object.values(row)[0]}`).join('\n')}\n`);
+    }
+    await explainer.end();
+  }
 }
 
 const READS: Array<{ name: string; path: (w: World) => string; console?: boolean }> = [

@@ -12,6 +12,14 @@ import type { Query, Scalar } from './store.js';
 /** A field of the JSON document as text: the value an index holds for it. */
 const text = (field: string) => `(data->>${literal(field)})`;
 
+/**
+ * A field's value when it is a JSON string, else NULL: what an equality
+ * field's index holds. So the text '1' never equals the number 1 (as in
+ * JavaScript), and ANALYZE keeps statistics on exactly what is compared,
+ * which the planner needs to prefer the ordered walk to a bitmap and a sort.
+ */
+const stringValue = (field: string) => `(CASE WHEN jsonb_typeof(data->${literal(field)}) = 'string' THEN data->>${literal(field)} END)`;
+
 /** The order field's value as the declared type. */
 function orderExpression(field: string, type: OrderType): string {
   if (type === 'number') return `(CASE WHEN jsonb_typeof(data->${literal(field)}) = 'number' THEN (data->>${literal(field)})::numeric END)`;
@@ -21,7 +29,7 @@ function orderExpression(field: string, type: OrderType): string {
 /** The expression index for a declaration, named after its definition. */
 export function indexDefinition(collection: string, declaration: IndexDeclaration): { name: string; sql: string } {
   // Missing values first, as query.ts orders them: a forward walk is ASC NULLS FIRST, a backward one DESC NULLS LAST.
-  const columns = [...declaration.equals.map(text), ...(declaration.order ? [`${orderExpression(declaration.order.field, declaration.order.type)} ASC NULLS FIRST`] : []), 'id COLLATE "C"'];
+  const columns = [...declaration.equals.map(stringValue), ...(declaration.order ? [`${orderExpression(declaration.order.field, declaration.order.type)} ASC NULLS FIRST`] : []), 'id COLLATE "C"'];
   const body = `ON records (${columns.join(', ')}) WHERE collection = ${literal(encodeKey(collection))}`;
   const name = `records_ix_${createHash('sha256').update(body).digest('hex').slice(0, 16)}`;
   return { name, sql: `CREATE INDEX CONCURRENTLY IF NOT EXISTS ${name} ${body}` };
@@ -41,12 +49,11 @@ export function selectServed(collection: string, query: Query, declaration: Inde
   };
   const conditions = ['collection = $1'];
   const where = query.where ?? {};
-  // A text value compares as the indexed text, typed as a JSON string so that it never equals a number's
-  // text (JavaScript's equality); other values compare by containment. No containment for the text
-  // values: the planner would rather match it on the GIN index and sort than walk this one.
+  // A text value compares as the indexed string value; other values by containment. No containment for
+  // the text values: the planner would rather match it on the GIN index and sort than walk this one.
   const contained: Record<string, Scalar> = {};
   for (const [field, value] of Object.entries(where)) {
-    if (typeof value === 'string') conditions.push(`${text(field)} = ${param(encodeKey(value))} AND jsonb_typeof(data->${literal(field)}) = 'string'`);
+    if (typeof value === 'string') conditions.push(`${stringValue(field)} = ${param(encodeKey(value))}`);
     else contained[field] = value;
   }
   if (Object.keys(contained).length > 0) conditions.push(`data @> ${param(encodeJson(contained))}::jsonb`);
