@@ -1,5 +1,6 @@
 import { orderIndexes } from './orders/order.js';
 import { sessionIndexes } from './sessions/session.js';
+import { agreementIndexes, batchIndexes, eventIndexes, partnerIndexes, splitAgreementIndexes, stopIndexes } from './sessions/session-indexes.js';
 import { settlementIndexes } from './settlements/settlement.js';
 import type { IndexDeclarations } from './store/memory-state.js';
 import { signatureIndexes } from './terminals/replay-guard.js';
@@ -19,4 +20,10 @@ export const indexDeclarations: IndexDeclarations = {
   trace: traceIndexes,
   sessions: sessionIndexes,
   pos_signatures: signatureIndexes,
+  events: eventIndexes,
+  batches: batchIndexes,
+  stops: stopIndexes,
+  agreements: agreementIndexes,
+  partners: partnerIndexes,
+  split_agreements: splitAgreementIndexes,
 };

@@ -50,4 +50,6 @@ export const orderIndexes: IndexDeclaration[] = [
   { equals: ['merchantId', 'status'], order: { field: 'createdAt', type: 'time' } },
   { equals: ['merchantId', 'terminal'], order: { field: 'createdAt', type: 'time' } },
   { equals: ['merchantId', 'terminal', 'status'], order: { field: 'createdAt', type: 'time' } },
+  // An account's orders, for its reset.
+  { equals: ['account_id'] },
 ];

@@ -42,4 +42,8 @@ const settlementOrderTypes: Record<Field, NonNullable<IndexDeclaration['order']>
 };
 
 /** A terminal's settlements sorted on any of the six fields, either way, bounded by closedAt (addendum §4). */
-export const settlementIndexes: IndexDeclaration[] = settlementFields.map((field) => ({ equals: ['terminal'], order: settlementOrderTypes[field] }));
+export const settlementIndexes: IndexDeclaration[] = [
+  ...settlementFields.map((field): IndexDeclaration => ({ equals: ['terminal'], order: settlementOrderTypes[field] })),
+  // A merchant's settlements, for its account's reset.
+  { equals: ['merchantId'] },
+];

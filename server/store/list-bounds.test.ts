@@ -1,5 +1,6 @@
 import t from 'tap';
 import { signPosRequest } from '../../terminal/pos-client.js';
+import { purgeExpired } from '../console/purge.js';
 import { orderKey } from '../orders/order.js';
 import { settlementFields, settlementKey } from '../settlements/settlement.js';
 import { merchantWithTerminal, startTestServer } from '../testing/test-server.js';
@@ -65,4 +66,27 @@ t.test('orders, settlements and the trace examine about offset + limit records, 
   await examinedBy('trace by type', get('/console/trace?type=webhook.attempt&limit=20', ct), 20);
   await examinedBy('trace by session', get('/console/trace?session_id=ses_3&limit=10', ct), 10);
   await examinedBy('trace by type and session', get('/console/trace?type=session.created&session_id=ses_4&limit=10', ct), 10);
+});
+
+t.test('the data-lifetime purge of an account examines only what is past its lifetime, not the whole trace', async (t) => {
+  const server = await startTestServer(t);
+  const merchant = await merchantWithTerminal(server);
+  const now = server.clock.now();
+  const day = 86_400_000;
+  await server.store.transact((tx) => {
+    for (let i = 0; i < 3000; i += 1) {
+      // 20 of this account's entries are past the 14 days; the rest are recent, or another account's.
+      const old = i < 20;
+      const owner = old || i % 2 ? merchant.account.account_id : 'acc_someone_else';
+      const entry = traceEntry(owner, 'session.created', new Date(now - (old ? 20 * day : day) + i).toISOString());
+      tx.put('trace', entry.id, entry);
+    }
+  });
+  const before = server.store.examined;
+  const deleted = await purgeExpired(server.store, server.clock, 14, merchant.account.account_id);
+  const examined = server.store.examined - before;
+  t.equal(deleted, 20, 'the 20 old entries went');
+  t.ok(examined <= 20 + 10 * SLACK, `examined ${examined} records for 20 deleted among 3,000`);
+  const left = await server.store.list('trace', { where: { account_id: merchant.account.account_id, type: 'session.created' }, orderBy: { field: 'listed', direction: 'asc' } });
+  t.equal(left.length, 1490, 'the recent ones stay');
 });

@@ -82,6 +82,27 @@ export class MemoryState {
     return runQuery(this.entries(collection) as Iterable<[string, T]>, query);
   }
 
+  /**
+   * For a transaction's list: the records (with their ids) that match the
+   * query's `where` and `range`, found through a declared index, in no
+   * particular order and with no paging, so that the transaction can lay
+   * its own writes over them; null when no declared index serves (scan).
+   */
+  candidates(collection: string, query: Query): Array<[string, StoredRecord]> | null {
+    const filter: Query = { ...(query.where ? { where: query.where } : {}), ...(query.range ? { range: query.range } : {}) };
+    let best: RecordIndex | null = null;
+    let bestScore = -1;
+    for (const index of this.declared[collection] ? this.indexesOf(collection) : []) {
+      const score = index.serves(filter);
+      if (score !== null && score > bestScore) [best, bestScore] = [index, score];
+    }
+    if (!best) return null;
+    if (!best.built) best.fill(this.entries(collection));
+    const walk = best.walk(filter, (id) => this.get(collection, id));
+    this.examined += walk.examined;
+    return walk.ids.map((id, i) => [id, walk.records[i]!]);
+  }
+
   /** The declared index that serves a query best, or null for a scan. */
   private plan(collection: string, query: Query): RecordIndex | null {
     if (!this.declared[collection]) return null;

@@ -22,9 +22,15 @@ export class OverlayTransaction implements Transaction {
     return this.read(collection, id) as T | undefined;
   }
 
-  async list<T extends StoredRecord>(collection: string, query?: Query): Promise<T[]> {
+  async list<T extends StoredRecord>(collection: string, query: Query = {}): Promise<T[]> {
     this.readCollections.add(collection);
-    return runQuery(this.entries(collection) as Iterable<[string, T]>, query);
+    // Through a declared index when one serves: its matches, with this transaction's own writes laid over them.
+    const indexed = this.state.candidates(collection, query);
+    if (!indexed) return runQuery(this.entries(collection) as Iterable<[string, T]>, query);
+    const layer = this.overlay.get(collection);
+    const merged: Array<[string, StoredRecord]> = layer ? indexed.filter(([id]) => !layer.has(id)) : indexed;
+    if (layer) for (const [id, value] of layer) if (value) merged.push([id, value]);
+    return runQuery(merged as Array<[string, T]>, query);
   }
 
   insert(collection: string, id: string, value: StoredRecord): void {

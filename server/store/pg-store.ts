@@ -213,8 +213,15 @@ export class PgStore implements Store {
    */
   declareIndexes(declarations: IndexDeclarations): void {
     this.declared = declarations;
-    this.indexing = this.ensureIndexes().catch((error: Error) => this.log.warn('could not create the declared indexes; lists still work, by scan', { error: error.message }));
+    this.indexing = this.ensureIndexes().catch((error: Error) => {
+      // Lists still work meanwhile (by scan); the indexes are made once the database lets us.
+      this.log.warn('could not create the declared indexes yet; trying again in 30 s', { error: error.message });
+      const retry = setTimeout(() => this.closing || this.declareIndexes(declarations), 30_000);
+      retry.unref();
+    });
   }
+
+  private closing = false;
 
   /**
    * POS replay protection in one statement (instead of a serializable
@@ -249,20 +256,29 @@ export class PgStore implements Store {
   private async ensureIndexes(): Promise<void> {
     const wanted = Object.entries(this.declared).flatMap(([collection, declarations]) => declarations.map((declaration) => indexDefinition(collection, declaration)));
     const client = await this.pool.connect();
+    // A connection the server drops while an index is being made emits 'error': handled, and the client thrown away.
+    let lost: Error | undefined;
+    const onError = (error: Error) => (lost = error);
+    client.on('error', onError);
     try {
       // Not waiting for the lock: an instance that holds it is creating the same indexes.
       const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock(hashtext('svc-pos-sim declared indexes')) AS locked");
       if (!rows[0]?.locked) return;
       try {
+        // An index whose concurrent build was cut off is left invalid: made again.
+        const invalid = (await client.query<{ name: string }>("SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE NOT i.indisvalid AND c.relname LIKE 'records\\_ix\\_%'")).rows;
+        for (const { name } of invalid) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
         const existing = new Set((await client.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE tablename = 'records' AND indexname LIKE 'records\\_ix\\_%'")).rows.map((row) => row.indexname));
         for (const index of wanted) if (!existing.has(index.name)) await client.query(index.sql);
         // An index of a declaration that changed or went: not needed any more.
         for (const name of existing) if (!wanted.some((index) => index.name === name)) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
       } finally {
-        await client.query("SELECT pg_advisory_unlock(hashtext('svc-pos-sim declared indexes'))");
+        await client.query("SELECT pg_advisory_unlock(hashtext('svc-pos-sim declared indexes'))").catch(() => undefined);
       }
     } finally {
-      client.release();
+      // The listener stays: a dropped connection can still report after its last query failed. (This
+      // runs once per start; a client of the pool that keeps one more listener costs nothing.)
+      client.release(lost);
     }
   }
 
@@ -360,6 +376,7 @@ export class PgStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await this.indexing;
     await this.bus.close();
     await this.pool.end();

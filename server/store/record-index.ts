@@ -57,6 +57,8 @@ function compareKeys(a: Key, b: Key): number {
 
 export interface Walk<T> {
   records: T[];
+  /** The records' ids, in the same order. */
+  ids: string[];
   /** Records looked at to answer: what the index saves is the difference from a scan. */
   examined: number;
 }
@@ -135,14 +137,16 @@ export class RecordIndex {
     const skip = query.offset ?? 0;
     const limit = query.limit ?? Number.POSITIVE_INFINITY;
     const records: T[] = [];
+    const ids: string[] = [];
     let examined = 0;
     let skipped = 0;
-    if (limit <= 0) return { records, examined };
+    if (limit <= 0) return { records, ids, examined };
     const keys = descending ? mapFirst(this.tree.entriesReversed(high)) : this.tree.keys(low);
     for (const key of keys) {
       if (descending ? compareKeys(key, low) < 0 : compareKeys(key, high) > 0) break;
       examined += 1;
-      const record = fetch(key[key.length - 1] as string);
+      const id = key[key.length - 1] as string;
+      const record = fetch(id);
       if (!record) continue;
       // Checked on the record as runQuery checks: `where` exactly (a missing field is not null), and a range leaves out records without the field.
       if (!matchesWhere(record, where) || (range && !inRange(record, range))) continue;
@@ -151,9 +155,10 @@ export class RecordIndex {
         continue;
       }
       records.push(record);
+      ids.push(id);
       if (records.length >= limit) break;
     }
-    return { records, examined };
+    return { records, ids, examined };
   }
 
   private keyOf(id: string, record: StoredRecord): Key {

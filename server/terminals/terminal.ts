@@ -22,4 +22,8 @@ export function terminalSecret(terminal: TerminalRecord) {
 }
 
 /** A merchant's terminals, oldest first. */
-export const terminalIndexes: IndexDeclaration[] = [{ equals: ['merchantId'], order: { field: 'createdAt', type: 'time' } }];
+export const terminalIndexes: IndexDeclaration[] = [
+  { equals: ['merchantId'], order: { field: 'createdAt', type: 'time' } },
+  // An account's terminals, for its reset.
+  { equals: ['account_id'] },
+];

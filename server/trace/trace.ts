@@ -44,4 +44,6 @@ export const traceIndexes: IndexDeclaration[] = [
   { equals: ['account_id', 'type', 'session_id'], order: { field: 'listed', type: 'text' } },
   { equals: ['account_id'], order: { field: 'order', type: 'number' } },
   { equals: ['account_id', 'type'], order: { field: 'order', type: 'number' } },
+  // The data-lifetime purge, by the time of the account's clock.
+  { equals: ['account_id'], order: { field: 'at', type: 'time' } },
 ];
