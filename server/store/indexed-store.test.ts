@@ -45,6 +45,23 @@ function randomQuery(): Query {
   };
 }
 
+/** 25 random puts and deletes in one transaction, kept in `mirror` too: some move a record between index keys. */
+async function randomChanges(store: Store, mirror: Map<string, StoredRecord>): Promise<void> {
+  await store.transact((tx) => {
+    for (let i = 0; i < 25; i += 1) {
+      const id = `r${Math.floor(random() * 120)}`;
+      if (random() < 0.75) {
+        const record = randomRecord();
+        tx.put('items', id, record);
+        mirror.set(id, record);
+      } else {
+        tx.delete('items', id);
+        mirror.delete(id);
+      }
+    }
+  });
+}
+
 t.test('indexed lists answer what the scan answers, through changes, replay and snapshot load', async (t) => {
   const dir = t.testdir();
   const open = async () => {
@@ -65,19 +82,7 @@ t.test('indexed lists answer what the scan answers, through changes, replay and 
     }
   };
   for (let round = 0; round < 12; round += 1) {
-    await store.transact((tx) => {
-      for (let i = 0; i < 25; i += 1) {
-        const id = `r${Math.floor(random() * 120)}`;
-        if (random() < 0.75) {
-          const record = randomRecord();
-          tx.put('items', id, record);
-          mirror.set(id, record);
-        } else {
-          tx.delete('items', id);
-          mirror.delete(id);
-        }
-      }
-    });
+    await randomChanges(store, mirror);
     await check(`round ${round}`);
     if (round === 4) {
       await store.close();
@@ -118,19 +123,7 @@ t.test('on PostgreSQL, lists of the declared shapes run in SQL and answer what t
   let compared = 0;
   const failures: string[] = [];
   for (let round = 0; round < 10; round += 1) {
-    await store.transact((tx) => {
-      for (let i = 0; i < 25; i += 1) {
-        const id = `r${Math.floor(random() * 120)}`;
-        if (random() < 0.75) {
-          const record = randomRecord();
-          tx.put('items', id, record);
-          mirror.set(id, record);
-        } else {
-          tx.delete('items', id);
-          mirror.delete(id);
-        }
-      }
-    });
+    await randomChanges(store, mirror);
     for (let q = 0; q < 40; q += 1) {
       const query = randomQuery();
       const got = await (store as Store).list('items', query);
