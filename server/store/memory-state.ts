@@ -1,5 +1,5 @@
 import { runQuery } from './query.js';
-import { RecordIndex, type IndexDeclaration } from './record-index.js';
+import { bestServing, RecordIndex, type IndexDeclaration } from './record-index.js';
 import type { Query, StoredRecord } from './store.js';
 
 /** The query shapes each collection answers through an index (index-declarations.ts). */
@@ -90,12 +90,7 @@ export class MemoryState {
    */
   candidates(collection: string, query: Query): Array<[string, StoredRecord]> | null {
     const filter: Query = { ...(query.where ? { where: query.where } : {}), ...(query.range ? { range: query.range } : {}) };
-    let best: RecordIndex | null = null;
-    let bestScore = -1;
-    for (const index of this.declared[collection] ? this.indexesOf(collection) : []) {
-      const score = index.serves(filter);
-      if (score !== null && score > bestScore) [best, bestScore] = [index, score];
-    }
+    const best = this.declared[collection] ? bestServing(this.indexesOf(collection), (index) => index.declaration, filter) : null;
     if (!best) return null;
     if (!best.built) best.fill(this.entries(collection));
     const walk = best.walk(filter, (id) => this.get(collection, id));
@@ -106,12 +101,7 @@ export class MemoryState {
   /** The declared index that serves a query best, or null for a scan. */
   private plan(collection: string, query: Query): RecordIndex | null {
     if (!this.declared[collection]) return null;
-    let best: RecordIndex | null = null;
-    let bestScore = -1;
-    for (const index of this.indexesOf(collection)) {
-      const score = index.serves(query);
-      if (score !== null && score > bestScore) [best, bestScore] = [index, score];
-    }
+    const best = bestServing(this.indexesOf(collection), (index) => index.declaration, query);
     if (!best && this.unindexed === 'throw') throw new Error(`no declared index of ${collection} serves ${JSON.stringify(query)}: declare one in index-declarations.ts`);
     return best;
   }

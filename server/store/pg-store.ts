@@ -386,5 +386,5 @@ export class PgStore implements Store {
 /** jsonb and json columns are parsed restoring what pg-text.ts escaped; other types as pg parses them. */
 function typeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
   if (oid === pg.types.builtins.JSONB || oid === pg.types.builtins.JSON) return decodeJson;
-  return format === 'binary' ? pg.types.getTypeParser(oid, 'binary') : pg.types.getTypeParser(oid, 'text');
+  return pg.types.getTypeParser(oid, format);
 }

@@ -80,15 +80,20 @@ export function indexScore(declaration: IndexDeclaration, query: Query): number 
   return declaration.equals.length * 2 + (query.range && query.range.field === order ? 1 : 0);
 }
 
-/** The declaration that serves a query best, if any. */
-export function bestDeclaration(declarations: readonly IndexDeclaration[], query: Query): IndexDeclaration | null {
-  let best: IndexDeclaration | null = null;
+/** The one of `items` whose declaration serves a query best, if any (both stores plan with it). */
+export function bestServing<T>(items: readonly T[], declarationOf: (item: T) => IndexDeclaration, query: Query): T | null {
+  let best: T | null = null;
   let bestScore = -1;
-  for (const declaration of declarations) {
-    const score = indexScore(declaration, query);
-    if (score !== null && score > bestScore) [best, bestScore] = [declaration, score];
+  for (const item of items) {
+    const score = indexScore(declarationOf(item), query);
+    if (score !== null && score > bestScore) [best, bestScore] = [item, score];
   }
   return best;
+}
+
+/** The declaration that serves a query best, if any. */
+export function bestDeclaration(declarations: readonly IndexDeclaration[], query: Query): IndexDeclaration | null {
+  return bestServing(declarations, (declaration) => declaration, query);
 }
 
 export class RecordIndex {
@@ -120,12 +125,7 @@ export class RecordIndex {
     this.tree.delete(this.keyOf(id, record));
   }
 
-  /** How well this index serves a query (indexScore). */
-  serves(query: Query): number | null {
-    return indexScore(this.declaration, query);
-  }
-
-  /** Answers `query` (which `serves`), fetching records by id. */
+  /** Answers `query` (one `indexScore` says this index serves), fetching records by id. */
   walk<T extends StoredRecord>(query: Query, fetch: (id: string) => T | undefined): Walk<T> {
     const where = query.where ?? {};
     const prefix = this.declaration.equals.map((field) => where[field]);

@@ -1,5 +1,5 @@
 import type { Duplex } from 'node:stream';
-import type { PosClient } from '../pos-client.js';
+import type { Answer, PosClient, PosResponse } from '../pos-client.js';
 import { Link, LinkError } from '../protocol/link.js';
 import { decodeMessage, encodeMessage, type Message, type MessageCode, type RecordMessage } from '../protocol/messages.js';
 import { realTimers, type Timers } from '../protocol/timers.js';
@@ -87,8 +87,6 @@ export class Bridge {
   private closeRequested = false;
   /** Held records already reported, so a blocked queue is one error line, not one per cycle. */
   private readonly reported = new Set<string>();
-  /** The server's answer to the last record delivered, kept with a hold. */
-  private lastAnswer: { status: number; body: { code?: string; message?: string } } | null = null;
 
   constructor(private readonly options: BridgeOptions) {
     this.timers = options.timers ?? realTimers;
@@ -175,17 +173,17 @@ export class Bridge {
     const held = await this.options.state.held(key);
     if (held) return this.carryOutDecision(held);
     if (!this.serverUsable()) return 'wait';
-    const verdict = await this.serverStep(() => this.deliver(record), null);
-    if (!verdict) return 'wait';
+    const delivered = await this.serverStep(() => this.deliver(record), null);
+    if (!delivered) return 'wait';
+    const { verdict, answer } = delivered;
     if (verdict.kind === 'confirm') {
       this.log(`record ${record.seq} (${record.code} ${describe(record)}) → ${verdict.note}; confirmed to the device`);
       return 'confirm';
     }
     if (verdict.kind !== 'hold') return 'wait';
-    const answer = this.lastAnswer;
     const holding: HeldRecord = {
       key, record, message: encodeMessage(record), reason: verdict.reason,
-      server: { status: answer?.status ?? 0, ...(answer?.body.code ? { code: answer.body.code } : {}), ...(answer?.body.message ? { message: answer.body.message } : {}) },
+      server: { status: answer.status, ...(answer.body.code ? { code: answer.body.code } : {}), ...(answer.body.message ? { message: answer.body.message } : {}) },
       heldAt: new Date(this.timers.now()).toISOString(),
     };
     await this.options.state.hold(holding);
@@ -216,8 +214,8 @@ export class Bridge {
     return this.handleRecord(held.record);
   }
 
-  /** Sends one record to the server; the verdict on its answer. Throws ServerFault when the server could not be used. */
-  private async deliver(record: RecordMessage): Promise<Verdict> {
+  /** Sends one record to the server; its answer and the verdict on it. Throws ServerFault when the server could not be used. */
+  private async deliver(record: RecordMessage): Promise<{ verdict: Verdict; answer: PosResponse<Answer> }> {
     const { client } = this.options;
     const response = await this.call(() =>
       record.code === '0210'
@@ -226,11 +224,10 @@ export class Bridge {
           ? client.commitVoid(record.orderId)
           : client.notifySettlement({ batchNumber: record.batchNumber, transactionCount: record.transactionCount, closedAt: record.closedAt, currencyReference: record.currencyReference, terminal: record.terminal, debitBatch: record.debitBatch }),
     );
-    this.lastAnswer = response;
     let verdict = verdictFor(record, response);
     if (verdict.kind === 'compare-paid' && record.code === '0210') verdict = comparePaid(record, await this.findPaidOrder(record.orderId));
     if (verdict.kind === 'fault') throw new ServerFault(verdict.cause);
-    return verdict;
+    return { verdict, answer: response };
   }
 
   /** The PAID order among the terminal's, paging (100 a page, at most 50 pages). */
