@@ -58,10 +58,20 @@ export class PgBus implements InstanceBus {
     if (this.client) return Promise.resolve(this.client);
     this.connecting ??= (async () => {
       const client = new pg.Client({ connectionString: this.connectionString });
-      await client.connect();
+      // Listening before connecting: a drop can be reported in the same read as the handshake's end,
+      // before this connection is the bus's; then it is thrown away here instead.
+      let droppedEarly: Error | undefined;
+      const dropped = (error: Error) => (this.client === client ? this.lost(client, error) : (droppedEarly ??= error));
+      client.on('error', dropped);
+      client.on('end', () => dropped(new Error('connection ended')));
       client.on('notification', (notice) => void this.deliver(notice.channel, notice.payload ?? ''));
-      client.on('error', (error) => this.lost(client, error));
-      client.on('end', () => this.lost(client, new Error('connection ended')));
+      try {
+        await client.connect();
+        if (droppedEarly) throw droppedEarly;
+      } catch (error) {
+        client.end().catch(() => undefined);
+        throw error;
+      }
       this.client = client;
       return client;
     })().finally(() => {

@@ -194,6 +194,10 @@ export class PgStore implements Store {
     const connections = new FaultLog(log, 'the connection to PostgreSQL');
     // An idle connection the server dropped: the pool discards it; without a listener the process would exit.
     pool.on('error', (error) => connections.failed(error));
+    // A connection can be dropped between the pool handing it over and its holder listening (the
+    // server's FATAL can arrive in the same read as the handshake's end): every client listens
+    // from birth. The pool still discards it (it is no longer queryable), and the holder's query fails.
+    pool.on('connect', (client) => client.on('error', (error) => connections.failed(error)));
     try {
       await migrate(pool);
     } catch (error) {
