@@ -24,7 +24,7 @@ export class PtyPair {
 
   async start(): Promise<void> {
     this.process = spawn(socat, [`pty,raw,echo=0,link=${this.host}`, `pty,raw,echo=0,link=${this.device}`], { stdio: 'ignore' });
-    await waitFor(() => existsSync(this.host) && existsSync(this.device), 5000, 'socat to create the pseudo-terminals');
+    await waitFor(() => existsSync(this.host) && existsSync(this.device), 15_000, 'socat to create the pseudo-terminals');
   }
 
   /** Kills socat: both ends of the line drop, as when a cable is pulled. */
