@@ -90,3 +90,38 @@ t.test('the data-lifetime purge of an account examines only what is past its lif
   const left = await server.store.list('trace', { where: { account_id: merchant.account.account_id, type: 'session.created' }, orderBy: { field: 'listed', direction: 'asc' } });
   t.equal(left.length, 1490, 'the recent ones stay');
 });
+
+t.test('the console checklist looks up one entry per step, however long the trace and however many attempts failed', async (t) => {
+  const server = await startTestServer(t);
+  const merchant = await merchantWithTerminal(server);
+  const id = merchant.account.account_id;
+  const at = (i: number) => new Date(Date.parse('2026-01-01T00:00:00.000Z') + i * 1000).toISOString();
+  await server.store.transact((tx) => {
+    for (let i = 0; i < OTHERS; i += 1) {
+      // Thousands of failed attempts and sessions not paid, the steps they do not complete; then one success of each kind.
+      const entries = [
+        traceEntry(id, 'webhook.attempt', at(i), { status: 500, result: 'failed', event: 'payment_session.accredited' }),
+        traceEntry(id, 'session.status_changed', at(i), { to: 'expired' }),
+        traceEntry(id, 'webhook.received', at(i), { receiver: 'captura' }),
+        traceEntry('acc_someone_else', 'session.created', at(i)),
+      ];
+      for (const entry of entries) tx.put('trace', entry.id, entry);
+    }
+    for (const entry of [
+      traceEntry(id, 'session.created', at(OTHERS)),
+      traceEntry(id, 'session.status_changed', at(OTHERS + 1), { to: 'paid' }),
+      traceEntry(id, 'webhook.attempt', at(OTHERS + 2), { status: 200, result: 'succeeded', event: 'payment_session.paid' }),
+    ]) tx.put('trace', entry.id, entry);
+  });
+  const before = server.store.examined;
+  const answer = await server.api.get('/console/progress', { token: merchant.account.console_token });
+  const examined = server.store.examined - before;
+  t.equal(answer.status, 200);
+  t.ok(answer.body.steps[0].done, 'registered');
+  const done = Object.fromEntries((answer.body.steps as Array<{ id: string; done: boolean; at?: string }>).map((step) => [step.id, step.at ?? false]));
+  t.same(done, {
+    registered: done.registered, agreement_created: false, session_created: at(OTHERS), session_paid: at(OTHERS + 1),
+    webhook_delivered: at(OTHERS + 2), accredited_delivered: false, relay_connected: false, failing_receiver_exercised: false,
+  }, 'each step done at its first completing entry, and only those');
+  t.ok(examined <= 8 + SLACK, `examined ${examined} records for 8 steps among ${OTHERS * 4} trace entries`);
+});

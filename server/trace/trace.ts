@@ -44,6 +44,11 @@ export const traceIndexes: IndexDeclaration[] = [
   { equals: ['account_id', 'type', 'session_id'], order: { field: 'listed', type: 'text' } },
   { equals: ['account_id'], order: { field: 'order', type: 'number' } },
   { equals: ['account_id', 'type'], order: { field: 'order', type: 'number' } },
+  // The console's checklist (progress.ts): the first entry that completes each step.
+  { equals: ['account_id', 'type', 'to'], order: { field: 'order', type: 'number' } },
+  { equals: ['account_id', 'type', 'result'], order: { field: 'order', type: 'number' } },
+  { equals: ['account_id', 'type', 'event', 'result'], order: { field: 'order', type: 'number' } },
+  { equals: ['account_id', 'type', 'receiver'], order: { field: 'order', type: 'number' } },
   // The data-lifetime purge, by the time of the account's clock.
   { equals: ['account_id'], order: { field: 'at', type: 'time' } },
 ];

@@ -232,6 +232,8 @@ export class WebhookDispatcher implements EventSink {
         session_id: event.session_id,
         event: event.event,
         ...outcome,
+        // What the console's checklist looks entries up by (an index cannot range over status within a type).
+        result: typeof outcome.status === 'number' && outcome.status >= 200 && outcome.status < 300 ? 'succeeded' : 'failed',
         idempotency_key: event.idempotency_key,
         ...(this.deps.instance ? { instance: this.deps.instance } : {}),
         ...(signing.manual ? { manual: true, signature: signing.signature, timestamp: signing.timestamp } : {}),
