@@ -35,7 +35,11 @@ export const consoleApiPaths: PathItems = {
       summary: 'The account\'s sessions, newest first',
       tags: ['console'],
       security: consoleAuth,
-      responses: { '200': jsonResponse('Sessions as their status reads now.', ref('SessionList')), '401': responseRef('Unauthorized') },
+      parameters: [
+        query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, 'At most this many sessions.'),
+        query('page', { type: 'integer', minimum: 1, maximum: 100, default: 1 }, 'Which page of `limit` sessions, 1 the newest (the first 100 pages: a page costs its offset).'),
+      ],
+      responses: { '200': jsonResponse('Sessions as their status reads now, one page.', ref('SessionList')), '400': responseRef('BadRequest'), '401': responseRef('Unauthorized') },
     },
   },
   '/console/progress': {

@@ -24,7 +24,8 @@ export function consoleHandlers(store: Store, sessions: SessionService, publicUr
     },
     getConsoleSessions: async (ctx) => {
       const account = ctx.state.account!;
-      const stored = await store.list<SessionRecord>('sessions', { where: { account_id: account.account_id }, orderBy: { field: 'created_at', direction: 'desc' } });
+      const { limit = 100, page = 1 } = ctx.state.query as { limit?: number; page?: number };
+      const stored = await store.list<SessionRecord>('sessions', { where: { account_id: account.account_id }, orderBy: { field: 'created_at', direction: 'desc' }, limit, offset: (page - 1) * limit });
       // Read each through the session service, so due dates apply as in a status read.
       const current = await Promise.all(stored.map((session) => sessions.read(account, session.session_id)));
       ctx.body = { data: current.map((session) => publicSession(session, publicUrl(ctx))) };

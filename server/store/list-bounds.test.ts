@@ -125,3 +125,26 @@ t.test('the console checklist looks up one entry per step, however long the trac
   }, 'each step done at its first completing entry, and only those');
   t.ok(examined <= 8 + SLACK, `examined ${examined} records for 8 steps among ${OTHERS * 4} trace entries`);
 });
+
+t.test('the console\'s sessions come a page at a time, examining about offset + limit sessions', async (t) => {
+  const server = await startTestServer(t);
+  const merchant = await merchantWithTerminal(server);
+  const token = merchant.account.key.token;
+  const agreement = (await server.api.post('/api/v1/ext/agreements', { json: { name: 'Shop', currency_reference: 'USD', split: false, payment_methods: ['transfer'] }, token })).body;
+  const created: string[] = [];
+  for (let i = 0; i < 25; i += 1, server.clock.advance(1000)) created.unshift((await server.api.post('/api/v1/ext/payment-sessions/buttons', { json: { agreement_id: agreement.agreement_id, amount_reference: 10 + i }, token })).body.session_id);
+  await server.store.transact((tx) => {
+    for (let i = 0; i < OTHERS; i += 1) tx.put('sessions', `ses_other_${i}`, { session_id: `ses_other_${i}`, account_id: 'acc_someone_else', created_at: new Date(Date.parse('2026-01-01T00:00:00.000Z') + i).toISOString() });
+  });
+  const ct = merchant.account.console_token;
+  for (const [page, expected] of [[1, created.slice(0, 10)], [2, created.slice(10, 20)], [3, created.slice(20)]] as const) {
+    const before = server.store.examined;
+    const answer = await server.api.get(`/console/sessions?limit=10&page=${page}`, { token: ct });
+    const examined = server.store.examined - before;
+    t.same(answer.body.data.map((s: { session_id: string }) => s.session_id), expected, `page ${page}, newest first`);
+    t.ok(examined <= page * 10 + SLACK, `page ${page}: examined ${examined}`);
+  }
+  t.equal((await server.api.get('/console/sessions?limit=0', { token: ct })).status, 400, 'a limit below 1 is refused');
+  t.equal((await server.api.get('/console/sessions?page=101', { token: ct })).status, 400, 'pages past the 100th are refused');
+  t.equal((await server.api.get('/console/sessions', { token: ct })).body.data.length, 25, '100 by default');
+});
