@@ -6,6 +6,11 @@ import type { IndexDeclarations } from './store/memory-state.js';
 import { signatureIndexes } from './terminals/replay-guard.js';
 import { terminalIndexes } from './terminals/terminal.js';
 import { traceIndexes } from './trace/trace.js';
+import { deliveryIndexes, scheduleIndexes } from './webhooks/due-times.js';
+import type { IndexDeclaration } from './store/record-index.js';
+
+/** What a reset walks: an account's own. */
+const byAccount: IndexDeclaration[] = [{ equals: ['account_id'] }];
 
 /**
  * Every collection whose lists go through an index, with the query shapes
@@ -26,4 +31,8 @@ export const indexDeclarations: IndexDeclarations = {
   agreements: agreementIndexes,
   partners: partnerIndexes,
   split_agreements: splitAgreementIndexes,
+  deliveries: deliveryIndexes,
+  schedules: scheduleIndexes,
+  webhook_outcomes: byAccount,
+  split_links: byAccount,
 };

@@ -204,6 +204,8 @@ export async function mutatingScenarios(ctx: ScenarioContext): Promise<World> {
   await http('GET', `/console/trace?session_id=${session.session_id}&limit=5`, { token: consoleToken });
   await http('GET', '/console/trace?limit=0', { token: consoleToken }); // 400
   await http('GET', '/console/sessions', { token: consoleToken });
+  await http('GET', '/console/sessions?limit=5&page=2', { token: consoleToken });
+  await http('GET', '/console/sessions?page=0', { token: consoleToken }); // 400
   await http('GET', '/console/progress', { token: consoleToken });
 
   return {

@@ -2,6 +2,7 @@ import { accountNow, iso, type Clock } from '../clock.js';
 import type { OperationHandlers } from '../http/bind-operations.js';
 import type { AppContext } from '../http/context.js';
 import type { Store } from '../store/store.js';
+import { retimeAccount } from '../webhooks/due-times.js';
 import type { Account } from './account.js';
 
 /**
@@ -21,6 +22,8 @@ export function clockHandlers(store: Store, clock: Clock, afterAdvance: (account
         const account = (await tx.get<Account>('accounts', id))!;
         const next = { ...account, clock_offset_ms: account.clock_offset_ms + ms };
         tx.put('accounts', id, next);
+        // In the same transaction: what was due on the old offset is found on the new one, even after a crash.
+        await retimeAccount(tx, next, next.clock_offset_ms);
         return next;
       });
       await afterAdvance(id);

@@ -1,6 +1,7 @@
 import type { Account } from '../accounts/account.js';
 import { accountNow, iso, type Clock } from '../clock.js';
 import type { Store } from '../store/store.js';
+import { promoteNext } from '../webhooks/due-times.js';
 import { keyOf } from '../sessions/record-keys.js';
 
 /** Simulator data, by collection and the field that dates it. */
@@ -40,6 +41,8 @@ export async function purgeExpired(store: Store, clock: Clock, ttlDays: number, 
           }
           if (collection === 'events') {
             tx.delete('deliveries', record.event_id as string);
+            // A newer event of the session, still pending, is now its first: due in its turn.
+            await promoteNext(tx, record.session_id as string, account.clock_offset_ms);
             tx.delete('webhook_outcomes', record.event_id as string);
           }
           if (collection === 'split_agreements') tx.delete('split_links', keyOf('split_links', record));

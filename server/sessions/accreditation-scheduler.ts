@@ -3,6 +3,7 @@ import { accountNow, type Clock } from '../clock.js';
 import { FaultLog } from '../fault-log.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
+import { realDue } from '../webhooks/due-times.js';
 import type { ScheduleRecord, SessionService } from './session-service.js';
 
 /**
@@ -16,6 +17,8 @@ export class AccreditationScheduler {
   /** The run in progress, settled either way: the next run waits for it, whatever its outcome. */
   private running: Promise<void> | null = null;
   private readonly faults: FaultLog;
+  /** Once no schedule without a due time is left, none can appear (this version writes them all). */
+  private legacyUpgraded = false;
 
   constructor(
     private readonly store: Store,
@@ -55,7 +58,11 @@ export class AccreditationScheduler {
   }
 
   private async fireDue(accountId?: string): Promise<number> {
-    const schedules = await this.store.list<ScheduleRecord>('schedules', accountId ? { where: { account_id: accountId } } : {});
+    await this.upgradeLegacySchedules();
+    // An account's own after its clock moved; otherwise what is due on the server's clock, from the index (due-times.ts).
+    const schedules = accountId
+      ? await this.store.list<ScheduleRecord>('schedules', { where: { account_id: accountId } })
+      : await this.store.list<ScheduleRecord>('schedules', { range: { field: 'due_ms', max: this.clock.now() }, orderBy: { field: 'due_ms', direction: 'asc' }, limit: PASS_LIMIT });
     let fired = 0;
     for (const schedule of schedules) {
       const account = await this.store.get<Account>('accounts', schedule.account_id);
@@ -63,6 +70,29 @@ export class AccreditationScheduler {
       await this.sessions.fireScheduled(account, schedule.session_id);
       fired += 1;
     }
+    // More due than one pass takes: the next tick goes on.
     return fired;
   }
+
+  /** Schedules stored before due times have none; the index puts them first, so one look finds them. */
+  private async upgradeLegacySchedules(): Promise<void> {
+    if (this.legacyUpgraded) return;
+    for (;;) {
+      const [first] = await this.store.list<ScheduleRecord>('schedules', { orderBy: { field: 'due_ms', direction: 'asc' }, limit: 1 });
+      if (!first || typeof first.due_ms === 'number') break;
+      const batch = (await this.store.list<ScheduleRecord>('schedules', { orderBy: { field: 'due_ms', direction: 'asc' }, limit: PASS_LIMIT })).filter((schedule) => typeof schedule.due_ms !== 'number');
+      for (const { session_id: id } of batch) {
+        await this.store.transact(async (tx) => {
+          const schedule = await tx.get<ScheduleRecord>('schedules', id);
+          if (!schedule || typeof schedule.due_ms === 'number') return;
+          const account = await tx.get<Account>('accounts', schedule.account_id);
+          tx.put('schedules', id, { ...schedule, due_ms: realDue(schedule.due_at, account?.clock_offset_ms ?? 0) });
+        });
+      }
+    }
+    this.legacyUpgraded = true;
+  }
 }
+
+/** Schedules a pass takes at most. */
+const PASS_LIMIT = 512;

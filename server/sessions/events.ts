@@ -3,6 +3,7 @@ import { signWebhook } from '../../contracts/webhook-signature.js';
 import { newId } from '../accounts/secrets.js';
 import type { Transaction } from '../store/store.js';
 import { trace } from '../trace/trace.js';
+import { QUEUED, realDue, sessionHead } from '../webhooks/due-times.js';
 import type { EventEffect, EventName } from './session-machine.js';
 import type { SessionRecord } from './session.js';
 import { creditFields, paymentReference } from './session-view.js';
@@ -67,6 +68,8 @@ export interface DeliveryRecord {
   attempts: number;
   /** On the account's clock. */
   next_attempt_at: string;
+  /** On the server's clock, what the dispatcher finds it by; QUEUED behind an earlier delivery of the session (due-times.ts). Absent from records of earlier versions. */
+  due_ms?: number;
 }
 
 /** Outbox records for the effects of one change, numbered after the session's previous events. */
@@ -106,10 +109,15 @@ export function outboxEvents(session: SessionRecord, effects: readonly EventEffe
 /**
  * Stores emitted events in the caller's transaction: the event, its pending
  * delivery, and the webhook.emitted trace entry with payload and signature
- * (recorded even when the session has no webhook_url).
+ * (recorded even when the session has no webhook_url). A delivery is due at
+ * once (its account's offset gives the real instant) unless an earlier one
+ * of its session is still pending: then it waits, QUEUED, for its turn.
  */
-export function recordEvents(tx: Pick<Transaction, 'insert'>, events: readonly OutboxEvent[]): void {
+export async function recordEvents(tx: Pick<Transaction, 'insert' | 'list'>, events: readonly OutboxEvent[], offsetMs: number, options: { newSession?: boolean } = {}): Promise<void> {
+  let queued = false;
   for (const event of events) {
+    // A session just created has nothing pending; otherwise one look at the session's first pending delivery.
+    queued ||= !options.newSession && (await sessionHead(tx, event.session_id)) !== undefined;
     tx.insert('events', event.event_id, event);
     tx.insert('deliveries', event.event_id, {
       event_id: event.event_id,
@@ -118,7 +126,9 @@ export function recordEvents(tx: Pick<Transaction, 'insert'>, events: readonly O
       seq: event.seq,
       attempts: 0,
       next_attempt_at: event.created_at,
+      due_ms: queued ? QUEUED : realDue(event.created_at, offsetMs),
     } satisfies DeliveryRecord);
+    queued = true; // the next event of this change waits behind this one
     trace(tx, event.account_id, 'webhook.emitted', event.created_at, {
       session_id: event.session_id,
       event_id: event.event_id,

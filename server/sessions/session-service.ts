@@ -9,6 +9,7 @@ import { outboxEvents, recordEvents, type EventSink, type OutboxEvent } from './
 import { buildSession, SessionInputError, type SessionInput } from './session-input.js';
 import { transition, type EventEffect, type Trigger } from './session-machine.js';
 import type { Origin, SessionRecord } from './session.js';
+import { realDue } from '../webhooks/due-times.js';
 
 export interface ScheduleRecord {
   [field: string]: unknown;
@@ -16,6 +17,8 @@ export interface ScheduleRecord {
   account_id: string;
   /** On the account's clock. */
   due_at: string;
+  /** On the server's clock, what the scheduler finds it by (due-times.ts). Absent from records of earlier versions. */
+  due_ms?: number;
 }
 
 export interface BatchRecord {
@@ -48,7 +51,7 @@ export class SessionService {
   async create(account: Account, input: SessionInput, origin: Origin = 'button'): Promise<SessionRecord> {
     const { result, events } = await this.store.transact(async (tx) => {
       const session = await buildSession(tx, account, input, origin, this.now(account)).catch(rethrowAnswer(''));
-      return this.insert(tx, account, session);
+      return await this.insert(tx, account, session);
     });
     this.sink.emitted(events);
     return result;
@@ -62,7 +65,7 @@ export class SessionService {
       const events: OutboxEvent[] = [];
       for (const [index, input] of inputs.entries()) {
         const session = await buildSession(tx, account, input, 'request', now).catch(rethrowAnswer(`/sessions/${index}`));
-        const inserted = this.insert(tx, account, session);
+        const inserted = await this.insert(tx, account, session);
         created.push(inserted.result);
         events.push(...inserted.events);
       }
@@ -99,7 +102,7 @@ export class SessionService {
         } else {
           try {
             const session = await buildSession(tx, account, item as SessionInput, 'stop', now);
-            const inserted = this.insert(tx, account, session);
+            const inserted = await this.insert(tx, account, session);
             events.push(...inserted.events);
             outcome = { index, status: 201, session: inserted.result };
           } catch (error) {
@@ -182,9 +185,10 @@ export class SessionService {
       if (trigger?.kind === 'force') {
         trace(tx, account.account_id, 'control.outcome', at, { session_id: sessionId, leg: trigger.leg, outcome: trigger.outcome });
       }
-      recordEvents(tx, emitted.events);
+      await recordEvents(tx, emitted.events, account.clock_offset_ms);
       if (schedule === 'set') {
-        tx.put('schedules', sessionId, { session_id: sessionId, account_id: account.account_id, due_at: emitted.session.accreditation.scheduled_for! } satisfies ScheduleRecord);
+        const dueAt = emitted.session.accreditation.scheduled_for!;
+        tx.put('schedules', sessionId, { session_id: sessionId, account_id: account.account_id, due_at: dueAt, due_ms: realDue(dueAt, account.clock_offset_ms) } satisfies ScheduleRecord);
       } else if (schedule === 'cancel') {
         tx.delete('schedules', sessionId);
       }
@@ -194,11 +198,11 @@ export class SessionService {
     return result;
   }
 
-  private insert(tx: Transaction, account: Account, session: SessionRecord): { result: SessionRecord; events: OutboxEvent[] } {
+  private async insert(tx: Transaction, account: Account, session: SessionRecord): Promise<{ result: SessionRecord; events: OutboxEvent[] }> {
     const emitted = outboxEvents(session, [{ event: 'payment_session.created' }], session.created_at, webhookSecret(account));
     tx.insert('sessions', session.session_id, emitted.session);
     trace(tx, account.account_id, 'session.created', session.created_at, { session_id: session.session_id, origin: session.origin, amount_reference: session.amount_cents / 100 });
-    recordEvents(tx, emitted.events);
+    await recordEvents(tx, emitted.events, account.clock_offset_ms, { newSession: true });
     return { result: emitted.session, events: emitted.events };
   }
 

@@ -9,6 +9,7 @@ import type { Store, Transaction } from '../store/store.js';
 import { trace } from '../trace/trace.js';
 import { sendDirect, type DirectResult } from './direct-transport.js';
 import { delayBefore, exhausted, withAttemptLimit, type LadderName } from './ladder.js';
+import { promoteNext, QUEUED, realDue, sessionHead } from './due-times.js';
 import { Pacer } from './pacer.js';
 import { routeWebhook } from './routing.js';
 import { Turns } from './turns.js';
@@ -18,6 +19,9 @@ import type { AttemptResult, WebhookRequest, WebhookTransport } from './transpor
 function legacyDeliveryState(event: OutboxEvent): WebhookOutcome['delivery'] {
   return event.delivery === 'gave_up' || event.delivery === 'undelivered' ? event.delivery : 'delivered';
 }
+
+/** Deliveries a pass takes at most; a full pass runs again at once. */
+const PASS_LIMIT = 512;
 
 /** A loopback delivery is answered in process: nothing to abort. */
 const NEVER_ABORTED = new AbortController().signal;
@@ -76,6 +80,8 @@ export class WebhookDispatcher implements EventSink {
   private readonly turns = new Turns();
   /** A pass that fails (the database away) is logged once, and again when passes work; the timer keeps trying. */
   private readonly faults: FaultLog;
+  /** Once a pass found no delivery without a due time, none can appear (this version writes them all). */
+  private legacyUpgraded = false;
 
   constructor(private readonly deps: DispatcherDeps) {
     this.pacer = deps.maxPerSecond ? new Pacer(deps.maxPerSecond) : null;
@@ -152,15 +158,12 @@ export class WebhookDispatcher implements EventSink {
   private async pass(): Promise<number> {
     if (this.paused) return 0;
     const { store, clock } = this.deps;
-    const deliveries = await store.list<DeliveryRecord>('deliveries');
-    const firstOfSession = new Map<string, DeliveryRecord>();
-    for (const delivery of deliveries) {
-      const first = firstOfSession.get(delivery.session_id);
-      if (!first || delivery.seq < first.seq) firstOfSession.set(delivery.session_id, delivery);
-    }
+    await this.upgradeLegacyDeliveries();
+    // Only session heads have a real due time (due-times.ts): the walk examines what is due, nothing else.
+    const listed = await store.list<DeliveryRecord>('deliveries', { range: { field: 'due_ms', max: clock.now() }, orderBy: { field: 'due_ms', direction: 'asc' }, limit: PASS_LIMIT });
     const accounts = new Map<string, Account | undefined>();
     const due: Array<{ delivery: DeliveryRecord; account: Account }> = [];
-    for (const delivery of firstOfSession.values()) {
+    for (const delivery of listed) {
       if (!accounts.has(delivery.account_id)) accounts.set(delivery.account_id, await store.get<Account>('accounts', delivery.account_id));
       const account = accounts.get(delivery.account_id);
       if (account && Date.parse(delivery.next_attempt_at) <= accountNow(clock, account)) due.push({ delivery, account });
@@ -181,8 +184,34 @@ export class WebhookDispatcher implements EventSink {
     await Promise.all(Array.from({ length: Math.min(this.deps.concurrency ?? 16, due.length) }, worker));
     // A closed delivery may have made the next event of its session due now. (Deliveries
     // another instance holds are not retried at once: that would spin until it is done.)
-    if (attempted > 0) this.again = true;
+    if (attempted > 0 || listed.length === PASS_LIMIT) this.again = true;
     return attempted;
+  }
+
+  /**
+   * Deliveries stored by versions before due times have none: the index puts
+   * them first, so one look per pass finds whether any are left, and each is
+   * given its due time (or QUEUED behind its session's head) once.
+   */
+  private async upgradeLegacyDeliveries(): Promise<void> {
+    if (this.legacyUpgraded) return;
+    const { store } = this.deps;
+    for (;;) {
+      const [first] = await store.list<DeliveryRecord>('deliveries', { orderBy: { field: 'due_ms', direction: 'asc' }, limit: 1 });
+      if (!first || typeof first.due_ms === 'number') break;
+      const batch = (await store.list<DeliveryRecord>('deliveries', { orderBy: { field: 'due_ms', direction: 'asc' }, limit: PASS_LIMIT })).filter((delivery) => typeof delivery.due_ms !== 'number');
+      for (const { event_id: id } of batch) {
+        await store.transact(async (tx) => {
+          const delivery = await tx.get<DeliveryRecord>('deliveries', id);
+          if (!delivery || typeof delivery.due_ms === 'number') return;
+          const account = await tx.get<Account>('accounts', delivery.account_id);
+          const head = await sessionHead(tx, delivery.session_id);
+          const dueMs = head?.event_id === id ? realDue(delivery.next_attempt_at, account?.clock_offset_ms ?? 0) : QUEUED;
+          tx.put('deliveries', id, { ...delivery, due_ms: dueMs });
+        });
+      }
+    }
+    this.legacyUpgraded = true;
   }
 
   /**
@@ -199,7 +228,12 @@ export class WebhookDispatcher implements EventSink {
       if (!delivery || delivery.attempts !== listed.attempts || Date.parse(delivery.next_attempt_at) > accountNow(clock, account)) return false;
       const event = await store.get<OutboxEvent>('events', id);
       if (event) await this.attempt(event, account, { timestamp: event.created_at, signature: event.signature, manual: false });
-      else await store.transact((tx) => tx.delete('deliveries', id));
+      else {
+        await store.transact(async (tx) => {
+          tx.delete('deliveries', id);
+          await promoteNext(tx, listed.session_id, account.clock_offset_ms);
+        });
+      }
       return true;
     } finally {
       await store.release('deliveries', [id]).catch((error: Error) => this.deps.log.warn('could not release a webhook delivery; its lease will expire', { event_id: id, error: error.message }));
@@ -243,7 +277,10 @@ export class WebhookDispatcher implements EventSink {
         tx.put('webhook_outcomes', event.event_id, { event_id: event.event_id, account_id: event.account_id, delivery: state, attempts: attempt } satisfies WebhookOutcome);
       if (delivered) {
         close('delivered');
-        if (delivery) tx.delete('deliveries', event.event_id);
+        if (delivery) {
+          tx.delete('deliveries', event.event_id);
+          await promoteNext(tx, event.session_id, account.clock_offset_ms);
+        }
         return outcome;
       }
       if (delivery && signing.manual) return outcome; // a manual resend does not move the ladder
@@ -255,11 +292,13 @@ export class WebhookDispatcher implements EventSink {
       const wait = routing === 'none' ? null : delayBefore(ladder, attempt + 1);
       if (wait === null) {
         tx.delete('deliveries', event.event_id);
+        await promoteNext(tx, event.session_id, account.clock_offset_ms);
         close(exhausted[ladder]);
         trace(tx, account.account_id, ladder === 'sim' ? 'webhook.gave_up' : 'webhook.undelivered', at, { session_id: event.session_id, event_id: event.event_id, attempts: attempt, last: result });
       } else {
         // The ladder's step counts from the end of this attempt.
-        tx.put('deliveries', event.event_id, { ...delivery, attempts: attempt, next_attempt_at: iso(accountNow(clock, account) + wait) });
+        const nextAttemptAt = iso(accountNow(clock, account) + wait);
+        tx.put('deliveries', event.event_id, { ...delivery, attempts: attempt, next_attempt_at: nextAttemptAt, due_ms: realDue(nextAttemptAt, account.clock_offset_ms) });
       }
       return outcome;
     });
