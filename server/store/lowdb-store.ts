@@ -136,6 +136,14 @@ export class LowdbStore implements Store {
     return this.once(total, this.pending.forCollection(collection));
   }
 
+  async insertIfAbsent<T extends StoredRecord>(collection: string, id: string, value: StoredRecord): Promise<T | undefined> {
+    return this.transact(async (tx) => {
+      const existing = await tx.get<T>(collection, id);
+      if (!existing) tx.insert(collection, id, value);
+      return existing;
+    });
+  }
+
   async transact<R>(work: (tx: Transaction) => Promise<R> | R): Promise<R> {
     const { result, durable } = await this.mutex.run(async () => {
       if (this.closed) throw new StoreUnavailableError('the store is closed');

@@ -228,6 +228,25 @@ export class PgStore implements Store {
   private closing = false;
 
   /**
+   * One statement, outside any serializable transaction: the primary key
+   * decides, so concurrent writers of other keys never conflict (a
+   * serializable "is it there?" read locks the key's whole index page, and
+   * sequential keys, such as one terminal's batches, share that page).
+   */
+  async insertIfAbsent<T extends StoredRecord>(collection: string, id: string, value: StoredRecord): Promise<T | undefined> {
+    const key = [encodeKey(collection), encodeKey(id)];
+    const { rowCount } = await this.pool
+      .query('INSERT INTO records (collection, id, data) VALUES ($1, $2, $3::jsonb) ON CONFLICT (collection, id) DO NOTHING', [...key, encodeJson(value)])
+      .catch(rethrowAsStoreFault);
+    this.connections.succeeded();
+    if (rowCount === 1) return undefined;
+    // Not inserted: the record there is read in a statement of its own, so its snapshot includes the writer that won.
+    const { rows } = await this.pool.query<{ data: T }>('SELECT data FROM records WHERE collection = $1 AND id = $2', key).catch(rethrowAsStoreFault);
+    if (!rows[0]) throw new StoreUnavailableError(`${collection} ${id} was there a moment ago and is gone; try again`);
+    return deepFreeze(rows[0].data);
+  }
+
+  /**
    * POS replay protection in one statement (instead of a serializable
    * transaction of four): records `key` unless a record of it is still
    * fresh; answers whether it was fresh, i.e. a replay. Atomic on its own,

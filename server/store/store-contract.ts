@@ -57,6 +57,19 @@ export function storeContract(t: Test, makeFactory: (t: Test) => Promise<StoreFa
     t.same(await store.get('b', '1'), { v: 1 });
   });
 
+  withStore('insertIfAbsent records once: concurrent writers of one key, one wins and the others read its record; it survives a reopen', async (t, store, factory) => {
+    t.equal(await store.insertIfAbsent('once', 'k', { v: 'first' }), undefined, 'inserted');
+    t.same(await store.insertIfAbsent('once', 'k', { v: 'second' }), { v: 'first' }, 'the record there, unchanged');
+    const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => store.insertIfAbsent<{ v: number }>('race', 'k', { v: i })));
+    const winners = answers.filter((answer) => answer === undefined).length;
+    t.equal(winners, 1, 'one writer inserted');
+    const stored = await store.get<{ v: number }>('race', 'k');
+    t.ok(answers.every((answer) => answer === undefined || answer.v === stored!.v), 'every other writer read the winner\'s record');
+    const reopened = await factory.open();
+    t.same(await reopened.get('once', 'k'), { v: 'first' }, 'durable');
+    await reopened.close();
+  });
+
   withStore('insert of a taken id fails the whole transaction with DuplicateKeyError', async (t, store) => {
     await store.transact((tx) => tx.insert('emails', 'x@example.com', { account: '1' }));
     await t.rejects(

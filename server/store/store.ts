@@ -56,6 +56,13 @@ export interface Store {
   count(collection: string, where?: Query['where']): Promise<number>;
   transact<R>(work: (tx: Transaction) => Promise<R> | R): Promise<R>;
   /**
+   * Inserts `value` under `id` unless a record is there, in one atomic step
+   * (no transaction around it, so nothing to conflict with): answers
+   * undefined when it inserted, else the record that was there. For writes
+   * that are "record this once" and nothing else (a settlement).
+   */
+  insertIfAbsent<T extends StoredRecord>(collection: string, id: string, value: StoredRecord): Promise<T | undefined>;
+  /**
    * Leases existing records of `collection` to this instance for `ms`, so
    * that instances sharing the store never work on the same one at once:
    * answers the ids among `ids` that no other instance holds (by a live
