@@ -4,9 +4,9 @@
 // and p99 latency at half the maximum rate, all measured in one run.
 // Servers run in child processes; autocannon here.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -144,6 +144,23 @@ function cpuMs(pid: number): number | null {
   }
 }
 
+/** CPU time of every PostgreSQL process on the machine (the throwaway cluster's backends), in ms. */
+function postgresCpuMs(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      const fields = stat.split(') ')[1]!.split(' ');
+      total += (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+
 interface Measured {
   rps: number;
   p50: number;
@@ -274,7 +291,10 @@ async function postgresRuns(lowdbRps: number): Promise<string> {
   const pgSecret = await provision(first.url, 'BENCH-PG');
   const on = (url: string, share = connections) => (seconds: number) => ({ url, connections: share, requests: settlementRequests('BENCH-PG', pgSecret, true, seconds) });
   await run('warm-up: signed settlement POST on PostgreSQL', first.child.pid!, on(first.url), 3);
+  const pgBefore = postgresCpuMs();
   const one = await run('signed settlement POST on PostgreSQL, one instance', first.child.pid!, on(first.url));
+  // Where the time goes: the server's CPU and PostgreSQL's per answered request.
+  const pgUs = ((postgresCpuMs() - pgBefore) * 1000) / (one.rps * duration);
   const second = await start('./bench/pos-server.js', [cluster.url]);
   children.push(second.child);
   await run('warm-up: the second instance', second.child.pid!, on(second.url), 3);
@@ -290,5 +310,6 @@ async function postgresRuns(lowdbRps: number): Promise<string> {
 | PostgreSQL | 1 | ${one.rps.toFixed(0)} | ${one.p50} | ${one.p99} |
 | PostgreSQL | 2 | ${twoRps.toFixed(0)} (${both.map((b) => b.rps.toFixed(0)).join(' + ')}) | ${Math.max(both[0].p50, both[1].p50)} | ${Math.max(both[0].p99, both[1].p99)} |
 
-PostgreSQL one instance / lowdb: ${((one.rps / lowdbRps) * 100).toFixed(0)} %; two instances / one: ${(twoRps / one.rps).toFixed(2)}x`;
+PostgreSQL one instance / lowdb: ${((one.rps / lowdbRps) * 100).toFixed(0)} %; two instances / one: ${(twoRps / one.rps).toFixed(2)}x
+CPU per request, one instance: server ${one.cpuUs?.toFixed(0) ?? '?'} µs, PostgreSQL's processes ${pgUs.toFixed(0)} µs (this machine has ${availableParallelism()} CPUs)`;
 }
