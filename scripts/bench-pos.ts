@@ -144,20 +144,27 @@ function cpuMs(pid: number): number | null {
   }
 }
 
-/** CPU time of every PostgreSQL process on the machine (the throwaway cluster's backends), in ms. */
-function postgresCpuMs(): number {
-  let total = 0;
+/** CPU time of each PostgreSQL process on the machine (the throwaway cluster's backends), in ms, by pid. */
+function postgresCpu(): Map<string, number> {
+  const byPid = new Map<string, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       if (!stat.includes('(postgres)')) continue;
       const fields = stat.split(') ')[1]!.split(' ');
-      total += (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
+      byPid.set(entry, (Number(fields[11]) + Number(fields[12])) * (1000 / 100));
     } catch {
       // gone meanwhile
     }
   }
+  return byPid;
+}
+
+/** PostgreSQL's CPU since `before`, in ms: by process, so backends that ended meanwhile (idle pool connections) take nothing away. */
+function postgresCpuSince(before: Map<string, number>): number {
+  let total = 0;
+  for (const [pid, ms] of postgresCpu()) total += ms - (before.get(pid) ?? 0);
   return total;
 }
 
@@ -243,7 +250,7 @@ try {
   const pacedP99 = median(pacedRounds.map((r) => r.signed.p99));
   const bareP99 = median(pacedRounds.map((r) => r.bare.p99));
 
-  const postgres = args['no-postgres'] ? 'skipped (--no-postgres)' : postgresBin() ? await postgresRuns(signedMax) : 'skipped: no PostgreSQL server binaries here (Debian\'s postgresql package)';
+  const postgres = args['no-postgres'] ? 'skipped (--no-postgres)' : postgresBin() ? await postgresRuns(signedMax, median(rounds.map((r) => r.minimal.rps)), secret) : 'skipped: no PostgreSQL server binaries here (Debian\'s postgresql package)';
 
   const cell = (m: Measured) => `${m.rps.toFixed(0)} | ${m.p50} | ${m.p99} | ${m.cpuUs === null ? 'n/a' : m.cpuUs.toFixed(0)} | ${formatSteal(m.steal)}`;
   const lines = rounds.flatMap((r, i) => (Object.keys(targets) as Array<keyof typeof targets>).map((key) => `| ${i + 1} | ${targets[key].name} | ${cell(r[key])} |`));
@@ -283,7 +290,7 @@ ${postgres}
  * cluster, fsync on): one instance, then two on the same database with the
  * connections split between them. Answers a table beside the lowdb figure.
  */
-async function postgresRuns(lowdbRps: number): Promise<string> {
+async function postgresRuns(lowdbRps: number, minimalRps: number, minimalSecret: string): Promise<string> {
   const cluster = startThrowawayPostgres();
   cleanups.push(cluster.stop);
   const first = await start('./bench/pos-server.js', [cluster.url]);
@@ -291,10 +298,21 @@ async function postgresRuns(lowdbRps: number): Promise<string> {
   const pgSecret = await provision(first.url, 'BENCH-PG');
   const on = (url: string, share = connections) => (seconds: number) => ({ url, connections: share, requests: settlementRequests('BENCH-PG', pgSecret, true, seconds) });
   await run('warm-up: signed settlement POST on PostgreSQL', first.child.pid!, on(first.url), 3);
-  const pgBefore = postgresCpuMs();
+  const pgBefore = postgresCpu();
   const one = await run('signed settlement POST on PostgreSQL, one instance', first.child.pid!, on(first.url));
   // Where the time goes: the server's CPU and PostgreSQL's per answered request.
-  const pgUs = ((postgresCpuMs() - pgBefore) * 1000) / (one.rps * duration);
+  const pgUs = (postgresCpuSince(pgBefore) * 1000) / (one.rps * duration);
+  // The reference on this database: the least a durable signed route can do there (one INSERT, one commit).
+  const minimalDir = await mkdtemp(join(tmpdir(), 'bench-pos-minimal-pg-'));
+  cleanups.push(() => void rm(minimalDir, { recursive: true, force: true }));
+  const minimalPg = await start('./bench/minimal-route.js', [minimalDir, minimalSecret, '--postgres', cluster.url]);
+  children.push(minimalPg.child);
+  const minimalOn = (seconds: number) => ({ url: minimalPg.url, requests: settlementRequests('BENCH-1', minimalSecret, true, seconds) });
+  await run('warm-up: minimal durable signed route on PostgreSQL (reference)', minimalPg.child.pid!, minimalOn, 3);
+  const minimalPgBefore = postgresCpu();
+  const reference = await run('minimal durable signed route on PostgreSQL (reference)', minimalPg.child.pid!, minimalOn);
+  const minimalPgUs = (postgresCpuSince(minimalPgBefore) * 1000) / (reference.rps * duration);
+  minimalPg.child.kill('SIGTERM');
   const second = await start('./bench/pos-server.js', [cluster.url]);
   children.push(second.child);
   await run('warm-up: the second instance', second.child.pid!, on(second.url), 3);
@@ -311,5 +329,8 @@ async function postgresRuns(lowdbRps: number): Promise<string> {
 | PostgreSQL | 2 | ${twoRps.toFixed(0)} (${both.map((b) => b.rps.toFixed(0)).join(' + ')}) | ${Math.max(both[0].p50, both[1].p50)} | ${Math.max(both[0].p99, both[1].p99)} |
 
 PostgreSQL one instance / lowdb: ${((one.rps / lowdbRps) * 100).toFixed(0)} %; two instances / one: ${(twoRps / one.rps).toFixed(2)}x
-CPU per request, one instance: server ${one.cpuUs?.toFixed(0) ?? '?'} µs, PostgreSQL's processes ${pgUs.toFixed(0)} µs (this machine has ${availableParallelism()} CPUs)`;
+CPU per request, one instance: server ${one.cpuUs?.toFixed(0) ?? '?'} µs, PostgreSQL's processes ${pgUs.toFixed(0)} µs (this machine has ${availableParallelism()} CPUs)
+
+The reference on PostgreSQL, the minimal durable signed route keeping each settlement with one INSERT (scripts/bench/minimal-route.ts --postgres): ${reference.rps.toFixed(0)} req/s, p99 ${reference.p99} ms; PostgreSQL's CPU ${minimalPgUs.toFixed(0)} µs a request.
+It is ${((reference.rps / minimalRps) * 100).toFixed(0)} % of the same route on the embedded journal (${minimalRps.toFixed(0)} req/s, median of the rounds above): the most any PostgreSQL route can be of an embedded one here. The server on PostgreSQL / that reference: ${((one.rps / reference.rps) * 100).toFixed(0)} %.`;
 }
