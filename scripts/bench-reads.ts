@@ -111,7 +111,7 @@ function* records(world: World, total: number): Generator<[string, string, Store
       yield ['settlements', settlementKey(terminal, batchNumber), { batchNumber, transactionCount: i % 90, closedAt: at(i), currencyReference: 'USD', terminal, debitBatch: `D${(i * 7919) % 1_000_003}`, merchantId: merchant, receivedAt: at(i) }];
     }
     if (kind === 2 || mine) {
-      const entry = traceEntry(account, i % 2 ? 'webhook.attempt' : 'session.created', at(i), { session_id: `ses_${i % 1000}`, status: 200 });
+      const entry = traceEntry(account, i % 2 ? 'webhook.attempt' : 'session.created', at(i), { session_id: `ses_${i % 1000}`, status: 200, result: 'succeeded' });
       yield ['trace', entry.id, entry];
     }
   }
