@@ -25,7 +25,7 @@ t.test('migrations run once, even when several instances start together', { skip
   const pools = Array.from({ length: 3 }, () => new pg.Pool({ connectionString }));
   t.teardown(() => Promise.all(pools.map((pool) => pool.end())));
   const ran = await Promise.all(pools.map((pool) => migrate(pool)));
-  t.same(ran.flat().sort(), [1, 2], 'each version applied by exactly one of them');
+  t.same(ran.flat().sort(), [1, 2, 3], 'each version applied by exactly one of them');
   t.same(await migrate(pools[0]!), [], 'and never again');
 });
 
