@@ -13,6 +13,7 @@ import { authenticate, requireToken } from './http/authenticate.js';
 import { merchantScope } from './http/merchant-scope.js';
 import { bindOperations } from './http/bind-operations.js';
 import type { AppContext, AppState } from './http/context.js';
+import { securityHeaders } from './http/security-headers.js';
 import { errorHandler } from './http/error-handler.js';
 import { readBody } from './http/read-body.js';
 import { unmatchedRoute } from './http/unmatched-route.js';
@@ -149,6 +150,7 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
   const app = new Koa<AppState>();
   app.silent = true; // errors are logged below, without secrets, not by Koa's default printer
   app.use(accessLog(log));
+  app.use(securityHeaders({ frameAncestors: config.frameAncestors }));
   app.use(errorHandler());
   app.use(router.routes());
   app.use(unmatchedRoute(router));

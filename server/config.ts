@@ -33,6 +33,8 @@ export interface Config {
   posSignatureToleranceSeconds: number;
   /** Journal bytes before the store compacts into a snapshot (at least). */
   snapshotMinJournalBytes: number;
+  /** CSP frame-ancestors of the pages: who may frame the payment page. */
+  frameAncestors: string;
 }
 
 export const defaultConfig: Config = {
@@ -51,6 +53,7 @@ export const defaultConfig: Config = {
   webhookMaxPerSecond: 1200,
   webhookLeaseMs: 15_000,
   snapshotMinJournalBytes: 16 * 1024 * 1024,
+  frameAncestors: "'self'",
 };
 
 export class ConfigError extends Error {}
@@ -86,6 +89,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   if (env.WEBHOOK_MAX_PER_SECOND !== undefined) config.webhookMaxPerSecond = integer('WEBHOOK_MAX_PER_SECOND', env.WEBHOOK_MAX_PER_SECOND, 1, 1_000_000);
   if (env.WEBHOOK_LEASE_MS !== undefined) config.webhookLeaseMs = integer('WEBHOOK_LEASE_MS', env.WEBHOOK_LEASE_MS, 6000, 3_600_000);
   if (env.SIM_DATA_TTL_DAYS !== undefined) config.dataTtlDays = integer('SIM_DATA_TTL_DAYS', env.SIM_DATA_TTL_DAYS, 1, 36_500);
+  if (env.SIM_FRAME_ANCESTORS !== undefined) {
+    // A CSP source list: origins, schemes, 'self' or 'none', separated by spaces; nothing that could end the directive.
+    if (!/^[A-Za-z0-9'*:/.\-]+( [A-Za-z0-9'*:/.\-]+)*$/.test(env.SIM_FRAME_ANCESTORS)) {
+      throw new ConfigError(`SIM_FRAME_ANCESTORS must be a CSP source list such as "'self' https://shop.example", got ${JSON.stringify(env.SIM_FRAME_ANCESTORS)}`);
+    }
+    config.frameAncestors = env.SIM_FRAME_ANCESTORS;
+  }
   if (env.LOG_LEVEL !== undefined) {
     if (!isLogLevel(env.LOG_LEVEL)) throw new ConfigError(`LOG_LEVEL must be one of debug, info, warn, error, silent; got ${JSON.stringify(env.LOG_LEVEL)}`);
     config.logLevel = env.LOG_LEVEL;
