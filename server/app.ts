@@ -123,7 +123,7 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
 
   const router = new Router<AppState>();
   bindOperations(router, doc, {
-    ...systemHandlers(store, doc, performance.now()),
+    ...systemHandlers(store, doc, performance.now(), publicUrl),
     ...accountHandlers(accounts, publicUrl),
     // What a clock move made due happens before the answer: accreditations, webhook attempts, the purge.
     ...clockHandlers(store, clock, async (accountId) => {
@@ -137,7 +137,7 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
     ...sessionHandlers({ store, clock, catalog, sessions, stops, publicUrl }),
     ...webhookHandlers(receivers, dispatcher),
     ...relayHandlers(relay),
-    ...consoleHandlers(store, sessions, publicUrl),
+    ...consoleHandlers(store, sessions, publicUrl, config),
     ...payHandlers(store, clock, sessions),
   }, {
     readBody: readBody(config.bodyLimitBytes),

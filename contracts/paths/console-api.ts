@@ -68,7 +68,8 @@ export const consoleApiPaths: PathItems = {
       summary: 'Every known difference between the simulator and production',
       tags: ['simulator'],
       security: [],
-      responses: { '200': jsonResponse('The differences.', ref('Fidelidad')) },
+      description: 'JSON by default and for `Accept: application/json`; a page for a browser (`Accept: text/html` preferred). Values this server is configured with (the accreditation delay, the ladder, the token lifetime, the data lifetime) are the running ones.',
+      responses: { '200': { description: 'The differences.', content: { ...jsonResponse('', ref('Fidelidad')).content, 'text/html': { schema: { type: 'string' } } } } },
     },
   },
 };

@@ -1,6 +1,24 @@
 import { jsonResponse, ref, type PathItems } from '../components.js';
 
 export const systemPaths: PathItems = {
+  '/': {
+    get: {
+      operationId: 'showHome',
+      summary: 'A landing page linking the console, this document and /fidelidad, with the first steps',
+      tags: ['simulator'],
+      security: [],
+      responses: { '200': { description: 'The page.', content: { 'text/html': { schema: { type: 'string' } } } } },
+    },
+  },
+  '/favicon.ico': {
+    get: {
+      operationId: 'getFavicon',
+      summary: 'The icon browsers ask for',
+      tags: ['simulator'],
+      security: [],
+      responses: { '200': { description: 'A 16×16 icon.', content: { 'image/x-icon': { schema: { type: 'string', contentMediaType: 'image/x-icon' } } } } },
+    },
+  },
   '/health': {
     get: {
       operationId: 'getHealth',

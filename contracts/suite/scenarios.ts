@@ -207,6 +207,9 @@ export async function mutatingScenarios(ctx: ScenarioContext): Promise<World> {
   await http('GET', '/console/sessions?limit=5&page=2', { token: consoleToken });
   await http('GET', '/console/sessions?page=0', { token: consoleToken }); // 400
   await http('GET', '/console/progress', { token: consoleToken });
+  await http('GET', '/', { headers: { accept: 'text/html' } });
+  await http('GET', '/favicon.ico');
+  await http('GET', '/fidelidad', { headers: { accept: 'text/html' } });
 
   return {
     token,

@@ -99,6 +99,35 @@ t.test('/fidelidad lists every difference the spec names', async (t) => {
   }
 });
 
+t.test('/fidelidad is a page for a browser, JSON otherwise, with the values this server runs with', async (t) => {
+  const server = await startTestServer(t, { accreditationDelayMs: 1234, dataTtlDays: 30 });
+  const json = await server.api.get('/fidelidad', { headers: { accept: 'application/json' } });
+  const delay = json.body.differences.find((d: { id: string }) => d.id === 'accreditation-delay');
+  t.match(delay.simulator, /1234 ms on this server/, 'the running accreditation delay');
+  t.match(json.body.differences.find((d: { id: string }) => d.id === 'data-lifetime').simulator, /30 days on this server/);
+  t.match(json.headers.get('content-type'), /application\/json/);
+  t.match((await server.api.get('/fidelidad')).headers.get('content-type'), /application\/json/, 'JSON when nothing is asked');
+  const page = await server.api.get('/fidelidad', { headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' } });
+  t.match(page.headers.get('content-type'), /text\/html/, 'a page for what a browser sends');
+  t.match(page.text, /<th scope="row">Accreditation \(leg 2\) timing<\/th>/);
+  t.match(page.text, /1234 ms on this server/);
+  t.equal(page.headers.get('vary'), 'Accept');
+});
+
+t.test('GET / is a page linking the console, the document and /fidelidad; the favicon is an icon', async (t) => {
+  const server = await startTestServer(t);
+  const home = await server.api.get('/');
+  t.equal(home.status, 200);
+  for (const link of ['/console', '/openapi.json', '/fidelidad']) t.match(home.text, `href="${link}"`, link);
+  t.match(home.text, new RegExp(`curl -s -X POST ${server.baseUrl}/console/register`), 'the first step, with this server\'s address');
+  const icon = await fetch(`${server.baseUrl}/favicon.ico`);
+  t.equal(icon.status, 200);
+  t.equal(icon.headers.get('content-type'), 'image/x-icon');
+  const bytes = Buffer.from(await icon.arrayBuffer());
+  t.same([bytes.readUInt16LE(0), bytes.readUInt16LE(2), bytes.readUInt16LE(4)], [0, 1, 1], 'an ICO with one image');
+  t.equal(icon.headers.get('cache-control'), 'public, max-age=86400');
+});
+
 t.test('test data older than SIM_DATA_TTL_DAYS is purged on the account clock', async (t) => {
   const server = await startTestServer(t, { dataTtlDays: 14 });
   const { createSession, token, account } = await catalog(server);

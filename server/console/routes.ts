@@ -8,10 +8,11 @@ import type { Store } from '../store/store.js';
 import type { TraceEntry } from '../trace/trace.js';
 import { version } from '../version.js';
 import { consolePage } from './console-page.js';
-import { fidelidad } from './fidelidad.js';
+import { fidelidad, fidelidadPage } from './fidelidad.js';
 import { progress } from './progress.js';
 
-export function consoleHandlers(store: Store, sessions: SessionService, publicUrl: (ctx: AppContext) => string): OperationHandlers {
+export function consoleHandlers(store: Store, sessions: SessionService, publicUrl: (ctx: AppContext) => string, settings: Parameters<typeof fidelidad>[0]): OperationHandlers {
+  const differences = fidelidad(settings);
   return {
     getConsoleTrace: async (ctx) => {
       const query = ctx.state.query as { type?: string; session_id?: string; limit?: number };
@@ -47,7 +48,14 @@ export function consoleHandlers(store: Store, sessions: SessionService, publicUr
       ctx.body = consolePage;
     },
     getFidelidad: async (ctx) => {
-      ctx.body = { version, differences: fidelidad };
+      // A browser gets the page; a client asking for JSON (or for anything) gets JSON.
+      ctx.vary('Accept');
+      if (ctx.accepts('application/json', 'text/html') === 'text/html') {
+        ctx.type = 'text/html; charset=utf-8';
+        ctx.body = fidelidadPage(version, differences);
+      } else {
+        ctx.body = { version, differences };
+      }
     },
   };
 }

@@ -21,6 +21,8 @@ t.test('every kind of answer: nosniff and no-store; pages also a CSP by hash, fr
     'a 404 of no route': await server.api.get('/no/such/thing'),
     'the console page': await server.api.get('/console'),
     'the payment page': await server.api.get(`/pay/${session.session_id}`),
+    'the landing page': await server.api.get('/'),
+    'the fidelidad page': await server.api.get('/fidelidad', { headers: { accept: 'text/html' } }),
     // Last: a login rotates the console token.
     'a login': await server.api.post('/api/svcpagos/login', { json: { email: merchant.account.email, password: merchant.account.password } }),
   };
@@ -40,6 +42,12 @@ t.test('every kind of answer: nosniff and no-store; pages also a CSP by hash, fr
     t.ok(script, `${what} has an inline script`);
     t.ok(policy.includes(`'sha256-${createHash('sha256').update(script!).digest('base64')}'`), `${what}: its script allowed by hash`);
     t.equal(answer.headers.get('referrer-policy'), 'no-referrer');
+  }
+  for (const what of ['the landing page', 'the fidelidad page'] as const) {
+    const policy = answers[what].headers.get('content-security-policy') ?? '';
+    const style = /<style>([\s\S]*?)<\/style>/.exec(answers[what].text)?.[1];
+    t.match(policy, /script-src 'none'/, `${what}: no script at all`);
+    t.ok(policy.includes(`'sha256-${createHash('sha256').update(style!).digest('base64')}'`), `${what}: its style allowed by hash`);
   }
   t.equal(answers['a JSON read'].headers.get('content-security-policy'), null, 'no page policy on JSON');
 });

@@ -3,9 +3,20 @@ import { STORE_RETRY_AFTER_S, StoreUnavailableError } from '../errors.js';
 import type { OperationHandlers } from '../http/bind-operations.js';
 import type { Store } from '../store/store.js';
 import { version } from '../version.js';
+import type { AppContext } from '../http/context.js';
+import { favicon, homePage } from './home.js';
 
-export function systemHandlers(store: Store, doc: OpenAPIV3_1.Document, startedAt: number): OperationHandlers {
+export function systemHandlers(store: Store, doc: OpenAPIV3_1.Document, startedAt: number, publicUrl: (ctx: AppContext) => string): OperationHandlers {
   return {
+    showHome: async (ctx) => {
+      ctx.type = 'text/html; charset=utf-8';
+      ctx.body = homePage(version, publicUrl(ctx));
+    },
+    getFavicon: async (ctx) => {
+      ctx.type = 'image/x-icon';
+      ctx.set('Cache-Control', 'public, max-age=86400');
+      ctx.body = favicon;
+    },
     getHealth: async (ctx) => {
       const uptime_s = Math.round((performance.now() - startedAt) / 100) / 10;
       try {
