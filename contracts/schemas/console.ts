@@ -32,7 +32,7 @@ export const consoleSchemas: Record<string, Schema> = {
   RateLimit: closed(['per_minute'], { per_minute: { oneOf: [{ type: 'integer' }, { type: 'null' }] } }),
   PayRequest: {
     type: 'object',
-    description: 'method, payment_key, leg2, and the method\'s own fields (all strings).',
+    description: 'method, payment_key, leg2, and the method\'s own fields (all strings), each as `field` or `method.field` (the page holds every method\'s fields, so it sends the latter).',
     properties: {
       method: { type: 'string', enum: ['card', 'transfer', 'mobile_payment', 'wallet'] },
       payment_key: { type: 'string', maxLength: 64 },

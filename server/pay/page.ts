@@ -28,8 +28,10 @@ function layout(title: string, body: string): string {
   input[type=text], input[type=tel], input[type=email] { width: 100%; box-sizing: border-box; padding: .6rem; font-size: 1rem; border: 1px solid #888; border-radius: .35rem; }
   .choice label { display: inline-flex; gap: .4rem; align-items: center; margin-right: 1rem; }
   button { font-size: 1.1rem; padding: .7rem 1.4rem; border-radius: .4rem; border: 0; background: #1f5fbf; color: #fff; cursor: pointer; }
-  button:focus-visible, input:focus-visible { outline: 3px solid #f5a623; outline-offset: 2px; }
-  .hint { color: #666; font-size: .9rem; }
+  button:focus-visible, input:focus-visible { outline: 3px solid #1f5fbf; outline-offset: 2px; }
+  @media (prefers-color-scheme: dark) { button:focus-visible, input:focus-visible { outline-color: #8ab4f8; } }
+  .hint { color: #595959; font-size: .9rem; }
+  @media (prefers-color-scheme: dark) { .hint { color: #b0b0b0; } button { background: #8ab4f8; color: #121212; } }
   .result { padding: 1rem; border-radius: .5rem; border: 2px solid; }
   .ok { border-color: #2e7d32; } .bad { border-color: #c62828; }
   [hidden] { display: none !important; }
@@ -39,33 +41,45 @@ function layout(title: string, body: string): string {
 </html>`;
 }
 
-export function paymentPage(session: SessionRecord, methods: string[], nowMs: number, error?: string): string {
-  const amount = `${fromCents(session.amount_cents).toFixed(2)} ${session.currency_reference}`;
+/** What the payer sent, put back in the form after a refusal: the method, the fields typed, the leg-2 choice (never the key). */
+export interface FormEcho {
+  method?: string;
+  fields?: Record<string, string>;
+  leg2?: string;
+}
+
+export function paymentPage(session: SessionRecord, methods: string[], nowMs: number, error?: string, echo: FormEcho = {}): string {
+  const amount = formatAmount(session);
   const dueMs = session.due_date_session ? Date.parse(session.due_date_session) : null;
+  const chosen = echo.method && methods.includes(echo.method) ? echo.method : methods[0];
   const methodChoices = methods
-    .map((method, index) => `<label><input type="radio" name="method" value="${escapeHtml(method)}"${index === 0 ? ' checked' : ''} data-method> ${escapeHtml(methodLabels[method] ?? method)}</label>`)
+    .map((method) => `<label><input type="radio" name="method" value="${escapeHtml(method)}"${method === chosen ? ' checked' : ''} data-method> ${escapeHtml(methodLabels[method] ?? method)}</label>`)
     .join('\n');
+  // Every method's fields are in the page and none is required by the browser: without JavaScript the
+  // payer fills those of the method chosen, and the server checks exactly those. The script only hides the others.
   const methodSections = methods
     .map(
-      (method, index) => `<fieldset data-fields="${escapeHtml(method)}"${index === 0 ? '' : ' hidden'}>
+      (method) => `<fieldset data-fields="${escapeHtml(method)}">
   <legend>${escapeHtml(methodLabels[method] ?? method)} details</legend>
   ${(methodFields[method] ?? [])
     .map(
       (field) => `<label for="${method}-${field.name}">${escapeHtml(field.label)}</label>
-  <input type="text" id="${method}-${field.name}" name="${field.name}"${field.autocomplete ? ` autocomplete="${field.autocomplete}"` : ''}${field.inputmode ? ` inputmode="${field.inputmode}"` : ''}${field.placeholder ? ` placeholder="${escapeHtml(field.placeholder)}"` : ''}${index === 0 ? ' required' : ''}>`,
+  <input type="text" id="${method}-${field.name}" name="${method}.${field.name}"${field.autocomplete ? ` autocomplete="${field.autocomplete}"` : ''}${field.inputmode ? ` inputmode="${field.inputmode}"` : ''}${field.placeholder ? ` placeholder="${escapeHtml(field.placeholder)}"` : ''} value="${escapeHtml(echo.fields?.[`${method}.${field.name}`] ?? '')}">`,
     )
     .join('\n  ')}
 </fieldset>`,
     )
     .join('\n');
+  const leg2 = echo.leg2 === 'accreditation_failed' ? 'accreditation_failed' : 'accredited';
   return layout(
     `Pay ${amount}`,
     `<h1>Payment</h1>
 ${session.description ? `<p>${escapeHtml(session.description)}</p>` : ''}
 <p class="amount" aria-label="Amount to pay">${escapeHtml(amount)}</p>
-${dueMs !== null ? `<p>Time left: <strong id="countdown" data-due="${dueMs}" data-now="${nowMs}" aria-live="polite">${escapeHtml(formatLeft(dueMs - nowMs))}</strong></p>` : '<p>This payment has no due date.</p>'}
+${dueMs !== null ? `<p>Time left: <strong id="countdown" data-due="${dueMs}" data-now="${nowMs}">${escapeHtml(formatLeft(dueMs - nowMs))}</strong> <span class="hint">(due ${escapeHtml(formatUtc(dueMs))}<span data-local="${dueMs}"></span>)</span></p>` : '<p>This payment has no due date.</p>'}
+<p id="expired" class="result bad" role="alert" hidden>The due date has passed: this payment can no longer be made.</p>
 ${error ? `<p class="result bad" role="alert">${escapeHtml(error)}</p>` : ''}
-<form method="post" action="/pay/${escapeHtml(session.session_id)}">
+<form method="post" action="/pay/${escapeHtml(session.session_id)}" id="pay">
 <fieldset class="choice"><legend>Payment method</legend>
 ${methodChoices}
 </fieldset>
@@ -77,44 +91,93 @@ ${methodSections}
   <p class="hint" id="key-hint">Simulator keys: 000000 pays; 111111 fails (insufficient funds); 222222 fails (rejected by issuer); 333333 expires the session; anything else fails (invalid key).</p>
 </fieldset>
 <fieldset class="choice"><legend>How the accreditation (leg 2) ends</legend>
-<label><input type="radio" name="leg2" value="accredited" checked> Accredited</label>
-<label><input type="radio" name="leg2" value="accreditation_failed"> Accreditation fails</label>
+<label><input type="radio" name="leg2" value="accredited"${leg2 === 'accredited' ? ' checked' : ''}> Accredited</label>
+<label><input type="radio" name="leg2" value="accreditation_failed"${leg2 === 'accreditation_failed' ? ' checked' : ''}> Accreditation fails</label>
 </fieldset>
 <button type="submit">Pay ${escapeHtml(amount)}</button>
 </form>
 <script>
-for (const radio of document.querySelectorAll('[data-method]')) radio.addEventListener('change', () => {
+const show = (method) => {
   for (const section of document.querySelectorAll('[data-fields]')) {
-    const on = section.dataset.fields === radio.value;
+    const on = section.dataset.fields === method;
     section.hidden = !on;
     for (const input of section.querySelectorAll('input')) input.required = on;
   }
-});
+};
+const checked = document.querySelector('[data-method]:checked');
+if (checked) show(checked.value);
+for (const radio of document.querySelectorAll('[data-method]')) radio.addEventListener('change', () => show(radio.value));
+${LOCAL_TIMES}
 const countdown = document.getElementById('countdown');
 if (countdown) {
   const offset = Number(countdown.dataset.now) - Date.now();
   const tick = () => {
     const left = Number(countdown.dataset.due) - (Date.now() + offset);
     countdown.textContent = left <= 0 ? 'due date reached' : new Date(left).toISOString().slice(11, 19) + (left >= 86400000 ? ' (+' + Math.floor(left / 86400000) + ' d)' : '');
+    if (left <= 0) {
+      // Past the due date the server refuses the payment: say so, and disable the form instead of letting it fail.
+      document.getElementById('expired').hidden = false;
+      for (const control of document.querySelectorAll('#pay input, #pay button')) control.disabled = true;
+      clearInterval(timer);
+    }
   };
+  const timer = setInterval(tick, 1000);
   tick();
-  setInterval(tick, 1000);
 }
 </script>`,
   );
 }
 
+/** Fills every [data-local] element with the payer's local time of its instant, beside the UTC shown. */
+const LOCAL_TIMES = `for (const element of document.querySelectorAll('[data-local]')) element.textContent = ', ' + new Date(Number(element.dataset.local)).toLocaleString() + ' your time';`;
+
+const statusWords: Record<string, string> = { pending: 'waiting for payment', paid: 'paid', failed: 'failed', expired: 'expired' };
+
+/** Where the session stands, leg 2 included, in words. */
+function standing(session: SessionRecord): string {
+  const leg1 = `This payment of ${formatAmount(session)} is ${statusWords[session.status] ?? session.status}`;
+  if (session.status !== 'paid') return `${leg1}.`;
+  switch (session.accreditation.status) {
+    case 'scheduled':
+      return `${leg1}; the accreditation to the merchant is under way (this page updates until it ends).`;
+    case 'accredited':
+      return `${leg1} and accredited to the merchant.`;
+    case 'failed':
+      return `${leg1}, but the accreditation to the merchant failed.`;
+    default:
+      return `${leg1}.`;
+  }
+}
+
 export function resultPage(session: SessionRecord, title: string, message: string, ok: boolean): string {
-  return layout(
+  const scheduled = session.status === 'paid' && session.accreditation.status === 'scheduled';
+  const due = scheduled && session.accreditation.scheduled_for ? Date.parse(session.accreditation.scheduled_for) : null;
+  const page = layout(
     title,
     `<h1>${escapeHtml(title)}</h1>
 <p class="result ${ok ? 'ok' : 'bad'}" role="status">${escapeHtml(message)}</p>
-<p>Session <code>${escapeHtml(session.session_id)}</code> is now <strong id="status">${escapeHtml(session.status)}</strong>${session.accreditation.status === 'scheduled' ? `; its accreditation is scheduled for ${escapeHtml(session.accreditation.scheduled_for ?? '')}` : ''}.</p>`,
+<p id="standing">${escapeHtml(standing(session))}</p>
+${due !== null ? `<p>Accreditation expected at ${escapeHtml(formatUtc(due))}<span data-local="${due}"></span>.</p>` : ''}
+<p>Session <code>${escapeHtml(session.session_id)}</code>, status <strong id="status">${escapeHtml(session.status)}</strong>, accreditation <strong id="accreditation">${escapeHtml(session.accreditation.status)}</strong>.</p>
+<p><a href="/pay/${escapeHtml(session.session_id)}">See this payment again</a></p>
+<script>${LOCAL_TIMES}</script>`,
   );
+  // Until leg 2 ends, the page reloads itself (no script needed): the payer sees it end accredited or failed.
+  // (To the page's own address by GET: a reload of the POST's answer would post the form again.)
+  return scheduled ? page.replace('<meta charset="utf-8">', `<meta charset="utf-8">\n<meta http-equiv="refresh" content="2; url=/pay/${escapeHtml(session.session_id)}">`) : page;
 }
 
 export function notFoundPage(sessionId: string): string {
   return layout('Payment not found', `<h1>Payment not found</h1><p class="result bad" role="alert">There is no payment session ${escapeHtml(sessionId)}.</p>`);
+}
+
+function formatAmount(session: SessionRecord): string {
+  return `${fromCents(session.amount_cents).toFixed(2)} ${session.currency_reference}`;
+}
+
+/** An instant as the spec writes times, readable: 2026-11-23 00:41:05 UTC. */
+function formatUtc(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
 function formatLeft(ms: number): string {

@@ -14,8 +14,8 @@ t.test('the page shows the amount, only the agreement\'s methods with their fiel
   t.match(page.text, /value="card"/);
   t.match(page.text, /value="wallet"/);
   t.notMatch(page.text, /value="transfer"|value="mobile_payment"/, 'only the agreement\'s methods');
-  t.match(page.text, /name="card_number"/);
-  t.match(page.text, /name="wallet_id"/);
+  t.match(page.text, /name="card\.card_number"/);
+  t.match(page.text, /name="wallet\.wallet_id"/);
   t.match(page.text, /id="countdown" data-due="\d+"/);
   t.match(page.text, /01:00:00/, 'an hour left');
   t.match(page.text, /<label for="payment_key">/, 'inputs have labels');
@@ -64,5 +64,71 @@ t.test('the page refuses a method the agreement does not offer, missing fields, 
   const again = await server.api.post(`/pay/${s.session_id}`, { json: { method: 'transfer', bank: 'B', account_number: '1', payment_key: '000000' } });
   t.equal(again.status, 409);
   t.equal(again.body.code, 'SESSION_NOT_PAYABLE');
-  t.match((await server.api.get(`/pay/${s.session_id}`)).text, /This payment is paid/);
+  t.match((await server.api.get(`/pay/${s.session_id}`)).text, /This payment has been made/);
+});
+
+const formPost = (server: Awaited<ReturnType<typeof startTestServer>>, id: string, fields: Record<string, string>) =>
+  server.api.post(`/pay/${id}`, { raw: new URLSearchParams(fields).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+
+t.test('without JavaScript every method can pay: all fields are in the page, none required by the browser, the server checks the chosen method\'s', async (t) => {
+  const server = await startTestServer(t);
+  const { post } = await catalog(server);
+  const methods: Record<string, Record<string, string>> = {
+    card: { 'card.card_holder': 'A B', 'card.card_number': '4111111111111111', 'card.card_expiry': '12/29', 'card.card_cvv': '123' },
+    transfer: { 'transfer.bank': 'Bank', 'transfer.account_number': '123' },
+    mobile_payment: { 'mobile_payment.phone': '5550100', 'mobile_payment.document_id': 'X1' },
+    wallet: { 'wallet.wallet_id': 'a@example.com' },
+  };
+  const agreement = await post('/api/v1/ext/agreements', { name: 'All methods', currency_reference: 'USD', split: false, payment_methods: Object.keys(methods) });
+  for (const [method, fields] of Object.entries(methods)) {
+    const session = await post('/api/v1/ext/payment-sessions/buttons', { agreement_id: agreement.agreement_id, amount_reference: 10 });
+    const page = await server.api.get(`/pay/${session.session_id}`);
+    const form = /<form[\s\S]*<\/form>/.exec(page.text)![0];
+    t.notMatch(form, /<fieldset[^>]*hidden/, `${method}: no section hidden without the script`);
+    t.equal((form.match(/ required/g) ?? []).length, 1, `${method}: only the key is required by the browser`);
+    const paid = await formPost(server, session.session_id, { method, ...fields, payment_key: '000000', leg2: 'accredited' });
+    t.equal(paid.status, 200, `${method}: paid by a plain form post`);
+    t.match(paid.text, /Payment accepted/);
+  }
+});
+
+t.test('a refusal keeps the method, what was typed and the leg-2 choice, never the key', async (t) => {
+  const server = await startTestServer(t);
+  const { split, post } = await catalog(server); // card and wallet
+  const session = await post('/api/v1/ext/payment-sessions/buttons', { agreement_id: split.agreement_id, amount_reference: 10 });
+  const refused = await formPost(server, session.session_id, { method: 'wallet', 'wallet.wallet_id': '', 'card.card_holder': 'Typed <name>', payment_key: '123456', leg2: 'accreditation_failed' });
+  t.equal(refused.status, 400);
+  t.match(refused.text, /role="alert"[^>]*>fill in: Wallet e-mail or id/);
+  t.match(refused.text, /value="wallet" checked/, 'the method chosen');
+  t.match(refused.text, /name="card\.card_holder"[^>]*value="Typed &lt;name&gt;"/, 'what was typed, escaped');
+  t.match(refused.text, /value="accreditation_failed" checked/, 'the leg-2 choice');
+  t.notMatch(refused.text, /123456/, 'never the key');
+});
+
+t.test('the result page follows leg 2 to its end, with the amount, a way back and local time beside UTC', async (t) => {
+  const server = await startTestServer(t, { accreditationDelayMs: 5000 });
+  const { createSession, token } = await catalog(server);
+  const session = await createSession();
+  const paid = await formPost(server, session.session_id, { method: 'transfer', 'transfer.bank': 'B', 'transfer.account_number': '1', payment_key: '000000', leg2: 'accreditation_failed' });
+  t.match(paid.text, /As you chose, the accreditation to the merchant will fail/);
+  t.match(paid.text, /under way/);
+  t.match(paid.text, new RegExp(`<meta http-equiv="refresh" content="2; url=/pay/${session.session_id}">`), 'reloads itself by GET while leg 2 runs');
+  t.match(paid.text, /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC<span data-local="\d+">/, 'UTC, and a slot for the local time');
+  t.match(paid.text, new RegExp(`href="/pay/${session.session_id}"`), 'a way back');
+  await server.api.post('/control/clock/advance', { json: { ms: 5000 }, token });
+  const after = await server.api.get(`/pay/${session.session_id}`);
+  t.match(after.text, /is paid, but the accreditation to the merchant failed/);
+  t.match(after.text, / USD/, 'the amount');
+  t.notMatch(after.text, /http-equiv="refresh"/, 'no more reloading once leg 2 ended');
+});
+
+t.test('an expire session past its due date: the page says so, and the script disables the form at the due date', async (t) => {
+  const server = await startTestServer(t);
+  const { createSession, token } = await catalog(server);
+  const session = await createSession({ due_date_session: new Date(server.clock.now() + 60_000).toISOString(), due_date_reached_behavior: 'expire' });
+  const live = await server.api.get(`/pay/${session.session_id}`);
+  t.match(live.text, /id="expired" class="result bad" role="alert" hidden>The due date has passed/, 'the reason, ready for the due date');
+  t.match(live.text, /control\.disabled = true/, 'the script disables the form then');
+  await server.api.post('/control/clock/advance', { json: { ms: 61_000 }, token });
+  t.match((await server.api.get(`/pay/${session.session_id}`)).text, /This payment expired before it was made/);
 });

@@ -16,6 +16,11 @@ const reasons: Record<string, string> = {
   invalid_key: 'The payment failed: the payment key is not valid.',
 };
 
+/** Why a session's page shows no form. */
+function noLongerPayable(session: SessionRecord): string {
+  return session.status === 'paid' ? 'This payment has been made.' : session.status === 'expired' ? 'This payment expired before it was made.' : 'This payment failed; it can no longer be made.';
+}
+
 /** The payment page (addendum §8): public, found by session id. */
 export function payHandlers(store: Store, clock: Clock, sessions: SessionService): OperationHandlers {
   const load = async (id: string) => {
@@ -38,26 +43,29 @@ export function payHandlers(store: Store, clock: Clock, sessions: SessionService
       const found = await load(id);
       if (!found) return html(ctx, 404, notFoundPage(id));
       const { account, session, methods } = found;
-      if (session.status !== 'pending') return html(ctx, 200, resultPage(session, 'Nothing to pay', `This payment is ${session.status}.`, session.status === 'paid'));
+      if (session.status !== 'pending') return html(ctx, 200, resultPage(session, 'Nothing left to pay', noLongerPayable(session), session.status === 'paid'));
       html(ctx, 200, paymentPage(session, methods, accountNow(clock, account)));
     },
     payPaymentPage: async (ctx) => {
       const id = ctx.state.params!.session_id!;
       const wantsJson = ctx.is('application/json') === 'application/json';
+      const form = (ctx.state.body ?? {}) as Record<string, string>;
       const fail = (status: number, code: 'VALIDATION_FAILED' | 'NOT_FOUND' | 'SESSION_NOT_PAYABLE', message: string, session?: SessionRecord, methods: string[] = [], nowMs = 0) => {
         if (wantsJson) throw new AppError(code, message);
         if (!session) return html(ctx, status, notFoundPage(id));
-        html(ctx, status, session.status === 'pending' ? paymentPage(session, methods, nowMs, message) : resultPage(session, 'Nothing to pay', message, false));
+        // A refusal keeps what was chosen and typed, never the key.
+        const echo = { ...(form.method ? { method: form.method } : {}), ...(form.leg2 ? { leg2: form.leg2 } : {}), fields: Object.fromEntries(Object.entries(form).filter(([name]) => name.includes('.'))) };
+        html(ctx, status, session.status === 'pending' ? paymentPage(session, methods, nowMs, message, echo) : resultPage(session, 'Nothing left to pay', noLongerPayable(session), false));
       };
       const found = await load(id);
       if (!found) return fail(404, 'NOT_FOUND', `session ${id} not found`);
       const { account, session, methods } = found;
       const now = accountNow(clock, account);
-      const form = (ctx.state.body ?? {}) as Record<string, string>;
       if (session.status !== 'pending') return fail(409, 'SESSION_NOT_PAYABLE', `this payment is ${session.status}, not pending`, session, methods, now);
       const method = form.method ?? methods[0] ?? '';
       if (!methods.includes(method)) return fail(400, 'VALIDATION_FAILED', `method must be one of the agreement's: ${methods.join(', ')}`, session, methods, now);
-      const missing = (methodFields[method] ?? []).filter((field) => !form[field.name]?.trim()).map((field) => field.label);
+      // The page holds every method's fields, so it names them method.field; a JSON client may send them bare.
+      const missing = (methodFields[method] ?? []).filter((field) => !(form[`${method}.${field.name}`] ?? form[field.name])?.trim()).map((field) => field.label);
       if (missing.length > 0) return fail(400, 'VALIDATION_FAILED', `fill in: ${missing.join(', ')}`, session, methods, now);
       if (!form.payment_key?.trim()) return fail(400, 'VALIDATION_FAILED', 'enter the payment key', session, methods, now);
 
@@ -65,7 +73,11 @@ export function payHandlers(store: Store, clock: Clock, sessions: SessionService
       const leg2 = form.leg2 === 'accreditation_failed' ? 'accreditation_failed' : 'accredited';
       const after = await sessions.payViaPage(account, id, result.outcome === 'paid' ? { outcome: 'paid', leg2 } : result);
       const message =
-        result.outcome === 'paid' ? `Paid. The accreditation will end ${leg2 === 'accredited' ? 'accredited' : 'failed'}.` : result.outcome === 'expired' ? 'The session expired.' : reasons[result.reason]!;
+        result.outcome === 'paid'
+          ? `Paid. As you chose, the accreditation to the merchant will ${leg2 === 'accredited' ? 'succeed' : 'fail'}.`
+          : result.outcome === 'expired'
+            ? 'The session expired.'
+            : reasons[result.reason]!;
       if (wantsJson) {
         ctx.body = { session_id: id, status: after.status, outcome: result.outcome, ...(result.outcome === 'failed' ? { reason: result.reason } : {}), accreditation: after.accreditation.status };
         return;
