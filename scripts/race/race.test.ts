@@ -25,7 +25,17 @@ t.test('the race invariants hold over more than 100 orders under every interleav
   const report = markdown(summaries, [], 42);
   for (const interleaving of interleavings) t.match(report, interleaving);
   t.match(report, /All invariants hold/);
-  t.match(svg(summaries), /^<svg[\s\S]*<\/svg>\n$/);
+  const picture = svg(summaries);
+  t.match(picture, /^<svg[\s\S]*<\/svg>\n$/);
+  t.match(picture, /<title id="race-title">/, 'titled for screen readers');
+  t.match(picture, />17<\/text>/, 'counts in the segments');
+  t.match(picture, /409s: merchant \d+, POS \d+/, 'the 409s of each side');
+  t.match(picture, /PAID \d+\.\d{2} USD · VOIDED \d+\.\d{2} USD/, 'the amounts');
+  t.match(picture, /orders \(final state/, 'an axis, named');
+  t.match(picture, /Merchant discards, then the POS commits: the payment was collected, so it is recorded \(PAID\)/, 'what discard-first means');
+  const legend = [...picture.matchAll(/<text x="\d+" y="40" font-size="11">([A-Z_]+)<\/text>/g)].map((m) => m[1]).sort();
+  const occurring = [...new Set(summaries.flatMap((s) => Object.keys(s.finals)))].sort();
+  t.same(legend, occurring, 'the legend lists only the states that occur');
 });
 
 t.test('the checker catches money collected but lost, a lost order and an illegal history', async (t) => {

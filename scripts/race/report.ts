@@ -1,7 +1,8 @@
 import type { Interleaving, OrderRun } from './race.js';
 
 const statuses = ['PAID', 'VOIDED', 'DISCARDED', 'VOID_PENDING', 'PENDING'] as const;
-const colours: Record<string, string> = { PAID: '#2e7d32', VOIDED: '#1565c0', DISCARDED: '#9e9e9e', VOID_PENDING: '#f9a825', PENDING: '#6d4c41' };
+// Each at least 4.5:1 against the white counts written on it.
+const colours: Record<string, string> = { PAID: '#2e7d32', VOIDED: '#1565c0', DISCARDED: '#616161', VOID_PENDING: '#9a6700', PENDING: '#6d4c41' };
 
 export interface Summary {
   interleaving: Interleaving;
@@ -56,36 +57,74 @@ ${failures.length === 0 ? '**All invariants hold.**' : `**${failures.length} vio
 `;
 }
 
-/** Stacked bars of final states per interleaving. */
+/** What each interleaving sends, in order: the caption under its bar. */
+export const captions: Record<Interleaving, string> = {
+  'discard-first': 'Merchant discards, then the POS commits: the payment was collected, so it is recorded (PAID)',
+  'commit-first': 'POS commits, then the merchant discards: the discard becomes a void (VOID_PENDING, then VOIDED)',
+  simultaneous: 'Both sent at the same instant: either order, never both lost',
+  'merchant-delayed': 'POS commits; the discard follows 1-15 ms later',
+  'pos-delayed': 'Merchant discards; the commit follows 1-15 ms later',
+  'lost-answer-retry': 'Both sides lose their first answer and send again: the repeats answer 409, nothing twice',
+};
+
+const escapeXml = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+
+/**
+ * One horizontal bar per interleaving, stacked by final state with the count
+ * in each segment, on an axis of orders; beside it the 409 answers of each
+ * side and the money recorded PAID and VOIDED; under it what the
+ * interleaving sends. The legend lists only states that occur.
+ */
 export function svg(summaries: Summary[]): string {
-  const barWidth = 70;
-  const gap = 30;
-  const height = 220;
-  const top = 30;
-  const width = summaries.length * (barWidth + gap) + gap + 140;
+  const left = 20;
+  const barArea = 420;
+  const rowHeight = 64;
+  const top = 56;
+  const width = left + barArea + 330;
   const max = Math.max(1, ...summaries.map((s) => s.orders));
-  const bars = summaries
-    .map((summary, index) => {
-      const x = gap + index * (barWidth + gap);
-      let y = top + height;
-      const segments = statuses
-        .filter((status) => summary.finals[status])
-        .map((status) => {
-          const h = (summary.finals[status]! / max) * height;
-          y -= h;
-          return `<rect x="${x}" y="${y.toFixed(1)}" width="${barWidth}" height="${h.toFixed(1)}" fill="${colours[status]}"><title>${status}: ${summary.finals[status]}</title></rect>`;
-        })
-        .join('');
-      return `${segments}<text x="${x + barWidth / 2}" y="${top + height + 16}" font-size="10" text-anchor="middle">${summary.interleaving}</text>`;
-    })
-    .join('\n');
-  const legend = statuses
-    .map((status, i) => `<rect x="${width - 130}" y="${top + i * 18}" width="12" height="12" fill="${colours[status]}"/><text x="${width - 112}" y="${top + i * 18 + 10}" font-size="11">${status}</text>`)
+  const scale = barArea / max;
+  const occurring = statuses.filter((status) => summaries.some((s) => s.finals[status]));
+  const rows = summaries.map((summary, index) => {
+    const y = top + index * rowHeight;
+    let x = left;
+    const segments = occurring
+      .filter((status) => summary.finals[status])
+      .map((status) => {
+        const n = summary.finals[status]!;
+        const w = n * scale;
+        const segment = `<rect x="${x.toFixed(1)}" y="${y + 16}" width="${w.toFixed(1)}" height="22" fill="${colours[status]}"><title>${status}: ${n}</title></rect>` +
+          (w >= 26 ? `<text x="${(x + w / 2).toFixed(1)}" y="${y + 31}" font-size="11" text-anchor="middle" fill="#fff">${n}</text>` : '');
+        x += w;
+        return segment;
+      })
+      .join('');
+    const conflicts = `409s: merchant ${summary.merchant['409'] ?? 0}, POS ${summary.pos['409'] ?? 0}`;
+    const money = `PAID ${summary.paid.toFixed(2)} USD · VOIDED ${summary.voided.toFixed(2)} USD`;
+    return `<g>
+<text x="${left}" y="${y + 11}" font-size="12" font-weight="bold">${escapeXml(summary.interleaving)}</text>
+${segments}
+<text x="${left + barArea + 12}" y="${y + 25}" font-size="11">${escapeXml(conflicts)}</text>
+<text x="${left + barArea + 12}" y="${y + 39}" font-size="11">${escapeXml(money)}</text>
+<text x="${left}" y="${y + 52}" font-size="10" fill="#444">${escapeXml(captions[summary.interleaving])}</text>
+</g>`;
+  });
+  const axisY = top + summaries.length * rowHeight;
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => Math.round(f * max)).filter((n, i, all) => all.indexOf(n) === i);
+  const axis = `<line x1="${left}" y1="${axisY}" x2="${left + barArea}" y2="${axisY}" stroke="#444"/>` +
+    ticks.map((n) => `<line x1="${left + n * scale}" y1="${axisY}" x2="${left + n * scale}" y2="${axisY + 5}" stroke="#444"/><text x="${left + n * scale}" y="${axisY + 17}" font-size="10" text-anchor="middle">${n}</text>`).join('') +
+    `<text x="${left + barArea / 2}" y="${axisY + 32}" font-size="11" text-anchor="middle">orders (final state after the POS confirmed the voids asked for)</text>`;
+  const legend = occurring
+    .map((status, i) => `<rect x="${left + i * 120}" y="30" width="12" height="12" fill="${colours[status]}"/><text x="${left + i * 120 + 17}" y="40" font-size="11">${status}</text>`)
     .join('');
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${top + height + 30}" font-family="sans-serif" role="img" aria-label="Final order states per interleaving">
-<text x="${gap}" y="18" font-size="13" font-weight="bold">Final states per interleaving</text>
-${bars}
+  const total = summaries.reduce((n, s) => n + s.orders, 0);
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${axisY + 44}" viewBox="0 0 ${width} ${axisY + 44}" font-family="sans-serif" role="img" aria-labelledby="race-title race-desc">
+<title id="race-title">Discard versus commit: final state of each order, per interleaving</title>
+<desc id="race-desc">${escapeXml(`${total} orders in ${summaries.length} interleavings. ${summaries.map((s) => `${s.interleaving}: ${Object.entries(s.finals).map(([k, n]) => `${n} ${k}`).join(', ')}`).join('; ')}.`)}</desc>
+<rect width="100%" height="100%" fill="#fff"/>
+<text x="${left}" y="18" font-size="14" font-weight="bold">Discard versus commit: final state of each order, per interleaving</text>
 ${legend}
+${rows.join('\n')}
+${axis}
 </svg>
 `;
 }
