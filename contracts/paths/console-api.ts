@@ -25,6 +25,7 @@ export const consoleApiPaths: PathItems = {
         query('type', { type: 'string', maxLength: 64 }, 'Only entries of this type, e.g. webhook.received.'),
         query('session_id', { type: 'string', maxLength: 64 }, 'Only entries of this session.'),
         query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, 'At most this many entries.'),
+        query('after', { type: 'string', pattern: '^[0-9]{1,17}$' }, 'A `cursor` of an earlier answer: only entries written after it (the oldest `limit` of them, so a poll catches up page by page), newest first.'),
       ],
       responses: { '200': jsonResponse('Trace entries.', ref('TraceList')), '400': responseRef('BadRequest'), '401': responseRef('Unauthorized') },
     },
@@ -36,6 +37,7 @@ export const consoleApiPaths: PathItems = {
       tags: ['console'],
       security: consoleAuth,
       parameters: [
+        query('status', { type: 'string', enum: ['pending', 'paid', 'failed', 'expired'] }, 'Only sessions in this status.'),
         query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, 'At most this many sessions.'),
         query('page', { type: 'integer', minimum: 1, maximum: 100, default: 1 }, 'Which page of `limit` sessions, 1 the newest (the first 100 pages: a page costs its offset).'),
       ],

@@ -16,7 +16,10 @@ export const consoleSchemas: Record<string, Schema> = {
     },
     additionalProperties: true,
   },
-  TraceList: closed(['data'], { data: { type: 'array', items: ref('TraceEntry') } }, 'Newest first.'),
+  TraceList: closed(['data', 'cursor'], {
+    data: { type: 'array', items: ref('TraceEntry') },
+    cursor: { type: 'string', pattern: '^[0-9]+$', description: 'Give it as `after` to get only the entries written since these (a live view polls with it).' },
+  }, 'Newest first.'),
   SessionList: closed(['data'], { data: { type: 'array', items: ref('PaymentSession') } }, 'The account\'s sessions, newest first.'),
   Progress: closed(['steps', 'done', 'total'], {
     steps: {

@@ -161,3 +161,27 @@ t.test('the trace is newest first by `at`, ties in the order written, whatever o
   t.same(listed.map((entry) => entry.type).slice(0, 4), ['tie.second', 'tie.first', 'webhook.received', 'webhook.attempt']);
   t.notOk(listed.some((entry) => 'listed' in entry), 'no internal fields');
 });
+
+t.test('the trace polled with a cursor answers only what was written since, and the sessions filter by status', async (t) => {
+  const server = await startTestServer(t);
+  const { createSession, token, account } = await catalog(server);
+  const ct = account.console_token;
+  await createSession();
+  const first = await server.api.get('/console/trace?limit=5', { token: ct });
+  t.match(first.body.cursor, /^\d+$/);
+  const idle = await server.api.get(`/console/trace?after=${first.body.cursor}`, { token: ct });
+  t.same(idle.body, { data: [], cursor: first.body.cursor }, 'nothing new: no entries, the same cursor');
+  const second = await createSession();
+  const fresh = await server.api.get(`/console/trace?after=${first.body.cursor}`, { token: ct });
+  t.ok(fresh.body.data.length > 0 && fresh.body.data.every((entry: { session_id?: string }) => entry.session_id === second.session_id), 'only the new session\'s entries');
+  t.ok(BigInt(fresh.body.cursor) > BigInt(first.body.cursor), 'the cursor moved on');
+  const byType = await server.api.get(`/console/trace?after=${first.body.cursor}&type=session.created`, { token: ct });
+  t.same(byType.body.data.map((entry: { type: string }) => entry.type), ['session.created'], 'with the filters');
+  t.equal((await server.api.get('/console/trace?after=abc', { token: ct })).status, 400);
+
+  await server.api.post(`/control/sessions/${second.session_id}/outcome`, { json: { leg: 1, outcome: 'paid' }, token });
+  const paid = await server.api.get('/console/sessions?status=paid', { token: ct });
+  t.same(paid.body.data.map((s: { session_id: string }) => s.session_id), [second.session_id], 'only the paid one');
+  t.equal((await server.api.get('/console/sessions?status=pending', { token: ct })).body.data.length, 1);
+  t.equal((await server.api.get('/console/sessions?status=lost', { token: ct })).status, 400);
+});

@@ -15,18 +15,21 @@ export function consoleHandlers(store: Store, sessions: SessionService, publicUr
   const differences = fidelidad(settings);
   return {
     getConsoleTrace: async (ctx) => {
-      const query = ctx.state.query as { type?: string; session_id?: string; limit?: number };
-      const entries = await store.list<TraceEntry>('trace', {
-        where: { account_id: ctx.state.account!.account_id, ...(query.type ? { type: query.type } : {}), ...(query.session_id ? { session_id: query.session_id } : {}) },
-        orderBy: { field: 'listed', direction: 'desc' },
-        limit: query.limit ?? 100,
-      });
-      ctx.body = { data: entries.map(({ account_id: _account, order: _order, listed: _listed, ...entry }) => entry) };
+      const query = ctx.state.query as { type?: string; session_id?: string; limit?: number; after?: string };
+      const where = { account_id: ctx.state.account!.account_id, ...(query.type ? { type: query.type } : {}), ...(query.session_id ? { session_id: query.session_id } : {}) };
+      const limit = query.limit ?? 100;
+      // Listed by `at` (when it happened); polled by `order` (when it was written: an attempt's entry is written when it ends).
+      const entries = query.after
+        ? (await store.list<TraceEntry>('trace', { where, range: { field: 'order', min: Number(query.after) + 1 }, orderBy: { field: 'order', direction: 'asc' }, limit })).reverse()
+        : await store.list<TraceEntry>('trace', { where, orderBy: { field: 'listed', direction: 'desc' }, limit });
+      const newest = entries.reduce((most, entry) => Math.max(most, entry.order), query.after ? Number(query.after) : 0);
+      ctx.body = { data: entries.map(({ account_id: _account, order: _order, listed: _listed, ...entry }) => entry), cursor: String(newest) };
     },
     getConsoleSessions: async (ctx) => {
       const account = ctx.state.account!;
-      const { limit = 100, page = 1 } = ctx.state.query as { limit?: number; page?: number };
-      const stored = await store.list<SessionRecord>('sessions', { where: { account_id: account.account_id }, orderBy: { field: 'created_at', direction: 'desc' }, limit, offset: (page - 1) * limit });
+      const { limit = 100, page = 1, status } = ctx.state.query as { limit?: number; page?: number; status?: string };
+      const where = { account_id: account.account_id, ...(status ? { status } : {}) };
+      const stored = await store.list<SessionRecord>('sessions', { where, orderBy: { field: 'created_at', direction: 'desc' }, limit, offset: (page - 1) * limit });
       // Read each through the session service, so due dates apply as in a status read.
       const current = await Promise.all(stored.map((session) => sessions.read(account, session.session_id)));
       ctx.body = { data: current.map((session) => publicSession(session, publicUrl(ctx))) };

@@ -31,4 +31,8 @@ export interface SessionRecord {
 }
 
 /** The console's sessions of an account, newest first. */
-export const sessionIndexes: IndexDeclaration[] = [{ equals: ['account_id'], order: { field: 'created_at', type: 'time' } }];
+export const sessionIndexes: IndexDeclaration[] = [
+  { equals: ['account_id'], order: { field: 'created_at', type: 'time' } },
+  // The console's sessions by status.
+  { equals: ['account_id', 'status'], order: { field: 'created_at', type: 'time' } },
+];

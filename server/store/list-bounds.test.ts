@@ -66,6 +66,9 @@ t.test('orders, settlements and the trace examine about offset + limit records, 
   await examinedBy('trace by type', get('/console/trace?type=webhook.attempt&limit=20', ct), 20);
   await examinedBy('trace by session', get('/console/trace?session_id=ses_3&limit=10', ct), 10);
   await examinedBy('trace by type and session', get('/console/trace?type=session.created&session_id=ses_4&limit=10', ct), 10);
+  const { cursor } = (await server.api.get('/console/trace?limit=1', { token: ct })).body;
+  await examinedBy('a live poll of the trace with nothing new', get(`/console/trace?after=${cursor}`, ct), 0);
+  await examinedBy('a live poll by session with nothing new', get(`/console/trace?after=${cursor}&session_id=ses_3`, ct), 0);
 });
 
 t.test('the data-lifetime purge of an account examines only what is past its lifetime, not the whole trace', async (t) => {

@@ -44,6 +44,9 @@ export const traceIndexes: IndexDeclaration[] = [
   { equals: ['account_id', 'type', 'session_id'], order: { field: 'listed', type: 'text' } },
   { equals: ['account_id'], order: { field: 'order', type: 'number' } },
   { equals: ['account_id', 'type'], order: { field: 'order', type: 'number' } },
+  // The console's live view polls for what was written since its cursor, with its filters.
+  { equals: ['account_id', 'session_id'], order: { field: 'order', type: 'number' } },
+  { equals: ['account_id', 'type', 'session_id'], order: { field: 'order', type: 'number' } },
   // The console's checklist (progress.ts): the first entry that completes each step.
   { equals: ['account_id', 'type', 'to'], order: { field: 'order', type: 'number' } },
   { equals: ['account_id', 'type', 'result'], order: { field: 'order', type: 'number' } },
