@@ -159,6 +159,8 @@ const schemas: Record<string, Schema> = {
     type: 'object',
     required: ['keys', 'hooks'],
     properties: {
+      account_id: { type: 'string' },
+      merchant_id: { type: 'string', description: 'The merchant the account is, for its POS terminals and orders.' },
       keys: {
         type: 'array',
         items: {

@@ -1,7 +1,44 @@
+import { consoleScript } from './console-script.js';
+
 // GET /console: a small web console with no build step and no dependency.
-// It talks to the console API with the token pasted into it. Every value
-// shown is set as text, never as HTML: the trace holds whatever anyone
-// posted to the captura receiver.
+// It talks to the console API with the token pasted into it (and, for the
+// control plane and the POS side, to the API with the account's own API
+// token, which the console API hands it). Every value shown is set as
+// text, never as HTML: the trace holds whatever anyone posted to the
+// captura receiver. Nothing is redrawn wholesale: new trace entries are
+// added as rows, other lists are updated row by row, so a selection, the
+// focus and the scroll position survive the live updates.
+
+// Colours pass WCAG AA in both schemes: light text #1a1a1a, muted #555,
+// links and focus #0b57d0 on white; dark text #ececec, muted #b0b0b0,
+// links and focus #8ab4f8 on #121212.
+const style = `
+  :root { color-scheme: light dark; font-family: system-ui, sans-serif; --fg: #1a1a1a; --bg: #fff; --muted: #555; --accent: #0b57d0; --line: #767676; --ok: #1b5e20; --bad: #b71c1c; --panel: #f3f6fb; }
+  @media (prefers-color-scheme: dark) { :root { --fg: #ececec; --bg: #121212; --muted: #b0b0b0; --accent: #8ab4f8; --line: #8a8a8a; --ok: #81c784; --bad: #ef9a9a; --panel: #1d2430; } }
+  body { margin: 0; padding: .75rem; line-height: 1.4; color: var(--fg); background: var(--bg); }
+  main { max-width: 80rem; margin: 0 auto; display: grid; gap: 1rem; }
+  section { border: 1px solid var(--line); border-radius: .5rem; padding: .75rem; min-width: 0; }
+  h1 { font-size: 1.4rem; margin: 0; } h2 { font-size: 1.1rem; margin: 0 0 .5rem; } h3 { font-size: 1rem; margin: .75rem 0 .25rem; }
+  label { font-weight: 600; margin-right: .4rem; }
+  input, select { font-size: 1rem; padding: .35rem; max-width: 100%; box-sizing: border-box; color: var(--fg); background: var(--bg); border: 1px solid var(--line); border-radius: .3rem; }
+  #token { width: min(40rem, 100%); }
+  button { font-size: .95rem; padding: .3rem .7rem; cursor: pointer; color: var(--fg); background: var(--panel); border: 1px solid var(--line); border-radius: .3rem; }
+  button:focus-visible, input:focus-visible, select:focus-visible, a:focus-visible, [tabindex]:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
+  a { color: var(--accent); }
+  .bar { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin: 0 0 .5rem; }
+  .scroll { overflow-x: auto; }
+  table { border-collapse: collapse; width: 100%; font-size: .9rem; }
+  th, td { text-align: left; padding: .25rem .4rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+  code, pre { font-family: ui-monospace, monospace; font-size: .85rem; word-break: break-all; white-space: pre-wrap; margin: 0; }
+  pre { background: var(--panel); padding: .5rem; border-radius: .3rem; }
+  .muted, .todo { color: var(--muted); } .done, .ok { color: var(--ok); } .bad, #error { color: var(--bad); }
+  .panel { background: var(--panel); }
+  .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
+  dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem .75rem; margin: 0; } dt { font-weight: 600; } dd { margin: 0; word-break: break-all; }
+  tr.new { animation: flash 1.5s ease-out; } @keyframes flash { from { background: var(--panel); } }
+  @media (prefers-reduced-motion: reduce) { tr.new { animation: none; } }
+  @media (min-width: 60rem) { .two { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; } }
+`;
 
 export const consolePage = `<!doctype html>
 <html lang="en">
@@ -9,148 +46,86 @@ export const consolePage = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Simulator console</title>
-<style>
-  :root { color-scheme: light dark; font-family: system-ui, sans-serif; }
-  body { margin: 0; padding: 1rem; line-height: 1.4; }
-  main { max-width: 70rem; margin: 0 auto; display: grid; gap: 1rem; }
-  section { border: 1px solid #8886; border-radius: .5rem; padding: .75rem 1rem; }
-  h1 { font-size: 1.4rem; margin: 0; } h2 { font-size: 1.1rem; margin: 0 0 .5rem; }
-  label { font-weight: 600; margin-right: .5rem; }
-  input { font-size: 1rem; padding: .4rem; width: min(40rem, 100%); box-sizing: border-box; }
-  button { font-size: .95rem; padding: .35rem .8rem; cursor: pointer; }
-  button:focus-visible, input:focus-visible { outline: 3px solid #f5a623; outline-offset: 2px; }
-  table { border-collapse: collapse; width: 100%; font-size: .9rem; }
-  th, td { text-align: left; padding: .25rem .4rem; border-bottom: 1px solid #8884; vertical-align: top; }
-  code, pre { font-family: ui-monospace, monospace; font-size: .85rem; word-break: break-all; white-space: pre-wrap; margin: 0; }
-  .done { color: #2e7d32; } .todo { color: #888; }
-  #error { color: #c62828; }
-  @media (min-width: 60rem) { .two { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; } }
-</style>
+<style>${style}</style>
 </head>
 <body>
 <main>
-<h1>Simulator console</h1>
-<section>
-  <form id="login">
+<header>
+  <h1>Simulator console</h1>
+  <form id="login" class="bar">
     <label for="token">Console token</label>
     <input id="token" name="token" autocomplete="off" spellcheck="false" placeholder="ct_…" required>
     <button type="submit">Open</button>
   </form>
   <p id="error" role="alert"></p>
-</section>
+  <div class="bar" id="live-bar" hidden>
+    <button type="button" id="pause" aria-pressed="false">Pause live updates</button>
+    <span id="live-state" class="muted">Live: new events appear as they happen.</span>
+    <span>Account clock: <strong id="clock">—</strong></span>
+    <button type="button" data-advance="60000">+1 min</button>
+    <button type="button" data-advance="3600000">+1 h</button>
+    <button type="button" data-advance="86400000">+1 day</button>
+    <span id="clock-result" role="status"></span>
+  </div>
+</header>
 <div class="two">
 <section aria-labelledby="keys-title"><h2 id="keys-title">Keys</h2><div id="keys">—</div></section>
 <section aria-labelledby="progress-title"><h2 id="progress-title">Progress</h2><ol id="progress"></ol></section>
 </div>
 <section aria-labelledby="sessions-title"><h2 id="sessions-title">Sessions</h2>
-  <table><thead><tr><th>Session</th><th>Status</th><th>Amount</th><th>Accreditation</th><th>Created</th></tr></thead><tbody id="sessions"></tbody></table>
+  <form id="session-filter" class="bar">
+    <label for="session-status">Status</label>
+    <select id="session-status"><option value="">any</option><option>pending</option><option>paid</option><option>failed</option><option>expired</option></select>
+    <label for="session-find">Session id</label>
+    <input id="session-find" placeholder="ses_…" spellcheck="false" size="24">
+    <button type="submit">Show</button>
+  </form>
+  <div class="scroll" role="region" aria-label="Sessions" tabindex="0">
+  <table><thead><tr><th scope="col">Session</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Accreditation</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody id="sessions"></tbody></table>
+  </div>
+  <div class="bar"><button type="button" id="sessions-prev">Newer</button><span id="sessions-page" aria-live="polite">page 1</span><button type="button" id="sessions-next">Older</button></div>
 </section>
-<section aria-labelledby="trace-title"><h2 id="trace-title">Trace <small>(live)</small></h2>
-  <table><thead><tr><th>At</th><th>Type</th><th>Details</th><th></th></tr></thead><tbody id="trace" aria-live="polite"></tbody></table>
+<section id="session-panel" class="panel" aria-labelledby="session-title" hidden>
+  <h2 id="session-title" tabindex="-1">Session</h2>
+  <dl id="session-fields"></dl>
+  <h3>Control plane</h3>
+  <div class="bar" id="session-controls"></div>
+  <p id="session-result" role="status"></p>
+  <h3>Its events</h3>
+  <div class="scroll" role="region" aria-label="The session's events" tabindex="0">
+  <table><thead><tr><th scope="col">At</th><th scope="col">Type</th><th scope="col">Details</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody id="session-events"></tbody></table>
+  </div>
+</section>
+<section aria-labelledby="trace-title"><h2 id="trace-title">Trace</h2>
+  <form id="trace-filter" class="bar">
+    <label for="trace-type">Type</label>
+    <select id="trace-type"><option value="">any</option></select>
+    <label for="trace-session">Session id</label>
+    <input id="trace-session" placeholder="ses_…" spellcheck="false" size="24">
+    <label for="trace-search">Find id</label>
+    <input id="trace-search" placeholder="evt_… or trc_…" spellcheck="false" size="24">
+    <button type="submit">Apply</button>
+  </form>
+  <p id="trace-news" class="visually-hidden" aria-live="polite"></p>
+  <div class="scroll" role="region" aria-label="Trace" tabindex="0">
+  <table><thead><tr><th scope="col">At</th><th scope="col">Type</th><th scope="col">Details</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody id="trace"></tbody></table>
+  </div>
+</section>
+<section id="event-panel" class="panel" aria-labelledby="event-title" hidden>
+  <h2 id="event-title" tabindex="-1">Event</h2>
+  <div id="event-body"></div>
+  <form id="verify" class="bar" hidden>
+    <label for="verify-secret">Verify the signature with your secret</label>
+    <input id="verify-secret" type="password" autocomplete="off" placeholder="whsec_…" size="30">
+    <button type="submit">Verify</button>
+    <span id="verify-result" role="status"></span>
+  </form>
+</section>
+<section aria-labelledby="pos-title"><h2 id="pos-title">POS: terminals, orders, settlements</h2>
+  <div class="bar"><button type="button" id="pos-load">Show the POS side</button><span id="pos-result" role="status"></span></div>
+  <div id="pos"></div>
 </section>
 </main>
-<script>
-const $ = (id) => document.getElementById(id);
-let token = sessionStorage.getItem('console-token') || '';
-let timer = null;
-
-const el = (tag, text, attrs = {}) => {
-  const node = document.createElement(tag);
-  if (text !== undefined) node.textContent = String(text);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
-  return node;
-};
-const row = (cells) => {
-  const tr = el('tr');
-  for (const cell of cells) {
-    const td = el('td');
-    if (cell instanceof Node) td.append(cell); else td.textContent = cell ?? '';
-    tr.append(td);
-  }
-  return tr;
-};
-
-async function api(path, options = {}) {
-  const response = await fetch(path, { ...options, headers: { authorization: 'Bearer ' + token, ...(options.headers || {}) } });
-  const body = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(body.message || ('HTTP ' + response.status));
-  return body;
-}
-
-function details(entry) {
-  const { id, type, at, ...rest } = entry;
-  const shown = {};
-  for (const key of ['session_id', 'event', 'receiver', 'routing', 'attempt', 'attempts', 'status', 'error', 'duration_ms', 'from', 'to', 'outcome', 'idempotency_key']) if (key in rest) shown[key] = rest[key];
-  return el('code', Object.entries(shown).map(([k, v]) => k + '=' + v).join('  '));
-}
-
-// Resend results by event id: they outlive the live redraws of the trace.
-const resent = new Map();
-
-async function resend(eventId) {
-  resent.set(eventId, 'resending…');
-  await refreshTrace().catch(() => undefined);
-  try {
-    const result = await api('/console/webhooks/' + encodeURIComponent(eventId) + '/resend', { method: 'POST' });
-    resent.set(eventId, 'resent: ' + (result.status ?? result.error) + ' (' + result.routing + ', ' + result.duration_ms + ' ms)');
-  } catch (error) {
-    resent.set(eventId, 'resend failed: ' + error.message);
-  }
-  await refreshTrace().catch(() => undefined);
-}
-
-async function refreshTrace() {
-  const { data } = await api('/console/trace?limit=100');
-  const body = $('trace');
-  body.replaceChildren(...data.map((entry) => {
-    let action = '';
-    if (entry.type === 'webhook.emitted') {
-      action = el('div');
-      const button = el('button', 'Resend', { type: 'button', 'aria-label': 'Resend ' + entry.event + ' ' + entry.event_id });
-      button.addEventListener('click', () => resend(entry.event_id));
-      action.append(button, el('span', resent.get(entry.event_id) ?? '', { role: 'status', 'data-resend': entry.event_id }));
-    }
-    const tr = row([entry.at, entry.type, details(entry), action]);
-    tr.dataset.type = entry.type;
-    return tr;
-  }));
-}
-
-async function refreshAll() {
-  const [keys, sessions, progress] = await Promise.all([api('/console/keys'), api('/console/sessions'), api('/console/progress')]);
-  const keysBox = el('div');
-  for (const key of keys.keys) {
-    keysBox.append(el('p', 'API token'), el('pre', key.token), el('p', 'Webhook secret'), el('pre', key.webhook_secret));
-  }
-  keysBox.append(el('p', 'Default receivers'));
-  for (const [name, url] of Object.entries(keys.hooks)) keysBox.append(el('pre', name + ': ' + url));
-  $('keys').replaceChildren(keysBox);
-  $('progress').replaceChildren(...progress.steps.map((step) => el('li', (step.done ? '✓ ' : '○ ') + step.title, { class: step.done ? 'done' : 'todo' })));
-  $('sessions').replaceChildren(...sessions.data.map((s) => row([s.session_id, s.status, s.amount_reference + ' ' + s.currency_reference, s.accreditation.status, s.created_at])));
-  await refreshTrace();
-}
-
-async function open() {
-  $('error').textContent = '';
-  try {
-    await refreshAll();
-    sessionStorage.setItem('console-token', token);
-    clearInterval(timer);
-    timer = setInterval(() => refreshAll().catch((error) => ($('error').textContent = error.message)), 1000);
-  } catch (error) {
-    $('error').textContent = error.message;
-  }
-}
-
-$('login').addEventListener('submit', (event) => {
-  event.preventDefault();
-  token = $('token').value.trim();
-  open();
-});
-if (token) {
-  $('token').value = token;
-  open();
-}
-</script>
+<script>${consoleScript}</script>
 </body>
 </html>`;

@@ -1,0 +1,412 @@
+// The console page's script (console-page.ts), as text: plain browser
+// JavaScript, no template literals (it lives inside one). What it keeps
+// live: the trace, by polling for entries written since its cursor (one
+// small request a second when idle), and, when those entries say something
+// changed, the progress and the sessions, updated row by row.
+
+export const consoleScript = String.raw`
+const $ = (id) => document.getElementById(id);
+const TRACE_TYPES = ['session.created', 'session.status_changed', 'webhook.emitted', 'webhook.attempt', 'webhook.gave_up', 'webhook.undelivered', 'webhook.received', 'control.outcome', 'control.reset', 'relay.connected', 'relay.disconnected'];
+const SESSIONS_PER_PAGE = 20;
+const state = { token: sessionStorage.getItem('console-token') || '', keys: null, cursor: null, paused: false, timer: null, sessionsPage: 1, entries: new Map(), resent: new Map(), session: null, event: null };
+
+const el = (tag, text, attrs) => {
+  const node = document.createElement(tag);
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+  return node;
+};
+const button = (text, onClick, attrs) => {
+  const b = el('button', text, Object.assign({ type: 'button' }, attrs || {}));
+  b.addEventListener('click', onClick);
+  return b;
+};
+const cell = (content) => {
+  const td = el('td');
+  if (content instanceof Node) td.append(content); else td.textContent = content == null ? '' : String(content);
+  return td;
+};
+
+class Stopped extends Error {}
+
+async function api(path, options) {
+  options = options || {};
+  const auth = options.apiToken ? state.keys.keys[0].token : state.token;
+  const response = await fetch(path, Object.assign({}, options, { headers: Object.assign({ authorization: 'Bearer ' + auth }, options.json ? { 'content-type': 'application/json' } : {}), body: options.json ? JSON.stringify(options.json) : undefined }));
+  const body = await response.json().catch(() => ({}));
+  if (response.status === 401 && !options.apiToken) {
+    stop('This console token no longer works: a newer login replaced it, or it was mistyped. Paste the current console token to go on.');
+    throw new Stopped();
+  }
+  if (!response.ok) throw new Error(body.message || ('HTTP ' + response.status));
+  return body;
+}
+
+function stop(message) {
+  clearTimeout(state.timer);
+  state.timer = null;
+  sessionStorage.removeItem('console-token');
+  $('live-bar').hidden = true;
+  $('error').textContent = message;
+  $('token').focus();
+}
+
+const report = (error) => { if (!(error instanceof Stopped)) $('error').textContent = error.message; };
+
+// ---- the trace: rows added, never redrawn ----
+
+const SUMMARY_FIELDS = ['session_id', 'event', 'receiver', 'routing', 'attempt', 'attempts', 'status', 'error', 'duration_ms', 'from', 'to', 'outcome', 'manual'];
+const summary = (entry) => el('code', SUMMARY_FIELDS.filter((k) => k in entry).map((k) => k + '=' + entry[k]).join('  '));
+
+function traceRow(entry) {
+  const tr = el('tr', undefined, { 'data-id': entry.id, 'data-type': entry.type });
+  const actions = el('div', undefined, { class: 'bar' });
+  actions.append(button('Details', () => showEvent(entry.id), { 'aria-label': 'Details of ' + entry.type + ' ' + (entry.event_id || entry.id) }));
+  if (entry.type === 'webhook.emitted') {
+    actions.append(button('Resend', () => resend(entry.event_id), { 'aria-label': 'Resend ' + entry.event + ' ' + entry.event_id }));
+    actions.append(el('span', state.resent.get(entry.event_id) || '', { role: 'status', 'data-resend': entry.event_id }));
+  }
+  tr.append(cell(entry.at), cell(entry.type), cell(summary(entry)), cell(actions));
+  return tr;
+}
+
+function traceQuery() {
+  const params = new URLSearchParams();
+  if ($('trace-type').value) params.set('type', $('trace-type').value);
+  if ($('trace-session').value.trim()) params.set('session_id', $('trace-session').value.trim());
+  return params;
+}
+
+async function loadTrace() {
+  const params = traceQuery();
+  params.set('limit', '100');
+  const answer = await api('/console/trace?' + params);
+  state.cursor = answer.cursor;
+  const rows = answer.data.map((entry) => (state.entries.set(entry.id, entry), traceRow(entry)));
+  $('trace').replaceChildren(...rows);
+  const wanted = $('trace-search').value.trim();
+  if (wanted) {
+    const found = answer.data.find((entry) => entry.id === wanted || entry.event_id === wanted);
+    if (found) showEvent(found.id); else $('error').textContent = 'No entry ' + wanted + ' among the newest 100 with these filters.';
+  }
+}
+
+async function pollTrace() {
+  const params = traceQuery();
+  params.set('after', state.cursor);
+  params.set('limit', '200');
+  const answer = await api('/console/trace?' + params);
+  state.cursor = answer.cursor;
+  if (answer.data.length === 0) return [];
+  const body = $('trace');
+  // Newest first: the answer's rows go on top, in its order, above what is there.
+  const first = body.firstChild;
+  for (const entry of answer.data) {
+    state.entries.set(entry.id, entry);
+    const row = traceRow(entry);
+    row.classList.add('new');
+    body.insertBefore(row, first);
+  }
+  while (body.rows.length > 1000) body.lastChild.remove();
+  $('trace-news').textContent = answer.data.length === 1 ? 'New event: ' + answer.data[0].type : answer.data.length + ' new events';
+  return answer.data;
+}
+
+async function resend(eventId) {
+  setResend(eventId, 'resending…');
+  try {
+    const result = await api('/console/webhooks/' + encodeURIComponent(eventId) + '/resend', { method: 'POST' });
+    setResend(eventId, 'resent: ' + (result.status != null ? result.status : result.error) + ' (' + result.routing + ', ' + result.duration_ms + ' ms)');
+  } catch (error) {
+    if (!(error instanceof Stopped)) setResend(eventId, 'resend failed: ' + error.message);
+  }
+}
+function setResend(eventId, text) {
+  state.resent.set(eventId, text);
+  for (const span of document.querySelectorAll('[data-resend]')) if (span.dataset.resend === eventId) span.textContent = text;
+}
+
+// ---- the event panel ----
+
+const shellQuote = (text) => "'" + String(text).replace(/'/g, "'\\''") + "'";
+
+function copyButton(label, text) {
+  return button('Copy ' + label, async (event) => {
+    try { await navigator.clipboard.writeText(text); event.target.textContent = 'Copied'; }
+    catch { const area = el('textarea', text); document.body.append(area); area.select(); document.execCommand('copy'); area.remove(); event.target.textContent = 'Copied'; }
+    setTimeout(() => (event.target.textContent = 'Copy ' + label), 1500);
+  });
+}
+
+/** What was signed, and how, for an entry that carries a webhook: the body, its headers, the signature. */
+function signedParts(entry) {
+  if (entry.type === 'webhook.emitted') return { body: entry.payload, timestamp: entry.at, signature: entry.signature, key: entry.idempotency_key };
+  if (entry.type === 'webhook.received' && entry.headers) {
+    const h = entry.headers;
+    return { body: entry.raw_body, timestamp: h['svc-timestamp'], signature: h['svc-signature'], key: h['idempotency-key'] };
+  }
+  if (entry.type === 'webhook.attempt' && entry.manual) return null;
+  return null;
+}
+
+async function showEvent(id) {
+  const entry = state.entries.get(id);
+  if (!entry) return;
+  state.event = entry;
+  const box = $('event-body');
+  box.replaceChildren();
+  $('event-title').textContent = entry.type + ' at ' + entry.at;
+  const parts = signedParts(entry);
+  if (parts) {
+    let pretty = parts.body;
+    try { pretty = JSON.stringify(JSON.parse(parts.body), null, 2); } catch {}
+    const headers = 'content-type: application/json\nsvc-signature: ' + parts.signature + '\nsvc-timestamp: ' + parts.timestamp + '\nidempotency-key: ' + parts.key;
+    const curl = 'curl -X POST YOUR_RECEIVER_URL -H ' + shellQuote('content-type: application/json') + ' -H ' + shellQuote('svc-signature: ' + parts.signature) + ' -H ' + shellQuote('svc-timestamp: ' + parts.timestamp) + ' -H ' + shellQuote('idempotency-key: ' + parts.key) + ' --data-binary ' + shellQuote(parts.body);
+    box.append(el('h3', 'Headers'), el('pre', headers), copyButton('headers', headers));
+    box.append(el('h3', 'Payload'), el('pre', pretty), copyButton('raw body', parts.body));
+    box.append(el('h3', 'Signature'), el('pre', parts.signature), copyButton('signature', parts.signature));
+    box.append(el('h3', 'Replay it to your receiver'), el('pre', curl), copyButton('curl', curl));
+  }
+  if (entry.event_id) {
+    const attempts = await api('/console/trace?type=webhook.attempt&limit=1000' + (entry.session_id ? '&session_id=' + encodeURIComponent(entry.session_id) : '')).catch(() => ({ data: [] }));
+    const mine = attempts.data.filter((a) => a.event_id === entry.event_id).reverse();
+    box.append(el('h3', 'Attempts'));
+    const list = el('ol');
+    for (const a of mine) list.append(el('li', a.at + ': attempt ' + a.attempt + ' via ' + a.routing + ', ' + (a.status != null ? 'status ' + a.status : 'error ' + a.error) + ', ' + a.duration_ms + ' ms' + (a.manual ? ' (resent by hand)' : '')));
+    if (mine.length === 0) list.append(el('li', 'none yet'));
+    box.append(list);
+  }
+  box.append(el('h3', 'Everything recorded'), el('pre', JSON.stringify(entry, null, 2)));
+  $('verify').hidden = !parts;
+  $('verify-result').textContent = '';
+  $('event-panel').hidden = false;
+  $('event-title').focus();
+}
+
+async function hmacHex(secret, text) {
+  const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(text)));
+  return Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+$('verify').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const parts = signedParts(state.event);
+  const expected = await hmacHex($('verify-secret').value.trim(), parts.timestamp + '.' + parts.body);
+  const ok = expected === parts.signature;
+  $('verify-result').textContent = ok ? '✓ The signature matches this secret.' : '✗ It does not match: another secret, or the body was changed.';
+  $('verify-result').className = ok ? 'ok' : 'bad';
+});
+
+// ---- sessions: a page at a time, rows updated in place ----
+
+function sessionCells(s) {
+  return [s.session_id, s.status, s.amount_reference + ' ' + s.currency_reference, s.accreditation.status, s.created_at];
+}
+
+function renderSessions(sessions) {
+  const body = $('sessions');
+  const wanted = new Set(sessions.map((s) => s.session_id));
+  for (const row of Array.from(body.rows)) if (!wanted.has(row.dataset.id)) row.remove();
+  let before = body.firstChild;
+  for (const s of sessions) {
+    let row = body.querySelector('tr[data-id="' + CSS.escape(s.session_id) + '"]');
+    const cells = sessionCells(s);
+    if (!row) {
+      row = el('tr', undefined, { 'data-id': s.session_id });
+      for (const value of cells) row.append(cell(value));
+      row.append(cell(button('Open', () => openSession(s.session_id), { 'aria-label': 'Open session ' + s.session_id })));
+      body.insertBefore(row, before);
+    } else {
+      cells.forEach((value, i) => { if (row.cells[i].textContent !== String(value)) row.cells[i].textContent = value; });
+    }
+    before = row.nextSibling;
+  }
+}
+
+async function loadSessions() {
+  const params = new URLSearchParams({ limit: String(SESSIONS_PER_PAGE), page: String(state.sessionsPage) });
+  if ($('session-status').value) params.set('status', $('session-status').value);
+  const answer = await api('/console/sessions?' + params);
+  renderSessions(answer.data);
+  $('sessions-page').textContent = 'page ' + state.sessionsPage;
+  $('sessions-prev').disabled = state.sessionsPage === 1;
+  $('sessions-next').disabled = answer.data.length < SESSIONS_PER_PAGE;
+}
+
+const OUTCOMES = { 1: ['paid', 'failed', 'expired'], 2: ['accredited', 'accreditation_failed'] };
+/** The forced outcomes the rules admit now (addendum §6): leg 1 while pending, leg 2 once paid and not yet ended. */
+const admissible = (s) => s.status === 'pending' ? [1] : s.status === 'paid' && (s.accreditation.status === 'none' || s.accreditation.status === 'scheduled') ? [2] : [];
+
+async function openSession(id) {
+  try {
+    const s = await api('/payment-sessions/' + encodeURIComponent(id), { apiToken: true });
+    state.session = s;
+    $('session-title').textContent = 'Session ' + s.session_id;
+    const fields = $('session-fields');
+    fields.replaceChildren();
+    const add = (name, value) => { if (value === undefined || value === null) return; fields.append(el('dt', name)); const dd = el('dd'); if (value instanceof Node) dd.append(value); else dd.textContent = String(value); fields.append(dd); };
+    add('Status', s.status);
+    add('Amount', s.amount_reference + ' ' + s.currency_reference);
+    add('Accreditation', s.accreditation.status + (s.accreditation.scheduled_for ? ', scheduled for ' + s.accreditation.scheduled_for : ''));
+    add('Due date', s.due_date_session ? s.due_date_session + ' (' + s.due_date_reached_behavior + ')' : 'none');
+    add('Pay link', el('a', s.pay_url, { href: s.pay_url }));
+    add('Webhook URL', s.webhook_url || 'none');
+    const payment = s.session_payment || {};
+    if (payment.receiver_credits_summary) add('Credits', 'gross ' + payment.receiver_credits_summary.gross_amount + ', commissions ' + payment.receiver_credits_summary.commissions + ', net ' + payment.receiver_credits_summary.net_amount + ' (' + payment.receiver_credits_summary.total_credits + ' credit(s))');
+    for (const credit of payment.receiver_credits || []) add('Credit', JSON.stringify(credit));
+    if (s.failure_reason) add('Failure', s.failure_reason);
+    const controls = $('session-controls');
+    controls.replaceChildren();
+    const legs = admissible(s);
+    for (const leg of legs) for (const outcome of OUTCOMES[leg]) controls.append(button('Force ' + outcome, () => force(s.session_id, leg, outcome)));
+    if (legs.length === 0) controls.append(el('span', 'No forced outcome is admissible now: the session has ended.', { class: 'muted' }));
+    const events = await api('/console/trace?limit=200&session_id=' + encodeURIComponent(s.session_id));
+    $('session-events').replaceChildren(...events.data.map((entry) => (state.entries.set(entry.id, entry), traceRow(entry))));
+    $('session-panel').hidden = false;
+    $('session-title').focus();
+  } catch (error) { report(error); }
+}
+
+async function force(id, leg, outcome) {
+  try {
+    await api('/control/sessions/' + encodeURIComponent(id) + '/outcome', { method: 'POST', json: { leg: leg, outcome: outcome }, apiToken: true });
+    await openSession(id);
+    $('session-result').textContent = 'Forced ' + outcome + '.';
+  } catch (error) { $('session-result').textContent = error instanceof Stopped ? '' : 'Refused: ' + error.message; }
+}
+
+// ---- progress, keys, clock, POS ----
+
+async function loadProgress() {
+  const progress = await api('/console/progress');
+  const list = $('progress');
+  progress.steps.forEach((step, i) => {
+    const text = (step.done ? '✓ ' : '○ ') + step.title + (step.done ? '' : ' (to do)');
+    let item = list.children[i];
+    if (!item) { item = el('li'); list.append(item); }
+    if (item.textContent !== text) { item.textContent = text; item.className = step.done ? 'done' : 'todo'; }
+  });
+}
+
+function showKeys(keys) {
+  const box = el('div');
+  for (const key of keys.keys) {
+    box.append(el('p', 'API token'), el('pre', key.token), copyButton('API token', key.token), el('p', 'Webhook secret'), el('pre', key.webhook_secret), copyButton('webhook secret', key.webhook_secret));
+  }
+  box.append(el('p', 'Default receivers'));
+  for (const [name, url] of Object.entries(keys.hooks)) box.append(el('pre', name + ': ' + url));
+  $('keys').replaceChildren(box);
+}
+
+async function loadClock() {
+  const clock = await api('/control/clock', { apiToken: true });
+  $('clock').textContent = clock.now + (clock.offset_ms ? ' (ahead by ' + Math.round(clock.offset_ms / 1000) + ' s)' : '');
+}
+
+for (const b of document.querySelectorAll('[data-advance]')) {
+  b.addEventListener('click', async () => {
+    try {
+      await api('/control/clock/advance', { method: 'POST', json: { ms: Number(b.dataset.advance) }, apiToken: true });
+      await loadClock();
+      $('clock-result').textContent = 'Clock moved ' + b.textContent + '.';
+    } catch (error) { report(error); }
+  });
+}
+
+function table(caption, head, rows) {
+  const wrap = el('div', undefined, { class: 'scroll', role: 'region', 'aria-label': caption, tabindex: '0' });
+  const t = el('table');
+  t.append(el('caption', caption));
+  const tr = el('tr');
+  for (const h of head) tr.append(el('th', h, { scope: 'col' }));
+  const thead = el('thead'); thead.append(tr);
+  const tbody = el('tbody');
+  for (const r of rows) { const row = el('tr'); for (const v of r) row.append(cell(v)); tbody.append(row); }
+  t.append(thead, tbody);
+  wrap.append(t);
+  return wrap;
+}
+
+async function loadPos() {
+  try {
+    const base = '/api/v1/merchants/' + encodeURIComponent(state.keys.merchant_id);
+    const terminals = await api(base + '/pos-terminals', { apiToken: true });
+    const orders = await api(base + '/transactions?size=20', { apiToken: true });
+    const parts = [table('Terminals', ['Serial', 'Created'], terminals.data.map((t) => [t.serialNumber, t.createdAt]))];
+    const history = (o) => (o.history || []).map((h) => h.from + '→' + h.to + ' ' + h.at).join('; ');
+    parts.push(table('Orders, newest first (20)', ['Order', 'Terminal', 'Amount', 'Status', 'History'], orders.data.map((o) => [o.orderId, o.terminal, o.amount + ' ' + o.currency, o.status, history(o)])));
+    for (const t of terminals.data.slice(0, 10)) {
+      const settlements = await api(base + '/pos-terminals/' + encodeURIComponent(t.serialNumber) + '/settlements?sort=-closedAt&size=10', { apiToken: true });
+      parts.push(table('Settlements of ' + t.serialNumber + ', latest first (10)', ['Batch', 'Transactions', 'Closed', 'Debit batch'], settlements.data.map((s) => [s.batchNumber, s.transactionCount, s.closedAt, s.debitBatch])));
+    }
+    $('pos').replaceChildren(...parts);
+    $('pos-result').textContent = terminals.data.length + ' terminal(s), ' + orders.data.length + ' recent order(s).';
+  } catch (error) { report(error); }
+}
+$('pos-load').addEventListener('click', loadPos);
+
+// ---- live loop ----
+
+let ticks = 0;
+async function tick() {
+  state.timer = null;
+  if (!state.paused) {
+    try {
+      const fresh = await pollTrace();
+      ticks += 1;
+      // Sessions and progress change only with what the trace records (or, for agreements, rarely): asked for then, and every 30 s.
+      const touched = fresh.some((e) => e.type.startsWith('session.') || e.type === 'control.outcome' || e.type === 'control.reset');
+      if (touched) await loadSessions();
+      if (fresh.length > 0 || ticks % 30 === 0) await loadProgress();
+      if (state.session && fresh.some((e) => e.session_id === state.session.session_id)) await openSession(state.session.session_id);
+      $('error').textContent = '';
+    } catch (error) {
+      if (error instanceof Stopped) return;
+      report(error);
+    }
+  }
+  state.timer = setTimeout(tick, 1000);
+}
+
+async function open() {
+  $('error').textContent = '';
+  try {
+    state.keys = await api('/console/keys');
+    sessionStorage.setItem('console-token', state.token);
+    showKeys(state.keys);
+    await Promise.all([loadProgress(), loadSessions(), loadTrace(), loadClock()]);
+    $('live-bar').hidden = false;
+    clearTimeout(state.timer);
+    state.timer = setTimeout(tick, 1000);
+  } catch (error) { report(error); }
+}
+
+for (const type of TRACE_TYPES) $('trace-type').append(el('option', type));
+$('pause').addEventListener('click', () => {
+  state.paused = !state.paused;
+  $('pause').setAttribute('aria-pressed', String(state.paused));
+  $('pause').textContent = state.paused ? 'Resume live updates' : 'Pause live updates';
+  $('live-state').textContent = state.paused ? 'Paused: nothing changes until you resume.' : 'Live: new events appear as they happen.';
+});
+$('trace-filter').addEventListener('submit', (event) => { event.preventDefault(); loadTrace().catch(report); });
+$('session-filter').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const id = $('session-find').value.trim();
+  if (id) { openSession(id); return; }
+  state.sessionsPage = 1;
+  $('sessions').replaceChildren();
+  loadSessions().catch(report);
+});
+$('sessions-prev').addEventListener('click', () => { state.sessionsPage = Math.max(1, state.sessionsPage - 1); $('sessions').replaceChildren(); loadSessions().catch(report); });
+$('sessions-next').addEventListener('click', () => { state.sessionsPage += 1; $('sessions').replaceChildren(); loadSessions().catch(report); });
+$('login').addEventListener('submit', (event) => {
+  event.preventDefault();
+  state.token = $('token').value.trim();
+  open();
+});
+if (state.token) {
+  $('token').value = state.token;
+  open();
+}
+`;
