@@ -1,6 +1,7 @@
 import { fromCents } from '../sessions/money.js';
 import type { SessionRecord } from '../sessions/session.js';
 import { methodFields, methodLabels } from './magic-keys.js';
+import { palette } from '../system/page-shell.js';
 
 // Server-rendered pages: no build step, no script needed to pay (the
 // countdown and the method switch are progressive enhancements).
@@ -16,24 +17,23 @@ function layout(title: string, body: string): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>
-  :root { color-scheme: light dark; font-family: system-ui, sans-serif; }
+<style>${palette}
   body { margin: 0; padding: 1rem; line-height: 1.5; }
   main { max-width: 32rem; margin: 0 auto; }
   h1 { font-size: 1.4rem; margin: 0 0 .5rem; }
   .amount { font-size: 2rem; font-weight: 700; margin: .25rem 0 1rem; }
-  fieldset { border: 1px solid #8886; border-radius: .5rem; margin: 0 0 1rem; padding: .75rem 1rem; }
+  fieldset { border: 1px solid var(--line); border-radius: .5rem; margin: 0 0 1rem; padding: .75rem 1rem; }
   legend { font-weight: 600; padding: 0 .25rem; }
   label { display: block; margin: .5rem 0 .2rem; }
-  input[type=text], input[type=tel], input[type=email] { width: 100%; box-sizing: border-box; padding: .6rem; font-size: 1rem; border: 1px solid #888; border-radius: .35rem; }
+  input[type=text], input[type=tel], input[type=email] { width: 100%; box-sizing: border-box; padding: .6rem; font-size: 1rem; color: var(--fg); background: var(--bg); border: 1px solid var(--line); border-radius: .35rem; }
   .choice label { display: inline-flex; gap: .4rem; align-items: center; margin-right: 1rem; }
-  button { font-size: 1.1rem; padding: .7rem 1.4rem; border-radius: .4rem; border: 0; background: #1f5fbf; color: #fff; cursor: pointer; }
-  button:focus-visible, input:focus-visible { outline: 3px solid #1f5fbf; outline-offset: 2px; }
-  @media (prefers-color-scheme: dark) { button:focus-visible, input:focus-visible { outline-color: #8ab4f8; } }
-  .hint { color: #595959; font-size: .9rem; }
-  @media (prefers-color-scheme: dark) { .hint { color: #b0b0b0; } button { background: #8ab4f8; color: #121212; } }
+  button { font-size: 1.1rem; padding: .7rem 1.4rem; border-radius: .4rem; border: 0; background: var(--link); color: var(--bg); cursor: pointer; }
+  button:disabled { opacity: .6; cursor: not-allowed; }
+  button:focus-visible, input:focus-visible, a:focus-visible { outline: 3px solid var(--link); outline-offset: 2px; }
+  .hint { color: var(--muted); font-size: .9rem; }
   .result { padding: 1rem; border-radius: .5rem; border: 2px solid; }
-  .ok { border-color: #2e7d32; } .bad { border-color: #c62828; }
+  .ok { border-color: var(--ok); } .bad { border-color: var(--bad); }
+  code { word-break: break-all; }
   [hidden] { display: none !important; }
 </style>
 </head>
@@ -131,6 +131,14 @@ if (countdown) {
 /** Fills every [data-local] element with the payer's local time of its instant, beside the UTC shown. */
 const LOCAL_TIMES = `for (const element of document.querySelectorAll('[data-local]')) element.textContent = ', ' + new Date(Number(element.dataset.local)).toLocaleString() + ' your time';`;
 
+/**
+ * While leg 2 runs, the page follows it: it reloads itself by GET (a reload of
+ * the POST's answer would post the form again) every 2 s until it ends.
+ * Without a script the link above does the same, at the payer's pace (an
+ * automatic refresh would take the timing out of the payer's hands, WCAG 2.2.1).
+ */
+const FOLLOW_LEG2 = `setTimeout(() => location.replace(document.querySelector('main a').href), 2000);`;
+
 const statusWords: Record<string, string> = { pending: 'waiting for payment', paid: 'paid', failed: 'failed', expired: 'expired' };
 
 /** Where the session stands, leg 2 included, in words. */
@@ -159,12 +167,10 @@ export function resultPage(session: SessionRecord, title: string, message: strin
 <p id="standing">${escapeHtml(standing(session))}</p>
 ${due !== null ? `<p>Accreditation expected at ${escapeHtml(formatUtc(due))}<span data-local="${due}"></span>.</p>` : ''}
 <p>Session <code>${escapeHtml(session.session_id)}</code>, status <strong id="status">${escapeHtml(session.status)}</strong>, accreditation <strong id="accreditation">${escapeHtml(session.accreditation.status)}</strong>.</p>
-<p><a href="/pay/${escapeHtml(session.session_id)}">See this payment again</a></p>
-<script>${LOCAL_TIMES}</script>`,
+<p><a href="/pay/${escapeHtml(session.session_id)}">${scheduled ? 'Check the accreditation again' : 'See this payment again'}</a></p>
+<script>${LOCAL_TIMES}${scheduled ? FOLLOW_LEG2 : ''}</script>`,
   );
-  // Until leg 2 ends, the page reloads itself (no script needed): the payer sees it end accredited or failed.
-  // (To the page's own address by GET: a reload of the POST's answer would post the form again.)
-  return scheduled ? page.replace('<meta charset="utf-8">', `<meta charset="utf-8">\n<meta http-equiv="refresh" content="2; url=/pay/${escapeHtml(session.session_id)}">`) : page;
+  return page;
 }
 
 export function notFoundPage(sessionId: string): string {

@@ -1,9 +1,10 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -18,12 +19,13 @@ export function browserSkip(): string | false {
 }
 
 /** Debian's headless Chromium driven by playwright-core, in a fresh profile removed afterwards. */
-export async function openBrowser(t: Test): Promise<BrowserContext> {
+export async function openBrowser(t: Test, options: { javaScriptEnabled?: boolean } = {}): Promise<BrowserContext> {
   if (!existsSync(executablePath)) throw new Error(`no Chromium at ${executablePath}; .ci/run installs Debian's chromium package`);
   const profile = await mkdtemp(join(tmpdir(), 'chromium-profile-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath,
     headless: true,
+    ...(options.javaScriptEnabled === false ? { javaScriptEnabled: false } : {}),
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
   t.teardown(async () => {
@@ -32,3 +34,16 @@ export async function openBrowser(t: Test): Promise<BrowserContext> {
   });
   return context;
 }
+
+/** axe-core's WCAG 2 A/AA rules run in the page: answers each violation as "rule: how many nodes (first target)". */
+export async function axeViolations(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
+  const result = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document, options: unknown) => Promise<{ violations: Array<{ id: string; nodes: Array<{ target: string[] }> }> }> } }).axe;
+    return axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+  });
+  return result.violations.map((v) => `${v.id}: ${v.nodes.length} (${v.nodes[0]?.target.join(' ')})`);
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
