@@ -14,6 +14,7 @@ import { merchantScope } from './http/merchant-scope.js';
 import { bindOperations } from './http/bind-operations.js';
 import type { AppContext, AppState } from './http/context.js';
 import { securityHeaders } from './http/security-headers.js';
+import { TraceStreams } from './console/trace-stream.js';
 import { errorHandler } from './http/error-handler.js';
 import { readBody } from './http/read-body.js';
 import { unmatchedRoute } from './http/unmatched-route.js';
@@ -65,7 +66,7 @@ export interface AppDeps {
 
 /** The Koa app with the background jobs `main.ts` starts and stops. */
 export type SimulatorApp = Koa<AppState> & {
-  jobs: { scheduler: AccreditationScheduler; dispatcher: WebhookDispatcher; relay: RelayHub; purge: () => Promise<number>; replays: ReplayGuard };
+  jobs: { scheduler: AccreditationScheduler; dispatcher: WebhookDispatcher; relay: RelayHub; purge: () => Promise<number>; replays: ReplayGuard; consoleStreams: TraceStreams };
   /** Tells the app an origin it is reached at, once listening (loopback webhook routing). */
   addOrigin(origin: string): void;
   /** The domain services behind the routes, for in-process callers (the payment page, tests). */
@@ -110,6 +111,7 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
   const sessions = new SessionService(store, clock, sink, config.accreditationDelayMs, checkSessionInput);
   const stops = new StopService(store, clock);
   const scheduler = new AccreditationScheduler(store, clock, sessions, log);
+  const consoleStreams = new TraceStreams(store, (token) => accounts.authenticate(token, ['console']).then(() => true, () => false));
   const replays: ReplayGuard = sharedState ? storeReplayGuard(store) : restartSafeReplayGuard(store, config.posSignatureToleranceSeconds * 1000, clock.now());
   // Security schemes of the document and what checks each.
   const securityGuards: Record<string, Middleware<AppState>> = {
@@ -137,7 +139,7 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
     ...sessionHandlers({ store, clock, catalog, sessions, stops, publicUrl }),
     ...webhookHandlers(receivers, dispatcher),
     ...relayHandlers(relay),
-    ...consoleHandlers(store, sessions, publicUrl, config),
+    ...consoleHandlers(store, sessions, publicUrl, config, consoleStreams),
     ...payHandlers(store, clock, sessions),
   }, {
     readBody: readBody(config.bodyLimitBytes),
@@ -157,5 +159,5 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
   app.on('error', (error: Error, ctx?: AppContext) => {
     log.error('unhandled error', { error: error.message, stack: error.stack, method: ctx?.method, path: ctx?.path });
   });
-  return Object.assign(app, { jobs: { scheduler, dispatcher, relay, replays, purge: () => purgeExpired(store, clock, config.dataTtlDays) }, services: { sessions }, addOrigin: (origin: string) => void origins.add(origin) });
+  return Object.assign(app, { jobs: { scheduler, dispatcher, relay, replays, consoleStreams, purge: () => purgeExpired(store, clock, config.dataTtlDays) }, services: { sessions }, addOrigin: (origin: string) => void origins.add(origin) });
 }

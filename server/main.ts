@@ -67,6 +67,7 @@ async function stop(signal: string): Promise<void> {
   log.info('stopping', { signal });
   app.jobs.scheduler.stop();
   app.jobs.relay.close();
+  app.jobs.consoleStreams.close();
   // Let requests in flight finish (their writes are acknowledged), then stop.
   const closed = new Promise((resolve) => server.close(resolve));
   server.closeIdleConnections();

@@ -30,6 +30,28 @@ export const consoleApiPaths: PathItems = {
       responses: { '200': jsonResponse('Trace entries.', ref('TraceList')), '400': responseRef('BadRequest'), '401': responseRef('Unauthorized') },
     },
   },
+  '/console/trace/stream': {
+    get: {
+      operationId: 'streamConsoleTrace',
+      summary: 'The account\'s new trace entries, pushed as Server-Sent Events',
+      description:
+        'A `text/event-stream` that stays open: `event: ready` with the starting `cursor`, then `event: entries` with `{ data, cursor }` (newest first) whenever entries are written, a `: keep-alive` comment every 15 s when idle, and `event: unauthorized` before it ends if the console token stops working (a login rotates it). ' +
+        'Reconnect with `after` set to the last cursor to miss nothing. Send the token in the Authorization header (a fetch stream; EventSource cannot).',
+      tags: ['console'],
+      security: consoleAuth,
+      parameters: [
+        query('type', { type: 'string', maxLength: 64 }, 'Only entries of this type.'),
+        query('session_id', { type: 'string', maxLength: 64 }, 'Only entries of this session.'),
+        query('after', { type: 'string', pattern: '^[0-9]{1,17}$' }, 'A cursor: entries written after it; by default, from now.'),
+        query('max_seconds', { type: 'integer', minimum: 1, maximum: 86400 }, 'End the stream after this long (by default it stays open).'),
+      ],
+      responses: {
+        '200': { description: 'The stream.', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+        '400': responseRef('BadRequest'),
+        '401': responseRef('Unauthorized'),
+      },
+    },
+  },
   '/console/sessions': {
     get: {
       operationId: 'getConsoleSessions',

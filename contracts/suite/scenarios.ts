@@ -208,6 +208,8 @@ export async function mutatingScenarios(ctx: ScenarioContext): Promise<World> {
   await http('GET', '/console/sessions?status=paid', { token: consoleToken });
   const { cursor } = (await http('GET', '/console/trace?limit=1', { token: consoleToken })).body ?? {};
   if (cursor) await http('GET', `/console/trace?after=${cursor}`, { token: consoleToken });
+  await http('GET', '/console/trace/stream?max_seconds=1', { token: consoleToken });
+  await http('GET', '/console/trace/stream?max_seconds=0', { token: consoleToken }); // 400
   await http('GET', '/console/sessions?page=0', { token: consoleToken }); // 400
   await http('GET', '/console/progress', { token: consoleToken });
   await http('GET', '/', { headers: { accept: 'text/html' } });

@@ -33,6 +33,7 @@ const style = `
   pre { background: var(--panel); padding: .5rem; border-radius: .3rem; }
   .muted, .todo { color: var(--muted); } .done, .ok { color: var(--ok); } .bad, #error { color: var(--bad); }
   .panel { background: var(--panel); }
+  [hidden] { display: none !important; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
   dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem .75rem; margin: 0; } dt { font-weight: 600; } dd { margin: 0; word-break: break-all; }
   tr.new { animation: flash 1.5s ease-out; } @keyframes flash { from { background: var(--panel); } }

@@ -1,14 +1,14 @@
 // The console page's script (console-page.ts), as text: plain browser
 // JavaScript, no template literals (it lives inside one). What it keeps
-// live: the trace, by polling for entries written since its cursor (one
-// small request a second when idle), and, when those entries say something
-// changed, the progress and the sessions, updated row by row.
+// live: the trace, pushed by the server as entries are written (one open
+// stream, a comment every 15 s when idle), and, when those entries say
+// something changed, the progress and the sessions, updated row by row.
 
 export const consoleScript = String.raw`
 const $ = (id) => document.getElementById(id);
 const TRACE_TYPES = ['session.created', 'session.status_changed', 'webhook.emitted', 'webhook.attempt', 'webhook.gave_up', 'webhook.undelivered', 'webhook.received', 'control.outcome', 'control.reset', 'relay.connected', 'relay.disconnected'];
 const SESSIONS_PER_PAGE = 20;
-const state = { token: sessionStorage.getItem('console-token') || '', keys: null, cursor: null, paused: false, timer: null, sessionsPage: 1, entries: new Map(), resent: new Map(), session: null, event: null };
+const state = { token: sessionStorage.getItem('console-token') || '', keys: null, cursor: null, paused: false, timer: null, stream: null, progressTimer: null, sessionsPage: 1, entries: new Map(), resent: new Map(), session: null, event: null };
 
 const el = (tag, text, attrs) => {
   const node = document.createElement(tag);
@@ -44,7 +44,10 @@ async function api(path, options) {
 
 function stop(message) {
   clearTimeout(state.timer);
+  clearInterval(state.progressTimer);
   state.timer = null;
+  if (state.stream) state.stream.abort();
+  state.stream = null;
   sessionStorage.removeItem('console-token');
   $('live-bar').hidden = true;
   $('error').textContent = message;
@@ -91,25 +94,82 @@ async function loadTrace() {
   }
 }
 
-async function pollTrace() {
-  const params = traceQuery();
-  params.set('after', state.cursor);
-  params.set('limit', '200');
-  const answer = await api('/console/trace?' + params);
-  state.cursor = answer.cursor;
-  if (answer.data.length === 0) return [];
+/** Puts new entries (newest first) on top of the trace, above what is there; nothing else moves. */
+function addEntries(entries) {
   const body = $('trace');
-  // Newest first: the answer's rows go on top, in its order, above what is there.
   const first = body.firstChild;
-  for (const entry of answer.data) {
+  for (const entry of entries) {
     state.entries.set(entry.id, entry);
     const row = traceRow(entry);
     row.classList.add('new');
     body.insertBefore(row, first);
   }
   while (body.rows.length > 1000) body.lastChild.remove();
-  $('trace-news').textContent = answer.data.length === 1 ? 'New event: ' + answer.data[0].type : answer.data.length + ' new events';
-  return answer.data;
+  $('trace-news').textContent = entries.length === 1 ? 'New event: ' + entries[0].type : entries.length + ' new events';
+}
+
+/** What new entries change elsewhere on the page. */
+async function follow(entries) {
+  if (entries.some((e) => e.type.startsWith('session.') || e.type === 'control.outcome' || e.type === 'control.reset')) await loadSessions();
+  await loadProgress();
+  if (state.session && entries.some((e) => e.session_id === state.session.session_id)) await openSession(state.session.session_id);
+}
+
+// Entries that came while paused, shown on resume.
+const held = [];
+
+function receive(entries) {
+  if (state.paused) { held.unshift(...entries); return; }
+  addEntries(entries);
+  follow(entries).catch(report);
+}
+
+/**
+ * The server pushes new entries (GET /console/trace/stream, read with fetch so
+ * the token goes in a header); if the stream ends it is opened again from the
+ * last cursor, so nothing is missed.
+ */
+async function stream() {
+  const controller = new AbortController();
+  state.stream = controller;
+  const params = traceQuery();
+  params.set('after', state.cursor);
+  try {
+    const response = await fetch('/console/trace/stream?' + params, { headers: { authorization: 'Bearer ' + state.token }, signal: controller.signal });
+    if (response.status === 401) return stop('This console token no longer works: a newer login replaced it, or it was mistyped. Paste the current console token to go on.');
+    if (!response.ok) throw new Error('HTTP ' + response.status);
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value;
+      let end;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const frame = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event = (/^event: (.*)$/m.exec(frame) || [])[1];
+        const data = (/^data: (.*)$/m.exec(frame) || [])[1];
+        if (event === 'entries') {
+          const answer = JSON.parse(data);
+          state.cursor = answer.cursor;
+          receive(answer.data);
+        } else if (event === 'unauthorized') {
+          return stop('This console token no longer works: a newer login replaced it. Paste the current console token to go on.');
+        }
+      }
+    }
+  } catch (error) {
+    if (controller.signal.aborted) return;
+    $('error').textContent = 'Live updates interrupted (' + error.message + '); reconnecting…';
+  }
+  if (state.stream === controller && !controller.signal.aborted) state.timer = setTimeout(stream, 1000);
+}
+
+function restartStream() {
+  if (state.stream) state.stream.abort();
+  clearTimeout(state.timer);
+  stream();
 }
 
 async function resend(eventId) {
@@ -346,28 +406,7 @@ async function loadPos() {
 }
 $('pos-load').addEventListener('click', loadPos);
 
-// ---- live loop ----
-
-let ticks = 0;
-async function tick() {
-  state.timer = null;
-  if (!state.paused) {
-    try {
-      const fresh = await pollTrace();
-      ticks += 1;
-      // Sessions and progress change only with what the trace records (or, for agreements, rarely): asked for then, and every 30 s.
-      const touched = fresh.some((e) => e.type.startsWith('session.') || e.type === 'control.outcome' || e.type === 'control.reset');
-      if (touched) await loadSessions();
-      if (fresh.length > 0 || ticks % 30 === 0) await loadProgress();
-      if (state.session && fresh.some((e) => e.session_id === state.session.session_id)) await openSession(state.session.session_id);
-      $('error').textContent = '';
-    } catch (error) {
-      if (error instanceof Stopped) return;
-      report(error);
-    }
-  }
-  state.timer = setTimeout(tick, 1000);
-}
+// ---- opening ----
 
 async function open() {
   $('error').textContent = '';
@@ -377,8 +416,10 @@ async function open() {
     showKeys(state.keys);
     await Promise.all([loadProgress(), loadSessions(), loadTrace(), loadClock()]);
     $('live-bar').hidden = false;
-    clearTimeout(state.timer);
-    state.timer = setTimeout(tick, 1000);
+    restartStream();
+    // The progress also follows agreements, which the trace does not record: asked for now and then.
+    clearInterval(state.progressTimer);
+    state.progressTimer = setInterval(() => loadProgress().catch(report), 30000);
   } catch (error) { report(error); }
 }
 
@@ -388,8 +429,9 @@ $('pause').addEventListener('click', () => {
   $('pause').setAttribute('aria-pressed', String(state.paused));
   $('pause').textContent = state.paused ? 'Resume live updates' : 'Pause live updates';
   $('live-state').textContent = state.paused ? 'Paused: nothing changes until you resume.' : 'Live: new events appear as they happen.';
+  if (!state.paused && held.length > 0) receive(held.splice(0));
 });
-$('trace-filter').addEventListener('submit', (event) => { event.preventDefault(); loadTrace().catch(report); });
+$('trace-filter').addEventListener('submit', (event) => { event.preventDefault(); held.length = 0; loadTrace().then(restartStream, report); });
 $('session-filter').addEventListener('submit', (event) => {
   event.preventDefault();
   const id = $('session-find').value.trim();

@@ -10,8 +10,10 @@ import { version } from '../version.js';
 import { consolePage } from './console-page.js';
 import { fidelidad, fidelidadPage } from './fidelidad.js';
 import { progress } from './progress.js';
+import { publicEntry, type TraceStreams } from './trace-stream.js';
+import { bearerToken } from '../http/authenticate.js';
 
-export function consoleHandlers(store: Store, sessions: SessionService, publicUrl: (ctx: AppContext) => string, settings: Parameters<typeof fidelidad>[0]): OperationHandlers {
+export function consoleHandlers(store: Store, sessions: SessionService, publicUrl: (ctx: AppContext) => string, settings: Parameters<typeof fidelidad>[0], streams: TraceStreams): OperationHandlers {
   const differences = fidelidad(settings);
   return {
     getConsoleTrace: async (ctx) => {
@@ -23,7 +25,12 @@ export function consoleHandlers(store: Store, sessions: SessionService, publicUr
         ? (await store.list<TraceEntry>('trace', { where, range: { field: 'order', min: Number(query.after) + 1 }, orderBy: { field: 'order', direction: 'asc' }, limit })).reverse()
         : await store.list<TraceEntry>('trace', { where, orderBy: { field: 'listed', direction: 'desc' }, limit });
       const newest = entries.reduce((most, entry) => Math.max(most, entry.order), query.after ? Number(query.after) : 0);
-      ctx.body = { data: entries.map(({ account_id: _account, order: _order, listed: _listed, ...entry }) => entry), cursor: String(newest) };
+      ctx.body = { data: entries.map(publicEntry), cursor: String(newest) };
+    },
+    streamConsoleTrace: async (ctx) => {
+      const query = ctx.state.query as { type?: string; session_id?: string; after?: string; max_seconds?: number };
+      const where = { account_id: ctx.state.account!.account_id, ...(query.type ? { type: query.type } : {}), ...(query.session_id ? { session_id: query.session_id } : {}) };
+      await streams.serve(ctx, where, query.after, query.max_seconds, bearerToken(ctx.get('authorization'))!);
     },
     getConsoleSessions: async (ctx) => {
       const account = ctx.state.account!;

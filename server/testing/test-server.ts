@@ -38,6 +38,7 @@ export async function serveApp(deps: AppDeps) {
   const stop = async () => {
     await app.jobs.dispatcher.runDue().catch(() => undefined);
     app.jobs.relay.close();
+    app.jobs.consoleStreams.close();
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
     await app.jobs.replays.save?.(deps.clock.now()).catch(() => undefined);

@@ -1,0 +1,147 @@
+import t from 'tap';
+import type { Page } from 'playwright-core';
+import { browserSkip, openBrowser } from '../testing/browser.js';
+import { startTestServer, type TestServer } from '../testing/test-server.js';
+import { catalog } from '../sessions/sessions-testkit.js';
+
+// The console as an operator uses it, in Chromium: live without redraws,
+// the event panel's signature check, a rotated token, and what it costs
+// on the network while nothing happens.
+
+async function openConsole(page: Page, server: TestServer, consoleToken: string) {
+  await page.goto(`${server.baseUrl}/console`);
+  await page.getByLabel('Console token').fill(consoleToken);
+  await page.getByRole('button', { name: 'Open' }).click();
+  await page.locator('#live-bar:not([hidden])').waitFor();
+}
+
+t.test('a new event appears within a second as a new row: the rows there, a selection and the focus stay', { skip: browserSkip() }, async (t) => {
+  const browser = await openBrowser(t);
+  const server = await startTestServer(t);
+  const { createSession, account } = await catalog(server);
+  const first = await createSession();
+  const page = await browser.newPage();
+  await openConsole(page, server, account.console_token);
+  const row = page.locator('#trace tr[data-type="session.created"]', { hasText: first.session_id });
+  await row.waitFor();
+  // The operator selects a cell's text and has a button focused.
+  await page.evaluate(() => {
+    const cell = document.querySelector('#trace tr[data-type="session.created"] td:nth-child(3)')!;
+    (window as unknown as { marked: Element }).marked = cell.parentElement!;
+    getSelection()!.selectAllChildren(cell);
+  });
+  const selected = await page.evaluate(() => String(getSelection()));
+  await row.getByRole('button', { name: /^Details of session\.created/ }).focus();
+
+  const asked = Date.now();
+  const second = await createSession();
+  await page.locator('#trace tr[data-type="session.created"]', { hasText: second.session_id }).waitFor({ timeout: 5000 });
+  const shownAfter = Date.now() - asked;
+  t.comment(`event to its row: ${shownAfter} ms`);
+  t.ok(shownAfter < 1000, `the new event's row appeared ${shownAfter} ms after it happened`);
+  t.ok(await page.evaluate(() => (window as unknown as { marked: Element }).marked.isConnected), 'the row that was there is the same element: nothing was redrawn');
+  t.equal(await page.evaluate(() => String(getSelection())), selected, 'the selection survived');
+  t.match(await page.evaluate(() => document.activeElement?.getAttribute('aria-label')), /^Details of session\.created/, 'the focus stayed on its button');
+  t.match(await page.locator('#trace-news').textContent(), /New event|new events/, 'only the hidden line announces what is new');
+  t.equal(await page.locator('#trace').getAttribute('aria-live'), null, 'the table itself is not a live region');
+
+  // Paused, nothing changes; on resume, what came meanwhile appears.
+  await page.getByRole('button', { name: 'Pause live updates' }).click();
+  const third = await createSession();
+  await page.waitForTimeout(1200); // real time: the stream is real; this is how long an update would take
+  t.equal(await page.locator('#trace tr', { hasText: third.session_id }).count(), 0, 'paused: not shown');
+  await page.getByRole('button', { name: 'Resume live updates' }).click();
+  await page.locator('#trace tr[data-type="session.created"]', { hasText: third.session_id }).waitFor({ timeout: 2000 });
+  t.pass('resumed: shown');
+});
+
+t.test('the event panel shows the delivery and checks its signature with the secret one types: right, and wrong', { skip: browserSkip() }, async (t) => {
+  const browser = await openBrowser(t);
+  const server = await startTestServer(t);
+  const { createSession, account } = await catalog(server);
+  await createSession({ webhook_url: `${server.baseUrl}/console/hooks/${account.account_id}/captura` });
+  const page = await browser.newPage();
+  await openConsole(page, server, account.console_token);
+  await page.getByRole('button', { name: /^Details of webhook\.emitted/ }).first().click();
+  const panel = page.locator('#event-panel');
+  await panel.locator('h3', { hasText: 'Attempts' }).waitFor();
+  t.match(await panel.textContent(), /svc-signature: [0-9a-f]{64}/, 'the headers');
+  t.match(await panel.textContent(), /"event": "payment_session\.created"/, 'the payload, pretty-printed');
+  t.match(await panel.textContent(), /curl -X POST YOUR_RECEIVER_URL .*--data-binary '/, 'a curl line to replay it');
+  t.match(await panel.locator('ol').textContent(), /attempt 1 via loopback, status 200/, 'its attempts');
+  await page.getByLabel('Verify the signature with your secret').fill(account.key.webhook_secret);
+  await page.getByRole('button', { name: 'Verify' }).click();
+  await page.locator('#verify-result', { hasText: '✓' }).waitFor();
+  t.pass('the account\'s secret verifies it');
+  await page.getByLabel('Verify the signature with your secret').fill('whsec_not_this_one');
+  await page.getByRole('button', { name: 'Verify' }).click();
+  await page.locator('#verify-result', { hasText: '✗' }).waitFor();
+  t.pass('another secret does not');
+});
+
+t.test('after a new login rotates the console token, the old tab stops its updates and says why', { skip: browserSkip() }, async (t) => {
+  const browser = await openBrowser(t);
+  const server = await startTestServer(t);
+  const { account } = await catalog(server);
+  const page = await browser.newPage();
+  const requests: string[] = [];
+  page.on('request', (request) => requests.push(request.url()));
+  await openConsole(page, server, account.console_token);
+  const login = await server.api.post('/api/svcpagos/login', { json: { email: account.email, password: account.password } });
+  t.equal(login.status, 200);
+  await page.locator('#error', { hasText: 'no longer works' }).waitFor({ timeout: 10_000 });
+  const after = requests.length;
+  await page.waitForTimeout(2500); // real time: checking that nothing more is asked
+  t.same(requests.slice(after), [], 'no request after it stopped');
+  t.equal(await page.locator('#live-bar').isHidden(), true, 'the live controls are gone');
+  t.equal(await page.evaluate(() => document.activeElement?.id), 'token', 'the focus is on the token field, for the new one');
+});
+
+t.test('with JavaScript off, each payment method pays through the page', { skip: browserSkip() }, async (t) => {
+  const browser = await openBrowser(t, { javaScriptEnabled: false });
+  const server = await startTestServer(t);
+  const { post } = await catalog(server);
+  const agreement = await post('/api/v1/ext/agreements', { name: 'All methods', currency_reference: 'USD', split: false, payment_methods: ['card', 'transfer', 'mobile_payment', 'wallet'] });
+  const fill: Record<string, Array<[string, string]>> = {
+    Card: [['Name on the card', 'Ada Lovelace'], ['Card number', '4111 1111 1111 1111'], ['Expiry (MM/YY)', '12/29'], ['Security code', '123']],
+    'Bank transfer': [['Bank', 'Demo'], ['Account number', '12345']],
+    'Mobile payment': [['Mobile phone number', '5550100'], ['Document number', 'X1']],
+    Wallet: [['Wallet e-mail or id', 'ada@example.com']],
+  };
+  const page = await browser.newPage();
+  for (const [method, fields] of Object.entries(fill)) {
+    const session = await post('/api/v1/ext/payment-sessions/buttons', { agreement_id: agreement.agreement_id, amount_reference: 10 });
+    await page.goto(`${server.baseUrl}/pay/${session.session_id}`);
+    await page.getByRole('radio', { name: method, exact: true }).check();
+    for (const [label, value] of fields) await page.getByLabel(label, { exact: true }).fill(value);
+    await page.getByLabel('Key', { exact: true }).fill('000000');
+    await Promise.all([page.waitForURL(`**/pay/${session.session_id}`), page.getByRole('button', { name: /^Pay / }).click()]);
+    t.match(await page.locator('h1').textContent(), /Payment accepted/, `${method}: paid without a script`);
+  }
+});
+
+t.test('idle, with 10,000 sessions, the open console costs little on the network', { skip: browserSkip(), timeout: 120_000 }, async (t) => {
+  const browser = await openBrowser(t);
+  const server = await startTestServer(t);
+  const { account } = await catalog(server);
+  await server.store.transact((tx) => {
+    for (let i = 0; i < 10_000; i += 1) {
+      const id = `ses_${String(i).padStart(18, '0')}`;
+      tx.put('sessions', id, { session_id: id, account_id: account.account_id, status: 'pending', agreement_id: 'agr_x', amount_cents: 100, currency_reference: 'USD', due_date_session: null, due_date_reached_behavior: 'expire', webhook_url: null, created_at: new Date(Date.parse('2026-01-01T00:00:00Z') + i).toISOString(), accreditation: { status: 'none' }, session_payment: { id: `pay_${String(i).padStart(18, '0')}`, origin: 'button', amount_reference: 1 }, description: null, event_seq: 0, distribution: [], split: false, origin: 'button' });
+    }
+  });
+  const page = await browser.newPage();
+  await openConsole(page, server, account.console_token);
+  await page.locator('#sessions tr').first().waitFor();
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Network.enable');
+  let bytes = 0;
+  cdp.on('Network.dataReceived', (event: { encodedDataLength: number }) => (bytes += event.encodedDataLength));
+  cdp.on('Network.requestWillBeSentExtraInfo', (event: { headers: Record<string, string> }) => (bytes += Object.entries(event.headers).reduce((n, [k, v]) => n + k.length + v.length + 4, 0) + 40));
+  cdp.on('Network.responseReceivedExtraInfo', (event: { headersText?: string }) => (bytes += event.headersText?.length ?? 0));
+  const windowMs = 31_000; // real time: the network over a while of nothing happening, one progress refresh included
+  await page.waitForTimeout(windowMs);
+  const perMinute = (bytes * 60_000) / windowMs;
+  t.comment(`idle console with 10,000 sessions: ${bytes} bytes in ${windowMs / 1000} s, ${(perMinute / 1024).toFixed(1)} KB a minute`);
+  t.ok(perMinute < 50 * 1024, `${(perMinute / 1024).toFixed(1)} KB a minute, under 50`);
+});
