@@ -1,23 +1,12 @@
 import { fromCents } from '../sessions/money.js';
 import type { SessionRecord } from '../sessions/session.js';
 import { methodFields, methodLabels } from './magic-keys.js';
-import { palette } from '../system/page-shell.js';
+import { escapeHtml, htmlDocument, palette } from '../system/page-shell.js';
 
 // Server-rendered pages: no build step, no script needed to pay (the
 // countdown and the method switch are progressive enhancements).
 
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
-}
-
-function layout(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>${palette}
+const css = `${palette}
   body { margin: 0; padding: 1rem; line-height: 1.5; }
   main { max-width: 32rem; margin: 0 auto; }
   h1 { font-size: 1.4rem; margin: 0 0 .5rem; }
@@ -35,10 +24,10 @@ function layout(title: string, body: string): string {
   .ok { border-color: var(--ok); } .bad { border-color: var(--bad); }
   code { word-break: break-all; }
   [hidden] { display: none !important; }
-</style>
-</head>
-<body><main>${body}</main></body>
-</html>`;
+`;
+
+function layout(title: string, body: string): string {
+  return htmlDocument(title, css, body);
 }
 
 /** What the payer sent, put back in the form after a refusal: the method, the fields typed, the leg-2 choice (never the key). */

@@ -29,15 +29,15 @@ const style = `${palette}
   @media (max-width: 40rem) { table, thead, tbody, tr, th, td { display: block; } thead { position: absolute; left: -9999px; } td { border: 0; padding: .15rem 0; } tr { border-bottom: 1px solid var(--line); padding: .5rem 0; } }
 `;
 
-/** A whole page: `body` is HTML already escaped by the caller. */
-export function pageShell(title: string, body: string): string {
+/** A whole page with its own stylesheet: `body` is HTML already escaped by the caller. */
+export function htmlDocument(title: string, css: string, body: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>${style}</style>
+<style>${css}</style>
 </head>
 <body>
 <main>
@@ -46,4 +46,9 @@ ${body}
 </body>
 </html>
 `;
+}
+
+/** A page in the style of the simulator's static pages. */
+export function pageShell(title: string, body: string): string {
+  return htmlDocument(title, style, body);
 }
