@@ -24,6 +24,9 @@ documented operation × status pairs it exercised.
   --console-token T     a console token, for the console reads in read-only mode
   --report FILE         write the JSON report (violations, problems, coverage) there
   --allow-mutations     create data: the full suite with coverage
+  --request-timeout S   a request not answered within S seconds (default 10)
+                        fails, named in the report, and the run goes on;
+                        so does one that meets a network error
 
 Exit code: 0 when nothing broke the document, 1 otherwise, 2 for a usage error.
 `;
@@ -31,7 +34,7 @@ Exit code: 0 when nothing broke the document, 1 otherwise, 2 for a usage error.
 let values;
 try {
   ({ values } = parseArgs({
-    options: { 'base-url': { type: 'string' }, token: { type: 'string' }, 'console-token': { type: 'string' }, report: { type: 'string' }, 'allow-mutations': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    options: { 'base-url': { type: 'string' }, token: { type: 'string' }, 'console-token': { type: 'string' }, report: { type: 'string' }, 'allow-mutations': { type: 'boolean' }, 'request-timeout': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
   }));
 } catch (error) {
   process.stderr.write(`svc-contracts: ${(error as Error).message}\n\n${usage}`);
@@ -52,10 +55,17 @@ try {
   process.exit(2);
 }
 
+const timeoutSeconds = values['request-timeout'] === undefined ? 10 : Number(values['request-timeout']);
+if (!(timeoutSeconds > 0 && timeoutSeconds <= 3600)) {
+  process.stderr.write(`svc-contracts: --request-timeout must be a number of seconds from 0.001 to 3600, got ${JSON.stringify(values['request-timeout'])}\n`);
+  process.exit(2);
+}
+
 const started = performance.now();
 const result = await runSuite({
   baseUrl: values['base-url'],
   allowMutations: values['allow-mutations'] ?? false,
+  requestTimeoutMs: timeoutSeconds * 1000,
   ...(values.token ? { token: values.token } : {}),
   ...(values['console-token'] ? { consoleToken: values['console-token'] } : {}),
   log: (line) => process.stderr.write(`${line}\n`),

@@ -13,6 +13,8 @@ export interface SuiteOptions {
   allowMutations: boolean;
   allowList?: Record<string, string>;
   log?: (line: string) => void;
+  /** A request not answered within this long fails its check, naming it, and the run goes on (10 s by default). */
+  requestTimeoutMs?: number;
 }
 
 export interface SuiteResult {
@@ -30,7 +32,9 @@ export function defaultAllowList(): Record<string, string> {
 export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
   const recorder = new Recorder();
   const problems: string[] = [];
-  const ctx: ScenarioContext = { http: suiteClient(options.baseUrl, recorder), baseUrl: options.baseUrl, recorder, problem: (message) => problems.push(message) };
+  const problem = (message: string) => void problems.push(message);
+  const limits = { timeoutMs: options.requestTimeoutMs ?? 10_000, problem };
+  const ctx: ScenarioContext = { http: suiteClient(options.baseUrl, recorder, limits), baseUrl: options.baseUrl, recorder, problem, limits };
   const log = options.log ?? (() => undefined);
   try {
     if (options.allowMutations) {

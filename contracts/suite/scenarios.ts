@@ -3,7 +3,7 @@ import { PosClient } from '../../terminal/pos-client.js';
 import { openApiDocument } from '../openapi.js';
 import { SchemaValidator } from '../validator.js';
 import type { Recorder } from './recorder.js';
-import { recordingFetch, type SuiteHttp } from './suite-client.js';
+import { recordingFetch, type RequestLimits, type SuiteHttp } from './suite-client.js';
 
 export interface World {
   token: string;
@@ -29,6 +29,8 @@ export interface ScenarioContext {
   recorder: Recorder;
   /** Problems that are not answers breaking the document (e.g. a webhook payload off its schema). */
   problem: (message: string) => void;
+  /** The per-request time limit, for clients the scenarios make (the terminal's). */
+  limits: RequestLimits;
 }
 
 const schemas = new SchemaValidator(openApiDocument);
@@ -93,7 +95,7 @@ export async function mutatingScenarios(ctx: ScenarioContext): Promise<World> {
   const rotated = (await http('POST', `${merchant}/pos-terminals/${serial}/secret`, { token })).body;
   await http('POST', `${merchant}/pos-terminals/NO-SUCH-TERMINAL/secret`, { token }); // 404
   const secret: string = rotated.secret ?? provisioned.secret;
-  const pos = new PosClient({ baseUrl: ctx.baseUrl, serialNumber: serial, secret, fetch: recordingFetch(ctx.recorder) });
+  const pos = new PosClient({ baseUrl: ctx.baseUrl, serialNumber: serial, secret, fetch: recordingFetch(ctx.recorder, ctx.limits) });
 
   // Orders (addendum §3).
   const order = async (orderId: string, amount = 1500) => http('POST', `${merchant}/transactions`, { json: { orderId, terminal: serial, amount, currency: 'USD' }, token });

@@ -14,8 +14,27 @@ export interface SuiteRequest {
   token?: string;
 }
 
-/** HTTP for the suite: every answer goes through the recorder; nothing throws on a bad answer. */
-export function suiteClient(baseUrl: string, recorder: Recorder) {
+/** How the suite's requests behave when the target does not answer. */
+export interface RequestLimits {
+  /** A request not answered (headers and body) within this long fails, in ms. */
+  timeoutMs: number;
+  /** Where a request that got no answer is reported, naming it; the run goes on. */
+  problem: (message: string) => void;
+}
+
+/** What a scenario gets for a request that got no answer: status 0, never recorded as a violation. */
+const NO_ANSWER: SuiteResponse = { status: 0, headers: new Headers(), text: '', body: undefined };
+
+/** Why a fetch got no answer, in words. */
+function noAnswer(error: unknown, timeoutMs: number): string {
+  const name = (error as Error).name;
+  if (name === 'TimeoutError' || name === 'AbortError') return `no answer within ${timeoutMs / 1000} s (--request-timeout)`;
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return `network error: ${cause?.code ?? cause?.message ?? (error as Error).message}`;
+}
+
+/** HTTP for the suite: every answer goes through the recorder; nothing throws on a bad answer or on none. */
+export function suiteClient(baseUrl: string, recorder: Recorder, limits: RequestLimits = { timeoutMs: 10_000, problem: () => undefined }) {
   return async function request(method: string, path: string, options: SuiteRequest = {}): Promise<SuiteResponse> {
     const headers: Record<string, string> = { ...options.headers };
     let body: string | undefined = options.raw;
@@ -25,8 +44,16 @@ export function suiteClient(baseUrl: string, recorder: Recorder) {
     }
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     const url = new URL(path, baseUrl);
-    const response = await fetch(url, { method, headers, body, redirect: 'manual' });
-    const text = await response.text();
+    let response: Response;
+    let text: string;
+    try {
+      const signal = AbortSignal.timeout(limits.timeoutMs);
+      response = await fetch(url, { method, headers, body, redirect: 'manual', signal });
+      text = await response.text();
+    } catch (error) {
+      limits.problem(`${method} ${url.pathname}${url.search}: ${noAnswer(error, limits.timeoutMs)}`);
+      return NO_ANSWER;
+    }
     recorder.record(method, url.pathname, response.status, response.headers, text);
     let parsed: unknown;
     try {
@@ -40,12 +67,23 @@ export function suiteClient(baseUrl: string, recorder: Recorder) {
 
 export type SuiteHttp = ReturnType<typeof suiteClient>;
 
-/** A fetch for clients that take one (the terminal's PosClient): its answers go through the recorder too. */
-export function recordingFetch(recorder: Recorder): typeof fetch {
+/**
+ * A fetch for clients that take one (the terminal's PosClient): its answers
+ * go through the recorder too; one that gets no answer is reported, and the
+ * client sees a 599 (never recorded) so the scenario goes on.
+ */
+export function recordingFetch(recorder: Recorder, limits: RequestLimits = { timeoutMs: 10_000, problem: () => undefined }): typeof fetch {
   return async (input, init) => {
-    const response = await fetch(input, init);
-    const text = await response.text();
     const url = new URL(input instanceof Request ? input.url : String(input));
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(input, { ...init, signal: AbortSignal.timeout(limits.timeoutMs) });
+      text = await response.text();
+    } catch (error) {
+      limits.problem(`${init?.method ?? 'GET'} ${url.pathname}: ${noAnswer(error, limits.timeoutMs)}`);
+      return new Response(null, { status: 599 });
+    }
     recorder.record(init?.method ?? 'GET', url.pathname, response.status, response.headers, text);
     return new Response(text === '' ? null : text, { status: response.status, headers: response.headers });
   };

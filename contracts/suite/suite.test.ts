@@ -57,3 +57,32 @@ t.test('svc-contracts fails, naming operation, status, pointer, expected and got
   t.match(out, /GET \/health → getHealth 200 \/leaked_secret: expected is not an allowed field, got "oops"/);
   t.match(out, /FAILED/);
 });
+
+t.test('an endpoint that never answers, or a network error, fails that request by name, and the run goes on', async (t) => {
+  // A target whose /health hangs forever; everything else answers at once.
+  const hanging = createServer((req, res) => {
+    if (req.url === '/health') return; // never answered
+    res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"no","code":"NOT_FOUND"}');
+  });
+  await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    hanging.closeAllConnections();
+    hanging.close();
+  });
+  const base = `http://127.0.0.1:${(hanging.address() as { port: number }).port}`;
+  const started = Date.now();
+  const result = await runSuite({ baseUrl: base, allowMutations: false, requestTimeoutMs: 200 });
+  t.ok(Date.now() - started < 20_000, 'bounded by the time limit, not by the endpoint');
+  t.ok(result.problems.includes('GET /health: no answer within 0.2 s (--request-timeout)'), 'the request named, with why');
+  t.notOk(result.problems.some((p) => p.startsWith('the suite stopped')), 'the run went on');
+  t.ok(result.violations.some((v) => v.request.includes('/openapi.json')), 'and the requests after it were made and checked');
+
+  // Nothing listening at all: every request fails by name, and the run still ends normally.
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const port = (closed.address() as { port: number }).port;
+  await new Promise((resolve) => closed.close(resolve));
+  const refused = await runSuite({ baseUrl: `http://127.0.0.1:${port}`, allowMutations: false, requestTimeoutMs: 1000 });
+  t.ok(refused.problems.some((p) => p === 'GET /health: network error: ECONNREFUSED'), 'a refused connection, named');
+  t.notOk(refused.problems.some((p) => p.startsWith('the suite stopped')), 'the run went on');
+});
