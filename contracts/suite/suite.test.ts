@@ -52,10 +52,22 @@ t.test('svc-contracts fails, naming operation, status, pointer, expected and got
   }).listen(0, '127.0.0.1');
   await new Promise((resolve) => broken.once('listening', resolve));
   t.teardown(() => broken.close());
-  const { code, out } = await run(['--base-url', `http://127.0.0.1:${(broken.address() as AddressInfo).port}`]);
+  const junit = `${t.testdir()}/junit.xml`;
+  const { code, out } = await run(['--base-url', `http://127.0.0.1:${(broken.address() as AddressInfo).port}`, '--junit', junit]);
   t.equal(code, 1);
-  t.match(out, /GET \/health → getHealth 200 \/leaked_secret: expected is not an allowed field, got "oops"/);
+  t.match(out, /getHealth 200 \/leaked_secret: expected is not an allowed field, got "oops"\n {4}e\.g\. GET \/health/);
   t.match(out, /FAILED/);
+  const xml = await readFile(junit, 'utf8');
+  t.match(xml, /<testcase classname="svc-contracts\.document" name="getHealth 200 \/leaked_secret">\n {6}<failure message="expected is not an allowed field, got &quot;oops&quot;" type="DocumentViolation">/, 'the violation as a failed test case');
+  t.match(xml, /<testcase classname="svc-contracts\.document" name="getOpenApiDocument 200"\/>/, 'what held as a passed one');
+  t.match(xml, /<testsuites name="svc-contracts" tests="\d+" failures="1"/);
+});
+
+t.test('identical violations are one group with a count; list items count as one place', async (t) => {
+  const { groupViolations } = await import('./suite-report.js');
+  const v = (request: string, pointer: string) => ({ request, operation: 'listOrders', status: 200, pointer, expected: 'an integer', got: '"1"' });
+  const groups = groupViolations([v('GET /a', '/data/0/amount'), v('GET /a', '/data/1/amount'), v('GET /b', '/data/0/amount'), v('GET /c', '/data/0/total')]);
+  t.same(groups.map((g) => [g.pointer, g.count, g.requests]), [['/data/*/amount', 3, ['GET /a', 'GET /b']], ['/data/*/total', 1, ['GET /c']]]);
 });
 
 t.test('an endpoint that never answers, or a network error, fails that request by name, and the run goes on', async (t) => {
