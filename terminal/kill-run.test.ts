@@ -115,20 +115,25 @@ t.test(`emulator and bridge SIGKILLed at random moments during ${SALES} sales, v
   await killer;
   if (!processes.emulator) start('emulator');
   if (!processes.bridge) start('bridge');
-  processes.emulator!.stdin!.write('close\n');
-
-  // Settled: nothing left on the device but held records, and every order past PENDING (or never charged).
   const state = await BridgeState.open(stateDir, serial);
   const device = async () => JSON.parse(await readFile(deviceJournal, 'utf8')) as DeviceState;
+  // The last close, and only once the device has it: a settling check before it would count a batch closed after it.
+  const batchesBefore = (await device()).nextBatch;
+  processes.emulator!.stdin!.write('close\n');
+  await waitFor(async () => (await device()).nextBatch > batchesBefore, 30_000, 'the last batch close on the device');
+
+  // Settled: nothing left on the device but held records, and every order past PENDING (or never charged).
+  let settled: DeviceState | undefined;
   await waitFor(async () => {
     const held = (await state.listHeld()).map((h) => h.key);
     const current = await device();
-    return current.charges.length === 0 && current.voids.length === 0 && current.records.length === held.length;
+    if (current.charges.length === 0 && current.voids.length === 0 && current.records.length === held.length) settled = current;
+    return settled !== undefined;
   }, 90_000, 'the device to have delivered everything').catch((error: Error) => {
     throw new Error(`${error.message}\nbridge:\n${output.bridge.slice(-3000)}\nemulator:\n${output.emulator.slice(-2000)}`);
   });
-
-  const final = await device();
+  if (!settled) throw new Error('unreachable: settled without a state');
+  const final: DeviceState = settled;
   const held = await state.listHeld();
   const heldSales = new Set(held.filter((h) => h.record.code === '0210').map((h) => (h.record as { orderId: string }).orderId));
   const orders = new Map<string, any>();
