@@ -1,4 +1,5 @@
 import type { Probe } from './checks.js';
+import { junitDocument, xml } from '../junit.js';
 import type { Grade } from './grade.js';
 
 // The grade as a person reads it (a table, then each failure with its
@@ -34,7 +35,6 @@ export function textReport(grade: Grade, url: string): string {
   return `${lines.join('\n')}\n`;
 }
 
-const xml = (text: string) => text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
 /** JUnit XML: one test case per check; a failure lists its failed deliveries with curl lines. */
 export function junitReport(grade: Grade, url: string): string {
@@ -50,15 +50,7 @@ export function junitReport(grade: Grade, url: string): string {
     if (!check.required) return `${open}\n      <skipped message="${xml(`advice not met: ${check.note ?? check.title}`)}"/>\n    </testcase>`;
     return `${open}\n      <failure message="${xml(check.title)}" type="ReceiverRule">${xml(detail)}</failure>\n    </testcase>`;
   });
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="svc-contracts receiver" tests="${grade.checks.length}" failures="${failures}" time="${seconds(total)}">`,
-    `  <testsuite name="receiver ${xml(grade.target)}" tests="${grade.checks.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(total)}">`,
-    ...cases,
-    '  </testsuite>',
-    '</testsuites>',
-    '',
-  ].join('\n');
+  return junitDocument({ name: 'svc-contracts receiver', suite: `receiver ${grade.target}`, seconds: total / 1000, failures, skipped }, cases);
 }
 
 export function jsonReport(grade: Grade, url: string): string {

@@ -1,5 +1,6 @@
 import type { RecordedViolation } from './recorder.js';
 import type { SuiteResult } from './run-suite.js';
+import { junitDocument, xml } from '../junit.js';
 
 // What CI reads from a suite run: identical violations grouped with a
 // count (one broken field of a list answer would otherwise repeat on every
@@ -32,8 +33,6 @@ export function groupViolations(violations: readonly RecordedViolation[]): Viola
   return [...groups.values()];
 }
 
-const xml = (text: string) => text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
-
 /** JUnit XML of a suite run against `baseUrl`. */
 export function junitSuiteReport(result: SuiteResult, baseUrl: string, seconds: number, withCoverage: boolean): string {
   const cases: string[] = [];
@@ -57,13 +56,5 @@ export function junitSuiteReport(result: SuiteResult, baseUrl: string, seconds: 
     }
   }
   const failures = cases.filter((c) => c.includes('<failure')).length;
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="svc-contracts" tests="${cases.length}" failures="${failures}" time="${seconds.toFixed(3)}">`,
-    `  <testsuite name="contract suite against ${xml(baseUrl)}" tests="${cases.length}" failures="${failures}" errors="0" skipped="0" time="${seconds.toFixed(3)}">`,
-    ...cases,
-    '  </testsuite>',
-    '</testsuites>',
-    '',
-  ].join('\n');
+  return junitDocument({ name: 'svc-contracts', suite: `contract suite against ${baseUrl}`, seconds, failures, skipped: 0 }, cases);
 }

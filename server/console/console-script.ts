@@ -8,6 +8,7 @@ export const consoleScript = String.raw`
 const $ = (id) => document.getElementById(id);
 const TRACE_TYPES = ['session.created', 'session.status_changed', 'webhook.emitted', 'webhook.attempt', 'webhook.gave_up', 'webhook.undelivered', 'webhook.received', 'control.outcome', 'control.reset', 'relay.connected', 'relay.disconnected'];
 const SESSIONS_PER_PAGE = 20;
+const TOKEN_GONE = 'This console token no longer works: a newer login replaced it, or it was mistyped. Paste the current console token to go on.';
 const state = { token: sessionStorage.getItem('console-token') || '', keys: null, cursor: null, paused: false, timer: null, stream: null, progressTimer: null, sessionsPage: 1, entries: new Map(), resent: new Map(), session: null, event: null };
 
 const el = (tag, text, attrs) => {
@@ -35,7 +36,7 @@ async function api(path, options) {
   const response = await fetch(path, Object.assign({}, options, { headers: Object.assign({ authorization: 'Bearer ' + auth }, options.json ? { 'content-type': 'application/json' } : {}), body: options.json ? JSON.stringify(options.json) : undefined }));
   const body = await response.json().catch(() => ({}));
   if (response.status === 401 && !options.apiToken) {
-    stop('This console token no longer works: a newer login replaced it, or it was mistyped. Paste the current console token to go on.');
+    stop(TOKEN_GONE);
     throw new Stopped();
   }
   if (!response.ok) throw new Error(body.message || ('HTTP ' + response.status));
@@ -104,7 +105,12 @@ function addEntries(entries) {
     row.classList.add('new');
     body.insertBefore(row, first);
   }
-  while (body.rows.length > 1000) body.lastChild.remove();
+  // The page keeps the newest 1,000 rows, and the entries behind them only (an open console runs for days).
+  while (body.rows.length > 1000) {
+    const id = body.lastChild.dataset.id;
+    body.lastChild.remove();
+    if (!document.querySelector('#session-events tr[data-id="' + CSS.escape(id) + '"]')) state.entries.delete(id);
+  }
   $('trace-news').textContent = entries.length === 1 ? 'New event: ' + entries[0].type : entries.length + ' new events';
 }
 
@@ -136,7 +142,7 @@ async function stream() {
   params.set('after', state.cursor);
   try {
     const response = await fetch('/console/trace/stream?' + params, { headers: { authorization: 'Bearer ' + state.token }, signal: controller.signal });
-    if (response.status === 401) return stop('This console token no longer works: a newer login replaced it, or it was mistyped. Paste the current console token to go on.');
+    if (response.status === 401) return stop(TOKEN_GONE);
     if (!response.ok) throw new Error('HTTP ' + response.status);
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = '';
@@ -155,7 +161,7 @@ async function stream() {
           state.cursor = answer.cursor;
           receive(answer.data);
         } else if (event === 'unauthorized') {
-          return stop('This console token no longer works: a newer login replaced it. Paste the current console token to go on.');
+          return stop(TOKEN_GONE);
         }
       }
     }

@@ -13,12 +13,21 @@ import { progress } from './progress.js';
 import { publicEntry, type TraceStreams } from './trace-stream.js';
 import { bearerToken } from '../http/authenticate.js';
 
+type TraceFilters = { type?: string; session_id?: string };
+
+/** The account's trace entries the filters ask for: the same for a read and for the stream. */
+const traceWhere = (ctx: AppContext, query: TraceFilters) => ({
+  account_id: ctx.state.account!.account_id,
+  ...(query.type ? { type: query.type } : {}),
+  ...(query.session_id ? { session_id: query.session_id } : {}),
+});
+
 export function consoleHandlers(store: Store, sessions: SessionService, publicUrl: (ctx: AppContext) => string, settings: Parameters<typeof fidelidad>[0], streams: TraceStreams): OperationHandlers {
   const differences = fidelidad(settings);
   return {
     getConsoleTrace: async (ctx) => {
-      const query = ctx.state.query as { type?: string; session_id?: string; limit?: number; after?: string };
-      const where = { account_id: ctx.state.account!.account_id, ...(query.type ? { type: query.type } : {}), ...(query.session_id ? { session_id: query.session_id } : {}) };
+      const query = ctx.state.query as TraceFilters & { limit?: number; after?: string };
+      const where = traceWhere(ctx, query);
       const limit = query.limit ?? 100;
       // Listed by `at` (when it happened); polled by `order` (when it was written: an attempt's entry is written when it ends).
       const entries = query.after
@@ -28,8 +37,8 @@ export function consoleHandlers(store: Store, sessions: SessionService, publicUr
       ctx.body = { data: entries.map(publicEntry), cursor: String(newest) };
     },
     streamConsoleTrace: async (ctx) => {
-      const query = ctx.state.query as { type?: string; session_id?: string; after?: string; max_seconds?: number };
-      const where = { account_id: ctx.state.account!.account_id, ...(query.type ? { type: query.type } : {}), ...(query.session_id ? { session_id: query.session_id } : {}) };
+      const query = ctx.state.query as TraceFilters & { after?: string; max_seconds?: number };
+      const where = traceWhere(ctx, query);
       await streams.serve(ctx, where, query.after, query.max_seconds, bearerToken(ctx.get('authorization'))!);
     },
     getConsoleSessions: async (ctx) => {

@@ -3,7 +3,7 @@ import { accountNow, type Clock } from '../clock.js';
 import { FaultLog } from '../fault-log.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
-import { realDue } from '../webhooks/due-times.js';
+import { giveDueTimes, PASS_LIMIT, realDue } from '../webhooks/due-times.js';
 import type { ScheduleRecord, SessionService } from './session-service.js';
 
 /**
@@ -74,25 +74,10 @@ export class AccreditationScheduler {
     return fired;
   }
 
-  /** Schedules stored before due times have none; the index puts them first, so one look finds them. */
+  /** Schedules stored before due times have none (due-times.ts gives them one). */
   private async upgradeLegacySchedules(): Promise<void> {
     if (this.legacyUpgraded) return;
-    for (;;) {
-      const [first] = await this.store.list<ScheduleRecord>('schedules', { orderBy: { field: 'due_ms', direction: 'asc' }, limit: 1 });
-      if (!first || typeof first.due_ms === 'number') break;
-      const batch = (await this.store.list<ScheduleRecord>('schedules', { orderBy: { field: 'due_ms', direction: 'asc' }, limit: PASS_LIMIT })).filter((schedule) => typeof schedule.due_ms !== 'number');
-      for (const { session_id: id } of batch) {
-        await this.store.transact(async (tx) => {
-          const schedule = await tx.get<ScheduleRecord>('schedules', id);
-          if (!schedule || typeof schedule.due_ms === 'number') return;
-          const account = await tx.get<Account>('accounts', schedule.account_id);
-          tx.put('schedules', id, { ...schedule, due_ms: realDue(schedule.due_at, account?.clock_offset_ms ?? 0) });
-        });
-      }
-    }
+    await giveDueTimes<ScheduleRecord>(this.store, 'schedules', (schedule) => schedule.session_id, (_tx, schedule, offsetMs) => realDue(schedule.due_at, offsetMs));
     this.legacyUpgraded = true;
   }
 }
-
-/** Schedules a pass takes at most. */
-const PASS_LIMIT = 512;

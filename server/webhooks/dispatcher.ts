@@ -9,7 +9,7 @@ import type { Store, Transaction } from '../store/store.js';
 import { trace } from '../trace/trace.js';
 import { sendDirect, type DirectResult } from './direct-transport.js';
 import { delayBefore, exhausted, withAttemptLimit, type LadderName } from './ladder.js';
-import { promoteNext, QUEUED, realDue, sessionHead } from './due-times.js';
+import { giveDueTimes, PASS_LIMIT, promoteNext, QUEUED, realDue, sessionHead } from './due-times.js';
 import { Pacer } from './pacer.js';
 import { routeWebhook } from './routing.js';
 import { Turns } from './turns.js';
@@ -19,9 +19,6 @@ import type { AttemptResult, WebhookRequest, WebhookTransport } from './transpor
 function legacyDeliveryState(event: OutboxEvent): WebhookOutcome['delivery'] {
   return event.delivery === 'gave_up' || event.delivery === 'undelivered' ? event.delivery : 'delivered';
 }
-
-/** Deliveries a pass takes at most; a full pass runs again at once. */
-const PASS_LIMIT = 512;
 
 /** A loopback delivery is answered in process: nothing to abort. */
 const NEVER_ABORTED = new AbortController().signal;
@@ -195,22 +192,10 @@ export class WebhookDispatcher implements EventSink {
    */
   private async upgradeLegacyDeliveries(): Promise<void> {
     if (this.legacyUpgraded) return;
-    const { store } = this.deps;
-    for (;;) {
-      const [first] = await store.list<DeliveryRecord>('deliveries', { orderBy: { field: 'due_ms', direction: 'asc' }, limit: 1 });
-      if (!first || typeof first.due_ms === 'number') break;
-      const batch = (await store.list<DeliveryRecord>('deliveries', { orderBy: { field: 'due_ms', direction: 'asc' }, limit: PASS_LIMIT })).filter((delivery) => typeof delivery.due_ms !== 'number');
-      for (const { event_id: id } of batch) {
-        await store.transact(async (tx) => {
-          const delivery = await tx.get<DeliveryRecord>('deliveries', id);
-          if (!delivery || typeof delivery.due_ms === 'number') return;
-          const account = await tx.get<Account>('accounts', delivery.account_id);
-          const head = await sessionHead(tx, delivery.session_id);
-          const dueMs = head?.event_id === id ? realDue(delivery.next_attempt_at, account?.clock_offset_ms ?? 0) : QUEUED;
-          tx.put('deliveries', id, { ...delivery, due_ms: dueMs });
-        });
-      }
-    }
+    // The session's first pending delivery is due at its time; the others wait behind it.
+    await giveDueTimes<DeliveryRecord>(this.deps.store, 'deliveries', (d) => d.event_id, async (tx, delivery, offsetMs) =>
+      (await sessionHead(tx, delivery.session_id))?.event_id === delivery.event_id ? realDue(delivery.next_attempt_at, offsetMs) : QUEUED,
+    );
     this.legacyUpgraded = true;
   }
 

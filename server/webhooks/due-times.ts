@@ -2,7 +2,7 @@ import type { Account } from '../accounts/account.js';
 import type { DeliveryRecord } from '../sessions/events.js';
 import type { ScheduleRecord } from '../sessions/session-service.js';
 import type { IndexDeclaration } from '../store/record-index.js';
-import type { Transaction } from '../store/store.js';
+import type { Store, StoredRecord, Transaction } from '../store/store.js';
 
 // What the background passes (webhook attempts, scheduled accreditations)
 // find through an index instead of listing every pending record: `due_ms`,
@@ -61,5 +61,37 @@ export async function retimeAccount(tx: Pick<Transaction, 'list' | 'put'>, accou
   }
   for (const schedule of await tx.list<ScheduleRecord>('schedules', { where: { account_id: account.account_id }, range: below })) {
     tx.put('schedules', schedule.session_id, { ...schedule, due_ms: realDue(schedule.due_at, offsetMs) });
+  }
+}
+
+/** Records a pass takes at most, the walk below included. */
+export const PASS_LIMIT = 512;
+
+/**
+ * Gives `due_ms` to the records of `collection` stored by versions before due
+ * times. The index sorts records without the field first, so one look tells
+ * whether any are left; each is then given its due time by `dueOf`, in a
+ * transaction of its own, with its account read there.
+ */
+export async function giveDueTimes<T extends StoredRecord & { account_id: string; due_ms?: number }>(
+  store: Store,
+  collection: string,
+  idOf: (record: T) => string,
+  dueOf: (tx: Transaction, record: T, offsetMs: number) => Promise<number> | number,
+): Promise<void> {
+  const byDue = { orderBy: { field: 'due_ms', direction: 'asc' as const } };
+  for (;;) {
+    const [first] = await store.list<T>(collection, { ...byDue, limit: 1 });
+    if (!first || typeof first.due_ms === 'number') return;
+    const batch = (await store.list<T>(collection, { ...byDue, limit: PASS_LIMIT })).filter((record) => typeof record.due_ms !== 'number');
+    for (const listed of batch) {
+      const id = idOf(listed);
+      await store.transact(async (tx) => {
+        const record = await tx.get<T>(collection, id);
+        if (!record || typeof record.due_ms === 'number') return;
+        const account = await tx.get<Account>('accounts', record.account_id);
+        tx.put(collection, id, { ...record, due_ms: await dueOf(tx, record, account?.clock_offset_ms ?? 0) });
+      });
+    }
   }
 }
