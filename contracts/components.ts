@@ -4,7 +4,7 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 // object schema of a response is closed (additionalProperties: false) so
 // that a field the document does not declare fails validation.
 
-import { isoTime, ref, responseRef, type Schema } from './helpers.js';
+import { isoTime, oursPattern, ref, responseRef, type Schema } from './helpers.js';
 import { posSchemas } from './schemas/pos.js';
 import { sessionSchemas } from './schemas/sessions.js';
 import { webhookSchemas } from './schemas/webhooks.js';
@@ -33,6 +33,8 @@ const schemas: Record<string, Schema> = {
   ErrorDetail: {
     type: 'object',
     required: ['in', 'pointer', 'message'],
+    // The addendum fixes a JSON pointer per offending field; naming the part it sits in is ours (profiles.ts).
+    ...({ 'x-ours-required': ['in', 'message'] } as object),
     properties: {
       in: { type: 'string', enum: ['body', 'path', 'query', 'header'] },
       pointer: { type: 'string', description: 'JSON pointer of the offending field inside that part.' },
@@ -78,8 +80,8 @@ const schemas: Record<string, Schema> = {
     type: 'object',
     required: ['token', 'webhook_secret'],
     properties: {
-      token: { type: 'string', pattern: '^sk_[0-9a-f]{64}$' },
-      webhook_secret: { type: 'string', pattern: '^whsec_[0-9a-f]{64}$' },
+      token: oursPattern('^sk_[0-9a-f]{64}$'),
+      webhook_secret: oursPattern('^whsec_[0-9a-f]{64}$'),
     },
     additionalProperties: false,
   },
@@ -90,7 +92,7 @@ const schemas: Record<string, Schema> = {
       account_id: { type: 'string' },
       merchant_id: { type: 'string' },
       key: ref('ApiKey'),
-      console_token: { type: 'string', pattern: '^ct_[0-9a-f]{64}$' },
+      console_token: oursPattern('^ct_[0-9a-f]{64}$'),
       hooks: ref('Hooks'),
     },
     additionalProperties: false,
@@ -179,10 +181,10 @@ const schemas: Record<string, Schema> = {
     description: 'Answer of login and refresh.',
     required: ['token', 'refreshToken', 'expires_in', 'console_token'],
     properties: {
-      token: { type: 'string', pattern: '^lt_[0-9a-f]{64}$' },
-      refreshToken: { type: 'string', pattern: '^rt_[0-9a-f]{64}$' },
+      token: oursPattern('^lt_[0-9a-f]{64}$'),
+      refreshToken: oursPattern('^rt_[0-9a-f]{64}$'),
       expires_in: { type: 'integer', minimum: 1, examples: [3600] },
-      console_token: { type: 'string', pattern: '^ct_[0-9a-f]{64}$' },
+      console_token: oursPattern('^ct_[0-9a-f]{64}$'),
     },
     additionalProperties: false,
   },

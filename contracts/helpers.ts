@@ -4,8 +4,13 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 
 export type Schema = OpenAPIV3_1.SchemaObject;
 
+/** A string format that is ours alone, not the interface's (skipped by the `interface` profile, profiles.ts). */
+export const oursPattern = (pattern: string): Schema => ({ type: 'string', pattern, 'x-ours': ['pattern'] }) as Schema;
+/** A schema with required fields the interface does not fix (profiles.ts). */
+export const withOursRequired = (names: string[], schema: Schema): Schema => ({ ...schema, 'x-ours-required': names }) as unknown as Schema;
+
 export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch' | 'head' | 'options';
-export type Operation = OpenAPIV3_1.OperationObject;
+export type Operation = OpenAPIV3_1.OperationObject<{ 'x-ours'?: boolean; 'x-alias-of'?: string; 'x-raw-body'?: boolean }>;
 /**
  * Path items typed with 3.1 operations only: openapi-types' PathItemObject
  * for 3.1 also intersects the 3.0 shape, which no 3.1 operation satisfies.

@@ -38,8 +38,9 @@ export class ResponseValidator {
   private readonly paths: CompiledPath[];
   private readonly schemas: SchemaValidator;
 
-  constructor(private readonly doc: OpenAPIV3_1.Document = openApiDocument) {
-    this.schemas = new SchemaValidator(doc);
+  /** `strict: false` for a document not ours (a served one): unknown keywords and formats are let through. */
+  constructor(private readonly doc: OpenAPIV3_1.Document = openApiDocument, options: { strict?: boolean } = {}) {
+    this.schemas = new SchemaValidator(doc, { strict: options.strict ?? true });
     const byPath = new Map<string, CompiledPath>();
     for (const entry of listOperations(doc)) {
       let compiled = byPath.get(entry.path);

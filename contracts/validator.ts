@@ -23,11 +23,11 @@ export class SchemaValidator {
   private readonly ajv: Ajv2020;
   private readonly cache = new WeakMap<object, ValidateFunction>();
 
-  constructor(doc: OpenAPIV3_1.Document, options: { coerceTypes?: boolean } = {}) {
-    this.ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, multipleOfPrecision: 9, coerceTypes: options.coerceTypes ?? false });
+  constructor(doc: OpenAPIV3_1.Document, options: { coerceTypes?: boolean; strict?: boolean } = {}) {
+    this.ajv = new Ajv2020({ allErrors: true, strict: options.strict ?? true, validateFormats: true, strictRequired: false, multipleOfPrecision: 9, coerceTypes: options.coerceTypes ?? false });
     // ajv-formats is CommonJS; under NodeNext its plugin sits on `default`.
     (formatsPlugin as unknown as { default: (ajv: Ajv2020) => void }).default(this.ajv);
-    this.ajv.addVocabulary(['discriminator', 'xml', 'externalDocs', 'example']);
+    this.ajv.addVocabulary(['discriminator', 'xml', 'externalDocs', 'example', 'x-ours', 'x-ours-required']);
     for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) {
       this.ajv.addSchema({ ...(absolutise(schema) as object), $id: `${SCHEMA_BASE}${name}` });
     }

@@ -33,6 +33,7 @@ export const consoleApiPaths: PathItems = {
   '/console/trace/stream': {
     get: {
       operationId: 'streamConsoleTrace',
+      'x-ours': true, // not an operation of the interface (profiles.ts)
       summary: 'The account\'s new trace entries, pushed as Server-Sent Events',
       description:
         'A `text/event-stream` that stays open: `event: ready` with the starting `cursor`, then `event: entries` with `{ data, cursor }` (newest first) whenever entries are written, a `: keep-alive` comment every 15 s when idle, and `event: unauthorized` before it ends if the console token stops working (a login rotates it). ' +

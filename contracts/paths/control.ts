@@ -36,6 +36,7 @@ export const controlPaths: PathItems = {
   '/control/relay/deliveries': {
     post: {
       operationId: 'sendThroughRelay',
+      'x-ours': true, // not an operation of the interface (profiles.ts)
       summary: 'POST a request through the account\'s relay to its local receiver',
       description: 'The relay connected with the calling key (svc-relay) POSTs the body and headers, byte for byte, to its --forward-to receiver and reports the status, within the same 5 s limit as a webhook attempt. Nothing is signed or stored: the caller builds the request.',
       tags: ['control'],

@@ -14,6 +14,9 @@ const notFound = { '404': responseRef('NotFound') };
 const mockHeader: OpenAPIV3_1.ResponseObject['headers'] = {
   'x-svc-sim': { description: 'Marks a contract example: fixed invented data, identical for every account.', required: true, schema: { type: 'string', enum: ['mock'] } },
 };
+/** A contract example's answer: the header is the spec's, the body's shape ours (`x-ours`, profiles.ts). */
+const mockAnswer = (schema: ReturnType<typeof ref>): OpenAPIV3_1.ResponseObject => ({ ...jsonResponse('The contract example.', schema, mockHeader), 'x-ours': true } as OpenAPIV3_1.ResponseObject);
+
 
 /** A creation; `namesIds` when its body names other resources (which answer 404 when not the caller's). */
 const create = (operationId: string, summary: string, request: string, answer: string, extra: Record<string, unknown> = {}, namesIds = true): OpenAPIV3_1.OperationObject => ({
@@ -106,7 +109,7 @@ export const sessionPaths: PathItems = {
       tags,
       security: bearer,
       requestBody: { required: false, content: { 'application/json': { schema: ref('AnyObject') } } },
-      responses: { '200': jsonResponse('The contract example.', ref('MockStopQuery'), mockHeader), ...bodyErrors, ...auth },
+      responses: { '200': mockAnswer(ref('MockStopQuery')), ...bodyErrors, ...auth },
     },
   },
   '/api/v1/ext/stops/{stop_id}': {
@@ -134,7 +137,7 @@ export const sessionPaths: PathItems = {
       security: bearer,
       parameters: [stopId],
       requestBody: { required: false, content: { 'application/json': { schema: ref('AnyObject') } } },
-      responses: { '200': jsonResponse('The contract example.', ref('MockStop'), mockHeader), ...bodyErrors, ...auth },
+      responses: { '200': mockAnswer(ref('MockStop')), ...bodyErrors, ...auth },
     },
   },
   '/api/v1/ext/stops/{stop_id}/history': {
@@ -145,7 +148,7 @@ export const sessionPaths: PathItems = {
       tags,
       security: bearer,
       parameters: [stopId],
-      responses: { '200': jsonResponse('The contract example.', ref('MockStopHistory'), mockHeader), '400': responseRef('BadRequest'), ...auth },
+      responses: { '200': mockAnswer(ref('MockStopHistory')), '400': responseRef('BadRequest'), ...auth },
     },
   },
   '/api/v1/ext/stops/{stop_id}/sessions': {

@@ -4,6 +4,7 @@ export const systemPaths: PathItems = {
   '/': {
     get: {
       operationId: 'showHome',
+      'x-ours': true, // not an operation of the interface (profiles.ts)
       summary: 'A landing page linking the console, this document and /fidelidad, with the first steps',
       tags: ['simulator'],
       security: [],
@@ -13,6 +14,7 @@ export const systemPaths: PathItems = {
   '/favicon.ico': {
     get: {
       operationId: 'getFavicon',
+      'x-ours': true, // not an operation of the interface (profiles.ts)
       summary: 'The icon browsers ask for',
       tags: ['simulator'],
       security: [],

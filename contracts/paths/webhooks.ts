@@ -1,5 +1,5 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { jsonResponse, ref, responseRef, writeErrors, type PathItems } from '../components.js';
+import { jsonResponse, ref, responseRef, writeErrors, type Operation, type PathItems } from '../components.js';
 
 const deliveryHeaders: OpenAPIV3_1.ParameterObject[] = [
   { name: 'svc-signature', in: 'header', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{64}$' }, description: 'Lowercase hex HMAC-SHA256, keyed with the account\'s webhook secret, of svc-timestamp + "." + the raw body.' },
@@ -32,29 +32,41 @@ export const webhookDeliveries: Record<string, OpenAPIV3_1.PathItemObject> = {
   'payment_session.failed_credit': delivery('FailedCreditEvent', 'Production only: a credit failed', 'webhookFailedCredit'),
 };
 
+/**
+ * One of the account's four default receivers (spec: Simulator-only
+ * surfaces; addendum §1 hooks), each its own operation so that a client
+ * generated from the document has all four. One handler serves them.
+ */
+function defaultReceiver(receiver: 'paid' | 'accredited' | 'fail' | 'captura', operationId: string, summary: string): PathItems {
+  const answer: OpenAPIV3_1.ResponsesObject = receiver === 'fail' ? { '500': responseRef('ReceiverFailure') } : { '200': jsonResponse('Received and recorded.', ref('Received')) };
+  return {
+    [`/console/hooks/{account_id}/${receiver}`]: {
+      post: {
+        operationId,
+        'x-alias-of': 'receiveWebhook',
+        summary,
+        description: 'Every call is recorded in the trace as webhook.received with the raw body, the parsed body, the headers, the signature and the idempotency key.',
+        tags: ['simulator'],
+        security: [],
+        'x-raw-body': true,
+        parameters: [{ name: 'account_id', in: 'path', required: true, schema: { type: 'string', maxLength: 64 } }],
+        requestBody: { required: false, content: { '*/*': { schema: {} } } },
+        responses: {
+          ...answer,
+          '400': responseRef('BadRequest'),
+          '404': responseRef('NotFound'),
+          '413': responseRef('PayloadTooLarge'),
+        },
+      } as Operation,
+    },
+  };
+}
+
 export const webhookPaths: PathItems = {
-  '/console/hooks/{account_id}/{receiver}': {
-    post: {
-      operationId: 'receiveWebhook',
-      summary: 'The account\'s default webhook receivers',
-      description: 'paid and accredited answer 200, fail answers 500 on purpose, captura answers 200 to anything. Every call is recorded in the trace as webhook.received with the raw body, the parsed body, the headers, the signature and the idempotency key.',
-      tags: ['simulator'],
-      security: [],
-      'x-raw-body': true,
-      parameters: [
-        { name: 'account_id', in: 'path', required: true, schema: { type: 'string', maxLength: 64 } },
-        { name: 'receiver', in: 'path', required: true, schema: { type: 'string', enum: ['paid', 'accredited', 'fail', 'captura'] } },
-      ],
-      requestBody: { required: false, content: { '*/*': { schema: {} } } },
-      responses: {
-        '200': jsonResponse('Received and recorded.', ref('Received')),
-        '400': responseRef('BadRequest'),
-        '404': responseRef('NotFound'),
-        '413': responseRef('PayloadTooLarge'),
-        '500': responseRef('ReceiverFailure'),
-      },
-    } as OpenAPIV3_1.OperationObject,
-  },
+  ...defaultReceiver('paid', 'receivePaidWebhook', 'The default receiver "paid": answers 200.'),
+  ...defaultReceiver('accredited', 'receiveAccreditedWebhook', 'The default receiver "accredited": answers 200.'),
+  ...defaultReceiver('fail', 'receiveFailWebhook', 'The default receiver "fail": answers 500 on purpose, to exercise retries.'),
+  ...defaultReceiver('captura', 'receiveCapturaWebhook', 'The default receiver "captura": accepts anything and answers 200.'),
   '/console/webhooks/{event_id}/resend': {
     post: {
       operationId: 'resendWebhook',

@@ -1,11 +1,12 @@
-import { closed, isoTime, ref, type Schema } from '../helpers.js';
+import { closed, isoTime, oursPattern, ref, withOursRequired, type Schema } from '../helpers.js';
 
 // Schemas of the payment-session product (addendum §5, §6).
 
 const money: Schema = { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000_000, multipleOf: 0.01, description: 'Currency units with at most 2 decimals.' };
 const amount: Schema = { type: 'number', minimum: 0, description: 'Currency units, 2 decimals.' };
 const currency: Schema = { type: 'string', pattern: '^[A-Z]{3}$' };
-const id = (prefix: string): Schema => ({ type: 'string', pattern: `^${prefix}_[0-9a-f]{18}$` });
+// The id format is ours: ids are opaque strings in the interface (profiles.ts).
+const id = (prefix: string): Schema => oursPattern(`^${prefix}_[0-9a-f]{18}$`);
 const nullable = (schema: Schema): Schema => ({ oneOf: [schema, { type: 'null' }] });
 export const paymentMethods = ['card', 'transfer', 'mobile_payment', 'wallet'] as const;
 
@@ -17,31 +18,31 @@ export const sessionSchemas: Record<string, Schema> = {
     split: { type: 'boolean' },
     payment_methods: { type: 'array', items: { type: 'string', enum: [...paymentMethods] }, minItems: 1, uniqueItems: true },
   }),
-  Agreement: closed(['agreement_id', 'name', 'currency_reference', 'split', 'payment_methods', 'created_at'], {
+  Agreement: withOursRequired(['created_at'], closed(['agreement_id', 'name', 'currency_reference', 'split', 'payment_methods', 'created_at'], {
     agreement_id: id('agr'),
     name: { type: 'string' },
     currency_reference: currency,
     split: { type: 'boolean' },
     payment_methods: { type: 'array', items: { type: 'string', enum: [...paymentMethods] } },
     created_at: isoTime,
-  }),
+  })),
   PartnerCreateRequest: closed(['name', 'document_id'], {
     name: { type: 'string', minLength: 1, maxLength: 128 },
     document_id: { type: 'string', minLength: 1, maxLength: 64 },
   }),
-  Partner: closed(['partner_id', 'name', 'document_id', 'created_at'], {
+  Partner: withOursRequired(['created_at'], closed(['partner_id', 'name', 'document_id', 'created_at'], {
     partner_id: id('ptn'),
     name: { type: 'string' },
     document_id: { type: 'string' },
     created_at: isoTime,
-  }),
+  })),
   SplitAgreementCreateRequest: closed(['agreement_id', 'partner_id'], { agreement_id: { type: 'string', maxLength: 64 }, partner_id: { type: 'string', maxLength: 64 } }),
-  SplitAgreement: closed(['split_agreement_id', 'agreement_id', 'partner_id', 'created_at'], {
+  SplitAgreement: withOursRequired(['created_at'], closed(['split_agreement_id', 'agreement_id', 'partner_id', 'created_at'], {
     split_agreement_id: id('spl'),
     agreement_id: id('agr'),
     partner_id: id('ptn'),
     created_at: isoTime,
-  }),
+  })),
   SessionCreateRequest: closed(['agreement_id', 'amount_reference'], {
     agreement_id: { type: 'string', maxLength: 64 },
     amount_reference: money,
@@ -80,7 +81,8 @@ export const sessionSchemas: Record<string, Schema> = {
     receiver_credits: { type: 'array', items: ref('ReceiverCredit') },
     receiver_credits_summary: ref('ReceiverCreditsSummary'),
   }),
-  PaymentSession: closed(
+  // description is ours: the addendum's session shape does not name it (profiles.ts).
+  PaymentSession: withOursRequired(['description'], closed(
     ['session_id', 'status', 'agreement_id', 'amount_reference', 'currency_reference', 'due_date_session', 'due_date_reached_behavior', 'webhook_url', 'pay_url', 'created_at', 'accreditation', 'session_payment', 'description'],
     {
       session_id: id('ses'),
@@ -101,7 +103,7 @@ export const sessionSchemas: Record<string, Schema> = {
       description: nullable({ type: 'string' }),
       failure_reason: { type: 'string', description: 'Why leg 1 failed, when it did (e.g. insufficient_funds).' },
     },
-  ),
+  )),
   RequestBatchCreateRequest: closed(['sessions'], {
     sessions: { type: 'array', minItems: 1, maxItems: 100, items: ref('SessionCreateRequest') },
     continue_on_error: { type: 'boolean', description: 'Ignored by the simulator: the batch is all or nothing.' },
@@ -137,6 +139,7 @@ export const sessionSchemas: Record<string, Schema> = {
     },
   }),
   StopReorderRequest: closed(['stop_ids'], { stop_ids: { type: 'array', minItems: 1, maxItems: 10_000, uniqueItems: true, items: { type: 'string', maxLength: 64 } } }),
+  // The mocks' shapes are ours: the spec fixes only 200, x-svc-sim: mock and the same data for every account.
   MockStop: closed(['stop_id', 'name', 'address', 'position', 'status'], {
     stop_id: { type: 'string' },
     name: { type: 'string' },

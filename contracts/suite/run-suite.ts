@@ -1,26 +1,49 @@
 import { readFileSync } from 'node:fs';
-import { coverage, Recorder, type CoverageReport, type RecordedViolation } from './recorder.js';
+import type { Profile } from '../profiles.js';
+import { CheckStopped, type CheckContext } from './checks/check.js';
+import { behaviouralChecks, checkCatalogue, skipReason, touches, type CheckInfo, type Selection } from './checks/catalogue.js';
+import { checkServedDocument } from './checks/served-document.js';
+import { Expectations, type FailedExpectation } from './expectations.js';
 import { negativeRequests, rateLimitScenario, signedNegatives } from './negatives.js';
+import { coverage, Recorder, type CoverageReport, type RecordedViolation } from './recorder.js';
 import { mutatingScenarios, type ScenarioContext, type World } from './scenarios.js';
-import { suiteClient } from './suite-client.js';
+import { suiteClient, type SuiteResponse } from './suite-client.js';
 
-export interface SuiteOptions {
+export interface SuiteOptions extends Selection {
   baseUrl: string;
   /** An API token of an existing account, for read-only runs. */
   token?: string;
   consoleToken?: string;
   /** Create accounts, sessions, orders… (never against production). */
   allowMutations: boolean;
+  /** `strict` (the default): this document as it is; `interface`: only what the spec and addendum fix. */
+  profile?: Profile;
   allowList?: Record<string, string>;
   log?: (line: string) => void;
   /** A request not answered within this long fails its check, naming it, and the run goes on (10 s by default). */
   requestTimeoutMs?: number;
+  /** How long to wait, in real time, for background work (a delivery, an accreditation): 5 s by default. */
+  settleMs?: number;
+}
+
+export interface CheckResult {
+  id: string;
+  title: string;
+  source: string;
+  outcome: 'passed' | 'failed' | 'skipped';
+  /** Why it was skipped. */
+  reason?: string;
+  seconds: number;
 }
 
 export interface SuiteResult {
+  profile: Profile;
   violations: RecordedViolation[];
-  problems: string[];
+  failures: FailedExpectation[];
+  checks: CheckResult[];
   coverage: CoverageReport;
+  /** Coverage is judged only on a whole strict run (no selection). */
+  coverageJudged: boolean;
 }
 
 export function defaultAllowList(): Record<string, string> {
@@ -30,35 +53,84 @@ export function defaultAllowList(): Record<string, string> {
 
 /** Runs the contract suite against any deployment of the interface. */
 export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
-  const recorder = new Recorder();
-  const problems: string[] = [];
-  const problem = (message: string) => void problems.push(message);
-  const limits = { timeoutMs: options.requestTimeoutMs ?? 10_000, problem };
-  const ctx: ScenarioContext = { http: suiteClient(options.baseUrl, recorder, limits), baseUrl: options.baseUrl, recorder, problem, limits };
+  const profile = options.profile ?? 'strict';
+  const recorder = new Recorder(profile);
+  const failures: FailedExpectation[] = [];
   const log = options.log ?? (() => undefined);
-  try {
-    if (options.allowMutations) {
-      log('scenarios (creating an account and data)…');
-      const world = await mutatingScenarios(ctx);
-      log('negative requests generated from the document…');
-      await negativeRequests(ctx, world, { mutations: true });
-      await signedNegatives(ctx, world);
-      log('the rate brake on every braked operation…');
-      await rateLimitScenario(ctx);
-    } else {
-      log('read-only: public operations and negative GETs…');
-      for (const path of ['/health', '/openapi.json', '/fidelidad', '/console', '/relay']) await ctx.http('GET', path);
-      const world = { token: options.token ?? 'sk_none', consoleToken: options.consoleToken ?? 'ct_none' } as World;
-      if (options.token) await ctx.http('GET', '/control/clock', { token: options.token });
+  let current: CheckInfo = checkCatalogue[0]!;
+  const operationOf = (response: SuiteResponse) => recorder.operationFor(response.request.method, response.request.target.split('?')[0]!);
+  const expectationsFor = (check: CheckInfo) => new Expectations((failure) => failures.push(failure), check.id, check.source, operationOf);
+  // Free-text problems of the document scenarios, and requests that got no answer, belong to the check running.
+  const problem = (message: string) => void failures.push({ check: current.id, source: current.source, request: '', operation: '', status: 0, pointer: '', expected: 'what the scenario expects', got: message });
+  const limits = {
+    timeoutMs: options.requestTimeoutMs ?? 10_000,
+    problem,
+    noAnswer: (request: SuiteResponse['request'], reason: string) =>
+      void failures.push({ check: current.id, source: current.source, request: `${request.method} ${request.target}`, operation: operationOf({ request } as SuiteResponse), status: 0, pointer: '', expected: 'an answer', got: reason, curl: request.curl }),
+  };
+  const http = suiteClient(options.baseUrl, recorder, limits);
+  const scenarioCtx: ScenarioContext = {
+    http,
+    baseUrl: options.baseUrl,
+    recorder,
+    problem,
+    limits,
+    profile,
+    get expectations() {
+      return expectationsFor(current);
+    },
+    ...(options.operations ? { operations: options.operations } : {}),
+  };
+  const settleMs = options.settleMs ?? 5_000;
+
+  // Built once: a failure of the scenarios fails the checks that need the world too, without running them again.
+  let world: Promise<World> | undefined;
+  const worldOf = () => (world ??= mutatingScenarios(scenarioCtx));
+  const runners: Record<string, () => Promise<void>> = {
+    'document.read-only': async () => {
+      for (const path of ['/health', '/openapi.json', '/fidelidad', '/console', '/relay']) await http('GET', path);
+      const readWorld = { token: options.token ?? 'sk_none', consoleToken: options.consoleToken ?? 'ct_none' } as World;
+      if (options.token) await http('GET', '/control/clock', { token: options.token });
       if (options.consoleToken) {
-        const keys = await ctx.http('GET', '/console/keys', { token: options.consoleToken });
-        for (const path of ['/console/trace?limit=5', '/console/sessions', '/console/progress']) await ctx.http('GET', path, { token: options.consoleToken });
-        world.accountId = /hooks\/([^/]+)\//.exec(keys.body?.hooks?.paid ?? '')?.[1] ?? 'acc_none';
+        const keys = await http('GET', '/console/keys', { token: options.consoleToken });
+        for (const path of ['/console/trace?limit=5', '/console/sessions', '/console/progress']) await http('GET', path, { token: options.consoleToken });
+        readWorld.accountId = /hooks\/([^/]+)\//.exec(keys.body?.hooks?.paid ?? '')?.[1] ?? 'acc_none';
       }
-      await negativeRequests(ctx, world, { mutations: false });
+      await negativeRequests(scenarioCtx, readWorld, { mutations: false });
+    },
+    'document.scenarios': async () => void (await worldOf()),
+    'document.negatives': async () => {
+      const built = await worldOf();
+      await negativeRequests(scenarioCtx, built, { mutations: true });
+      await signedNegatives(scenarioCtx, built);
+    },
+    'document.rate-brake': () => rateLimitScenario(scenarioCtx),
+    'document.served': async () => checkServedDocument(expectationsFor(current), await http('GET', '/openapi.json'), profile, recorder.answers),
+    ...Object.fromEntries(behaviouralChecks.map((check) => [check.id, () => check.run({ http, baseUrl: options.baseUrl, profile, expect: expectationsFor(current), settleMs } satisfies CheckContext)])),
+  };
+  // The served document is checked last, against every answer seen.
+  const order = [...checkCatalogue.filter((c) => c.id !== 'document.served'), checkCatalogue.find((c) => c.id === 'document.served')!];
+  const checks: CheckResult[] = [];
+  for (const check of order) {
+    const reason = skipReason(check, { ...options, profile });
+    if (reason) {
+      checks.push({ id: check.id, title: check.title, source: check.source, outcome: 'skipped', reason, seconds: 0 });
+      continue;
     }
-  } catch (error) {
-    problems.push(`the suite stopped: ${(error as Error).message}`);
+    current = check;
+    const before = failures.length;
+    const started = performance.now();
+    log(`${check.id}: ${check.title}`);
+    try {
+      await runners[check.id]!();
+    } catch (error) {
+      // A check that cannot go on fails; the run goes on with the next.
+      failures.push({ check: check.id, source: check.source, request: '', operation: '', status: 0, pointer: '', expected: 'the check to run to its end', got: error instanceof CheckStopped ? error.message : `it stopped: ${(error as Error).stack ?? error}` });
+    }
+    checks.push({ id: check.id, title: check.title, source: check.source, outcome: failures.length > before ? 'failed' : 'passed', seconds: (performance.now() - started) / 1000 });
   }
-  return { violations: recorder.violations, problems, coverage: coverage(recorder, options.allowList ?? defaultAllowList()) };
+  // With --operation, answers of other operations are not this run's business.
+  const violations = options.operations ? recorder.violations.filter((v) => touches({ operations: [v.operation] }, options.operations!)) : recorder.violations;
+  const selected = Boolean(options.checks || options.excludeChecks || options.operations);
+  return { profile, violations, failures, checks, coverage: coverage(recorder, options.allowList ?? defaultAllowList()), coverageJudged: options.allowMutations && profile === 'strict' && !selected };
 }

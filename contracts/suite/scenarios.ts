@@ -2,6 +2,8 @@ import { WebSocket } from 'ws';
 import { PosClient } from '../../terminal/pos-client.js';
 import { openApiDocument } from '../openapi.js';
 import { SchemaValidator } from '../validator.js';
+import type { Profile } from '../profiles.js';
+import type { Expectations } from './expectations.js';
 import type { Recorder } from './recorder.js';
 import { recordingFetch, type RequestLimits, type SuiteHttp } from './suite-client.js';
 
@@ -31,6 +33,11 @@ export interface ScenarioContext {
   problem: (message: string) => void;
   /** The per-request time limit, for clients the scenarios make (the terminal's). */
   limits: RequestLimits;
+  profile: Profile;
+  /** The running check's expectations (failures recorded under its id). */
+  readonly expectations: Expectations;
+  /** When set (--operation), the negative requests are made for these operations (ids or tags) only. */
+  operations?: string[];
 }
 
 const schemas = new SchemaValidator(openApiDocument);
@@ -184,13 +191,15 @@ export async function mutatingScenarios(ctx: ScenarioContext): Promise<World> {
 
   // Webhooks: receivers, the captura payloads, resend, the relay.
   const hooks = `/console/hooks/${registered.account_id}`;
-  await http('POST', `${hooks}/paid`, { json: {} });
-  await http('POST', `${hooks}/fail`, { json: {} }); // 500 on purpose
-  await http('POST', '/console/hooks/acc_000000000000000000/captura', { raw: 'x', headers: { 'content-type': 'text/plain' } }); // 404
-  await http('POST', `${hooks}/captura`, { raw: 'x'.repeat(1024 * 1024 + 1), headers: { 'content-type': 'text/plain' } }); // 413
+  for (const receiver of ['paid', 'accredited', 'fail', 'captura']) {
+    await http('POST', `${hooks}/${receiver}`, { json: {} }); // 200; fail 500 on purpose
+    await http('POST', `/console/hooks/acc_000000000000000000/${receiver}`, { raw: 'x', headers: { 'content-type': 'text/plain' } }); // 404
+    await http('POST', `${hooks}/${receiver}`, { raw: 'x'.repeat(1024 * 1024 + 1), headers: { 'content-type': 'text/plain' } }); // 413
+  }
   for (let i = 0; i < 50; i += 1) {
     const received = (await http('GET', '/console/trace?type=webhook.received&limit=1000', { token: consoleToken })).body?.data ?? [];
-    const captured = received.filter((entry: { receiver: string }) => entry.receiver === 'captura');
+    // The suite's own posts to the receivers carry no event_id.
+    const captured = received.filter((entry: { receiver: string; event_id?: string }) => entry.receiver === 'captura' && entry.event_id);
     if (captured.length >= 4) {
       for (const entry of captured) checkPayload(ctx, entry.raw_body, 'captura');
       break;
@@ -270,7 +279,8 @@ async function relayScenario(ctx: ScenarioContext, token: string, agreementId: s
   await ctx.http('POST', '/api/v1/ext/payment-sessions/buttons', { json: { agreement_id: agreementId, amount_reference: 2, webhook_url: 'http://localhost:4000/contract-suite' }, token });
   for (let i = 0; i < 100 && received === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
   if (received === 0) ctx.problem('no delivery arrived through the relay');
-  for (const path of ['/control/relay/deliveries', '/__test__/relay/deliveries']) {
+  // Sending through the relay on purpose is an operation of ours alone.
+  for (const path of ctx.profile === 'strict' ? ['/control/relay/deliveries', '/__test__/relay/deliveries'] : []) {
     const relayed = await ctx.http('POST', path, { json: { headers: { 'content-type': 'text/plain', 'x-probe': '1' }, body: 'through the relay' }, token });
     if (relayed.status === 200 && relayed.body.status !== 204) ctx.problem(`${path}: the relay's answer was ${relayed.body.status} (${relayed.body.error}), not the local 204`);
   }

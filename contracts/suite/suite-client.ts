@@ -1,10 +1,20 @@
 import type { Recorder } from './recorder.js';
 
+/** What was sent, to name it in a report and send it again. */
+export interface SentRequest {
+  method: string;
+  /** Path plus `?query`, as sent. */
+  target: string;
+  /** The same request as a curl line; bearer tokens stand as $SVC_TOKEN, never in clear. */
+  curl: string;
+}
+
 export interface SuiteResponse {
   status: number;
   headers: Headers;
   text: string;
   body: any;
+  request: SentRequest;
 }
 
 export interface SuiteRequest {
@@ -19,11 +29,25 @@ export interface RequestLimits {
   /** A request not answered (headers and body) within this long fails, in ms. */
   timeoutMs: number;
   /** Where a request that got no answer is reported, naming it; the run goes on. */
-  problem: (message: string) => void;
+  noAnswer: (request: SentRequest, reason: string) => void;
 }
 
 /** What a scenario gets for a request that got no answer: status 0, never recorded as a violation. */
-const NO_ANSWER: SuiteResponse = { status: 0, headers: new Headers(), text: '', body: undefined };
+const noAnswerFor = (request: SentRequest): SuiteResponse => ({ status: 0, headers: new Headers(), text: '', body: undefined, request });
+
+const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+/** A curl line for a request; a bearer token is replaced by $SVC_TOKEN (a report must not carry secrets). */
+export function curlLine(method: string, url: URL, headers: Record<string, string>, body: string | undefined): string {
+  const parts = ['curl', '-sS', '-i', '-X', method];
+  for (const [name, value] of Object.entries(headers)) {
+    const shown = name.toLowerCase() === 'authorization' ? value.replace(/^(Bearer) .*/i, '$1 $SVC_TOKEN') : value;
+    parts.push('-H', name.toLowerCase() === 'authorization' ? `"${name}: ${shown}"` : quote(`${name}: ${shown}`));
+  }
+  if (body !== undefined) parts.push('--data-binary', body.length > 2000 ? `@body-of-${body.length}-bytes` : quote(body));
+  parts.push(quote(url.href));
+  return parts.join(' ');
+}
 
 /** Why a fetch got no answer, in words. */
 function noAnswer(error: unknown, timeoutMs: number): string {
@@ -34,7 +58,7 @@ function noAnswer(error: unknown, timeoutMs: number): string {
 }
 
 /** HTTP for the suite: every answer goes through the recorder; nothing throws on a bad answer or on none. */
-export function suiteClient(baseUrl: string, recorder: Recorder, limits: RequestLimits = { timeoutMs: 10_000, problem: () => undefined }) {
+export function suiteClient(baseUrl: string, recorder: Recorder, limits: RequestLimits = { timeoutMs: 10_000, noAnswer: () => undefined }) {
   return async function request(method: string, path: string, options: SuiteRequest = {}): Promise<SuiteResponse> {
     const headers: Record<string, string> = { ...options.headers };
     let body: string | undefined = options.raw;
@@ -44,6 +68,7 @@ export function suiteClient(baseUrl: string, recorder: Recorder, limits: Request
     }
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     const url = new URL(path, baseUrl);
+    const sent: SentRequest = { method, target: `${url.pathname}${url.search}`, curl: curlLine(method, url, headers, body) };
     let response: Response;
     let text: string;
     try {
@@ -51,8 +76,8 @@ export function suiteClient(baseUrl: string, recorder: Recorder, limits: Request
       response = await fetch(url, { method, headers, body, redirect: 'manual', signal });
       text = await response.text();
     } catch (error) {
-      limits.problem(`${method} ${url.pathname}${url.search}: ${noAnswer(error, limits.timeoutMs)}`);
-      return NO_ANSWER;
+      limits.noAnswer(sent, noAnswer(error, limits.timeoutMs));
+      return noAnswerFor(sent);
     }
     recorder.record(method, url.pathname, response.status, response.headers, text);
     let parsed: unknown;
@@ -61,7 +86,7 @@ export function suiteClient(baseUrl: string, recorder: Recorder, limits: Request
     } catch {
       parsed = undefined;
     }
-    return { status: response.status, headers: response.headers, text, body: parsed };
+    return { status: response.status, headers: response.headers, text, body: parsed, request: sent };
   };
 }
 
@@ -72,7 +97,7 @@ export type SuiteHttp = ReturnType<typeof suiteClient>;
  * go through the recorder too; one that gets no answer is reported, and the
  * client sees a 599 (never recorded) so the scenario goes on.
  */
-export function recordingFetch(recorder: Recorder, limits: RequestLimits = { timeoutMs: 10_000, problem: () => undefined }): typeof fetch {
+export function recordingFetch(recorder: Recorder, limits: RequestLimits = { timeoutMs: 10_000, noAnswer: () => undefined }): typeof fetch {
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     let response: Response;
@@ -81,7 +106,8 @@ export function recordingFetch(recorder: Recorder, limits: RequestLimits = { tim
       response = await fetch(input, { ...init, signal: AbortSignal.timeout(limits.timeoutMs) });
       text = await response.text();
     } catch (error) {
-      limits.problem(`${init?.method ?? 'GET'} ${url.pathname}: ${noAnswer(error, limits.timeoutMs)}`);
+      const method = init?.method ?? 'GET';
+      limits.noAnswer({ method, target: `${url.pathname}${url.search}`, curl: curlLine(method, url, {}, undefined) }, noAnswer(error, limits.timeoutMs));
       return new Response(null, { status: 599 });
     }
     recorder.record(init?.method ?? 'GET', url.pathname, response.status, response.headers, text);

@@ -1,6 +1,7 @@
 import type { RecordedViolation } from './recorder.js';
 import type { SuiteResult } from './run-suite.js';
 import { junitDocument, xml } from '../junit.js';
+import { describeFailure } from './expectations.js';
 
 // What CI reads from a suite run: identical violations grouped with a
 // count (one broken field of a list answer would otherwise repeat on every
@@ -33,9 +34,24 @@ export function groupViolations(violations: readonly RecordedViolation[]): Viola
   return [...groups.values()];
 }
 
-/** JUnit XML of a suite run against `baseUrl`. */
-export function junitSuiteReport(result: SuiteResult, baseUrl: string, seconds: number, withCoverage: boolean): string {
+/** JUnit XML of a suite run against `baseUrl`: a test case per check, per document violation group, per exercised pair and coverage gap. */
+export function junitSuiteReport(result: SuiteResult, baseUrl: string, seconds: number): string {
   const cases: string[] = [];
+  for (const check of result.checks) {
+    const name = `${check.id}: ${check.title}`;
+    const open = `    <testcase classname="svc-contracts.checks" name="${xml(name)}" time="${check.seconds.toFixed(3)}">`;
+    if (check.outcome === 'skipped') {
+      cases.push(`${open}\n      <skipped message="${xml(check.reason ?? '')}"/>\n    </testcase>`);
+      continue;
+    }
+    const failed = result.failures.filter((f) => f.check === check.id);
+    if (failed.length === 0) {
+      cases.push(open.replace(/>$/, '/>'));
+      continue;
+    }
+    const detail = failed.map((f) => `${describeFailure(f)}${f.curl ? `\n  ${f.curl}` : ''}`).join('\n');
+    cases.push(`${open}\n      <failure message="${xml(`${failed.length} failed expectation(s); ${describeFailure(failed[0]!)}`.slice(0, 500))}" type="FailedExpectation">${xml(`${check.source}\n${detail}`)}</failure>\n    </testcase>`);
+  }
   const failing = new Set<string>();
   for (const group of groupViolations(result.violations)) {
     failing.add(`${group.operation} ${group.status}`);
@@ -47,14 +63,17 @@ export function junitSuiteReport(result: SuiteResult, baseUrl: string, seconds: 
       if (exercised && !failing.has(`${row.operation} ${status}`)) cases.push(`    <testcase classname="svc-contracts.document" name="${xml(`${row.operation} ${status}`)}"/>`);
     }
   }
-  for (const problem of result.problems) {
-    cases.push(`    <testcase classname="svc-contracts.expectations" name="${xml(problem.slice(0, 200))}">\n      <failure message="${xml(problem.slice(0, 500))}" type="FailedExpectation">${xml(problem)}</failure>\n    </testcase>`);
-  }
-  if (withCoverage) {
+  if (result.coverageJudged) {
     for (const gap of result.coverage.gaps) {
       cases.push(`    <testcase classname="svc-contracts.coverage" name="${xml(gap)}">\n      <failure message="not exercised and not listed with a reason" type="CoverageGap"/>\n    </testcase>`);
     }
   }
   const failures = cases.filter((c) => c.includes('<failure')).length;
-  return junitDocument({ name: 'svc-contracts', suite: `contract suite against ${baseUrl}`, seconds, failures, skipped: 0 }, cases);
+  const skipped = cases.filter((c) => c.includes('<skipped')).length;
+  return junitDocument({ name: 'svc-contracts', suite: `contract suite against ${baseUrl} (profile ${result.profile})`, seconds, failures, skipped }, cases);
+}
+
+/** Whether the run failed: a violation, a failed expectation, or (on a whole strict run) a coverage gap. */
+export function suiteFailed(result: SuiteResult): boolean {
+  return result.violations.length > 0 || result.failures.length > 0 || (result.coverageJudged && result.coverage.gaps.length > 0);
 }

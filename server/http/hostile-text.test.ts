@@ -124,7 +124,7 @@ async function probeEverything(t: Test, store: Store) {
       return { status: response.status, text: '' };
     }
     const text = await response.text();
-    if (response.status >= 500 && !(entry.operationId === 'receiveWebhook' && response.status === 500 && text.includes('RECEIVER_FAILS_ON_PURPOSE'))) {
+    if (response.status >= 500 && !(entry.operationId === 'receiveFailWebhook' && response.status === 500 && text.includes('RECEIVER_FAILS_ON_PURPOSE'))) {
       serverErrors.push(`${entry.operationId} ${what}: ${response.status} ${text.slice(0, 120)}`);
     }
     return { status: response.status, text };

@@ -5,9 +5,10 @@ import type { ReceiverKind, Receivers } from './receivers.js';
 
 export function webhookHandlers(receivers: Receivers, dispatcher: WebhookDispatcher): OperationHandlers {
   return {
+    // The four default receivers (receivePaidWebhook…): the receiver is the path's last segment.
     receiveWebhook: async (ctx) => {
       const headers = Object.fromEntries(Object.entries(ctx.headers).map(([name, value]) => [name.toLowerCase(), Array.isArray(value) ? value.join(', ') : value ?? '']));
-      const status = await receivers.receive(ctx.state.params!.account_id!, ctx.state.params!.receiver as ReceiverKind, { rawBody: ctx.state.rawBody ?? Buffer.alloc(0), headers });
+      const status = await receivers.receive(ctx.state.params!.account_id!, ctx.path.slice(ctx.path.lastIndexOf('/') + 1) as ReceiverKind, { rawBody: ctx.state.rawBody ?? Buffer.alloc(0), headers });
       if (status >= 500) throw new AppError('RECEIVER_FAILS_ON_PURPOSE', 'this receiver answers 500 on purpose, to exercise retries');
       ctx.status = status;
       ctx.body = { received: true };

@@ -1,0 +1,84 @@
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { listOperations } from './openapi.js';
+
+// The two profiles of the contract suite. `strict` holds a deployment to
+// this document as it is. `interface` holds it only to what the interface
+// spec and its addendum fix, so that another implementation of the same
+// interface (a team's mock, the vendor's sandbox) is judged on the
+// interface, not on choices of ours. What is ours alone is marked in the
+// document with extensions, and `interfaceDocument` takes it out:
+//
+// - `x-ours: [keyword…]` on a schema: those keywords are ours (an id
+//   format such as `ses_` + 18 hex characters; ids are opaque strings in
+//   the interface);
+// - `x-ours-required: [name…]` on a schema: those required fields are ours;
+// - `x-ours: true` on a response: its body shape is ours (the three stop
+//   mocks: the spec fixes only that they answer 200 with x-svc-sim: mock);
+// - `x-ours: true` on an operation: an operation the interface does not
+//   have (the live trace stream, the landing page…);
+// - closed objects (`additionalProperties: false`) are ours throughout:
+//   the interface leaves every resource's other fields "not shown".
+
+export type Profile = 'interface' | 'strict';
+export const profiles: readonly Profile[] = ['interface', 'strict'];
+
+type Node = Record<string, unknown>;
+
+function stripSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(stripSchema);
+  if (!node || typeof node !== 'object') return node;
+  const source = node as Node;
+  const out: Node = {};
+  const oursKeywords = Array.isArray(source['x-ours']) ? (source['x-ours'] as string[]) : [];
+  const oursRequired = Array.isArray(source['x-ours-required']) ? (source['x-ours-required'] as string[]) : [];
+  for (const [key, value] of Object.entries(source)) {
+    if (oursKeywords.includes(key)) continue;
+    if (key === 'additionalProperties' && value === false) continue;
+    if (key === 'required' && Array.isArray(value)) {
+      out.required = (value as string[]).filter((name) => !oursRequired.includes(name));
+      continue;
+    }
+    out[key] = stripSchema(value);
+  }
+  return out;
+}
+
+function stripResponse(response: Node): Node {
+  if (response['x-ours'] !== true || !response.content) return stripSchema(response) as Node;
+  const content = Object.fromEntries(Object.keys(response.content as Node).map((type) => [type, { schema: {} }]));
+  return { ...(stripSchema(response) as Node), content };
+}
+
+/** The document as the `interface` profile checks against: what is ours alone taken out. */
+export function interfaceDocument(doc: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
+  const paths: Node = {};
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    const kept: Node = {};
+    for (const [method, operation] of Object.entries(item as Node)) {
+      const op = operation as Node;
+      if (op['x-ours'] === true) continue;
+      const responses = Object.fromEntries(Object.entries((op.responses ?? {}) as Node).map(([status, r]) => [status, stripResponse(r as Node)]));
+      kept[method] = { ...(stripSchema(op) as Node), responses };
+    }
+    if (Object.keys(kept).length > 0) paths[path] = kept;
+  }
+  const components = doc.components ?? {};
+  return {
+    ...doc,
+    paths: paths as OpenAPIV3_1.PathsObject,
+    components: {
+      ...components,
+      schemas: stripSchema(components.schemas ?? {}) as OpenAPIV3_1.ComponentsObject['schemas'],
+      responses: Object.fromEntries(Object.entries(components.responses ?? {}).map(([name, r]) => [name, stripResponse(r as Node)])) as OpenAPIV3_1.ComponentsObject['responses'],
+    },
+  };
+}
+
+/** Operations of the document the interface does not have (`x-ours: true`). */
+export function oursOnlyOperations(doc: OpenAPIV3_1.Document): Set<string> {
+  return new Set(listOperations(doc).filter((entry) => (entry.operation as Node)['x-ours'] === true).map((entry) => entry.operationId));
+}
+
+export function documentFor(profile: Profile, doc: OpenAPIV3_1.Document): OpenAPIV3_1.Document {
+  return profile === 'strict' ? doc : interfaceDocument(doc);
+}

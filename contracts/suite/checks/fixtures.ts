@@ -1,0 +1,149 @@
+import { randomBytes } from 'node:crypto';
+import { signPosRequest } from '../../../terminal/pos-client.js';
+import type { SuiteHttp, SuiteResponse } from '../suite-client.js';
+import { CheckStopped, type CheckContext } from './check.js';
+
+// What checks set up through the API: accounts, terminals, orders,
+// agreements, sessions; and the waits on background work (deliveries,
+// accreditation), bounded in real time and driven by the account's clock.
+
+export const unique = () => `${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
+
+export interface Account {
+  token: string;
+  consoleToken: string;
+  accountId: string;
+  merchantId: string;
+  webhookSecret: string;
+  hooks: Record<'paid' | 'accredited' | 'fail' | 'captura', string>;
+  email: string;
+  password: string;
+  merchant: string;
+}
+
+/** Stops the check unless the answer has the status its setup needs. */
+export function need(response: SuiteResponse, status: number | number[], what: string): any {
+  const wanted = Array.isArray(status) ? status : [status];
+  if (!wanted.includes(response.status)) {
+    throw new CheckStopped(`setup: ${what} (${response.request.method} ${response.request.target}) answered ${response.status === 0 ? 'nothing' : response.status}${response.body?.code ? ` ${response.body.code}` : ''}, expected ${wanted.join(' or ')}`);
+  }
+  return response.body;
+}
+
+export async function registerAccount(http: SuiteHttp): Promise<Account> {
+  const email = `check-${unique()}@example.com`;
+  const password = 'contract suite password';
+  const body = need(await http('POST', '/console/register', { json: { email, password } }), 201, 'registering an account');
+  return {
+    token: body.key.token,
+    consoleToken: body.console_token,
+    accountId: body.account_id,
+    merchantId: body.merchant_id,
+    webhookSecret: body.key.webhook_secret,
+    hooks: body.hooks,
+    email,
+    password,
+    merchant: `/api/v1/merchants/${encodeURIComponent(body.merchant_id)}`,
+  };
+}
+
+export interface Terminal {
+  serial: string;
+  /** Headers signing a request as the terminal (addendum §2); each signature is new (signing times move on by 1 ms at least). */
+  sign(method: string, path: string, rawBody?: string): Record<string, string>;
+  /** Sends a request signed as the terminal; `at` signs it at another time, `secret` with another secret. */
+  send(method: string, path: string, body?: unknown, options?: { at?: number; secret?: string }): Promise<SuiteResponse>;
+}
+
+let lastSigned = 0;
+/** A signing time never used before in this process: two identical requests must not be a replay. */
+const freshSigningTime = () => (lastSigned = Math.max(Date.now(), lastSigned + 1));
+
+export function terminalOf(http: SuiteHttp, serial: string, secret: string): Terminal {
+  const sign = (method: string, path: string, rawBody = '', options: { at?: number; secret?: string } = {}) =>
+    ({ ...signPosRequest({ secret: options.secret ?? secret, method, url: path, body: rawBody, now: options.at ?? freshSigningTime() }) }) as Record<string, string>;
+  return {
+    serial,
+    sign: (method, path, rawBody) => sign(method, path, rawBody),
+    send: (method, path, body, options = {}) => {
+      const raw = body === undefined ? '' : JSON.stringify(body);
+      const headers = { ...sign(method, path, raw, options), ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
+      return http(method, path, { headers, ...(body === undefined ? {} : { raw }) });
+    },
+  };
+}
+
+export async function provisionTerminal(http: SuiteHttp, account: Account): Promise<Terminal> {
+  const serial = `CK-${unique()}`;
+  const body = need(await http('POST', `${account.merchant}/pos-terminals`, { json: { serialNumber: serial }, token: account.token }), 201, 'provisioning a terminal');
+  return terminalOf(http, serial, body.secret);
+}
+
+export async function createOrder(http: SuiteHttp, account: Account, terminal: Terminal, amount = 1000): Promise<string> {
+  const orderId = `ck-${unique()}`;
+  need(await http('POST', `${account.merchant}/transactions`, { json: { orderId, terminal: terminal.serial, amount, currency: 'USD' }, token: account.token }), 201, 'creating an order');
+  return orderId;
+}
+
+export async function createAgreement(http: SuiteHttp, account: Account, options: { split?: boolean; methods?: string[] } = {}): Promise<string> {
+  const body = need(await http('POST', '/api/v1/ext/agreements', { json: { name: `check ${unique()}`, currency_reference: 'USD', split: options.split ?? false, payment_methods: options.methods ?? ['card', 'transfer'] }, token: account.token }), 201, 'creating an agreement');
+  return body.agreement_id;
+}
+
+export async function createPartner(http: SuiteHttp, account: Account): Promise<string> {
+  return need(await http('POST', '/api/v1/ext/partners', { json: { name: `partner ${unique()}`, document_id: `DOC-${unique()}` }, token: account.token }), 201, 'creating a partner').partner_id;
+}
+
+export async function createSession(http: SuiteHttp, account: Account, body: Record<string, unknown>): Promise<any> {
+  return need(await http('POST', '/api/v1/ext/payment-sessions/buttons', { json: body, token: account.token }), 201, 'creating a session');
+}
+
+export async function readSession(http: SuiteHttp, account: Account, sessionId: string): Promise<SuiteResponse> {
+  return http('GET', `/api/v1/ext/payment-sessions/${encodeURIComponent(sessionId)}`, { token: account.token });
+}
+
+export async function forceOutcome(http: SuiteHttp, account: Account, sessionId: string, leg: 1 | 2, outcome: string): Promise<SuiteResponse> {
+  return http('POST', `/control/sessions/${encodeURIComponent(sessionId)}/outcome`, { json: { leg, outcome }, token: account.token });
+}
+
+/** The account's clock now, in ms. */
+export async function accountNow(http: SuiteHttp, account: Account): Promise<number> {
+  return Date.parse(need(await http('GET', '/control/clock', { token: account.token }), 200, 'reading the account clock').now);
+}
+
+export async function advanceClock(http: SuiteHttp, account: Account, ms: number): Promise<void> {
+  need(await http('POST', '/control/clock/advance', { json: { ms }, token: account.token }), 200, `advancing the account clock by ${ms} ms`);
+}
+
+export interface TraceEntry {
+  id: string;
+  type: string;
+  at: string;
+  session_id?: string;
+  event_id?: string;
+  [field: string]: any;
+}
+
+/** The account's trace entries of a type (oldest first), for one session when given. */
+export async function traceOf(http: SuiteHttp, account: Account, type: string, sessionId?: string): Promise<TraceEntry[]> {
+  const query = `type=${encodeURIComponent(type)}&limit=1000${sessionId ? `&session_id=${encodeURIComponent(sessionId)}` : ''}`;
+  const body = need(await http('GET', `/console/trace?${query}`, { token: account.consoleToken }), 200, `reading the trace (${type})`);
+  return [...(body.data as TraceEntry[])].reverse();
+}
+
+/** Asks `probe` until it answers a value (not undefined) or `ms` of real time pass; undefined then. */
+export async function waitFor<T>(probe: () => Promise<T | undefined>, ms: number, everyMs = 50): Promise<T | undefined> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() >= until) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+/** Holds for `ms` of real time, asking `probe` on the way: answers the first value it gives, undefined when it gave none (what should not happen did not). */
+export async function holdsFor<T>(probe: () => Promise<T | undefined>, ms: number): Promise<T | undefined> {
+  return waitFor(probe, ms, 100);
+}
+

@@ -1,0 +1,210 @@
+import type { SuiteResponse } from '../suite-client.js';
+import type { Check, CheckContext } from './check.js';
+import { accountNow, advanceClock, createAgreement, createPartner, createSession, forceOutcome, need, readSession, registerAccount, waitFor, type Account } from './fixtures.js';
+
+// Payment sessions (spec: Payment session, simulator behaviour; addendum §5, §6, §8).
+
+const cents = (n: unknown) => Math.round(Number(n) * 100);
+
+async function split(ctx: CheckContext): Promise<void> {
+  const { http, expect } = ctx;
+  const account = await registerAccount(http);
+  const splitAgreement = await createAgreement(http, account, { split: true });
+  const plainAgreement = await createAgreement(http, account, { split: false });
+  const linked = await createPartner(http, account);
+  const unlinked = await createPartner(http, account);
+  expect.status(await http('POST', '/api/v1/ext/split-agreements', { json: { agreement_id: splitAgreement, partner_id: linked }, token: account.token }), 201);
+  const button = (agreement_id: string, partner_id: string, share = 5) => http('POST', '/api/v1/ext/payment-sessions/buttons', { json: { agreement_id, amount_reference: 20, split: { distribution: [{ partner_id, amount_reference: share }] } }, token: account.token });
+  expect.status(await button(splitAgreement, linked), 201);
+  expect.status(await button(splitAgreement, unlinked), 400);
+  expect.status(await button(splitAgreement, linked, 25), 400); // more than the session's amount
+  expect.status(await button(plainAgreement, unlinked), 201); // split false: accepted, the partner still validated…
+  expect.status(await button(plainAgreement, 'ptn_unknown_partner_0'), 404, 'NOT_FOUND'); // …so an unknown one is 404
+}
+
+async function commission(ctx: CheckContext): Promise<void> {
+  const { http, expect } = ctx;
+  const account = await registerAccount(http);
+  const agreement = await createAgreement(http, account, { split: true });
+  const partner = await createPartner(http, account);
+  need(await http('POST', '/api/v1/ext/split-agreements', { json: { agreement_id: agreement, partner_id: partner }, token: account.token }), 201, 'linking the partner');
+  const session = await createSession(http, account, { agreement_id: agreement, amount_reference: 20, split: { distribution: [{ partner_id: partner, amount_reference: 5.55 }] } });
+  need(await forceOutcome(http, account, session.session_id, 1, 'paid'), 200, 'forcing leg 1 paid');
+  need(await forceOutcome(http, account, session.session_id, 2, 'accredited'), 200, 'forcing leg 2 accredited');
+  for (const path of [`/api/v1/ext/payment-sessions/${session.session_id}`, `/payment-sessions/${session.session_id}`]) {
+    const read = await http('GET', path, { token: account.token });
+    if (!expect.status(read, 200)) continue;
+    const credits = (read.body?.session_payment?.receiver_credits ?? []) as Array<Record<string, unknown>>;
+    const owner = credits.find((c) => c.receiver_type === 'owner');
+    const theirs = credits.find((c) => c.receiver_type === 'partner');
+    // 1 % of each credit, rounded half-up to the cent: 5.55 → 0.06 (0.0555), 14.45 → 0.14 (0.1445).
+    const shape = (c: Record<string, unknown> | undefined) => c && [cents(c.gross_amount), cents(c.commission), cents(c.net_amount)];
+    expect.that(JSON.stringify(shape(theirs)) === JSON.stringify([555, 6, 549]), read, '/session_payment/receiver_credits', 'the partner\'s credit: gross 5.55, commission 0.06, net 5.49', theirs ?? 'none');
+    expect.that(JSON.stringify(shape(owner)) === JSON.stringify([1445, 14, 1431]), read, '/session_payment/receiver_credits', 'the owner\'s credit: gross 14.45, commission 0.14, net 14.31', owner ?? 'none');
+    const summary = read.body?.session_payment?.receiver_credits_summary ?? {};
+    expect.that(cents(summary.gross_amount) === 2000 && cents(summary.commissions) === 20 && cents(summary.net_amount) === 1980 && summary.total_credits === 2, read, '/session_payment/receiver_credits_summary', 'gross 20, commissions 0.20, net 19.80, total_credits 2', summary);
+  }
+}
+
+/** Forced outcomes: [status before, leg, outcome, answer status, status after]. */
+export const outcomeTable: ReadonlyArray<[string, 1 | 2, string, number, string]> = [
+  ['pending', 2, 'accredited', 500, 'pending'],
+  ['pending', 2, 'accreditation_failed', 500, 'pending'],
+  ['pending', 1, 'failed', 200, 'failed'],
+  ['pending', 1, 'expired', 200, 'expired'],
+  ['pending', 1, 'paid', 200, 'paid'],
+  ['failed', 1, 'paid', 200, 'paid'],
+  ['expired', 1, 'paid', 200, 'paid'],
+  ['failed', 2, 'accredited', 500, 'failed'],
+  ['paid', 1, 'failed', 500, 'paid'],
+  ['paid', 1, 'expired', 500, 'paid'],
+  ['paid', 1, 'paid', 500, 'paid'],
+  ['paid', 2, 'accredited', 200, 'paid'],
+  ['paid', 2, 'accreditation_failed', 200, 'paid'],
+];
+
+async function outcomes(ctx: CheckContext): Promise<void> {
+  const { http, expect } = ctx;
+  const account = await registerAccount(http);
+  const agreement = await createAgreement(http, account);
+  const sessionIn = async (status: string) => {
+    const id = (await createSession(http, account, { agreement_id: agreement, amount_reference: 3 })).session_id as string;
+    if (status !== 'pending') need(await forceOutcome(http, account, id, 1, status), 200, `forcing leg 1 ${status}`);
+    return id;
+  };
+  for (const [before, leg, outcome, status, after] of outcomeTable) {
+    const id = await sessionIn(before);
+    const answer = await forceOutcome(http, account, id, leg, outcome);
+    if (expect.status(answer, status, status === 500 ? 'INVALID_FORCED_TRANSITION' : undefined) && status === 500) expect.that(typeof answer.body?.message === 'string' && answer.body.message.length > 0, answer, '/message', 'the reason', answer.body?.message);
+    expect.equal(await readSession(http, account, id), '/status', after, `after leg ${leg} ${outcome} from ${before}`);
+  }
+  // Leg 2 once accreditation has ended is no longer admitted.
+  const accredited = await sessionIn('paid');
+  need(await forceOutcome(http, account, accredited, 2, 'accredited'), 200, 'forcing leg 2 accredited');
+  expect.equal(await readSession(http, account, accredited), '/accreditation/status', 'accredited');
+  expect.status(await forceOutcome(http, account, accredited, 2, 'accreditation_failed'), 500, 'INVALID_FORCED_TRANSITION');
+  // A malformed body is a 400, whatever the session's state: an unknown outcome, a leg that does not exist, a missing leg.
+  const pending = await sessionIn('pending');
+  for (const body of [{ leg: 1, outcome: 'refunded' }, { leg: 3, outcome: 'paid' }, { outcome: 'paid' }, { leg: 1 }]) {
+    expect.status(await http('POST', `/control/sessions/${pending}/outcome`, { json: body, token: account.token }), 400, 'VALIDATION_FAILED');
+  }
+  expect.status(await http('POST', `/__test__/sessions/${pending}/outcome`, { json: { leg: 2, outcome: 'accredited' }, token: account.token }), 500, 'INVALID_FORCED_TRANSITION');
+}
+
+async function expire(ctx: CheckContext): Promise<void> {
+  const { http, expect } = ctx;
+  const account = await registerAccount(http);
+  const agreement = await createAgreement(http, account);
+  const fresh = async () => (await createSession(http, account, { agreement_id: agreement, amount_reference: 4 })).session_id as string;
+  const expireOf = (id: string) => http('POST', `/api/v1/ext/payment-sessions/${id}/expire`, { token: account.token });
+  const pending = await fresh();
+  const first = await expireOf(pending);
+  if (expect.status(first, 200)) expect.equal(first, '/status', 'expired');
+  const again = await expireOf(pending);
+  if (expect.status(again, 200)) expect.equal(again, '/status', 'expired', 'expiring an expired session: 200, unchanged');
+  const failed = await fresh();
+  need(await forceOutcome(http, account, failed, 1, 'failed'), 200, 'forcing leg 1 failed');
+  const fromFailed = await expireOf(failed);
+  if (expect.status(fromFailed, 200)) expect.equal(fromFailed, '/status', 'expired');
+  const paid = await fresh();
+  need(await forceOutcome(http, account, paid, 1, 'paid'), 200, 'forcing leg 1 paid');
+  expect.status(await expireOf(paid), 422, 'SESSION_ALREADY_PAID');
+  expect.equal(await readSession(http, account, paid), '/status', 'paid', 'a refused expire changes nothing');
+}
+
+async function dueDates(ctx: CheckContext): Promise<void> {
+  const { http, expect } = ctx;
+  const account = await registerAccount(http);
+  const agreement = await createAgreement(http, account);
+  const now = await accountNow(http, account);
+  const due = new Date(now + 60_000).toISOString();
+  const expiring = (await createSession(http, account, { agreement_id: agreement, amount_reference: 2, due_date_session: due })).session_id as string;
+  const kept = (await createSession(http, account, { agreement_id: agreement, amount_reference: 2, due_date_session: due, due_date_reached_behavior: 'keep_active' })).session_id as string;
+  const past = await http('POST', '/api/v1/ext/payment-sessions/buttons', { json: { agreement_id: agreement, amount_reference: 2, due_date_session: new Date(now - 60_000).toISOString() }, token: account.token });
+  if (expect.status(past, 201)) expect.equal(await readSession(http, account, past.body.session_id), '/status', 'expired', 'a due date in the past: expired on the first read');
+  expect.equal(await readSession(http, account, expiring), '/status', 'pending', 'before its due date');
+  await advanceClock(http, account, 61_000);
+  expect.equal(await readSession(http, account, expiring), '/status', 'expired', 'after its due date on the account\'s clock (expire)');
+  expect.equal(await readSession(http, account, kept), '/status', 'pending', 'after its due date on the account\'s clock (keep_active)');
+}
+
+/** Pays through the payment page's form, with a leg-2 choice (absent: the default). */
+async function payByForm(ctx: CheckContext, sessionId: string, fields: Record<string, string>): Promise<SuiteResponse> {
+  return ctx.http('POST', `/pay/${sessionId}`, { raw: new URLSearchParams({ method: 'transfer', bank: 'Contract Bank', account_number: '12345678', ...fields }).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' } });
+}
+
+async function accreditationOf(ctx: CheckContext, account: Account, sessionId: string): Promise<SuiteResponse | undefined> {
+  return waitFor(async () => {
+    const read = await readSession(ctx.http, account, sessionId);
+    const status = read.body?.accreditation?.status;
+    return status === 'accredited' || status === 'failed' ? read : undefined;
+  }, ctx.settleMs);
+}
+
+async function paymentPage(ctx: CheckContext): Promise<void> {
+  const { http, expect } = ctx;
+  const account = await registerAccount(http);
+  const agreement = await createAgreement(http, account, { methods: ['transfer'] });
+  const failing = (await createSession(http, account, { agreement_id: agreement, amount_reference: 6 })).session_id as string;
+  const succeeding = (await createSession(http, account, { agreement_id: agreement, amount_reference: 6 })).session_id as string;
+  const refused = (await createSession(http, account, { agreement_id: agreement, amount_reference: 6 })).session_id as string;
+  const page = await http('GET', `/pay/${failing}`, { headers: { accept: 'text/html' } });
+  if (expect.status(page, 200)) expect.that(!/value="card"/.test(page.text) && /transfer/.test(page.text), page, '', 'only the agreement\'s methods (transfer, no card)', 'a page offering card');
+  for (const [id, fields] of [[failing, { payment_key: '000000', leg2: 'accreditation_failed' }], [succeeding, { payment_key: '000000' }], [refused, { payment_key: '111111' }]] as const) {
+    const answer = await payByForm(ctx, id, fields);
+    expect.that(answer.status >= 200 && answer.status < 400, answer, '', 'the form accepted (2xx, or a redirect to the result)', `${answer.status}`);
+  }
+  expect.equal(await readSession(http, account, refused), '/status', 'failed', 'key 111111 fails the payment');
+  for (const id of [failing, succeeding]) expect.equal(await readSession(http, account, id), '/status', 'paid', 'key 000000 pays');
+  // Leg 2 follows about 5 s after paying by the page: on the account's clock.
+  await advanceClock(http, account, 10_000);
+  const failed = await accreditationOf(ctx, account, failing);
+  expect.that(failed?.body?.accreditation?.status === 'failed', failed ?? null, '/accreditation/status', '"failed": the leg-2 choice made on the form', failed?.body?.accreditation?.status ?? 'no accreditation within the wait');
+  const accredited = await accreditationOf(ctx, account, succeeding);
+  expect.that(accredited?.body?.accreditation?.status === 'accredited', accredited ?? null, '/accreditation/status', '"accredited": the default leg-2 choice', accredited?.body?.accreditation?.status ?? 'no accreditation within the wait');
+}
+
+export const sessionChecks: Check[] = [
+  {
+    id: 'sessions.split',
+    title: 'a split partner must be linked on a split agreement (400), exist in the account (404), and the shares fit the amount',
+    source: 'spec: Errors 2; addendum §5 (split)',
+    operations: ['createSplitAgreement', 'createButtonSession'],
+    run: split,
+  },
+  {
+    id: 'sessions.commission',
+    title: 'one credit per receiver, 1 % commission each rounded half-up to the cent, the summary',
+    source: 'spec: Payment session, Payload shapes 3; addendum §5 (accreditation)',
+    operations: ['forceSessionOutcome', 'getPaymentSession', 'readPaymentSession'],
+    run: commission,
+  },
+  {
+    id: 'sessions.outcomes',
+    title: 'forced outcomes: admitted from the states the addendum names, 500 INVALID_FORCED_TRANSITION otherwise, 400 for a malformed body',
+    source: 'spec: Payment session (simulator behaviour) 2, 5, 8; addendum §6',
+    operations: ['forceSessionOutcome', 'getPaymentSession'],
+    run: outcomes,
+  },
+  {
+    id: 'sessions.expire',
+    title: 'expire: pending and failed → expired, expired unchanged, paid 422 SESSION_ALREADY_PAID',
+    source: 'spec: Payment session (simulator behaviour) 6; addendum §5 (expire)',
+    operations: ['expirePaymentSession', 'getPaymentSession'],
+    run: expire,
+  },
+  {
+    id: 'sessions.due-dates',
+    title: 'due dates on the account\'s clock: expire and keep_active, a past due date expired on the first read',
+    source: 'spec: Payment session (simulator behaviour) 7; addendum §6 (clock)',
+    operations: ['createButtonSession', 'getPaymentSession', 'advanceControlClock', 'getControlClock'],
+    run: dueDates,
+  },
+  {
+    id: 'sessions.payment-page',
+    title: 'the payment page: the agreement\'s methods only, magic keys, and the leg-2 choice of the form honoured',
+    source: 'spec: Simulator-only surfaces 4, Payment session 3; addendum §8 (payment page)',
+    operations: ['showPaymentPage', 'payPaymentPage', 'getPaymentSession'],
+    run: paymentPage,
+  },
+];

@@ -1,0 +1,191 @@
+import { WebSocket } from 'ws';
+import { signWebhook } from '../../webhook-signature.js';
+import type { Check, CheckContext } from './check.js';
+import type { Expectations } from '../expectations.js';
+import { advanceClock, createAgreement, createSession, forceOutcome, holdsFor, need, registerAccount, traceOf, waitFor, type Account, type TraceEntry } from './fixtures.js';
+
+// Webhooks (spec: Events: headers, signature rule, delivery and retries;
+// addendum §7): checked where they arrive, at the account's own receivers
+// (the trace records what they got, byte for byte) and through the relay.
+
+const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+interface Delivery {
+  /** The exact bytes received. */
+  body: string;
+  headers: Record<string, string>;
+}
+
+const header = (delivery: Delivery, name: string) => Object.entries(delivery.headers).find(([key]) => key.toLowerCase() === name)?.[1];
+
+/** The spec's rules for one delivery: content type, the signature over timestamp + "." + the exact bytes, the key. */
+function checkDelivery(expect: Expectations, delivery: Delivery, secret: string, where: string): void {
+  const timestamp = header(delivery, 'svc-timestamp') ?? '';
+  const signature = header(delivery, 'svc-signature') ?? '';
+  expect.that((header(delivery, 'content-type') ?? '').startsWith('application/json'), null, 'header:content-type', `${where}: application/json`, header(delivery, 'content-type') ?? 'none');
+  expect.that(signature === signWebhook(secret, timestamp, delivery.body), null, 'header:svc-signature', `${where}: HMAC-SHA256 with the account's webhook secret over svc-timestamp + "." + the body as received`, signature || 'none');
+  expect.that(UUID_V4.test(header(delivery, 'idempotency-key') ?? ''), null, 'header:idempotency-key', `${where}: a UUID v4`, header(delivery, 'idempotency-key') ?? 'none');
+}
+
+const fromTrace = (entry: TraceEntry): Delivery => ({ body: String(entry.raw_body ?? ''), headers: (entry.headers ?? {}) as Record<string, string> });
+
+/** Deliveries a default receiver recorded for a session, oldest first. */
+async function received(ctx: CheckContext, account: Account, receiver: string, sessionId: string): Promise<TraceEntry[]> {
+  return (await traceOf(ctx.http, account, 'webhook.received', sessionId)).filter((e) => e.receiver === receiver);
+}
+
+async function captura(ctx: CheckContext): Promise<void> {
+  const { http, expect } = ctx;
+  const account = await registerAccount(http);
+  const agreement = await createAgreement(http, account);
+  const session = (await createSession(http, account, { agreement_id: agreement, amount_reference: 9, webhook_url: account.hooks.captura })).session_id as string;
+  need(await forceOutcome(http, account, session, 1, 'paid'), 200, 'forcing leg 1 paid');
+  need(await forceOutcome(http, account, session, 2, 'accredited'), 200, 'forcing leg 2 accredited');
+  const entries = await waitFor(async () => {
+    const got = await received(ctx, account, 'captura', session);
+    return got.length >= 3 ? got : undefined;
+  }, ctx.settleMs);
+  if (!entries) return void expect.fail(null, '', 'three deliveries (created, paid, accredited) at the captura receiver', `${(await received(ctx, account, 'captura', session)).length}`);
+  const events = entries.map((e) => (JSON.parse(String(e.raw_body)) as { event: string }).event);
+  expect.that(JSON.stringify(events) === JSON.stringify(['payment_session.created', 'payment_session.paid', 'payment_session.accredited']), null, '', 'created, paid, accredited, in that order (events of one session in temporal order)', events.join(', '));
+  for (const entry of entries) {
+    const delivery = fromTrace(entry);
+    const body = JSON.parse(delivery.body) as { event: string; created_at: string; data?: Record<string, any> };
+    checkDelivery(expect, delivery, account.webhookSecret, body.event);
+    expect.that(header(delivery, 'svc-timestamp') === body.created_at, null, 'header:svc-timestamp', `${body.event}: the event's created_at (${body.created_at})`, header(delivery, 'svc-timestamp') ?? 'none');
+    expect.that(body.data?.session_id === session, null, '/data/session_id', `${body.event}: ${session}`, body.data?.session_id);
+    if (body.event === 'payment_session.accredited') expect.that(Array.isArray(body.data?.receiver_credits) && typeof body.data?.receiver_credits_summary === 'object', null, '/data', 'receiver_credits and receiver_credits_summary beside session_payment', Object.keys(body.data ?? {}).join(', '));
+    else expect.that(body.data?.receiver_credits === undefined, null, '/data/receiver_credits', `${body.event}: none (only the accredited event carries credits)`, 'present');
+  }
+  const keys = new Set(entries.map((e) => header(fromTrace(e), 'idempotency-key')));
+  expect.that(keys.size === 3, null, 'header:idempotency-key', 'one key per emission (three different)', [...keys].join(', '));
+
+  // A manual resend: the same key, a fresh timestamp and a signature over it.
+  const emitted = (await traceOf(http, account, 'webhook.emitted', session))[0];
+  if (!emitted?.event_id) return void expect.fail(null, '', 'a webhook.emitted entry for the session', 'none');
+  const first = entries.find((e) => e.event_id === emitted.event_id) ?? entries[0]!;
+  await advanceClock(http, account, 1500);
+  const resend = await http('POST', `/console/webhooks/${emitted.event_id}/resend`, { token: account.consoleToken });
+  const cited = expect.citing('addendum §7 (manual resend)');
+  if (!cited.status(resend, 200)) return;
+  const again = await waitFor(async () => {
+    const got = (await received(ctx, account, 'captura', session)).filter((e) => e.event_id === emitted.event_id);
+    return got.length >= 2 ? got[got.length - 1] : undefined;
+  }, ctx.settleMs);
+  if (!again) return void cited.fail(resend, '', 'the resent delivery at the receiver', 'none');
+  const resent = fromTrace(again);
+  checkDelivery(cited, resent, account.webhookSecret, 'resend');
+  cited.that(header(resent, 'idempotency-key') === header(fromTrace(first), 'idempotency-key'), resend, 'header:idempotency-key', `the emission's key ${header(fromTrace(first), 'idempotency-key')}`, header(resent, 'idempotency-key') ?? 'none');
+  cited.that(header(resent, 'svc-timestamp') !== header(fromTrace(first), 'svc-timestamp'), resend, 'header:svc-timestamp', 'a fresh timestamp', header(resent, 'svc-timestamp') ?? 'none');
+  cited.that(resent.body === fromTrace(first).body, resend, '', 'the same body bytes', resent.body.slice(0, 80));
+}
+
+async function retries(ctx: CheckContext): Promise<void> {
+  const { http, expect } = ctx;
+  const account = await registerAccount(http);
+  const agreement = await createAgreement(http, account);
+  const session = (await createSession(http, account, { agreement_id: agreement, amount_reference: 9, webhook_url: account.hooks.fail })).session_id as string;
+  const attempts = async () => (await traceOf(http, account, 'webhook.attempt', session)).filter((e) => !e.manual);
+  const created = (await traceOf(http, account, 'webhook.emitted', session))[0]?.event_id as string | undefined;
+  if (!created) return void expect.fail(null, '', 'a webhook.emitted entry for the session created', 'none');
+  const ofCreated = async () => (await attempts()).filter((e) => e.event_id === created);
+  const count = (n: number) => async () => ((await ofCreated()).length >= n ? true : undefined);
+  const hold = Math.min(1000, ctx.settleMs);
+  if (!(await waitFor(count(1), ctx.settleMs))) return void expect.fail(null, '', 'attempt 1 at once (ladder step 0)', 'no attempt');
+  // Leg 1 paid while the created event is still retrying: its event waits (events of one session in order).
+  need(await forceOutcome(http, account, session, 1, 'paid'), 200, 'forcing leg 1 paid');
+  const paid = async () => (await attempts()).some((e) => e.event_id !== created) || undefined;
+  const ladder = expect.citing('spec: Delivery and retries (simulator); addendum §7 (ladders, counted from the end of the previous attempt)');
+  await advanceClock(http, account, 1000);
+  ladder.that(!(await holdsFor(count(2), hold)), null, '', 'no attempt 2 one second after attempt 1 (step 2000 ms)', 'attempt 2 made');
+  await advanceClock(http, account, 1100);
+  ladder.that(Boolean(await waitFor(count(2), ctx.settleMs)), null, '', 'attempt 2 once 2000 ms have passed on the account clock', 'no attempt 2');
+  await advanceClock(http, account, 3500);
+  ladder.that(!(await holdsFor(count(3), hold)), null, '', 'no attempt 3 3.5 s after attempt 2 (step 5000 ms, counted from the end of attempt 2, not from attempt 1)', 'attempt 3 made');
+  await advanceClock(http, account, 1600);
+  ladder.that(Boolean(await waitFor(count(3), ctx.settleMs)), null, '', 'attempt 3 once 5000 ms have passed since attempt 2', 'no attempt 3');
+  const gaveUp = await waitFor(async () => (await traceOf(http, account, 'webhook.gave_up', session)).find((e) => e.event_id === created), ctx.settleMs);
+  ladder.that(Boolean(gaveUp), null, '', 'webhook.gave_up after the third attempt', 'none');
+  ladder.that((await ofCreated()).length === 3, null, '', 'three attempts in all', `${(await ofCreated()).length}`);
+  const order = expect.citing('spec: Signature rule 5; addendum §7 (events of one session delivered in order)');
+  const paidAttempts = (await attempts()).filter((e) => e.event_id !== created);
+  const createdEnd = (await ofCreated()).map((e) => Date.parse(e.at)).reduce((a, b) => Math.max(a, b), 0);
+  order.that(paidAttempts.every((e) => Date.parse(e.at) >= createdEnd), null, '', 'the paid event attempted only after the created event was given up', paidAttempts.map((e) => e.at).join(', '));
+  order.that(Boolean(await waitFor(paid, ctx.settleMs)), null, '', 'the paid event attempted once the created one was given up', 'not attempted');
+  // Every automatic retry: the same bytes, timestamp, signature and key (addendum §7).
+  const got = (await received(ctx, account, 'fail', session)).filter((e) => e.event_id === created).map(fromTrace);
+  const same = expect.citing('spec: Headers of every delivery (idempotency-key identical across retries); addendum §7');
+  same.that(got.length === 3, null, '', 'the fail receiver got the three attempts', `${got.length}`);
+  for (const [i, delivery] of got.entries()) {
+    checkDelivery(same, delivery, account.webhookSecret, `attempt ${i + 1}`);
+    if (i === 0) continue;
+    for (const name of ['idempotency-key', 'svc-timestamp', 'svc-signature']) same.that(header(delivery, name) === header(got[0]!, name), null, `header:${name}`, `attempt ${i + 1}: ${name} of attempt 1 (${header(got[0]!, name)})`, header(delivery, name) ?? 'none');
+    same.that(delivery.body === got[0]!.body, null, '', `attempt ${i + 1}: the bytes of attempt 1`, delivery.body.slice(0, 80));
+  }
+}
+
+async function relay(ctx: CheckContext): Promise<void> {
+  const { http, expect } = ctx;
+  const account = await registerAccount(http);
+  const agreement = await createAgreement(http, account);
+  const url = new URL('/relay', ctx.baseUrl);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  const socket = new WebSocket(url, { headers: { authorization: `Bearer ${account.token}` } });
+  const opened = await new Promise<boolean>((resolve) => {
+    socket.once('open', () => resolve(true));
+    socket.once('unexpected-response', () => resolve(false));
+    socket.once('error', () => resolve(false));
+  });
+  if (!opened) return void expect.fail(null, '', 'GET /relay to open with the API token', 'refused');
+  const messages: Array<{ delivery_id: string; event_id: string; url: string; headers: Record<string, string>; body: string }> = [];
+  let answer = 500;
+  socket.on('message', (data) => {
+    const message = JSON.parse(String(data)) as (typeof messages)[number] & { type: string };
+    if (message.type !== 'webhook') return;
+    messages.push(message);
+    socket.send(JSON.stringify({ type: 'result', delivery_id: message.delivery_id, status: answer }));
+  });
+  try {
+    const target = 'http://localhost:4000/contract-check';
+    const session = (await createSession(http, account, { agreement_id: agreement, amount_reference: 4, webhook_url: target })).session_id as string;
+    const first = await waitFor(async () => messages[0], ctx.settleMs);
+    if (!first) return void expect.fail(null, '', 'the created event through the relay', 'nothing arrived');
+    expect.that(first.url === target, null, '/url', target, first.url);
+    checkDelivery(expect, first, account.webhookSecret, 'through the relay');
+    expect.that((JSON.parse(first.body) as { data?: { session_id?: string } }).data?.session_id === session, null, '/body', `the event of ${session}`, first.body.slice(0, 80));
+    // Answered 500 locally: the retry comes through the relay 2000 ms later on the account clock, the same in every byte.
+    answer = 200;
+    await advanceClock(http, account, 2100);
+    const retry = await waitFor(async () => messages[1], ctx.settleMs);
+    const same = expect.citing('addendum §7 (automatic retries carry the same timestamp, signature and idempotency-key)');
+    if (!retry) return void same.fail(null, '', 'the retry through the relay after the local 500', 'nothing arrived');
+    same.that(retry.event_id === first.event_id && retry.body === first.body, null, '/body', 'the same event, byte for byte', retry.body.slice(0, 80));
+    for (const name of ['idempotency-key', 'svc-timestamp', 'svc-signature']) same.that(header(retry, name) === header(first, name), null, `header:${name}`, `the first attempt's ${name}`, header(retry, name) ?? 'none');
+  } finally {
+    socket.close();
+  }
+}
+
+export const webhookChecks: Check[] = [
+  {
+    id: 'webhooks.captura',
+    title: 'deliveries at the captura receiver: signed over the exact bytes with the account\'s secret, svc-timestamp the event\'s created_at, a UUID v4 key per emission, a session\'s events in order; a manual resend keeps the key with a fresh timestamp',
+    source: 'spec: Events (headers, signature rule); addendum §7',
+    operations: ['receiveCapturaWebhook', 'getConsoleTrace', 'resendWebhook', 'forceSessionOutcome'],
+    run: captura,
+  },
+  {
+    id: 'webhooks.retries',
+    title: 'the retry ladder on the account\'s clock (0, 2000, 5000 ms from the end of the previous attempt), then given up; retries identical; a session\'s next event waits',
+    source: 'spec: Delivery and retries; addendum §7',
+    operations: ['receiveFailWebhook', 'getConsoleTrace', 'advanceControlClock', 'forceSessionOutcome'],
+    run: retries,
+  },
+  {
+    id: 'webhooks.relay',
+    title: 'deliveries through the relay: the exact signed bytes, and a retry after a local failure identical to the first',
+    source: 'spec: Simulator-only surfaces 6, Delivery and retries; addendum §7, §8 (relay)',
+    operations: ['openRelay', 'createButtonSession', 'advanceControlClock'],
+    run: relay,
+  },
+];
