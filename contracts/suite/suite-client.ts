@@ -37,16 +37,32 @@ const noAnswerFor = (request: SentRequest): SuiteResponse => ({ status: 0, heade
 
 const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
-/** A curl line for a request; a bearer token is replaced by $SVC_TOKEN (a report must not carry secrets). */
+/**
+ * A curl line for a request. A bearer token stands as $SVC_TOKEN (a report
+ * must not carry secrets). A request signed as a terminal is signed again
+ * by the line itself, with $SVC_TERMINAL_SECRET and the time it is run: the
+ * recorded signature would only be refused as a replay (addendum §2).
+ */
 export function curlLine(method: string, url: URL, headers: Record<string, string>, body: string | undefined): string {
+  const signed = 'x-pos-signature' in headers;
   const parts = ['curl', '-sS', '-i', '-X', method];
   for (const [name, value] of Object.entries(headers)) {
-    const shown = name.toLowerCase() === 'authorization' ? value.replace(/^(Bearer) .*/i, '$1 $SVC_TOKEN') : value;
-    parts.push('-H', name.toLowerCase() === 'authorization' ? `"${name}: ${shown}"` : quote(`${name}: ${shown}`));
+    const lower = name.toLowerCase();
+    if (lower === 'authorization') parts.push('-H', `"${name}: ${value.replace(/^(Bearer) .*/i, '$1 $SVC_TOKEN')}"`);
+    else if (signed && lower === 'x-pos-timestamp') parts.push('-H', '"x-pos-timestamp: $TS"');
+    else if (signed && lower === 'x-pos-signature') parts.push('-H', '"x-pos-signature: $SIG"');
+    else parts.push('-H', quote(`${name}: ${value}`));
   }
-  if (body !== undefined) parts.push('--data-binary', body.length > 2000 ? `@body-of-${body.length}-bytes` : quote(body));
+  const shownBody = body === undefined ? undefined : body.length > 2000 ? `@body-of-${body.length}-bytes` : body;
+  if (shownBody !== undefined) parts.push('--data-binary', signed ? '"$BODY"' : quote(shownBody));
   parts.push(quote(url.href));
-  return parts.join(' ');
+  if (!signed) return parts.join(' ');
+  const target = `${url.pathname}${url.search}`;
+  return [
+    `TS=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ); BODY=${quote(shownBody ?? '')};`,
+    `SIG=$(printf '%s' "$TS.${target.replace(/(["$`\\])/g, '\\$1')}.$BODY" | openssl dgst -sha256 -hmac "$SVC_TERMINAL_SECRET" | sed 's/^.* //');`,
+    parts.join(' '),
+  ].join(' ');
 }
 
 /** Why a fetch got no answer, in words. */

@@ -104,3 +104,49 @@ t.test('an endpoint that never answers, or a network error, fails that request b
   t.ok(refused.failures.some((f) => f.request === 'GET /health' && f.got === 'network error: ECONNREFUSED'), 'a refused connection, named');
   t.notOk(refused.failures.some((f) => f.expected === 'the check to run to its end'), 'the run went on');
 });
+
+t.test('svc-contracts --list-checks names every check with its source; a bad profile or an unknown check is a usage error', async (t) => {
+  const listed = await run(['--list-checks']);
+  t.equal(listed.code, 0);
+  t.match(listed.out, /orders\.transitions\n {4}every cell of the order transition table[^\n]*\n {4}source: spec: States and transitions, Order; addendum §3/);
+  t.match(listed.out, /webhooks\.retries/);
+  t.equal((await run(['--base-url', 'http://127.0.0.1:9', '--profile', 'loose'])).code, 2);
+  const unknown = await run(['--base-url', 'http://127.0.0.1:9', '--checks', 'orders,nosuch']);
+  t.equal(unknown.code, 2);
+  t.match(unknown.err, /no such check nosuch/);
+  t.equal((await run(['--base-url', 'http://127.0.0.1:9', '--operation', 'noSuchOperation'])).code, 2);
+});
+
+t.test('--operation selects the checks that exercise an operation (by id or tag); --exclude-checks leaves some out', async (t) => {
+  const server = await startTestServer(t);
+  server.clock.set(Date.now());
+  const result = await runSuite({ baseUrl: server.baseUrl, allowMutations: true, profile: 'interface', operations: ['reorderStops'], excludeChecks: ['document', 'isolation'] });
+  const ran = result.checks.filter((c) => c.outcome !== 'skipped').map((c) => c.id);
+  t.same(ran, ['stops.order'], 'only the check that reorders stops');
+  t.match(result.checks.find((c) => c.id === 'orders.transitions')?.reason, /--operation/);
+  t.match(result.checks.find((c) => c.id === 'isolation.other-account')?.reason, /--exclude-checks/);
+  t.notOk(result.coverageJudged, 'a selection does not judge coverage');
+  t.same(result.failures, []);
+});
+
+t.test('a broken rule fails its check with the request, the exact expectation and a curl line, in the output, the JSON report and JUnit', async (t) => {
+  const { startMutatingProxy } = await import('../testing/mutating-proxy.js');
+  const { mutations } = await import('../testing/mutations.js');
+  const server = await startTestServer(t);
+  server.clock.set(Date.now());
+  const mutation = mutations.find((m) => m.name.startsWith('order conflicts carry the code CONFLICT'))!;
+  const proxy = await startMutatingProxy(server.baseUrl, mutation);
+  t.teardown(proxy.close);
+  const dir = t.testdir();
+  const { code, out } = await run(['--base-url', proxy.baseUrl, '--allow-mutations', '--profile', 'interface', '--checks', 'orders.transitions', '--report', `${dir}/report.json`, '--junit', `${dir}/junit.xml`]);
+  t.equal(code, 1, out);
+  t.match(out, /\[orders\.transitions\] POST \/api\/v1\/merchants\/[^ ]+\/transactions\/[^ ]+\/invalidation → 409 \/code: expected "ORDER_STATE_CONFLICT", got "CONFLICT" \(spec: States and transitions, Order; addendum §3 \(transition table\)\)\n {4}curl -sS -i -X POST -H "authorization: Bearer \$SVC_TOKEN"/);
+  t.notMatch(out, /Bearer sk_/, 'no token in clear');
+  const report = JSON.parse(await readFile(`${dir}/report.json`, 'utf8'));
+  t.equal(report.profile, 'interface');
+  t.match(report.failures[0], { check: 'orders.transitions', operation: /invalidateOrder|commitOrderPayment|commitOrderVoid/, status: 409, pointer: '/code', expected: '"ORDER_STATE_CONFLICT"', got: '"CONFLICT"', curl: /^curl / });
+  t.match(report.checks.find((c: { id: string }) => c.id === 'orders.transitions'), { outcome: 'failed' });
+  const xml = await readFile(`${dir}/junit.xml`, 'utf8');
+  t.match(xml, /<testcase classname="svc-contracts\.checks" name="orders\.transitions: [^"]+" time="[\d.]+">\n {6}<failure message="\d+ failed expectation\(s\); \[orders\.transitions\]/);
+  t.match(xml, /<testcase classname="svc-contracts\.checks" name="orders\.lists: [^"]+" time="0\.000">\n {6}<skipped message="not selected \(--checks\)"\/>/);
+});
