@@ -8,6 +8,7 @@ export const consoleApiPaths: PathItems = {
   '/console': {
     get: {
       operationId: 'showConsole',
+      'x-ours': true, // the web console page; the spec names the console API only (profiles.ts)
       summary: 'The web console',
       description: 'Paste a console token to see keys, sessions, the progress checklist and the trace (live), with a resend button per webhook.',
       tags: ['console'],

@@ -1,4 +1,4 @@
-import { closed, isoTime, ref, type Schema } from '../helpers.js';
+import { closed, isoTime, ref, withOursRequired, type Schema } from '../helpers.js';
 
 // Schemas of the simulator's console surfaces (addendum §8).
 
@@ -16,10 +16,11 @@ export const consoleSchemas: Record<string, Schema> = {
     },
     additionalProperties: true,
   },
-  TraceList: closed(['data', 'cursor'], {
+  // The cursor (live polling) is ours (profiles.ts).
+  TraceList: withOursRequired(['cursor'], closed(['data', 'cursor'], {
     data: { type: 'array', items: ref('TraceEntry') },
     cursor: { type: 'string', pattern: '^[0-9]+$', description: 'Give it as `after` to get only the entries written since these (a live view polls with it).' },
-  }, 'Newest first.'),
+  }, 'Newest first.')),
   SessionList: closed(['data'], { data: { type: 'array', items: ref('PaymentSession') } }, 'The account\'s sessions, newest first.'),
   Progress: closed(['steps', 'done', 'total'], {
     steps: {
@@ -43,13 +44,14 @@ export const consoleSchemas: Record<string, Schema> = {
     },
     additionalProperties: { type: 'string', maxLength: 256 },
   },
-  PayResult: closed(['session_id', 'status', 'outcome', 'accreditation'], {
+  // The JSON answer of a payment is ours beyond the session and its status (profiles.ts).
+  PayResult: withOursRequired(['outcome', 'accreditation'], closed(['session_id', 'status', 'outcome', 'accreditation'], {
     session_id: { type: 'string' },
     status: { type: 'string', enum: ['pending', 'paid', 'failed', 'expired'] },
     outcome: { type: 'string', enum: ['paid', 'failed', 'expired'] },
     reason: { type: 'string', enum: ['insufficient_funds', 'rejected_by_issuer', 'invalid_key'] },
     accreditation: { type: 'string', enum: ['none', 'scheduled', 'accredited', 'failed'] },
-  }),
+  })),
   Fidelidad: closed(['version', 'differences'], {
     version: { type: 'string' },
     differences: {

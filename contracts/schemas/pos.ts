@@ -37,6 +37,8 @@ export const posSchemas: Record<string, Schema> = {
   Terminal: {
     type: 'object',
     required: ['serialNumber', 'label', 'createdAt', 'secretRotatedAt'],
+    // The addendum lists terminals without their secrets; label and secretRotatedAt are ours (profiles.ts).
+    ...({ 'x-ours-required': ['label', 'secretRotatedAt'] } as object),
     properties: {
       serialNumber,
       label: { type: ['string', 'null'] },

@@ -1,4 +1,4 @@
-import { closed, isoTime, ref, type Schema } from '../helpers.js';
+import { closed, isoTime, ref, withOursRequired, type Schema } from '../helpers.js';
 
 // spec: Events, Payload shapes; addendum §7.
 
@@ -38,13 +38,15 @@ export const webhookSchemas: Record<string, Schema> = {
   AccreditationsCompletedEvent: event('payment_session.accreditations_completed', closed(['session_id', 'status', 'session_payment'], baseData), 'Production only: all funds credited (scope table).'),
   AccreditationToRecipientCompletedEvent: event('payment_session.accreditation_to_recipient_completed', closed(['session_id', 'status', 'session_payment'], { ...baseData, receiver_id: { type: 'string' } }), 'Production only: funds credited to one receiver of a split.'),
   FailedCreditEvent: event('payment_session.failed_credit', closed(['session_id', 'status', 'session_payment'], { ...baseData, receiver_id: { type: 'string' } }), 'Production only: a credit attempt failed (specific-cases list).'),
-  AttemptOutcome: closed(['event_id', 'attempt', 'routing', 'duration_ms'], {
+  // What a resend answers is ours; the interface fixes only that it is a new attempt (addendum §7).
+  AttemptOutcome: withOursRequired(['event_id', 'attempt', 'routing', 'duration_ms'], closed(['event_id', 'attempt', 'routing', 'duration_ms'], {
     event_id: { type: 'string' },
     attempt: { type: 'integer', minimum: 1 },
     routing: { type: 'string', enum: ['loopback', 'relay', 'direct', 'none'] },
     status: { type: 'integer', description: 'The receiver\'s HTTP status.' },
     error: { type: 'string', description: 'Why there was no status (timeout, no relay, …).' },
     duration_ms: { type: 'integer', minimum: 0 },
-  }),
-  Received: closed(['received'], { received: { type: 'boolean', enum: [true] } }),
+  })),
+  // The receivers' body is ours: the spec fixes only their statuses.
+  Received: withOursRequired(['received'], closed(['received'], { received: { type: 'boolean', enum: [true] } })),
 };

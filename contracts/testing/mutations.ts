@@ -1,4 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import { openApiDocument } from '../openapi.js';
+import { interfaceDocument } from '../profiles.js';
 import { jsonAnswer, type Mutation, type ProxiedAnswer, type ProxiedRequest } from './mutating-proxy.js';
 
 // Rules of the interface broken one at a time, as another implementation
@@ -336,3 +338,32 @@ export const mutations: Mutation[] = [
     },
   },
 ];
+
+/**
+ * Not a broken rule: an implementation that conforms to the interface but
+ * makes other choices where the spec and addendum leave them open (extra
+ * fields, no created_at on agreements, no description on sessions, no `in`
+ * in error details, other mock data, other bodies for the receivers and
+ * reset, 400 rather than 415 for another media type, no trace cursor), and
+ * serves its own document accordingly. The interface profile must pass it;
+ * the strict profile must not.
+ */
+export const conformingVariant: Mutation = {
+  name: 'a conforming implementation with other choices',
+  caughtBy: '',
+  answer: (request, answer) => {
+    let body = jsonAnswer.read(answer);
+    if (body === undefined || typeof body !== 'object' || body === null || Array.isArray(body)) return;
+    const path = request.url.pathname;
+    if (path === '/openapi.json') return jsonAnswer.write(answer, { ...interfaceDocument(openApiDocument), 'x-vendor': 'variant' });
+    if (answer.status === 415) return jsonAnswer.write(answer, { message: 'JSON only', code: 'VALIDATION_FAILED' }, 400);
+    if (/^\/api\/v1\/ext\/(agreements|partners|split-agreements)$/.test(path)) delete body.created_at;
+    if (typeof body.session_id === 'string') delete body.description;
+    if (Array.isArray(body.details)) body.details = body.details.map(({ in: _in, ...rest }: Record<string, unknown>) => rest);
+    if (answer.headers['x-svc-sim'] === 'mock') body = { example: 'fixed for every account' };
+    if (/^\/console\/hooks\//.test(path) && answer.status === 200) body = { ok: 1 };
+    if (/^\/(control|__test__)\/reset$/.test(path) && answer.status === 200) body = {};
+    if (path === '/console/trace') delete body.cursor;
+    jsonAnswer.write(answer, { ...body, vendor_note: 'a field of its own' });
+  },
+};

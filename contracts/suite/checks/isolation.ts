@@ -15,7 +15,7 @@ async function otherAccount(ctx: CheckContext): Promise<void> {
   const theirSession = (await createSession(http, theirs, { agreement_id: theirAgreement, amount_reference: 5, webhook_url: theirs.hooks.captura })).session_id as string;
   const theirStop = need(await http('POST', '/api/v1/ext/stops', { json: { name: 'theirs' }, token: theirs.token }), 201, 'creating a stop').stop_id as string;
   const theirBatch = need(await http('POST', '/api/v1/ext/payment-sessions/requests', { json: { sessions: [{ agreement_id: theirAgreement, amount_reference: 2 }] }, token: theirs.token }), 201, 'creating a request batch').batch_id as string;
-  const theirEvent = await waitFor(async () => (await traceOf(http, theirs, 'webhook.emitted', theirSession))[0]?.event_id as string | undefined, ctx.settleMs);
+  const theirEvent = await waitFor(async () => (await traceOf(http, theirs, 'webhook.emitted'))[0]?.event_id as string | undefined, ctx.settleMs);
   const myAgreement = await createAgreement(http, mine, { split: true });
   const myTerminal = await provisionTerminal(http, mine);
   const e = (id: string) => encodeURIComponent(id);
