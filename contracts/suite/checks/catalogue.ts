@@ -1,5 +1,6 @@
 import { listOperations, openApiDocument } from '../../openapi.js';
 import type { Profile } from '../../profiles.js';
+import { accountChecks } from './account.js';
 import type { Check } from './check.js';
 import { isolationChecks } from './isolation.js';
 import { orderChecks } from './orders.js';
@@ -31,7 +32,7 @@ export const documentChecks: CheckInfo[] = [
   { id: 'document.served', title: 'GET /openapi.json: interface, every operation of the interface and the answers seen valid against it; strict, this document', source: 'addendum §0 (served document)', operations: ['getOpenApiDocument'], mutates: false },
 ];
 
-export const behaviouralChecks: Check[] = [...orderChecks, ...settlementChecks, ...tokenChecks, ...isolationChecks, ...sessionChecks, ...stopChecks, ...webhookChecks];
+export const behaviouralChecks: Check[] = [...orderChecks, ...settlementChecks, ...tokenChecks, ...isolationChecks, ...sessionChecks, ...stopChecks, ...webhookChecks, ...accountChecks];
 
 export const checkCatalogue: CheckInfo[] = [
   ...documentChecks,

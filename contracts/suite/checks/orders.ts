@@ -87,6 +87,11 @@ async function transitions(ctx: CheckContext): Promise<void> {
       expect.that(last?.from === 'DISCARDED' && last?.to === 'PAID' && last?.overridesDiscard === true, answer, `/data/history/${history.length - 1}`, 'the commit that overrides a discard recorded as { from: DISCARDED, to: PAID, overridesDiscard: true }', last);
     }
   }
+  // Every transition is in the history, in order (addendum §3).
+  const voided = await orderIn(http, account, terminal, 'VOIDED');
+  const read = await ops.read(voided);
+  const steps = ((read.body?.data?.history ?? []) as Array<{ from: string; to: string; trigger?: string; actor?: string; at?: string }>).map((h) => `${h.from}→${h.to}`);
+  expect.that(JSON.stringify(steps) === JSON.stringify(['PENDING→PAID', 'PAID→VOID_PENDING', 'VOID_PENDING→VOIDED']), read, '/data/history', 'PENDING→PAID, PAID→VOID_PENDING, VOID_PENDING→VOIDED', steps.join(', '));
   const mismatch = await orderIn(http, account, terminal, 'PENDING');
   expect.status(await ops.commit(mismatch, { amount: 999_999 }), 422);
   expect.equal(await ops.read(mismatch), '/data/status', 'PENDING', 'a commit refused for its amount changes nothing');

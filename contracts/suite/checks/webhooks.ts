@@ -29,7 +29,7 @@ function checkDelivery(expect: Expectations, delivery: Delivery, secret: string,
 
 const fromTrace = (entry: TraceEntry): Delivery => ({ body: String(entry.raw_body ?? ''), headers: (entry.headers ?? {}) as Record<string, string> });
 
-const parsed = (raw: unknown): { event_id?: string; data?: { session_id?: string } } => {
+const parsed = (raw: unknown): { event_id?: string; event?: string; data?: { session_id?: string; receiver_id?: string } } => {
   try {
     return JSON.parse(String(raw)) ?? {};
   } catch {
@@ -187,6 +187,81 @@ async function relay(ctx: CheckContext): Promise<void> {
   }
 }
 
+/** Which events each change emits (addendum §6): created at creation, paid, accredited, one failed-credit event per failed credit; failed and expired none. */
+async function events(ctx: CheckContext): Promise<void> {
+  const { http, expect } = ctx;
+  const account = await registerAccount(http);
+  const agreement = await createAgreement(http, account, { split: true });
+  const partner = need(await http('POST', '/api/v1/ext/partners', { json: { name: 'events partner', document_id: 'EV-1' }, token: account.token }), 201, 'creating a partner').partner_id as string;
+  need(await http('POST', '/api/v1/ext/split-agreements', { json: { agreement_id: agreement, partner_id: partner }, token: account.token }), 201, 'linking the partner');
+  const create = async (split: boolean) => (await createSession(http, account, { agreement_id: agreement, amount_reference: 10, webhook_url: account.hooks.captura, ...(split ? { split: { distribution: [{ partner_id: partner, amount_reference: 4 }] } } : {}) })).session_id as string;
+  // What reached the captura receiver, from the bytes received (the addendum fixes the body, not the trace's other fields).
+  const deliveredFor = async (session: string) => (await received(ctx, account, session)).map((e) => parsed(e.raw_body) as { event?: string; data?: { receiver_id?: string } });
+  const failed = await create(false);
+  need(await forceOutcome(http, account, failed, 1, 'failed'), 200, 'forcing leg 1 failed');
+  const expiredSession = await create(false);
+  need(await forceOutcome(http, account, expiredSession, 1, 'expired'), 200, 'forcing leg 1 expired');
+  const credits = await create(true);
+  need(await forceOutcome(http, account, credits, 1, 'paid'), 200, 'forcing leg 1 paid');
+  need(await forceOutcome(http, account, credits, 2, 'accreditation_failed'), 200, 'forcing leg 2 accreditation_failed');
+  const accredited = await create(false);
+  need(await forceOutcome(http, account, accredited, 1, 'paid'), 200, 'forcing leg 1 paid');
+  need(await forceOutcome(http, account, accredited, 2, 'accredited'), 200, 'forcing leg 2 accredited');
+  const expected: Array<[string, string, string[]]> = [
+    [failed, 'leg 1 failed', ['payment_session.created']],
+    [expiredSession, 'leg 1 expired', ['payment_session.created']],
+    [credits, 'leg 2 accreditation_failed with two receivers', ['payment_session.created', 'payment_session.paid', 'payment_session.accreditation_to_recipient_failed', 'payment_session.accreditation_to_recipient_failed']],
+    [accredited, 'leg 2 accredited', ['payment_session.created', 'payment_session.paid', 'payment_session.accredited']],
+  ];
+  // Deliveries follow in the background: wait until as many as expected came (or the wait ends) for every session, then read them all.
+  for (const [session, , names] of expected) await waitFor(async () => ((await deliveredFor(session)).length >= names.length ? true : undefined), ctx.settleMs);
+  for (const [session, what, names] of expected) {
+    const got = (await deliveredFor(session)).map((body) => body.event ?? '?');
+    expect.that(JSON.stringify(got) === JSON.stringify(names), null, '', `${what}: ${names.join(', ')}`, got.join(', ') || 'none');
+  }
+  const failedCredits = (await deliveredFor(credits)).filter((body) => body.event === 'payment_session.accreditation_to_recipient_failed').map((body) => body.data?.receiver_id);
+  expect.that(failedCredits.length === 2 && new Set(failedCredits).size === 2 && failedCredits.includes(partner), null, '/data/receiver_id', `one event per receiver, the partner ${partner} among them`, failedCredits.join(', '));
+}
+
+/** A second relay for the same key closes the first with close code 4000 (addendum §8); routing in the trace (addendum §7). */
+async function relayRules(ctx: CheckContext): Promise<void> {
+  const { http, expect } = ctx;
+  const account = await registerAccount(http);
+  const agreement = await createAgreement(http, account);
+  const url = new URL('/relay', ctx.baseUrl);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  const open = () => new Promise<WebSocket | null>((resolve) => {
+    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${account.token}` } });
+    socket.once('open', () => resolve(socket));
+    socket.once('unexpected-response', () => resolve(null));
+    socket.once('error', () => resolve(null));
+  });
+  const first = await open();
+  if (!first) return void expect.fail(null, '', 'GET /relay to open with the API token', 'refused');
+  const closed = new Promise<number>((resolve) => first.once('close', (code) => resolve(code)));
+  const second = await open();
+  if (!second) return void expect.fail(null, '', 'a second relay for the same key to open', 'refused');
+  try {
+    const code = await Promise.race([closed, new Promise<number>((resolve) => setTimeout(() => resolve(0), ctx.settleMs))]);
+    expect.that(code === 4000, null, '', 'the first relay closed with code 4000 when a second opened for the key', code === 0 ? 'still open' : `${code}`);
+    second.on('message', (data) => {
+      const message = JSON.parse(String(data)) as { type: string; delivery_id: string };
+      if (message.type === 'webhook') second.send(JSON.stringify({ type: 'result', delivery_id: message.delivery_id, status: 200 }));
+    });
+    const routed: Array<[string, string]> = [[account.hooks.paid, 'loopback'], ['http://127.0.0.1:4000/hook', 'relay'], ['http://192.168.1.20/hook', 'relay'], ['not a url', 'relay']];
+    for (const [webhook_url, routing] of routed) {
+      // One session at a time: its created event's attempt is the next attempt entry of the account.
+      const before = (await traceOf(http, account, 'webhook.attempt')).length;
+      await createSession(http, account, { agreement_id: agreement, amount_reference: 1, webhook_url });
+      const attempt = await waitFor(async () => (await traceOf(http, account, 'webhook.attempt'))[before], ctx.settleMs);
+      expect.that(attempt?.routing === routing, null, '/routing', `${routing} for ${webhook_url}`, attempt?.routing ?? 'no attempt');
+    }
+  } finally {
+    first.close();
+    second.close();
+  }
+}
+
 export const webhookChecks: Check[] = [
   {
     id: 'webhooks.captura',
@@ -208,5 +283,19 @@ export const webhookChecks: Check[] = [
     source: 'spec: Simulator-only surfaces 6, Delivery and retries; addendum §7, §8 (relay)',
     operations: ['openRelay', 'createButtonSession', 'advanceControlClock'],
     run: relay,
+  },
+  {
+    id: 'webhooks.events',
+    title: 'which events each change emits: created, paid, accredited, one failed-credit event per failed credit; failed and expired none',
+    source: 'spec: Event kinds (the simulator emits four); addendum §6 (events)',
+    operations: ['createButtonSession', 'forceSessionOutcome', 'getConsoleTrace'],
+    run: events,
+  },
+  {
+    id: 'webhooks.relay-rules',
+    title: 'a second relay for a key closes the first with 4000; the routing of each webhook_url (loopback, relay for local and private hosts and unparsable URLs)',
+    source: 'spec: Simulator-only surfaces 6, Delivery and retries 2; addendum §7, §8 (relay)',
+    operations: ['openRelay', 'createButtonSession', 'getConsoleTrace'],
+    run: relayRules,
   },
 ];
