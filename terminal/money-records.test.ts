@@ -141,9 +141,42 @@ t.test('a second sale of an order already PAID with another authorization code i
   t.equal(result.blocked, true);
   t.same(confirmations, [], 'never confirmed to the device');
   const [held] = await state.listHeld();
-  t.match(held?.reason, /double charge: order dbl-3 is already PAID with authorization AAA111; this sale has authorization BBB222/);
+  t.match(held?.reason, /double charge: order dbl-3 was already PAID with authorization AAA111; this sale has authorization BBB222/);
   t.match(errors.join('\n'), /HELD record 7 \(0210 sale dbl-3 1500 USD auth BBB222\): double charge/);
   t.equal((await order('dbl-3')).authorizationCode, 'AAA111', 'the server keeps the first');
+});
+
+t.test('a sale the server recorded, whose confirmation to the device was lost, and which the merchant voided since, is confirmed, not held', { skip: socatSkip() }, async (t) => {
+  // Seen in the kill-run test: the bridge killed after the commit's 200 and before 0270; the merchant voids the
+  // order (VOID_PENDING); the restarted bridge sends the same sale again and gets 409 VOID_PENDING. Holding it
+  // blocked every record behind it; it is the same sale (same authorization code), so it is confirmed.
+  const { server, merchant, devicePort, startBridge, errors, logs, order } = await world(t);
+  await merchant.createOrder({ orderId: 'lost-ack' });
+  t.equal((await merchant.pos.commitPayment('lost-ack', { authorizationCode: 'AAA111', paidAt: new Date().toISOString() })).status, 200);
+  t.equal((await server.api.post(`${merchant.merchantPath}/transactions/lost-ack/invalidation`, { token: merchant.account.key.token })).status, 200);
+  t.equal((await order('lost-ack')).status, 'VOID_PENDING');
+  const port = await devicePort();
+  const link = new Link(port);
+  const again: Message = { code: '0210', seq: 9, orderId: 'lost-ack', amount: 1500, currency: 'USD', authorizationCode: 'AAA111', paidAt: new Date().toISOString() };
+  const confirmations: string[] = [];
+  let queue: Message[] = [again];
+  link.on('message', (payload: string) => {
+    const request = decodeMessage(payload);
+    const reply: Message =
+      request.code === '0100' ? { code: '0110', serial: merchant.serialNumber, firmware: 'x', batchOpen: true, pendingCount: queue.length }
+        : request.code === '0250' ? queue[0] ?? { code: '0260' }
+          : request.code === '0270' ? (confirmations.push(payload), (queue = queue.slice(1)), { code: '0280', seq: request.seq })
+            : request.code === '0320' ? { code: '0330', rc: '00' } : { code: '0990', errorCode: '01', text: 'unexpected' };
+    void link.send(encodeMessage(reply));
+  });
+  const { bridge, state } = await startBridge();
+  const result = await bridge.cycle();
+  t.equal(result.blocked, false, 'the queue is not blocked');
+  t.same(confirmations, ['0270|9'], 'confirmed to the device');
+  t.same(await state.listHeld(), [], 'nothing held');
+  t.match(logs.join('\n'), /record 9 \(0210 sale lost-ack 1500 USD auth AAA111\) → server 409: the order was already PAID with this authorization code \(and VOID_PENDING since\); confirmed to the device/);
+  t.same(errors.filter((line) => line.includes('lost-ack') && line.includes('HELD')), []);
+  t.equal((await order('lost-ack')).history.filter((h: { to: string }) => h.to === 'PAID').length, 1, 'paid once on the server');
 });
 
 t.test('the server down for 20 s mid-run: the serial line stays open and polled, one log line per change of state, nothing lost', { skip: socatSkip() }, async (t) => {

@@ -53,7 +53,11 @@ t.test('the verdict on a server answer: confirm only what the server holds the s
   t.equal(comparePaid(sale, { authorizationCode: 'A1' }).kind, 'confirm');
   t.match(comparePaid(sale, { authorizationCode: 'Z9' }), { kind: 'hold', reason: /double charge/ });
   t.match(comparePaid(sale, undefined), { kind: 'hold' });
-  t.match(verdictFor(sale, { status: 409, body: { code: 'ORDER_STATE_CONFLICT', currentStatus: 'VOIDED' } }), { kind: 'hold', reason: /VOIDED on the server/ });
+  // Recorded, its confirmation to the device lost, then voided by the merchant: the same sale if the code is the same.
+  t.same(verdictFor(sale, { status: 409, body: { code: 'ORDER_STATE_CONFLICT', currentStatus: 'VOID_PENDING' } }), { kind: 'compare-paid', status: 'VOID_PENDING' });
+  t.same(verdictFor(sale, { status: 409, body: { code: 'ORDER_STATE_CONFLICT', currentStatus: 'VOIDED' } }), { kind: 'compare-paid', status: 'VOIDED' });
+  t.match(comparePaid(sale, { authorizationCode: 'A1' }, 'VOID_PENDING'), { kind: 'confirm', note: /already PAID with this authorization code \(and VOID_PENDING since\)/ });
+  t.match(comparePaid(sale, { authorizationCode: 'Z9' }, 'VOIDED'), { kind: 'hold', reason: /double charge: order o1 was already PAID with authorization Z9 \(and VOIDED since\)/ });
   t.equal(verdictFor(voided, { status: 409, body: { code: 'ORDER_STATE_CONFLICT', currentStatus: 'VOIDED' } }).kind, 'confirm');
   t.match(verdictFor(voided, { status: 409, body: { code: 'ORDER_STATE_CONFLICT', currentStatus: 'PENDING' } }), { kind: 'hold' });
   t.match(verdictFor(batch, { status: 409, body: { code: 'SETTLEMENT_CONFLICT' } }), { kind: 'hold', reason: /batch B1 with other fields/ });

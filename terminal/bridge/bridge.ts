@@ -4,7 +4,7 @@ import { Link, LinkError } from '../protocol/link.js';
 import { decodeMessage, encodeMessage, type Message, type MessageCode, type RecordMessage } from '../protocol/messages.js';
 import { realTimers, type Timers } from '../protocol/timers.js';
 import { BridgeState, recordKey, type HeldRecord } from './bridge-state.js';
-import { comparePaid, verdictFor, type Verdict } from './server-verdict.js';
+import { comparePaid, verdictFor, type ChargedStatus, type Verdict } from './server-verdict.js';
 
 /** A serial port stream; a real one must be closed (not just destroyed) to release its lock. */
 export type SerialLine = Duplex & { close?: (callback: (error?: Error | null) => void) => void; isOpen?: boolean };
@@ -225,16 +225,16 @@ export class Bridge {
           : client.notifySettlement({ batchNumber: record.batchNumber, transactionCount: record.transactionCount, closedAt: record.closedAt, currencyReference: record.currencyReference, terminal: record.terminal, debitBatch: record.debitBatch }),
     );
     let verdict = verdictFor(record, response);
-    if (verdict.kind === 'compare-paid' && record.code === '0210') verdict = comparePaid(record, await this.findPaidOrder(record.orderId));
+    if (verdict.kind === 'compare-paid' && record.code === '0210') verdict = comparePaid(record, await this.findChargedOrder(record.orderId, verdict.status), verdict.status);
     if (verdict.kind === 'fault') throw new ServerFault(verdict.cause);
     return { verdict, answer: response };
   }
 
-  /** The PAID order among the terminal's, paging (100 a page, at most 50 pages). */
-  private async findPaidOrder(orderId: string): Promise<{ authorizationCode?: string } | undefined> {
+  /** The order among the terminal's in a charged state, paging (100 a page, at most 50 pages). */
+  private async findChargedOrder(orderId: string, status: ChargedStatus): Promise<{ authorizationCode?: string } | undefined> {
     for (let page = 1; page <= 50; page += 1) {
-      const listed = await this.call(() => this.options.client.listOrders({ status: 'PAID', size: 100, page }));
-      if (listed.status !== 200) throw new ServerFault(`listing PAID orders answered ${listed.status} ${listed.body.code ?? ''}`);
+      const listed = await this.call(() => this.options.client.listOrders({ status, size: 100, page }));
+      if (listed.status !== 200) throw new ServerFault(`listing ${status} orders answered ${listed.status} ${listed.body.code ?? ''}`);
       const orders = listed.body.data as Array<{ orderId: string; authorizationCode?: string }>;
       const found = orders.find((order) => order.orderId === orderId);
       if (found || orders.length < 100) return found;
