@@ -17,11 +17,12 @@ const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
 const SALES = 200;
 
 // The runner's limit for this file (package.json, 120 s) is raised for this file alone: it takes
-// 36 s on an idle two-vCPU host, but every kill restarts a process, and under a full parallel CI
-// run a restart costs several seconds, so one CI run went past 120 s with every check on track.
-t.setTimeout(360_000);
+// 36 s on an idle two-vCPU host, and every kill restarts a process, which costs seconds more under
+// a full parallel CI run. (Two CI runs that went past the limit were not slow but stuck: a sale held
+// at the head of the device's queue, fixed in the bridge's verdict; see money-records.test.ts.)
+t.setTimeout(240_000);
 
-t.test(`emulator and bridge SIGKILLed at random moments during ${SALES} sales, voids and closes: 0 lost, 0 duplicated`, { skip: socatSkip(), timeout: 350_000 }, async (t) => {
+t.test(`emulator and bridge SIGKILLed at random moments during ${SALES} sales, voids and closes: 0 lost, 0 duplicated`, { skip: socatSkip(), timeout: 230_000 }, async (t) => {
   const dir = t.testdir();
   const server = await startServerProcess({ DATA_DIR: join(dir, 'data') });
   t.teardown(() => stopServerProcess(server));
