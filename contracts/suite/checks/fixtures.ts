@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { WebSocket } from 'ws';
 import { signPosRequest } from '../../../terminal/pos-client.js';
 import type { SuiteHttp, SuiteResponse } from '../suite-client.js';
 import { CheckStopped, type CheckContext } from './check.js';
@@ -147,3 +148,20 @@ export async function holdsFor<T>(probe: () => Promise<T | undefined>, ms: numbe
   return waitFor(probe, ms, 100);
 }
 
+
+/** The relay's WebSocket URL on a deployment. */
+export function relayUrl(baseUrl: string): URL {
+  const url = new URL('/relay', baseUrl);
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  return url;
+}
+
+/** A relay opened with a token; null when the upgrade is refused or fails. */
+export function openRelay(baseUrl: string, token: string): Promise<WebSocket | null> {
+  return new Promise((resolve) => {
+    const socket = new WebSocket(relayUrl(baseUrl), { headers: { authorization: `Bearer ${token}` } });
+    socket.once('open', () => resolve(socket));
+    socket.once('unexpected-response', () => resolve(null));
+    socket.once('error', () => resolve(null));
+  });
+}

@@ -1,6 +1,6 @@
 import { WebSocket } from 'ws';
 import type { Check, CheckContext } from './check.js';
-import { need, provisionTerminal, registerAccount } from './fixtures.js';
+import { need, provisionTerminal, registerAccount, relayUrl } from './fixtures.js';
 
 // Token kinds and the POS signature (spec: Authentication; addendum §1, §2).
 
@@ -9,9 +9,7 @@ const unknownLike = (token: string) => `${token.slice(0, -1)}${token.endsWith('0
 
 /** The HTTP status a WebSocket upgrade of /relay gets with this token (101 when it opens). */
 export function relayUpgradeStatus(baseUrl: string, token: string): Promise<number> {
-  const url = new URL('/relay', baseUrl);
-  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-  const socket = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
+  const socket = new WebSocket(relayUrl(baseUrl), { headers: { authorization: `Bearer ${token}` } });
   return new Promise<number>((resolve) => {
     socket.once('unexpected-response', (_request, response) => {
       resolve(response.statusCode ?? 0);

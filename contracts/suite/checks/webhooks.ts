@@ -1,8 +1,7 @@
-import { WebSocket } from 'ws';
 import { signWebhook } from '../../webhook-signature.js';
 import type { Check, CheckContext } from './check.js';
 import type { Expectations } from '../expectations.js';
-import { advanceClock, createAgreement, createSession, forceOutcome, holdsFor, need, registerAccount, traceOf, waitFor, type Account, type TraceEntry } from './fixtures.js';
+import { advanceClock, createAgreement, createSession, forceOutcome, holdsFor, need, openRelay, registerAccount, traceOf, waitFor, type Account, type TraceEntry } from './fixtures.js';
 
 // Webhooks (spec: Events: headers, signature rule, delivery and retries;
 // addendum §7): checked where they arrive, at the account's own receivers
@@ -149,15 +148,8 @@ async function relay(ctx: CheckContext): Promise<void> {
   const { http, expect } = ctx;
   const account = await registerAccount(http);
   const agreement = await createAgreement(http, account);
-  const url = new URL('/relay', ctx.baseUrl);
-  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-  const socket = new WebSocket(url, { headers: { authorization: `Bearer ${account.token}` } });
-  const opened = await new Promise<boolean>((resolve) => {
-    socket.once('open', () => resolve(true));
-    socket.once('unexpected-response', () => resolve(false));
-    socket.once('error', () => resolve(false));
-  });
-  if (!opened) return void expect.fail(null, '', 'GET /relay to open with the API token', 'refused');
+  const socket = await openRelay(ctx.baseUrl, account.token);
+  if (!socket) return void expect.fail(null, '', 'GET /relay to open with the API token', 'refused');
   const messages: Array<{ delivery_id: string; event_id: string; url: string; headers: Record<string, string>; body: string }> = [];
   let answer = 500;
   socket.on('message', (data) => {
@@ -228,14 +220,7 @@ async function relayRules(ctx: CheckContext): Promise<void> {
   const { http, expect } = ctx;
   const account = await registerAccount(http);
   const agreement = await createAgreement(http, account);
-  const url = new URL('/relay', ctx.baseUrl);
-  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-  const open = () => new Promise<WebSocket | null>((resolve) => {
-    const socket = new WebSocket(url, { headers: { authorization: `Bearer ${account.token}` } });
-    socket.once('open', () => resolve(socket));
-    socket.once('unexpected-response', () => resolve(null));
-    socket.once('error', () => resolve(null));
-  });
+  const open = () => openRelay(ctx.baseUrl, account.token);
   const first = await open();
   if (!first) return void expect.fail(null, '', 'GET /relay to open with the API token', 'refused');
   const closed = new Promise<number>((resolve) => first.once('close', (code) => resolve(code)));
