@@ -94,7 +94,8 @@ if (values.help) {
 }
 if (values['list-checks']) {
   for (const check of checkCatalogue) {
-    process.stdout.write(`${check.id}${check.mutates ? '' : ' (read-only too)'}${check.strictOnly ? ' (strict only)' : ''}\n    ${check.title}\n    source: ${check.source}\n`);
+    const runs = check.mutates ? 'with --allow-mutations' : check.id === 'document.read-only' ? 'read-only runs' : 'every run';
+    process.stdout.write(`${check.id} (${runs}${check.strictOnly ? ', strict only' : ''})\n    ${check.title}\n    source: ${check.source}\n`);
   }
   process.exit(0);
 }

@@ -108,7 +108,7 @@ t.test('an endpoint that never answers, or a network error, fails that request b
 t.test('svc-contracts --list-checks names every check with its source; a bad profile or an unknown check is a usage error', async (t) => {
   const listed = await run(['--list-checks']);
   t.equal(listed.code, 0);
-  t.match(listed.out, /orders\.transitions\n {4}every cell of the order transition table[^\n]*\n {4}source: spec: States and transitions, Order; addendum §3/);
+  t.match(listed.out, /orders\.transitions \(with --allow-mutations\)\n {4}every cell of the order transition table[^\n]*\n {4}source: spec: States and transitions, Order; addendum §3/);
   t.match(listed.out, /webhooks\.retries/);
   t.equal((await run(['--base-url', 'http://127.0.0.1:9', '--profile', 'loose'])).code, 2);
   const unknown = await run(['--base-url', 'http://127.0.0.1:9', '--checks', 'orders,nosuch']);
