@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import t from 'tap';
+import { startTestServer } from '../server/testing/test-server.js';
 
 // The commands are products: packed as they would be published, installed
 // with production dependencies only (no TypeScript, no tsx), each must run
@@ -32,4 +33,14 @@ t.test('npm pack, then a production-only install of the tarball: every command a
   }
   const { stdout } = await run(join(app, 'node_modules', '.bin', 'svc-terminal'), ['held', '--help']);
   t.match(stdout, /usage: svc-terminal held/);
+
+  // More than --help: the installed contract suite runs a whole run's machinery (checks, coverage, reports)
+  // against a real server; a file it reads at run time must be in the package. (A subtest: the server's
+  // data goes in a test dir of its own, since a second t.testdir() here would empty this one.)
+  await t.test('the installed svc-contracts runs checks against a real server', async (t) => {
+    const server = await startTestServer(t);
+    server.clock.set(Date.now());
+    const suite = await run(join(app, 'node_modules', '.bin', 'svc-contracts'), ['--base-url', server.baseUrl, '--allow-mutations', '--checks', 'orders.lists,document.served']).catch((error: { stdout?: string; stderr?: string }) => error);
+    t.match(suite.stdout, /checks: 2 passed, 0 failed, \d+ skipped[\s\S]*PASSED/, suite.stderr?.slice(-400) ?? '');
+  });
 });

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { profiles, type Profile } from '../profiles.js';
 import { receiverCli } from '../receiver/cli.js';
-import { checkCatalogue, unknownNames } from './checks/catalogue.js';
+import { checkCatalogue, skipReason, unknownNames } from './checks/catalogue.js';
 import { describeFailure } from './expectations.js';
 import { coverageTable } from './recorder.js';
 import { runSuite } from './run-suite.js';
@@ -116,6 +116,11 @@ if (unknown.length > 0) fail(`no such ${unknown.join(', ')} (svc-contracts --lis
 
 const baseUrl = values['base-url']!;
 const allowMutations = values['allow-mutations'] ?? false;
+// A selection that leaves nothing to run is a mistake to say, not a pass.
+if (!checkCatalogue.some((check) => skipReason(check, { ...selection, profile, allowMutations }) === null)) {
+  const needsMutations = checkCatalogue.some((check) => skipReason(check, { ...selection, profile, allowMutations: true }) === null);
+  fail(`the selection leaves no check to run${needsMutations && !allowMutations ? ' (the checks selected need --allow-mutations)' : ''}`);
+}
 const started = performance.now();
 const result = await runSuite({
   baseUrl,
