@@ -1,14 +1,14 @@
-import { coverageAllowList } from './coverage-allowlist.js';
 import { openApiDocument } from '../openapi.js';
 import { oursOnlyOperations, type Profile } from '../profiles.js';
 import { CheckStopped, type CheckContext } from './checks/check.js';
 import { behaviouralChecks, checkCatalogue, skipReason, touches, type CheckInfo, type Selection } from './checks/catalogue.js';
 import { checkServedDocument } from './checks/served-document.js';
+import { coverageAllowList } from './coverage-allowlist.js';
 import { Expectations, type FailedExpectation } from './expectations.js';
 import { negativeRequests, rateLimitScenario, signedNegatives } from './negatives.js';
 import { coverage, Recorder, type CoverageReport, type RecordedViolation } from './recorder.js';
 import { mutatingScenarios, type ScenarioContext, type World } from './scenarios.js';
-import { suiteClient, type SuiteResponse } from './suite-client.js';
+import { suiteClient, type RequestLimits, type SuiteResponse } from './suite-client.js';
 
 export interface SuiteOptions extends Selection {
   baseUrl: string;
@@ -62,9 +62,8 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
   const expectationsFor = (check: CheckInfo) => new Expectations((failure) => failures.push(failure), check.id, check.source, operationOf);
   // Free-text problems of the document scenarios, and requests that got no answer, belong to the check running.
   const problem = (message: string) => void failures.push({ check: current.id, source: current.source, request: '', operation: '', status: 0, pointer: '', expected: 'what the scenario expects', got: message });
-  const limits = {
+  const limits: RequestLimits = {
     timeoutMs: options.requestTimeoutMs ?? 10_000,
-    problem,
     noAnswer: (request: SuiteResponse['request'], reason: string) =>
       void failures.push({ check: current.id, source: current.source, request: `${request.method} ${request.target}`, operation: operationOf({ request } as SuiteResponse), status: 0, pointer: '', expected: 'an answer', got: reason, curl: request.curl }),
   };
