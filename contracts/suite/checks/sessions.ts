@@ -97,15 +97,13 @@ async function expire(ctx: CheckContext): Promise<void> {
   const agreement = await createAgreement(http, account);
   const fresh = async () => (await createSession(http, account, { agreement_id: agreement, amount_reference: 4 })).session_id as string;
   const expireOf = (id: string) => http('POST', `/api/v1/ext/payment-sessions/${id}/expire`, { token: account.token });
+  // The status is read back: the addendum does not fix what an expire answers beside its 200.
   const pending = await fresh();
-  const first = await expireOf(pending);
-  if (expect.status(first, 200)) expect.equal(first, '/status', 'expired');
-  const again = await expireOf(pending);
-  if (expect.status(again, 200)) expect.equal(again, '/status', 'expired', 'expiring an expired session: 200, unchanged');
+  if (expect.status(await expireOf(pending), 200)) expect.equal(await readSession(http, account, pending), '/status', 'expired');
+  if (expect.status(await expireOf(pending), 200)) expect.equal(await readSession(http, account, pending), '/status', 'expired', 'expiring an expired session: 200, unchanged');
   const failed = await fresh();
   need(await forceOutcome(http, account, failed, 1, 'failed'), 200, 'forcing leg 1 failed');
-  const fromFailed = await expireOf(failed);
-  if (expect.status(fromFailed, 200)) expect.equal(fromFailed, '/status', 'expired');
+  if (expect.status(await expireOf(failed), 200)) expect.equal(await readSession(http, account, failed), '/status', 'expired');
   const paid = await fresh();
   need(await forceOutcome(http, account, paid, 1, 'paid'), 200, 'forcing leg 1 paid');
   expect.status(await expireOf(paid), 422, 'SESSION_ALREADY_PAID');
@@ -195,7 +193,8 @@ async function creation(ctx: CheckContext): Promise<void> {
   for (const amount of [0, -1, 1.234, '10']) expect.status(await button({ amount_reference: amount }), 400, 'VALIDATION_FAILED');
   expect.status(await button({ due_date_reached_behavior: 'forever' }), 400, 'VALIDATION_FAILED');
   expect.status(await http('POST', '/api/v1/ext/payment-sessions/buttons', { json: { amount_reference: 1 }, token: account.token }), 400, 'VALIDATION_FAILED');
-  expect.status(await button({ currency_reference: 'EUR' }), 400, 'VALIDATION_FAILED'); // the agreement's currency is USD
+  // Another currency than the agreement's is refused by our document; the addendum leaves it open.
+  if (ctx.profile === 'strict') expect.status(await button({ currency_reference: 'EUR' }), 400, 'VALIDATION_FAILED');
   // The Request batch: all or nothing, whatever continue_on_error says (spec: Payment-session product).
   const batch = await http('POST', '/api/v1/ext/payment-sessions/requests', { json: { sessions: [{ agreement_id: agreement, amount_reference: 1 }, { agreement_id: agreement, amount_reference: 2 }] }, token: account.token });
   if (expect.status(batch, 201)) {
@@ -204,9 +203,9 @@ async function creation(ctx: CheckContext): Promise<void> {
     const again = await http('GET', `/api/v1/ext/payment-sessions/requests/${batch.body.batch_id}`, { token: account.token });
     if (expect.status(again, 200)) expect.that(JSON.stringify((again.body?.sessions ?? []).map((x: { session_id: string }) => x.session_id)) === JSON.stringify(ids.map((x) => x.session_id)), again, '/sessions', 'the batch\'s sessions', again.text.slice(0, 80));
   }
-  const before = ((await http('GET', '/console/sessions?limit=100', { token: account.consoleToken })).body?.data ?? []).length as number;
+  const before = ((await http('GET', '/console/sessions', { token: account.consoleToken })).body?.data ?? []).length as number;
   expect.status(await http('POST', '/api/v1/ext/payment-sessions/requests', { json: { continue_on_error: true, sessions: [{ agreement_id: agreement, amount_reference: 1 }, { agreement_id: agreement, amount_reference: -1 }] }, token: account.token }), 400, 'VALIDATION_FAILED');
-  const after = ((await http('GET', '/console/sessions?limit=100', { token: account.consoleToken })).body?.data ?? []).length as number;
+  const after = ((await http('GET', '/console/sessions', { token: account.consoleToken })).body?.data ?? []).length as number;
   expect.that(after === before, null, '', 'a refused Request batch creates nothing (continue_on_error ignored)', `${after - before} created`);
 }
 
