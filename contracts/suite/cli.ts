@@ -15,7 +15,7 @@ if (process.argv[2] === 'receiver') process.exit(await receiverCli(process.argv.
 
 const usage = `usage: svc-contracts --base-url URL [--allow-mutations] [--profile interface|strict]
                      [--checks IDS] [--exclude-checks IDS] [--operation OPS]
-                     [--report FILE] [--junit FILE] [--request-timeout S]
+                     [--report FILE] [--junit FILE] [--request-timeout S] [--settle-timeout S]
                      [--token T] [--console-token T]
        svc-contracts --list-checks
        svc-contracts receiver --url URL --secret-file FILE [...]   (grade a webhook receiver; receiver --help)
@@ -50,6 +50,9 @@ registers accounts and creates orders, sessions, stops… on the deployment
   --request-timeout S   a request not answered within S seconds (default 10)
                         fails its check, named, and the run goes on; so does
                         one that meets a network error
+  --settle-timeout S    how long to wait for work the deployment does in the
+                        background (a delivery, an accreditation) before a
+                        check says it did not happen (default 5)
   --token T             an API token, for authenticated reads (read-only runs)
   --console-token T     a console token, for the console reads (read-only runs)
 
@@ -71,6 +74,7 @@ function parse() {
       report: { type: 'string' },
       'allow-mutations': { type: 'boolean' },
       'request-timeout': { type: 'string' },
+      'settle-timeout': { type: 'string' },
       junit: { type: 'string' },
       profile: { type: 'string' },
       checks: { type: 'string' },
@@ -109,6 +113,8 @@ const profile = (values.profile ?? 'strict') as Profile;
 if (!profiles.includes(profile)) fail(`--profile must be one of ${profiles.join(', ')}, got ${JSON.stringify(values.profile)}`);
 const timeoutSeconds = values['request-timeout'] === undefined ? 10 : Number(values['request-timeout']);
 if (!(timeoutSeconds > 0 && timeoutSeconds <= 3600)) fail(`--request-timeout must be a number of seconds from 0.001 to 3600, got ${JSON.stringify(values['request-timeout'])}`);
+const settleSeconds = values['settle-timeout'] === undefined ? 5 : Number(values['settle-timeout']);
+if (!(settleSeconds > 0 && settleSeconds <= 600)) fail(`--settle-timeout must be a number of seconds from 0.001 to 600, got ${JSON.stringify(values['settle-timeout'])}`);
 const list = (value: string | undefined) => (value === undefined ? undefined : value.split(',').map((item) => item.trim()).filter(Boolean));
 const selection = { ...(values.checks ? { checks: list(values.checks)! } : {}), ...(values['exclude-checks'] ? { excludeChecks: list(values['exclude-checks'])! } : {}), ...(values.operation ? { operations: list(values.operation)! } : {}) };
 const unknown = unknownNames(selection);
@@ -127,6 +133,7 @@ const result = await runSuite({
   allowMutations,
   profile,
   requestTimeoutMs: timeoutSeconds * 1000,
+  settleMs: settleSeconds * 1000,
   ...selection,
   ...(values.token ? { token: values.token } : {}),
   ...(values['console-token'] ? { consoleToken: values['console-token'] } : {}),
