@@ -316,13 +316,26 @@ export const mutations: Mutation[] = [
     },
   },
   {
-    name: 'retry delays are counted from the first attempt (retries come early)',
+    name: 'retry delays are counted from the first attempt (attempt 3 at 5000 ms after attempt 1, as the trace shows it)',
     caughtBy: 'webhooks.retries',
+    answer: (request, answer) => {
+      if (!is(request, 'GET', /^\/console\/trace$/)) return;
+      rewriteTrace(answer, (entries) => {
+        const firstAt = new Map(entries.filter((e) => e.type === 'webhook.attempt' && e.attempt === 1).map((e) => [e.event_id, Date.parse(e.at)]));
+        for (const entry of entries) {
+          const first = firstAt.get(entry.event_id);
+          if (entry.type === 'webhook.attempt' && entry.attempt === 3 && first !== undefined) entry.at = new Date(first + 5000).toISOString();
+        }
+      });
+    },
+  },
+  {
+    name: 'a clock advance moves the account clock 2 s further than asked',
+    caughtBy: 'control.clock',
     request: (request) => {
-      // The deployment's ladder runs 2 s ahead of the account's clock: every advance moves it 2 s further.
       if (!is(request, 'POST', /^\/(control|__test__)\/clock\/advance$/)) return;
       const body = JSON.parse(request.body || '{}');
-      request.body = JSON.stringify({ ...body, ms: Number(body.ms) + 2000 });
+      if (typeof body.ms === 'number' && body.ms > 0) request.body = JSON.stringify({ ...body, ms: body.ms + 2000 });
     },
   },
   {

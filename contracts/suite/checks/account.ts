@@ -122,7 +122,32 @@ async function consoleLists(ctx: CheckContext): Promise<void> {
   if (expect.status(keys, 200)) expect.that((keys.body?.keys ?? []).some((k: { token: string; webhook_secret: string }) => k.token === account.token && k.webhook_secret === account.webhookSecret) && keys.body?.hooks?.captura === account.hooks.captura, keys, '/keys', 'the account\'s API token and webhook secret, and its receivers', keys.text.slice(0, 80));
 }
 
+async function clock(ctx: CheckContext): Promise<void> {
+  const { http, expect } = ctx;
+  const account = await registerAccount(http);
+  const other = await registerAccount(http);
+  const read = async (who = account) => {
+    const answer = await http('GET', '/control/clock', { token: who.token });
+    return expect.status(answer, 200) ? { now: Date.parse(answer.body?.now), offset: Number(answer.body?.offset_ms), answer } : undefined;
+  };
+  const before = await read();
+  const started = Date.now();
+  const advanced = await http('POST', '/control/clock/advance', { json: { ms: 60_000 }, token: account.token });
+  expect.status(advanced, 200);
+  const after = await read();
+  if (!before || !after) return;
+  const elapsed = Date.now() - started;
+  // The account's clock moved by what was asked, plus whatever real time passed (nothing on a clock that does not run).
+  expect.that(after.offset - before.offset === 60_000, after.answer, '/offset_ms', `${before.offset + 60_000} (60000 more)`, after.offset);
+  expect.that(after.now - before.now >= 60_000 && after.now - before.now <= 60_000 + elapsed + 1000, after.answer, '/now', `60 s later (plus at most the ${elapsed} ms that passed)`, `${after.now - before.now} ms later`);
+  expect.status(await http('POST', '/__test__/clock/advance', { json: { ms: 1 }, token: account.token }), 200);
+  for (const ms of [0, -5, 'soon']) expect.status(await http('POST', '/control/clock/advance', { json: { ms }, token: account.token }), 400, 'VALIDATION_FAILED');
+  const untouched = await read(other);
+  if (untouched) expect.that(untouched.offset === 0, untouched.answer, '/offset_ms', '0: another account\'s clock does not move', untouched.offset);
+}
+
 export const accountChecks: Check[] = [
+  { id: 'control.clock', title: 'the account clock: an advance moves it by what was asked, only that account\'s, and a bad amount is 400', source: 'addendum §6 (clock)', operations: ['getControlClock', 'advanceControlClock', 'advanceControlClockViaTestAlias'], run: clock },
   { id: 'control.reset', title: 'a reset empties the caller\'s account, keeps the account and its tokens, and touches no other', source: 'spec: Simulator-only surfaces (POST /control/reset); addendum §6', operations: ['resetAccount', 'resetAccountViaTestAlias', 'getPaymentSession', 'getConsoleSessions'], run: reset },
   { id: 'control.rate-brake', title: 'the rate brake: X-RateLimit-* headers, 429 RATE_LIMITED with Retry-After over the limit, never on /console/**, never another account, bounds, off with null', source: 'spec: Errors 429, Limits; addendum §8 (rate brake)', operations: ['setRateLimit', 'listStops', 'getControlClock', 'getConsoleKeys'], run: rateBrake },
   { id: 'terminals.secrets', title: 'terminals: serial numbers unique across the service, secrets of 64 hex shown once and never listed, a rotated secret replaces the old one', source: 'addendum §2', operations: ['provisionTerminal', 'listTerminals', 'rotateTerminalSecret', 'listTerminalOrders'], run: terminals },

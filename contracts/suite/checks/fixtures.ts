@@ -143,12 +143,6 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, ms: number
   }
 }
 
-/** Holds for `ms` of real time, asking `probe` on the way: answers the first value it gives, undefined when it gave none (what should not happen did not). */
-export async function holdsFor<T>(probe: () => Promise<T | undefined>, ms: number): Promise<T | undefined> {
-  return waitFor(probe, ms, 100);
-}
-
-
 /** The relay's WebSocket URL on a deployment. */
 export function relayUrl(baseUrl: string): URL {
   const url = new URL('/relay', baseUrl);
