@@ -3,7 +3,7 @@
 // expected it, the section of the spec or addendum it rests on, and a curl
 // line that sends the same request again.
 
-import type { SentRequest, SuiteResponse } from './suite-client.js';
+import type { SuiteResponse } from './suite-client.js';
 
 export interface FailedExpectation {
   /** The check's id (`orders.transitions`…). */

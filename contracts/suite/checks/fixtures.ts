@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { WebSocket } from 'ws';
 import { signPosRequest } from '../../../terminal/pos-client.js';
 import type { SuiteHttp, SuiteResponse } from '../suite-client.js';
-import { CheckStopped, type CheckContext } from './check.js';
+import { CheckStopped } from './check.js';
 
 // What checks set up through the API: accounts, terminals, orders,
 // agreements, sessions; and the waits on background work (deliveries,
