@@ -72,7 +72,9 @@ t.test('socat killed mid-flow and started again: the bridge reconnects and every
   await waitFor(() => log.some((l) => l.startsWith('line down')), 5000, 'the bridge to notice');
   await line.start();
   await attachDevice();
-  await waitFor(async () => device.snapshot.records.length === 0, 10_000, 'every record to be confirmed after the reconnection');
+  await waitFor(async () => device.snapshot.records.length === 0, 10_000, 'every record to be confirmed after the reconnection').catch((error) => {
+    throw new Error(`${(error as Error).message}; ${device.snapshot.records.length} records on the device; bridge log:\n${log.join('\n')}`);
+  });
   for (const id of ids) {
     const current = await order(id);
     t.equal(current.status, 'PAID', id);

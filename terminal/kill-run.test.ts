@@ -44,6 +44,7 @@ t.test(`emulator and bridge SIGKILLed at random moments during ${SALES} sales, v
   const processes: { emulator: ChildProcess | null; bridge: ChildProcess | null } = { emulator: null, bridge: null };
   const output = { emulator: '', bridge: '' };
   const start = (which: 'emulator' | 'bridge') => {
+    if (ended) return;
     const args = which === 'emulator'
       ? ['emulate', '--path', line.device, '--serial', serial, '--state', deviceJournal, '--auto-approve-ms', '30']
       : ['bridge', '--path', line.host, '--base-url', server.baseUrl, '--serial', serial, '--state-dir', stateDir, '--poll-ms', '50', '--answer-timeout-ms', '1000'];
@@ -59,7 +60,11 @@ t.test(`emulator and bridge SIGKILLed at random moments during ${SALES} sales, v
     await stopped(child);
     processes[which] = null;
   };
+  // Once the test has ended (a failure included), nothing starts again: the killer would otherwise go on
+  // restarting processes, and their handles would hold the file open until the runner's time limit.
+  let ended = false;
   t.teardown(async () => {
+    ended = true;
     await kill('bridge');
     await kill('emulator');
   });
@@ -73,7 +78,7 @@ t.test(`emulator and bridge SIGKILLed at random moments during ${SALES} sales, v
   // Work the pair has done: records delivered and asks sent, as the bridge logs them.
   const workDone = () => output.bridge.match(/confirmed to the device|sent to the device/g)?.length ?? 0;
   const killer = (async () => {
-    while (killing) {
+    while (killing && !ended) {
       // Each kill falls at a random moment of work, not of start-up: wait until the pair has done some
       // work since the last restart (a restart takes 1 s alone, several under a loaded machine; without
       // this gate, kills on a busy host left the pair forever restarting and backing off), then a while more.
@@ -96,7 +101,10 @@ t.test(`emulator and bridge SIGKILLed at random moments during ${SALES} sales, v
   /** Marked asked by the bridge (durably, before the line), but not in the device's journal: the ask was cut off by a kill. */
   const askCutOff = async (orderId: string) => {
     const asked = JSON.parse(await readFile(join(stateDir, serial, 'asked.json'), 'utf8').catch(() => '{}')) as Record<string, string>;
-    const device = JSON.parse(await readFile(deviceJournal, 'utf8')) as DeviceState;
+    const journal = await readFile(deviceJournal, 'utf8').catch(() => null);
+    // No journal yet: the device was never asked anything, so the pair never worked; say so with what they printed.
+    if (journal === null) throw new Error(`the device has no journal: nothing reached it\nbridge:\n${output.bridge.slice(-3000)}\nemulator:\n${output.emulator.slice(-2000)}`);
+    const device = JSON.parse(journal) as DeviceState;
     return `PENDING:${orderId}` in asked && !device.approved.includes(orderId) && !device.charges.some((charge) => charge.orderId === orderId);
   };
   for (let i = 0; i < SALES; i += 1) {

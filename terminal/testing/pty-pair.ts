@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitFor } from '../../server/testing/wait-for.js';
 
@@ -35,7 +35,12 @@ export class PtyPair {
     const exited = new Promise((resolve) => running.once('exit', resolve));
     running.kill('SIGKILL');
     await exited;
-    await waitFor(() => !existsSync(this.host), 5000, 'the pseudo-terminal links to go');
+    // Killed, socat cannot remove its links: they stay, dangling, on /dev/pts/N. The kernel gives that number
+    // to the next pseudo-terminal made, in any process, and a client reopening the old link would then be on
+    // another test's line (seen in CI with two test files at once: a reconnecting bridge talked to another
+    // test's device, and both tests stalled). The links go with the line.
+    rmSync(this.host, { force: true });
+    rmSync(this.device, { force: true });
   }
 }
 
