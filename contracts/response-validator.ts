@@ -148,7 +148,8 @@ function coerceHeader(value: string, schema: OpenAPIV3_1.SchemaObject): unknown 
   return schema.type === 'integer' || schema.type === 'number' ? Number(value) : value;
 }
 
-function pointerValue(body: unknown, pointer: string): unknown {
+/** The value at a JSON pointer of a parsed body. */
+export function pointerValue(body: unknown, pointer: string): unknown {
   return pointer
     .split('/')
     .slice(1)

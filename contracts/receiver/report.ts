@@ -1,11 +1,10 @@
 import type { Probe } from './checks.js';
 import { junitDocument, xml } from '../junit.js';
+import { shellQuote } from '../shell-quote.js';
 import type { Grade } from './grade.js';
 
 // The grade as a person reads it (a table, then each failure with its
 // request as curl and the answer), as CI reads it (JUnit XML), and as JSON.
-
-const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 /** A curl command that sends the probe's delivery again, byte for byte. */
 export function curlOf(url: string, probe: Probe): string {

@@ -3,6 +3,7 @@
 // expected it, the section of the spec or addendum it rests on, and a curl
 // line that sends the same request again.
 
+import { pointerValue } from '../response-validator.js';
 import type { SuiteResponse } from './suite-client.js';
 
 export interface FailedExpectation {
@@ -31,14 +32,6 @@ export function describeFailure(f: FailedExpectation): string {
 }
 
 const show = (value: unknown) => (value === undefined ? 'nothing' : JSON.stringify(value)?.slice(0, 200) ?? String(value));
-
-/** The value at a JSON pointer of a parsed body. */
-export function at(body: unknown, pointer: string): unknown {
-  return pointer
-    .split('/')
-    .slice(1)
-    .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], body);
-}
 
 /**
  * What a check asserts, each failure recorded with the check's id and
@@ -85,7 +78,7 @@ export class Expectations {
 
   /** A value of the answer's body equals `expected` (deep, as JSON). */
   equal(response: SuiteResponse, pointer: string, expected: unknown, why = ''): boolean {
-    const got = at(response.body, pointer);
+    const got = pointerValue(response.body, pointer);
     if (JSON.stringify(got) === JSON.stringify(expected)) return true;
     return this.fail(response, pointer, `${show(expected)}${why ? ` (${why})` : ''}`, show(got));
   }

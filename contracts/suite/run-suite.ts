@@ -61,11 +61,11 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
   const operationOf = (response: SuiteResponse) => recorder.operationFor(response.request.method, response.request.target.split('?')[0]!);
   const expectationsFor = (check: CheckInfo) => new Expectations((failure) => failures.push(failure), check.id, check.source, operationOf);
   // Free-text problems of the document scenarios, and requests that got no answer, belong to the check running.
-  const problem = (message: string) => void failures.push({ check: current.id, source: current.source, request: '', operation: '', status: 0, pointer: '', expected: 'what the scenario expects', got: message });
+  const problem = (message: string) => void expectationsFor(current).fail(null, '', 'what the scenario expects', message);
   const limits: RequestLimits = {
     timeoutMs: options.requestTimeoutMs ?? 10_000,
     noAnswer: (request: SuiteResponse['request'], reason: string) =>
-      void failures.push({ check: current.id, source: current.source, request: `${request.method} ${request.target}`, operation: operationOf({ request } as SuiteResponse), status: 0, pointer: '', expected: 'an answer', got: reason, curl: request.curl }),
+      void expectationsFor(current).fail({ request, status: 0 } as SuiteResponse, '', 'an answer', reason),
   };
   const http = suiteClient(options.baseUrl, recorder, limits);
   const scenarioCtx: ScenarioContext = {
@@ -126,7 +126,7 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
       await runners[check.id]!();
     } catch (error) {
       // A check that cannot go on fails; the run goes on with the next.
-      failures.push({ check: check.id, source: check.source, request: '', operation: '', status: 0, pointer: '', expected: 'the check to run to its end', got: error instanceof CheckStopped ? error.message : `it stopped: ${(error as Error).stack ?? error}` });
+      expectationsFor(check).fail(null, '', 'the check to run to its end', error instanceof CheckStopped ? error.message : `it stopped: ${(error as Error).stack ?? error}`);
     }
     checks.push({ id: check.id, title: check.title, source: check.source, outcome: failures.length > before ? 'failed' : 'passed', seconds: (performance.now() - started) / 1000 });
   }

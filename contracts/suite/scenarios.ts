@@ -1,8 +1,8 @@
-import { WebSocket } from 'ws';
 import { PosClient } from '../../terminal/pos-client.js';
 import { openApiDocument } from '../openapi.js';
 import { SchemaValidator } from '../validator.js';
 import type { Profile } from '../profiles.js';
+import { openRelay, relayUpgradeStatus } from './checks/fixtures.js';
 import type { Expectations } from './expectations.js';
 import type { Recorder } from './recorder.js';
 import { recordingFetch, type RequestLimits, type SuiteHttp } from './suite-client.js';
@@ -248,23 +248,11 @@ export async function mutatingScenarios(ctx: ScenarioContext): Promise<World> {
 
 /** Opens the relay (101), receives deliveries for a local URL, checks their payloads, and answers 200. */
 async function relayScenario(ctx: ScenarioContext, token: string, agreementId: string): Promise<void> {
-  const url = new URL('/relay', ctx.baseUrl);
-  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-  const refused = new WebSocket(url, { headers: { authorization: `Bearer sk_${'0'.repeat(64)}` } });
-  const refusal = await new Promise<number>((resolve) => {
-    refused.once('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
-    refused.once('open', () => resolve(101));
-    refused.once('error', () => resolve(0));
-  });
+  const refusal = await relayUpgradeStatus(ctx.baseUrl, `sk_${'0'.repeat(64)}`);
   if (refusal === 401) ctx.recorder.observe('openRelay', 401);
   else ctx.problem(`the relay answered an unknown token with ${refusal}, not 401`);
-  const socket = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
-  const opened = await new Promise<boolean>((resolve) => {
-    socket.once('open', () => resolve(true));
-    socket.once('unexpected-response', () => resolve(false));
-    socket.once('error', () => resolve(false));
-  });
-  if (!opened) return ctx.problem('the relay did not open with an API token');
+  const socket = await openRelay(ctx.baseUrl, token);
+  if (!socket) return ctx.problem('the relay did not open with an API token');
   ctx.recorder.observe('openRelay', 101);
   let received = 0;
   socket.on('message', (data) => {

@@ -1,3 +1,4 @@
+import { shellQuote } from '../shell-quote.js';
 import type { Recorder } from './recorder.js';
 
 /** What was sent, to name it in a report and send it again. */
@@ -35,8 +36,6 @@ export interface RequestLimits {
 /** What a scenario gets for a request that got no answer: status 0, never recorded as a violation. */
 const noAnswerFor = (request: SentRequest): SuiteResponse => ({ status: 0, headers: new Headers(), text: '', body: undefined, request });
 
-const quote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
-
 /**
  * A curl line for a request. A bearer token stands as $SVC_TOKEN (a report
  * must not carry secrets). A request signed as a terminal is signed again
@@ -51,15 +50,15 @@ export function curlLine(method: string, url: URL, headers: Record<string, strin
     if (lower === 'authorization') parts.push('-H', `"${name}: ${value.replace(/^(Bearer) .*/i, '$1 $SVC_TOKEN')}"`);
     else if (signed && lower === 'x-pos-timestamp') parts.push('-H', '"x-pos-timestamp: $TS"');
     else if (signed && lower === 'x-pos-signature') parts.push('-H', '"x-pos-signature: $SIG"');
-    else parts.push('-H', quote(`${name}: ${value}`));
+    else parts.push('-H', shellQuote(`${name}: ${value}`));
   }
   const shownBody = body === undefined ? undefined : body.length > 2000 ? `@body-of-${body.length}-bytes` : body;
-  if (shownBody !== undefined) parts.push('--data-binary', signed ? '"$BODY"' : quote(shownBody));
-  parts.push(quote(url.href));
+  if (shownBody !== undefined) parts.push('--data-binary', signed ? '"$BODY"' : shellQuote(shownBody));
+  parts.push(shellQuote(url.href));
   if (!signed) return parts.join(' ');
   const target = `${url.pathname}${url.search}`;
   return [
-    `TS=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ); BODY=${quote(shownBody ?? '')};`,
+    `TS=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ); BODY=${shellQuote(shownBody ?? '')};`,
     `SIG=$(printf '%s' "$TS.${target.replace(/(["$`\\])/g, '\\$1')}.$BODY" | openssl dgst -sha256 -hmac "$SVC_TERMINAL_SECRET" | sed 's/^.* //');`,
     parts.join(' '),
   ].join(' ');

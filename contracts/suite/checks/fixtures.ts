@@ -159,3 +159,19 @@ export function openRelay(baseUrl: string, token: string): Promise<WebSocket | n
     socket.once('error', () => resolve(null));
   });
 }
+
+/** The HTTP status a WebSocket upgrade of /relay gets with this token (101 when it opens). */
+export function relayUpgradeStatus(baseUrl: string, token: string): Promise<number> {
+  const socket = new WebSocket(relayUrl(baseUrl), { headers: { authorization: `Bearer ${token}` } });
+  return new Promise<number>((resolve) => {
+    socket.once('unexpected-response', (_request, response) => {
+      resolve(response.statusCode ?? 0);
+      socket.terminate();
+    });
+    socket.once('open', () => {
+      resolve(101);
+      socket.close();
+    });
+    socket.once('error', () => resolve(0));
+  });
+}

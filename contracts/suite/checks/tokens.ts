@@ -1,27 +1,10 @@
-import { WebSocket } from 'ws';
 import type { Check, CheckContext } from './check.js';
-import { need, provisionTerminal, registerAccount, relayUrl } from './fixtures.js';
+import { need, provisionTerminal, registerAccount, relayUpgradeStatus } from './fixtures.js';
 
 // Token kinds and the POS signature (spec: Authentication; addendum §1, §2).
 
 /** The same token with its last character changed: well formed, unknown. */
 const unknownLike = (token: string) => `${token.slice(0, -1)}${token.endsWith('0') ? '1' : '0'}`;
-
-/** The HTTP status a WebSocket upgrade of /relay gets with this token (101 when it opens). */
-export function relayUpgradeStatus(baseUrl: string, token: string): Promise<number> {
-  const socket = new WebSocket(relayUrl(baseUrl), { headers: { authorization: `Bearer ${token}` } });
-  return new Promise<number>((resolve) => {
-    socket.once('unexpected-response', (_request, response) => {
-      resolve(response.statusCode ?? 0);
-      socket.terminate();
-    });
-    socket.once('open', () => {
-      resolve(101);
-      socket.close();
-    });
-    socket.once('error', () => resolve(0));
-  });
-}
 
 async function kinds(ctx: CheckContext): Promise<void> {
   const { http, expect } = ctx;
