@@ -3,6 +3,12 @@ import { join } from 'node:path';
 import { StoreUnavailableError } from '../errors.js';
 import { fsyncDirectory } from './fsync.js';
 import { journalFileName } from './journal-files.js';
+import { bytesWrittenBefore, writeFully } from './write-fully.js';
+
+/** What the writer needs of an open journal file; a test gives a double that writes short. */
+export type JournalHandle = Pick<FileHandle, 'write' | 'datasync' | 'truncate' | 'close'>;
+/** Opens a journal file for appending. */
+export type OpenJournalFile = (path: string) => Promise<JournalHandle>;
 
 type Item =
   | { kind: 'entry'; seq: number; line: string }
@@ -25,7 +31,11 @@ interface Waiter {
  * request under load, and bench:store showed no lower latency for it.)
  * After a failed write or sync the journal refuses everything: memory may
  * then hold changes that are not durable, so the process must restart and
- * replay.
+ * replay. A batch is acknowledged only once every byte of it is written
+ * (short writes are looped over, write-fully.ts) and synced; when a write
+ * fails part way (a full disk), the part that reached the file is cut off
+ * again before anyone is told, so the file ends with the last acknowledged
+ * line and a later start finds nothing to mistake for a torn write.
  */
 export class JournalWriter {
   private queue: Item[] = [];
@@ -37,8 +47,9 @@ export class JournalWriter {
 
   private constructor(
     private readonly dir: string,
-    private handle: FileHandle,
+    private handle: JournalHandle,
     lastDurableSeq: number,
+    private readonly openFile: OpenJournalFile,
   ) {
     this.durable = lastDurableSeq;
   }
@@ -49,9 +60,14 @@ export class JournalWriter {
    * given, so restarts do not leave a file each; otherwise a new file named
    * after `nextSeq`.
    */
-  static async open(dir: string, nextSeq: number, continueFile?: { name: string; bytes: number }): Promise<JournalWriter> {
-    if (!continueFile) return new JournalWriter(dir, await openJournalFile(dir, nextSeq), nextSeq - 1);
-    const writer = new JournalWriter(dir, await open(join(dir, continueFile.name), 'a'), nextSeq - 1);
+  static async open(
+    dir: string,
+    nextSeq: number,
+    continueFile?: { name: string; bytes: number },
+    openFile: OpenJournalFile = (path) => open(path, 'a'),
+  ): Promise<JournalWriter> {
+    if (!continueFile) return new JournalWriter(dir, await openJournalFile(dir, nextSeq, openFile), nextSeq - 1, openFile);
+    const writer = new JournalWriter(dir, await openFile(join(dir, continueFile.name)), nextSeq - 1, openFile);
     writer.bytes = continueFile.bytes;
     return writer;
   }
@@ -124,11 +140,13 @@ export class JournalWriter {
 
   private async writeBatch(batch: Array<{ seq: number; line: string }>): Promise<void> {
     const data = Buffer.from(batch.map((item) => item.line).join(''), 'utf8');
+    const start = this.bytes;
     try {
-      await this.handle.write(data);
+      await writeFully(this.handle, data);
       this.bytes += data.length;
       await this.handle.datasync();
     } catch (error) {
+      await this.cutBackTo(start, bytesWrittenBefore(error) > 0 || this.bytes > start, error as Error);
       this.fail(error as Error);
       return;
     }
@@ -138,7 +156,7 @@ export class JournalWriter {
 
   private async switchFile(request: { nextSeq: number; done: (error: Error | null, closedBytes?: number) => void }): Promise<void> {
     try {
-      const next = await openJournalFile(this.dir, request.nextSeq);
+      const next = await openJournalFile(this.dir, request.nextSeq, this.openFile);
       const previous = this.handle;
       const closedBytes = this.bytes;
       this.handle = next;
@@ -148,6 +166,24 @@ export class JournalWriter {
     } catch (error) {
       this.fail(error as Error);
       request.done(error as Error);
+    }
+  }
+
+  /**
+   * Cuts the file back to `length` bytes after a failed batch, so none of
+   * its bytes stay behind a later restart (the batch was never acknowledged).
+   * A cut that fails too is said in the failure: the line left is then a
+   * torn one, dropped at the next start.
+   */
+  private async cutBackTo(length: number, needed: boolean, failure: Error): Promise<void> {
+    if (!needed) return;
+    try {
+      await this.handle.truncate(length);
+      await this.handle.datasync();
+      this.bytes = length;
+      failure.message += ` (the unacknowledged partial batch was cut off the journal)`;
+    } catch (cutError) {
+      failure.message += ` (cutting the partial batch off failed too: ${(cutError as Error).message}; the next start drops it as a torn line)`;
     }
   }
 
@@ -175,8 +211,8 @@ export class JournalWriter {
   }
 }
 
-async function openJournalFile(dir: string, firstSeq: number): Promise<FileHandle> {
-  const handle = await open(join(dir, journalFileName(firstSeq)), 'a');
+async function openJournalFile(dir: string, firstSeq: number, openFile: OpenJournalFile): Promise<JournalHandle> {
+  const handle = await openFile(join(dir, journalFileName(firstSeq)));
   // The new name must be durable before any entry in it is acknowledged.
   await fsyncDirectory(dir);
   return handle;

@@ -94,7 +94,7 @@ export class LowdbStore implements Store {
       snapshots.data = null; // the records now live in `state`
 
       const replay = await replayJournal(dir, snapshotSeq, (entry) => state.apply(entry.ops));
-      if (replay.droppedTornLine) log.warn('dropped a torn last journal line (a write cut short, never acknowledged)', replay.droppedTornLine);
+      if (replay.droppedTornLine) log.warn('dropped a torn last journal line (a write cut short by a crash or a full disk; a batch is acknowledged only once written whole, so never acknowledged)', replay.droppedTornLine);
       const writer = await JournalWriter.open(dir, replay.lastSeq + 1, replay.continuable);
       const snapshotBytes = await stat(snapshotPath).then((s) => s.size, () => 0);
       const openStats = {

@@ -1,10 +1,11 @@
-import { open, rename, stat } from 'node:fs/promises';
+import { open, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { Adapter } from 'lowdb';
 import { crc32 } from 'node:zlib';
 import { fsyncDirectory } from './fsync.js';
 import { checkedLine, checkedLines, footerJson, headerJson, type SnapshotEntry } from './snapshot-codec.js';
 import { readSnapshotFile } from './snapshot-reader.js';
+import { writeFully } from './write-fully.js';
 
 export type { SnapshotEntry } from './snapshot-codec.js';
 
@@ -90,7 +91,7 @@ export class SnapshotFileAdapter implements Adapter<SnapshotData | null> {
     const writeLines = async (jsons: string[]) => {
       const bytes = checkedLines(jsons);
       fileCrc = crc32(bytes, fileCrc);
-      await handle.write(bytes);
+      await writeFully(handle, bytes);
     };
     try {
       await writeLines([headerJson(data.seq)]);
@@ -111,11 +112,16 @@ export class SnapshotFileAdapter implements Adapter<SnapshotData | null> {
         }
       }
       if (chunk.length > 0) await writeLines(chunk);
-      await handle.write(`${checkedLine(footerJson(count, fileCrc))}\n`);
+      await writeFully(handle, Buffer.from(`${checkedLine(footerJson(count, fileCrc))}\n`, 'utf8'));
       await handle.sync();
-    } finally {
-      await handle.close();
+    } catch (error) {
+      // A snapshot that could not be written whole is never renamed into
+      // place; its temp file goes at once, to give back the space it took.
+      await handle.close().catch(() => undefined);
+      await unlink(temp).catch(() => undefined);
+      throw error;
     }
+    await handle.close();
     await rename(temp, this.path);
     await fsyncDirectory(dirname(this.path));
   }

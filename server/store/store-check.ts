@@ -174,7 +174,7 @@ export async function checkJournal(dir: string, snapshotSeq: number): Promise<Jo
           reason = (error as Error).message;
         }
         if (reason !== null && !line.complete && isNewest) {
-          report.torn = { file: file.path, line: line.line, reason: `${reason}: a write cut short (never acknowledged), dropped at start-up` };
+          report.torn = { file: file.path, line: line.line, reason: `${reason}: a write cut short by a crash, or by a full disk whose partial batch could not be cut off (a batch is acknowledged only once every byte of it is written and synced, so this one never was), dropped at start-up` };
           continue;
         }
         if (reason === null && line.seq! <= snapshotSeq && !started) continue;

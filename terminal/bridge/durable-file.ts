@@ -1,6 +1,7 @@
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fsyncDirectory } from '../../server/store/fsync.js';
+import { bytesWrittenBefore, writeFully } from '../../server/store/write-fully.js';
 
 // The bridge's state is a few small files: each written whole to a temp
 // file, fsynced, renamed over the old one and the directory fsynced, so a
@@ -21,12 +22,25 @@ export async function writeDurably(path: string, text: string): Promise<void> {
   await fsyncDirectory(dirname(path));
 }
 
+/**
+ * Appends a whole line or nothing: short writes are looped over, and a line
+ * that could not be written whole (a full disk) is cut off again, so the
+ * file never ends in half a line that a reader would take for damage.
+ */
 export async function appendDurably(path: string, line: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const handle = await open(path, 'a');
   try {
-    await handle.write(line);
-    await handle.sync();
+    const start = (await handle.stat()).size;
+    try {
+      await writeFully(handle, Buffer.from(line, 'utf8'));
+      await handle.sync();
+    } catch (error) {
+      if (bytesWrittenBefore(error) > 0 || (await handle.stat()).size > start) {
+        await handle.truncate(start).then(() => handle.sync()).catch(() => undefined);
+      }
+      throw error;
+    }
   } finally {
     await handle.close();
   }

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Link } from '../protocol/link.js';
 import { decodeMessage, encodeMessage, MessageError } from '../protocol/messages.js';
 import { realTimers, type Timers } from '../protocol/timers.js';
+import { writeFullySync } from '../../server/store/write-fully.js';
 import { answer, approve, closeBatch, decline, newDevice, queueSettlement, voidOrder, type DeviceState } from './device-state.js';
 
 export interface EmulatorOptions {
@@ -145,11 +146,15 @@ function saveDevice(path: string, state: DeviceState): void {
   const temp = `${path}.tmp-${process.pid}`;
   const fd = openSync(temp, 'w');
   try {
-    writeSync(fd, JSON.stringify(state));
+    writeFullySync(fd, Buffer.from(JSON.stringify(state), 'utf8'));
     fsyncSync(fd);
-  } finally {
+  } catch (error) {
+    // Never renamed into place: the journal keeps the state before.
     closeSync(fd);
+    unlinkSync(temp);
+    throw error;
   }
+  closeSync(fd);
   renameSync(temp, path);
   const dir = openSync(dirname(path), 'r');
   try {
