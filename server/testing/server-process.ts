@@ -10,10 +10,15 @@ export interface ServerProcess {
   stderr: () => string;
 }
 
-/** Starts `server/main.ts` in its own process as `npm start` would, on a random port. Rejects with its stderr if it exits first. */
-export function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+/**
+ * Starts `server/main.ts` in its own process as `npm start` would, on a
+ * random port. Rejects with its stderr if it exits first. `wrapper` runs it
+ * under another command (e.g. `unshare -n`, in a network namespace of its own).
+ */
+export function startServerProcess(env: Record<string, string>, wrapper: string[] = []): Promise<ServerProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', main], {
+    const [command, ...args] = [...wrapper, process.execPath, '--import', 'tsx', main];
+    const child = spawn(command!, args, {
       env: { ...process.env, PORT: '0', LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
