@@ -18,6 +18,10 @@ import { serveApp } from '../testing/test-server.js';
 
 const HOSTILE_STRINGS = ['a\u0000b', '\ud800', 'x\udc00y', '\u0001'];
 const HOSTILE_PARAMS = ['a%00b', '%00', '%ED%A0%80', '%FF'];
+// Numbers a numeric parameter must refuse with 400 on both stores: past any
+// bound as Infinity, negative zero, a fraction, past 2^53, and text that
+// JavaScript alone reads as a number.
+const HOSTILE_NUMBERS = ['1e309', '-1e309', '-0', '1.5', '9007199254740993', '1e3', '0x10', '%205', '+5', '', 'NaN', 'Infinity'];
 
 type Schema = OpenAPIV3_1.SchemaObject;
 const resolve = (schema: unknown): Schema => resolveRef<Schema>(openApiDocument, schema as Schema);
@@ -106,6 +110,8 @@ async function probeEverything(t: Test, store: Store) {
   };
 
   const serverErrors: string[] = [];
+  const numericNot400: string[] = [];
+  let numericProbes = 0;
   let probes = 0;
   let serial = 0;
   const send = async (entry: OperationEntry, url: string, what: string, body?: unknown) => {
@@ -153,6 +159,13 @@ async function probeEverything(t: Test, store: Store) {
     }
     for (const parameter of parameters.filter((p) => p.in === 'query')) {
       for (const value of HOSTILE_PARAMS) await send(entry, `${pathWith({})}?${parameter.name}=${value}`, `query ${parameter.name}=${value}`, baseBody());
+      if (resolve(parameter.schema).type !== 'integer') continue;
+      for (const value of HOSTILE_NUMBERS) {
+        const what = `query ${parameter.name}=${value}`;
+        const { status, text } = await send(entry, `${pathWith({})}?${parameter.name}=${value}`, what, baseBody());
+        numericProbes += 1;
+        if (status !== 400 || !text.includes('VALIDATION_FAILED')) numericNot400.push(`${entry.operationId} ${what}: ${status} ${text.slice(0, 120)}`);
+      }
     }
     if (rawBodyOperation) {
       for (const value of HOSTILE_STRINGS) await send(entry, pathWith({}), `raw body ${JSON.stringify(value)}`, { note: value, [value]: 1 });
@@ -168,6 +181,8 @@ async function probeEverything(t: Test, store: Store) {
     }
   }
   t.same(serverErrors, [], `${probes} probes, no 5xx`);
+  t.ok(numericProbes >= 10 * HOSTILE_NUMBERS.length, `${numericProbes} numeric query probes`);
+  t.same(numericNot400, [], 'every malformed or out-of-range number in a numeric query parameter answers 400 VALIDATION_FAILED');
   return { api, baseUrl, token, account, terminal, clock, world };
 }
 

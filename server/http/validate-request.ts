@@ -25,6 +25,8 @@ export function validateRequest(doc: OpenAPIV3_1.Document, entry: OperationEntry
   const queryParameters = parameters.filter((p) => p.in === 'query');
   const pathSchema = objectSchema(pathParameters);
   const querySchema = objectSchema(queryParameters);
+  const integerPath = integerNames(doc, pathParameters);
+  const integerQuery = integerNames(doc, queryParameters);
   // `x-raw-body` operations take any body as bytes (the default receivers accept anything).
   const rawBody = (entry.operation as { 'x-raw-body'?: boolean })['x-raw-body'] === true;
   const requestBody = entry.operation.requestBody && !rawBody ? resolveRef<OpenAPIV3_1.RequestBodyObject>(doc, entry.operation.requestBody) : undefined;
@@ -33,10 +35,16 @@ export function validateRequest(doc: OpenAPIV3_1.Document, entry: OperationEntry
   return async (ctx, next) => {
     const details: ErrorDetail[] = [];
     const params = { ...ctx.params } as Record<string, string>;
-    if (pathParameters.length > 0) details.push(...located('path', validators.coercing.check(pathSchema, params)));
+    if (pathParameters.length > 0) {
+      details.push(...located('path', takeIntegers(integerPath, params)));
+      details.push(...located('path', validators.coercing.check(pathSchema, params)));
+    }
     // Undeclared query parameters are ignored, so an operation that declares none skips the parse.
     const query: Record<string, unknown> = queryParameters.length > 0 ? { ...ctx.query } : {};
-    if (queryParameters.length > 0) details.push(...located('query', validators.coercing.check(querySchema, query)));
+    if (queryParameters.length > 0) {
+      details.push(...located('query', takeIntegers(integerQuery, query)));
+      details.push(...located('query', validators.coercing.check(querySchema, query)));
+    }
 
     if (requestBody) {
       const body = parseBody(ctx.state.rawBody ?? Buffer.alloc(0), ctx.get('content-type'), mediaTypes);
@@ -55,6 +63,40 @@ export function validateRequest(doc: OpenAPIV3_1.Document, entry: OperationEntry
     ctx.state.query = query;
     await next();
   };
+}
+
+/** Decimal digits with an optional minus: what an integer parameter may be written as. */
+const DECIMAL_INTEGER = /^-?[0-9]+$/;
+
+/** Names of the parameters whose schema is an integer. */
+function integerNames(doc: OpenAPIV3_1.Document, parameters: OpenAPIV3_1.ParameterObject[]): string[] {
+  return parameters.filter((p) => resolveRef<OpenAPIV3_1.SchemaObject>(doc, p.schema ?? {}).type === 'integer').map((p) => p.name);
+}
+
+/**
+ * Integer parameters are parsed here, not by the validator's coercion, which
+ * takes any text JavaScript reads as a number: `1e309` became Infinity and
+ * passed every bound (a store then failed on it with a 5xx), `0x10`, ` 5`
+ * and `1e3` passed as numbers, and `9007199254740993` silently became
+ * another number. A value must be decimal digits (an optional minus) and a
+ * safe integer; it is then replaced by that number, and the schema checks
+ * its range. Anything else is a 400 naming the parameter, and is left out
+ * of the schema check so it is reported once.
+ */
+function takeIntegers(names: string[], values: Record<string, unknown>): SchemaIssue[] {
+  const issues: SchemaIssue[] = [];
+  for (const name of names) {
+    const raw = values[name];
+    if (typeof raw !== 'string') continue; // absent, or repeated: the schema says what is wrong
+    const number = Number(raw);
+    if (DECIMAL_INTEGER.test(raw) && Number.isSafeInteger(number)) {
+      values[name] = number === 0 ? 0 : number; // -0 reads as 0
+      continue;
+    }
+    issues.push({ pointer: `/${name}`, message: 'must be a whole number written in decimal digits, at most 9007199254740991' });
+    delete values[name];
+  }
+  return issues;
 }
 
 function objectSchema(parameters: OpenAPIV3_1.ParameterObject[]): Record<string, unknown> {
