@@ -1,6 +1,7 @@
 import t from 'tap';
 import { signPosRequest } from '../../terminal/pos-client.js';
 import { ManualClock } from '../clock.js';
+import { AHEAD_GRACE_MS } from './replay-guard.js';
 import { bootOnDirectory, merchantWithTerminal, startTestServer, type TestServer } from '../testing/test-server.js';
 
 // addendum §2: every way a POS signature can be wrong, through real HTTP.
@@ -113,32 +114,62 @@ t.test('a terminal cannot use its signature on another terminal\'s path', async 
   t.equal(response.body.code, 'SIGNATURE_INVALID');
 });
 
-t.test('a signed request captured before a restart is refused after it, whether the server crashed or stopped cleanly', async (t) => {
+t.test('a signed request captured before a restart is refused after it, whether the server crashed or stopped cleanly, wherever its timestamp lies in the window', async (t) => {
   const clock = new ManualClock();
   const base = t.testdir();
   for (const ending of ['crash', 'clean stop'] as const) {
-    const dir = `${base}/${ending.replace(' ', '-')}`;
-    const first = await bootOnDirectory(dir, clock);
-    const merchant = await merchantWithTerminal({ ...first, clock } as unknown as TestServer);
-    const url = `/api/v1/pos-terminals/${merchant.serialNumber}/transactions`;
-    const captured = signPosRequest({ secret: merchant.secret, method: 'GET', url, now: clock.now() });
-    t.equal((await first.api.request('GET', url, { headers: captured })).status, 200, `${ending}: accepted before`);
-    // A crash saves nothing; a clean stop keeps the signatures still fresh.
-    if (ending === 'crash') await first.store.close();
-    await first.stop();
+    for (const aheadS of [0, 120, 240, 299]) {
+      const dir = `${base}/${ending.replace(' ', '-')}-${aheadS}`;
+      const first = await bootOnDirectory(dir, clock);
+      const merchant = await merchantWithTerminal({ ...first, clock } as unknown as TestServer);
+      const url = `/api/v1/pos-terminals/${merchant.serialNumber}/transactions`;
+      // Dated ahead of the server's clock, as a terminal whose clock runs fast signs (up to 300 s is allowed).
+      const captured = signPosRequest({ secret: merchant.secret, method: 'GET', url, now: clock.now() + aheadS * 1000 });
+      const label = `${ending}, signed ${aheadS} s ahead`;
+      t.equal((await first.api.request('GET', url, { headers: captured })).status, 200, `${label}: accepted before`);
+      // A crash saves nothing; a clean stop keeps the signatures still fresh.
+      if (ending === 'crash') await first.store.close();
+      await first.stop();
 
-    clock.advance(1_000);
-    const second = await bootOnDirectory(dir, clock);
-    t.teardown(second.stop);
-    const replayed = await second.api.request('GET', url, { headers: captured });
-    t.equal(replayed.status, 401, `${ending}: refused after the restart`);
-    t.equal(replayed.body.code, 'SIGNATURE_REPLAYED');
-    const fresh = await second.api.request('GET', url, { headers: signPosRequest({ secret: merchant.secret, method: 'GET', url, now: clock.now() }) });
-    t.equal(fresh.status, 200, `${ending}: the same request signed anew passes`);
-    if (ending === 'clean stop') {
-      // Only what was accepted is refused: an older, never-sent signature within the window still passes.
-      const older = signPosRequest({ secret: merchant.secret, method: 'GET', url, now: clock.now() - 200_000 });
-      t.equal((await second.api.request('GET', url, { headers: older })).status, 200, 'tolerance unchanged after a clean stop');
+      clock.advance(1_000);
+      const second = await bootOnDirectory(dir, clock);
+      t.teardown(second.stop);
+      const replayed = await second.api.request('GET', url, { headers: captured });
+      t.equal(replayed.status, 401, `${label}: refused after the restart`);
+      t.equal(replayed.body.code, 'SIGNATURE_REPLAYED');
+      clock.advance(AHEAD_GRACE_MS);
+      const fresh = await second.api.request('GET', url, { headers: signPosRequest({ secret: merchant.secret, method: 'GET', url, now: clock.now() }) });
+      t.equal(fresh.status, 200, `${label}: the same request signed anew passes`);
+      clock.advance(aheadS * 1000 - 2_000);
+      if (aheadS > 0) t.equal((await second.api.request('GET', url, { headers: captured })).status, 401, `${label}: still refused just before its own time`);
+      if (ending === 'clean stop' && aheadS === 0) {
+        // Only what was accepted is refused: an older, never-sent signature within the window still passes.
+        const older = signPosRequest({ secret: merchant.secret, method: 'GET', url, now: clock.now() - 200_000 });
+        t.equal((await second.api.request('GET', url, { headers: older })).status, 200, 'tolerance unchanged after a clean stop');
+      }
     }
   }
+});
+
+t.test('after a crash, a signature dated within the grace of the start is refused once; only signatures further ahead are written', async (t) => {
+  const clock = new ManualClock();
+  const dir = t.testdir();
+  const first = await bootOnDirectory(dir, clock);
+  const merchant = await merchantWithTerminal({ ...first, clock } as unknown as TestServer);
+  const url = `/api/v1/pos-terminals/${merchant.serialNumber}/transactions`;
+  const sign = (offsetMs: number) => signPosRequest({ secret: merchant.secret, method: 'GET', url, now: clock.now() + offsetMs });
+  const written = async () => (await first.store.list('pos_signatures')).length;
+  t.equal((await first.api.request('GET', url, { headers: sign(0) })).status, 200);
+  t.equal((await first.api.request('GET', url, { headers: sign(AHEAD_GRACE_MS) })).status, 200);
+  t.equal(await written(), 0, 'signatures dated at most the grace ahead cost no write');
+  t.equal((await first.api.request('GET', url, { headers: sign(AHEAD_GRACE_MS + 1) })).status, 200);
+  t.equal(await written(), 1, 'one dated further ahead is kept in the store');
+  await first.store.close();
+  await first.stop();
+  const second = await bootOnDirectory(dir, clock);
+  t.teardown(second.stop);
+  const early = await second.api.request('GET', url, { headers: sign(0) });
+  t.equal(early.body.code, 'SIGNATURE_REPLAYED', 'signed at the start itself: refused, it could have been accepted before');
+  clock.advance(AHEAD_GRACE_MS);
+  t.equal((await second.api.request('GET', url, { headers: sign(0) })).status, 200, 'a second later, signing anew passes');
 });

@@ -17,36 +17,75 @@ export interface ReplayGuard {
 }
 
 const SAVED = ['replay_window', 'saved'] as const;
+/** Where signatures dated ahead of the server's clock are kept, one record each (the collection PostgreSQL keeps every signature in). */
+const AHEAD = 'pos_signatures';
+
+/**
+ * How far ahead of the server's clock a signature may be dated and still
+ * be covered, after a crash, by refusing what is dated before the start
+ * plus this. Further ahead, it is written to the store before it is
+ * accepted. A second: terminals whose clocks run less than that ahead cost
+ * no write, and after a crash a request signed in the first second from the
+ * start is refused once (it is signed anew on retry).
+ */
+export const AHEAD_GRACE_MS = 1_000;
+const SWEEP_EVERY_MS = 60_000;
+const SWEEP_BATCH = 256;
 
 /**
  * One process on the embedded store: accepted signatures live in memory
  * (no write per request, GETs included), and survive a restart as follows.
  * A clean stop saves the ones still fresh as one record, which the next
- * process loads (and deletes) before it answers its first POS request. After
- * a crash nothing was saved, so any signature made before this process
- * started may have been accepted by the one that crashed: those are refused
- * until they would be stale anyway (at most the tolerance window); clients
- * sign each attempt anew, so a retry passes. A store without terminals at
- * start cannot have accepted any signature, so it refuses nothing.
+ * process loads (and deletes) before it answers its first POS request.
+ *
+ * After a crash nothing was saved. A signature accepted at server time s
+ * and dated t is covered by one of two rules:
+ * - t ≤ s + AHEAD_GRACE_MS: since the restart comes after s, t is before
+ *   the start plus the grace, and everything dated so is refused (until it
+ *   would be stale anyway) as possibly accepted by the process that crashed;
+ * - t further ahead (the tolerance allows up to 300 s): it was written to
+ *   the store, durably, before it was accepted, and every start loads those
+ *   still fresh.
+ * So no signature accepted before a crash is accepted again after it,
+ * wherever in the tolerance window its timestamp lies. Clients sign each
+ * attempt anew, so a retry passes. A store without terminals at start
+ * cannot have accepted any signature, so it refuses nothing.
  */
 export function restartSafeReplayGuard(store: Store, windowMs: number, startedAt: number): ReplayGuard {
   const cache = new ReplayCache(windowMs);
   let refuseSignedBefore: number | null = null;
+  let lastSweep = startedAt;
   const ready = (async () => {
     const saved = await store.get<{ entries: Array<[string, number]> }>(...SAVED);
+    const ahead = await store.list<{ key: string; expires_at: number }>(AHEAD, { range: { field: 'expires_at', min: startedAt + 1 } });
+    cache.remember(ahead.map((record) => [record.key, record.expires_at] as const), startedAt);
     if (saved) {
       cache.remember(saved.entries, startedAt);
       await store.transact((tx) => tx.delete(...SAVED)); // a later crash must not find it again
     } else if ((await store.count('terminals')) > 0) {
-      refuseSignedBefore = startedAt;
+      refuseSignedBefore = startedAt + AHEAD_GRACE_MS;
     }
   })();
   ready.catch(() => undefined); // awaited, and so reported, by the first request that needs it
+
+  /** Deletes signatures kept for being ahead once they have expired, a bounded batch at a time. */
+  const sweep = async (now: number) => {
+    const expired = await store.list<{ key: string }>(AHEAD, { range: { field: 'expires_at', max: now }, limit: SWEEP_BATCH });
+    if (expired.length > 0) await store.transact((tx) => expired.forEach((record) => tx.delete(AHEAD, record.key)));
+  };
+
   return {
     async check(key, signedAt, expiresAt, now) {
       await ready;
       if (refuseSignedBefore !== null && signedAt < refuseSignedBefore) return 'before-restart';
-      return cache.checkAndRemember(key, expiresAt, now) ? 'replayed' : 'new';
+      if (cache.checkAndRemember(key, expiresAt, now)) return 'replayed';
+      // Durable before the request is answered: a crash right after must still know it.
+      if (signedAt > now + AHEAD_GRACE_MS) await store.transact((tx) => tx.put(AHEAD, key, { key, expires_at: expiresAt }));
+      if (now - lastSweep > SWEEP_EVERY_MS) {
+        lastSweep = now;
+        void sweep(now).catch(() => undefined); // a sweep missed is done at the next
+      }
+      return 'new';
     },
     async save(now) {
       await ready;
