@@ -19,7 +19,10 @@ file into DATA_DIR/repair-backup-<time>/, then cuts the journal at its first
 damaged entry (every later entry depends on it) and rewrites a damaged
 snapshot from its intact records, and says how many acknowledged entries
 and records that loses. It refuses to run while a server holds the
-directory. Exit code 0 when the directory is whole afterwards, 1 otherwise.
+directory. Exit code 0 when the directory is whole afterwards and nothing
+was lost; 1 when it is still damaged, or when the repair made it start
+again by dropping acknowledged entries or records (the report says how
+many, and the backup keeps them).
 
   --json       print the report as JSON instead of text
   -h, --help   this text
@@ -82,15 +85,18 @@ try {
   }
   const result = await repairStore(dir!);
   const after = await checkStore(dir!);
+  const lost = result.lostAcknowledgedEntries + result.droppedSnapshotRecords > 0;
   if (values.json) say(JSON.stringify({ ...result, after }, null, 2));
   else if (!result.backupDir) say('nothing to repair: start-up will accept this directory');
   else {
     say(`backup of every file before the repair: ${result.backupDir}`);
     for (const action of result.actions) say(`- ${action}`);
     say(`lost: ${result.lostAcknowledgedEntries} acknowledged journal entries, ${result.droppedSnapshotRecords} snapshot records`);
-    say(after.damaged ? 'result: still DAMAGED (see store:check)' : 'result: whole; start-up will accept this directory');
+    if (after.damaged) say('result: still DAMAGED (see store:check)');
+    else if (lost) say(`result: start-up will accept this directory, but NOT whole: the repair dropped ${result.lostAcknowledgedEntries} acknowledged entries and ${result.droppedSnapshotRecords} records (kept in ${result.backupDir})`);
+    else say('result: whole, nothing lost; start-up will accept this directory');
   }
-  process.exit(after.damaged ? 1 : 0);
+  process.exit(after.damaged || lost ? 1 : 0);
 } catch (error) {
   if (error instanceof StoreLockedError || error instanceof RepairRefusedError) {
     process.stderr.write(`store: ${error.message}\n`);

@@ -1,7 +1,7 @@
 import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
-import { StoreUnavailableError } from '../errors.js';
+import { StoreCorruptError, StoreUnavailableError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
 import { fsyncDirectory } from './fsync.js';
 import { encodeEntry } from './journal-codec.js';
@@ -14,6 +14,7 @@ import { PendingWrites } from './pending-writes.js';
 import { OverlayTransaction } from './overlay-transaction.js';
 import { SnapshotFileAdapter, type SnapshotData, type SnapshotPacing } from './snapshot-adapter.js';
 import { lockDirectory, type DirectoryLock } from './dir-lock.js';
+import { legacySnapshotDisagreement } from './store-check.js';
 import type { Query, Store, StoredRecord, Transaction } from './store.js';
 import { LocalBus } from './bus.js';
 
@@ -90,6 +91,10 @@ export class LowdbStore implements Store {
       await snapshots.read();
       const snapshotSeq = snapshots.data?.seq ?? 0;
       const legacySnapshot = snapshots.data?.legacy === true;
+      if (legacySnapshot) {
+        const disagreement = legacySnapshotDisagreement(snapshotSeq, await listJournalFiles(dir));
+        if (disagreement) throw new StoreCorruptError(snapshotPath, 1, disagreement);
+      }
       state.load(snapshots.data?.entries ?? []);
       snapshots.data = null; // the records now live in `state`
 

@@ -110,3 +110,58 @@ t.test('repair refuses a directory a server holds; on a whole one it does nothin
   const out = await run(process.execPath, ['--import', 'tsx', cli, 'check', dir]);
   t.match(out.stdout, /result: whole/);
 });
+
+t.test('a checksummed snapshot whose header was rewritten in the old format loses nothing in a repair', async (t) => {
+  const dir = t.testdir();
+  await populated(dir);
+  const path = join(dir, 'snapshot.jsonl');
+  const lines = (await readFile(path, 'utf8')).split('\n');
+  lines[0] = '{"format":"svc-snapshot/1","seq":10}';
+  await writeFile(path, lines.join('\n'));
+
+  await t.rejects(LowdbStore.open({ dir }), /store corrupt: .*snapshot\.jsonl line/, 'start-up refuses it');
+  const report = await checkStore(dir);
+  t.equal(report.snapshot!.format, 'checksummed');
+  t.equal(report.snapshot!.records, 10, 'every record line is intact');
+  t.equal(report.snapshot!.damagedRecords, 0);
+  t.match(report.snapshot!.damage[0], { line: 1, reason: /old format .* the header was changed/ });
+
+  const out = await run(process.execPath, ['--import', 'tsx', cli, 'repair', dir]);
+  t.match(out.stdout, /lost: 0 acknowledged journal entries, 0 snapshot records/);
+  t.match(out.stdout, /result: whole, nothing lost/);
+  const store = await LowdbStore.open({ dir });
+  t.teardown(() => store.close());
+  t.equal(await store.count('items'), 22, 'every record is back');
+});
+
+t.test('an old-format snapshot that disagrees with the journal after it is not trusted', async (t) => {
+  const legacy = (seq: number) => [`{"format":"svc-snapshot/1","seq":${seq}}`, '["items","a",{"v":1}]', '{"end":true,"count":1}', ''].join('\n');
+  // A genuine journal after seq 2, written by the store; then the snapshot is put back in the old format.
+  const dir = t.testdir({ 'snapshot.jsonl': legacy(2) });
+  const store = await LowdbStore.open({ dir });
+  await store.snapshot(); // the checksummed rewrite start-up begins: the journal after it starts at 3
+  for (let i = 0; i < 3; i += 1) await store.transact((tx) => tx.put('items', `j${i}`, { i }));
+  await store.close();
+  const [journal] = await listJournalFiles(dir);
+  await writeFile(join(dir, 'snapshot.jsonl'), legacy(journal!.firstSeq + 2));
+  await t.rejects(LowdbStore.open({ dir }), /old format .* no journal file starts at/, 'start-up refuses a header the journal contradicts');
+  const report = await checkStore(dir);
+  t.equal(report.damaged, true);
+  t.match(report.snapshot!.damage[0]!.reason, /cannot be trusted/);
+  t.equal(report.snapshotSeq, journal!.firstSeq - 1, 'the position is taken from the journal instead');
+
+  await writeFile(join(dir, 'snapshot.jsonl'), legacy(journal!.firstSeq - 1));
+  const agreeing = await LowdbStore.open({ dir });
+  t.teardown(() => agreeing.close());
+  t.equal(await agreeing.count('items'), 4, 'one that agrees loads: its record and the journal after it');
+});
+
+t.test('a repair that drops records never calls the directory whole, and exits 1', async (t) => {
+  const dir = t.testdir();
+  await populated(dir);
+  await damageLine(join(dir, 'snapshot.jsonl'), 3, '"i":2', '"i":3');
+  const out = await run(process.execPath, ['--import', 'tsx', cli, 'repair', dir]).then(() => null, (e: { code: number; stdout: string }) => e);
+  t.equal(out?.code, 1);
+  t.notMatch(out?.stdout, /result: whole/);
+  t.match(out?.stdout, /NOT whole: the repair dropped 0 acknowledged entries and 1 records/);
+});

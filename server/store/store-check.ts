@@ -72,10 +72,31 @@ export interface StoreReport {
 
 export async function checkStore(dir: string): Promise<StoreReport> {
   const snapshot = await checkSnapshot(join(dir, SNAPSHOT_FILE));
-  const oldestJournal = (await listJournalFiles(dir))[0];
+  const journalFiles = await listJournalFiles(dir);
+  if (snapshot?.format === 'legacy' && snapshot.seq !== null) {
+    const disagreement = legacySnapshotDisagreement(snapshot.seq, journalFiles);
+    if (disagreement) {
+      snapshot.damage.unshift({ file: snapshot.path, line: 1, reason: disagreement });
+      snapshot.seq = null; // the header is not to be trusted: the position comes from the journal
+    }
+  }
+  const oldestJournal = journalFiles[0];
   const snapshotSeq = !snapshot ? 0 : snapshot.seq ?? (oldestJournal ? oldestJournal.firstSeq - 1 : null);
   const journal = await checkJournal(dir, snapshotSeq ?? 0);
   return { dir, snapshot, snapshotSeq, journal, damaged: (snapshot?.damage.length ?? 0) + journal.damage.length > 0 };
+}
+
+/**
+ * Why a snapshot of the format before checksums does not agree with the
+ * journal it precedes, or null when it does. Nothing checks such a
+ * snapshot's header, so it is trusted only where the journal confirms it:
+ * a snapshot is always taken at a rotation of the journal, so the journal
+ * file after a snapshot covering entries up to N starts at N + 1.
+ */
+export function legacySnapshotDisagreement(seq: number, journalFiles: readonly { firstSeq: number }[]): string | null {
+  if (journalFiles.length === 0 || journalFiles.some((file) => file.firstSeq === seq + 1)) return null;
+  const starts = journalFiles.map((file) => file.firstSeq).join(', ');
+  return `a snapshot of the old format (no checksums) says it covers entries up to ${seq}, but no journal file starts at ${seq + 1} (they start at ${starts}): its header cannot be trusted`;
 }
 
 /** Every damaged line of a snapshot; null when there is none. */
@@ -89,11 +110,25 @@ export async function checkSnapshot(path: string, onRecord?: (entry: SnapshotEnt
   let recordLines = 0;
   let footerAt = 0;
   let last = 0;
+  let firstLine = '';
   for await (const batch of readLineBatches(path)) {
     for (const [i, text] of batch.lines.entries()) {
       const number = batch.firstNumber + i;
       last = number;
-      if (number === 1 && text.startsWith('{')) report.format = 'legacy';
+      if (number === 1) {
+        firstLine = text;
+        if (text.startsWith('{')) report.format = 'legacy';
+      }
+      if (number === 2 && report.format === 'legacy' && 'json' in openCheckedLine(text)) {
+        // A header of the old format over checksummed lines: the header was
+        // changed (old snapshots carry no line checksums). Read as the
+        // checksummed snapshot it is, so its intact records are kept.
+        report.format = 'checksummed';
+        report.seq = null;
+        damage.length = 0;
+        flag(1, 'a header of the old format (no checksums) before checksummed lines: the header was changed');
+        fileCrc = crc32(`${firstLine}\n`);
+      }
       if (!batch.lastTerminated && i === batch.lines.length - 1) {
         flag(number, 'an unfinished last line');
         continue;
