@@ -68,6 +68,7 @@ export class LowdbStore implements Store {
     private readonly writer: JournalWriter,
     private readonly lock: DirectoryLock,
     private readonly snapshots: Low<SnapshotData | null>,
+    private readonly snapshotFiles: SnapshotFileAdapter,
     private seq: number,
     private snapshotBytes: number,
     /** Journal bytes on disk in files the writer has closed (earlier runs' included), not yet compacted. */
@@ -84,10 +85,12 @@ export class LowdbStore implements Store {
     const lock = await lockDirectory(dir);
     try {
       const snapshotPath = join(dir, SNAPSHOT_FILE);
-      await removeStaleTempFiles(dir, snapshotPath);
+      // A temp file left behind is a snapshot a kill cut short.
+      const interruptedSnapshot = (await removeStaleTempFiles(dir, snapshotPath)) > 0;
 
       const state = new MemoryState(options.unindexedQueries);
-      const snapshots = new Low<SnapshotData | null>(new SnapshotFileAdapter(snapshotPath, options.snapshotPacing), null);
+      const snapshotFiles = new SnapshotFileAdapter(snapshotPath, options.snapshotPacing);
+      const snapshots = new Low<SnapshotData | null>(snapshotFiles, null);
       await snapshots.read();
       const snapshotSeq = snapshots.data?.seq ?? 0;
       const legacySnapshot = snapshots.data?.legacy === true;
@@ -111,10 +114,23 @@ export class LowdbStore implements Store {
       };
       log.info('store opened', { dir, ...openStats });
       const store = new LowdbStore(
-        dir, state, writer, lock, snapshots, replay.lastSeq, snapshotBytes, replay.journalBytes - (replay.continuable?.bytes ?? 0),
+        dir, state, writer, lock, snapshots, snapshotFiles, replay.lastSeq, snapshotBytes, replay.journalBytes - (replay.continuable?.bytes ?? 0),
         options.snapshotMinJournalBytes ?? 16 * 1024 * 1024, log, openStats,
       );
       if (legacySnapshot) log.warn('the snapshot predates checksums; writing a checksummed one now', { file: snapshotPath });
+      if (interruptedSnapshot && store.snapshotDue()) {
+        // The last run was killed while writing a snapshot it needed. Had
+        // this run compacted off the path to listening as well, kills that
+        // come faster than a paced snapshot completes would stop every
+        // snapshot, and the journal (so start-up time) would grow without
+        // bound. So the compaction is done here, unpaced, before anything is
+        // served: this start takes a snapshot's write longer, and the next
+        // one replays a short journal.
+        const started = performance.now();
+        await snapshotFiles.unpaced(() => store.snapshot());
+        log.warn('the last run was stopped while writing a snapshot; compacted before serving', { ms: Math.round(performance.now() - started) });
+        return store;
+      }
       // A long journal left by earlier runs is compacted soon after start-up,
       // off the path to listening (the snapshot is written in paced chunks).
       setImmediate(() => store.maybeSnapshot(legacySnapshot && replay.lastSeq > 0));
@@ -240,9 +256,14 @@ export class LowdbStore implements Store {
     return this.closedJournalBytes + this.writer.bytesSinceRotation;
   }
 
+  /** True when the journal since the last snapshot has grown past what triggers compaction. */
+  private snapshotDue(): boolean {
+    return this.journalBytes >= Math.max(this.snapshotMinJournalBytes, this.snapshotBytes);
+  }
+
   private maybeSnapshot(force = false): void {
     if (this.snapshotting || this.closed) return;
-    if (!force && this.journalBytes < Math.max(this.snapshotMinJournalBytes, this.snapshotBytes)) return;
+    if (!force && !this.snapshotDue()) return;
     void this.snapshot().catch((error: Error) => this.log.error('snapshot failed; the journal still holds every change', { error: error.message }));
   }
 
@@ -270,8 +291,10 @@ export class LowdbStore implements Store {
   }
 }
 
-async function removeStaleTempFiles(dir: string, snapshotPath: string): Promise<void> {
+/** Removes snapshot temp files earlier runs left; answers how many there were. */
+async function removeStaleTempFiles(dir: string, snapshotPath: string): Promise<number> {
   const names = await readdir(dir);
   const stale = names.filter((name) => SnapshotFileAdapter.isTempFile(name, snapshotPath));
   await Promise.all(stale.map((name) => unlink(join(dir, name))));
+  return stale.length;
 }

@@ -54,7 +54,7 @@ export interface SnapshotPacing {
  * leaves either the old snapshot or the new one, never a mix.
  */
 export class SnapshotFileAdapter implements Adapter<SnapshotData | null> {
-  private readonly loopShare: number;
+  private loopShare: number;
   private readonly rest: (ms: number) => Promise<void>;
   private readonly now: () => number;
 
@@ -66,6 +66,17 @@ export class SnapshotFileAdapter implements Adapter<SnapshotData | null> {
     this.loopShare = pacing.loopShare;
     this.rest = pacing.rest ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.now = pacing.now ?? (() => performance.now());
+  }
+
+  /** Runs `work` (a write) with no rests: for a snapshot written before the server serves anyone. */
+  async unpaced<T>(work: () => Promise<T>): Promise<T> {
+    const share = this.loopShare;
+    this.loopShare = 1;
+    try {
+      return await work();
+    } finally {
+      this.loopShare = share;
+    }
   }
 
   get tempPath(): string {
