@@ -45,6 +45,7 @@ export interface OpenStats {
 }
 
 const SNAPSHOT_FILE = 'snapshot.jsonl';
+const SNAPSHOT_RETRY_MS = 10_000;
 
 /**
  * The embedded default store: the whole state in memory, every transaction
@@ -60,6 +61,8 @@ export class LowdbStore implements Store {
   private readonly mutex = new Mutex();
   private readonly pending = new PendingWrites();
   private snapshotting: Promise<void> | null = null;
+  /** performance.now() before which no snapshot is tried again after one failed. */
+  private snapshotRetryAfter = 0;
   private closed = false;
 
   private constructor(
@@ -264,7 +267,13 @@ export class LowdbStore implements Store {
   private maybeSnapshot(force = false): void {
     if (this.snapshotting || this.closed) return;
     if (!force && !this.snapshotDue()) return;
-    void this.snapshot().catch((error: Error) => this.log.error('snapshot failed; the journal still holds every change', { error: error.message }));
+    // After a failed snapshot (a full disk) the next try waits: retrying
+    // after every write would rotate the journal each time for nothing.
+    if (!force && performance.now() < this.snapshotRetryAfter) return;
+    void this.snapshot().catch((error: Error) => {
+      this.snapshotRetryAfter = performance.now() + SNAPSHOT_RETRY_MS;
+      this.log.error('snapshot failed; the journal still holds every change', { error: error.message, retryInMs: SNAPSHOT_RETRY_MS });
+    });
   }
 
   private async writeSnapshot(): Promise<void> {
