@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { decodeEntry } from './journal-codec.js';
@@ -186,6 +186,21 @@ export async function checkSnapshot(path: string, onRecord?: (entry: SnapshotEnt
   return report;
 }
 
+/** Below this many free bytes, the disk counts as full. */
+const FULL_DISK_BYTES = 64 * 1024;
+
+/**
+ * What most likely cut the last line short: a disk that is full now
+ * refused the rest of a write (and the writer could not cut the part it
+ * took off again); otherwise a crash in the middle of a write.
+ */
+async function tornCause(dir: string): Promise<string> {
+  const free = await statfs(dir).then((fs) => fs.bavail * fs.bsize, () => null);
+  return free !== null && free < FULL_DISK_BYTES
+    ? `a write the full disk refused part of (${free} bytes free now)`
+    : 'a write cut short by a crash (or by a disk that was full then)';
+}
+
 /** Every damaged line of the journal files, in sequence order. */
 export async function checkJournal(dir: string, snapshotSeq: number): Promise<JournalReport> {
   const files = await listJournalFiles(dir);
@@ -209,7 +224,7 @@ export async function checkJournal(dir: string, snapshotSeq: number): Promise<Jo
           reason = (error as Error).message;
         }
         if (reason !== null && !line.complete && isNewest) {
-          report.torn = { file: file.path, line: line.line, reason: `${reason}: a write cut short by a crash, or by a full disk whose partial batch could not be cut off (a batch is acknowledged only once every byte of it is written and synced, so this one never was), dropped at start-up` };
+          report.torn = { file: file.path, line: line.line, reason: `${reason}: ${await tornCause(dir)} (a batch is acknowledged only once every byte of it is written and synced, so this one never was), dropped at start-up` };
           continue;
         }
         if (reason === null && line.seq! <= snapshotSeq && !started) continue;

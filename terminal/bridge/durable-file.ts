@@ -13,11 +13,14 @@ export async function writeDurably(path: string, text: string): Promise<void> {
   const temp = `${path}.tmp-${process.pid}`;
   const handle = await open(temp, 'w');
   try {
-    await handle.writeFile(text);
+    await handle.writeFile(text); // loops over short writes itself
     await handle.sync();
-  } finally {
-    await handle.close();
+  } catch (error) {
+    await handle.close().catch(() => undefined);
+    await unlink(temp).catch(() => undefined); // never renamed into place; give back its space
+    throw error;
   }
+  await handle.close();
   await rename(temp, path);
   await fsyncDirectory(dirname(path));
 }
