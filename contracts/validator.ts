@@ -1,6 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import formatsPlugin from 'ajv-formats';
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { DECIMAL_PLACES_KEYWORD, hasAtMostDecimals } from './money-amount.js';
 
 const SCHEMA_BASE = 'https://svc.invalid/schemas/';
 const LOCAL_REF = '#/components/schemas/';
@@ -24,7 +25,8 @@ export class SchemaValidator {
   private readonly cache = new WeakMap<object, ValidateFunction>();
 
   constructor(doc: OpenAPIV3_1.Document, options: { coerceTypes?: boolean; strict?: boolean } = {}) {
-    this.ajv = new Ajv2020({ allErrors: true, strict: options.strict ?? true, validateFormats: true, strictRequired: false, multipleOfPrecision: 9, coerceTypes: options.coerceTypes ?? false });
+    this.ajv = new Ajv2020({ allErrors: true, strict: options.strict ?? true, validateFormats: true, strictRequired: false, coerceTypes: options.coerceTypes ?? false });
+    addDecimalPlaces(this.ajv);
     // ajv-formats is CommonJS; under NodeNext its plugin sits on `default`.
     (formatsPlugin as unknown as { default: (ajv: Ajv2020) => void }).default(this.ajv);
     this.ajv.addVocabulary(['discriminator', 'xml', 'externalDocs', 'example', 'x-ours', 'x-ours-required']);
@@ -47,6 +49,21 @@ export class SchemaValidator {
     const validate = this.compile(schema);
     return validate(value) ? [] : toIssues(validate.errors ?? []);
   }
+}
+
+/**
+ * `x-decimal-places: N`: a number written with at most N decimals, judged
+ * exactly on its shortest decimal text (money-amount.ts), where a floating
+ * `multipleOf` refused valid amounts such as 1234567.89.
+ */
+function addDecimalPlaces(ajv: Ajv2020): void {
+  const validate = (places: number, value: number): boolean => {
+    if (hasAtMostDecimals(value, places)) return true;
+    validate.errors = [{ keyword: DECIMAL_PLACES_KEYWORD, message: `must have at most ${places} decimal places`, params: { limit: places } }];
+    return false;
+  };
+  validate.errors = undefined as undefined | Array<Partial<ErrorObject>>;
+  ajv.addKeyword({ keyword: DECIMAL_PLACES_KEYWORD, type: 'number', schemaType: 'number', errors: true, validate });
 }
 
 /** Turns Ajv errors into one issue per offending field, pointing at the field itself. */

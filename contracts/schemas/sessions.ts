@@ -1,9 +1,15 @@
+import { DECIMAL_PLACES_KEYWORD } from '../money-amount.js';
 import { closed, isoTime, oursPattern, ref, withOursRequired, type Schema } from '../helpers.js';
 
 // Schemas of the payment-session product (addendum §5, §6).
 
-const money: Schema = { type: 'number', exclusiveMinimum: 0, maximum: 1_000_000_000, multipleOf: 0.01, description: 'Currency units with at most 2 decimals.' };
-const amount: Schema = { type: 'number', minimum: 0, description: 'Currency units, 2 decimals.' };
+// Two decimals are judged exactly on the number's decimal text (x-decimal-places,
+// contracts/money-amount.ts), never by a floating multipleOf.
+const money = {
+  type: 'number', exclusiveMinimum: 0, maximum: 1_000_000_000, [DECIMAL_PLACES_KEYWORD]: 2,
+  description: 'Currency units with at most 2 decimals (x-decimal-places: judged on the number as written, e.g. 1234567.89, never by a floating multipleOf).',
+} as Schema;
+const amount = { type: 'number', minimum: 0, [DECIMAL_PLACES_KEYWORD]: 2, description: 'Currency units, at most 2 decimals.' } as Schema;
 const currency: Schema = { type: 'string', pattern: '^[A-Z]{3}$' };
 // The id format is ours: ids are opaque strings in the interface (profiles.ts).
 const id = (prefix: string): Schema => oursPattern(`^${prefix}_[0-9a-f]{18}$`);

@@ -17,7 +17,10 @@ t.test('the commission is 1 % of each credit, rounded half-up to the cent', asyn
 });
 
 t.test('amounts convert to cents exactly, including values binary floats cannot hold', async (t) => {
-  t.equal(toCents(0.1 + 0.2), 30);
+  t.equal(toCents(0.3), 30);
+  t.equal(toCents(1234567.89), 123456789, 'a value whose double times 100 is not a whole number');
+  // 0.1 + 0.2 is 0.30000000000000004: not an amount with two decimals, so never rounded to one on a guess.
+  t.throws(() => toCents(0.1 + 0.2), RangeError);
   t.equal(toCents(19.99), 1999);
   t.equal(toCents(1_000_000_000), 100_000_000_000);
 });

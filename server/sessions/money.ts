@@ -1,8 +1,9 @@
 // Money in integer cents, so split and commission arithmetic is exact.
+import { exactCents } from '../../contracts/money-amount.js';
 
-/** Currency units with at most 2 decimals (validated by the document) → cents. */
+/** Currency units with at most 2 decimals (validated by the document) → cents, read from the amount's digits. */
 export function toCents(amount: number): number {
-  return Math.round(amount * 100);
+  return exactCents(amount);
 }
 
 export function fromCents(cents: number): number {

@@ -1,0 +1,86 @@
+import t from 'tap';
+import { decimalPlaces, exactCents, hasAtMostDecimals } from './money-amount.js';
+
+// The amount rule over the documented range, by generated amounts: every
+// whole number of cents from 0.01 to 999,999,999.99 written as JSON is
+// accepted and converts back to the same cents; a third decimal never is.
+
+/** A uniform whole number of cents in [1, 99,999,999,999], half of them of every magnitude (log-uniform). */
+function randomCents(random: () => number): number {
+  const max = 99_999_999_999;
+  if (random() < 0.5) return 1 + Math.floor(random() * max);
+  return Math.max(1, Math.min(max, Math.floor(10 ** (random() * 11))));
+}
+
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let x = state;
+    x = Math.imul(x ^ (x >>> 15), x | 1);
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const EDGE_CENTS = [1, 10, 99, 100, 101, 999, 57214683, 1677721601, 839752794, 123456789, 99_999_999_999, 99_999_999_990, 2 ** 53 / 2 ** 20];
+
+t.test('every amount with at most 2 decimals in the documented range is accepted, and its cents are exact', async (t) => {
+  const random = seeded(27);
+  let refused = 0;
+  let wrongCents = 0;
+  const count = 200_000;
+  for (let i = 0; i < count + EDGE_CENTS.length; i += 1) {
+    const cents = i < EDGE_CENTS.length ? EDGE_CENTS[i]! : randomCents(random);
+    const amount = JSON.parse(JSON.stringify(cents / 100)) as number; // as a client writes it and the server reads it
+    if (!hasAtMostDecimals(amount, 2)) refused += 1;
+    else if (exactCents(amount) !== cents) wrongCents += 1;
+  }
+  t.equal(refused, 0, `${count} generated amounts and ${EDGE_CENTS.length} edges: none refused`);
+  t.equal(wrongCents, 0, 'each converts to exactly its cents');
+});
+
+t.test('amounts the old floating multipleOf refused are two-decimal amounts', async (t) => {
+  for (const amount of [1234567.89, 572146.83, 16777216.01, 8397527.94, 0.07, 999999999.99]) {
+    t.ok(hasAtMostDecimals(amount, 2), `${amount}`);
+    t.equal(exactCents(amount), Math.round(amount * 100));
+  }
+});
+
+t.test('a third decimal, however small, is refused', async (t) => {
+  const random = seeded(7);
+  for (let i = 0; i < 20_000; i += 1) {
+    const mills = 1 + Math.floor(random() * 999_999_999_999);
+    if (mills % 10 === 0) continue;
+    const amount = JSON.parse(JSON.stringify(mills / 1000)) as number;
+    if (hasAtMostDecimals(amount, 2)) t.fail(`${amount} accepted`);
+  }
+  for (const amount of [0.001, 1.005, 0.015, 1e-7, 123456789.123, 5e-324, 0.1 + 0.2]) t.notOk(hasAtMostDecimals(amount, 2), `${amount} refused`);
+  t.throws(() => exactCents(1.005), RangeError);
+});
+
+t.test('decimal places read the shortest text, exponents included', async (t) => {
+  t.equal(decimalPlaces(12), 0);
+  t.equal(decimalPlaces(12.5), 1);
+  t.equal(decimalPlaces(1e21), 0);
+  t.equal(decimalPlaces(1.5e-7), 8);
+  t.equal(decimalPlaces(-0.25), 2);
+  t.equal(decimalPlaces(Number.NaN), Number.POSITIVE_INFINITY);
+  t.equal(exactCents(1e21 / 1e13), 10_000_000_000);
+  t.equal(exactCents(-12.3), -1230);
+});
+
+t.test('the document carries no floating multipleOf; its money fields carry x-decimal-places, which the validator applies exactly', async (t) => {
+  const { openApiDocument } = await import('./openapi.js');
+  const { SchemaValidator } = await import('./validator.js');
+  const text = JSON.stringify(openApiDocument);
+  t.notMatch(text, /"multipleOf"/, 'no multipleOf anywhere in the document');
+  const request = openApiDocument.components!.schemas!.SessionCreateRequest as { properties: Record<string, Record<string, unknown>> };
+  t.equal(request.properties.amount_reference!['x-decimal-places'], 2);
+  const validator = new SchemaValidator(openApiDocument);
+  const schema = { $ref: '#/components/schemas/SessionCreateRequest' };
+  const body = (amount: number) => ({ agreement_id: 'agr_1', amount_reference: amount });
+  t.same(validator.check(schema, body(1234567.89)), [], '1234567.89 passes');
+  t.same(validator.check(schema, body(16777216.01)), [], '16777216.01 passes');
+  t.same(validator.check(schema, body(1234567.891)), [{ pointer: '/amount_reference', message: 'must have at most 2 decimal places' }]);
+});
