@@ -1,7 +1,8 @@
 import type { Account } from '../accounts/account.js';
 import { accountNow, iso, type Clock } from '../clock.js';
-import { NotFoundError, ValidationError } from '../errors.js';
-import { depthMessage, nestsDeeperThan } from '../http/json-depth.js';
+import { isUtf8 } from 'node:buffer';
+import { NotFoundError } from '../errors.js';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth.js';
 import type { Store, Transaction } from '../store/store.js';
 import { trace } from '../trace/trace.js';
 
@@ -21,6 +22,11 @@ export interface ReceivedWebhook {
  * Every call is recorded as webhook.received with the raw body as received,
  * the parsed body (null when it is not JSON), the headers, and the
  * signature and idempotency key taken out (spec: Simulator-only surfaces, 3).
+ * Whatever the body (any bytes, any depth, any media type, up to the size
+ * limit), each answers its documented status: captura "accepts anything".
+ * A body nested too deep to parse safely is kept raw, its parsed form left
+ * out with the reason; bytes that are not UTF-8 are kept exactly, in base64
+ * beside the text.
  */
 export class Receivers {
   constructor(
@@ -39,12 +45,17 @@ export class Receivers {
     const account = await tx.get<Account>('accounts', accountId);
     if (!account) throw new NotFoundError(`account ${accountId}`);
     const rawBody = webhook.rawBody.toString('utf8');
-    if (nestsDeeperThan(rawBody)) throw new ValidationError([{ in: 'body', pointer: '', message: depthMessage }]);
+    const exactBytes = isUtf8(webhook.rawBody) ? {} : { raw_body_base64: webhook.rawBody.toString('base64'), raw_body_note: 'not UTF-8: raw_body shows it decoded with replacement characters; raw_body_base64 holds the exact bytes' };
     let body: unknown = null;
-    try {
-      body = JSON.parse(rawBody);
-    } catch {
-      // captura accepts anything; the raw body is what was received.
+    let bodyOmitted: string | undefined;
+    if (nestsDeeperThan(rawBody)) {
+      bodyOmitted = `nested deeper than ${MAX_JSON_DEPTH} levels: not parsed (raw_body holds it as received)`;
+    } else {
+      try {
+        body = JSON.parse(rawBody);
+      } catch {
+        // Not JSON: the receivers accept anything; the raw body is what was received.
+      }
     }
     const event = body as { event_id?: unknown; data?: { session_id?: unknown } } | null;
     trace(tx, accountId, 'webhook.received', iso(accountNow(this.clock, account)), {
@@ -53,7 +64,9 @@ export class Receivers {
       ...(typeof event?.data?.session_id === 'string' ? { session_id: event.data.session_id } : {}),
       ...(typeof event?.event_id === 'string' ? { event_id: event.event_id } : {}),
       raw_body: rawBody,
+      ...exactBytes,
       body,
+      ...(bodyOmitted ? { body_omitted: bodyOmitted } : {}),
       headers: webhook.headers,
       signature: webhook.headers['svc-signature'] ?? null,
       idempotency_key: webhook.headers['idempotency-key'] ?? null,
