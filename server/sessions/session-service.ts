@@ -98,7 +98,7 @@ export class SessionService {
         const problems = this.checkInput(item);
         let outcome: ItemResult;
         if (problems.length > 0) {
-          outcome = { index, status: 400, error: new AppError('VALIDATION_FAILED', `item ${index}: ${problems[0]!.pointer || '/'} ${problems[0]!.message}`, problems.map((p) => ({ ...p, pointer: `/sessions/${index}${p.pointer}` }))) };
+          outcome = { index, status: 400, error: new AppError('VALIDATION_FAILED', `${problems[0]!.pointer || '/'} ${problems[0]!.message}`, problems.map((p) => ({ ...p, pointer: `/sessions/${index}${p.pointer}` }))) };
         } else {
           try {
             const session = await buildSession(tx, account, item as SessionInput, 'stop', now);
@@ -114,6 +114,7 @@ export class SessionService {
         if (outcome.status !== 201 && !continueOnError) {
           const error = outcome.error;
           // Nothing of this batch is kept: throwing rolls the transaction back.
+          // The item's own message does not name the item (its result carries `index`): named once here.
           throw new AppError('VALIDATION_FAILED', `item ${index}: ${error.message}`, error.details ?? [{ in: 'body', pointer: `/sessions/${index}`, message: error.message }]);
         }
         results.push(outcome);

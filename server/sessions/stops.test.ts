@@ -1,5 +1,5 @@
 import t from 'tap';
-import { startTestServer } from '../testing/test-server.js';
+import { registerAccount, startTestServer } from '../testing/test-server.js';
 import { catalog } from './sessions-testkit.js';
 
 t.test('stops are created in order, inserted at a position, deleted and reordered', async (t) => {
@@ -71,4 +71,14 @@ t.test('update, history and multiple query answer the same fixed example to ever
     answers.push([update.text, history.text, query.text]);
   }
   t.same(answers[0], answers[1], 'identical across accounts');
+});
+
+t.test('a stop batch refused at an item names the item once', async (t) => {
+  const server = await startTestServer(t);
+  const account = await registerAccount(server.api);
+  const token = account.key.token;
+  const stop = (await server.api.post('/api/v1/ext/stops', { json: { name: 'Counter' }, token })).body.stop_id as string;
+  const refused = await server.api.post(`/api/v1/ext/stops/${stop}/sessions`, { json: { sessions: [{ amount_reference: 10 }] }, token });
+  t.equal(refused.status, 400);
+  t.equal(refused.body.message, 'item 0: /agreement_id is required');
 });
