@@ -39,6 +39,22 @@ Exit code: 0 when every required check passes, 1 when one fails, 2 for a
 usage error.
 `;
 
+function readSecretFile(path: string): string {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch (error) {
+    return fail(`--secret-file ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+}
+
+function checkWritable(option: string, path: string): void {
+  try {
+    writeFileSync(path, '', { flag: 'a' });
+  } catch (error) {
+    fail(`${option} ${path}: cannot write there (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+}
+
 function fail(message: string): never {
   process.stderr.write(`svc-contracts receiver: ${message}\n\n${usage}`);
   process.exit(2);
@@ -68,7 +84,11 @@ export async function receiverCli(argv: string[]): Promise<number> {
   }
   const url = values.url ?? fail('--url is required');
   if (!URL.canParse(url)) fail('--url must be an absolute URL');
-  const secret = (values['secret-file'] ? readFileSync(values['secret-file'], 'utf8').trim() : values.secret ?? process.env.SVC_WEBHOOK_SECRET) ?? fail('give the webhook secret with --secret-file, SVC_WEBHOOK_SECRET or --secret');
+  if (!['http:', 'https:'].includes(new URL(url).protocol)) fail(`--url must be an http:// or https:// URL, not ${new URL(url).protocol}//`);
+  const secret = (values['secret-file'] ? readSecretFile(values['secret-file']) : values.secret ?? process.env.SVC_WEBHOOK_SECRET) ?? fail('give the webhook secret with --secret-file, SVC_WEBHOOK_SECRET or --secret');
+  if (secret.trim() === '') fail('the webhook secret is empty: give the account\'s key.webhook_secret (whsec_…)');
+  // Report files are checked before the run, so a typo does not cost a whole run and a stack trace.
+  for (const option of ['junit', 'report'] as const) if (values[option]) checkWritable(`--${option}`, values[option]);
   if (values.secret) process.stderr.write('svc-contracts receiver: warning: a secret on the command line is visible to other local users; prefer --secret-file or SVC_WEBHOOK_SECRET\n');
   const timeoutMs = values['request-timeout'] === undefined ? 10_000 : Number(values['request-timeout']);
   if (!Number.isInteger(timeoutMs) || timeoutMs < 100) fail('--request-timeout must be a whole number of milliseconds, at least 100');
@@ -103,8 +123,13 @@ export async function receiverCli(argv: string[]): Promise<number> {
       onCheck: (check) => process.stderr.write(`checked ${check.id} (${(done += 1)} of ${total})\n`),
     });
     process.stdout.write(textReport(grade, url));
-    if (values.junit) writeFileSync(values.junit, junitReport(grade, url));
-    if (values.report) writeFileSync(values.report, jsonReport(grade, url));
+    try {
+      if (values.junit) writeFileSync(values.junit, junitReport(grade, url));
+      if (values.report) writeFileSync(values.report, jsonReport(grade, url));
+    } catch (error) {
+      process.stderr.write(`svc-contracts receiver: could not write a report: ${(error as Error).message}\n`);
+      return 1;
+    }
     return grade.passed ? 0 : 1;
   } finally {
     relay?.stop();

@@ -5,6 +5,10 @@ import { signWebhook } from '../webhook-signature.js';
 // (addendum §7): a JSON body, svc-timestamp the event's created_at,
 // svc-signature the HMAC of timestamp + "." + the exact bytes, and an
 // idempotency-key per emission. Probes then bend one thing at a time.
+//
+// A probe is a recipe, signed at the moment it is sent (a timestamp made
+// when a probe is built goes stale while it waits its turn), and the curl
+// line of a failure signs it again when run, with the same bend.
 
 export const EVENT_TYPES = [
   'payment_session.created',
@@ -19,6 +23,21 @@ export interface Delivery {
   body: string;
 }
 
+/** How to make one delivery: what is signed, what is sent, and the one thing bent. */
+export interface DeliveryRecipe {
+  /** The body sent, exactly; a function of the signing time when the event carries it (created_at). */
+  body: string | ((timestamp: string) => string);
+  /** What the signature covers, when not the body sent (a body changed after signing). */
+  signedBody?: (sentBody: string) => string;
+  /** Milliseconds from the moment of sending to the timestamp signed (negative: in the past). */
+  offsetMs?: number;
+  /** Appended to the secret: a signature made with another secret. */
+  secretSuffix?: string;
+  /** Headers left out. */
+  omit?: Array<'svc-signature' | 'svc-timestamp'>;
+  idempotencyKey?: string;
+}
+
 const hex = (bytes: number) => randomBytes(bytes).toString('hex').slice(0, bytes * 2);
 
 /** A session's ids, so that several events can belong to one session. */
@@ -27,7 +46,7 @@ export function newSession() {
 }
 
 /** The body of one event, as the simulator sends it. */
-export function eventBody(type: string, createdAt: string, session = newSession(), extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function eventBody(type: string, createdAt: string, session = newSession(), extra: Record<string, unknown> = {}, eventId = `evt_${hex(9)}`): Record<string, unknown> {
   const status = type.endsWith('created') ? 'pending' : type.endsWith('paid') ? 'paid' : 'accredited';
   const data: Record<string, unknown> = {
     session_id: session.session_id,
@@ -39,19 +58,35 @@ export function eventBody(type: string, createdAt: string, session = newSession(
     data.receiver_credits_summary = { net_amount_reference: 119.3, commissions_reference: 1.2, total_credits: 1 };
   }
   if (type === 'payment_session.accreditation_to_recipient_failed') data.receiver_id = `par_${hex(9)}`;
-  return { event: type, event_id: `evt_${hex(9)}`, created_at: createdAt, data, ...extra };
+  return { event: type, event_id: eventId, created_at: createdAt, data, ...extra };
 }
 
-/** A correctly signed delivery of `body` (serialised compactly unless given as text). */
+/** A recipe for one event of `type`, its created_at the signing time (the event id fixed now, so a retry is the same event). */
+export function event(type: string, session = newSession(), extra: Record<string, unknown> = {}, shape: (body: Record<string, unknown>) => string = (body) => JSON.stringify(body)): DeliveryRecipe {
+  const eventId = `evt_${hex(9)}`;
+  return { body: (timestamp) => shape(eventBody(type, timestamp, session, extra, eventId)), idempotencyKey: randomUUID() };
+}
+
+/** The delivery a recipe makes when sent at `now`. */
+export function materialise(recipe: DeliveryRecipe, secret: string, now: number): Delivery {
+  const timestamp = new Date(now + (recipe.offsetMs ?? 0)).toISOString();
+  const body = typeof recipe.body === 'string' ? recipe.body : recipe.body(timestamp);
+  const signedBody = recipe.signedBody ? recipe.signedBody(body) : body;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'svc-signature': signWebhook(`${secret}${recipe.secretSuffix ?? ''}`, timestamp, signedBody),
+    'svc-timestamp': timestamp,
+    'idempotency-key': recipe.idempotencyKey ?? randomUUID(),
+  };
+  for (const name of recipe.omit ?? []) delete headers[name];
+  return { headers, body };
+}
+
+/** A correctly signed delivery of `body` at `timestamp` (the example receiver's tests use it). */
 export function signed(secret: string, timestamp: string, body: Record<string, unknown> | string, idempotencyKey: string = randomUUID()): Delivery {
   const raw = typeof body === 'string' ? body : JSON.stringify(body);
   return {
     headers: { 'content-type': 'application/json', 'svc-signature': signWebhook(secret, timestamp, raw), 'svc-timestamp': timestamp, 'idempotency-key': idempotencyKey },
     body: raw,
   };
-}
-
-/** `ms` from `now` as the ISO 8601 timestamp a delivery carries. */
-export function timestampAt(now: number, ms = 0): string {
-  return new Date(now + ms).toISOString();
 }

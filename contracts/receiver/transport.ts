@@ -4,6 +4,8 @@ import type { Delivery } from './deliveries.js';
 export interface Answer {
   status: number | null;
   error: string | null;
+  /** Nothing took the request: the receiver is not there (refused, no such host) or went away. */
+  unreachable?: boolean;
   /** The start of the answer's body, for the report. */
   body: string;
   ms: number;
@@ -28,8 +30,11 @@ export function directTransport(url: string, timeoutMs: number): Transport {
         const text = await response.text().catch(() => '');
         return { status: response.status, error: null, body: text.slice(0, ANSWER_SHOWN_CHARS), ms: performance.now() - started };
       } catch (error) {
-        const reason = (error as Error).name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : describe(error);
-        return { status: null, error: reason, body: '', ms: performance.now() - started };
+        if ((error as Error).name === 'TimeoutError') return { status: null, error: `no answer within ${timeoutMs} ms`, body: '', ms: performance.now() - started };
+        const code = causeCode(error);
+        const unreachable = code !== undefined && UNREACHABLE.has(code);
+        const reason = !unreachable ? describe(error) : DROPPED.has(code) ? `the connection was closed without an answer (${code})` : `unreachable: nothing answers at ${url} (${code})`;
+        return { status: null, error: reason, ...(unreachable ? { unreachable } : {}), body: '', ms: performance.now() - started };
       }
     },
   };
@@ -56,12 +61,25 @@ export function relayTransport(baseUrl: string, token: string, receiverUrl: stri
         });
         const answer = (await response.json().catch(() => null)) as { status?: number | null; error?: string | null; message?: string } | null;
         if (!response.ok) return { status: null, error: `the simulator answered ${response.status}: ${answer?.message ?? ''}`, body: '', ms: performance.now() - started };
-        return { status: answer?.status ?? null, error: answer?.error ?? null, body: '', ms: performance.now() - started };
+        // The relay client says so when the local receiver cannot be reached (older clients answer 502 alone).
+        const unreachable = typeof answer?.error === 'string' && /unreachable/.test(answer.error);
+        const error = unreachable ? `unreachable through the relay: ${answer!.error!.replace(/^through the relay: /, '')} (${receiverUrl})` : answer?.error ?? null;
+        return { status: answer?.status ?? null, error, ...(unreachable ? { unreachable } : {}), body: '', ms: performance.now() - started };
       } catch (error) {
         return { status: null, error: describe(error), body: '', ms: performance.now() - started };
       }
     },
   };
+}
+
+/** Error codes that mean nothing took the connection. */
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNRESET', 'UND_ERR_SOCKET']);
+
+/** Of those, the ones where something took the connection and then dropped it. */
+const DROPPED = new Set(['ECONNRESET', 'UND_ERR_SOCKET']);
+
+function causeCode(error: unknown): string | undefined {
+  return (error as { cause?: { code?: string } }).cause?.code;
 }
 
 function describe(error: unknown): string {

@@ -130,7 +130,7 @@ export class RelayHub implements WebhookTransport, LocalRelays {
     });
 
     socket.on('message', (data) => {
-      let message: { type?: unknown; delivery_id?: unknown; status?: unknown };
+      let message: { type?: unknown; delivery_id?: unknown; status?: unknown; error?: unknown };
       const text = String(data);
       if (nestsDeeperThan(text)) return; // a result is flat; nothing deeper is ours to walk
       try {
@@ -141,7 +141,9 @@ export class RelayHub implements WebhookTransport, LocalRelays {
       if (message.type !== 'result' || typeof message.delivery_id !== 'string') return;
       const settle = connection.pending.get(message.delivery_id);
       if (!settle) return;
-      settle(typeof message.status === 'number' ? { status: message.status } : { error: 'the relay answered without a status' });
+      // A client that could not reach its local receiver says why: a failed attempt with that reason, not a receiver's 502.
+      if (typeof message.error === 'string') settle({ error: `through the relay: ${message.error.slice(0, 300)}` });
+      else settle(typeof message.status === 'number' ? { status: message.status } : { error: 'the relay answered without a status' });
     });
     socket.on('close', (code) => {
       for (const settle of connection.pending.values()) settle({ error: 'the relay disconnected' });
