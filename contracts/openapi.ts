@@ -110,15 +110,21 @@ export interface OperationEntry {
 }
 
 /** Every operation of a document, in document order. */
-export function listOperations(doc: OpenAPIV3_1.Document = openApiDocument): OperationEntry[] {
+/**
+ * Every operation of a document. Ours names each with an operationId; a
+ * document served by another implementation may not (`requireIds: false`),
+ * and its operations are then named `METHOD /path`.
+ */
+export function listOperations(doc: OpenAPIV3_1.Document = openApiDocument, options: { requireIds?: boolean } = {}): OperationEntry[] {
   const entries: OperationEntry[] = [];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const method of httpMethods) {
       const operation = (item as Partial<Record<HttpMethod, Operation>> | undefined)?.[method];
       if (!operation) continue;
-      if (!operation.operationId) throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
+      if (!operation.operationId && options.requireIds !== false) throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
+      const operationId = operation.operationId ?? `${method.toUpperCase()} ${path}`;
       const aliasOf = (operation as { 'x-alias-of'?: string })['x-alias-of'];
-      entries.push({ operationId: operation.operationId, handlerId: aliasOf ?? operation.operationId, method, path, operation });
+      entries.push({ operationId, handlerId: aliasOf ?? operationId, method, path, operation });
     }
   }
   return entries;

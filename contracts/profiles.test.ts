@@ -27,3 +27,20 @@ t.test('the interface profile takes out what is ours alone and keeps what the sp
   t.equal(kept.length, listOperations().length - ours.size);
   t.ok(JSON.stringify(openApiDocument).includes('"x-ours"'), 'the marks are in the served document, for anyone to read');
 });
+
+t.test('every open choice is named by a check, every name a check gives is an open choice, and the listing shows them', async (t) => {
+  const { checkCatalogue } = await import('./suite/checks/catalogue.js');
+  const { openChoices, OPEN_SUCCESS_OPERATIONS } = await import('./open-choices.js');
+  const ids = new Set(openChoices.map((choice) => choice.id));
+  const named = checkCatalogue.flatMap((check) => (check.decisions ?? []).map((decision) => [check.id, decision] as const));
+  t.same(named.filter(([, decision]) => !ids.has(decision)), [], 'no check names an unknown choice');
+  const used = new Set(named.map(([, decision]) => decision));
+  t.same(openChoices.filter((choice) => !used.has(choice.id)).map((choice) => choice.id), [], 'every choice is met by a check');
+  const loose = interfaceDocument(openApiDocument);
+  for (const entry of listOperations(loose)) {
+    if (!OPEN_SUCCESS_OPERATIONS.has(entry.operationId)) continue;
+    const statuses = Object.keys(entry.operation.responses ?? {});
+    t.ok(statuses.includes('2XX') && !statuses.some((status) => /^2\d\d$/.test(status)), `${entry.operationId}: any 2xx in the interface profile (${statuses.join(', ')})`);
+  }
+  t.ok([...OPEN_SUCCESS_OPERATIONS].every((id) => listOperations(openApiDocument).some((entry) => entry.operationId === id)), 'every open-success operation exists');
+});

@@ -1,4 +1,5 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
+import { OPEN_SUCCESS_OPERATIONS } from './open-choices.js';
 import { listOperations } from './openapi.js';
 
 // The two profiles of the contract suite. `strict` holds a deployment to
@@ -17,7 +18,9 @@ import { listOperations } from './openapi.js';
 // - `x-ours: true` on an operation: an operation the interface does not
 //   have (the live trace stream, the landing page…);
 // - closed objects (`additionalProperties: false`) are ours throughout:
-//   the interface leaves every resource's other fields "not shown".
+//   the interface leaves every resource's other fields "not shown";
+// - the success status of the operations in OPEN_SUCCESS_OPERATIONS
+//   (open-choices.ts): any 2xx, with any body or none, stands for ours.
 
 export type Profile = 'interface' | 'strict';
 export const profiles: readonly Profile[] = ['interface', 'strict'];
@@ -57,7 +60,8 @@ export function interfaceDocument(doc: OpenAPIV3_1.Document): OpenAPIV3_1.Docume
     for (const [method, operation] of Object.entries(item as Node)) {
       const op = operation as Node;
       if (op['x-ours'] === true) continue;
-      const responses = Object.fromEntries(Object.entries((op.responses ?? {}) as Node).map(([status, r]) => [status, stripResponse(r as Node)]));
+      let responses: Node = Object.fromEntries(Object.entries((op.responses ?? {}) as Node).map(([status, r]) => [status, stripResponse(r as Node)]));
+      if (OPEN_SUCCESS_OPERATIONS.has(String(op.operationId))) responses = openSuccess(responses, String(op.operationId));
       kept[method] = { ...(stripSchema(op) as Node), responses };
     }
     if (Object.keys(kept).length > 0) paths[path] = kept;
@@ -71,6 +75,17 @@ export function interfaceDocument(doc: OpenAPIV3_1.Document): OpenAPIV3_1.Docume
       schemas: stripSchema(components.schemas ?? {}) as OpenAPIV3_1.ComponentsObject['schemas'],
       responses: Object.fromEntries(Object.entries(components.responses ?? {}).map(([name, r]) => [name, stripResponse(r as Node)])) as OpenAPIV3_1.ComponentsObject['responses'],
     },
+  };
+}
+
+/** Any 2xx (and, for the payment page's form, a 3xx), with any body or none, in place of our success answers. */
+function openSuccess(responses: Node, operationId: string): Node {
+  const kept = Object.fromEntries(Object.entries(responses).filter(([status]) => !/^[23]/.test(status)));
+  const any = (description: string) => ({ description, 'x-any-body': true });
+  return {
+    ...kept,
+    '2XX': any('Success: the status and body are left open by the interface (open choice success-status).'),
+    ...(operationId === 'payPaymentPage' ? { '3XX': any('A redirect to the result, as a form post may answer.') } : {}),
   };
 }
 

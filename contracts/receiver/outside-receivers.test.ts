@@ -20,6 +20,7 @@ import { directTransport, relayTransport } from './transport.js';
 // the simulator's relay. Each case states the grade it must get.
 
 const SECRET = `whsec_${'cd'.repeat(32)}`;
+t.setTimeout(240_000);
 const cli = fileURLToPath(new URL('../suite/cli.ts', import.meta.url));
 const run = promisify(execFile);
 const failedChecks = (grade: Grade) => grade.checks.filter((check) => check.required && check.outcome === 'fail').map((check) => check.id).sort();

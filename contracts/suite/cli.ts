@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { profiles, type Profile } from '../profiles.js';
 import { receiverCli } from '../receiver/cli.js';
+import { openChoices } from '../open-choices.js';
 import { checkCatalogue, skipReason, unknownNames } from './checks/catalogue.js';
 import { describeFailure } from './expectations.js';
 import { coverageTable } from './recorder.js';
@@ -99,8 +100,11 @@ if (values.help) {
 if (values['list-checks']) {
   for (const check of checkCatalogue) {
     const runs = check.mutates ? 'with --allow-mutations' : check.id === 'document.read-only' ? 'read-only runs' : 'every run';
-    process.stdout.write(`${check.id} (${runs}${check.strictOnly ? ', strict only' : ''})\n    ${check.title}\n    source: ${check.source}\n`);
+    const decided = check.decisions?.length ? `\n    open choices (interface accepts each; see below): ${check.decisions.join(', ')}` : '';
+    process.stdout.write(`${check.id} (${runs}${check.strictOnly ? ', strict only' : ''})\n    ${check.title}\n    source: ${check.source}${decided}\n`);
   }
+  process.stdout.write('\nWhat the spec and addendum leave open, and how each profile treats it:\n');
+  for (const choice of openChoices) process.stdout.write(`${choice.id}\n    open: ${choice.open}\n    interface: ${choice.interface}\n    strict (ours): ${choice.ours}\n`);
   process.exit(0);
 }
 if (!values['base-url']) fail('--base-url is required');

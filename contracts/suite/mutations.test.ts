@@ -1,7 +1,7 @@
 import t from 'tap';
 import { startTestServer } from '../../server/testing/test-server.js';
 import { startMutatingProxy } from '../testing/mutating-proxy.js';
-import { conformingVariant, mutations } from '../testing/mutations.js';
+import { conformingVariant, mutations, openChoicesVariant } from '../testing/mutations.js';
 import { describeFailure } from './expectations.js';
 import { runSuite, type SuiteOptions } from './run-suite.js';
 import { suiteFailed } from './suite-report.js';
@@ -63,4 +63,16 @@ t.test('an implementation that conforms but makes other choices passes the inter
   const strict = await runSuite({ baseUrl: variant.baseUrl, allowMutations: true, profile: 'strict' });
   t.ok(strict.violations.length > 0, `strict: ${strict.violations.length} violations (its own choices)`);
   t.ok(strict.failures.some((f) => f.check === 'document.served'), 'strict: the served document is not ours');
+});
+
+t.test('an implementation taking every choice the spec and addendum leave open the other way passes the interface profile whole', async (t) => {
+  const server = await startTestServer(t);
+  server.clock.set(Date.now());
+  const variant = await startMutatingProxy(server.baseUrl, openChoicesVariant);
+  t.teardown(variant.close);
+  const loose = await runSuite({ baseUrl: variant.baseUrl, allowMutations: true, profile: 'interface' });
+  t.same(loose.violations.map((v) => `${v.operation} ${v.status} ${v.pointer}: expected ${v.expected}, got ${v.got}`), [], 'interface: no violation');
+  t.same(loose.failures.map(describeFailure), [], 'interface: every check holds');
+  const strict = await runSuite({ baseUrl: variant.baseUrl, allowMutations: true, profile: 'strict' });
+  t.ok(strict.failures.length + strict.violations.length > 0, `strict: ${strict.failures.length} failed expectations and ${strict.violations.length} violations (ours are other choices)`);
 });

@@ -26,7 +26,7 @@ async function rateBrake(ctx: CheckContext): Promise<void> {
   const { http, expect } = ctx;
   const braked = await registerAccount(http);
   const free = await registerAccount(http);
-  expect.status(await http('PUT', '/console/rate-limit', { json: { per_minute: 2 }, token: braked.consoleToken }), 200);
+  expect.success(await http('PUT', '/console/rate-limit', { json: { per_minute: 2 }, token: braked.consoleToken })); // open choice success-status
   const first = await http('GET', '/api/v1/ext/stops', { token: braked.token });
   if (expect.status(first, 200)) {
     expect.that(first.headers.get('x-ratelimit-limit') === '2', first, 'header:x-ratelimit-limit', '2', first.headers.get('x-ratelimit-limit') ?? 'none');
@@ -46,7 +46,7 @@ async function rateBrake(ctx: CheckContext): Promise<void> {
   }
   expect.status(await http('PUT', '/console/rate-limit', { json: { per_minute: 0 }, token: braked.consoleToken }), 400, 'VALIDATION_FAILED');
   expect.status(await http('PUT', '/console/rate-limit', { json: { per_minute: 100_001 }, token: braked.consoleToken }), 400, 'VALIDATION_FAILED');
-  expect.status(await http('PUT', '/console/rate-limit', { json: { per_minute: null }, token: braked.consoleToken }), 200);
+  expect.success(await http('PUT', '/console/rate-limit', { json: { per_minute: null }, token: braked.consoleToken }));
   expect.status(await http('GET', '/api/v1/ext/stops', { token: braked.token }), 200);
 }
 
@@ -133,23 +133,31 @@ async function clock(ctx: CheckContext): Promise<void> {
   const before = await read();
   const started = Date.now();
   const advanced = await http('POST', '/control/clock/advance', { json: { ms: 60_000 }, token: account.token });
-  expect.status(advanced, 200);
+  expect.success(advanced); // open choice success-status
   const after = await read();
   if (!before || !after) return;
   const elapsed = Date.now() - started;
   // The account's clock moved by what was asked, plus whatever real time passed (nothing on a clock that does not run).
   expect.that(after.offset - before.offset === 60_000, after.answer, '/offset_ms', `${before.offset + 60_000} (60000 more)`, after.offset);
   expect.that(after.now - before.now >= 60_000 && after.now - before.now <= 60_000 + elapsed + 1000, after.answer, '/now', `60 s later (plus at most the ${elapsed} ms that passed)`, `${after.now - before.now} ms later`);
-  expect.status(await http('POST', '/__test__/clock/advance', { json: { ms: 1 }, token: account.token }), 200);
-  for (const ms of [0, -5, 'soon']) expect.status(await http('POST', '/control/clock/advance', { json: { ms }, token: account.token }), 400, 'VALIDATION_FAILED');
+  expect.success(await http('POST', '/__test__/clock/advance', { json: { ms: 1 }, token: account.token }));
+  for (const ms of [-5, 'soon']) expect.status(await http('POST', '/control/clock/advance', { json: { ms }, token: account.token }), 400, 'VALIDATION_FAILED');
+  // A zero step: refused (ours), or accepted leaving the clock where it was (open choice zero-clock-advance).
+  const beforeZero = await read();
+  const zero = await http('POST', '/control/clock/advance', { json: { ms: 0 }, token: account.token });
+  if (ctx.profile === 'strict' || !(zero.status >= 200 && zero.status < 300)) expect.status(zero, 400, 'VALIDATION_FAILED');
+  else {
+    const afterZero = await read();
+    if (beforeZero && afterZero) expect.that(afterZero.offset === beforeZero.offset, afterZero.answer, '/offset_ms', `${beforeZero.offset}: a zero step moves nothing`, afterZero.offset);
+  }
   const untouched = await read(other);
   if (untouched) expect.that(untouched.offset === 0, untouched.answer, '/offset_ms', '0: another account\'s clock does not move', untouched.offset);
 }
 
 export const accountChecks: Check[] = [
-  { id: 'control.clock', title: 'the account clock: an advance moves it by what was asked, only that account\'s, and a bad amount is 400', source: 'addendum §6 (clock)', operations: ['getControlClock', 'advanceControlClock', 'advanceControlClockViaTestAlias'], run: clock },
-  { id: 'control.reset', title: 'a reset empties the caller\'s account, keeps the account and its tokens, and touches no other', source: 'spec: Simulator-only surfaces (POST /control/reset); addendum §6', operations: ['resetAccount', 'resetAccountViaTestAlias', 'getPaymentSession', 'getConsoleSessions'], run: reset },
-  { id: 'control.rate-brake', title: 'the rate brake: X-RateLimit-* headers, 429 RATE_LIMITED with Retry-After over the limit, never on /console/**, never another account, bounds, off with null', source: 'spec: Errors 429, Limits; addendum §8 (rate brake)', operations: ['setRateLimit', 'listStops', 'getControlClock', 'getConsoleKeys'], run: rateBrake },
+  { id: 'control.clock', title: 'the account clock: an advance moves it by what was asked, only that account\'s, and a bad amount is 400', source: 'addendum §6 (clock)', operations: ['getControlClock', 'advanceControlClock', 'advanceControlClockViaTestAlias'], decisions: ['zero-clock-advance', 'success-status'], run: clock },
+  { id: 'control.reset', title: 'a reset empties the caller\'s account, keeps the account and its tokens, and touches no other', source: 'spec: Simulator-only surfaces (POST /control/reset); addendum §6', operations: ['resetAccount', 'resetAccountViaTestAlias', 'getPaymentSession', 'getConsoleSessions'], decisions: ['answer-bodies'], run: reset },
+  { id: 'control.rate-brake', title: 'the rate brake: X-RateLimit-* headers, 429 RATE_LIMITED with Retry-After over the limit, never on /console/**, never another account, bounds, off with null', source: 'spec: Errors 429, Limits; addendum §8 (rate brake)', operations: ['setRateLimit', 'listStops', 'getControlClock', 'getConsoleKeys'], decisions: ['rate-headers-brake-off', 'success-status'], run: rateBrake },
   { id: 'terminals.secrets', title: 'terminals: serial numbers unique across the service, secrets of 64 hex shown once and never listed, a rotated secret replaces the old one', source: 'addendum §2', operations: ['provisionTerminal', 'listTerminals', 'rotateTerminalSecret', 'listTerminalOrders'], run: terminals },
   { id: 'errors.bodies', title: 'error bodies: MALFORMED_JSON, PAYLOAD_TOO_LARGE, VALIDATION_FAILED with a pointer per field, 404 JSON for an unknown route, 405 with Allow; a repeated create is another object', source: 'spec: Errors 1; addendum §0', operations: ['createAgreement'], run: errors },
   { id: 'console.lists', title: 'the console: sessions and trace newest first, trace filters and limit bounds, the keys', source: 'addendum §8 (console)', operations: ['getConsoleSessions', 'getConsoleTrace', 'getConsoleKeys'], run: consoleLists },

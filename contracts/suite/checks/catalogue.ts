@@ -22,21 +22,23 @@ export interface CheckInfo {
   /** Needs --allow-mutations (it creates data). */
   mutates: boolean;
   strictOnly?: boolean;
+  /** The open choices (open-choices.ts) it meets, each accepted whole by `interface`. */
+  decisions?: string[];
 }
 
 export const documentChecks: CheckInfo[] = [
-  { id: 'document.read-only', title: 'read-only: the public operations and negative GETs, every answer checked against the document', source: 'addendum §0', operations: ['*'], mutates: false },
-  { id: 'document.scenarios', title: 'every operation exercised with its specific answers, every answer checked against the document (status, media type, headers, body)', source: 'addendum §0-§8', operations: ['*'], mutates: true },
-  { id: 'document.negatives', title: 'negative requests generated from the document: no credentials, the other token kind, malformed JSON, missing fields, wrong types, bodies over 1 MiB', source: 'addendum §0, §1', operations: ['*'], mutates: true },
+  { id: 'document.read-only', title: 'read-only: the public operations and negative GETs, every answer checked against the document', source: 'addendum §0', operations: ['*'], mutates: false, decisions: ['answer-bodies', 'success-status'] },
+  { id: 'document.scenarios', title: 'every operation exercised with its specific answers, every answer checked against the document (status, media type, headers, body)', source: 'addendum §0-§8', operations: ['*'], mutates: true, decisions: ['answer-bodies', 'success-status'] },
+  { id: 'document.negatives', title: 'negative requests generated from the document: no credentials, the other token kind, malformed JSON, missing fields, wrong types, bodies over 1 MiB', source: 'addendum §0, §1', operations: ['*'], mutates: true, decisions: ['not-found-or-invalid-first', 'our-bounds-and-media'] },
   { id: 'document.rate-brake', title: 'with the brake on, every braked operation answers 429 RATE_LIMITED with Retry-After', source: 'spec: Errors 429; addendum §8 (rate brake)', operations: ['*'], mutates: true },
-  { id: 'document.served', title: 'GET /openapi.json: interface, every operation of the interface and the answers seen valid against it; strict, this document', source: 'addendum §0 (served document)', operations: ['getOpenApiDocument'], mutates: false },
+  { id: 'document.served', title: 'GET /openapi.json: interface, every operation of the interface and the answers seen valid against it; strict, this document', source: 'addendum §0 (served document)', operations: ['getOpenApiDocument'], mutates: false, decisions: ['operation-ids'] },
 ];
 
 export const behaviouralChecks: Check[] = [...orderChecks, ...settlementChecks, ...tokenChecks, ...isolationChecks, ...sessionChecks, ...stopChecks, ...webhookChecks, ...accountChecks];
 
 export const checkCatalogue: CheckInfo[] = [
   ...documentChecks,
-  ...behaviouralChecks.map(({ id, title, source, operations, strictOnly }) => ({ id, title, source, operations, mutates: true, ...(strictOnly ? { strictOnly } : {}) })),
+  ...behaviouralChecks.map(({ id, title, source, operations, strictOnly, decisions }) => ({ id, title, source, operations, mutates: true, ...(strictOnly ? { strictOnly } : {}), ...(decisions ? { decisions } : {}) })),
 ];
 
 export interface Selection {

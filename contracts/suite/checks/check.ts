@@ -27,6 +27,8 @@ export interface Check {
   operations: string[];
   /** Only in the strict profile: the rule is this document's, not the interface's. */
   strictOnly?: boolean;
+  /** The open choices (open-choices.ts) this check meets, each accepted whole by `interface`. */
+  decisions?: string[];
   run(ctx: CheckContext): Promise<void>;
 }
 

@@ -55,6 +55,7 @@ async function otherAccount(ctx: CheckContext): Promise<void> {
 export const isolationChecks: Check[] = [
   {
     id: 'isolation.other-account',
+    decisions: ['answer-bodies'],
     title: 'another account\'s ids, in paths and in bodies, answer 404 NOT_FOUND and change nothing',
     source: 'spec: Errors (404); addendum §0, §1',
     operations: ['listMerchantOrders', 'listTerminals', 'getOrder', 'invalidateOrder', 'listSettlements', 'rotateTerminalSecret', 'createOrder', 'getPaymentSession', 'readPaymentSession', 'expirePaymentSession', 'forceSessionOutcome', 'getRequestBatch', 'getStop', 'deleteStop', 'addStopSessions', 'reorderStops', 'createButtonSession', 'createRequestBatch', 'createSplitAgreement', 'resendWebhook', 'commitOrderPayment'],

@@ -118,7 +118,11 @@ async function listFilters(ctx: CheckContext): Promise<void> {
   const own = await terminal.send('GET', `/api/v1/pos-terminals/${encodeURIComponent(terminal.serial)}/transactions?status=VOID_PENDING`);
   if (expect.status(own, 200)) expect.that(ids(own.body).includes(voidPending) && !ids(own.body).includes(elsewhere) && !ids(own.body).includes(paid), own, '/data', `${voidPending} only (not another terminal's ${elsewhere}, not the PAID ${paid})`, ids(own.body).join(', '));
   // Bounds (addendum §0, §3): out of range answers 400, never clamped.
-  for (const query of ['status=REFUNDED', 'size=0', 'size=101', 'page=0']) expect.status(await http('GET', `${account.merchant}/transactions?${query}`, { token: account.token }), 400, 'VALIDATION_FAILED');
+  for (const query of ['size=0', 'size=101', 'page=0']) expect.status(await http('GET', `${account.merchant}/transactions?${query}`, { token: account.token }), 400, 'VALIDATION_FAILED');
+  // A status that is not one of the five: 400 (ours), or a list with no order of another status (open choice unknown-status-filter).
+  const unknownStatus = await http('GET', `${account.merchant}/transactions?status=REFUNDED`, { token: account.token });
+  if (ctx.profile === 'strict' || unknownStatus.status !== 200) expect.status(unknownStatus, 400, 'VALIDATION_FAILED');
+  else expect.that(ids(unknownStatus.body).length === 0, unknownStatus, '/data', 'no order: none is REFUNDED', ids(unknownStatus.body).join(', '));
   const full = await http('GET', `${account.merchant}/transactions?size=100`, { token: account.token });
   if (expect.status(full, 200)) expect.that(ids(full.body).length === 4, full, '/data', 'the 4 orders of the account', ids(full.body).length);
   const paged = await http('GET', `${account.merchant}/transactions?size=3&page=2`, { token: account.token });
@@ -135,6 +139,7 @@ export const orderChecks: Check[] = [
   },
   {
     id: 'orders.lists',
+    decisions: ['unknown-status-filter'],
     title: 'order lists filtered by status, the terminal sees its own, paging bounds',
     source: 'spec: Order operations; addendum §3 (lists), §0 (bounds)',
     operations: ['listMerchantOrders', 'listTerminalOrders'],

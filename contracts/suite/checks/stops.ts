@@ -17,7 +17,7 @@ async function order(ctx: CheckContext): Promise<void> {
     if (expected) expect.that(JSON.stringify(stops.map((s) => s.stop_id)) === JSON.stringify(expected), answer, '/data', `${expected.join(', ')} (${why})`, stops.map((s) => s.stop_id).join(', '));
   };
   await listed('as created');
-  expect.status(await http('POST', '/api/v1/ext/stops/reorder', { json: { stop_ids: [c, a, b] }, token: account.token }), 200);
+  expect.success(await http('POST', '/api/v1/ext/stops/reorder', { json: { stop_ids: [c, a, b] }, token: account.token })); // open choice success-status
   await listed('after reorder', [c, a, b]);
   expect.status(await http('POST', '/api/v1/ext/stops/reorder', { json: { stop_ids: [b, 'stp_no_such_stop_000'] }, token: account.token }), 404, 'NOT_FOUND');
   await listed('after a refused reorder: unchanged', [c, a, b]);
@@ -67,6 +67,7 @@ async function mocks(ctx: CheckContext): Promise<void> {
 export const stopChecks: Check[] = [
   {
     id: 'stops.order',
+    decisions: ['success-status'],
     title: 'the stop list ordered by position; reorder sets the order; a reorder naming an unknown stop is 404 and changes nothing',
     source: 'addendum §5 (stops)',
     operations: ['createStop', 'listStops', 'reorderStops'],
@@ -81,6 +82,7 @@ export const stopChecks: Check[] = [
   },
   {
     id: 'stops.mocks',
+    decisions: ['answer-bodies'],
     title: 'stops update, history and query: 200, x-svc-sim: mock, the same data for every account',
     source: 'spec: Simulator-only surfaces 5; addendum §5',
     operations: ['updateStopMock', 'getStopHistoryMock', 'queryStopsMock'],
