@@ -130,6 +130,25 @@ t.test('a receiver that holds one global lock after verifying fails concurrency,
   t.same(failedChecks(viaRelay), ['concurrency'], 'through the relay: concurrency');
 });
 
+t.test('a receiver that insists on each session\'s events in order (as the addendum has the sender deliver them) passes sessions-interleaved', async (t) => {
+  const lastOf = new Map<string, string>();
+  const order = ['payment_session.created', 'payment_session.paid', 'payment_session.accredited'];
+  const receiver = await nodeReceiver((_req, res, verified, raw) => {
+    if (!verified) return void res.writeHead(401).end();
+    const body = JSON.parse(raw) as { event: string; data: { session_id: string } };
+    const at = order.indexOf(body.event);
+    const before = order.indexOf(lastOf.get(body.data.session_id) ?? '');
+    if (at !== -1 && at < before) return void res.writeHead(409).end('out of order');
+    if (at !== -1) lastOf.set(body.data.session_id, body.event);
+    res.writeHead(200).end('ok');
+  });
+  t.teardown(receiver.close);
+  for (let run = 0; run < 5; run += 1) {
+    const grade = await gradeReceiver({ transport: directTransport(receiver.url, 5_000), secret: SECRET, only: ['sessions-interleaved'] });
+    t.same(failedChecks(grade), [], `run ${run + 1}: in order within each session`);
+  }
+});
+
 t.test('a receiver that drops connections under load fails concurrency only, not its signature checks', async (t) => {
   let inFlight = 0;
   const receiver = await nodeReceiver((req, res, verified) => {
