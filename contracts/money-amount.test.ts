@@ -1,3 +1,4 @@
+import { seededRandom as seeded } from './testing/seeded-random.js';
 import t from 'tap';
 import { decimalPlaces, exactCents, hasAtMostDecimals } from './money-amount.js';
 
@@ -12,16 +13,6 @@ function randomCents(random: () => number): number {
   return Math.max(1, Math.min(max, Math.floor(10 ** (random() * 11))));
 }
 
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let x = state;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const EDGE_CENTS = [1, 10, 99, 100, 101, 999, 57214683, 1677721601, 839752794, 123456789, 99_999_999_999, 99_999_999_990, 2 ** 53 / 2 ** 20];
 

@@ -539,9 +539,11 @@ export const openChoicesVariant: Mutation = {
     // trace-time-basis: entries stamped in real time (when this proxy first sees them), not on the account clock.
     if (is(request, 'GET', /^\/console\/trace$/)) {
       rewriteTrace(answer, (entries) => {
+        // One stamp for all the entries first seen in this answer, so the list stays newest first.
+        const now = new Date().toISOString();
         for (const entry of entries) {
           const key = `stamp:${entry.id}`;
-          if (!memory.has(key)) memory.set(key, new Date().toISOString());
+          if (!memory.has(key)) memory.set(key, now);
           entry.at = memory.get(key);
         }
       });

@@ -1,3 +1,4 @@
+import { seededRandom as seeded } from '../../contracts/testing/seeded-random.js';
 import t, { type Test } from 'tap';
 import { ManualClock } from '../clock.js';
 import { defaultConfig } from '../config.js';
@@ -17,16 +18,6 @@ import { serveApp } from '../testing/test-server.js';
 const SWEEP = 100_000;
 const MAX_CENTS = 99_999_999_999;
 
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let x = state;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Whole cents: half uniform over the range, half of every magnitude, the edges first. */
 function centsSequence(count: number, seed: number): number[] {

@@ -1,6 +1,5 @@
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
+import { runWriterUntilKilled } from './crash-writer-run.js';
 import { listJournalFiles } from './journal-files.js';
 import { LowdbStore } from './lowdb-store.js';
 
@@ -12,39 +11,14 @@ import { LowdbStore } from './lowdb-store.js';
 // transactions a second; its snapshots are paced to 5 % of the event loop,
 // so that one takes longer than most lives, as a large store's does.
 
-const writer = fileURLToPath(new URL('./crash-writer.ts', import.meta.url));
 const KILLS = 50;
+const PACED = { CRASH_WRITER_RATE: '3000', CRASH_WRITER_MIN_JOURNAL_BYTES: String(1 << 20), CRASH_WRITER_LOOP_SHARE: '0.05' };
 
-interface Life {
-  acknowledged: string[];
-  openMs: number;
-}
-
-function liveAndDie(dir: string, runId: string, lifeMs: number): Promise<Life> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', writer, dir, runId], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, CRASH_WRITER_RATE: '3000', CRASH_WRITER_MIN_JOURNAL_BYTES: String(1 << 20), CRASH_WRITER_LOOP_SHARE: '0.05' },
-    });
-    let out = '';
-    let err = '';
-    let ready = false;
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      if (!ready && out.includes('ready\n')) {
-        ready = true;
-        setTimeout(() => child.kill('SIGKILL'), lifeMs);
-      }
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-    child.on('exit', (_code, signal) => {
-      if (signal !== 'SIGKILL') return reject(new Error(`writer exited by itself: ${err}`));
-      const opened = /opened (\{.*\})/.exec(err);
-      if (!opened) return reject(new Error(`the writer did not say how long it took to open: ${err}`));
-      const lines = out.split('\n').slice(0, -1); // a line cut by the kill is not an acknowledgement
-      resolve({ acknowledged: lines.filter((line) => line !== 'ready'), openMs: (JSON.parse(opened[1]!) as { ms: number }).ms });
-    });
-  });
+async function liveAndDie(dir: string, runId: string, lifeMs: number): Promise<{ acknowledged: string[]; openMs: number }> {
+  const life = await runWriterUntilKilled(dir, runId, lifeMs, PACED);
+  const opened = /opened (\{.*\})/.exec(life.stderr);
+  if (!opened) throw new Error(`the writer did not say how long it took to open: ${life.stderr}`);
+  return { acknowledged: life.acknowledged, openMs: (JSON.parse(opened[1]!) as { ms: number }).ms };
 }
 
 t.test(`${KILLS} kills 0.3-2 s apart while the store grows: start-up stays under 2 s and compaction keeps up`, async (t) => {
