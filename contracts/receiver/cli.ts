@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startRelayClient, type RelayClient } from '../../scripts/relay/relay-client.js';
 import { CHECKS } from './checks.js';
-import { gradeReceiver } from './grade.js';
+import { gradeReceiver, NOT_GRADED } from './grade.js';
 import { jsonReport, junitReport, textReport } from './report.js';
 import { directTransport, relayTransport, type Transport } from './transport.js';
 
@@ -80,6 +80,7 @@ export async function receiverCli(argv: string[]): Promise<number> {
   }
   if (values['list-checks']) {
     for (const check of CHECKS) process.stdout.write(`${check.id}${check.required ? '' : ' (advice)'}\n  ${check.title}\n  source: ${check.source}\n`);
+    process.stdout.write(`\nnot graded: ${NOT_GRADED}\n`);
     return 0;
   }
   const url = values.url ?? fail('--url is required');
