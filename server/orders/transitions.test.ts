@@ -87,3 +87,19 @@ t.test('a commit records its authorization code and time; a discard overridden s
   t.same(paid.order.history.map((h) => `${h.from}->${h.to}`), ['PENDING->DISCARDED', 'DISCARDED->PAID']);
   t.equal(paid.order.history[1]!.overridesDiscard, true);
 });
+
+t.test('a void keeps the payment it voids: authorizationCode and paidAt survive the invalidation and the void commit', async (t) => {
+  const paid = order('PAID');
+  const voidPending = applyTrigger(paid, invalidation, at);
+  t.equal(voidPending.result, 'changed');
+  if (voidPending.result !== 'changed') return;
+  t.match(voidPending.order, { status: 'VOID_PENDING', authorizationCode: 'A1', paidAt: '2026-11-21T10:01:00.000Z' });
+  const voided = applyTrigger(voidPending.order, voidCommit, at);
+  t.equal(voided.result, 'changed');
+  if (voided.result !== 'changed') return;
+  t.match(voided.order, { status: 'VOIDED', authorizationCode: 'A1', paidAt: '2026-11-21T10:01:00.000Z' });
+  t.ok(Object.hasOwn(voided.order, 'authorizationCode') && voided.order.authorizationCode !== undefined, 'not wiped to undefined');
+  // A discard of an unpaid order adds no payment fields.
+  const discarded = applyTrigger(order('PENDING'), invalidation, at);
+  if (discarded.result === 'changed') t.notOk('authorizationCode' in discarded.order, 'no authorizationCode appears on a discard');
+});
