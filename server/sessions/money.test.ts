@@ -70,3 +70,9 @@ t.test('property: for random distributions the credits add up and each commissio
   }
   t.pass('500 random distributions hold every invariant');
 });
+
+t.test('a split distribution equal to the whole amount is allowed: the partner gets it all, the owner nothing; one cent more is refused', async (t) => {
+  const credits = splitCredits(12_345, [{ partner_id: 'p1', amount_cents: 12_345 }], 'owner', 'credited');
+  t.same(credits.map((c) => [c.receiver_id, c.gross_cents, c.commission_cents, c.net_cents]), [['p1', 12_345, 123, 12_222], ['owner', 0, 0, 0]]);
+  t.throws(() => splitCredits(12_345, [{ partner_id: 'p1', amount_cents: 12_346 }], 'owner', 'credited'), /exceeds/);
+});

@@ -108,3 +108,47 @@ t.test('events: paid on leg 1 paid, accredited on leg 2, one failed-credit event
     { event: 'payment_session.accreditation_to_recipient_failed', receiver_id: 'acc_1' },
   ]);
 });
+
+// What a user or an integrator would see, for the survivors mutation testing found (issue 31).
+
+t.test('the payment page pays only a pending session: a second payment of a paid one is refused, so a double payment cannot happen', async (t) => {
+  const page = { kind: 'page', outcome: 'paid', leg2: 'accredited', accreditAt: '2026-11-21T10:05:00.000Z' } as const;
+  const first = changed(transition(session(), page));
+  t.equal(first.session.status, 'paid');
+  for (const status of ['paid', 'failed', 'expired'] as const) {
+    t.match(transition(session(status), page), { result: 'rejected', code: 'SESSION_NOT_PAYABLE' }, `a ${status} session is not paid again`);
+    t.match(transition(session(status), { kind: 'page', outcome: 'failed', reason: 'insufficient_funds' }), { result: 'rejected', code: 'SESSION_NOT_PAYABLE' });
+  }
+});
+
+t.test('a failed accreditation marks every credit failed, and emits one failed-credit event per receiver', async (t) => {
+  const failed = changed(transition(session('paid'), { kind: 'force', leg: 2, outcome: 'accreditation_failed' }));
+  t.equal(failed.session.accreditation.status, 'failed');
+  t.same(failed.session.credits!.map((credit) => credit.status), ['failed', 'failed'], 'no credit reads credited');
+  t.same(failed.events.map((event) => [event.event, (event as { receiver_id?: string }).receiver_id]), [
+    ['payment_session.accreditation_to_recipient_failed', 'ptn_1'],
+    ['payment_session.accreditation_to_recipient_failed', 'acc_1'],
+  ]);
+  const accredited = changed(transition(session('paid'), { kind: 'force', leg: 2, outcome: 'accredited' }));
+  t.same(accredited.session.credits!.map((credit) => credit.status), ['credited', 'credited']);
+});
+
+t.test('a forced leg 1 failure reads failure_reason "forced"; forcing it paid afterwards drops the reason; paying never adds one', async (t) => {
+  const failed = changed(transition(session(), { kind: 'force', leg: 1, outcome: 'failed' }));
+  t.equal(failed.session.failure_reason, 'forced');
+  const expired = changed(transition(session(), { kind: 'force', leg: 1, outcome: 'expired' }));
+  t.notOk('failure_reason' in expired.session, 'an expiry carries no failure reason');
+  const paidAgain = changed(transition({ ...failed.session }, { kind: 'force', leg: 1, outcome: 'paid' }));
+  t.notOk('failure_reason' in paidAgain.session, 'a paid session carries no failure reason');
+  const pagedFailure = changed(transition(session(), { kind: 'page', outcome: 'failed', reason: 'insufficient_funds' }));
+  t.equal(pagedFailure.session.failure_reason, 'insufficient_funds', 'the page\'s own reason, not "forced"');
+});
+
+t.test('expiry by due date changes the status and emits no event (failed and expired emit none)', async (t) => {
+  const due = session('pending', { due_date_session: '2026-11-21T10:01:00.000Z' });
+  t.match(transition(due, { kind: 'due-date', now: Date.parse('2026-11-21T10:00:59.999Z') }), { result: 'unchanged' }, 'not before its due date');
+  const expired = changed(transition(due, { kind: 'due-date', now: Date.parse('2026-11-21T10:01:00.000Z') }));
+  t.equal(expired.session.status, 'expired', 'at its due date');
+  t.same(expired.events, []);
+  t.match(transition(session('pending', { due_date_session: '2026-11-21T10:01:00.000Z', due_date_reached_behavior: 'keep_active' }), { kind: 'due-date', now: Date.parse('2026-11-22T00:00:00.000Z') }), { result: 'unchanged' }, 'keep_active stays pending');
+});
