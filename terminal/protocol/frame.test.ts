@@ -65,3 +65,65 @@ t.test('a wrong LRC, a payload past 1024 bytes, or a 201 ms gap between bytes dr
   t.same(parse([[frame.subarray(0, 5)], [frame.subarray(5), 201]]), [{ type: 'bad-frame', reason: 'gap' }], '201 ms apart drops it');
   t.same(parse([[frame.subarray(0, 5)], [encodeFrame('0100'), 500]]), [{ type: 'bad-frame', reason: 'gap' }, { type: 'frame', payload: '0100' }], 'and the next frame still parses');
 });
+
+// What a device or host would see, for the survivors mutation testing found (issue 31).
+
+/** A frame built by hand: STX, the bytes, ETX and the right LRC, whatever the bytes are. */
+const rawFrame = (payload: Buffer) => Buffer.concat([Buffer.of(0x02), payload, Buffer.of(0x03, lrc(payload))]);
+
+t.test('a frame with a control byte inside is refused even when its LRC is right', async (t) => {
+  for (const control of [0x00, 0x01, 0x06, 0x0a, 0x15, 0x7f]) {
+    t.same(parse([[rawFrame(Buffer.from([0x30, 0x31, control, 0x32]))]]), [{ type: 'bad-frame', reason: 'not-printable' }], `0x${control.toString(16)} inside`);
+  }
+});
+
+t.test('a payload of exactly 1024 bytes is a frame; 1025 is too long', async (t) => {
+  const max = Buffer.alloc(1024, 0x41);
+  t.same(parse([[rawFrame(max)]]), [{ type: 'frame', payload: 'A'.repeat(1024) }]);
+  t.same(parse([[rawFrame(Buffer.alloc(1025, 0x41))]]).slice(0, 1), [{ type: 'bad-frame', reason: 'too-long' }]);
+});
+
+t.test('a frame cut off at the end of the stream is reported, not lost', async (t) => {
+  t.same(parse([[encodeFrame('0300|ord-1|1500|USD').subarray(0, 6)]]), [{ type: 'bad-frame', reason: 'gap' }]);
+  t.same(parse([[encodeFrame('0100')]]), [{ type: 'frame', payload: '0100' }], 'a whole frame at the end is not');
+});
+
+t.test('the gap timer of a finished frame is disarmed: it never drops the next frame early', async (t) => {
+  const frame = encodeFrame('0300|ord-1|1500|USD');
+  // Frame 1 in two parts (150 ms apart), then frame 2 starting 40 ms later and ending 110 ms after that:
+  // a timer left from frame 1's first part would fire at 201 ms, in the middle of frame 2.
+  t.same(
+    parse([[frame.subarray(0, 5)], [frame.subarray(5), 150], [frame.subarray(0, 5), 40], [frame.subarray(5), 110]]),
+    [{ type: 'frame', payload: '0300|ord-1|1500|USD' }, { type: 'frame', payload: '0300|ord-1|1500|USD' }],
+  );
+});
+
+t.test('a gap is noticed from the bytes\' own times even when the timer has not fired yet (a busy event loop)', async (t) => {
+  // Timers whose callbacks never run: only the arrival times tell the gap.
+  let now = 0;
+  const late = { now: () => now, setTimeout: () => 0, clearTimeout: () => undefined };
+  const parser = new FrameParser(late);
+  const events: LineEvent[] = [];
+  parser.on('data', (event: LineEvent) => events.push(event));
+  const frame = encodeFrame('0300|ord-1|1500|USD');
+  parser.write(frame.subarray(0, 5));
+  now = 201;
+  parser.write(Buffer.concat([frame.subarray(5), encodeFrame('0100')]));
+  parser.end();
+  await new Promise((resolve) => parser.on('end', resolve).resume());
+  t.same(events.filter((e) => e.type !== 'noise'), [{ type: 'bad-frame', reason: 'gap' }, { type: 'frame', payload: '0100' }]);
+});
+
+t.test('a parser destroyed mid-frame says nothing afterwards', async (t) => {
+  const timers = new ManualTimers();
+  const parser = new FrameParser(timers);
+  const events: LineEvent[] = [];
+  parser.on('data', (event: LineEvent) => events.push(event));
+  parser.on('error', () => undefined);
+  parser.write(encodeFrame('0100').subarray(0, 3));
+  t.equal(timers.armed, 1, 'a frame under way arms the gap timer');
+  parser.destroy();
+  t.equal(timers.armed, 0, 'destroying the parser clears it: no timer keeps a closed line\'s process alive');
+  timers.advance(1000);
+  t.same(events, [], 'no late gap event');
+});

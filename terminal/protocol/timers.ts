@@ -31,6 +31,11 @@ export class ManualTimers implements Timers {
     this.pending = this.pending.filter((timer) => timer.id !== handle);
   }
 
+  /** Timers set and not yet fired or cleared (a real one would keep the process alive). */
+  get armed(): number {
+    return this.pending.length;
+  }
+
   /** Moves time forward, firing every timer that comes due, in order. */
   advance(ms: number): void {
     const target = this.current + ms;
