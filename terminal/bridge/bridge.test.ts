@@ -64,3 +64,12 @@ t.test('the verdict on a server answer: confirm only what the server holds the s
   for (const status of [401, 408, 429, 500, 503]) t.equal(verdictFor(sale, { status, body: {} }).kind, 'fault', `${status}`);
   for (const status of [400, 404, 422]) t.equal(verdictFor(sale, { status, body: {} }).kind, 'hold', `${status}`);
 });
+
+t.test('the verdict at the edges of the status classes: only a 2xx confirms (never a 3xx or 1xx), 425 is retried like 408 and 429', async (t) => {
+  const sale = { code: '0210', seq: 1, orderId: 'o1', amount: 5, currency: 'USD', authorizationCode: 'A1', paidAt: '2026-11-21T10:00:00.000Z' } as const;
+  for (const status of [200, 201, 204, 299]) t.equal(verdictFor(sale, { status, body: {} }).kind, 'confirm', `${status} confirms`);
+  // A redirect or an informational answer is not the server holding the record: the device must keep it.
+  for (const status of [100, 199, 300, 301, 302, 304, 399]) t.equal(verdictFor(sale, { status, body: {} }).kind, 'hold', `${status} does not confirm`);
+  for (const status of [408, 425, 429, 500, 502, 599]) t.equal(verdictFor(sale, { status, body: {} }).kind, 'fault', `${status} is retried`);
+  for (const status of [400, 403, 404, 410, 413, 422, 426, 428, 499]) t.equal(verdictFor(sale, { status, body: {} }).kind, 'hold', `${status} is held`);
+});
