@@ -1,7 +1,7 @@
 import t from 'tap';
 import { networkInterfaces } from 'node:os';
 import { isLocalHost, isPrivateAddress, routeWebhook } from './routing.js';
-import { carriedIPv4, SPECIAL_IPV4, SPECIAL_IPV6, specialRangeOf } from './special-addresses.js';
+import { carriedIPv4, OwnAddresses, SPECIAL_IPV4, SPECIAL_IPV6, specialRangeOf } from './special-addresses.js';
 
 const own = 'http://sim.example.com:3000';
 
@@ -71,4 +71,49 @@ t.test('the host\'s own interface addresses route through the relay, public ones
   const own_ = Object.values(networkInterfaces()).flatMap((list) => list ?? []).map((entry) => entry.address);
   t.ok(own_.length > 0, `${own_.length} addresses on this host`);
   for (const address of own_) t.equal(isPrivateAddress(address), true, address);
+});
+
+// The own-address rule on its own, independent of the test host (whose addresses are all special anyway,
+// so the host test above cannot tell a working own-address check from one that always answers "not ours").
+t.test('a public address of this host is private to direct delivery, in every spelling, carried in IPv6 too', async (t) => {
+  const own = new OwnAddresses(() => ({ eth0: [{ address: '8.8.4.4' }, { address: '2606:4700:4700::1111' }], lo: [{ address: '127.0.0.1' }] }));
+  t.equal(isPrivateAddress('8.8.4.4', own), true, 'the host\'s own public IPv4');
+  t.equal(isPrivateAddress('8.8.8.8', own), false, 'another public address is not');
+  t.equal(isPrivateAddress('2606:4700:4700::1111', own), true, 'the host\'s own public IPv6');
+  t.equal(isPrivateAddress('[2606:4700:4700::1111]', own), true, 'bracketed');
+  t.equal(isPrivateAddress('2606:4700:4700::1111%eth0', own), true, 'with a zone id');
+  t.equal(isPrivateAddress('2606:4700:4700::1112', own), false, 'its neighbour is not');
+  t.equal(isPrivateAddress('::ffff:8.8.4.4', own), true, 'carried in an IPv4-mapped IPv6 address');
+  t.equal(isPrivateAddress('64:ff9b::808:404', own), true, 'carried in NAT64');
+});
+
+t.test('the host\'s addresses are read again after 10 s, not before', async (t) => {
+  let addresses = [{ address: '8.8.4.4' }];
+  let reads = 0;
+  const own = new OwnAddresses(() => {
+    reads += 1;
+    return { eth0: addresses };
+  });
+  t.equal(own.has('8.8.4.4', 0), true);
+  addresses = [{ address: '1.1.1.1' }];
+  t.equal(own.has('1.1.1.1', 10_000), false, 'within 10 s: the list read before');
+  t.equal(own.has('1.1.1.1', 10_001), true, 'after 10 s: read again');
+  t.equal(own.has('8.8.4.4', 10_002), false, 'an address the host no longer has is no longer its own');
+  t.equal(reads, 2);
+});
+
+t.test('full eight-group IPv6 addresses are judged like their short forms', async (t) => {
+  const cases: Array<[string, boolean]> = [
+    ['2001:0db8:0000:0000:0000:0000:0000:0001', true], // documentation
+    ['fe80:0000:0000:0000:0202:b3ff:fe1e:8329', true], // link local
+    ['fd00:0000:0000:0000:0000:0000:0000:0001', true], // unique local
+    ['0000:0000:0000:0000:0000:0000:0000:0001', true], // loopback
+    ['0000:0000:0000:0000:0000:ffff:7f00:0001', true], // IPv4-mapped 127.0.0.1
+    ['2606:4700:4700:0000:0000:0000:0000:1111', false], // public
+    ['2a00:1450:4001:0829:0000:0000:0000:200e', false], // public
+  ];
+  for (const [address, special] of cases) {
+    t.equal(isPrivateAddress(address, new OwnAddresses(() => ({}))), special, address);
+    t.equal(routeWebhook(`http://[${address}]/hook`, own, 'acc_1').kind, special ? 'relay' : 'direct', `as a URL: ${address}`);
+  }
 });

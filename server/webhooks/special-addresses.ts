@@ -155,14 +155,39 @@ function parseIPv6(address: string): bigint | null {
 }
 
 const OWN_ADDRESSES_TTL_MS = 10_000;
-let ownAddresses: { at: number; set: Set<string> } | null = null;
+
+/** Where this host's interface addresses come from: os.networkInterfaces, or a test's list. */
+export type InterfaceReader = () => Record<string, Array<{ address: string }> | undefined>;
+
+/**
+ * This host's own interface addresses (public ones included), read again
+ * every 10 s so an address added or removed while the server runs is seen.
+ */
+export class OwnAddresses {
+  private cached: { at: number; set: Set<string> } | null = null;
+
+  constructor(
+    private readonly read: InterfaceReader = networkInterfaces,
+    private readonly ttlMs = OWN_ADDRESSES_TTL_MS,
+  ) {}
+
+  has(address: string, now = Date.now()): boolean {
+    if (!this.cached || now - this.cached.at > this.ttlMs) {
+      const set = new Set<string>();
+      for (const list of Object.values(this.read())) for (const entry of list ?? []) set.add(normalise(entry.address));
+      this.cached = { at: now, set };
+    }
+    return this.cached.set.has(normalise(address));
+  }
+}
+
+/** Brackets, a zone id and case do not make another address. */
+const normalise = (address: string) => address.replace(/^\[|\]$/g, '').split('%')[0]!.toLowerCase();
+
+/** The host's own addresses, as the server reads them. */
+export const hostAddresses = new OwnAddresses();
 
 /** This host's own interface addresses (public ones included), read again every 10 s. */
-export function isOwnAddress(address: string, now = Date.now()): boolean {
-  if (!ownAddresses || now - ownAddresses.at > OWN_ADDRESSES_TTL_MS) {
-    const set = new Set<string>();
-    for (const list of Object.values(networkInterfaces())) for (const entry of list ?? []) set.add(entry.address.split('%')[0]!.toLowerCase());
-    ownAddresses = { at: now, set };
-  }
-  return ownAddresses.set.has(address.replace(/^\[|\]$/g, '').split('%')[0]!.toLowerCase());
+export function isOwnAddress(address: string, now = Date.now(), own: OwnAddresses = hostAddresses): boolean {
+  return own.has(address, now);
 }
