@@ -75,3 +75,14 @@ t.test('the document carries no floating multipleOf; its money fields carry x-de
   t.same(validator.check(schema, body(16777216.01)), [], '16777216.01 passes');
   t.same(validator.check(schema, body(1234567.891)), [{ pointer: '/amount_reference', message: 'must have at most 2 decimal places' }]);
 });
+
+t.test('exactCents at its edges: exponents, zero, negatives, and amounts too large to count', async (t) => {
+  t.throws(() => exactCents(1e21), { name: 'RangeError', message: '1e+21 is too large to count in cents' }, 'written with an exponent, and past 2^53 cents');
+  t.throws(() => exactCents(1e17), { message: /too large to count in cents/ });
+  t.equal(exactCents(9_007_199_254_740.99), 900_719_925_474_099, 'a 15-digit amount, far past the documented range, still exact');
+  t.throws(() => exactCents(0.125), { name: 'RangeError', message: '0.125 has more than 2 decimal places' });
+  t.ok(Object.is(exactCents(0), 0), 'zero is +0, not -0');
+  t.equal(exactCents(-0.05), -5);
+  t.equal(exactCents(7), 700);
+  t.equal(exactCents(7.5), 750);
+});

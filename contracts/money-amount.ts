@@ -34,9 +34,9 @@ export function exactCents(amount: number): number {
   const [whole, fraction = ''] = mantissa!.split('.');
   // Shift the decimal point two places right (plus the exponent) on the digits themselves.
   const digits = `${whole}${fraction}`;
+  // At most two decimals (checked above), so the point lands at or past the last digit: pad with zeros.
   const point = whole!.length + exponent + 2;
-  const scaled = point >= digits.length ? digits + '0'.repeat(point - digits.length) : digits.slice(0, point);
-  const cents = Number(scaled);
+  const cents = Number(digits + '0'.repeat(point - digits.length));
   if (!Number.isSafeInteger(cents)) throw new RangeError(`${amount} is too large to count in cents`);
   return amount < 0 ? -cents : cents;
 }

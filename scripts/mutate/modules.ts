@@ -1,0 +1,33 @@
+// The modules `npm run mutate` mutates, each against the fast tests that
+// cover it (issue 31): the pure domain, protocol and security logic, where a
+// surviving mutant is behaviour no test notices. Slow end-to-end tests are
+// left out on purpose: each mutant reruns the module's tests.
+
+export interface MutatedModule {
+  /** The source file mutated. */
+  file: string;
+  /** The test files run against each mutant. */
+  tests: string[];
+}
+
+export const MUTATED_MODULES: MutatedModule[] = [
+  { file: 'server/orders/transitions.ts', tests: ['server/orders/transitions.test.ts'] },
+  { file: 'server/sessions/session-machine.ts', tests: ['server/sessions/session-machine.test.ts'] },
+  { file: 'server/sessions/money.ts', tests: ['server/sessions/money.test.ts'] },
+  { file: 'server/terminals/replay-cache.ts', tests: ['server/terminals/replay-cache.test.ts'] },
+  { file: 'server/webhooks/special-addresses.ts', tests: ['server/webhooks/routing.test.ts'] },
+  { file: 'server/webhooks/routing.ts', tests: ['server/webhooks/routing.test.ts'] },
+  { file: 'server/store/journal-codec.ts', tests: ['server/store/journal-codec.test.ts'] },
+  { file: 'server/store/snapshot-codec.ts', tests: ['server/store/integrity.test.ts', 'server/store/snapshot-adapter.test.ts'] },
+  { file: 'server/store/query.ts', tests: ['server/store/record-index.test.ts', 'server/store/indexed-store.test.ts'] },
+  { file: 'server/store/write-fully.ts', tests: ['server/store/write-fully.test.ts'] },
+  { file: 'terminal/protocol/frame.ts', tests: ['terminal/protocol/frame.test.ts'] },
+  { file: 'terminal/protocol/frame-parser.ts', tests: ['terminal/protocol/frame.test.ts'] },
+  { file: 'terminal/protocol/link.ts', tests: ['terminal/protocol/link.test.ts'] },
+  { file: 'terminal/bridge/server-verdict.ts', tests: ['terminal/bridge/bridge.test.ts'] },
+  { file: 'contracts/profiles.ts', tests: ['contracts/profiles.test.ts'] },
+  { file: 'contracts/money-amount.ts', tests: ['contracts/money-amount.test.ts'] },
+];
+
+/** A module's score must reach this, or the run fails. */
+export const BREAK_THRESHOLD = 90;

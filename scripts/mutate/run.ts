@@ -1,0 +1,118 @@
+// npm run mutate [-- NAME…]: mutation testing of the modules in modules.ts
+// (Stryker with its command runner, each module against its own tests), a
+// report per module in reports/mutation/, and a failed run when a module
+// scores below the threshold. Not part of npm test: each mutant reruns the
+// module's tests, so a module takes minutes (the whole list, hours, on two
+// vCPUs).
+import { spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { BREAK_THRESHOLD, MUTATED_MODULES, type MutatedModule } from './modules.js';
+
+const usage = `usage: npm run mutate [-- NAME…] [--concurrency N] [--list]
+
+Mutates each module of scripts/mutate/modules.ts (or those whose path
+contains a NAME) with Stryker, runs that module's tests against every
+mutant, and reports per module: mutants, killed, survivors, score. Reports
+(JSON, and the survivors as text) go to reports/mutation/<module>/.
+Exit code 1 when a module scores below ${BREAK_THRESHOLD} %, 2 for a usage
+error. A module takes minutes: run a few by name while working on them.
+
+  --concurrency N   mutants tested at once (default 2)
+  --list            list the modules and their tests, and exit
+  -h, --help        this text
+`;
+
+let parsed;
+try {
+  parsed = parseArgs({ allowPositionals: true, options: { concurrency: { type: 'string', default: '2' }, list: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+} catch (error) {
+  process.stderr.write(`mutate: ${(error as Error).message}\n\n${usage}`);
+  process.exit(2);
+}
+const { values, positionals } = parsed;
+if (values.help) {
+  process.stdout.write(usage);
+  process.exit(0);
+}
+async function main(): Promise<void> {
+  const concurrency = Number(values.concurrency);
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    process.stderr.write(`mutate: --concurrency must be a whole number, at least 1\n\n${usage}`);
+    return void process.exit(2);
+  }
+  const chosen = positionals.length === 0 ? MUTATED_MODULES : MUTATED_MODULES.filter((module) => positionals.some((name) => module.file.includes(name)));
+  if (chosen.length === 0) {
+    process.stderr.write(`mutate: no module matches ${positionals.join(', ')} (see --list)\n`);
+    return void process.exit(2);
+  }
+  
+  const scores: Score[] = [];
+  for (const [i, module] of chosen.entries()) {
+    process.stderr.write(`mutating ${module.file} (${i + 1} of ${chosen.length})…\n`);
+    const score = await mutate(module, concurrency);
+    scores.push(score);
+    process.stderr.write(`  ${score.score.toFixed(1)} % (${score.killed} killed, ${score.survived} survived of ${score.mutants}) in ${Math.round(score.seconds)} s\n`);
+  }
+  process.stdout.write('| module | mutants | killed | survived | score |\n|---|---|---|---|---|\n');
+  for (const s of scores) process.stdout.write(`| ${s.file} | ${s.mutants} | ${s.killed} | ${s.survived} | ${s.score.toFixed(1)} %${s.score < BREAK_THRESHOLD ? ' (below the threshold)' : ''} |\n`);
+  const below = scores.filter((s) => s.score < BREAK_THRESHOLD);
+  process.stdout.write(below.length === 0 ? `every module at ${BREAK_THRESHOLD} % or more\n` : `${below.length} module(s) below ${BREAK_THRESHOLD} %: see reports/mutation/<module>/survivors.txt\n`);
+  process.exitCode = below.length === 0 ? 0 : 1;
+}
+
+interface Score {
+  file: string;
+  mutants: number;
+  killed: number;
+  survived: number;
+  score: number;
+  seconds: number;
+}
+
+const root = resolve(import.meta.dirname, '..', '..');
+
+async function mutate(module: MutatedModule, concurrency: number): Promise<Score> {
+  const dir = join(root, 'reports', 'mutation', basename(module.file, '.ts'));
+  mkdirSync(dir, { recursive: true });
+  const report = join(dir, 'mutation.json');
+  const config = {
+    testRunner: 'command',
+    commandRunner: { command: `npx tap --reporter=silent --jobs=1 ${module.tests.join(' ')}` },
+    mutate: [module.file],
+    coverageAnalysis: 'off',
+    concurrency,
+    reporters: ['json', 'clear-text'],
+    clearTextReporter: { allowColor: false, logTests: false },
+    jsonReporter: { fileName: report },
+    tempDirName: '.stryker-tmp',
+    ignorePatterns: ['.tap', 'dist', 'data', 'bench-data', 'reports', '.stryker-tmp'],
+    thresholds: { high: 95, low: BREAK_THRESHOLD, break: null },
+  };
+  const configPath = join(dir, 'stryker.config.json');
+  writeFileSync(configPath, `${JSON.stringify(config, null, 2)}\n`);
+  const started = performance.now();
+  const log = await new Promise<string>((done, fail) => {
+    const child = spawn('npx', ['stryker', 'run', configPath], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk));
+    child.stderr.on('data', (chunk: Buffer) => (out += chunk));
+    child.on('exit', (code) => (code === 0 ? done(out) : fail(new Error(`stryker exited with ${code}:\n${out.slice(-2000)}`))));
+  });
+  writeFileSync(join(dir, 'survivors.txt'), log);
+  const files = (JSON.parse(readFileSync(report, 'utf8')) as { files: Record<string, { mutants: Array<{ status: string }> }> }).files;
+  const mutants = Object.values(files).flatMap((file) => file.mutants);
+  const killed = mutants.filter((m) => m.status === 'Killed' || m.status === 'Timeout').length;
+  const survived = mutants.filter((m) => m.status === 'Survived' || m.status === 'NoCoverage').length;
+  const counted = killed + survived;
+  return { file: module.file, mutants: mutants.length, killed, survived, score: counted === 0 ? 100 : (100 * killed) / counted, seconds: (performance.now() - started) / 1000 };
+}
+
+if (values.list) {
+  // Written in one go, then the exit waits for it: a pipe takes writes asynchronously.
+  const text = MUTATED_MODULES.map((module) => `${module.file}\n    tests: ${module.tests.join(', ')}\n`).join('');
+  process.stdout.write(text, () => process.exit(0));
+} else {
+  await main();
+}
