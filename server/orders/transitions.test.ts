@@ -103,3 +103,12 @@ t.test('a void keeps the payment it voids: authorizationCode and paidAt survive 
   const discarded = applyTrigger(order('PENDING'), invalidation, at);
   if (discarded.result === 'changed') t.notOk('authorizationCode' in discarded.order, 'no authorizationCode appears on a discard');
 });
+
+t.test('a discard\'s reason is kept in its history entry; a discard without one adds no reason field', async (t) => {
+  const withReason = applyTrigger(order('PENDING'), { kind: 'invalidation', reason: 'customer left' }, at);
+  if (withReason.result === 'changed') t.equal(withReason.order.history.at(-1)?.reason, 'customer left');
+  else t.fail(withReason.result);
+  const without = applyTrigger(order('PENDING'), invalidation, at);
+  if (without.result === 'changed') t.notOk('reason' in without.order.history.at(-1)!, 'no reason: undefined is not written into the history');
+  else t.fail(without.result);
+});
