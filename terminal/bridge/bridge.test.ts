@@ -73,3 +73,23 @@ t.test('the verdict at the edges of the status classes: only a 2xx confirms (nev
   for (const status of [408, 425, 429, 500, 502, 599]) t.equal(verdictFor(sale, { status, body: {} }).kind, 'fault', `${status} is retried`);
   for (const status of [400, 403, 404, 410, 413, 422, 426, 428, 499]) t.equal(verdictFor(sale, { status, body: {} }).kind, 'hold', `${status} is held`);
 });
+
+t.test('the reasons a technician reads name the answer, the order or batch, and what to check', async (t) => {
+  const sale = { code: '0210', seq: 1, orderId: 'o1', amount: 5, currency: 'USD', authorizationCode: 'A1', paidAt: '2026-11-21T10:00:00.000Z' } as const;
+  const voided = { code: '0230', seq: 2, orderId: 'o1', voidedAt: '2026-11-21T10:00:00.000Z' } as const;
+  const batch = { code: '0520', seq: 3, batchNumber: 'B1', transactionCount: 1, closedAt: '2026-11-21T18:00:00.000Z', currencyReference: 'USD', terminal: 'T', debitBatch: 'D1' } as const;
+  t.same(verdictFor(sale, { status: 201, body: { detail: 'settlement registered' } }), { kind: 'confirm', note: 'server 201 (settlement registered)' });
+  t.same(verdictFor(sale, { status: 200, body: {} }), { kind: 'confirm', note: 'server 200' });
+  t.same(verdictFor(sale, { status: 401, body: { code: 'SIGNATURE_INVALID', message: 'bad signature' } }), { kind: 'fault', cause: 'the server refuses this terminal\'s signature (401 SIGNATURE_INVALID: bad signature): check the terminal\'s secret and the clock' });
+  t.same(verdictFor(sale, { status: 503, body: { code: 'STORE_UNAVAILABLE' } }), { kind: 'fault', cause: 'the server answered 503 STORE_UNAVAILABLE' });
+  t.same(verdictFor(sale, { status: 502, body: {} }), { kind: 'fault', cause: 'the server answered 502' }, 'no dangling space when the answer has no code');
+  t.same(verdictFor(sale, { status: 400, body: { code: 'VALIDATION_FAILED', message: 'amount' } }), { kind: 'hold', reason: 'the server refused the record (400 VALIDATION_FAILED: amount)' });
+  t.same(verdictFor(voided, { status: 409, body: { code: 'ORDER_STATE_CONFLICT', currentStatus: 'PENDING' } }), { kind: 'hold', reason: 'order o1 is PENDING on the server (409 ORDER_STATE_CONFLICT)' });
+  t.same(verdictFor(voided, { status: 409, body: { code: 'ORDER_STATE_CONFLICT' } }), { kind: 'hold', reason: 'order o1 is in another state on the server (409 ORDER_STATE_CONFLICT)' });
+  t.same(verdictFor(voided, { status: 409, body: { currentStatus: 'VOIDED' } }), { kind: 'confirm', note: 'server 409: the order is already VOIDED' });
+  // A batch answered 409 is held whatever the body says: only a void is confirmed by an already VOIDED order.
+  t.match(verdictFor(batch, { status: 409, body: { code: 'SETTLEMENT_CONFLICT', currentStatus: 'VOIDED' } }), { kind: 'hold', reason: 'the server holds batch B1 with other fields (409 SETTLEMENT_CONFLICT)' });
+  t.same(comparePaid(sale, undefined), { kind: 'hold', reason: 'order o1 is PAID on the server, but could not be read to compare' });
+  t.same(comparePaid(sale, { authorizationCode: 'A1' }), { kind: 'confirm', note: 'server 409: the order was already PAID with this authorization code' }, 'no "since" when it is still PAID');
+  t.match(comparePaid(sale, {}), { kind: 'hold', reason: /already PAID with authorization \(none\); this sale has authorization A1/ });
+});
