@@ -127,3 +127,28 @@ t.test('a parser destroyed mid-frame says nothing afterwards', async (t) => {
   timers.advance(1000);
   t.same(events, [], 'no late gap event');
 });
+
+t.test('bytes outside any frame are counted as noise, once per stretch', async (t) => {
+  const timers = new ManualTimers();
+  const parser = new FrameParser(timers);
+  const events: LineEvent[] = [];
+  parser.on('data', (event: LineEvent) => events.push(event));
+  parser.write(Buffer.concat([Buffer.from('xyz'), encodeFrame('0100'), Buffer.from('ab')]));
+  parser.end();
+  t.same(events, [{ type: 'noise', bytes: 3 }, { type: 'frame', payload: '0100' }, { type: 'noise', bytes: 2 }]);
+});
+
+t.test('a frame cut off and followed by silence is dropped when the gap runs out, with nothing more on the line', async (t) => {
+  const timers = new ManualTimers();
+  const parser = new FrameParser(timers);
+  const events: LineEvent[] = [];
+  parser.on('data', (event: LineEvent) => events.push(event));
+  parser.write(encodeFrame('0300|ord-1|1500|USD').subarray(0, 6));
+  timers.advance(200);
+  t.same(events, [], 'still waiting at 200 ms');
+  timers.advance(2);
+  t.same(events, [{ type: 'bad-frame', reason: 'gap' }], 'dropped past 200 ms, so the sender hears a NAK before it retransmits');
+  parser.write(encodeFrame('0100'));
+  t.same(events.at(-1), { type: 'frame', payload: '0100' }, 'and the next frame parses');
+  t.equal(timers.armed, 0, 'no timer armed once a frame is whole');
+});
