@@ -21,14 +21,16 @@ export interface Delivery {
   headers: Record<string, string>;
   /** The exact bytes sent. */
   body: string;
+  /** What the signature covers, when a probe sends other bytes (for its curl line; never sent). */
+  signedBody?: string;
 }
 
 /** How to make one delivery: what is signed, what is sent, and the one thing bent. */
 export interface DeliveryRecipe {
-  /** The body sent, exactly; a function of the signing time when the event carries it (created_at). */
+  /** The body signed, exactly; a function of the signing time when the event carries it (created_at). */
   body: string | ((timestamp: string) => string);
-  /** What the signature covers, when not the body sent (a body changed after signing). */
-  signedBody?: (sentBody: string) => string;
+  /** The bytes sent instead, when a probe changes the body after signing it. */
+  alter?: (signedBody: string) => string;
   /** Milliseconds from the moment of sending to the timestamp signed (negative: in the past). */
   offsetMs?: number;
   /** Appended to the secret: a signature made with another secret. */
@@ -70,8 +72,8 @@ export function event(type: string, session = newSession(), extra: Record<string
 /** The delivery a recipe makes when sent at `now`. */
 export function materialise(recipe: DeliveryRecipe, secret: string, now: number): Delivery {
   const timestamp = new Date(now + (recipe.offsetMs ?? 0)).toISOString();
-  const body = typeof recipe.body === 'string' ? recipe.body : recipe.body(timestamp);
-  const signedBody = recipe.signedBody ? recipe.signedBody(body) : body;
+  const signedBody = typeof recipe.body === 'string' ? recipe.body : recipe.body(timestamp);
+  const body = recipe.alter ? recipe.alter(signedBody) : signedBody;
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'svc-signature': signWebhook(`${secret}${recipe.secretSuffix ?? ''}`, timestamp, signedBody),
@@ -79,7 +81,7 @@ export function materialise(recipe: DeliveryRecipe, secret: string, now: number)
     'idempotency-key': recipe.idempotencyKey ?? randomUUID(),
   };
   for (const name of recipe.omit ?? []) delete headers[name];
-  return { headers, body };
+  return { headers, body, ...(body !== signedBody ? { signedBody } : {}) };
 }
 
 /** A correctly signed delivery of `body` at `timestamp` (the example receiver's tests use it). */

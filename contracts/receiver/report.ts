@@ -15,7 +15,7 @@ import { NOT_GRADED, type Grade } from './grade.js';
  */
 export function curlOf(url: string, probe: Probe): string {
   const { recipe, delivery } = probe;
-  const signedBody = recipe.signedBody ? recipe.signedBody(delivery.body) : delivery.body;
+  const signedBody = delivery.signedBody ?? delivery.body;
   const offset = recipe.offsetMs ?? 0;
   const omitted = new Set<string>(recipe.omit ?? []);
   const headers = [`-H ${shellQuote('content-type: application/json')}`];

@@ -56,7 +56,7 @@ export function relayTransport(baseUrl: string, token: string, receiverUrl: stri
         const response = await fetch(endpoint, {
           method: 'POST',
           headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-          body: JSON.stringify(delivery),
+          body: JSON.stringify({ headers: delivery.headers, body: delivery.body }),
           signal: AbortSignal.timeout(timeoutMs),
         });
         const answer = (await response.json().catch(() => null)) as { status?: number | null; error?: string | null; message?: string } | null;

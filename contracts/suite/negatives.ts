@@ -8,29 +8,29 @@ import type { ScenarioContext, World } from './scenarios.js';
 const schemeOf = (entry: OperationEntry) => Object.keys((entry.operation.security ?? [])[0] ?? {})[0];
 const statuses = (entry: OperationEntry) => Object.keys(entry.operation.responses ?? {});
 
-/** The operation's path with its parameters filled from the world. */
-export function concretePath(entry: OperationEntry, world: Partial<World>, overrides: Record<string, string> = {}): string {
-  const values: Record<string, string | undefined> = {
+/** A path parameter's value from the world, or undefined when the world holds no such record. */
+function worldValues(world: Partial<World>): Record<string, string | undefined> {
+  return {
     merchantId: world.merchantId,
     serialNumber: world.serial,
-    orderId: 'no-such-order',
     session_id: world.sessionId,
     stop_id: world.stopId,
     batch_id: world.batchId,
     event_id: world.eventId,
     account_id: world.accountId,
     receiver: 'captura',
-    ...overrides,
   };
+}
+
+/** The operation's path with its parameters filled from the world; an id the world lacks is `no-such-order` or `unknown`. */
+export function concretePath(entry: OperationEntry, world: Partial<World>, overrides: Record<string, string> = {}): string {
+  const values: Record<string, string | undefined> = { orderId: 'no-such-order', ...worldValues(world), ...overrides };
   return entry.path.replace(/\{([^}]+)\}/g, (_all, name: string) => encodeURIComponent(values[name] ?? 'unknown'));
 }
 
-/** Whether the operation's path, filled from the world, names an id the world does not hold (`no-such-order`, `unknown`). */
+/** Whether the operation's path, filled from the world, names an id the world does not hold. */
 function namesUnknownId(entry: OperationEntry, world: Partial<World>): boolean {
-  const known: Record<string, unknown> = {
-    merchantId: world.merchantId, serialNumber: world.serial, session_id: world.sessionId, stop_id: world.stopId,
-    batch_id: world.batchId, event_id: world.eventId, account_id: world.accountId, receiver: 'captura',
-  };
+  const known = worldValues(world);
   return [...entry.path.matchAll(/\{([^}]+)\}/g)].some(([, name]) => !known[name!]);
 }
 

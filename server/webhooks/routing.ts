@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { carriedIPv4, hostAddresses, isOwnAddress, specialRangeOf, type OwnAddresses } from './special-addresses.js';
+import { carriedIPv4, hostAddresses, specialRangeOf, type OwnAddresses } from './special-addresses.js';
 
 // spec: Events, Delivery and retries, 2; addendum §7. Where a webhook_url
 // is delivered: to the account's own default receivers in process
@@ -38,9 +38,9 @@ export function isLocalHost(hostname: string): boolean {
 
 /** An address (as resolved or written) that direct delivery must not connect to. */
 export function isPrivateAddress(address: string, own: OwnAddresses = hostAddresses): boolean {
-  if (specialRangeOf(address) !== null || isOwnAddress(address, Date.now(), own)) return true;
+  if (specialRangeOf(address) !== null || own.has(address)) return true;
   const carried = carriedIPv4(address);
-  return carried !== null && isOwnAddress(carried, Date.now(), own);
+  return carried !== null && own.has(carried);
 }
 
 function safeOrigin(url: string): string | null {

@@ -186,8 +186,3 @@ const normalise = (address: string) => address.replace(/^\[|\]$/g, '').split('%'
 
 /** The host's own addresses, as the server reads them. */
 export const hostAddresses = new OwnAddresses();
-
-/** This host's own interface addresses (public ones included), read again every 10 s. */
-export function isOwnAddress(address: string, now = Date.now(), own: OwnAddresses = hostAddresses): boolean {
-  return own.has(address, now);
-}
