@@ -11,20 +11,37 @@ export interface MutatedModule {
 }
 
 export const MUTATED_MODULES: MutatedModule[] = [
+  // Orders and sessions: state transitions and money.
   { file: 'server/orders/transitions.ts', tests: ['server/orders/transitions.test.ts'] },
   { file: 'server/sessions/session-machine.ts', tests: ['server/sessions/session-machine.test.ts'] },
   { file: 'server/sessions/money.ts', tests: ['server/sessions/money.test.ts'] },
+  { file: 'server/sessions/session-input.ts', tests: ['server/sessions/session-input.test.ts'] },
+  { file: 'server/settlements/settlement.ts', tests: ['server/settlements/settlement.test.ts'] },
+  // Terminals: the request signature and the replay decision (memory and store-backed).
+  { file: 'contracts/pos-signature.ts', tests: ['server/terminals/pos-signature.test.ts'] },
+  { file: 'server/terminals/pos-signature-guard.ts', tests: ['server/terminals/pos-signature.test.ts'] },
   { file: 'server/terminals/replay-cache.ts', tests: ['server/terminals/replay-cache.test.ts'] },
+  { file: 'server/terminals/replay-guard.ts', tests: ['server/terminals/pos-signature.test.ts'] },
+  // Webhooks: where a delivery may go, how it is signed, when it is retried.
   { file: 'server/webhooks/special-addresses.ts', tests: ['server/webhooks/routing.test.ts'] },
   { file: 'server/webhooks/routing.ts', tests: ['server/webhooks/routing.test.ts'] },
+  { file: 'contracts/webhook-signature.ts', tests: ['contracts/webhook-signature.test.ts'] },
+  { file: 'server/webhooks/ladder.ts', tests: ['server/webhooks/ladder.test.ts'] },
+  { file: 'server/webhooks/due-times.ts', tests: ['server/webhooks/due-times.test.ts'] },
+  { file: 'server/webhooks/turns.ts', tests: ['server/webhooks/turns.test.ts'] },
+  // The store: what the journal and the snapshot accept, how a list is planned.
   { file: 'server/store/journal-codec.ts', tests: ['server/store/journal-codec.test.ts'] },
   { file: 'server/store/snapshot-codec.ts', tests: ['server/store/integrity.test.ts', 'server/store/snapshot-adapter.test.ts'] },
   { file: 'server/store/query.ts', tests: ['server/store/record-index.test.ts', 'server/store/indexed-store.test.ts'] },
   { file: 'server/store/write-fully.ts', tests: ['server/store/write-fully.test.ts'] },
+  // The serial line: framing, link, messages.
   { file: 'terminal/protocol/frame.ts', tests: ['terminal/protocol/frame.test.ts'] },
   { file: 'terminal/protocol/frame-parser.ts', tests: ['terminal/protocol/frame.test.ts'] },
   { file: 'terminal/protocol/link.ts', tests: ['terminal/protocol/link.test.ts'] },
+  { file: 'terminal/protocol/messages.ts', tests: ['terminal/protocol/messages.test.ts'] },
+  // The bridge: what a server answer means for a record the device holds.
   { file: 'terminal/bridge/server-verdict.ts', tests: ['terminal/bridge/bridge.test.ts'] },
+  // The contract suite's profiles and amount rule.
   { file: 'contracts/profiles.ts', tests: ['contracts/profiles.test.ts'] },
   { file: 'contracts/money-amount.ts', tests: ['contracts/money-amount.test.ts'] },
 ];

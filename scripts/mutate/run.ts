@@ -14,8 +14,10 @@ const usage = `usage: npm run mutate [-- NAME…] [--concurrency N] [--list]
 
 Mutates each module of scripts/mutate/modules.ts (or those whose path
 contains a NAME) with Stryker, runs that module's tests against every
-mutant, and reports per module: mutants, killed, survivors, score. Reports
-(JSON, and the survivors as text) go to reports/mutation/<module>/.
+mutant, and reports per module: mutants, killed, survivors, equivalent,
+score. Reports go to reports/mutation/<module>/: the JSON, the survivors as
+text, and equivalent.txt, the mutants a "// Stryker disable" comment in the
+source declares equivalent, each with its reason (left out of the score).
 Exit code 1 when a module scores below ${BREAK_THRESHOLD} %, 2 for a usage
 error. A module takes minutes: run a few by name while working on them.
 
@@ -53,10 +55,12 @@ async function main(): Promise<void> {
     process.stderr.write(`mutating ${module.file} (${i + 1} of ${chosen.length})…\n`);
     const score = await mutate(module, concurrency);
     scores.push(score);
-    process.stderr.write(`  ${score.score.toFixed(1)} % (${score.killed} killed, ${score.survived} survived of ${score.mutants}) in ${Math.round(score.seconds)} s\n`);
+    process.stderr.write(`  ${score.score.toFixed(1)} % (${score.killed} killed, ${score.survived} survived, ${score.equivalent} equivalent, of ${score.mutants}) in ${Math.round(score.seconds)} s\n`);
   }
-  process.stdout.write('| module | mutants | killed | survived | score |\n|---|---|---|---|---|\n');
-  for (const s of scores) process.stdout.write(`| ${s.file} | ${s.mutants} | ${s.killed} | ${s.survived} | ${s.score.toFixed(1)} %${s.score < BREAK_THRESHOLD ? ' (below the threshold)' : ''} |\n`);
+  process.stdout.write('| module | mutants | killed | survived | equivalent | score |\n|---|---|---|---|---|---|\n');
+  for (const s of scores) {
+    process.stdout.write(`| ${s.file} | ${s.mutants} | ${s.killed} | ${s.survived} | ${s.equivalent} | ${s.score.toFixed(1)} %${s.score < BREAK_THRESHOLD ? ' (below the threshold)' : ''} |\n`);
+  }
   const below = scores.filter((s) => s.score < BREAK_THRESHOLD);
   process.stdout.write(below.length === 0 ? `every module at ${BREAK_THRESHOLD} % or more\n` : `${below.length} module(s) below ${BREAK_THRESHOLD} %: see reports/mutation/<module>/survivors.txt\n`);
   process.exitCode = below.length === 0 ? 0 : 1;
@@ -67,6 +71,7 @@ interface Score {
   mutants: number;
   killed: number;
   survived: number;
+  equivalent: number;
   score: number;
   seconds: number;
 }
@@ -101,12 +106,43 @@ async function mutate(module: MutatedModule, concurrency: number): Promise<Score
     child.on('exit', (code) => (code === 0 ? done(out) : fail(new Error(`stryker exited with ${code}:\n${out.slice(-2000)}`))));
   });
   writeFileSync(join(dir, 'survivors.txt'), log);
-  const files = (JSON.parse(readFileSync(report, 'utf8')) as { files: Record<string, { mutants: Array<{ status: string }> }> }).files;
+  const files = (JSON.parse(readFileSync(report, 'utf8')) as { files: Record<string, { mutants: ReportedMutant[] }> }).files;
   const mutants = Object.values(files).flatMap((file) => file.mutants);
   const killed = mutants.filter((m) => m.status === 'Killed' || m.status === 'Timeout').length;
   const survived = mutants.filter((m) => m.status === 'Survived' || m.status === 'NoCoverage').length;
+  const equivalent = mutants.filter((m) => m.status === 'Ignored');
+  writeFileSync(join(dir, 'equivalent.txt'), equivalentList(module.file, equivalent));
   const counted = killed + survived;
-  return { file: module.file, mutants: mutants.length, killed, survived, score: counted === 0 ? 100 : (100 * killed) / counted, seconds: (performance.now() - started) / 1000 };
+  return {
+    file: module.file,
+    mutants: mutants.length,
+    killed,
+    survived,
+    equivalent: equivalent.length,
+    score: counted === 0 ? 100 : (100 * killed) / counted,
+    seconds: (performance.now() - started) / 1000,
+  };
+}
+
+interface ReportedMutant {
+  status: string;
+  mutatorName: string;
+  replacement?: string;
+  statusReason?: string;
+  location: { start: { line: number; column: number } };
+}
+
+/**
+ * The mutants a `// Stryker disable` comment in the source declares
+ * equivalent (no test can tell them apart from the original), each with the
+ * reason written beside it; Stryker reports them as Ignored, left out of
+ * the score.
+ */
+function equivalentList(file: string, mutants: ReportedMutant[]): string {
+  if (mutants.length === 0) return `${file}: no mutant declared equivalent\n`;
+  return mutants
+    .map((m) => `${file}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName}${m.replacement === undefined ? '' : ` -> ${m.replacement}`}\n    ${m.statusReason ?? 'no reason given'}\n`)
+    .join('');
 }
 
 if (values.list) {

@@ -152,3 +152,42 @@ t.test('expiry by due date changes the status and emits no event (failed and exp
   t.same(expired.events, []);
   t.match(transition(session('pending', { due_date_session: '2026-11-21T10:01:00.000Z', due_date_reached_behavior: 'keep_active' }), { kind: 'due-date', now: Date.parse('2026-11-22T00:00:00.000Z') }), { result: 'unchanged' }, 'keep_active stays pending');
 });
+
+t.test('the payment page ending leg 1 without paying: failed keeps the reason the payer saw, expired expires; neither emits an event nor schedules leg 2', async (t) => {
+  const failed = changed(transition(session(), { kind: 'page', outcome: 'failed', reason: 'card_declined' }));
+  t.equal(failed.session.status, 'failed');
+  t.equal(failed.session.failure_reason, 'card_declined');
+  t.same(failed.events, []);
+  t.equal(failed.schedule, undefined);
+  t.equal(failed.session.session_id, 'ses_1', 'the rest of the session is kept');
+  const expired = changed(transition(session(), { kind: 'page', outcome: 'expired' }));
+  t.equal(expired.session.status, 'expired');
+  t.same(expired.events, []);
+  t.equal(expired.schedule, undefined);
+  t.equal(expired.session.amount_cents, 10_000, 'the rest of the session is kept');
+  t.same(expired.session.accreditation, { status: 'none' });
+});
+
+t.test('every refusal carries its code and a reason that names what was wrong', async (t) => {
+  t.match(transition(session('paid'), { kind: 'expire' }), { code: 'SESSION_ALREADY_PAID', reason: /already paid/ });
+  t.match(transition(session('failed'), { kind: 'page', outcome: 'paid', leg2: 'accredited', accreditAt: '2026-11-21T10:00:05.000Z' }), { result: 'rejected', code: 'SESSION_NOT_PAYABLE', reason: 'the session is failed, not pending' });
+  t.match(transition(session(), { kind: 'force', leg: 1, outcome: 'accredited' }), { code: 'INVALID_FORCED_TRANSITION', reason: 'accredited is not a leg 1 outcome; leg 1 takes paid, failed, expired' });
+  t.match(transition(session('paid'), { kind: 'force', leg: 2, outcome: 'paid' }), { code: 'INVALID_FORCED_TRANSITION', reason: 'paid is not a leg 2 outcome; leg 2 takes accredited, accreditation_failed' });
+  t.match(transition(session('paid', { accreditation: { status: 'failed' } }), { kind: 'force', leg: 2, outcome: 'accredited' }), { code: 'INVALID_FORCED_TRANSITION', reason: 'the accreditation already ended: failed' });
+});
+
+t.test('a scheduled accreditation: without a chosen outcome it accredits; on a session that is not paid (a record restored as it was) it does nothing', async (t) => {
+  const noOutcome = changed(transition(session('paid', { accreditation: { status: 'scheduled', scheduled_for: '2026-11-21T10:00:05.000Z' } }), { kind: 'scheduled-accreditation' }));
+  t.equal(noOutcome.session.accreditation.status, 'accredited');
+  t.same(noOutcome.events, [{ event: 'payment_session.accredited' }]);
+  for (const status of ['pending', 'failed', 'expired'] as const) {
+    const stray = session(status, { accreditation: { status: 'scheduled', scheduled_for: '2026-11-21T10:00:05.000Z', outcome: 'accredited' } });
+    t.equal(transition(stray, { kind: 'scheduled-accreditation' }).result, 'unchanged', `${status}: no money is credited for a session that was never paid`);
+  }
+});
+
+t.test('forcing leg 2 with nothing scheduled cancels nothing', async (t) => {
+  const forced = changed(transition(session('paid'), { kind: 'force', leg: 2, outcome: 'accredited' }));
+  t.equal(forced.schedule, undefined);
+  t.same(forced.events, [{ event: 'payment_session.accredited' }]);
+});

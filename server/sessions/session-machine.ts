@@ -83,7 +83,7 @@ function force(session: SessionRecord, leg: 1 | 2, outcome: string): Outcome {
   }
   // rule 5: a forced leg 2 cancels a scheduled one, so only one notice is ever delivered.
   const done = leg2(session, outcome as Leg2Outcome);
-  return session.accreditation.status === 'scheduled' && done.result === 'changed' ? { ...done, schedule: 'cancel' } : done;
+  return session.accreditation.status === 'scheduled' ? { ...done, schedule: 'cancel' } : done;
 }
 
 function leg1(session: SessionRecord, status: SessionStatus): Outcome & { result: 'changed' } {
@@ -92,7 +92,7 @@ function leg1(session: SessionRecord, status: SessionStatus): Outcome & { result
   return changed(next, status === 'paid' ? [{ event: 'payment_session.paid' }] : []);
 }
 
-function leg2(session: SessionRecord, outcome: Leg2Outcome): Outcome {
+function leg2(session: SessionRecord, outcome: Leg2Outcome): Outcome & { result: 'changed' } {
   const status = outcome === 'accredited' ? 'credited' : 'failed';
   const credits = splitCredits(session.amount_cents, session.distribution, session.account_id, status);
   const next: SessionRecord = { ...session, accreditation: { status: outcome === 'accredited' ? 'accredited' : 'failed' }, credits };

@@ -52,8 +52,8 @@ export class FrameParser extends Transform {
 
   private armGap(): void {
     this.gapTimer = this.timers.setTimeout(() => {
+      // Armed only while a frame is open, and disarmed before anything else can close it.
       this.gapTimer = null;
-      if (!this.frame) return;
       this.frame = null;
       this.awaitingLrc = false;
       this.push({ type: 'bad-frame', reason: 'gap' } satisfies LineEvent);
@@ -61,7 +61,7 @@ export class FrameParser extends Transform {
   }
 
   private disarmGap(): void {
-    if (this.gapTimer !== null) this.timers.clearTimeout(this.gapTimer);
+    this.timers.clearTimeout(this.gapTimer); // clearing null does nothing
     this.gapTimer = null;
   }
 
