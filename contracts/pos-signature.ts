@@ -15,8 +15,6 @@ export function computePosSignature(secret: string, timestamp: string, url: stri
 
 /** The same signature as its 32 bytes, which the server compares with what it received. */
 export function posSignatureBytes(secret: string, timestamp: string, url: string, body: string | Buffer): Buffer {
-  return createHmac('sha256', secret)
-    .update(`${timestamp}.${url}.`, 'utf8')
-    .update(typeof body === 'string' ? Buffer.from(body, 'utf8') : body)
-    .digest();
+  // A string is hashed as its UTF-8 bytes.
+  return createHmac('sha256', secret).update(`${timestamp}.${url}.`).update(body).digest();
 }

@@ -35,3 +35,25 @@ t.test('re-serialised JSON, a missing timestamp, a wrong secret or a stale times
   t.same(verifyWebhook({ rawBody: body, headers, secret, now: Date.parse(timestamp) + 61_000, toleranceSeconds: 60 }), { ok: false, reason: 'stale_timestamp' });
   t.same(verifyWebhook({ rawBody: body, headers: { ...headers, 'svc-timestamp': 'yesterday' }, secret, now }), { ok: false, reason: 'bad_timestamp' });
 });
+
+t.test('the signature is the 64 lowercase hex digits and nothing else: capitals, or anything before or after them, do not verify', async (t) => {
+  for (const spelled of [signature.toUpperCase(), `${signature}zz`, `${signature}00`, `00${signature}`, `zz${signature}`, signature.slice(0, 63), ` ${signature}`]) {
+    t.same(verifyWebhook({ rawBody: body, headers: { ...headers, 'svc-signature': spelled }, secret, now }), { ok: false, reason: 'signature_mismatch' }, JSON.stringify(spelled));
+  }
+});
+
+t.test('the tolerance is inclusive: exactly 300 s either way verifies, a millisecond more does not', async (t) => {
+  const at = Date.parse(timestamp);
+  t.equal(verifyWebhook({ rawBody: body, headers, secret, now: at + 300_000 }).ok, true);
+  t.equal(verifyWebhook({ rawBody: body, headers, secret, now: at - 300_000 }).ok, true);
+  t.same(verifyWebhook({ rawBody: body, headers, secret, now: at + 300_001 }), { ok: false, reason: 'stale_timestamp' });
+  t.same(verifyWebhook({ rawBody: body, headers, secret, now: at - 300_001 }), { ok: false, reason: 'stale_timestamp' });
+});
+
+t.test('a body with characters beyond ASCII is signed over its UTF-8 bytes, as text or as bytes', async (t) => {
+  // printf '%s' '2026-11-21T10:00:00.000Z.{"description":"café ñandú €"}' | openssl dgst -sha256 -hmac "$secret"
+  const text = '{"description":"café ñandú €"}';
+  const expected = signWebhook(secret, timestamp, Buffer.from(text, 'utf8'));
+  t.equal(signWebhook(secret, timestamp, text), expected);
+  t.equal(expected, 'fca3b4c285565fc1a2f97ddb2e334c25350c325e6388577d5a006aaf69ae20b2');
+});

@@ -5,7 +5,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 // secret, lowercase hex. Exported for integrators' receivers.
 
 export function signWebhook(secret: string, timestamp: string, rawBody: string | Buffer): string {
-  return createHmac('sha256', secret).update(`${timestamp}.`, 'utf8').update(typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody).digest('hex');
+  // A string is hashed as its UTF-8 bytes.
+  return createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest('hex');
 }
 
 export interface VerifyInput {
@@ -42,8 +43,9 @@ export function verifyWebhook({ rawBody, headers, secret, toleranceSeconds = 300
   const at = Date.parse(timestamp);
   if (Number.isNaN(at)) return { ok: false, reason: 'bad_timestamp' };
   if (Math.abs(now - at) > toleranceSeconds * 1000) return { ok: false, reason: 'stale_timestamp' };
-  const expected = Buffer.from(signWebhook(secret, timestamp, rawBody), 'hex');
-  const given = /^[0-9a-f]{64}$/.test(signature) ? Buffer.from(signature, 'hex') : Buffer.alloc(0);
+  // Compared as the hex text it is sent as: anything but the 64 lowercase digits differs.
+  const expected = Buffer.from(signWebhook(secret, timestamp, rawBody), 'utf8');
+  const given = Buffer.from(signature, 'utf8');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'signature_mismatch' };
   return { ok: true, timestamp, idempotencyKey: header('idempotency-key') ?? null };
 }

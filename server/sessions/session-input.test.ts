@@ -74,7 +74,8 @@ t.test('a split is kept in cents, partner by partner, and may add up to the whol
 t.test('a distribution over the amount by one cent is refused at /split/distribution', async (t) => {
   const error = await refusal(t, { amount_reference: 100, split: { distribution: [{ partner_id: 'ptn_1', amount_reference: 60.5 }, { partner_id: 'ptn_2', amount_reference: 39.51 }] } });
   t.equal(error.pointer, '/split/distribution');
-  t.match(error.answer(), { code: 'VALIDATION_FAILED', details: [{ in: 'body', pointer: '/split/distribution', message: /adds up to more than amount_reference/ }] });
+  t.match(error.answer(), { code: 'VALIDATION_FAILED', details: [{ in: 'body', message: /adds up to more than amount_reference/ }] });
+  t.equal(error.answer().details?.[0]?.pointer, '/split/distribution', 'alone, the pointer is the field\'s, with nothing before it');
 });
 
 t.test('another currency than the agreement\'s is refused, naming the agreement\'s', async (t) => {
@@ -94,6 +95,7 @@ t.test('an agreement or partner that is unknown or another account\'s is a 404 n
     const error = await refusal(t, { split: { distribution: [{ partner_id: 'ptn_1', amount_reference: 1 }, { partner_id, amount_reference: 1 }] } });
     t.equal(error.pointer, '/split/distribution/1/partner_id');
     t.equal(error.answer().code, 'NOT_FOUND');
+    t.equal(error.answer().message, `partner ${partner_id} not found`);
   }
 });
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { parseSort, publicSettlement, sameSettlement, settlementFields, settlementIndexes, type Settlement, type SettlementRecord } from './settlement.js';
+import { parseSort, publicSettlement, sameSettlement, settlementKey, settlementFields, settlementIndexes, type Settlement, type SettlementRecord } from './settlement.js';
 
 // A batch close is kept once per terminal and batch number: a replay with
 // the same six fields is the same close, any difference is a conflict
@@ -49,4 +49,11 @@ t.test('every sortable field has a terminal index ordered by its own type, and a
   t.same(byField.get('closedAt'), { equals: ['terminal'], order: { field: 'closedAt', type: 'time' } });
   for (const field of ['batchNumber', 'currencyReference', 'terminal', 'debitBatch']) t.same(byField.get(field), { equals: ['terminal'], order: { field, type: 'text' } }, field);
   t.ok(settlementIndexes.some((index) => !index.order && index.equals.length === 1 && index.equals[0] === 'merchantId'));
+});
+
+t.test('a close is kept under its terminal and batch number: the same batch number on another terminal is another close', async (t) => {
+  t.equal(settlementKey('SN-1', 'B-42'), settlementKey('SN-1', 'B-42'));
+  t.not(settlementKey('SN-1', 'B-42'), settlementKey('SN-2', 'B-42'));
+  t.not(settlementKey('SN-1', 'B-42'), settlementKey('SN-1', 'B-43'));
+  t.equal(settlementKey('SN-1', 'B-42'), 'SN-1/B-42');
 });

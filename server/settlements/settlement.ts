@@ -13,7 +13,7 @@ export interface SettlementRecord extends Settlement {
   receivedAt: string;
 }
 
-/** Idempotency key: a terminal's batch number. */
+/** Idempotency key: a terminal's batch number. Serials never contain "/" (their pattern), so no two pairs share a key. */
 export const settlementKey = (terminal: string, batchNumber: string) => `${terminal}/${batchNumber}`;
 
 export function publicSettlement(record: Settlement): Settlement {

@@ -1,4 +1,5 @@
 import t from 'tap';
+import { computePosSignature, posSignatureBytes } from '../../contracts/pos-signature.js';
 import { signPosRequest } from '../../terminal/pos-client.js';
 import { ManualClock } from '../clock.js';
 import { AHEAD_GRACE_MS } from './replay-guard.js';
@@ -19,6 +20,20 @@ async function setup(t: Parameters<typeof startTestServer>[0]) {
 function send(server: TestServer, method: string, url: string, headers: Record<string, string>, body?: string) {
   return server.api.request(method, url, { ...(body !== undefined ? { raw: body } : {}), headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers } });
 }
+
+// Vectors computed independently: printf '%s' "$ts.$url.$body" | openssl dgst -sha256 -hmac "$secret".
+t.test('the signature matches independently computed vectors, with a body and a query, and bodyless', async (t) => {
+  const secret = 'ab'.repeat(32);
+  const timestamp = '2026-11-21T10:00:00.000Z';
+  const withBody = '84d020fe7256d60efe8f86b2b85cfe8dad82a4a1ae514832c7d46b64108f7ec5';
+  t.equal(computePosSignature(secret, timestamp, '/api/v1/pos-terminals/SN-1/settlements?x=1', '{"batchNumber":"B-1"}'), withBody);
+  t.equal(computePosSignature(secret, timestamp, '/api/v1/pos-terminals/SN-1/settlements?x=1', Buffer.from('{"batchNumber":"B-1"}')), withBody, 'the body as bytes');
+  t.equal(posSignatureBytes(secret, timestamp, '/api/v1/pos-terminals/SN-1/settlements?x=1', '{"batchNumber":"B-1"}').toString('hex'), withBody);
+  t.equal(computePosSignature(secret, timestamp, '/api/v1/pos-terminals/SN-1/orders', ''), '09d4faf9305d2891953bbcf8a8196d10e83f273b68ac4d292ccd4054c7f3dde8');
+  const accented = '74e7c2cb057294d02b2caff52a707a6361bb1d977eaa27c95a3e30f641108377';
+  t.equal(computePosSignature(secret, timestamp, '/api/v1/pos-terminals/SN-1/orders', '{"description":"ñandú"}'), accented, 'text is signed as its UTF-8 bytes');
+  t.equal(computePosSignature(secret, timestamp, '/api/v1/pos-terminals/SN-1/orders', Buffer.from('{"description":"ñandú"}')), accented);
+});
 
 t.test('a correctly signed request passes', async (t) => {
   const { server, secret, commitUrl, body } = await setup(t);

@@ -117,3 +117,72 @@ t.test('full eight-group IPv6 addresses are judged like their short forms', asyn
     t.equal(routeWebhook(`http://[${address}]/hook`, own, 'acc_1').kind, special ? 'relay' : 'direct', `as a URL: ${address}`);
   }
 });
+
+t.test('the special-purpose table documents each range: a name, the RFC that defines it, a sample inside it; no range listed twice', async (t) => {
+  const ranges = [...SPECIAL_IPV4, ...SPECIAL_IPV6];
+  for (const range of ranges) {
+    t.match(range.name, /^[a-zA-Z0-9].{2,}/, `${range.cidr} is named`);
+    t.match(range.source, /^RFC \d{3,4}$/, `${range.cidr} names its RFC`);
+    t.not(specialRangeOf(range.sample), null, `${range.cidr}: its sample ${range.sample} is special`);
+  }
+  t.equal(new Set(ranges.map((range) => range.cidr)).size, ranges.length);
+  t.same(specialRangeOf('not an address'), { cidr: '-', name: 'unreadable address', source: '-', sample: '-' }, 'unreadable text is special, and named so');
+});
+
+t.test('the host\'s own address in any spelling is its own: full groups, case, brackets, a zone id; a list an interface lacks is skipped', async (t) => {
+  const own = new OwnAddresses(() => ({ eth0: [{ address: '2606:4700:4700:0:0:0:0:1111' }, { address: '8.8.4.4' }], down: undefined, lo: [{ address: 'FE80::1%lo' }] }));
+  for (const spelling of ['2606:4700:4700::1111', '2606:4700:4700:0000:0000:0000:0000:1111', '2606:4700:4700::1111'.toUpperCase(), '[2606:4700:4700::1111]', '2606:4700:4700::1111%eth0']) {
+    t.equal(own.has(spelling), true, spelling);
+  }
+  t.equal(own.has('fe80::1'), true, 'listed with a zone id and in capitals');
+  t.equal(own.has('8.8.4.4'), true);
+  t.equal(own.has('8.8.4.5'), false);
+  t.equal(own.has('::ffff:8.8.4.4'), false, 'a mapped form is another address to the set (isPrivateAddress checks what it carries)');
+});
+
+t.test('a bracketed public address is judged by what is inside; text with one bracket is unreadable, so never reached', async (t) => {
+  const none = new OwnAddresses(() => ({}));
+  t.equal(isPrivateAddress('[2606:4700:4700::1112]', none), false);
+  t.equal(isPrivateAddress('[2606:4700:4700::1112', none), true);
+  t.equal(isPrivateAddress('2606:4700:4700::1112]', none), true);
+  t.equal(isPrivateAddress('8.8.8.8%eth0', none), false, 'a zone id is not part of the address');
+});
+
+t.test('only the IPv6 forms that carry an IPv4 address give one back', async (t) => {
+  t.equal(carriedIPv4('fd00::1'), null, 'unique local carries none');
+  t.equal(carriedIPv4('::1'), null);
+  t.equal(carriedIPv4('8.8.8.8'), null, 'an IPv4 address carries none');
+  t.equal(carriedIPv4('not an address'), null);
+  t.equal(carriedIPv4('[::ffff:192.168.100.200]'), '192.168.100.200');
+  t.equal(carriedIPv4('::ffff:0:10.200.30.4'), '10.200.30.4');
+  t.equal(carriedIPv4('2002:c0a8:64c8::'), '192.168.100.200');
+});
+
+t.test('IPv6 spellings with :: at either end and dotted tails of several digits are read right', async (t) => {
+  t.equal(specialRangeOf('::ffff:192.168.100.200')?.cidr, '192.168.0.0/16');
+  t.equal(specialRangeOf('::ffff:100.100.100.200')?.cidr, '100.64.0.0/10');
+  t.equal(specialRangeOf('64:ff9b::198.51.100.7')?.cidr, '198.51.100.0/24');
+  t.equal(specialRangeOf('2606:4700::'), null);
+  t.equal(specialRangeOf('fe80::'), SPECIAL_IPV6.find((range) => range.cidr === 'fe80::/10'));
+  t.equal(specialRangeOf('::2'), SPECIAL_IPV6.find((range) => range.cidr === '::/96'));
+  t.equal(specialRangeOf('::'), SPECIAL_IPV6.find((range) => range.cidr === '::/128'), 'named by its own, narrowest range');
+  t.equal(specialRangeOf('2001:db8:0:0:0:0:0:ffff')?.cidr, '2001:db8::/32');
+  t.equal(specialRangeOf('2001:4860:4860::8888'), null, 'a public address beside the documentation range');
+  t.equal(specialRangeOf('223.255.255.255'), null);
+  t.equal(specialRangeOf('1.2.3.4'), null);
+  t.equal(specialRangeOf('201.10.20.30'), null, 'three-digit octets');
+});
+
+t.test('only the account\'s own receivers on the simulator\'s own origin are loopback: the same path elsewhere is someone else\'s server', async (t) => {
+  for (const url of [
+    'https://receiver.example.com/console/hooks/acc_1/paid',
+    'http://sim.example.com:3001/console/hooks/acc_1/paid',
+    'https://sim.example.com:3000/console/hooks/acc_1/paid',
+    `${own}/x/console/hooks/acc_1/paid`,
+    `${own}/console/hooks/acc_1/paid/more`,
+  ]) {
+    t.equal(routeWebhook(url, own, 'acc_1').kind, 'direct', url);
+  }
+  t.same(routeWebhook(`${own}/console/hooks/acc_1/paid/`, own, 'acc_1'), { kind: 'loopback', receiver: 'paid' }, 'a trailing slash is the same receiver');
+  t.equal(routeWebhook(`${own}/console/hooks/acc_1/paid`, 'not a url', 'acc_1').kind, 'direct', 'with no public URL of its own, nothing is loopback');
+});

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { carriedIPv4, hostAddresses, specialRangeOf, type OwnAddresses } from './special-addresses.js';
+import { bareAddress, carriedIPv4, hostAddresses, specialRangeOf, type OwnAddresses } from './special-addresses.js';
 
 // spec: Events, Delivery and retries, 2; addendum §7. Where a webhook_url
 // is delivered: to the account's own default receivers in process
@@ -16,9 +16,8 @@ export function routeWebhook(webhookUrl: string, publicUrl: string, accountId: s
     return { kind: 'relay' };
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { kind: 'relay' };
-  const own = safeOrigin(publicUrl);
   const hook = /^\/console\/hooks\/([^/]+)\/(paid|accredited|fail|captura)\/?$/.exec(url.pathname);
-  if (own !== null && url.origin === own && hook && hook[1] === accountId) {
+  if (url.origin === safeOrigin(publicUrl) && hook && hook[1] === accountId) {
     return { kind: 'loopback', receiver: hook[2] as 'paid' | 'accredited' | 'fail' | 'captura' };
   }
   return isLocalHost(url.hostname) ? { kind: 'relay' } : { kind: 'direct', url };
@@ -31,9 +30,10 @@ export function routeWebhook(webhookUrl: string, publicUrl: string, accountId: s
  * normalises (0x7f.1, 2130706433, ::ffff:7f00:1, …).
  */
 export function isLocalHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  return isIP(host) !== 0 && isPrivateAddress(host);
+  const name = hostname.replace(/\.$/, '').toLowerCase();
+  if (name === 'localhost' || name.endsWith('.localhost')) return true;
+  const address = bareAddress(hostname);
+  return isIP(address) !== 0 && isPrivateAddress(address);
 }
 
 /** An address (as resolved or written) that direct delivery must not connect to. */

@@ -72,47 +72,42 @@ interface Compiled {
   bits: number;
 }
 
-const compile = (ranges: readonly SpecialRange[], parse: (text: string) => bigint | null): Compiled[] =>
+// The table's own spelling is checked by its test (each sample lies in its range).
+const compile = (ranges: readonly SpecialRange[], width: 32 | 128): Compiled[] =>
   ranges.map((range) => {
     const [address, bits] = range.cidr.split('/') as [string, string];
-    const prefix = parse(address);
-    if (prefix === null) throw new Error(`bad range ${range.cidr}`);
-    return { range, prefix, bits: Number(bits) };
+    return { range, prefix: valueOf(address, width), bits: Number(bits) };
   });
 
-const IPV4 = compile(SPECIAL_IPV4, parseIPv4);
-// Embedding forms first: they are checked by what they carry, before a wider range (::/96) could claim them.
-const IPV6 = compile([...SPECIAL_IPV6].sort((a, b) => Number(b.embedsIPv4At !== undefined) - Number(a.embedsIPv4At !== undefined)), parseIPv6);
+const IPV4 = compile(SPECIAL_IPV4, 32);
+const IPV6 = compile(SPECIAL_IPV6, 128);
+
+const within = ({ prefix, bits }: Compiled, value: bigint, width: number) => value >> BigInt(width - bits) === prefix >> BigInt(width - bits);
 
 /**
  * The special-purpose range an address lies in, or null for an ordinary
  * public address. Unreadable text counts as special: never reach it directly.
  */
 export function specialRangeOf(address: string): SpecialRange | null {
-  const text = address.replace(/^\[|\]$/g, '').split('%')[0]!;
+  const text = bareAddress(address);
   const family = isIP(text);
-  if (family === 4) return match(IPV4, parseIPv4(text)!, 32);
+  if (family === 4) return match(IPV4, ipv4Value(text));
   if (family !== 6) return UNREADABLE;
-  const value = parseIPv6(text);
-  if (value === null) return UNREADABLE;
-  for (const { range, prefix, bits } of IPV6) {
-    if (value >> BigInt(128 - bits) !== prefix >> BigInt(128 - bits)) continue;
-    return range.embedsIPv4At === undefined ? range : match(IPV4, carried(value, range.embedsIPv4At), 32);
-  }
-  return null;
+  const value = ipv6Value(text);
+  const found = IPV6.find((compiled) => within(compiled, value, 128));
+  if (!found) return null;
+  return found.range.embedsIPv4At === undefined ? found.range : match(IPV4, carried(value, found.range.embedsIPv4At));
 }
 
 /** The IPv4 address an IPv6 address carries (mapped, translated, NAT64, 6to4), as text; null for any other. */
 export function carriedIPv4(address: string): string | null {
-  const text = address.replace(/^\[|\]$/g, '').split('%')[0]!;
-  const value = isIP(text) === 6 ? parseIPv6(text) : null;
-  if (value === null) return null;
-  for (const { range, prefix, bits } of IPV6) {
-    if (range.embedsIPv4At === undefined || value >> BigInt(128 - bits) !== prefix >> BigInt(128 - bits)) continue;
-    const v4 = carried(value, range.embedsIPv4At);
-    return [24n, 16n, 8n, 0n].map((shift) => String((v4 >> shift) & 255n)).join('.');
-  }
-  return null;
+  const text = bareAddress(address);
+  if (isIP(text) !== 6) return null;
+  const value = ipv6Value(text);
+  const found = IPV6.find((compiled) => compiled.range.embedsIPv4At !== undefined && within(compiled, value, 128));
+  if (!found) return null;
+  const v4 = carried(value, found.range.embedsIPv4At!);
+  return [24n, 16n, 8n, 0n].map((shift) => String((v4 >> shift) & 255n)).join('.');
 }
 
 function carried(value: bigint, at: number): bigint {
@@ -121,37 +116,37 @@ function carried(value: bigint, at: number): bigint {
 
 const UNREADABLE: SpecialRange = { cidr: '-', name: 'unreadable address', source: '-', sample: '-' };
 
-function match(ranges: Compiled[], value: bigint, width: number): SpecialRange | null {
-  for (const { range, prefix, bits } of ranges) {
-    if (value >> BigInt(width - bits) === prefix >> BigInt(width - bits)) return range;
-  }
-  return null;
+function match(ranges: Compiled[], value: bigint): SpecialRange | null {
+  return ranges.find((compiled) => within(compiled, value, 32))?.range ?? null;
 }
 
-function parseIPv4(text: string): bigint | null {
-  const parts = text.split('.').map(Number);
-  if (parts.length !== 4 || parts.some((p) => !Number.isInteger(p) || p < 0 || p > 255)) return null;
-  return BigInt(((parts[0]! << 24) >>> 0) + (parts[1]! << 16) + (parts[2]! << 8) + parts[3]!);
+/** Brackets (a URL's IPv6 host) and a zone id (fe80::1%eth0) are not part of the address. */
+export function bareAddress(address: string): string {
+  const unbracketed = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
+  return unbracketed.split('%')[0]!;
 }
 
-function parseIPv6(address: string): bigint | null {
-  let text = address;
-  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
-  if (dotted) {
-    const v4 = parseIPv4(dotted[1]!);
-    if (v4 === null) return null;
-    text = `${text.slice(0, -dotted[1]!.length)}${(v4 >> 16n).toString(16)}:${(v4 & 0xffffn).toString(16)}`;
-  }
-  const [head, tail, extra] = text.split('::') as [string, string | undefined, string | undefined];
-  if (extra !== undefined) return null;
-  const words = (part: string) => (part ? part.split(':').map((word) => (/^[0-9a-f]{1,4}$/i.test(word) ? parseInt(word, 16) : NaN)) : []);
-  const left = words(head);
-  const right = tail === undefined ? [] : words(tail);
-  const missing = 8 - left.length - right.length;
-  if (tail === undefined ? left.length !== 8 : missing < 1) return null;
-  const all = [...left, ...Array<number>(tail === undefined ? 0 : missing).fill(0), ...right];
-  if (all.some(Number.isNaN)) return null;
-  return all.reduce((value, word) => (value << 16n) | BigInt(word), 0n);
+// The parsers below read only text isIP has accepted, so they need not
+// refuse anything.
+
+function valueOf(text: string, width: 32 | 128): bigint {
+  return width === 32 ? ipv4Value(text) : ipv6Value(text);
+}
+
+function ipv4Value(text: string): bigint {
+  return text.split('.').reduce((value, part) => (value << 8n) | BigInt(part), 0n);
+}
+
+function ipv6Value(text: string): bigint {
+  // A dotted IPv4 tail (::ffff:1.2.3.4) stands for the last two words.
+  const tail = text.slice(text.lastIndexOf(':') + 1);
+  const hex = tail.includes('.') ? `${text.slice(0, text.length - tail.length)}${(ipv4Value(tail) >> 16n).toString(16)}:${(ipv4Value(tail) & 0xffffn).toString(16)}` : text;
+  const [head, rest = ''] = hex.split('::');
+  const words = (part: string) => (part === '' ? [] : part.split(':'));
+  const left = words(head!);
+  const right = words(rest);
+  const all = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
+  return all.reduce((value, word) => (value << 16n) | BigInt(parseInt(word, 16)), 0n);
 }
 
 const OWN_ADDRESSES_TTL_MS = 10_000;
@@ -174,15 +169,22 @@ export class OwnAddresses {
   has(address: string, now = Date.now()): boolean {
     if (!this.cached || now - this.cached.at > this.ttlMs) {
       const set = new Set<string>();
-      for (const list of Object.values(this.read())) for (const entry of list ?? []) set.add(normalise(entry.address));
+      for (const list of Object.values(this.read())) for (const entry of list ?? []) set.add(sameAddressKey(entry.address));
       this.cached = { at: now, set };
     }
-    return this.cached.set.has(normalise(address));
+    return this.cached.set.has(sameAddressKey(address));
   }
 }
 
-/** Brackets, a zone id and case do not make another address. */
-const normalise = (address: string) => address.replace(/^\[|\]$/g, '').split('%')[0]!.toLowerCase();
+/**
+ * One key for every spelling of an address (brackets, zone id, case, ::
+ * or the full eight groups); unreadable text is kept as it is.
+ */
+function sameAddressKey(address: string): string {
+  const text = bareAddress(address);
+  const family = isIP(text);
+  return family === 0 ? text : `${family}:${valueOf(text, family === 4 ? 32 : 128)}`;
+}
 
 /** The host's own addresses, as the server reads them. */
 export const hostAddresses = new OwnAddresses();
