@@ -104,10 +104,57 @@ t.test('missing or malformed headers answer SIGNATURE_INVALID', async (t) => {
     ['uppercase hex', { ...good, 'x-pos-signature': good['x-pos-signature'].toUpperCase() }],
     ['short signature', { ...good, 'x-pos-signature': 'abc' }],
   ];
+  const reasons: Record<string, string> = {
+    'no headers': 'send x-pos-timestamp and x-pos-signature',
+    'no timestamp': 'send x-pos-timestamp and x-pos-signature',
+    'no signature': 'send x-pos-timestamp and x-pos-signature',
+    'not a time': 'x-pos-timestamp must be an ISO 8601 time',
+    'uppercase hex': 'x-pos-signature must be 64 lowercase hex characters',
+    'short signature': 'x-pos-signature must be 64 lowercase hex characters',
+  };
   for (const [name, headers] of cases) {
     const response = await send(server, 'GET', url, headers);
     t.equal(response.status, 401, name);
     t.equal(response.body.code, 'SIGNATURE_INVALID', name);
+    t.equal(response.body.message, reasons[name], `${name}: the reason says what to fix`);
+  }
+});
+
+t.test('an ISO 8601 timestamp is taken with or without fractions, in UTC or with an offset; a malformed offset is refused', async (t) => {
+  const { server, secret, serialNumber } = await setup(t);
+  const url = `/api/v1/pos-terminals/${serialNumber}/transactions`;
+  const now = server.clock.now();
+  const sign = (timestamp: string) => ({ 'x-pos-timestamp': timestamp, 'x-pos-signature': computePosSignature(secret, timestamp, url, '') });
+  const utc = new Date(Math.floor(now / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  const shifted = new Date(Math.floor(now / 1000) * 1000 + 3 * 3_600_000).toISOString().replace('.000Z', '+03:00');
+  for (const timestamp of [utc, shifted]) {
+    t.equal((await send(server, 'GET', url, sign(timestamp))).status, 200, timestamp);
+  }
+  for (const timestamp of [shifted.replace('+03:00', '+03:0'), shifted.replace('+03:00', '+03:0x'), shifted.replace('+03:00', '+0300')]) {
+    const response = await send(server, 'GET', url, sign(timestamp));
+    t.equal(response.body.message, 'x-pos-timestamp must be an ISO 8601 time', timestamp);
+  }
+});
+
+t.test('each refusal after the headers names its reason', async (t) => {
+  const { server, secret, serialNumber, commitUrl, body } = await setup(t);
+  const url = `/api/v1/pos-terminals/${serialNumber}/transactions`;
+  const wrong = await send(server, 'GET', url, signPosRequest({ secret: 'ff'.repeat(32), method: 'GET', url, now: server.clock.now() }));
+  t.equal(wrong.body.message, 'the signature does not match');
+  const stale = await send(server, 'GET', url, signPosRequest({ secret, method: 'GET', url, now: server.clock.now() - 301_000 }));
+  t.equal(stale.body.message, 'x-pos-timestamp is more than 300 s from the server clock');
+  const headers = signPosRequest({ secret, method: 'POST', url: commitUrl, body, now: server.clock.now() });
+  await send(server, 'POST', commitUrl, headers, body);
+  const replayed = await send(server, 'POST', commitUrl, headers, body);
+  t.equal(replayed.body.message, 'this signature was already accepted; sign each request anew');
+});
+
+t.test('exactly 300 s off either way still passes: the tolerance is inclusive', async (t) => {
+  const { server, secret, serialNumber } = await setup(t);
+  const url = `/api/v1/pos-terminals/${serialNumber}/transactions`;
+  for (const offset of [-300_000, 300_000]) {
+    const response = await send(server, 'GET', url, signPosRequest({ secret, method: 'GET', url, now: server.clock.now() + offset }));
+    t.equal(response.status, 200, `${offset / 1000} s`);
   }
 });
 
