@@ -52,3 +52,54 @@ t.test('emulate answers a host on a real pseudo-terminal and takes operator comm
   await waitFor(() => out.includes('serial CLI-1'), 5000, 'the status');
   t.pass('operator status answered on stdin');
 });
+
+t.test('a mistyped option or dialect is a usage error (exit 2, the usage), never a stack trace', async (t) => {
+  const unknown = await run(['bridge', '--dialectt', 'svc']);
+  t.equal(unknown.code, 2);
+  t.match(unknown.err, /svc-terminal: Unknown option '--dialectt'[\s\S]*usage: svc-terminal bridge/);
+  t.notMatch(unknown.err, /ERR_PARSE_ARGS|at parseArgs/);
+  const dialect = await run(['emulate', '--path', '/dev/null', '--serial', 'S1', '--dialect', 'x']);
+  t.equal(dialect.code, 2);
+  t.match(dialect.err, /--dialect is svc or transbank, got "x"/);
+  const long = await run(['emulate', '--path', '/dev/null', '--serial', 'TOO-LONG-ID', '--dialect', 'transbank']);
+  t.equal(long.code, 2);
+  t.match(long.err, /a Transbank terminal id is at most 8 characters/);
+  t.equal((await run(['held', '--serial', 'S1', '--bogus'])).code, 2);
+});
+
+t.test('emulate --dialect transbank: the official SDK sells through it, and its memory survives a restart', { skip: socatSkip() }, async (t) => {
+  const { default: sdk } = await import('transbank-pos-sdk');
+  const dir = t.testdir();
+  const line = new PtyPair(dir);
+  await line.start();
+  const start = () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', cli, 'emulate', '--dialect', 'transbank', '--path', line.device, '--serial', 'TBK-CLI', '--state', `${dir}/pos.json`, '--card-delay-ms', '200']);
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    return { child, output: () => out };
+  };
+  let emulator = start();
+  t.teardown(async () => {
+    emulator.child.kill('SIGKILL');
+    await line.stop();
+  });
+  await waitFor(() => emulator.output().includes('transbank device TBK-CLI on'), 10_000, 'the emulator to start');
+  const register = new sdk.POSIntegrado();
+  register.posTimeout = 3000;
+  await register.connect(line.host);
+  t.match(await register.sale(1_990, 'A1'), { successful: true, operationNumber: '000001', terminalId: 'TBK-CLI' });
+  await register.disconnect();
+
+  const exited = new Promise((resolve) => emulator.child.once('exit', resolve));
+  emulator.child.kill('SIGKILL');
+  await exited;
+  emulator = start();
+  await waitFor(() => emulator.output().includes('transbank device TBK-CLI on'), 10_000, 'the emulator to restart');
+  t.match(emulator.output(), /memory in .*pos\.json: 1 sale\(s\) in the batch, next operation 2/);
+  await register.connect(line.host);
+  t.match(await register.getLastSale(), { successful: true, ticket: '0000A1', amount: 1990, operationNumber: '000001' }, 'the last sale, after a kill -9');
+  t.match(await register.sale(10, 'A2'), { successful: false, responseCode: 10 }, 'an amount of 10 pesos is refused with 10');
+  t.match(await register.sale(2_000, 'A3'), { successful: true, operationNumber: '000002' }, 'the operation counter went on');
+  t.match(await register.getTotals(), { txCount: 2, txTotal: 3_990 });
+  await register.disconnect();
+});

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // svc-terminal: drive real or emulated POS devices over a serial line.
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { SerialPort } from 'serialport';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Bridge, DEFAULTS } from './bridge/bridge.js';
 import { BridgeState } from './bridge/bridge-state.js';
 import { EmulatedTerminal } from './device/emulated-terminal.js';
+import { DEFAULT_CARD_DELAY_MS, TransbankPos } from './device/transbank/transbank-pos.js';
 import { FaultyPort, type Faults } from './device/faulty-port.js';
 import { PosClient } from './pos-client.js';
 import { openSerial } from './serial-port.js';
@@ -28,7 +29,7 @@ commands:
 
 svc-terminal <command> --help says more. Line settings: 115200 8N1 unless --baud.
 `,
-  emulate: `usage: svc-terminal emulate --path PATH --serial SN [--state FILE] [--auto-approve-ms N] [--baud N] [fault options] [--debug]
+  emulate: `usage: svc-terminal emulate --path PATH --serial SN [--dialect svc|transbank] [--state FILE] [--auto-approve-ms N] [--baud N] [fault options] [--debug]
 
 An emulated POS device on the serial line PATH (a real port or one end of a
 pseudo-terminal pair). It answers the host (addendum §9) and keeps every
@@ -42,6 +43,18 @@ void [orderId], close (the batch), status.
                       every answer). Without it, everything is in memory.
                       A charge asked for an order already approved is
                       refused with rc 94, never approved twice.
+
+  --dialect transbank a Transbank POS Integrado instead (terminal/README.md):
+                      --serial is its terminal id (8 characters at most), it
+                      answers the cash register's sale, multicode sale, last
+                      sale, refund, close, totals, sales detail, load keys,
+                      poll and change to normal POS, and approves every sale
+                      after --card-delay-ms (default ${DEFAULT_CARD_DELAY_MS}) except amounts
+                      of 1 to 99 pesos, refused with that response code.
+                      --state keeps its batch, operation numbers and last
+                      sale. On stdin: next approve|debit|RC (the next sale's
+                      outcome), unload-keys, integrated, status.
+  --commerce-code N   the Transbank POS's commerce code (12 digits at most)
 
 fault options (for tests and demos):
   --corrupt-frame N   corrupt the LRC of the Nth frame sent
@@ -110,6 +123,17 @@ const fail = (message: string, help?: string): never => {
   process.exit(2);
 };
 
+type ParsedResults<T extends ParseArgsConfig> = ReturnType<typeof parseArgs<T>>;
+
+/** parseArgs, with a mistyped option answered as a usage error (exit 2), not a stack trace. */
+function parseOptions<const T extends ParseArgsConfig>(config: T, help: string): ParsedResults<T> {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    return fail((error as Error).message, help);
+  }
+}
+
 function integer(name: string, value: string | undefined, fallback?: number): number | undefined {
   if (value === undefined) return fallback;
   if (!/^\d+$/.test(value)) fail(`--${name} must be a whole number, got ${JSON.stringify(value)}`);
@@ -117,14 +141,15 @@ function integer(name: string, value: string | undefined, fallback?: number): nu
 }
 
 async function emulate(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseOptions({
     args: argv,
     options: {
       path: { type: 'string' }, serial: { type: 'string' }, state: { type: 'string' }, 'auto-approve-ms': { type: 'string' }, baud: { type: 'string' }, debug: { type: 'boolean' },
+      dialect: { type: 'string', default: 'svc' }, 'commerce-code': { type: 'string' }, 'card-delay-ms': { type: 'string' },
       'corrupt-frame': { type: 'string' }, 'drop-ack': { type: 'string' }, 'split-gap-ms': { type: 'string' }, 'delay-ms': { type: 'string' }, 'silent-after': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
-  });
+  }, usage.emulate);
   if (values.help) return void process.stdout.write(usage.emulate);
   if (!values.path || !values.serial) fail('emulate needs --path and --serial', usage.emulate);
   const faults: Faults = {};
@@ -137,9 +162,7 @@ async function emulate(argv: string[]): Promise<void> {
   setFault('splitGapMs', 'split-gap-ms');
   setFault('delayMs', 'delay-ms');
   setFault('silentAfter', 'silent-after');
-  const autoApprove = integer('auto-approve-ms', values['auto-approve-ms']);
-  const device = new EmulatedTerminal({ serial: values.serial!, autoApproveMs: autoApprove ?? null, log, ...(values.state ? { statePath: values.state } : {}) });
-  if (values.state) log(`journal in ${values.state}: ${device.snapshot.records.length} unconfirmed record(s), next batch B${String(device.snapshot.nextBatch).padStart(4, '0')}`);
+  const device = emulatedDevice(values);
   const baud = integer('baud', values.baud, 115200)!;
   let backoff = 500;
   const connect = async (): Promise<void> => {
@@ -149,7 +172,7 @@ async function emulate(argv: string[]): Promise<void> {
       const link = new Link(line, values.debug ? { debug: log } : {});
       device.attach(link);
       backoff = 500;
-      log(`device ${values.serial} on ${values.path} (${baud} 8N1)${Object.keys(faults).length ? `, faults ${JSON.stringify(faults)}` : ''}; type "status" or "help"`);
+      log(`${values.dialect} device ${values.serial} on ${values.path} (${baud} 8N1)${Object.keys(faults).length ? `, faults ${JSON.stringify(faults)}` : ''}; type "status" or "help"`);
       link.once('close', () => {
         log('line closed; reopening');
         if (port.isOpen) port.close(() => undefined);
@@ -165,15 +188,40 @@ async function emulate(argv: string[]): Promise<void> {
   createInterface({ input: process.stdin }).on('line', (line) => line.trim() && process.stdout.write(`${device.operator(line)}\n`));
 }
 
+/** The device the options describe: today's svc terminal, or a Transbank POS Integrado. */
+function emulatedDevice(values: { serial?: string; state?: string; dialect?: string; 'auto-approve-ms'?: string; 'commerce-code'?: string; 'card-delay-ms'?: string }): {
+  attach(link: Link): void;
+  operator(line: string): string;
+} {
+  if (values.dialect === 'transbank') {
+    if (values.serial!.length > 8) fail(`a Transbank terminal id is at most 8 characters; --serial ${JSON.stringify(values.serial)} has ${values.serial!.length}`);
+    if (values['commerce-code'] !== undefined && !/^\d{1,12}$/.test(values['commerce-code'])) fail('--commerce-code is at most 12 digits');
+    const pos = new TransbankPos({
+      terminalId: values.serial!,
+      log,
+      ...(values['commerce-code'] ? { commerceCode: values['commerce-code'] } : {}),
+      ...(values.state ? { statePath: values.state } : {}),
+      cardDelayMs: integer('card-delay-ms', values['card-delay-ms'], DEFAULT_CARD_DELAY_MS)!,
+    });
+    if (values.state) log(`memory in ${values.state}: ${pos.snapshot.batch.length} sale(s) in the batch, next operation ${pos.snapshot.nextOperation}`);
+    return pos;
+  }
+  if (values.dialect !== 'svc') fail(`--dialect is svc or transbank, got ${JSON.stringify(values.dialect)}`, usage.emulate);
+  const autoApprove = integer('auto-approve-ms', values['auto-approve-ms']);
+  const device = new EmulatedTerminal({ serial: values.serial!, autoApproveMs: autoApprove ?? null, log, ...(values.state ? { statePath: values.state } : {}) });
+  if (values.state) log(`journal in ${values.state}: ${device.snapshot.records.length} unconfirmed record(s), next batch B${String(device.snapshot.nextBatch).padStart(4, '0')}`);
+  return device;
+}
+
 async function bridge(argv: string[]): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseOptions({
     args: argv,
     options: {
       path: { type: 'string' }, 'base-url': { type: 'string' }, serial: { type: 'string' }, secret: { type: 'string' }, 'secret-file': { type: 'string' },
       'state-dir': { type: 'string' }, 'poll-ms': { type: 'string' }, 'answer-timeout-ms': { type: 'string' }, 'close-at': { type: 'string' },
       baud: { type: 'string' }, debug: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
-  });
+  }, usage.bridge);
   if (values.help) return void process.stdout.write(usage.bridge);
   const missing = (['path', 'base-url', 'serial'] as const).filter((name) => !values[name]);
   if (missing.length > 0) fail(`bridge needs ${missing.map((m) => `--${m}`).join(', ')}`, usage.bridge);
@@ -251,11 +299,11 @@ function scheduleDaily(at: { hours: number; minutes: number }, work: () => void)
 }
 
 async function heldCommand(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseOptions({
     args: argv,
     allowPositionals: true,
     options: { serial: { type: 'string' }, 'state-dir': { type: 'string' }, reason: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
-  });
+  }, usage.held);
   if (values.help) return void process.stdout.write(usage.held);
   if (!values.serial) fail('held needs --serial', usage.held);
   const state = await BridgeState.open(values['state-dir'] ?? DEFAULT_STATE_DIR, values.serial!);

@@ -39,6 +39,9 @@ export const MUTATED_MODULES: MutatedModule[] = [
   { file: 'terminal/protocol/frame-parser.ts', tests: ['terminal/protocol/frame.test.ts'] },
   { file: 'terminal/protocol/link.ts', tests: ['terminal/protocol/link.test.ts'] },
   { file: 'terminal/protocol/messages.ts', tests: ['terminal/protocol/messages.test.ts'] },
+  // The Transbank POS Integrado dialect: its message tables and the emulated POS.
+  { file: 'terminal/protocol/transbank/messages.ts', tests: ['terminal/protocol/transbank/messages.test.ts'] },
+  { file: 'terminal/device/transbank/pos-state.ts', tests: ['terminal/device/transbank/pos-state.test.ts'] },
   // The bridge: what a server answer means for a record the device holds.
   { file: 'terminal/bridge/server-verdict.ts', tests: ['terminal/bridge/bridge.test.ts'] },
   // The contract suite's profiles and amount rule.

@@ -98,19 +98,25 @@ t.test('a kept signature that has expired by the start is not loaded', async (t)
   t.equal(await guard.check('SN1:live', START - WINDOW, START + 1, START), 'replayed', 'alive a millisecond past the start: refused');
 });
 
-t.test('kept signatures are swept once expired, no more than once a minute', async (t) => {
+t.test('kept signatures are swept once expired, no more than once a minute, and the live ones stay', async (t) => {
   const store = await openStore(t, t.testdir());
   const guard = restartSafeReplayGuard(store, WINDOW, START);
-  t.equal(await check(guard, 'SN1:ahead', START + 10_000, START), 'new');
-  t.equal(await store.count('pos_signatures'), 1);
-  const expired = START + 10_000 + WINDOW;
-  // Within the minute after the start: no sweep, even with the record expired.
-  t.equal(await guard.check('SN1:b', START, START + 60_000, START + 60_000), 'new');
+  // Dated ahead (so written), one expiring within the first minute, one long after.
+  t.equal(await guard.check('SN1:soon', START + 1500, START + 2000, START), 'new');
+  t.equal(await guard.check('SN1:late', START + 200_000, START + 500_000, START), 'new');
+  t.equal(await store.count('pos_signatures'), 2);
+  await guard.check('SN1:b', START + 30_000, START + 30_000 + WINDOW, START + 30_000);
   await settled();
-  t.equal(await store.count('pos_signatures'), 1, 'no sweep within a minute of the last');
-  t.equal(await guard.check('SN1:c', expired, expired + WINDOW, expired), 'new');
+  t.equal(await store.count('pos_signatures'), 2, 'expired, but within a minute of the start: not swept yet');
+  await guard.check('SN1:c', START + 60_000, START + 60_000 + WINDOW, START + 60_000);
   await settled();
-  t.equal(await store.count('pos_signatures'), 0, 'swept once expired and a minute has passed');
+  t.equal(await store.count('pos_signatures'), 2, 'a minute exactly: not yet');
+  await guard.check('SN1:d', START + 60_001, START + 60_001 + WINDOW, START + 60_001);
+  await settled();
+  t.same(await store.list('pos_signatures'), [{ key: 'SN1:late', expires_at: START + 500_000 }], 'the expired one swept, the live one kept');
+  await guard.check('SN1:e', START + 100_000, START + 100_000 + WINDOW, START + 100_000);
+  await settled();
+  t.equal(await store.count('pos_signatures'), 1, 'the next sweep waits for the next minute');
 });
 
 t.test('a store that answers "no" at start fails the first check that needs it, not the process', async (t) => {

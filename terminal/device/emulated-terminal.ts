@@ -1,10 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
-import { dirname } from 'node:path';
 import type { Link } from '../protocol/link.js';
 import { decodeMessage, encodeMessage, MessageError } from '../protocol/messages.js';
 import { realTimers, type Timers } from '../protocol/timers.js';
-import { writeFullySync } from '../../server/store/write-fully.js';
+import { readJournalSync, writeJournalSync } from './journal-file.js';
 import { answer, approve, closeBatch, decline, newDevice, queueSettlement, voidOrder, type DeviceState } from './device-state.js';
 
 export interface EmulatorOptions {
@@ -66,7 +64,7 @@ export class EmulatedTerminal {
   /** The new state, written to the journal (when there is one) before anything depends on it. */
   private commit(next: DeviceState): void {
     if (next === this.state) return;
-    if (this.options.statePath) saveDevice(this.options.statePath, next);
+    if (this.options.statePath) writeJournalSync(this.options.statePath, next);
     this.state = next;
   }
 
@@ -135,33 +133,10 @@ export class EmulatedTerminal {
 }
 
 function loadDevice(path: string, serial: string): DeviceState | undefined {
-  if (!existsSync(path)) return undefined;
-  const loaded = JSON.parse(readFileSync(path, 'utf8')) as DeviceState;
+  const loaded = readJournalSync<DeviceState>(path);
+  if (!loaded) return undefined;
   if (loaded.serial !== serial) throw new Error(`${path} is the journal of device ${loaded.serial}, not ${serial}`);
   return { ...loaded, approved: loaded.approved ?? [] };
-}
-
-/** Whole file to a temp file, fsynced, renamed over the journal: a kill leaves the old state or the new. */
-function saveDevice(path: string, state: DeviceState): void {
-  const temp = `${path}.tmp-${process.pid}`;
-  const fd = openSync(temp, 'w');
-  try {
-    writeFullySync(fd, Buffer.from(JSON.stringify(state), 'utf8'));
-    fsyncSync(fd);
-  } catch (error) {
-    // Never renamed into place: the journal keeps the state before.
-    closeSync(fd);
-    unlinkSync(temp);
-    throw error;
-  }
-  closeSync(fd);
-  renameSync(temp, path);
-  const dir = openSync(dirname(path), 'r');
-  try {
-    fsyncSync(dir);
-  } finally {
-    closeSync(dir);
-  }
 }
 
 function authorizationCode(): string {

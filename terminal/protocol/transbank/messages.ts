@@ -1,0 +1,209 @@
+// The messages of Transbank's POS Integrado, field by field, as its public
+// reference lays them out (referencia/posintegrado): a payload is a 4-digit
+// command and fields separated by "|". The same tables encode and decode,
+// for the emulated POS (requests in, responses out) and for the bridge
+// acting as the cash register (requests out, responses in).
+//
+// Field kinds: `number` (digits, read as a number; empty is null where the
+// reference marks the field optional), `digits` (digits kept as text: codes
+// whose leading zeros matter), `text` (printable ASCII without "|"), `flag`
+// ("1" or "0"), `reserved` (sent empty or as a filler, never read).
+
+export type FieldKind = 'number' | 'digits' | 'text' | 'flag' | 'reserved';
+
+export interface FieldSpec {
+  name: string;
+  kind: FieldKind;
+  /** Most characters the reference allows. */
+  max: number;
+  /** Whether it may be empty (the reference's "opcional", or a minimum length of 0). */
+  optional?: boolean;
+}
+
+const number = (name: string, max: number, optional = false): FieldSpec => ({ name, kind: 'number', max, optional });
+const digits = (name: string, max: number, optional = false): FieldSpec => ({ name, kind: 'digits', max, optional });
+const text = (name: string, max: number, optional = true): FieldSpec => ({ name, kind: 'text', max, optional });
+const flag = (name: string): FieldSpec => ({ name, kind: 'flag', max: 1 });
+const reserved = (name: string): FieldSpec => ({ name, kind: 'reserved', max: 12, optional: true });
+
+const head = [digits('responseCode', 2), digits('commerceCode', 12), text('terminalId', 8, false)];
+
+/** What a sale answers, and the last sale: the same layout (0210, 0260). */
+const saleFields = [
+  ...head,
+  text('ticket', 6),
+  text('authorizationCode', 6),
+  number('amount', 9),
+  number('sharesNumber', 2, true),
+  number('sharesAmount', 9, true),
+  digits('last4Digits', 4, true),
+  digits('operationNumber', 6, true),
+  text('cardType', 2),
+  text('accountingDate', 6),
+  text('accountNumber', 19),
+  text('cardBrand', 2),
+  text('realDate', 8),
+  text('realTime', 6),
+  digits('employeeId', 4, true),
+  number('tip', 9, true),
+];
+
+/** Requests, cash register to POS. */
+export const REQUEST_LAYOUTS = {
+  /** Poll: is a POS there? Answered with an ACK only. */
+  '0100': [],
+  /** Load keys. */
+  '0800': [],
+  /** Change to normal POS (leaves integrated mode). Answered with an ACK only. */
+  '0300': [],
+  /** Sale: amount in whole pesos, ticket, two empty fields, whether to send the intermediate status messages. */
+  '0200': [number('amount', 9), text('ticket', 6, false), reserved('empty1'), reserved('empty2'), flag('sendStatus')],
+  /** Multicode sale: as a sale, a filler, and the commerce code of the provider (0 when not multicode). */
+  '0270': [number('amount', 9), text('ticket', 6, false), reserved('empty'), reserved('filler'), flag('sendStatus'), digits('commerceProvider', 12, true)],
+  /** Last sale: the POS answers the last sale it made, as 0260. */
+  '0250': [],
+  /** Refund of a sale, by its operation number. */
+  '1200': [digits('operationNumber', 6)],
+  /** Close of the day. */
+  '0500': [],
+  /** Totals of the open batch. */
+  '0700': [],
+  /** Sales detail: 1 sends every sale to the cash register (one 0261 each), 0 prints it on the POS. */
+  '0260': [flag('sendToRegister')],
+} as const satisfies Record<string, FieldSpec[]>;
+
+/** Responses, POS to cash register. */
+export const RESPONSE_LAYOUTS = {
+  '0810': head,
+  '0210': saleFields,
+  '0260': saleFields,
+  /** A multicode sale's answer: a sale's fields, a filler, the change, the provider's commerce code. */
+  '0271': [...saleFields, reserved('filler'), number('change', 5, true), digits('commerceProvider', 12, true)],
+  '1210': [...head, text('authorizationCode', 6), digits('operationNumber', 6, true)],
+  '0510': head,
+  '0710': [digits('responseCode', 2), number('transactionCount', 6), number('total', 12)],
+  /** One sale of the detail; the detail ends with one whose fields after the terminal are empty. */
+  '0261': [
+    ...head,
+    text('ticket', 6),
+    text('authorizationCode', 6),
+    number('amount', 9, true),
+    digits('last4Digits', 4, true),
+    digits('operationNumber', 6, true),
+    text('cardType', 2),
+    text('accountingDate', 6),
+    text('accountNumber', 19),
+    text('cardBrand', 2),
+    text('realDate', 8),
+    text('realTime', 6),
+    digits('employeeId', 4, true),
+    number('tip', 9, true),
+    number('sharesAmount', 9, true),
+    number('sharesNumber', 2, true),
+  ],
+  /** An intermediate status of a running sale (78-82). */
+  '0900': [digits('responseCode', 2)],
+} as const satisfies Record<string, FieldSpec[]>;
+
+export type RequestCode = keyof typeof REQUEST_LAYOUTS;
+export type ResponseCode = keyof typeof RESPONSE_LAYOUTS;
+
+export type FieldValue = string | number | boolean | null;
+export type Fields = Record<string, FieldValue>;
+
+/** A message as data: its command and its fields by name. */
+export interface TransbankMessage<C extends string = string> {
+  code: C;
+  fields: Fields;
+}
+
+export class TransbankMessageError extends Error {
+  override readonly name = 'TransbankMessageError';
+  readonly code = 'MESSAGE_INVALID';
+  constructor(
+    message: string,
+    /** The field at fault, when one is. */
+    readonly field?: string,
+  ) {
+    super(message);
+  }
+}
+
+export function encodeRequest(message: TransbankMessage<RequestCode>): string {
+  return encode(message, REQUEST_LAYOUTS[message.code]);
+}
+
+export function encodeResponse(message: TransbankMessage<ResponseCode>): string {
+  return encode(message, RESPONSE_LAYOUTS[message.code]);
+}
+
+export function decodeRequest(payload: string): TransbankMessage<RequestCode> {
+  return decode(payload, REQUEST_LAYOUTS) as TransbankMessage<RequestCode>;
+}
+
+export function decodeResponse(payload: string): TransbankMessage<ResponseCode> {
+  return decode(payload, RESPONSE_LAYOUTS) as TransbankMessage<ResponseCode>;
+}
+
+/**
+ * The command and its fields in order, written as the reference writes
+ * each message: some end with a separator (`1200|10|`, a sale's answer),
+ * others do not (`0510|00|…|terminal`, `0710|00|1|2000`), and a few have
+ * one fixed form (`0100`, `0250|`, `0500||`).
+ */
+function encode(message: TransbankMessage, layout: readonly FieldSpec[]): string {
+  const fixed = FIXED_FORMS[message.code];
+  if (fixed !== undefined) return fixed;
+  const written = [message.code, ...layout.map((spec) => encodeField(spec, message.fields[spec.name] ?? null, message.code))].join('|');
+  return ENDS_WITH_SEPARATOR.has(message.code) ? `${written}|` : written;
+}
+
+const FIXED_FORMS: Record<string, string> = { '0100': '0100', '0800': '0800', '0300': '0300', '0250': '0250|', '0500': '0500||', '0700': '0700||' };
+const ENDS_WITH_SEPARATOR = new Set(['0200', '0270', '1200', '0260', '0210', '0271', '0900']);
+
+function encodeField(spec: FieldSpec, value: FieldValue, code: string): string {
+  const where = `${code} field ${spec.name}`;
+  if (spec.kind === 'reserved') return '';
+  if (value === null || value === '') {
+    if (!spec.optional) throw new TransbankMessageError(`${where} is required`, spec.name);
+    return '';
+  }
+  const written = spec.kind === 'flag' ? (value === true || value === '1' ? '1' : '0') : String(value);
+  check(spec, written, where);
+  return written;
+}
+
+/**
+ * Reads a payload by its command's layout. What different senders write
+ * differently is accepted: a trailing separator or none (the official SDK
+ * sends `0200|…|0`, the reference `0200|…|0|`), a filler in a reserved
+ * field, and optional fields left off the end.
+ */
+function decode(payload: string, layouts: Record<string, readonly FieldSpec[]>): TransbankMessage {
+  const [code = '', ...parts] = payload.split('|');
+  const layout = layouts[code];
+  if (!layout) throw new TransbankMessageError(`unknown command ${JSON.stringify(code)}`);
+  const extra = parts.slice(layout.length);
+  if (extra.some((part) => part !== '')) throw new TransbankMessageError(`${code} takes ${layout.length} fields, got ${parts.length}`);
+  const fields: Fields = {};
+  layout.forEach((spec, index) => {
+    if (spec.kind === 'reserved') return;
+    const written = parts[index] ?? '';
+    const where = `${code} field ${spec.name}`;
+    if (written === '') {
+      if (!spec.optional) throw new TransbankMessageError(`${where} is required`, spec.name);
+      fields[spec.name] = null;
+      return;
+    }
+    check(spec, written, where);
+    fields[spec.name] = spec.kind === 'number' ? Number(written) : spec.kind === 'flag' ? written === '1' : written;
+  });
+  return { code, fields };
+}
+
+function check(spec: FieldSpec, written: string, where: string): void {
+  if (written.length > spec.max) throw new TransbankMessageError(`${where} takes at most ${spec.max} characters, got ${written.length}`, spec.name);
+  if ((spec.kind === 'number' || spec.kind === 'digits') && !/^\d+$/.test(written)) throw new TransbankMessageError(`${where} must be digits, got ${JSON.stringify(written)}`, spec.name);
+  if (spec.kind === 'flag' && written !== '0' && written !== '1') throw new TransbankMessageError(`${where} must be 1 or 0, got ${JSON.stringify(written)}`, spec.name);
+  if (spec.kind === 'text' && !/^[\x20-\x7b\x7d\x7e]*$/.test(written)) throw new TransbankMessageError(`${where} must be printable ASCII without "|"`, spec.name);
+}
