@@ -44,8 +44,8 @@ export function verifyWebhook({ rawBody, headers, secret, toleranceSeconds = 300
   if (Number.isNaN(at)) return { ok: false, reason: 'bad_timestamp' };
   if (Math.abs(now - at) > toleranceSeconds * 1000) return { ok: false, reason: 'stale_timestamp' };
   // Compared as the hex text it is sent as: anything but the 64 lowercase digits differs.
-  const expected = Buffer.from(signWebhook(secret, timestamp, rawBody), 'utf8');
-  const given = Buffer.from(signature, 'utf8');
+  const expected = Buffer.from(signWebhook(secret, timestamp, rawBody));
+  const given = Buffer.from(signature);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'signature_mismatch' };
   return { ok: true, timestamp, idempotencyKey: header('idempotency-key') ?? null };
 }

@@ -74,7 +74,24 @@ t.test('a commit that differs in amount answers amount-mismatch (422), whatever 
 });
 
 t.test('a repeated commit with another authorization code on a PAID order is a conflict', async (t) => {
-  t.match(applyTrigger(order('PAID'), { ...commit, authorizationCode: 'OTHER' } as Trigger, at), { result: 'conflict', currentStatus: 'PAID' });
+  t.match(applyTrigger(order('PAID'), { ...commit, authorizationCode: 'OTHER' } as Trigger, at), { result: 'conflict', currentStatus: 'PAID', reason: 'the order is already PAID with another authorizationCode' });
+});
+
+t.test('a conflict says which transition is not allowed from which status', async (t) => {
+  t.same(applyTrigger(order('VOIDED'), commit, at), { result: 'conflict', currentStatus: 'VOIDED', reason: 'commit is not allowed on a VOIDED order' });
+  t.same(applyTrigger(order('PENDING'), { kind: 'invalidation/commit' }, at), { result: 'conflict', currentStatus: 'PENDING', reason: 'invalidation/commit is not allowed on a PENDING order' });
+});
+
+t.test('only a commit out of DISCARDED is marked as overriding the discard', async (t) => {
+  const paid = applyTrigger(order('PENDING'), commit, at);
+  if (paid.result !== 'changed') throw new Error('expected a change');
+  t.equal(paid.order.history[0]!.overridesDiscard, undefined);
+  const voiding = applyTrigger(order('PAID'), invalidation, at);
+  if (voiding.result !== 'changed') throw new Error('expected a change');
+  t.equal(voiding.order.history[0]!.overridesDiscard, undefined);
+  const overriding = applyTrigger(order('DISCARDED'), commit, at);
+  if (overriding.result !== 'changed') throw new Error('expected a change');
+  t.equal(overriding.order.history[0]!.overridesDiscard, true);
 });
 
 t.test('a commit records its authorization code and time; a discard overridden stays in the history', async (t) => {

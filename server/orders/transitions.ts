@@ -29,6 +29,7 @@ const table: Record<Trigger['kind'], Record<OrderStatus, Cell>> = {
 const actorOf: Record<Trigger['kind'], HistoryEntry['actor']> = { invalidation: 'merchant', commit: 'pos', 'invalidation/commit': 'pos' };
 
 export function applyTrigger(order: Order, trigger: Trigger, at: string): Outcome {
+  // Stryker disable next-line ConditionalExpression: only a commit carries an amount (the kind test is for the type)
   if (trigger.kind === 'commit' && trigger.amount !== undefined && trigger.amount !== order.amount) {
     return { result: 'amount-mismatch', expected: order.amount, got: trigger.amount };
   }
@@ -44,7 +45,9 @@ export function applyTrigger(order: Order, trigger: Trigger, at: string): Outcom
     return { result: 'unchanged', order };
   }
   const entry: HistoryEntry = { from: order.status, to: cell, trigger: trigger.kind, actor: actorOf[trigger.kind], at };
-  if (trigger.kind === 'commit' && order.status === 'DISCARDED') entry.overridesDiscard = true;
+  // Only a commit leaves DISCARDED (the table), so any change from it overrides the discard.
+  if (order.status === 'DISCARDED') entry.overridesDiscard = true;
+  // Stryker disable next-line ConditionalExpression: only a discard carries a reason (the kind test is for the type)
   if (trigger.kind === 'invalidation' && trigger.reason !== undefined) entry.reason = trigger.reason;
   const paid = trigger.kind === 'commit' ? { authorizationCode: trigger.authorizationCode, paidAt: trigger.paidAt } : {};
   return { result: 'changed', order: { ...order, ...paid, status: cell, updatedAt: at, history: [...order.history, entry] } };

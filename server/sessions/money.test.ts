@@ -1,5 +1,5 @@
 import t from 'tap';
-import { commissionCents, creditsSummary, splitCredits, toCents } from './money.js';
+import { commissionCents, creditsSummary, publicCredit, splitCredits, toCents } from './money.js';
 
 t.test('the commission is 1 % of each credit, rounded half-up to the cent', async (t) => {
   const cases: Array<[number, number]> = [
@@ -75,4 +75,18 @@ t.test('a split distribution equal to the whole amount is allowed: the partner g
   const credits = splitCredits(12_345, [{ partner_id: 'p1', amount_cents: 12_345 }], 'owner', 'credited');
   t.same(credits.map((c) => [c.receiver_id, c.gross_cents, c.commission_cents, c.net_cents]), [['p1', 12_345, 123, 12_222], ['owner', 0, 0, 0]]);
   t.throws(() => splitCredits(12_345, [{ partner_id: 'p1', amount_cents: 12_346 }], 'owner', 'credited'), /exceeds/);
+});
+
+t.test('a credit is answered in the currency\'s units, exactly, with its receiver and status', async (t) => {
+  t.same(publicCredit({ receiver_id: 'ptn_1', receiver_type: 'partner', gross_cents: 123_456_789, commission_cents: 1_234_568, net_cents: 122_222_221, status: 'credited' }), {
+    receiver_id: 'ptn_1',
+    receiver_type: 'partner',
+    gross_amount: 1_234_567.89,
+    commission: 12_345.68,
+    net_amount: 1_222_222.21,
+    status: 'credited',
+  });
+  t.same(publicCredit({ receiver_id: 'acc_1', receiver_type: 'owner', gross_cents: 1, commission_cents: 0, net_cents: 1, status: 'failed' }), {
+    receiver_id: 'acc_1', receiver_type: 'owner', gross_amount: 0.01, commission: 0, net_amount: 0.01, status: 'failed',
+  });
 });

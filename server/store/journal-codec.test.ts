@@ -22,6 +22,8 @@ t.test('a line with a right checksum and malformed operations is refused', async
     'ops not an array': '{"op":"put","c":"a","id":"1","v":{}}',
     'an op that is not an object': '["put"]',
     'an op that is null': '[null]',
+    'an op that is a number': '[5]',
+    'an op that is text': '["c"]',
     'an unknown op': '[{"op":"upsert","c":"a","id":"1","v":{}}]',
     'no collection': '[{"op":"put","id":"1","v":{}}]',
     'a collection that is not text': '[{"op":"put","c":5,"id":"1","v":{}}]',
@@ -41,6 +43,8 @@ t.test('a wrong checksum, or a line not shaped as an entry, is refused before it
   const good = encodeEntry(3, [{ op: 'del', c: 'a', id: '1' }] as never).slice(0, -1);
   t.throws(() => decodeEntry(good.replace('"id":"1"', '"id":"2"')), /checksum mismatch/);
   t.throws(() => decodeEntry(`${good} `), /not a journal entry/);
+  t.throws(() => decodeEntry(`x${good}`), /not a journal entry/, 'nothing may come before the entry');
+  t.throws(() => decodeEntry(`${good.slice(0, -1)}}}`), /checksum mismatch/, "nor after it: the checksum covers the operations to the last brace");
   t.throws(() => decodeEntry(good.replace('"seq":3', '"seq":-3')), /not a journal entry/);
   t.throws(() => decodeEntry(good.replace(/"crc":"[0-9a-f]{8}"/, '"crc":"XYZ"')), /not a journal entry/);
 });

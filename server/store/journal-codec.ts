@@ -34,9 +34,9 @@ function checksum(text: string): string {
 }
 
 function isOp(value: unknown): value is Op {
-  if (typeof value !== 'object' || value === null) return false;
-  const op = value as Record<string, unknown>;
-  if (typeof op.c !== 'string' || typeof op.id !== 'string') return false;
+  // A primitive or null has no string fields: refused by the first test.
+  const op = value as Record<string, unknown> | null;
+  if (typeof op?.c !== 'string' || typeof op.id !== 'string') return false;
   if (op.op === 'del') return true;
   return op.op === 'put' && typeof op.v === 'object' && op.v !== null;
 }

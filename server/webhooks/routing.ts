@@ -44,9 +44,5 @@ export function isPrivateAddress(address: string, own: OwnAddresses = hostAddres
 }
 
 function safeOrigin(url: string): string | null {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return null;
-  }
+  return URL.canParse(url) ? new URL(url).origin : null;
 }
