@@ -246,15 +246,15 @@ async function bridge(argv: string[]): Promise<void> {
   log(`bridge for ${values.serial} on ${values.path} (${baud} 8N1) → ${values['base-url']}; state in ${state.dir}`);
   const held = await state.listHeld();
   if (held.length > 0) logError(`${held.length} record(s) held from before: svc-terminal held --serial ${values.serial} --state-dir ${stateDir}`);
-  if (closeAt) scheduleDaily(closeAt, () => {
-    log(`${values['close-at']}: closing the batch`);
-    running.requestClose();
-  });
+  const close = (why: string) =>
+    running.requestClose().then(
+      () => log(`${why}: batch close journaled, sent to the device at the next cycle`),
+      (error: Error) => logError(`${why}: the batch close could not be journaled (${error.message}); not sent`),
+    );
+  if (closeAt) scheduleDaily(closeAt, () => void close(`${values['close-at']}`));
   createInterface({ input: process.stdin }).on('line', (line) => {
-    if (line.trim() === 'close') {
-      running.requestClose();
-      log('batch close asked for: sent to the device at the next cycle');
-    } else if (line.trim()) process.stdout.write('commands: close (the batch, from the host)\n');
+    if (line.trim() === 'close') void close('close typed');
+    else if (line.trim()) process.stdout.write('commands: close (the batch, from the host)\n');
   });
   process.on('SIGINT', () => void running.stop().then(() => process.exit(0)));
   process.on('SIGTERM', () => void running.stop().then(() => process.exit(0)));
@@ -311,7 +311,12 @@ async function heldCommand(argv: string[]): Promise<void> {
   if (extra.length > 0) fail(`unexpected arguments: ${extra.join(' ')}`, usage.held);
   if (action === undefined) {
     const held = await state.listHeld();
-    if (held.length === 0) return void process.stdout.write(`no records held for ${values.serial} (${state.dir})\n`);
+    const asks = await state.listHeldAsks();
+    if (held.length === 0 && asks.length === 0) return void process.stdout.write(`no records held for ${values.serial} (${state.dir})\n`);
+    for (const ask of asks) {
+      process.stdout.write(`${ask.key}  held ${ask.heldAt}\n  the ${ask.kind} of order ${ask.orderId}\n  why: ${ask.reason}\n`);
+      process.stdout.write(ask.decision ? `  decided: ${ask.decision.action}${ask.decision.reason ? ` (${ask.decision.reason})` : ''}, waiting for the bridge's next cycle\n` : `  decide: resend ${ask.key} (ask the device again) | discard ${ask.key} --reason "…" (do not)\n`);
+    }
     for (const record of held) {
       process.stdout.write(`${record.key}  held ${record.heldAt}\n  ${record.message}\n  why: ${record.reason}\n  server: ${record.server.status} ${record.server.code ?? ''} ${record.server.message ?? ''}\n`);
       process.stdout.write(record.decision ? `  decided: ${record.decision.action}${record.decision.reason ? ` (${record.decision.reason})` : ''}, waiting for the bridge's next cycle\n` : `  decide: resend ${record.key} | discard ${record.key} --reason "…"\n`);
@@ -321,7 +326,7 @@ async function heldCommand(argv: string[]): Promise<void> {
   if ((action !== 'resend' && action !== 'discard') || !key) fail('say resend KEY or discard KEY', usage.held);
   if (action === 'discard' && !values.reason?.trim()) fail('discard needs --reason: it is kept with the decision', usage.held);
   try {
-    await state.decide(key!, { action: action as 'resend' | 'discard', ...(values.reason ? { reason: values.reason } : {}), decidedAt: new Date().toISOString() });
+    await state.decideAny(key!, { action: action as 'resend' | 'discard', ...(values.reason ? { reason: values.reason } : {}), decidedAt: new Date().toISOString() });
   } catch (error) {
     process.stderr.write(`svc-terminal: ${(error as Error).message} (svc-terminal held --serial ${values.serial} lists them)\n`);
     process.exit(1);

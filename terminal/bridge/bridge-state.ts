@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { encodeMessage, type RecordMessage } from '../protocol/messages.js';
+import { encodeMessage, type AskKind, type RecordMessage } from '../protocol/messages.js';
+import { shellQuote } from '../../contracts/shell-quote.js';
 import { appendDurably, readJson, removeDurably, writeDurably } from './durable-file.js';
 
 // What a bridge must not forget across restarts, per terminal, under
@@ -16,6 +17,8 @@ import { appendDurably, readJson, removeDurably, writeDurably } from './durable-
 //   <state-dir>/<serial>/held/<key>.json            the record, why, the server's answer
 //   <state-dir>/<serial>/held/<key>.decision.json   the operator's decision, read by the bridge
 //   <state-dir>/<serial>/released.jsonl             every decision carried out
+//   <state-dir>/<serial>/close.json                 a batch close asked for and not yet answered
+//   <state-dir>/<serial>/held-asks/<key>.json       asks whose outcome the device cannot say, and decisions
 
 export interface HeldRecord {
   key: string;
@@ -25,6 +28,26 @@ export interface HeldRecord {
   reason: string;
   server: { status: number; code?: string; message?: string };
   heldAt: string;
+}
+
+/**
+ * An ask whose outcome the bridge cannot establish: it was recorded as asked,
+ * the order is still open on the server, and the device cannot say whether
+ * it got it (it does not answer 0150). Asking again could charge a customer
+ * twice; not asking could leave one at the counter. An operator decides.
+ */
+export interface HeldAsk {
+  key: string;
+  kind: AskKind;
+  orderId: string;
+  reason: string;
+  heldAt: string;
+}
+
+/** A batch close asked for and not yet answered by the device: sent again, with the same id, until it is. */
+export interface PendingClose {
+  closeId: string;
+  requestedAt: string;
 }
 
 export interface Decision {
@@ -38,19 +61,33 @@ export function recordKey(record: RecordMessage): string {
   return `${record.code}-${record.seq}-${createHash('sha256').update(encodeMessage(record)).digest('hex').slice(0, 8)}`;
 }
 
+/** A held ask's key: its kind and order, the order id made safe for a file name. */
+export const askKey = (kind: AskKind, orderId: string) =>
+  `ask-${kind}-${orderId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64)}-${createHash('sha256').update(orderId).digest('hex').slice(0, 8)}`;
+
 /** Most asked orders kept; the oldest go first (an order asked that long ago is no longer PENDING). */
 const ASKED_LIMIT = 10_000;
 
 export class BridgeState {
   private constructor(
-    readonly dir: string,
+    readonly stateDir: string,
+    readonly serial: string,
     private asked: Map<string, string>,
   ) {}
 
+  /** This terminal's directory under the state directory. */
+  get dir(): string {
+    return join(this.stateDir, encodeURIComponent(this.serial));
+  }
+
   static async open(stateDir: string, serial: string): Promise<BridgeState> {
-    const dir = join(stateDir, encodeURIComponent(serial));
-    const asked = (await readJson<Record<string, string>>(join(dir, 'asked.json'))) ?? {};
-    return new BridgeState(dir, new Map(Object.entries(asked)));
+    const asked = (await readJson<Record<string, string>>(join(stateDir, encodeURIComponent(serial), 'asked.json'))) ?? {};
+    return new BridgeState(stateDir, serial, new Map(Object.entries(asked)));
+  }
+
+  /** The held command for this terminal, ready to paste. */
+  heldCommand(): string {
+    return `svc-terminal held --state-dir ${shellQuote(this.stateDir)} --serial ${shellQuote(this.serial)}`;
   }
 
   hasAsked(key: string): boolean {
@@ -99,6 +136,60 @@ export class BridgeState {
     await appendDurably(join(this.dir, 'released.jsonl'), `${JSON.stringify({ ...held, decision, outcome, releasedAt: new Date().toISOString() })}\n`);
     await removeDurably(this.decisionPath(held.key));
     await removeDurably(this.heldPath(held.key));
+  }
+
+  /** Journals a batch close before anything else happens: a kill after this still closes, once. */
+  async requestClose(close: PendingClose): Promise<void> {
+    if (await this.pendingClose()) return; // one close at a time: the one asked first carries the id
+    await writeDurably(join(this.dir, 'close.json'), `${JSON.stringify(close)}\n`);
+  }
+
+  pendingClose(): Promise<PendingClose | undefined> {
+    return readJson<PendingClose>(join(this.dir, 'close.json'));
+  }
+
+  async closeDone(): Promise<void> {
+    await removeDurably(join(this.dir, 'close.json'));
+  }
+
+  async holdAsk(held: HeldAsk): Promise<void> {
+    await writeDurably(this.askPath(held.key), `${JSON.stringify(held, null, 2)}\n`);
+  }
+
+  heldAsk(key: string): Promise<HeldAsk | undefined> {
+    return readJson<HeldAsk>(this.askPath(key));
+  }
+
+  askDecision(key: string): Promise<Decision | undefined> {
+    return readJson<Decision>(this.askPath(key, '.decision'));
+  }
+
+  async listHeldAsks(): Promise<Array<HeldAsk & { decision?: Decision }>> {
+    const names = await readdir(join(this.dir, 'held-asks')).catch(() => [] as string[]);
+    const held = [];
+    for (const name of names.filter((each) => /^[^.]+\.json$/.test(each)).sort()) {
+      const ask = await readJson<HeldAsk>(join(this.dir, 'held-asks', name));
+      if (!ask) continue;
+      const decision = await this.askDecision(ask.key);
+      held.push({ ...ask, ...(decision ? { decision } : {}) });
+    }
+    return held;
+  }
+
+  /** Whether KEY names a held record or a held ask: the operator's decision goes to whichever it is. */
+  async decideAny(key: string, decision: Decision): Promise<void> {
+    if (await this.heldAsk(key)) return void (await writeDurably(this.askPath(key, '.decision'), `${JSON.stringify(decision)}\n`));
+    await this.decide(key, decision);
+  }
+
+  async releaseAsk(held: HeldAsk, decision: Decision, outcome: string): Promise<void> {
+    await appendDurably(join(this.dir, 'released.jsonl'), `${JSON.stringify({ ...held, decision, outcome, releasedAt: new Date().toISOString() })}\n`);
+    await removeDurably(this.askPath(held.key, '.decision'));
+    await removeDurably(this.askPath(held.key));
+  }
+
+  private askPath(key: string, suffix = ''): string {
+    return join(this.dir, 'held-asks', `${key}${suffix}.json`);
   }
 
   private heldPath(key: string): string {

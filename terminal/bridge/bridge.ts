@@ -1,9 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import type { Answer, PosClient, PosResponse } from '../pos-client.js';
 import { Link, LinkError } from '../protocol/link.js';
-import { decodeMessage, encodeMessage, type Message, type MessageCode, type RecordMessage } from '../protocol/messages.js';
+import { decodeMessage, encodeMessage, type AskKind, type Message, type MessageCode, type RecordMessage } from '../protocol/messages.js';
 import { realTimers, type Timers } from '../protocol/timers.js';
-import { BridgeState, recordKey, type HeldRecord } from './bridge-state.js';
+import { askKey, BridgeState, recordKey, type HeldRecord } from './bridge-state.js';
 import { comparePaid, verdictFor, type ChargedStatus, type Verdict } from './server-verdict.js';
 
 /** A serial port stream; a real one must be closed (not just destroyed) to release its lock. */
@@ -84,7 +85,8 @@ export class Bridge {
   private waiting: { expect: MessageCode[]; resolve: (m: Message) => void; reject: (e: Error) => void; timer: unknown } | null = null;
   private server: { down: false } | { down: true; since: number; cause: string; retryAt: number; backoff: number } = { down: false };
   private lineDown: string | null = null;
-  private closeRequested = false;
+  /** Asks the device declined, already reported: not asked again, not queried every cycle. */
+  private readonly declined = new Set<string>();
   /** Held records already reported, so a blocked queue is one error line, not one per cycle. */
   private readonly reported = new Set<string>();
 
@@ -127,9 +129,14 @@ export class Bridge {
     return this.disconnect();
   }
 
-  /** A host-initiated batch close (0500), sent at the next cycle. */
-  requestClose(): void {
-    this.closeRequested = true;
+  /**
+   * A host-initiated batch close (0500), journaled before this resolves and
+   * sent at the next cycle, with an id the device uses to close once however
+   * often it hears it (a lost ACK, a restart before the answer).
+   */
+  async requestClose(): Promise<void> {
+    const now = this.timers.now();
+    await this.options.state.requestClose({ closeId: `C${now.toString(36)}${randomBytes(3).toString('hex')}`, requestedAt: new Date(now).toISOString() });
   }
 
   /** Opens the line (if needed) and runs one cycle; for tests and one-shot use. */
@@ -143,10 +150,11 @@ export class Bridge {
       charged = await this.serverStep(() => this.askDevice('PENDING', (order) => ({ code: '0300', orderId: order.orderId, amount: order.amount, currency: order.currency }), '0310'), 0);
       voided = await this.serverStep(() => this.askDevice('VOID_PENDING', (order) => ({ code: '0320', orderId: order.orderId }), '0330'), 0);
     }
-    if (this.closeRequested) {
-      const closed = await this.request({ code: '0500' }, ['0510']);
-      this.closeRequested = false;
-      this.log(closed.code === '0510' && closed.rc === '00' ? 'batch close sent to the device' : `the device refused the batch close: ${encodeMessage(closed)}`);
+    const close = await this.options.state.pendingClose();
+    if (close) {
+      const closed = await this.request({ code: '0500', closeId: close.closeId }, ['0510']);
+      await this.options.state.closeDone();
+      this.log(closed.code === '0510' && closed.rc === '00' ? `batch close ${close.closeId} done by the device` : `the device refused the batch close: ${encodeMessage(closed)}`);
     }
     let recorded = 0;
     let blocked = false;
@@ -190,7 +198,7 @@ export class Bridge {
     this.reported.add(key);
     this.error(
       `HELD record ${record.seq} (${record.code} ${describe(record)}): ${verdict.reason}. It stays on the device, unconfirmed, and the records behind it wait. ` +
-        `Decide with: svc-terminal held --state-dir … --serial … (resend ${key} | discard ${key} --reason "…")`,
+        `Decide with: ${this.options.state.heldCommand()} resend ${key}  (or: discard ${key} --reason "…")`,
     );
     return 'blocked';
   }
@@ -243,6 +251,7 @@ export class Bridge {
   }
 
   private async askDevice(status: 'PENDING' | 'VOID_PENDING', ask: (order: { orderId: string; amount: number; currency: string }) => Message, answer: MessageCode): Promise<number> {
+    const kind: AskKind = status === 'PENDING' ? 'charge' : 'void';
     const listed = await this.call(() => this.options.client.listOrders({ status, size: 100 }));
     if (listed.status !== 200) {
       const verdict = listed.status === 401 || listed.status === 429 || listed.status >= 500 ? 'fault' : 'refused';
@@ -254,21 +263,67 @@ export class Bridge {
     let asked = 0;
     for (const order of listed.body.data as Array<{ orderId: string; amount: number; currency: string }>) {
       const key = `${status}:${order.orderId}`;
-      if (this.options.state.hasAsked(key)) continue;
-      // Durable before it goes on the line: a bridge restarted after this point never asks again.
-      await this.options.state.markAsked(key, new Date(this.timers.now()).toISOString());
+      if (this.options.state.hasAsked(key)) {
+        // Asked before and still open: the ask may never have reached the device (cut off on the line, or
+        // the bridge killed after recording it). Ask again only on the device's word that it has not got it.
+        if (!(await this.askAgain(kind, order.orderId))) continue;
+      } else {
+        // Durable before it goes on the line: a bridge restarted after this point never asks blindly again.
+        await this.options.state.markAsked(key, new Date(this.timers.now()).toISOString());
+      }
       const reply = await this.request(ask(order), [answer]);
       const rc = (reply as { rc?: string }).rc;
       if (rc === '00') {
         asked += 1;
-        this.log(`${status === 'PENDING' ? 'charge' : 'void'} ${order.orderId} sent to the device`);
+        this.log(`${kind} ${order.orderId} sent to the device`);
       } else if (rc === '94') {
-        this.error(`the device says ${order.orderId} was already ${status === 'PENDING' ? 'charged' : 'voided'} (rc 94): not asked again; its record is on the device or already delivered`);
+        this.error(`the device says ${order.orderId} was already ${kind === 'charge' ? 'charged' : 'voided'} (rc 94): not asked again; its record is on the device or already delivered`);
       } else {
         this.error(`the device refused ${encodeMessage(ask(order))}: ${encodeMessage(reply)}`);
       }
     }
     return asked;
+  }
+
+  /**
+   * Whether an ask recorded before, for an order still open, goes on the
+   * line again: yes when the device says it never got it (0160 unknown),
+   * or when an operator decided so for a held ask; no while it is pending,
+   * done or declined there. A device that cannot say holds the ask for an
+   * operator: never a second charge on a guess.
+   */
+  private async askAgain(kind: AskKind, orderId: string): Promise<boolean> {
+    const key = askKey(kind, orderId);
+    if (this.declined.has(key)) return false;
+    const held = await this.options.state.heldAsk(key);
+    if (held) {
+      const decision = await this.options.state.askDecision(key);
+      if (!decision) return false;
+      await this.options.state.releaseAsk(held, decision, decision.action === 'resend' ? 'asked again' : 'not asked again');
+      this.log(`held ask ${key}: ${decision.action === 'resend' ? 'asking the device again' : `discarded (${decision.reason ?? 'no reason'}); the order stays open on the server`} by operator decision`);
+      if (decision.action === 'discard') this.declined.add(key);
+      return decision.action === 'resend';
+    }
+    let known: Message;
+    try {
+      known = await this.request({ code: '0150', kind, orderId }, ['0160']);
+    } catch (error) {
+      if (!/^device error/.test((error as Error).message)) throw error;
+      const reason = `the ask was recorded but the order is still open, and the device cannot say whether it got it (${(error as Error).message})`;
+      await this.options.state.holdAsk({ key, kind, orderId, reason, heldAt: new Date(this.timers.now()).toISOString() });
+      this.error(`HELD ${kind} of ${orderId}: ${reason}. Decide with: ${this.options.state.heldCommand()} resend ${key}  (or: discard ${key} --reason "…")`);
+      return false;
+    }
+    const state = known.code === '0160' ? known.state : 'unknown';
+    if (state === 'unknown') {
+      this.log(`the ${kind} of ${orderId} never reached the device (cut off on the line or by a restart): asking again`);
+      return true;
+    }
+    if (state === 'declined') {
+      this.declined.add(key);
+      this.log(`the ${kind} of ${orderId} was declined at the terminal: not asked again; the order stays open on the server`);
+    }
+    return false;
   }
 
   /** A server call; a network failure is a ServerFault, never a line fault. */

@@ -30,3 +30,41 @@ t.test('a charge asked for an order the device already approved is refused with 
   t.same(again.state.charges, [], 'nothing waits to be approved again');
   t.same(approve(again.state, 'o1', '2026-11-21T10:01:00.000Z', 'AUTH2').records.length, 1, 'still one sale');
 });
+
+t.test('a close carrying the id of the last one carried out is answered and not repeated; another id closes', async (t) => {
+  let state = newDevice('SN1');
+  ({ state } = answer(state, { code: '0300', orderId: 'o1', amount: 100, currency: 'USD' }));
+  state = approve(state, 'o1', '2026-11-21T10:00:00.000Z', 'A');
+  const first = answer(state, { code: '0500', closeId: 'C1' });
+  t.same(first.reply, { code: '0510', rc: '00' });
+  t.equal(first.state.nextBatch, 2);
+  t.equal(first.state.lastCloseId, 'C1');
+  const repeat = answer(first.state, { code: '0500', closeId: 'C1' });
+  t.same(repeat.reply, { code: '0510', rc: '00' }, 'the same answer');
+  t.equal(repeat.state, first.state, 'and nothing else: no second batch');
+  t.equal(answer(first.state, { code: '0500', closeId: 'C2' }).state.nextBatch, 3, 'a new close');
+  t.equal(answer(first.state, { code: '0500' }).state.nextBatch, 3, 'an older host\'s close without id always closes');
+  t.equal(answer(first.state, { code: '0500' }).state.lastCloseId, null);
+});
+
+t.test('what the device says of an ask: pending, done, declined or unknown, for charges and voids', async (t) => {
+  let state = newDevice('SN1');
+  const known = (kind: 'charge' | 'void', orderId: string) => (answer(state, { code: '0150', kind, orderId }).reply as { state: string }).state;
+  t.equal(known('charge', 'o1'), 'unknown');
+  ({ state } = answer(state, { code: '0300', orderId: 'o1', amount: 100, currency: 'USD' }));
+  t.equal(known('charge', 'o1'), 'pending');
+  t.same(answer(state, { code: '0150', kind: 'charge', orderId: 'o1' }).reply, { code: '0160', kind: 'charge', orderId: 'o1', state: 'pending' });
+  state = approve(state, 'o1', '2026-11-21T10:00:00.000Z', 'A');
+  t.equal(known('charge', 'o1'), 'done');
+  ({ state } = answer(state, { code: '0300', orderId: 'o2', amount: 100, currency: 'USD' }));
+  state = decline(state, 'o2');
+  t.equal(known('charge', 'o2'), 'declined');
+  t.equal(decline(state, 'o9'), state, 'declining what was never asked changes nothing');
+  ({ state } = answer(state, { code: '0300', orderId: 'o2', amount: 100, currency: 'USD' }));
+  t.equal(known('charge', 'o2'), 'pending', 'asked again after a decline: the cashier tries another card');
+  t.equal(known('void', 'o1'), 'unknown');
+  ({ state } = answer(state, { code: '0320', orderId: 'o1' }));
+  t.equal(known('void', 'o1'), 'pending');
+  state = voidOrder(state, 'o1', '2026-11-21T10:05:00.000Z');
+  t.equal(known('void', 'o1'), 'done');
+});

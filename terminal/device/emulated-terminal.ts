@@ -136,7 +136,8 @@ function loadDevice(path: string, serial: string): DeviceState | undefined {
   const loaded = readJournalSync<DeviceState>(path);
   if (!loaded) return undefined;
   if (loaded.serial !== serial) throw new Error(`${path} is the journal of device ${loaded.serial}, not ${serial}`);
-  return { ...loaded, approved: loaded.approved ?? [] };
+  // Journals written before these fields existed.
+  return { ...loaded, approved: loaded.approved ?? [], declined: loaded.declined ?? [], voided: loaded.voided ?? [], lastCloseId: loaded.lastCloseId ?? null };
 }
 
 function authorizationCode(): string {

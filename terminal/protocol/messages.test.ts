@@ -72,3 +72,16 @@ t.test('text fields are kept as sent, digits and all; only the numeric fields be
   t.same(decodeMessage('0310|00'), { code: '0310', rc: '00' });
   t.same(decodeMessage('0300|7|0042|CLP'), { code: '0300', orderId: '7', amount: 42, currency: 'CLP' });
 });
+
+t.test('the recovery messages: a close with its id, or without from an older host; an ask asked about, and what the device knows', async (t) => {
+  t.equal(encodeMessage({ code: '0500', closeId: 'C1x' }), '0500|C1x');
+  t.equal(encodeMessage({ code: '0500' }), '0500', 'an older host\'s close');
+  t.same(decodeMessage('0500|C1x'), { code: '0500', closeId: 'C1x' });
+  t.same(decodeMessage('0500'), { code: '0500' });
+  t.throws(() => decodeMessage('0500|a|b'), { message: '0500 takes 0 to 1 fields, got 2' });
+  t.same(decodeMessage('0150|charge|ord_1'), { code: '0150', kind: 'charge', orderId: 'ord_1' });
+  for (const state of ['pending', 'done', 'declined', 'unknown'] as const) t.same(decodeMessage(encodeMessage({ code: '0160', kind: 'void', orderId: 'o', state })), { code: '0160', kind: 'void', orderId: 'o', state });
+  t.throws(() => decodeMessage('0150|refund|o'), { message: '0150 field kind must be charge or void, got "refund"' });
+  t.throws(() => decodeMessage('0160|charge|o|maybe'), { message: '0160 field state must be pending, done, declined or unknown, got "maybe"' });
+  t.throws(() => decodeMessage('0150|charge'), { message: '0150 takes 2 fields, got 1' });
+});

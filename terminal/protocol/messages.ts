@@ -8,7 +8,9 @@ export type Message =
   | { code: '0310'; rc: string }
   | { code: '0320'; orderId: string }
   | { code: '0330'; rc: string }
-  | { code: '0500' }
+  | { code: '0500'; closeId?: string }
+  | { code: '0150'; kind: AskKind; orderId: string }
+  | { code: '0160'; kind: AskKind; orderId: string; state: AskState }
   | { code: '0510'; rc: string }
   | { code: '0250' }
   | { code: '0210'; seq: number; orderId: string; amount: number; currency: string; authorizationCode: string; paidAt: string }
@@ -21,6 +23,18 @@ export type Message =
 
 export type MessageCode = Message['code'];
 
+/** What a host asked the device: to charge an order (0300) or to void it (0320). */
+export type AskKind = 'charge' | 'void';
+/**
+ * What the device knows of an ask (0150/0160): `pending` (waiting for the
+ * customer or the operator), `done` (charged or voided: its record is kept
+ * until confirmed, or was), `declined` (refused at the terminal), `unknown`
+ * (the device never got it).
+ */
+export type AskState = 'pending' | 'done' | 'declined' | 'unknown';
+const askKinds = new Set<string>(['charge', 'void']);
+const askStates = new Set<string>(['pending', 'done', 'declined', 'unknown']);
+
 /** Records a terminal keeps until the host confirms them. */
 export type RecordMessage = Extract<Message, { code: '0210' | '0230' | '0520' }>;
 
@@ -29,7 +43,7 @@ export class MessageError extends Error {
   readonly code = 'MESSAGE_INVALID';
 }
 
-// Field names of each message, in order after the code.
+// Field names of each message, in order after the code; a trailing "?" marks a field an older sender leaves off.
 const layouts: Record<MessageCode, string[]> = {
   '0100': [],
   '0110': ['serial', 'firmware', 'batchOpen', 'pendingCount'],
@@ -37,7 +51,9 @@ const layouts: Record<MessageCode, string[]> = {
   '0310': ['rc'],
   '0320': ['orderId'],
   '0330': ['rc'],
-  '0500': [],
+  '0500': ['closeId?'],
+  '0150': ['kind', 'orderId'],
+  '0160': ['kind', 'orderId', 'state'],
   '0510': ['rc'],
   '0250': [],
   '0210': ['seq', 'orderId', 'amount', 'currency', 'authorizationCode', 'paidAt'],
@@ -51,8 +67,12 @@ const layouts: Record<MessageCode, string[]> = {
 
 const integers = new Set(['pendingCount', 'amount', 'seq', 'transactionCount']);
 
+const fieldName = (spec: string) => spec.replace(/\?$/, '');
+
 export function encodeMessage(message: Message): string {
-  const fields = layouts[message.code].map((name) => {
+  const present = layouts[message.code].filter((spec) => !spec.endsWith('?') || (message as Record<string, unknown>)[fieldName(spec)] !== undefined);
+  const fields = present.map((spec) => {
+    const name = fieldName(spec);
     const value = (message as Record<string, unknown>)[name];
     const text = typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
     if (text.includes('|')) throw new MessageError(`field ${name} may not contain "|"`);
@@ -65,9 +85,13 @@ export function decodeMessage(payload: string): Message {
   const [code, ...fields] = payload.split('|');
   const layout = layouts[code as MessageCode];
   if (!layout) throw new MessageError(`unknown message code ${JSON.stringify(code)}`);
-  if (fields.length !== layout.length) throw new MessageError(`${code} takes ${layout.length} fields, got ${fields.length}`);
+  const required = layout.filter((spec) => !spec.endsWith('?')).length;
+  if (fields.length < required || fields.length > layout.length) {
+    throw new MessageError(`${code} takes ${required === layout.length ? layout.length : `${required} to ${layout.length}`} fields, got ${fields.length}`);
+  }
   const message: Record<string, unknown> = { code };
-  layout.forEach((name, index) => {
+  layout.slice(0, fields.length).forEach((spec, index) => {
+    const name = fieldName(spec);
     const text = fields[index]!;
     if (integers.has(name)) {
       if (!/^\d+$/.test(text)) throw new MessageError(`${code} field ${name} must be a whole number, got ${JSON.stringify(text)}`);
@@ -75,6 +99,10 @@ export function decodeMessage(payload: string): Message {
     } else if (name === 'batchOpen') {
       if (text !== '0' && text !== '1') throw new MessageError(`${code} field batchOpen must be 0 or 1`);
       message[name] = text === '1';
+    } else if (name === 'kind' && !askKinds.has(text)) {
+      throw new MessageError(`${code} field kind must be charge or void, got ${JSON.stringify(text)}`);
+    } else if (name === 'state' && !askStates.has(text)) {
+      throw new MessageError(`${code} field state must be pending, done, declined or unknown, got ${JSON.stringify(text)}`);
     } else {
       message[name] = text;
     }
