@@ -103,3 +103,29 @@ t.test('emulate --dialect transbank: the official SDK sells through it, and its 
   t.match(await register.getTotals(), { txCount: 2, txTotal: 3_990 });
   await register.disconnect();
 });
+
+t.test('held piped into a reader that stops early ends quietly; a secret given twice says which is used', async (t) => {
+  const { spawnSync } = await import('node:child_process');
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  const dir = t.testdir();
+  // Many held records, so the output outlives `head -1`.
+  const held = `${dir}/S1/held`;
+  mkdirSync(held, { recursive: true });
+  for (let i = 0; i < 300; i += 1) {
+    writeFileSync(`${held}/0210-${i}-abcdef01.json`, JSON.stringify({ key: `0210-${i}-abcdef01`, record: { code: '0210', seq: i }, message: `0210|${i}|o|1|USD|A|t`, reason: 'test', server: { status: 409 }, heldAt: 't' }));
+  }
+  const piped = spawnSync('sh', ['-c', `${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(cli)} held --serial S1 --state-dir ${JSON.stringify(dir)} | head -1`], { encoding: 'utf8' });
+  t.notMatch(piped.stderr, /EPIPE|Error/, 'no error on stderr');
+  t.match(piped.stdout, /^0210-/);
+
+  const secretFile = `${dir}/secret`;
+  writeFileSync(secretFile, 'a'.repeat(64));
+  const both = await runCommand(['--import', 'tsx', cli, 'bridge', '--path', '/nonexistent', '--serial', 'S1', '--base-url', 'http://127.0.0.1:9', '--secret-file', secretFile, '--state-dir', dir, '--bogus-after'], { ...process.env, SVC_TERMINAL_SECRET: 'b'.repeat(64) });
+  t.equal(both.code, 2, 'the mistyped option is found first');
+  const twice = spawn(process.execPath, ['--import', 'tsx', cli, 'bridge', '--path', '/nonexistent', '--serial', 'S1', '--base-url', 'http://127.0.0.1:9', '--secret-file', secretFile, '--state-dir', dir], { env: { ...process.env, SVC_TERMINAL_SECRET: 'b'.repeat(64) } });
+  let err = '';
+  twice.stderr.on('data', (chunk) => (err += chunk));
+  await waitFor(() => err.includes('warning'), 10_000, 'the warning');
+  twice.kill('SIGTERM');
+  t.match(err, /warning: the secret is given by --secret-file and SVC_TERMINAL_SECRET; --secret-file is used/);
+});

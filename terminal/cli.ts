@@ -264,6 +264,9 @@ async function bridge(argv: string[]): Promise<void> {
 /** The terminal's secret from --secret-file, SVC_TERMINAL_SECRET or (with a warning) --secret. */
 function terminalSecret(values: { secret?: string | undefined; 'secret-file'?: string | undefined }): string {
   let secret: string | undefined;
+  // More than one source given: say which one is used, so a stale one is never used silently.
+  const given = [values['secret-file'] ? '--secret-file' : null, process.env.SVC_TERMINAL_SECRET ? 'SVC_TERMINAL_SECRET' : null, values.secret ? '--secret' : null].filter((name) => name !== null);
+  if (given.length > 1) process.stderr.write(`svc-terminal: warning: the secret is given by ${given.join(' and ')}; ${given[0]} is used\n`);
   if (values['secret-file']) {
     try {
       secret = readFileSync(values['secret-file'], 'utf8').trim();
@@ -345,6 +348,14 @@ async function ports(argv: string[]): Promise<void> {
     process.stderr.write(`svc-terminal: this system cannot list its serial ports (${reason})${/udevadm/.test(reason) ? '; on Linux listing needs udevadm (Debian package udev). Give the path directly, e.g. --path /dev/ttyUSB0' : ''}\n`);
     process.exit(1);
   }
+}
+
+// Output piped into a reader that stops early (svc-terminal held | head) ends the command quietly.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
 }
 
 const [command, ...rest] = process.argv.slice(2);

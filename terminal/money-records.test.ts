@@ -205,8 +205,8 @@ t.test('the server down for 20 s mid-run: the serial line stays open and polled,
   t.same(logs.filter((line) => line.startsWith('line down')), [], 'no line fault');
   const serverLines = [...errors, ...logs].filter((line) => line.startsWith('server '));
   t.ok(serverLines.length >= 2 && serverLines.length <= 3, `one line down (and one if the cause changed), one up: ${JSON.stringify(serverLines)}`);
-  t.match(serverLines[0], new RegExp(`^server ${server.baseUrl.replace(/[.]/g, '\\.')} unavailable: fetch failed \\(ECONNREFUSED\\)`));
-  t.match(serverLines.at(-1), /available again after \d+\.\d s/);
+  t.match(serverLines[0], new RegExp(`^server ${server.baseUrl.replace(/[.]/g, '\\.')} unavailable for listing orders: fetch failed \\(ECONNREFUSED\\)`));
+  t.match(serverLines.at(-1), /available again for listing orders after \d+\.\d s/);
   t.ok(Date.now() - downAt >= 20_000);
   t.match((await settlements()).map((s: { batchNumber: string }) => s.batchNumber), ['B0001'], 'delivered once the server was back');
 });

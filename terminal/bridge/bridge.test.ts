@@ -93,3 +93,55 @@ t.test('the reasons a technician reads name the answer, the order or batch, and 
   t.same(comparePaid(sale, { authorizationCode: 'A1' }), { kind: 'confirm', note: 'server 409: the order was already PAID with this authorization code' }, 'no "since" when it is still PAID');
   t.match(comparePaid(sale, {}), { kind: 'hold', reason: /already PAID with authorization \(none\); this sale has authorization A1/ });
 });
+
+/** Two connected ends of an in-memory serial line. */
+function linePair(): [SerialLine, SerialLine] {
+  let a: Duplex;
+  let b: Duplex;
+  const end = (other: () => Duplex) =>
+    new Duplex({
+      read() {},
+      write(chunk, _encoding, done) {
+        other().push(chunk);
+        done();
+      },
+    });
+  a = end(() => b);
+  b = end(() => a);
+  return [a as SerialLine, b as SerialLine];
+}
+
+t.test('only delivering fails (listing works): one line down, the backoff doubles to 30 s, and no flip to available every cycle', async (t) => {
+  const { EmulatedTerminal } = await import('../device/emulated-terminal.js');
+  const { Link } = await import('../protocol/link.js');
+  const timers = new ManualTimers();
+  const [hostEnd, deviceEnd] = linePair();
+  const device = new EmulatedTerminal({ serial: 'FLIP-1', timers });
+  device.attach(new Link(deviceEnd, { timers }));
+  device.queueSettlement({ batchNumber: 'B1', transactionCount: 0, closedAt: '2026-11-21T10:00:00.000Z', currencyReference: 'USD', terminal: 'FLIP-1', debitBatch: 'D1' });
+  const deliveries: number[] = [];
+  const client = new PosClient({ baseUrl: 'http://127.0.0.1:9', serialNumber: 'FLIP-1', secret: '0'.repeat(64) });
+  client.listOrders = async () => ({ status: 200, body: { data: [] } }) as never;
+  client.notifySettlement = async () => {
+    deliveries.push(timers.now());
+    return { status: 503, body: { code: 'STORE_UNAVAILABLE', message: 'the database is away' } } as never;
+  };
+  const logs: string[] = [];
+  const bridge = new Bridge({ open: async () => hostEnd, client, state: await BridgeState.open(t.testdir(), 'FLIP-1'), timers, pollMs: 100, log: (line) => logs.push(line) });
+  const running = bridge.run();
+  for (let i = 0; i < 2000 && deliveries.length < 8; i += 1) {
+    await settle();
+    timers.advance(100);
+  }
+  await bridge.stop();
+  await settle();
+  await running;
+  const gaps = deliveries.slice(1).map((at, i) => at - deliveries[i]!);
+  t.ok(gaps.length >= 6, `${deliveries.length} deliveries`);
+  for (const [i, gap] of gaps.entries()) t.ok(gap >= Math.min(30_000, 1000 * 2 ** i), `retry ${i + 1} after ${gap} ms`);
+  // Time moves in 100 ms steps here while a cycle's frames cross the line, so a gap may run a few seconds over.
+  t.ok(gaps.every((gap) => gap < 35_000) && gaps.at(-1)! >= 30_000, `capped at 30 s: ${gaps.join(', ')} ms`);
+  const serverLines = logs.filter((line) => line.startsWith('server '));
+  t.equal(serverLines.length, 1, `one line for the whole outage: ${JSON.stringify(serverLines)}`);
+  t.match(serverLines[0], /unavailable for delivering records: the server answered 503 STORE_UNAVAILABLE/);
+});

@@ -83,7 +83,7 @@ export class Bridge {
   private readonly error: (line: string) => void;
   private backoff: number;
   private waiting: { expect: MessageCode[]; resolve: (m: Message) => void; reject: (e: Error) => void; timer: unknown } | null = null;
-  private server: { down: false } | { down: true; since: number; cause: string; retryAt: number; backoff: number } = { down: false };
+  private server: { down: false } | { down: true; call: string; since: number; cause: string; retryAt: number; backoff: number } = { down: false };
   private lineDown: string | null = null;
   /** Asks the device declined, already reported: not asked again, not queried every cycle. */
   private readonly declined = new Set<string>();
@@ -147,8 +147,8 @@ export class Bridge {
     let charged = 0;
     let voided = 0;
     if (this.serverUsable()) {
-      charged = await this.serverStep(() => this.askDevice('PENDING', (order) => ({ code: '0300', orderId: order.orderId, amount: order.amount, currency: order.currency }), '0310'), 0);
-      voided = await this.serverStep(() => this.askDevice('VOID_PENDING', (order) => ({ code: '0320', orderId: order.orderId }), '0330'), 0);
+      charged = await this.serverStep('listing orders', () => this.askDevice('PENDING', (order) => ({ code: '0300', orderId: order.orderId, amount: order.amount, currency: order.currency }), '0310'), 0);
+      voided = await this.serverStep('listing orders', () => this.askDevice('VOID_PENDING', (order) => ({ code: '0320', orderId: order.orderId }), '0330'), 0);
     }
     const close = await this.options.state.pendingClose();
     if (close) {
@@ -181,7 +181,7 @@ export class Bridge {
     const held = await this.options.state.held(key);
     if (held) return this.carryOutDecision(held);
     if (!this.serverUsable()) return 'wait';
-    const delivered = await this.serverStep(() => this.deliver(record), null);
+    const delivered = await this.serverStep('delivering records', () => this.deliver(record), null);
     if (!delivered) return 'wait';
     const { verdict, answer } = delivered;
     if (verdict.kind === 'confirm') {
@@ -255,7 +255,8 @@ export class Bridge {
     const listed = await this.call(() => this.options.client.listOrders({ status, size: 100 }));
     if (listed.status !== 200) {
       const verdict = listed.status === 401 || listed.status === 429 || listed.status >= 500 ? 'fault' : 'refused';
-      const cause = `listing ${status} orders answered ${listed.status} ${listed.body.code ?? ''}${listed.body.message ? `: ${listed.body.message}` : ''}`;
+      const said = `${listed.status} ${listed.body.code ?? ''}${listed.body.message ? `: ${listed.body.message}` : ''}`;
+      const cause = listed.status === 401 ? `the server refuses this terminal's signature (${said}): check the terminal's secret and the clock` : `listing ${status} orders answered ${said}`;
       if (verdict === 'fault') throw new ServerFault(cause);
       this.error(cause);
       return 0;
@@ -337,14 +338,20 @@ export class Bridge {
   }
 
   /** Runs a step that uses the server; a ServerFault marks the server down (one log line) and answers `otherwise`. */
-  private async serverStep<T>(step: () => Promise<T>, otherwise: T): Promise<T> {
+  /**
+   * A step that needs the server. Only a success of the same kind of call
+   * that failed brings the server back: when listing works and delivering
+   * does not, the log says so once and the backoff keeps growing, instead
+   * of flipping between available and unavailable every cycle.
+   */
+  private async serverStep<T>(call: string, step: () => Promise<T>, otherwise: T): Promise<T> {
     try {
       const result = await step();
-      this.serverUp();
+      this.serverUp(call);
       return result;
     } catch (error) {
       if (!(error instanceof ServerFault)) throw error;
-      this.serverDown(error.message);
+      this.serverDown(call, error.message);
       return otherwise;
     }
   }
@@ -353,23 +360,23 @@ export class Bridge {
     return !this.server.down || this.timers.now() >= this.server.retryAt;
   }
 
-  private serverDown(cause: string): void {
+  private serverDown(call: string, cause: string): void {
     const now = this.timers.now();
     const min = this.options.serverMinBackoffMs ?? DEFAULTS.serverMinBackoffMs;
     const max = this.options.serverMaxBackoffMs ?? DEFAULTS.serverMaxBackoffMs;
     if (!this.server.down) {
-      this.error(`server ${this.options.serverUrl ?? ''} unavailable: ${cause}; records stay on the device, the line stays open, retrying from ${min} ms up to every ${max / 1000} s`);
-      this.server = { down: true, since: now, cause, retryAt: now + min, backoff: min };
+      this.error(`server ${this.options.serverUrl ?? ''} unavailable for ${call}: ${cause}; records stay on the device, the line stays open, retrying from ${min} ms up to every ${max / 1000} s`);
+      this.server = { down: true, call, since: now, cause, retryAt: now + min, backoff: min };
       return;
     }
     const backoff = Math.min(max, this.server.backoff * 2);
-    if (cause !== this.server.cause) this.error(`server ${this.options.serverUrl ?? ''} still unavailable, now: ${cause}`);
-    this.server = { down: true, since: this.server.since, cause, retryAt: now + backoff, backoff };
+    if (cause !== this.server.cause) this.error(`server ${this.options.serverUrl ?? ''} still unavailable, now for ${call}: ${cause}`);
+    this.server = { down: true, call, since: this.server.since, cause, retryAt: now + backoff, backoff };
   }
 
-  private serverUp(): void {
-    if (!this.server.down) return;
-    this.log(`server ${this.options.serverUrl ?? ''} available again after ${((this.timers.now() - this.server.since) / 1000).toFixed(1)} s`);
+  private serverUp(call: string): void {
+    if (!this.server.down || this.server.call !== call) return;
+    this.log(`server ${this.options.serverUrl ?? ''} available again for ${call} after ${((this.timers.now() - this.server.since) / 1000).toFixed(1)} s`);
     this.server = { down: false };
   }
 
