@@ -27,7 +27,7 @@ export const MUTATED_MODULES: MutatedModule[] = [
   { file: 'server/webhooks/routing.ts', tests: ['server/webhooks/routing.test.ts'] },
   { file: 'contracts/webhook-signature.ts', tests: ['contracts/webhook-signature.test.ts'] },
   { file: 'server/webhooks/ladder.ts', tests: ['server/webhooks/ladder.test.ts'] },
-  { file: 'server/webhooks/due-times.ts', tests: ['server/webhooks/due-times.test.ts'] },
+  { file: 'server/webhooks/due-times.ts', tests: ['server/webhooks/due-times-rules.test.ts'] },
   { file: 'server/webhooks/turns.ts', tests: ['server/webhooks/turns.test.ts'] },
   // The store: what the journal and the snapshot accept, how a list is planned.
   { file: 'server/store/journal-codec.ts', tests: ['server/store/journal-codec.test.ts'] },

@@ -87,3 +87,17 @@ t.test('on the real event loop, I/O that arrives between pieces is handled befor
   const io = events.indexOf('io');
   t.ok(io > 0 && io < events.indexOf('piece 9'), `the bytes were read between pieces: ${events.join(', ')}`);
 });
+
+t.test('once every waiter has had its turn, the next one to ask is scheduled anew', async (t) => {
+  const loop = manualLoop();
+  const turns = new Turns(loop.schedule);
+  const woken: string[] = [];
+  void turns.take().then(() => woken.push('first'));
+  await loop.turn();
+  t.same(woken, ['first']);
+  t.equal(loop.pending, 0, 'nothing left scheduled');
+  void turns.take().then(() => woken.push('later'));
+  t.equal(loop.pending, 1, 'a later waiter schedules a turn');
+  await loop.turn();
+  t.same(woken, ['first', 'later']);
+});

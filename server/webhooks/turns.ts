@@ -33,7 +33,7 @@ export class Turns {
     this.schedule(() => {
       // The woken piece runs in the microtasks right after this callback;
       // the next turn is queued from here, so it comes after the next poll.
-      this.waiting.shift()?.();
+      this.waiting.shift()!(); // a turn is scheduled only while someone waits
       if (this.waiting.length > 0) this.next();
       else this.scheduled = false;
     });
