@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { Bridge, DEFAULTS } from './bridge/bridge.js';
 import { BridgeState } from './bridge/bridge-state.js';
+import { missedClose, nextOccurrence, type DailyTime } from './bridge/close-schedule.js';
 import { EmulatedTerminal } from './device/emulated-terminal.js';
 import { DEFAULT_CARD_DELAY_MS, TransbankPos } from './device/transbank/transbank-pos.js';
 import { FaultyPort, type Faults } from './device/faulty-port.js';
@@ -251,7 +252,11 @@ async function bridge(argv: string[]): Promise<void> {
       () => log(`${why}: batch close journaled, sent to the device at the next cycle`),
       (error: Error) => logError(`${why}: the batch close could not be journaled (${error.message}); not sent`),
     );
-  if (closeAt) scheduleDaily(closeAt, () => void close(`${values['close-at']}`));
+  if (closeAt) {
+    const last = await state.lastCloseAsked();
+    if (missedClose(closeAt, last?.requestedAt, Date.now())) void close(`the ${values['close-at']} close was missed (the last was asked ${last!.requestedAt})`);
+    scheduleDaily(closeAt, () => void close(`${values['close-at']}`));
+  }
   createInterface({ input: process.stdin }).on('line', (line) => {
     if (line.trim() === 'close') void close('close typed');
     else if (line.trim()) process.stdout.write('commands: close (the batch, from the host)\n');
@@ -291,14 +296,11 @@ function dailyTime(text: string): { hours: number; minutes: number } {
 }
 
 /** Runs `work` every day at the local time given. */
-function scheduleDaily(at: { hours: number; minutes: number }, work: () => void): void {
-  const next = new Date();
-  next.setHours(at.hours, at.minutes, 0, 0);
-  if (next.getTime() <= Date.now()) next.setDate(next.getDate() + 1);
+function scheduleDaily(at: DailyTime, work: () => void): void {
   setTimeout(() => {
     work();
     scheduleDaily(at, work);
-  }, next.getTime() - Date.now()).unref();
+  }, nextOccurrence(at, Date.now()) - Date.now()).unref();
 }
 
 async function heldCommand(argv: string[]): Promise<void> {

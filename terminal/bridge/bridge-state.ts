@@ -18,6 +18,7 @@ import { appendDurably, readJson, removeDurably, writeDurably } from './durable-
 //   <state-dir>/<serial>/held/<key>.decision.json   the operator's decision, read by the bridge
 //   <state-dir>/<serial>/released.jsonl             every decision carried out
 //   <state-dir>/<serial>/close.json                 a batch close asked for and not yet answered
+//   <state-dir>/<serial>/last-close.json            the last close carried out
 //   <state-dir>/<serial>/held-asks/<key>.json       asks whose outcome the device cannot say, and decisions
 
 export interface HeldRecord {
@@ -148,8 +149,15 @@ export class BridgeState {
     return readJson<PendingClose>(join(this.dir, 'close.json'));
   }
 
-  async closeDone(): Promise<void> {
+  /** The close was carried out: remembered as the last one (a missed daily close is judged by it), and no longer pending. */
+  async closeDone(close: PendingClose, doneAt: string): Promise<void> {
+    await writeDurably(join(this.dir, 'last-close.json'), `${JSON.stringify({ ...close, doneAt })}\n`);
     await removeDurably(join(this.dir, 'close.json'));
+  }
+
+  /** The last close asked for: the pending one, or the last carried out. */
+  async lastCloseAsked(): Promise<PendingClose | undefined> {
+    return (await this.pendingClose()) ?? readJson<PendingClose>(join(this.dir, 'last-close.json'));
   }
 
   async holdAsk(held: HeldAsk): Promise<void> {

@@ -153,7 +153,7 @@ export class Bridge {
     const close = await this.options.state.pendingClose();
     if (close) {
       const closed = await this.request({ code: '0500', closeId: close.closeId }, ['0510']);
-      await this.options.state.closeDone();
+      await this.options.state.closeDone(close, new Date(this.timers.now()).toISOString());
       this.log(closed.code === '0510' && closed.rc === '00' ? `batch close ${close.closeId} done by the device` : `the device refused the batch close: ${encodeMessage(closed)}`);
     }
     let recorded = 0;
