@@ -145,3 +145,38 @@ t.test('only delivering fails (listing works): one line down, the backoff double
   t.equal(serverLines.length, 1, `one line for the whole outage: ${JSON.stringify(serverLines)}`);
   t.match(serverLines[0], /unavailable for delivering records: the server answered 503 STORE_UNAVAILABLE/);
 });
+
+t.test('a record the server keeps answering 5xx is held with the answer after the bound; an unreachable server holds nothing', async (t) => {
+  const { EmulatedTerminal } = await import('../device/emulated-terminal.js');
+  const { Link } = await import('../protocol/link.js');
+  const run = async (answer: () => Promise<never>) => {
+    const timers = new ManualTimers();
+    const [hostEnd, deviceEnd] = linePair();
+    const device = new EmulatedTerminal({ serial: 'HOLD-5XX', timers });
+    device.attach(new Link(deviceEnd, { timers }));
+    device.queueSettlement({ batchNumber: 'B7', transactionCount: 0, closedAt: '2026-11-21T10:00:00.000Z', currencyReference: 'USD', terminal: 'HOLD-5XX', debitBatch: 'D7' });
+    const client = new PosClient({ baseUrl: 'http://127.0.0.1:9', serialNumber: 'HOLD-5XX', secret: '0'.repeat(64) });
+    client.listOrders = async () => ({ status: 200, body: { data: [] } }) as never;
+    client.notifySettlement = answer;
+    const state = await BridgeState.open(t.testdir(), 'HOLD-5XX');
+    const errors: string[] = [];
+    const bridge = new Bridge({ open: async () => hostEnd, client, state, timers, pollMs: 100, recordFaultHoldMs: 5000, log: () => undefined, error: (line) => errors.push(line) });
+    const running = bridge.run();
+    for (let i = 0; i < 300; i += 1) {
+      await settle();
+      timers.advance(100);
+    }
+    await bridge.stop();
+    await settle();
+    await running;
+    return { held: await state.listHeld(), errors, device };
+  };
+  const answering = await run(async () => ({ status: 500, body: { code: 'INTERNAL', message: 'boom' } }) as never);
+  t.match(answering.held, [{ record: { code: '0520', batchNumber: 'B7' }, reason: /the server has answered this record with errors for \d+ s \(the server answered 500 INTERNAL: boom\)/ }]);
+  t.equal(answering.device.snapshot.records.length, 1, 'still on the device, unconfirmed');
+  t.ok(answering.errors.some((line) => line.startsWith('HELD record')), 'and said');
+  const unreachable = await run(async () => {
+    throw new TypeError('fetch failed');
+  });
+  t.same(unreachable.held, [], 'an outage holds nothing: the records wait for the server');
+});

@@ -17,6 +17,8 @@ export const DEFAULTS = {
   maxBackoffMs: 10_000,
   serverMinBackoffMs: 1000,
   serverMaxBackoffMs: 30_000,
+  /** A record the server keeps answering 5xx (while it answers): held for an operator after this long. */
+  recordFaultHoldMs: 10 * 60_000,
 };
 
 export interface BridgeOptions {
@@ -38,6 +40,8 @@ export interface BridgeOptions {
   /** Retrying a server that failed: from this, doubling up to serverMaxBackoffMs. */
   serverMinBackoffMs?: number;
   serverMaxBackoffMs?: number;
+  /** How long a record may keep getting 5xx answers before it is held (default 10 min). */
+  recordFaultHoldMs?: number;
   log?: (line: string) => void;
   /** Errors: records held, operator decisions. Defaults to `log`. */
   error?: (line: string) => void;
@@ -85,6 +89,8 @@ export class Bridge {
   private waiting: { expect: MessageCode[]; resolve: (m: Message) => void; reject: (e: Error) => void; timer: unknown } | null = null;
   private server: { down: false } | { down: true; call: string; since: number; cause: string; retryAt: number; backoff: number } = { down: false };
   private lineDown: string | null = null;
+  /** Since when each record has been answered 5xx, without a break. */
+  private readonly faultingSince = new Map<string, number>();
   /** Asks the device declined, already reported: not asked again, not queried every cycle. */
   private readonly declined = new Set<string>();
   /** Held records already reported, so a blocked queue is one error line, not one per cycle. */
@@ -234,8 +240,30 @@ export class Bridge {
     );
     let verdict = verdictFor(record, response);
     if (verdict.kind === 'compare-paid' && record.code === '0210') verdict = comparePaid(record, await this.findChargedOrder(record.orderId, verdict.status), verdict.status);
+    verdict = this.boundFaults(record, verdict, response.status);
     if (verdict.kind === 'fault') throw new ServerFault(verdict.cause);
     return { verdict, answer: response };
+  }
+
+  /**
+   * A server that answers, but 5xx to this one record, for longer than the
+   * bound: the record is held with the answer, visible in svc-terminal held,
+   * instead of blocking the queue unseen. An unreachable server holds
+   * nothing: that is an outage, and the records wait for it.
+   */
+  private boundFaults(record: RecordMessage, verdict: Verdict, status: number): Verdict {
+    const key = recordKey(record);
+    if (verdict.kind !== 'fault' || status < 500) {
+      this.faultingSince.delete(key);
+      return verdict;
+    }
+    const now = this.timers.now();
+    const since = this.faultingSince.get(key) ?? now;
+    this.faultingSince.set(key, since);
+    const bound = this.options.recordFaultHoldMs ?? DEFAULTS.recordFaultHoldMs;
+    if (now - since < bound) return verdict;
+    this.faultingSince.delete(key);
+    return { kind: 'hold', reason: `the server has answered this record with errors for ${Math.round((now - since) / 1000)} s (${verdict.cause})` };
   }
 
   /** The order among the terminal's in a charged state, paging (100 a page, at most 50 pages). */
