@@ -32,7 +32,7 @@ export const MUTATED_MODULES: MutatedModule[] = [
   // The store: what the journal and the snapshot accept, how a list is planned.
   { file: 'server/store/journal-codec.ts', tests: ['server/store/journal-codec.test.ts'] },
   { file: 'server/store/snapshot-codec.ts', tests: ['server/store/snapshot-codec.test.ts', 'server/store/integrity.test.ts'] },
-  { file: 'server/store/query.ts', tests: ['server/store/record-index.test.ts', 'server/store/indexed-store.test.ts'] },
+  { file: 'server/store/query.ts', tests: ['server/store/query.test.ts', 'server/store/record-index.test.ts'] },
   { file: 'server/store/write-fully.ts', tests: ['server/store/write-fully.test.ts'] },
   // The serial line: framing, link, messages.
   { file: 'terminal/protocol/frame.ts', tests: ['terminal/protocol/frame.test.ts'] },

@@ -14,7 +14,8 @@ export function inRange(record: StoredRecord, range: Query['range']): boolean {
   if (!range) return true;
   const value = record[range.field];
   if (value === undefined || value === null) return false;
-  if (range.min !== undefined && compareValues(value, range.min) < 0) return false;
+  // No min: nothing present ranks below a missing bound (compareValues puts missing values first).
+  if (compareValues(value, range.min) < 0) return false;
   if (range.max !== undefined && compareValues(value, range.max) > 0) return false;
   return true;
 }
@@ -26,8 +27,10 @@ export function runQuery<T extends StoredRecord>(entries: Iterable<[string, T]>,
   }
   if (query.orderBy) {
     const { field, direction } = query.orderBy;
-    const sign = direction === 'desc' ? -1 : 1;
-    matching.sort(([idA, a], [idB, b]) => sign * (compareValues(a[field], b[field]) || compareValues(idA, idB)));
+    matching.sort(([idA, a], [idB, b]) => {
+      const ascending = compareValues(a[field], b[field]) || compareValues(idA, idB);
+      return direction === 'desc' ? -ascending : ascending;
+    });
   }
   const offset = query.offset ?? 0;
   const end = query.limit === undefined ? undefined : offset + query.limit;
@@ -39,15 +42,17 @@ export function compareValues(a: unknown, b: unknown): number {
   const rankA = rank(a);
   const rankB = rank(b);
   if (rankA !== rankB) return rankA - rankB;
-  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  if (rankA === NUMBER) return (a as number) - (b as number);
   const sa = String(a);
   const sb = String(b);
   return sa < sb ? -1 : sa > sb ? 1 : 0;
 }
 
+const NUMBER = 1;
+
 function rank(value: unknown): number {
   if (value === undefined || value === null) return 0;
-  if (typeof value === 'number') return 1;
+  if (typeof value === 'number') return NUMBER;
   if (typeof value === 'string') return 2;
   return 3;
 }
