@@ -95,3 +95,11 @@ t.test('a batch that filled the disk exactly but could not be synced is cut off 
   await writer.close();
   t.equal(await readFile(join(dir, journalFileName(1)), 'utf8'), '');
 });
+
+t.test('how much a failed write left in the file: what it says, or 0 when it says nothing', async (t) => {
+  t.equal(bytesWrittenBefore(Object.assign(new Error('ENOSPC'), { written: 12 })), 12);
+  t.equal(bytesWrittenBefore(new Error('EIO')), 0);
+  t.equal(bytesWrittenBefore(Object.assign(new Error('odd'), { written: '12' })), 0, 'a count that is not a number is not taken');
+  t.equal(bytesWrittenBefore(null), 0);
+  t.equal(bytesWrittenBefore(undefined), 0);
+});

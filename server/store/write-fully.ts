@@ -10,7 +10,7 @@ import { writeSync } from 'node:fs';
 
 /** The part of a FileHandle these loops use, so a test can give short writes. */
 export interface WritableHandle {
-  write(buffer: Uint8Array, offset: number, length: number, position: number | null): Promise<{ bytesWritten: number }>;
+  write(buffer: Uint8Array, offset: number, length: number): Promise<{ bytesWritten: number }>;
 }
 
 /** A write that made no progress: the disk took nothing more, so it is full. */
@@ -22,17 +22,17 @@ export class NoProgressError extends Error {
 }
 
 /**
- * Writes every byte of `data` at the file's current position (or at
- * `position` onwards), looping over short writes; rejects with the error of
+ * Writes every byte of `data` at the file's current position, looping
+ * over short writes; rejects with the error of
  * the write that failed. On rejection `written` in the error tells how many
  * bytes did reach the file, so the caller can cut them off again.
  */
-export async function writeFully(handle: WritableHandle, data: Uint8Array, position: number | null = null): Promise<void> {
+export async function writeFully(handle: WritableHandle, data: Uint8Array): Promise<void> {
   let written = 0;
   while (written < data.length) {
     let bytesWritten: number;
     try {
-      ({ bytesWritten } = await handle.write(data, written, data.length - written, position === null ? null : position + written));
+      ({ bytesWritten } = await handle.write(data, written, data.length - written));
     } catch (error) {
       throw withWritten(error as Error, written);
     }

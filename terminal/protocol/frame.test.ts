@@ -1,5 +1,5 @@
 import t from 'tap';
-import { encodeFrame, FrameError, hex, lrc } from './frame.js';
+import { encodeFrame, FrameError, hex, isPrintable, lrc } from './frame.js';
 import { FrameParser, type LineEvent } from './frame-parser.js';
 import { ManualTimers } from './timers.js';
 
@@ -151,4 +151,14 @@ t.test('a frame cut off and followed by silence is dropped when the gap runs out
   parser.write(encodeFrame('0100'));
   t.same(events.at(-1), { type: 'frame', payload: '0100' }, 'and the next frame parses');
   t.equal(timers.armed, 0, 'no timer armed once a frame is whole');
+});
+
+t.test('printable is 0x20 to 0x7e inclusive; a refusal says what the line cannot carry', async (t) => {
+  t.doesNotThrow(() => encodeFrame(' ~'), 'space and tilde, the two edges');
+  t.equal(isPrintable(Buffer.of(0x20, 0x7e)), true);
+  t.equal(isPrintable(Buffer.of(0x1f)), false);
+  t.equal(isPrintable(Buffer.of(0x7f)), false);
+  t.throws(() => encodeFrame('\x7f'), { name: 'FrameError', code: 'FRAME_INVALID', message: 'a payload is printable ASCII only' });
+  t.throws(() => encodeFrame('ñ'), { message: 'a payload is printable ASCII only' }, 'beyond ASCII');
+  t.throws(() => encodeFrame('x'.repeat(1025)), { code: 'FRAME_INVALID', message: 'a payload is at most 1024 bytes, got 1025' });
 });
