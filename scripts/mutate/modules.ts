@@ -37,7 +37,7 @@ export const MUTATED_MODULES: MutatedModule[] = [
   // The serial line: framing, link, messages.
   { file: 'terminal/protocol/frame.ts', tests: ['terminal/protocol/frame.test.ts'] },
   { file: 'terminal/protocol/frame-parser.ts', tests: ['terminal/protocol/frame.test.ts'] },
-  { file: 'terminal/protocol/link.ts', tests: ['terminal/protocol/link.test.ts'] },
+  { file: 'terminal/protocol/link.ts', tests: ['terminal/protocol/link-rules.test.ts', 'terminal/protocol/link.test.ts'] },
   { file: 'terminal/protocol/messages.ts', tests: ['terminal/protocol/messages.test.ts'] },
   // The Transbank POS Integrado dialect: its message tables and the emulated POS.
   { file: 'terminal/protocol/transbank/messages.ts', tests: ['terminal/protocol/transbank/messages.test.ts'] },

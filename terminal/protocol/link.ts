@@ -112,8 +112,8 @@ export class Link extends EventEmitter {
     this.options.debug?.(`tx ${hex(frame)} (${current.outgoing.payload}, try ${current.attempt}/${this.tries})`);
     this.sentSinceDelivered = true;
     this.port.write(frame);
-    // A timer outlived by its frame (acknowledged, or the link closed) does nothing.
-    current.timer = this.timers.setTimeout(() => this.current === current && this.retryOrFail(new LinkTimeoutError(`no ACK for ${current.outgoing.payload.slice(0, 4)} after ${this.tries} tries of ${this.ackTimeoutMs} ms`)), this.ackTimeoutMs);
+    // Cleared when the frame is answered (ACK or NAK) or the link closes, so when it fires its frame is the current one.
+    current.timer = this.timers.setTimeout(() => this.retryOrFail(new LinkTimeoutError(`no ACK for ${current.outgoing.payload.slice(0, 4)} after ${this.tries} tries of ${this.ackTimeoutMs} ms`)), this.ackTimeoutMs);
   }
 
   private retryOrFail(error: LinkError): void {
