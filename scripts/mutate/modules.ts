@@ -45,7 +45,7 @@ export const MUTATED_MODULES: MutatedModule[] = [
   // The bridge: what a server answer means for a record the device holds.
   { file: 'terminal/bridge/server-verdict.ts', tests: ['terminal/bridge/bridge.test.ts'] },
   // The contract suite's profiles and amount rule.
-  { file: 'contracts/profiles.ts', tests: ['contracts/profiles.test.ts'] },
+  { file: 'contracts/profiles.ts', tests: ['contracts/profiles-rules.test.ts'] },
   { file: 'contracts/money-amount.ts', tests: ['contracts/money-amount.test.ts'] },
 ];
 
