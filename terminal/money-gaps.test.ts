@@ -1,14 +1,12 @@
-import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import type { SerialPort } from 'serialport';
-import { merchantWithTerminal, startTestServer } from '../server/testing/test-server.js';
 import { Bridge } from './bridge/bridge.js';
-import { askKey, BridgeState } from './bridge/bridge-state.js';
+import { askKey } from './bridge/bridge-state.js';
 import { EmulatedTerminal } from './device/emulated-terminal.js';
 import { FaultyPort } from './device/faulty-port.js';
 import { Link } from './protocol/link.js';
 import { decodeMessage, encodeMessage } from './protocol/messages.js';
-import { openPort, PtyPair, socatSkip, waitFor } from './testing/pty-pair.js';
+import { bridgeWorld } from './testing/bridge-world.js';
+import { socatSkip, waitFor } from './testing/pty-pair.js';
 
 // The two money gaps of today's protocol (issue 26), reproduced as a
 // hardware team found them, over a real pseudo-terminal pair:
@@ -17,37 +15,7 @@ import { openPort, PtyPair, socatSkip, waitFor } from './testing/pty-pair.js';
 // 2. an ask cut off on the line, or by a bridge killed right after recording
 //    it, left the order PENDING for good, named nowhere.
 
-async function world(t: Test) {
-  const server = await startTestServer(t);
-  const merchant = await merchantWithTerminal(server);
-  const dir = t.testdir();
-  const line = new PtyPair(dir);
-  await line.start();
-  const ports: SerialPort[] = [];
-  const open = async (path: string) => {
-    const port = await openPort(path);
-    ports.push(port);
-    return port;
-  };
-  const logs: string[] = [];
-  const errors: string[] = [];
-  const stateDir = join(dir, 'bridge-state');
-  const bridges: Bridge[] = [];
-  const startBridge = async () => {
-    const state = await BridgeState.open(stateDir, merchant.serialNumber);
-    const bridge = new Bridge({ open: () => open(line.host), client: merchant.pos, state, serverUrl: server.baseUrl, answerTimeoutMs: 4000, pollMs: 20, log: (l) => logs.push(l), error: (l) => errors.push(l) });
-    bridges.push(bridge);
-    return { bridge, state };
-  };
-  t.teardown(async () => {
-    for (const bridge of bridges) await bridge.stop();
-    for (const port of ports) if (port.isOpen) await new Promise((resolve) => port.close(resolve));
-    await line.stop();
-  });
-  const order = async (orderId: string) => (await server.api.get(`${merchant.merchantPath}/transactions/${orderId}`, { token: merchant.account.key.token })).body.data;
-  const settlements = async () => (await server.api.get(`${merchant.merchantPath}/pos-terminals/${merchant.serialNumber}/settlements?sort=closedAt`, { token: merchant.account.key.token })).body.data as Array<{ batchNumber: string; transactionCount: number }>;
-  return { server, merchant, line, open, startBridge, stateDir, logs, errors, order, settlements };
-}
+const world = (t: Test) => bridgeWorld(t, { answerTimeoutMs: 4000 });
 
 /** Runs bridge cycles until the condition holds (the device answers on its own time). */
 const cycleUntil = (bridge: Bridge, condition: () => Promise<boolean> | boolean, what: string) =>

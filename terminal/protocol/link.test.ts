@@ -2,7 +2,6 @@ import t, { type Test } from 'tap';
 import { SerialPortMock } from 'serialport';
 import { ACK, encodeFrame, NAK } from './frame.js';
 import { DisconnectedError, Link, LinkTimeoutError, NakLimitError } from './link.js';
-import { decodeMessage, encodeMessage, MessageError, type Message } from './messages.js';
 import { ManualTimers } from './timers.js';
 
 let portNumber = 0;
@@ -29,33 +28,6 @@ async function mockLine(t: Test) {
   });
   return { port, link, timers, settle, written, incoming };
 }
-
-t.test('every message of the protocol encodes and decodes', async (t) => {
-  const messages: Message[] = [
-    { code: '0100' },
-    { code: '0110', serial: 'SN1', firmware: '1.2.0', batchOpen: true, pendingCount: 2 },
-    { code: '0300', orderId: 'ord-1', amount: 1500, currency: 'USD' },
-    { code: '0310', rc: '00' },
-    { code: '0320', orderId: 'ord-1' },
-    { code: '0330', rc: '00' },
-    { code: '0500' },
-    { code: '0510', rc: '00' },
-    { code: '0250' },
-    { code: '0210', seq: 7, orderId: 'ord-1', amount: 1500, currency: 'USD', authorizationCode: 'A1B2', paidAt: '2026-11-21T10:00:00.000Z' },
-    { code: '0230', seq: 8, orderId: 'ord-1', voidedAt: '2026-11-21T10:05:00.000Z' },
-    { code: '0520', seq: 9, batchNumber: 'B1', transactionCount: 12, closedAt: '2026-11-21T18:00:00.000Z', currencyReference: 'USD', terminal: 'SN1', debitBatch: 'D1' },
-    { code: '0260' },
-    { code: '0270', seq: 7 },
-    { code: '0280', seq: 7 },
-    { code: '0990', errorCode: '12', text: 'unknown order' },
-  ];
-  for (const message of messages) t.same(decodeMessage(encodeMessage(message)), message, message.code);
-  t.equal(encodeMessage({ code: '0300', orderId: 'ord-1', amount: 1500, currency: 'USD' }), '0300|ord-1|1500|USD');
-  t.throws(() => decodeMessage('0300|ord-1|15.00|USD'), MessageError);
-  t.throws(() => decodeMessage('0300|ord-1'), MessageError);
-  t.throws(() => decodeMessage('9999'), MessageError);
-  t.throws(() => encodeMessage({ code: '0320', orderId: 'a|b' }), MessageError);
-});
 
 t.test('a frame sent is acknowledged; a second waits until the first is', async (t) => {
   const { link, settle, written, incoming } = await mockLine(t);

@@ -28,6 +28,18 @@ const reserved = (name: string): FieldSpec => ({ name, kind: 'reserved', max: 12
 
 const head = [digits('responseCode', 2), digits('commerceCode', 12), text('terminalId', 8, false)];
 
+/** The card and the moment of a sale, in the same order in a sale's answer and in a detail line. */
+const cardAndTime = [
+  text('cardType', 2),
+  text('accountingDate', 6),
+  text('accountNumber', 19),
+  text('cardBrand', 2),
+  text('realDate', 8),
+  text('realTime', 6),
+  digits('employeeId', 4, true),
+  number('tip', 9, true),
+];
+
 /** What a sale answers, and the last sale: the same layout (0210, 0260). */
 const saleFields = [
   ...head,
@@ -38,14 +50,7 @@ const saleFields = [
   number('sharesAmount', 9, true),
   digits('last4Digits', 4, true),
   digits('operationNumber', 6, true),
-  text('cardType', 2),
-  text('accountingDate', 6),
-  text('accountNumber', 19),
-  text('cardBrand', 2),
-  text('realDate', 8),
-  text('realTime', 6),
-  digits('employeeId', 4, true),
-  number('tip', 9, true),
+  ...cardAndTime,
 ];
 
 /** Requests, cash register to POS. */
@@ -90,14 +95,7 @@ export const RESPONSE_LAYOUTS = {
     number('amount', 9, true),
     digits('last4Digits', 4, true),
     digits('operationNumber', 6, true),
-    text('cardType', 2),
-    text('accountingDate', 6),
-    text('accountNumber', 19),
-    text('cardBrand', 2),
-    text('realDate', 8),
-    text('realTime', 6),
-    digits('employeeId', 4, true),
-    number('tip', 9, true),
+    ...cardAndTime,
     number('sharesAmount', 9, true),
     number('sharesNumber', 2, true),
   ],
