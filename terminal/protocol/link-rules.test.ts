@@ -157,3 +157,22 @@ t.test('at debug level, every frame and link event is a line a technician can re
     'duplicate 0280 re-acknowledged, not processed again',
   ]);
 });
+
+t.test('a line that answers within the write itself: the ACK clears the frame\'s timer, nothing fires later', async (t) => {
+  class EchoAckPort extends FakePort {
+    override write(chunk: Buffer): boolean {
+      super.write(chunk);
+      if (chunk[0] === 0x02) this.emit('data', Buffer.of(ACK)); // answered before write returns
+      return true;
+    }
+  }
+  const port = new EchoAckPort();
+  const timers = new ManualTimers();
+  const link = new Link(port as unknown as Duplex, { timers });
+  await link.send('0100');
+  await link.send('0250');
+  timers.advance(60_000);
+  await settle();
+  t.equal(port.writes.length, 2, 'each frame written once: no retry of an acknowledged frame');
+  t.equal(timers.armed, 0, 'no timer left');
+});

@@ -111,9 +111,11 @@ export class Link extends EventEmitter {
     const frame = encodeFrame(current.outgoing.payload);
     this.options.debug?.(`tx ${hex(frame)} (${current.outgoing.payload}, try ${current.attempt}/${this.tries})`);
     this.sentSinceDelivered = true;
-    this.port.write(frame);
-    // Cleared when the frame is answered (ACK or NAK) or the link closes, so when it fires its frame is the current one.
+    // Armed before the write: a line that answers within the write itself (an in-memory pair) must find it
+    // to clear. Cleared when the frame is answered (ACK or NAK) or the link closes, so when it fires its
+    // frame is the current one.
     current.timer = this.timers.setTimeout(() => this.retryOrFail(new LinkTimeoutError(`no ACK for ${current.outgoing.payload.slice(0, 4)} after ${this.tries} tries of ${this.ackTimeoutMs} ms`)), this.ackTimeoutMs);
+    this.port.write(frame);
   }
 
   private retryOrFail(error: LinkError): void {
