@@ -13,6 +13,7 @@ export interface MutatedModule {
 export const MUTATED_MODULES: MutatedModule[] = [
   // Orders and sessions: state transitions and money.
   { file: 'server/orders/transitions.ts', tests: ['server/orders/transitions.test.ts'] },
+  { file: 'server/orders/order.ts', tests: ['server/orders/order.test.ts'] },
   { file: 'server/sessions/session-machine.ts', tests: ['server/sessions/session-machine.test.ts'] },
   { file: 'server/sessions/money.ts', tests: ['server/sessions/money.test.ts'] },
   { file: 'server/sessions/session-input.ts', tests: ['server/sessions/session-input.test.ts'] },
@@ -42,8 +43,9 @@ export const MUTATED_MODULES: MutatedModule[] = [
   // The Transbank POS Integrado dialect: its message tables and the emulated POS.
   { file: 'terminal/protocol/transbank/messages.ts', tests: ['terminal/protocol/transbank/messages.test.ts'] },
   { file: 'terminal/device/transbank/pos-state.ts', tests: ['terminal/device/transbank/pos-state.test.ts'] },
-  // The bridge: what a server answer means for a record the device holds.
+  // The bridge: what a server answer means for a record the device holds; when a daily close is due or missed.
   { file: 'terminal/bridge/server-verdict.ts', tests: ['terminal/bridge/bridge.test.ts'] },
+  { file: 'terminal/bridge/close-schedule.ts', tests: ['terminal/bridge/close-schedule.test.ts'] },
   // The contract suite's profiles and amount rule.
   { file: 'contracts/profiles.ts', tests: ['contracts/profiles-rules.test.ts'] },
   { file: 'contracts/money-amount.ts', tests: ['contracts/money-amount.test.ts'] },
