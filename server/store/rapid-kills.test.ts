@@ -12,6 +12,8 @@ import { LowdbStore } from './lowdb-store.js';
 // so that one takes longer than most lives, as a large store's does.
 
 const KILLS = 50;
+// The whole file, not only the test: 50 lives of up to 2 s each outlast the runner's 120 s on a loaded host.
+t.setTimeout(300_000);
 const PACED = { CRASH_WRITER_RATE: '3000', CRASH_WRITER_MIN_JOURNAL_BYTES: String(1 << 20), CRASH_WRITER_LOOP_SHARE: '0.05' };
 
 async function liveAndDie(dir: string, runId: string, lifeMs: number): Promise<{ acknowledged: string[]; openMs: number }> {

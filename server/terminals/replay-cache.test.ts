@@ -85,3 +85,28 @@ t.test('memory is given back: entries that left do not pile up in the queue', as
   t.ok(cache.heldEntries < 3_000, `${cache.heldEntries} entries held after 50 000 expired ones`);
   t.equal(cache.size, 5);
 });
+
+t.test('expiries out of the order of arrival: a key behind a later-expiring one is new once its own time has come', async (t) => {
+  const cache = new ReplayCache(10_000);
+  t.equal(cache.checkAndRemember('late', 1_000, 0), false);
+  t.equal(cache.checkAndRemember('early', 500, 1), false, 'signed earlier, so expiring earlier, but come later');
+  t.equal(cache.checkAndRemember('early', 500, 499), true, 'refused until its expiry');
+  t.equal(cache.checkAndRemember('early', 900, 500), false, 'from its expiry on, new, though still behind "late" in the queue');
+  t.equal(cache.checkAndRemember('early', 900, 600), true, 'and refused under its new expiry');
+});
+
+t.test('a key accepted anew keeps its new expiry when its old entry leaves from behind another', async (t) => {
+  const cache = new ReplayCache(10_000);
+  cache.checkAndRemember('head', 1_000, 0);
+  cache.checkAndRemember('k', 100, 1);
+  t.equal(cache.checkAndRemember('k', 2_000, 150), false, 'expired at 100, accepted again until 2 000');
+  cache.checkAndRemember('probe', 5_000, 1_000); // "head" leaves, and k's old entry behind it
+  t.equal(cache.checkAndRemember('k', 2_000, 1_001), true, 'k is still refused under its new expiry');
+});
+
+t.test('signatures remembered from before a restart leave when they expire, like any', async (t) => {
+  const cache = new ReplayCache(10_000);
+  cache.remember([['a', 100], ['b', 200]], 0);
+  cache.checkAndRemember('c', 5_000, 300);
+  t.equal(cache.size, 1, 'a and b are gone');
+});

@@ -65,7 +65,7 @@ export class ReplayCache {
       this.head += 1;
     }
     // Compacts once most of the queue has left; where exactly is a matter of memory only.
-    // Stryker disable next-line EqualityOperator: a threshold one entry either way gives back the same memory a step later
+    // Stryker disable next-line EqualityOperator,LogicalOperator,ConditionalExpression: where the threshold lies changes only when memory is given back (that it is: the heldEntries test)
     if (this.head > 1024 && this.head * 2 > this.queue.length) {
       this.queue = this.queue.slice(this.head);
       this.head = 0;
