@@ -6,7 +6,7 @@
 // vCPUs).
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BREAK_THRESHOLD, MUTATED_MODULES, type MutatedModule } from './modules.js';
 
@@ -15,7 +15,7 @@ const usage = `usage: npm run mutate [-- NAME…] [--concurrency N] [--list]
 Mutates each module of scripts/mutate/modules.ts (or those whose path
 contains a NAME) with Stryker, runs that module's tests against every
 mutant, and reports per module: mutants, killed, survivors, equivalent,
-score. Reports go to reports/mutation/<module>/: the JSON, the survivors as
+score. Reports go to reports/mutation/<module path with dashes>/: the JSON, the survivors as
 text, and equivalent.txt, the mutants a "// Stryker disable" comment in the
 source declares equivalent, each with its reason (left out of the score).
 Exit code 1 when a module scores below ${BREAK_THRESHOLD} %, 2 for a usage
@@ -79,12 +79,14 @@ interface Score {
 const root = resolve(import.meta.dirname, '..', '..');
 
 async function mutate(module: MutatedModule, concurrency: number): Promise<Score> {
-  const dir = join(root, 'reports', 'mutation', basename(module.file, '.ts'));
+  // Named by the whole path: two modules may share a file name (the svc and Transbank messages).
+  const dir = join(root, 'reports', 'mutation', module.file.replace(/\.ts$/, '').replaceAll('/', '-'));
   mkdirSync(dir, { recursive: true });
   const report = join(dir, 'mutation.json');
   const config = {
     testRunner: 'command',
-    commandRunner: { command: `npx tap --reporter=silent --jobs=1 ${module.tests.join(' ')}` },
+    // The tap binary itself, not through npx: npx costs half a second a mutant.
+    commandRunner: { command: `node_modules/.bin/tap --reporter=silent --jobs=1 ${module.tests.join(' ')}` },
     mutate: [module.file],
     coverageAnalysis: 'off',
     concurrency,
