@@ -32,8 +32,8 @@ export class ReplayCache {
   /** True when `key` was already accepted and has not expired. Records it otherwise. */
   checkAndRemember(key: string, expiresAt: number, now: number): boolean {
     this.prune(now);
-    const known = this.expiries.get(key);
-    if (known !== undefined && known > now) return true;
+    const known = this.expiries.get(key) ?? Number.NEGATIVE_INFINITY; // never accepted: nothing to refuse
+    if (known > now) return true;
     this.expiries.set(key, expiresAt);
     this.queue.push({ key, expiresAt, addedAt: now });
     return false;
