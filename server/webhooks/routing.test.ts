@@ -186,3 +186,11 @@ t.test('only the account\'s own receivers on the simulator\'s own origin are loo
   t.same(routeWebhook(`${own}/console/hooks/acc_1/paid/`, own, 'acc_1'), { kind: 'loopback', receiver: 'paid' }, 'a trailing slash is the same receiver');
   t.equal(routeWebhook(`${own}/console/hooks/acc_1/paid`, 'not a url', 'acc_1').kind, 'direct', 'with no public URL of its own, nothing is loopback');
 });
+
+t.test('text that is no address is never the host\'s own, and asking does not fail', async (t) => {
+  const own = new OwnAddresses(() => ({ eth0: [{ address: '8.8.4.4' }, { address: 'not-an-address' }] }));
+  t.equal(own.has('xyz'), false);
+  t.equal(own.has('not-an-address'), true, 'listed as written, found as written');
+  t.equal(own.has('8.8.4.4'), true);
+  t.equal(own.has('808:404::'), false, 'an IPv6 address is not the IPv4 one its words resemble');
+});

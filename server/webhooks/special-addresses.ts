@@ -177,13 +177,13 @@ export class OwnAddresses {
 }
 
 /**
- * One key for every spelling of an address (brackets, zone id, case, ::
- * or the full eight groups); unreadable text is kept as it is.
+ * One key for every spelling of an address: an IPv6 address by its value
+ * (brackets, zone id, case, :: or the full eight groups), anything else as
+ * written (isIP accepts IPv4 only in its one dotted form).
  */
 function sameAddressKey(address: string): string {
   const text = bareAddress(address);
-  const family = isIP(text);
-  return family === 0 ? text : `${family}:${valueOf(text, family === 4 ? 32 : 128)}`;
+  return isIP(text) === 6 ? `6:${ipv6Value(text)}` : text;
 }
 
 /** The host's own addresses, as the server reads them. */
