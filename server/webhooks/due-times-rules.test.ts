@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import type { DeliveryRecord } from '../sessions/events.js';
 import { LowdbStore } from '../store/lowdb-store.js';
 import type { Store } from '../store/store.js';
-import { deliveryIndexes, giveDueTimes, PASS_LIMIT, promoteNext, QUEUED, realDue, retimeAccount, scheduleIndexes, sessionHead } from './due-times.js';
+import { deliveryIndexes, giveDueTimes, scheduleIndexes as schedulesServed, PASS_LIMIT, promoteNext, QUEUED, realDue, retimeAccount, scheduleIndexes, sessionHead } from './due-times.js';
 
 // When a webhook attempt or an accreditation comes due, on the embedded
 // store with its declared indexes (a list no index serves fails here): a
@@ -36,13 +36,14 @@ t.test('a time on an account\'s clock is due that much earlier on the server\'s'
 
 t.test('a session\'s head is its delivery of the lowest number, whatever the order they were stored in', async (t) => {
   const store = await openStore(t);
+  // Ids in the opposite order to the numbers: the head is found by number, not by id.
   await store.transact((tx) => {
-    tx.put('deliveries', 'e3', delivery('e3', { seq: 3 }));
-    tx.put('deliveries', 'e1', delivery('e1', { seq: 1, due_ms: AT }));
-    tx.put('deliveries', 'e2', delivery('e2', { seq: 2 }));
+    tx.put('deliveries', 'a', delivery('a', { seq: 3 }));
+    tx.put('deliveries', 'z', delivery('z', { seq: 1, due_ms: AT }));
+    tx.put('deliveries', 'm', delivery('m', { seq: 2 }));
     tx.put('deliveries', 'x0', delivery('x0', { seq: 0, session_id: 'ses_other' }));
   });
-  t.equal((await store.transact((tx) => sessionHead(tx, 'ses_1')))!.event_id, 'e1');
+  t.equal((await store.transact((tx) => sessionHead(tx, 'ses_1')))!.event_id, 'z');
   t.equal(await store.transact((tx) => sessionHead(tx, 'ses_none')), undefined);
 });
 
@@ -89,6 +90,7 @@ t.test('records stored before due times get theirs, on their account\'s clock, i
     }
     tx.put('deliveries', 'orphan', (({ due_ms: _none, ...legacy }) => legacy)(delivery('orphan', { account_id: 'acc_gone', session_id: 'ses_9' })));
     tx.put('deliveries', 'timed', delivery('timed', { session_id: 'ses_8', due_ms: 42 }));
+    tx.put('deliveries', 'a-timed', delivery('a-timed', { session_id: 'ses_7', due_ms: 7 })); // first by id
   });
   const seen: number[] = [];
   await giveDueTimes<DeliveryRecord>(store, 'deliveries', (record) => record.event_id, (_tx, record, offset) => {
@@ -100,5 +102,12 @@ t.test('records stored before due times get theirs, on their account\'s clock, i
   t.equal((await store.get<DeliveryRecord>('deliveries', `old${PASS_LIMIT + 9}`))!.due_ms, AT - 1000 + PASS_LIMIT + 9, 'past the first pass too');
   t.equal((await store.get<DeliveryRecord>('deliveries', 'orphan'))!.due_ms, AT + 1, 'an account gone: its clock counts as the server\'s');
   t.equal((await store.get<DeliveryRecord>('deliveries', 'timed'))!.due_ms, 42, 'a record with a due time keeps it');
+  t.equal((await store.get<DeliveryRecord>('deliveries', 'a-timed'))!.due_ms, 7);
   t.equal((await store.get<DeliveryRecord>('deliveries', 'old5'))!.session_id, 'ses_1', 'the rest of the record kept');
+});
+
+t.test('the lists the passes make each have an index: earliest due first, a session\'s by number, an account\'s by due time', async (t) => {
+  const byDue = { field: 'due_ms', type: 'number' };
+  t.same(deliveryIndexes, [{ equals: [], order: byDue }, { equals: ['session_id'], order: { field: 'seq', type: 'number' } }, { equals: ['account_id'], order: byDue }]);
+  t.same(schedulesServed, [{ equals: [], order: byDue }, { equals: ['account_id'], order: byDue }]);
 });

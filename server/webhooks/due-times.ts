@@ -83,8 +83,8 @@ export async function giveDueTimes<T extends StoredRecord & { account_id: string
   for (;;) {
     const [first] = await store.list<T>(collection, { ...byDue, limit: 1 });
     if (!first || typeof first.due_ms === 'number') return;
-    const batch = (await store.list<T>(collection, { ...byDue, limit: PASS_LIMIT })).filter((record) => typeof record.due_ms !== 'number');
-    for (const listed of batch) {
+    // Those without a due time come first; any with one are passed over in their transaction below.
+    for (const listed of await store.list<T>(collection, { ...byDue, limit: PASS_LIMIT })) {
       const id = idOf(listed);
       await store.transact(async (tx) => {
         const record = await tx.get<T>(collection, id);
