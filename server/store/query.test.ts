@@ -7,12 +7,13 @@ import { compareValues, inRange, matchesWhere, runQuery } from './query.js';
 
 t.test('order across types: missing (undefined or null) first, then numbers, then text, then anything else', async (t) => {
   // (Array.prototype.sort puts undefined last whatever the comparator: it is compared below instead.)
-  const values = [true, 'b', 10, null, 'a', 9, -1, 'B'];
-  t.same([...values].sort(compareValues), [null, -1, 9, 10, 'B', 'a', 'b', true]);
+  const values = [true, 'b', 10, null, 'zz', 'a', 9, -1, 'B'];
+  t.same([...values].sort(compareValues), [null, -1, 9, 10, 'B', 'a', 'b', 'zz', true], 'booleans after all text, even text sorting after "true"');
   t.ok(compareValues(undefined, -1) < 0 && compareValues(undefined, '') < 0 && compareValues(undefined, false) < 0, 'undefined before anything present');
   t.equal(compareValues(9, 10) < 0, true, 'numbers by value, not as text');
   t.equal(compareValues('10', '9') < 0, true, 'text by its characters');
   t.equal(compareValues(null, null), 0, 'both missing');
+  t.equal(compareValues(null, undefined), 0, 'null and undefined are both missing');
   t.equal(compareValues('x', 'x'), 0);
   t.equal(compareValues(false, true) < 0, true);
 });

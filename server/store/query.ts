@@ -3,7 +3,6 @@ import type { Query, StoredRecord } from './store.js';
 // Pure evaluation of a Query over records, shared by the in-memory state.
 
 export function matchesWhere(record: StoredRecord, where: Query['where']): boolean {
-  if (!where) return true;
   for (const field in where) {
     if (record[field] !== where[field]) return false;
   }
@@ -42,16 +41,18 @@ export function compareValues(a: unknown, b: unknown): number {
   const rankA = rank(a);
   const rankB = rank(b);
   if (rankA !== rankB) return rankA - rankB;
+  if (rankA === MISSING) return 0; // undefined and null are both missing: equal
   if (rankA === NUMBER) return (a as number) - (b as number);
   const sa = String(a);
   const sb = String(b);
   return sa < sb ? -1 : sa > sb ? 1 : 0;
 }
 
+const MISSING = 0;
 const NUMBER = 1;
 
 function rank(value: unknown): number {
-  if (value === undefined || value === null) return 0;
+  if (value === undefined || value === null) return MISSING;
   if (typeof value === 'number') return NUMBER;
   if (typeof value === 'string') return 2;
   return 3;
