@@ -114,16 +114,8 @@ export class BridgeState {
     return readJson<Decision>(this.decisionPath(key));
   }
 
-  async listHeld(): Promise<Array<HeldRecord & { decision?: Decision }>> {
-    const names = await readdir(join(this.dir, 'held')).catch(() => [] as string[]);
-    const held = [];
-    for (const name of names.filter((each) => /^[^.]+\.json$/.test(each)).sort()) {
-      const record = await readJson<HeldRecord>(join(this.dir, 'held', name));
-      if (!record) continue;
-      const decision = await this.decision(record.key);
-      held.push({ ...record, ...(decision ? { decision } : {}) });
-    }
-    return held;
+  listHeld(): Promise<Array<HeldRecord & { decision?: Decision }>> {
+    return this.listWithDecisions<HeldRecord>('held', (key) => this.decision(key));
   }
 
   /** Written by the operator's command; carried out by the bridge at its next cycle. */
@@ -172,14 +164,19 @@ export class BridgeState {
     return readJson<Decision>(this.askPath(key, '.decision'));
   }
 
-  async listHeldAsks(): Promise<Array<HeldAsk & { decision?: Decision }>> {
-    const names = await readdir(join(this.dir, 'held-asks')).catch(() => [] as string[]);
+  listHeldAsks(): Promise<Array<HeldAsk & { decision?: Decision }>> {
+    return this.listWithDecisions<HeldAsk>('held-asks', (key) => this.askDecision(key));
+  }
+
+  /** What a held directory keeps, oldest key first, each with the operator's decision if one was made. */
+  private async listWithDecisions<T extends { key: string }>(subdir: string, decisionFor: (key: string) => Promise<Decision | undefined>): Promise<Array<T & { decision?: Decision }>> {
+    const names = await readdir(join(this.dir, subdir)).catch(() => [] as string[]);
     const held = [];
     for (const name of names.filter((each) => /^[^.]+\.json$/.test(each)).sort()) {
-      const ask = await readJson<HeldAsk>(join(this.dir, 'held-asks', name));
-      if (!ask) continue;
-      const decision = await this.askDecision(ask.key);
-      held.push({ ...ask, ...(decision ? { decision } : {}) });
+      const entry = await readJson<T>(join(this.dir, subdir, name));
+      if (!entry) continue;
+      const decision = await decisionFor(entry.key);
+      held.push({ ...entry, ...(decision ? { decision } : {}) });
     }
     return held;
   }
