@@ -1,7 +1,7 @@
 import t from 'tap';
 import { seededRandom } from '../../../contracts/testing/seeded-random.js';
 import { encodeFrame } from '../frame.js';
-import { decodeRequest, decodeResponse, encodeRequest, encodeResponse, RESPONSE_LAYOUTS, TransbankMessageError, type ResponseCode } from './messages.js';
+import { decodeRequest, decodeResponse, encodeRequest, encodeResponse, REQUEST_LAYOUTS, RESPONSE_LAYOUTS, TransbankMessageError, type FieldSpec, type ResponseCode } from './messages.js';
 import { describeResponseCode, isKnownResponseCode } from './response-codes.js';
 
 // The messages of the public POS Integrado reference, checked against the
@@ -73,6 +73,84 @@ t.test('responses are written as the reference lays them out, and read back', as
   t.throws(() => encodeResponse({ code: '0510', fields: { responseCode: '00', commerceCode: '597012345678' } }), { message: '0510 field terminalId is required' });
   t.throws(() => encodeResponse({ code: '0510', fields: { responseCode: '00', commerceCode: '5970123456789', terminalId: 'T' } }), { message: /commerceCode takes at most 12/ });
   t.throws(() => encodeResponse({ code: '0510', fields: { responseCode: '00', commerceCode: '1', terminalId: 'A|B' } }), { message: /printable ASCII without "\|"/ });
+});
+
+t.test('which fields may be empty: a declined or debit sale answer leaves the card fields empty; amounts, codes and operation numbers asked for may not be', async (t) => {
+  // A debit sale: no shares, no operation number yet, no last 4 digits shown.
+  t.strictSame(
+    decodeResponse('0210|00|597012345678|TBK00001|T00001|123456|15000|||||||||||||'),
+    {
+      code: '0210',
+      fields: {
+        responseCode: '00', commerceCode: '597012345678', terminalId: 'TBK00001', ticket: 'T00001', authorizationCode: '123456', amount: 15000,
+        sharesNumber: null, sharesAmount: null, last4Digits: null, operationNumber: null, cardType: null, accountingDate: null, accountNumber: null,
+        cardBrand: null, realDate: null, realTime: null, employeeId: null, tip: null,
+      },
+    },
+  );
+  t.equal(
+    encodeResponse({ code: '0210', fields: { responseCode: '00', commerceCode: '597012345678', terminalId: 'TBK00001', ticket: 'T00001', authorizationCode: '123456', amount: 15000, sharesNumber: '', last4Digits: '' } }),
+    '0210|00|597012345678|TBK00001|T00001|123456|15000|||||||||||||',
+    'an optional field given as empty text is written empty',
+  );
+  t.throws(() => decodeRequest('0200||A1|||0'), { message: '0200 field amount is required', field: 'amount' }, 'a sale without an amount');
+  t.throws(() => decodeRequest('1200||'), { message: '1200 field operationNumber is required', field: 'operationNumber' }, 'a refund without an operation number');
+  t.throws(() => encodeRequest({ code: '0200', fields: { amount: '', ticket: 'A1', sendStatus: false } }), { message: '0200 field amount is required' }, 'an empty text is as missing as null');
+  t.throws(() => encodeRequest({ code: '1200', fields: { operationNumber: '' } }), { message: '1200 field operationNumber is required' });
+  t.throws(() => decodeRequest('0200||A1|||0'), { name: 'TransbankMessageError', code: 'MESSAGE_INVALID' }, 'the error says what it is');
+});
+
+t.test('property: every field a layout requires is refused when empty, and every optional one is read as null', async (t) => {
+  const layouts = [
+    ...Object.entries(RESPONSE_LAYOUTS).map(([code, layout]) => ({ code, layout: layout as readonly FieldSpec[], decode: decodeResponse })),
+    ...Object.entries(REQUEST_LAYOUTS).map(([code, layout]) => ({ code, layout: layout as readonly FieldSpec[], decode: decodeRequest })),
+  ];
+  const sample = (spec: FieldSpec) => (spec.kind === 'flag' ? '1' : spec.kind === 'reserved' ? '' : spec.kind === 'text' ? 'A' : '7');
+  for (const { code, layout, decode } of layouts) {
+    if (layout.length === 0) continue;
+    layout.forEach((blank, index) => {
+      if (blank.kind === 'reserved') return;
+      const payload = [code, ...layout.map((spec, i) => (i === index ? '' : sample(spec)))].join('|');
+      if (blank.optional === true) t.equal(decode(payload).fields[blank.name], null, `${code} ${blank.name} may be empty`);
+      else t.throws(() => decode(payload), { message: `${code} field ${blank.name} is required` }, `${code} ${blank.name} may not be empty`);
+    });
+  }
+  // The optional ones, by the reference: a sale answer's ticket and authorisation code (empty when declined), shares, last 4 digits and operation number; its card and time fields.
+  const optional = (code: ResponseCode) => (RESPONSE_LAYOUTS[code] as readonly FieldSpec[]).filter((spec) => spec.optional === true).map((spec) => spec.name);
+  t.strictSame(optional('0210'), ['ticket', 'authorizationCode', 'sharesNumber', 'sharesAmount', 'last4Digits', 'operationNumber', 'cardType', 'accountingDate', 'accountNumber', 'cardBrand', 'realDate', 'realTime', 'employeeId', 'tip']);
+});
+
+t.test('optional fields left off the end are read as null, as a detail\'s closing line sends them', async (t) => {
+  const last = decodeResponse('0261|00|597012345678|TBK00001');
+  t.equal(last.fields.terminalId, 'TBK00001');
+  t.equal(last.fields.amount, null);
+  t.equal(last.fields.sharesNumber, null);
+  t.equal(last.fields.ticket, null);
+});
+
+t.test('flags: written 1 or 0 from a boolean or its text, read as a boolean', async (t) => {
+  const sale = (sendStatus: boolean | string) => encodeRequest({ code: '0200', fields: { amount: 100, ticket: 'A1', sendStatus } });
+  t.equal(sale(true), '0200|100|A1|||1|');
+  t.equal(sale('1'), '0200|100|A1|||1|');
+  t.equal(sale(false), '0200|100|A1|||0|');
+  t.equal(sale('0'), '0200|100|A1|||0|');
+  t.strictSame(decodeRequest('0200|100|A1|||1').fields.sendStatus, true);
+  t.strictSame(decodeRequest('0200|100|A1|||0').fields.sendStatus, false);
+  t.strictSame(decodeRequest('0260|1|').fields.sendToRegister, true);
+  t.equal(
+    encodeRequest({ code: '0200', fields: { amount: 100, ticket: 'A1', empty1: 'filler', empty2: 'x', sendStatus: true } }),
+    '0200|100|A1|||1|',
+    'a reserved field is written empty, whatever it was given',
+  );
+});
+
+t.test('multicode sales end with a separator, as a sale does', async (t) => {
+  t.equal(encodeRequest({ code: '0270', fields: { amount: 4000, ticket: 'M1', sendStatus: false, commerceProvider: '597099999999' } }), '0270|4000|M1|||0|597099999999|');
+  const answer = encodeResponse({
+    code: '0271',
+    fields: { responseCode: '00', commerceCode: '597012345678', terminalId: 'TBK00001', ticket: 'M1', authorizationCode: '123456', amount: 4000, change: 0, commerceProvider: '597099999999' },
+  });
+  t.equal(answer, '0271|00|597012345678|TBK00001|M1|123456|4000||||||||||||||0|597099999999|');
 });
 
 t.test('property: every response layout round-trips generated values', async (t) => {

@@ -24,7 +24,8 @@ const number = (name: string, max: number, optional = false): FieldSpec => ({ na
 const digits = (name: string, max: number, optional = false): FieldSpec => ({ name, kind: 'digits', max, optional });
 const text = (name: string, max: number, optional = true): FieldSpec => ({ name, kind: 'text', max, optional });
 const flag = (name: string): FieldSpec => ({ name, kind: 'flag', max: 1 });
-const reserved = (name: string): FieldSpec => ({ name, kind: 'reserved', max: 12, optional: true });
+// A reserved field is never checked or read, so it needs no `optional`.
+const reserved = (name: string): FieldSpec => ({ name, kind: 'reserved', max: 12 });
 
 const head = [digits('responseCode', 2), digits('commerceCode', 12), text('terminalId', 8, false)];
 
@@ -178,7 +179,8 @@ function encodeField(spec: FieldSpec, value: FieldValue, code: string): string {
  * field, and optional fields left off the end.
  */
 function decode(payload: string, layouts: Record<string, readonly FieldSpec[]>): TransbankMessage {
-  const [code = '', ...parts] = payload.split('|');
+  // split always gives at least one part: the command.
+  const [code, ...parts] = payload.split('|') as [string, ...string[]];
   const layout = layouts[code];
   if (!layout) throw new TransbankMessageError(`unknown command ${JSON.stringify(code)}`);
   const extra = parts.slice(layout.length);
@@ -203,5 +205,6 @@ function check(spec: FieldSpec, written: string, where: string): void {
   if (written.length > spec.max) throw new TransbankMessageError(`${where} takes at most ${spec.max} characters, got ${written.length}`, spec.name);
   if ((spec.kind === 'number' || spec.kind === 'digits') && !/^\d+$/.test(written)) throw new TransbankMessageError(`${where} must be digits, got ${JSON.stringify(written)}`, spec.name);
   if (spec.kind === 'flag' && written !== '0' && written !== '1') throw new TransbankMessageError(`${where} must be 1 or 0, got ${JSON.stringify(written)}`, spec.name);
+  // Stryker disable next-line ConditionalExpression: digits and flags, already checked above, are printable ASCII without "|" too (the kind test says which rule the message names)
   if (spec.kind === 'text' && !/^[\x20-\x7b\x7d\x7e]*$/.test(written)) throw new TransbankMessageError(`${where} must be printable ASCII without "|"`, spec.name);
 }
