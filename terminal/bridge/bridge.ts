@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import type { Duplex } from 'node:stream';
-import type { Answer, PosClient, PosResponse } from '../pos-client.js';
-import { Link, LinkError } from '../protocol/link.js';
+import type { PosClient } from '../pos-client.js';
+import type { LinkError } from '../protocol/link.js';
 import { decodeMessage, encodeMessage, type AskKind, type Message, type MessageCode, type RecordMessage } from '../protocol/messages.js';
-import { realTimers, type Timers } from '../protocol/timers.js';
-import { askKey, BridgeState, recordKey, type HeldRecord } from './bridge-state.js';
-import { comparePaid, verdictFor, type ChargedStatus, type Verdict } from './server-verdict.js';
+import type { Timers } from '../protocol/timers.js';
+import { askKey, BridgeState } from './bridge-state.js';
+import { RecordCourier } from './courier.js';
+import { LineDriver, type SerialLine } from './line-driver.js';
 
-/** A serial port stream; a real one must be closed (not just destroyed) to release its lock. */
-export type SerialLine = Duplex & { close?: (callback: (error?: Error | null) => void) => void; isOpen?: boolean };
+export type { SerialLine };
 
 export const DEFAULTS = {
   answerTimeoutMs: 3000,
@@ -50,9 +49,6 @@ export interface BridgeOptions {
 
 class NoAnswerError extends Error {}
 
-/** The server could not be used just now; nothing about any record was decided. */
-class ServerFault extends Error {}
-
 export interface CycleResult {
   charged: number;
   voided: number;
@@ -78,61 +74,36 @@ export interface CycleResult {
  * tried again with backoff (1 s doubling to 30 s). Each change of state is
  * one log line, naming the URL and the cause.
  */
-export class Bridge {
-  private link: Link | null = null;
-  private port: SerialLine | null = null;
-  private stopped = false;
-  private readonly timers: Timers;
-  private readonly log: (line: string) => void;
+export class Bridge extends LineDriver {
   private readonly error: (line: string) => void;
-  private backoff: number;
+  private readonly courier: RecordCourier;
   private waiting: { expect: MessageCode[]; resolve: (m: Message) => void; reject: (e: Error) => void; timer: unknown } | null = null;
-  private server: { down: false } | { down: true; call: string; since: number; cause: string; retryAt: number; backoff: number } = { down: false };
-  private lineDown: string | null = null;
-  /** Since when each record has been answered 5xx, without a break. */
-  private readonly faultingSince = new Map<string, number>();
   /** Asks the device declined, already reported: not asked again, not queried every cycle. */
   private readonly declined = new Set<string>();
-  /** Held records already reported, so a blocked queue is one error line, not one per cycle. */
-  private readonly reported = new Set<string>();
 
   constructor(private readonly options: BridgeOptions) {
-    this.timers = options.timers ?? realTimers;
-    this.log = options.log ?? (() => undefined);
+    super({
+      open: options.open,
+      pollMs: options.pollMs ?? DEFAULTS.pollMs,
+      minBackoffMs: options.minBackoffMs ?? DEFAULTS.minBackoffMs,
+      maxBackoffMs: options.maxBackoffMs ?? DEFAULTS.maxBackoffMs,
+      ...(options.timers ? { timers: options.timers } : {}),
+      ...(options.log ? { log: options.log } : {}),
+      ...(options.debug ? { debug: options.debug } : {}),
+    });
     this.error = options.error ?? this.log;
-    this.backoff = options.minBackoffMs ?? DEFAULTS.minBackoffMs;
-  }
-
-  /** Runs cycles until stop(); reopens the line after a failure of the line or the device. */
-  async run(): Promise<void> {
-    while (!this.stopped) {
-      try {
-        if (!this.link || this.link.isClosed) await this.connect();
-        while (!this.stopped && this.link && !this.link.isClosed) {
-          await this.cycle();
-          // The device answered: the line works, whatever it did before.
-          this.backoff = this.options.minBackoffMs ?? DEFAULTS.minBackoffMs;
-          if (this.lineDown !== null) this.log('line up: the device answers again');
-          this.lineDown = null;
-          await this.sleep(this.options.pollMs ?? DEFAULTS.pollMs);
-        }
-      } catch (error) {
-        if (this.stopped) break;
-        const cause = (error as Error).message;
-        if (this.lineDown === null) this.log(`line down: ${cause}; reopening, backing off from ${this.backoff} ms to ${this.options.maxBackoffMs ?? DEFAULTS.maxBackoffMs} ms`);
-        this.lineDown = cause;
-      }
-      await this.disconnect();
-      if (this.stopped) break;
-      await this.sleep(this.backoff);
-      this.backoff = Math.min(this.options.maxBackoffMs ?? DEFAULTS.maxBackoffMs, this.backoff * 2);
-    }
-    await this.disconnect();
-  }
-
-  stop(): Promise<void> {
-    this.stopped = true;
-    return this.disconnect();
+    this.courier = new RecordCourier({
+      client: options.client,
+      state: options.state,
+      timers: this.timers,
+      ...(options.serverUrl ? { serverUrl: options.serverUrl } : {}),
+      serverMinBackoffMs: options.serverMinBackoffMs ?? DEFAULTS.serverMinBackoffMs,
+      serverMaxBackoffMs: options.serverMaxBackoffMs ?? DEFAULTS.serverMaxBackoffMs,
+      recordFaultHoldMs: options.recordFaultHoldMs ?? DEFAULTS.recordFaultHoldMs,
+      keptOn: 'device',
+      log: this.log,
+      error: this.error,
+    });
   }
 
   /**
@@ -145,16 +116,20 @@ export class Bridge {
     await this.options.state.requestClose({ closeId: `C${now.toString(36)}${randomBytes(3).toString('hex')}`, requestedAt: new Date(now).toISOString() });
   }
 
+  protected runCycle(): Promise<CycleResult> {
+    return this.cycle();
+  }
+
   /** Opens the line (if needed) and runs one cycle; for tests and one-shot use. */
   async cycle(): Promise<CycleResult> {
-    if (!this.link || this.link.isClosed) await this.connect();
+    await this.ensureConnected();
     const status = await this.request({ code: '0100' }, ['0110']);
     if (status.code === '0110') this.options.debug?.(`device ${status.serial} firmware ${status.firmware}, ${status.pendingCount} record(s) pending`);
     let charged = 0;
     let voided = 0;
-    if (this.serverUsable()) {
-      charged = await this.serverStep('listing orders', () => this.askDevice('PENDING', (order) => ({ code: '0300', orderId: order.orderId, amount: order.amount, currency: order.currency }), '0310'), 0);
-      voided = await this.serverStep('listing orders', () => this.askDevice('VOID_PENDING', (order) => ({ code: '0320', orderId: order.orderId }), '0330'), 0);
+    if (this.courier.usable()) {
+      charged = await this.courier.step('listing orders', () => this.askDevice('PENDING', (order) => ({ code: '0300', orderId: order.orderId, amount: order.amount, currency: order.currency }), '0310'), 0);
+      voided = await this.courier.step('listing orders', () => this.askDevice('VOID_PENDING', (order) => ({ code: '0320', orderId: order.orderId }), '0330'), 0);
     }
     const close = await this.options.state.pendingClose();
     if (close) {
@@ -168,7 +143,7 @@ export class Bridge {
       const next = await this.request({ code: '0250' }, ['0210', '0230', '0520', '0260']);
       if (next.code === '0260') break;
       const record = next as RecordMessage;
-      const outcome = await this.handleRecord(record);
+      const outcome = await this.courier.handleRecord(record);
       if (outcome === 'wait') break;
       if (outcome === 'blocked') {
         blocked = true;
@@ -181,116 +156,11 @@ export class Bridge {
     return { charged, voided, recorded, blocked };
   }
 
-  /** What to do with the record at the head of the device's queue: confirm it, wait (server away), or stay blocked (held). */
-  private async handleRecord(record: RecordMessage): Promise<'confirm' | 'wait' | 'blocked'> {
-    const key = recordKey(record);
-    const held = await this.options.state.held(key);
-    if (held) return this.carryOutDecision(held);
-    if (!this.serverUsable()) return 'wait';
-    const delivered = await this.serverStep('delivering records', () => this.deliver(record), null);
-    if (!delivered) return 'wait';
-    const { verdict, answer } = delivered;
-    if (verdict.kind === 'confirm') {
-      this.log(`record ${record.seq} (${record.code} ${describe(record)}) → ${verdict.note}; confirmed to the device`);
-      return 'confirm';
-    }
-    if (verdict.kind !== 'hold') return 'wait';
-    const holding: HeldRecord = {
-      key, record, message: encodeMessage(record), reason: verdict.reason,
-      server: { status: answer.status, ...(answer.body.code ? { code: answer.body.code } : {}), ...(answer.body.message ? { message: answer.body.message } : {}) },
-      heldAt: new Date(this.timers.now()).toISOString(),
-    };
-    await this.options.state.hold(holding);
-    this.reported.add(key);
-    this.error(
-      `HELD record ${record.seq} (${record.code} ${describe(record)}): ${verdict.reason}. It stays on the device, unconfirmed, and the records behind it wait. ` +
-        `Decide with: ${this.options.state.heldCommand()} resend ${key}  (or: discard ${key} --reason "…")`,
-    );
-    return 'blocked';
-  }
-
-  private async carryOutDecision(held: HeldRecord): Promise<'confirm' | 'wait' | 'blocked'> {
-    const decision = await this.options.state.decision(held.key);
-    if (!decision) {
-      if (!this.reported.has(held.key)) this.error(`record ${held.record.seq} (${held.record.code} ${describe(held.record)}) is held: ${held.reason}; waiting for an operator's decision`);
-      this.reported.add(held.key);
-      return 'blocked';
-    }
-    if (decision.action === 'discard') {
-      await this.options.state.release(held, decision, 'discarded: confirmed to the device without the server');
-      this.error(`DISCARDED record ${held.record.seq} (${held.message}) by operator decision: ${decision.reason}; confirming it to the device`);
-      return 'confirm';
-    }
-    // Resend: the hold goes, and the record is delivered afresh (and held again if the server still disagrees).
-    await this.options.state.release(held, decision, 'resent');
-    this.reported.delete(held.key);
-    this.log(`resending held record ${held.record.seq} (${held.record.code} ${describe(held.record)}) by operator decision`);
-    return this.handleRecord(held.record);
-  }
-
-  /** Sends one record to the server; its answer and the verdict on it. Throws ServerFault when the server could not be used. */
-  private async deliver(record: RecordMessage): Promise<{ verdict: Verdict; answer: PosResponse<Answer> }> {
-    const { client } = this.options;
-    const response = await this.call(() =>
-      record.code === '0210'
-        ? client.commitPayment(record.orderId, { authorizationCode: record.authorizationCode, paidAt: record.paidAt, amount: record.amount })
-        : record.code === '0230'
-          ? client.commitVoid(record.orderId)
-          : client.notifySettlement({ batchNumber: record.batchNumber, transactionCount: record.transactionCount, closedAt: record.closedAt, currencyReference: record.currencyReference, terminal: record.terminal, debitBatch: record.debitBatch }),
-    );
-    let verdict = verdictFor(record, response);
-    if (verdict.kind === 'compare-paid' && record.code === '0210') verdict = comparePaid(record, await this.findChargedOrder(record.orderId, verdict.status), verdict.status);
-    verdict = this.boundFaults(record, verdict, response.status);
-    if (verdict.kind === 'fault') throw new ServerFault(verdict.cause);
-    return { verdict, answer: response };
-  }
-
-  /**
-   * A server that answers, but 5xx to this one record, for longer than the
-   * bound: the record is held with the answer, visible in svc-terminal held,
-   * instead of blocking the queue unseen. An unreachable server holds
-   * nothing: that is an outage, and the records wait for it.
-   */
-  private boundFaults(record: RecordMessage, verdict: Verdict, status: number): Verdict {
-    const key = recordKey(record);
-    if (verdict.kind !== 'fault' || status < 500) {
-      this.faultingSince.delete(key);
-      return verdict;
-    }
-    const now = this.timers.now();
-    const since = this.faultingSince.get(key) ?? now;
-    this.faultingSince.set(key, since);
-    const bound = this.options.recordFaultHoldMs ?? DEFAULTS.recordFaultHoldMs;
-    if (now - since < bound) return verdict;
-    this.faultingSince.delete(key);
-    return { kind: 'hold', reason: `the server has answered this record with errors for ${Math.round((now - since) / 1000)} s (${verdict.cause})` };
-  }
-
-  /** The order among the terminal's in a charged state, paging (100 a page, at most 50 pages). */
-  private async findChargedOrder(orderId: string, status: ChargedStatus): Promise<{ authorizationCode?: string } | undefined> {
-    for (let page = 1; page <= 50; page += 1) {
-      const listed = await this.call(() => this.options.client.listOrders({ status, size: 100, page }));
-      if (listed.status !== 200) throw new ServerFault(`listing ${status} orders answered ${listed.status} ${listed.body.code ?? ''}`);
-      const orders = listed.body.data as Array<{ orderId: string; authorizationCode?: string }>;
-      const found = orders.find((order) => order.orderId === orderId);
-      if (found || orders.length < 100) return found;
-    }
-    return undefined;
-  }
-
   private async askDevice(status: 'PENDING' | 'VOID_PENDING', ask: (order: { orderId: string; amount: number; currency: string }) => Message, answer: MessageCode): Promise<number> {
     const kind: AskKind = status === 'PENDING' ? 'charge' : 'void';
-    const listed = await this.call(() => this.options.client.listOrders({ status, size: 100 }));
-    if (listed.status !== 200) {
-      const verdict = listed.status === 401 || listed.status === 429 || listed.status >= 500 ? 'fault' : 'refused';
-      const said = `${listed.status} ${listed.body.code ?? ''}${listed.body.message ? `: ${listed.body.message}` : ''}`;
-      const cause = listed.status === 401 ? `the server refuses this terminal's signature (${said}): check the terminal's secret and the clock` : `listing ${status} orders answered ${said}`;
-      if (verdict === 'fault') throw new ServerFault(cause);
-      this.error(cause);
-      return 0;
-    }
+    const orders = await this.courier.listOrders<{ orderId: string; amount: number; currency: string }>(status);
     let asked = 0;
-    for (const order of listed.body.data as Array<{ orderId: string; amount: number; currency: string }>) {
+    for (const order of orders) {
       const key = `${status}:${order.orderId}`;
       if (this.options.state.hasAsked(key)) {
         // Asked before and still open: the ask may never have reached the device (cut off on the line, or
@@ -355,59 +225,6 @@ export class Bridge {
     return false;
   }
 
-  /** A server call; a network failure is a ServerFault, never a line fault. */
-  private async call<T>(work: () => Promise<T>): Promise<T> {
-    try {
-      return await work();
-    } catch (error) {
-      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new ServerFault(`${(error as Error).message}${cause?.code ? ` (${cause.code})` : cause?.message ? ` (${cause.message})` : ''}`);
-    }
-  }
-
-  /** Runs a step that uses the server; a ServerFault marks the server down (one log line) and answers `otherwise`. */
-  /**
-   * A step that needs the server. Only a success of the same kind of call
-   * that failed brings the server back: when listing works and delivering
-   * does not, the log says so once and the backoff keeps growing, instead
-   * of flipping between available and unavailable every cycle.
-   */
-  private async serverStep<T>(call: string, step: () => Promise<T>, otherwise: T): Promise<T> {
-    try {
-      const result = await step();
-      this.serverUp(call);
-      return result;
-    } catch (error) {
-      if (!(error instanceof ServerFault)) throw error;
-      this.serverDown(call, error.message);
-      return otherwise;
-    }
-  }
-
-  private serverUsable(): boolean {
-    return !this.server.down || this.timers.now() >= this.server.retryAt;
-  }
-
-  private serverDown(call: string, cause: string): void {
-    const now = this.timers.now();
-    const min = this.options.serverMinBackoffMs ?? DEFAULTS.serverMinBackoffMs;
-    const max = this.options.serverMaxBackoffMs ?? DEFAULTS.serverMaxBackoffMs;
-    if (!this.server.down) {
-      this.error(`server ${this.options.serverUrl ?? ''} unavailable for ${call}: ${cause}; records stay on the device, the line stays open, retrying from ${min} ms up to every ${max / 1000} s`);
-      this.server = { down: true, call, since: now, cause, retryAt: now + min, backoff: min };
-      return;
-    }
-    const backoff = Math.min(max, this.server.backoff * 2);
-    if (cause !== this.server.cause) this.error(`server ${this.options.serverUrl ?? ''} still unavailable, now for ${call}: ${cause}`);
-    this.server = { down: true, call, since: this.server.since, cause, retryAt: now + backoff, backoff };
-  }
-
-  private serverUp(call: string): void {
-    if (!this.server.down || this.server.call !== call) return;
-    this.log(`server ${this.options.serverUrl ?? ''} available again for ${call} after ${((this.timers.now() - this.server.since) / 1000).toFixed(1)} s`);
-    this.server = { down: false };
-  }
-
   private async request(message: Message, expect: MessageCode[]): Promise<Message> {
     const link = this.link;
     if (!link) throw new Error('no line');
@@ -431,7 +248,7 @@ export class Bridge {
     return answered;
   }
 
-  private onMessage(payload: string): void {
+  protected onPayload(payload: string): void {
     const waiting = this.waiting;
     let message: Message;
     try {
@@ -448,36 +265,9 @@ export class Bridge {
     else waiting.resolve(message);
   }
 
-  private async connect(): Promise<void> {
-    const port = await this.options.open();
-    this.port = port;
-    this.link = new Link(port, { timers: this.timers, ...(this.options.debug ? { debug: this.options.debug } : {}) });
-    this.link.on('message', (payload: string) => this.onMessage(payload));
-    this.link.once('close', (error: LinkError) => {
-      this.waiting?.reject(error);
-      this.waiting = null;
-    });
-    this.log('line open');
-  }
 
-  private async disconnect(): Promise<void> {
-    const link = this.link;
-    const port = this.port;
-    this.link = null;
-    this.port = null;
-    if (link && !link.isClosed) link.close();
-    if (!port) return;
-    // Release the device path (a serial port holds a lock until closed), so that reopening it can succeed.
-    if (port.close && port.isOpen !== false) await new Promise<void>((resolve) => port.close!(() => resolve()));
-    if (!port.destroyed) port.destroy();
+  protected onLineClosed(error: LinkError): void {
+    this.waiting?.reject(error);
+    this.waiting = null;
   }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => this.timers.setTimeout(resolve, ms));
-  }
-}
-
-function describe(record: RecordMessage): string {
-  if (record.code === '0520') return `batch ${record.batchNumber}`;
-  return record.code === '0210' ? `sale ${record.orderId} ${record.amount} ${record.currency} auth ${record.authorizationCode}` : `void ${record.orderId}`;
 }

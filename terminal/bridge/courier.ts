@@ -1,0 +1,221 @@
+import type { Answer, PosClient, PosResponse } from '../pos-client.js';
+import { encodeMessage, type RecordMessage } from '../protocol/messages.js';
+import type { Timers } from '../protocol/timers.js';
+import { recordKey, type BridgeState, type HeldRecord } from './bridge-state.js';
+import { comparePaid, verdictFor, type ChargedStatus, type Verdict } from './server-verdict.js';
+
+/** The server could not be used just now; nothing about any record was decided. */
+export class ServerFault extends Error {}
+
+export interface CourierOptions {
+  client: PosClient;
+  state: BridgeState;
+  timers: Timers;
+  /** Where the server is, for log lines. */
+  serverUrl?: string;
+  serverMinBackoffMs: number;
+  serverMaxBackoffMs: number;
+  /** How long a record may keep getting 5xx answers before it is held. */
+  recordFaultHoldMs: number;
+  /** Where undelivered records wait, for the log: on the device (svc) or in the bridge's journal (transbank). */
+  keptOn: 'device' | 'journal';
+  log: (line: string) => void;
+  error: (line: string) => void;
+}
+
+const WORDS = {
+  device: { done: 'confirmed to the device', kept: 'It stays on the device, unconfirmed', waiting: 'records stay on the device', discarded: 'confirmed to the device without the server', discarding: '; confirming it to the device' },
+  journal: { done: 'done', kept: 'It is kept in the bridge\'s journal, undelivered', waiting: 'records are kept in the bridge\'s journal', discarded: 'dropped from the journal without the server', discarding: '' },
+} as const;
+
+/** What to do with a record once the server has seen it: it is done (confirm), it waits (server away), or it is held for an operator. */
+export type Delivery = 'confirm' | 'wait' | 'blocked';
+
+/**
+ * Carries a bridge's money records to the server, whatever device made
+ * them: each is sent signed, and is done only when the server holds that
+ * same record (server-verdict.ts); a record the server holds differently is
+ * held under --state-dir for an operator, and one that keeps getting 5xx is
+ * held after a bounded time. It also keeps the server's health: a server
+ * that fails is tried again with backoff (1 s doubling to 30 s), and only a
+ * success of the same kind of call brings it back. Each change is one line.
+ */
+export class RecordCourier {
+  private server: { down: false } | { down: true; call: string; since: number; cause: string; retryAt: number; backoff: number } = { down: false };
+  /** Since when each record has been answered 5xx, without a break. */
+  private readonly faultingSince = new Map<string, number>();
+  /** Held records already reported, so a blocked queue is one error line, not one per cycle. */
+  private readonly reported = new Set<string>();
+
+  private readonly words: (typeof WORDS)[keyof typeof WORDS];
+
+  constructor(private readonly options: CourierOptions) {
+    this.words = WORDS[options.keptOn];
+  }
+
+  /** Whether the server may be tried now: it is up, or its backoff has run out. */
+  usable(): boolean {
+    return !this.server.down || this.options.timers.now() >= this.server.retryAt;
+  }
+
+  /**
+   * A step that needs the server. A ServerFault marks the server down (one
+   * log line) and answers `otherwise`. Only a success of the same kind of
+   * call that failed brings the server back: when listing works and
+   * delivering does not, the log says so once and the backoff keeps growing.
+   */
+  async step<T>(call: string, work: () => Promise<T>, otherwise: T): Promise<T> {
+    try {
+      const result = await work();
+      this.up(call);
+      return result;
+    } catch (error) {
+      if (!(error instanceof ServerFault)) throw error;
+      this.down(call, error.message);
+      return otherwise;
+    }
+  }
+
+  /** A server call; a network failure is a ServerFault, never a line fault. */
+  async call<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      throw new ServerFault(`${(error as Error).message}${cause?.code ? ` (${cause.code})` : cause?.message ? ` (${cause.message})` : ''}`);
+    }
+  }
+
+  /** The terminal's orders in one state, first page; a fault of the server throws ServerFault, a refusal is logged and answers none. */
+  async listOrders<T>(status: 'PENDING' | 'VOID_PENDING'): Promise<T[]> {
+    const listed = await this.call(() => this.options.client.listOrders({ status, size: 100 }));
+    if (listed.status === 200) return listed.body.data as T[];
+    const said = `${listed.status} ${listed.body.code ?? ''}${listed.body.message ? `: ${listed.body.message}` : ''}`;
+    const cause = listed.status === 401 ? `the server refuses this terminal's signature (${said}): check the terminal's secret and the clock` : `listing ${status} orders answered ${said}`;
+    if (listed.status === 401 || listed.status === 429 || listed.status >= 500) throw new ServerFault(cause);
+    this.options.error(cause);
+    return [];
+  }
+
+  /** Delivers one record, or carries out the operator's decision on it when it is held. */
+  async handleRecord(record: RecordMessage): Promise<Delivery> {
+    const { state } = this.options;
+    const key = recordKey(record);
+    const held = await state.held(key);
+    if (held) return this.carryOutDecision(held);
+    if (!this.usable()) return 'wait';
+    const delivered = await this.step('delivering records', () => this.deliver(record), null);
+    if (!delivered) return 'wait';
+    const { verdict, answer } = delivered;
+    if (verdict.kind === 'confirm') {
+      this.options.log(`record ${record.seq} (${record.code} ${describeRecord(record)}) → ${verdict.note}; ${this.words.done}`);
+      return 'confirm';
+    }
+    if (verdict.kind !== 'hold') return 'wait';
+    const holding: HeldRecord = {
+      key, record, message: encodeMessage(record), reason: verdict.reason,
+      server: { status: answer.status, ...(answer.body.code ? { code: answer.body.code } : {}), ...(answer.body.message ? { message: answer.body.message } : {}) },
+      heldAt: new Date(this.options.timers.now()).toISOString(),
+    };
+    await state.hold(holding);
+    this.reported.add(key);
+    this.options.error(
+      `HELD record ${record.seq} (${record.code} ${describeRecord(record)}): ${verdict.reason}. ${this.words.kept}, and the records behind it wait. ` +
+        `Decide with: ${state.heldCommand()} resend ${key}  (or: discard ${key} --reason "…")`,
+    );
+    return 'blocked';
+  }
+
+  private async carryOutDecision(held: HeldRecord): Promise<Delivery> {
+    const { state } = this.options;
+    const decision = await state.decision(held.key);
+    if (!decision) {
+      if (!this.reported.has(held.key)) this.options.error(`record ${held.record.seq} (${held.record.code} ${describeRecord(held.record)}) is held: ${held.reason}; waiting for an operator's decision`);
+      this.reported.add(held.key);
+      return 'blocked';
+    }
+    if (decision.action === 'discard') {
+      await state.release(held, decision, `discarded: ${this.words.discarded}`);
+      this.options.error(`DISCARDED record ${held.record.seq} (${held.message}) by operator decision: ${decision.reason}${this.words.discarding}`);
+      return 'confirm';
+    }
+    // Resend: the hold goes, and the record is delivered afresh (and held again if the server still disagrees).
+    await state.release(held, decision, 'resent');
+    this.reported.delete(held.key);
+    this.options.log(`resending held record ${held.record.seq} (${held.record.code} ${describeRecord(held.record)}) by operator decision`);
+    return this.handleRecord(held.record);
+  }
+
+  /** Sends one record to the server; its answer and the verdict on it. Throws ServerFault when the server could not be used. */
+  private async deliver(record: RecordMessage): Promise<{ verdict: Verdict; answer: PosResponse<Answer> }> {
+    const { client } = this.options;
+    const response = await this.call(() =>
+      record.code === '0210'
+        ? client.commitPayment(record.orderId, { authorizationCode: record.authorizationCode, paidAt: record.paidAt, amount: record.amount })
+        : record.code === '0230'
+          ? client.commitVoid(record.orderId)
+          : client.notifySettlement({ batchNumber: record.batchNumber, transactionCount: record.transactionCount, closedAt: record.closedAt, currencyReference: record.currencyReference, terminal: record.terminal, debitBatch: record.debitBatch }),
+    );
+    let verdict = verdictFor(record, response);
+    if (verdict.kind === 'compare-paid' && record.code === '0210') verdict = comparePaid(record, await this.findChargedOrder(record.orderId, verdict.status), verdict.status);
+    verdict = this.boundFaults(record, verdict, response.status);
+    if (verdict.kind === 'fault') throw new ServerFault(verdict.cause);
+    return { verdict, answer: response };
+  }
+
+  /**
+   * A server that answers, but 5xx to this one record, for longer than the
+   * bound: the record is held with the answer, visible in svc-terminal held,
+   * instead of blocking the queue unseen. An unreachable server holds
+   * nothing: that is an outage, and the records wait for it.
+   */
+  private boundFaults(record: RecordMessage, verdict: Verdict, status: number): Verdict {
+    const key = recordKey(record);
+    if (verdict.kind !== 'fault' || status < 500) {
+      this.faultingSince.delete(key);
+      return verdict;
+    }
+    const now = this.options.timers.now();
+    const since = this.faultingSince.get(key) ?? now;
+    this.faultingSince.set(key, since);
+    if (now - since < this.options.recordFaultHoldMs) return verdict;
+    this.faultingSince.delete(key);
+    return { kind: 'hold', reason: `the server has answered this record with errors for ${Math.round((now - since) / 1000)} s (${verdict.cause})` };
+  }
+
+  /** The order among the terminal's in a charged state, paging (100 a page, at most 50 pages). */
+  private async findChargedOrder(orderId: string, status: ChargedStatus): Promise<{ authorizationCode?: string } | undefined> {
+    for (let page = 1; page <= 50; page += 1) {
+      const listed = await this.call(() => this.options.client.listOrders({ status, size: 100, page }));
+      if (listed.status !== 200) throw new ServerFault(`listing ${status} orders answered ${listed.status} ${listed.body.code ?? ''}`);
+      const orders = listed.body.data as Array<{ orderId: string; authorizationCode?: string }>;
+      const found = orders.find((order) => order.orderId === orderId);
+      if (found || orders.length < 100) return found;
+    }
+    return undefined;
+  }
+
+  private down(call: string, cause: string): void {
+    const now = this.options.timers.now();
+    const { serverMinBackoffMs: min, serverMaxBackoffMs: max, serverUrl = '' } = this.options;
+    if (!this.server.down) {
+      this.options.error(`server ${serverUrl} unavailable for ${call}: ${cause}; ${this.words.waiting}, the line stays open, retrying from ${min} ms up to every ${max / 1000} s`);
+      this.server = { down: true, call, since: now, cause, retryAt: now + min, backoff: min };
+      return;
+    }
+    const backoff = Math.min(max, this.server.backoff * 2);
+    if (cause !== this.server.cause) this.options.error(`server ${serverUrl} still unavailable, now for ${call}: ${cause}`);
+    this.server = { down: true, call, since: this.server.since, cause, retryAt: now + backoff, backoff };
+  }
+
+  private up(call: string): void {
+    if (!this.server.down || this.server.call !== call) return;
+    this.options.log(`server ${this.options.serverUrl ?? ''} available again for ${call} after ${((this.options.timers.now() - this.server.since) / 1000).toFixed(1)} s`);
+    this.server = { down: false };
+  }
+}
+
+export function describeRecord(record: RecordMessage): string {
+  if (record.code === '0520') return `batch ${record.batchNumber}`;
+  return record.code === '0210' ? `sale ${record.orderId} ${record.amount} ${record.currency} auth ${record.authorizationCode}` : `void ${record.orderId}`;
+}
