@@ -20,6 +20,7 @@ import { appendDurably, readJson, removeDurably, writeDurably } from './durable-
 //   <state-dir>/<serial>/close.json                 a batch close asked for and not yet answered
 //   <state-dir>/<serial>/last-close.json            the last close carried out
 //   <state-dir>/<serial>/held-asks/<key>.json       asks whose outcome the device cannot say, and decisions
+//   <state-dir>/<serial>/retry/<key>.json           a declined sale a cashier asked to send again (transbank)
 
 export interface HeldRecord {
   key: string;
@@ -185,6 +186,23 @@ export class BridgeState {
   async decideAny(key: string, decision: Decision): Promise<void> {
     if (await this.heldAsk(key)) return void (await writeDurably(this.askPath(key, '.decision'), `${JSON.stringify(decision)}\n`));
     await this.decide(key, decision);
+  }
+
+  /** A cashier's "try again" for a sale the POS declined (svc-terminal retry ORDER): carried out by the bridge at its next cycle. */
+  async requestRetry(orderId: string, at: string): Promise<void> {
+    await writeDurably(this.retryPath(orderId), `${JSON.stringify({ orderId, at })}\n`);
+  }
+
+  async retryRequested(orderId: string): Promise<boolean> {
+    return (await readJson(this.retryPath(orderId))) !== undefined;
+  }
+
+  async retryTaken(orderId: string): Promise<void> {
+    await removeDurably(this.retryPath(orderId));
+  }
+
+  private retryPath(orderId: string): string {
+    return join(this.dir, 'retry', `${askKey('charge', orderId)}.json`);
   }
 
   async releaseAsk(held: HeldAsk, decision: Decision, outcome: string): Promise<void> {

@@ -267,6 +267,8 @@ export class Bridge extends LineDriver {
 
 
   protected onLineClosed(error: LinkError): void {
+    // The answer's timer goes with it: a sale's waits minutes, and would keep a stopped bridge's process alive.
+    if (this.waiting) this.timers.clearTimeout(this.waiting.timer);
     this.waiting?.reject(error);
     this.waiting = null;
   }

@@ -4,6 +4,8 @@ import type { SerialPort } from 'serialport';
 import { merchantWithTerminal, startTestServer } from '../../server/testing/test-server.js';
 import { Bridge } from '../bridge/bridge.js';
 import { BridgeState } from '../bridge/bridge-state.js';
+import { SaleJournal } from '../bridge/transbank/sale-journal.js';
+import { TransbankBridge } from '../bridge/transbank/transbank-bridge.js';
 import { openPort, PtyPair } from './pty-pair.js';
 
 /**
@@ -27,7 +29,7 @@ export async function bridgeWorld(t: Test, options: { answerTimeoutMs?: number }
   const logs: string[] = [];
   const errors: string[] = [];
   const stateDir = join(dir, 'bridge-state');
-  const bridges: Bridge[] = [];
+  const bridges: Array<Bridge | TransbankBridge> = [];
   const startBridge = async () => {
     const state = await BridgeState.open(stateDir, merchant.serialNumber);
     const bridge = new Bridge({
@@ -43,6 +45,25 @@ export async function bridgeWorld(t: Test, options: { answerTimeoutMs?: number }
     bridges.push(bridge);
     return { bridge, state };
   };
+  /** The cash register of a Transbank POS, as `svc-terminal bridge --dialect transbank` starts one. */
+  const startTransbankBridge = async (extra: { saleTimeoutMs?: number } = {}) => {
+    const state = await BridgeState.open(stateDir, merchant.serialNumber);
+    const journal = await SaleJournal.open(state.dir);
+    const bridge = new TransbankBridge({
+      open: () => open(line.host),
+      client: merchant.pos,
+      state,
+      journal,
+      serverUrl: server.baseUrl,
+      answerTimeoutMs: options.answerTimeoutMs ?? 2000,
+      pollMs: 20,
+      log: (entry) => logs.push(entry),
+      error: (entry) => errors.push(entry),
+      ...extra,
+    });
+    bridges.push(bridge);
+    return { bridge, state, journal };
+  };
   t.teardown(async () => {
     for (const bridge of bridges) await bridge.stop();
     for (const port of ports) if (port.isOpen) await new Promise((resolve) => port.close(resolve));
@@ -53,5 +74,5 @@ export async function bridgeWorld(t: Test, options: { answerTimeoutMs?: number }
   const settlements = async () => (await server.api.get(`${merchant.merchantPath}/pos-terminals/${merchant.serialNumber}/settlements?sort=closedAt`, { token })).body.data as Array<{ batchNumber: string; transactionCount: number; closedAt: string }>;
   /** One end of the device side of the line, as an emulator opens it. */
   const devicePort = () => open(line.device);
-  return { server, merchant, line, open, devicePort, startBridge, stateDir, logs, errors, order, settlements };
+  return { server, merchant, line, open, devicePort, startBridge, startTransbankBridge, stateDir, logs, errors, order, settlements };
 }
