@@ -46,6 +46,8 @@ export const MUTATED_MODULES: MutatedModule[] = [
   // The bridge: what a server answer means for a record the device holds; when a daily close is due or missed.
   { file: 'terminal/bridge/server-verdict.ts', tests: ['terminal/bridge/bridge.test.ts'] },
   { file: 'terminal/bridge/close-schedule.ts', tests: ['terminal/bridge/close-schedule.test.ts'] },
+  // The Transbank bridge's decisions: which orders a POS carries, what its answers prove after a lost answer.
+  { file: 'terminal/bridge/transbank/sale-rules.ts', tests: ['terminal/bridge/transbank/sale-rules.test.ts'] },
   // The contract suite's profiles and amount rule.
   { file: 'contracts/profiles.ts', tests: ['contracts/profiles-rules.test.ts'] },
   { file: 'contracts/money-amount.ts', tests: ['contracts/money-amount.test.ts'] },
