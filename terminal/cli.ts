@@ -9,8 +9,10 @@ import { join } from 'node:path';
 import { Bridge, DEFAULTS } from './bridge/bridge.js';
 import { BridgeState } from './bridge/bridge-state.js';
 import { missedClose, nextOccurrence, type DailyTime } from './bridge/close-schedule.js';
+import { SaleJournal } from './bridge/transbank/sale-journal.js';
+import { TRANSBANK_DEFAULTS, TransbankBridge } from './bridge/transbank/transbank-bridge.js';
 import { EmulatedTerminal } from './device/emulated-terminal.js';
-import { DEFAULT_CARD_DELAY_MS, TransbankPos } from './device/transbank/transbank-pos.js';
+import { DEFAULT_CARD_DELAY_MS, TransbankPos, TURNAROUND_MS } from './device/transbank/transbank-pos.js';
 import { FaultyPort, type Faults } from './device/faulty-port.js';
 import { PosClient } from './pos-client.js';
 import { openSerial } from './serial-port.js';
@@ -26,6 +28,7 @@ commands:
   emulate   an emulated POS device on a serial line (operator commands on stdin)
   bridge    drive one device for one terminal: orders to the device, records to the server
   held      records the bridge holds for an operator's decision, and the decisions
+  retry     send a sale the POS declined again (Transbank: the cashier's "try another card")
   ports     list the serial ports of this machine
 
 svc-terminal <command> --help says more. Line settings: 115200 8N1 unless --baud.
@@ -56,6 +59,10 @@ void [orderId], close (the batch), status.
                       sale. On stdin: next approve|debit|RC (the next sale's
                       outcome), unload-keys, integrated, status.
   --commerce-code N   the Transbank POS's commerce code (12 digits at most)
+  --turnaround-ms N   transbank: the least time from a request's ACK to each
+                      frame after it (default ${TURNAROUND_MS}: the official SDK cuts
+                      packets by 100 ms of silence, so less breaks it; a
+                      cash register that reads frames may use less)
 
 fault options (for tests and demos):
   --corrupt-frame N   corrupt the LRC of the Nth frame sent
@@ -64,7 +71,7 @@ fault options (for tests and demos):
   --delay-ms N        hold every write N ms
   --silent-after N    stop sending after the Nth frame
 `,
-  bridge: `usage: svc-terminal bridge --path PATH --base-url URL --serial SN [--secret-file FILE] [options]
+  bridge: `usage: svc-terminal bridge --path PATH --base-url URL --serial SN [--dialect svc|transbank] [--secret-file FILE] [options]
 
 Drives the device on PATH for terminal SN: asks it to charge the server's
 PENDING orders and to void its VOID_PENDING ones, sends every record it
@@ -86,6 +93,19 @@ warning, since every local user can read it in ps.
                           (default ${DEFAULTS.answerTimeoutMs})
   --close-at HH:MM        close the batch from the host (0500) every day at
                           this local time; typing "close" on stdin does it now
+  --dialect transbank     the device is a Transbank POS Integrado and the bridge
+                          its cash register (terminal/README.md): each PENDING
+                          order is sold (whole CLP, a durable 6-character
+                          ticket), an approval commits it with the POS's
+                          authorization code, a decline leaves it PENDING
+                          until svc-terminal retry ORDER, a VOID_PENDING order
+                          is refunded by its sale's operation number, and a
+                          close is totals, close and one CLP settlement.
+                          Every sale, refund and close is journaled before it
+                          goes on the line and settled from the POS after a
+                          kill (the last sale, the refund again, the totals).
+  --sale-timeout-ms N     transbank: how long a sale may wait for the customer
+                          (default ${TRANSBANK_DEFAULTS.saleTimeoutMs})
   --baud N                line speed (default 115200, 8N1)
   --debug                 frames in hex and link events
 
@@ -110,6 +130,13 @@ later records wait behind it, until you decide:
                   decision is kept in <state-dir>/<serial>/released.jsonl
 
 A running bridge carries the decision out at its next cycle.
+`,
+  retry: `usage: svc-terminal retry ORDER --serial SN [--state-dir DIR]
+
+A sale the Transbank POS declined stays PENDING on the server and is not
+sent to the POS again by itself (the customer may have walked away). When
+the cashier wants to try again (another card), this sends it: the running
+bridge for terminal SN (the same --state-dir) takes it at its next cycle.
 `,
   ports: `usage: svc-terminal ports
 
@@ -146,7 +173,7 @@ async function emulate(argv: string[]): Promise<void> {
     args: argv,
     options: {
       path: { type: 'string' }, serial: { type: 'string' }, state: { type: 'string' }, 'auto-approve-ms': { type: 'string' }, baud: { type: 'string' }, debug: { type: 'boolean' },
-      dialect: { type: 'string', default: 'svc' }, 'commerce-code': { type: 'string' }, 'card-delay-ms': { type: 'string' },
+      dialect: { type: 'string', default: 'svc' }, 'commerce-code': { type: 'string' }, 'card-delay-ms': { type: 'string' }, 'turnaround-ms': { type: 'string' },
       'corrupt-frame': { type: 'string' }, 'drop-ack': { type: 'string' }, 'split-gap-ms': { type: 'string' }, 'delay-ms': { type: 'string' }, 'silent-after': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -190,7 +217,7 @@ async function emulate(argv: string[]): Promise<void> {
 }
 
 /** The device the options describe: today's svc terminal, or a Transbank POS Integrado. */
-function emulatedDevice(values: { serial?: string; state?: string; dialect?: string; 'auto-approve-ms'?: string; 'commerce-code'?: string; 'card-delay-ms'?: string }): {
+function emulatedDevice(values: { serial?: string; state?: string; dialect?: string; 'auto-approve-ms'?: string; 'commerce-code'?: string; 'card-delay-ms'?: string; 'turnaround-ms'?: string }): {
   attach(link: Link): void;
   operator(line: string): string;
 } {
@@ -203,6 +230,7 @@ function emulatedDevice(values: { serial?: string; state?: string; dialect?: str
       ...(values['commerce-code'] ? { commerceCode: values['commerce-code'] } : {}),
       ...(values.state ? { statePath: values.state } : {}),
       cardDelayMs: integer('card-delay-ms', values['card-delay-ms'], DEFAULT_CARD_DELAY_MS)!,
+      turnaroundMs: integer('turnaround-ms', values['turnaround-ms'], TURNAROUND_MS)!,
     });
     if (values.state) log(`memory in ${values.state}: ${pos.snapshot.batch.length} sale(s) in the batch, next operation ${pos.snapshot.nextOperation}`);
     return pos;
@@ -220,6 +248,7 @@ async function bridge(argv: string[]): Promise<void> {
     options: {
       path: { type: 'string' }, 'base-url': { type: 'string' }, serial: { type: 'string' }, secret: { type: 'string' }, 'secret-file': { type: 'string' },
       'state-dir': { type: 'string' }, 'poll-ms': { type: 'string' }, 'answer-timeout-ms': { type: 'string' }, 'close-at': { type: 'string' },
+      dialect: { type: 'string', default: 'svc' }, 'sale-timeout-ms': { type: 'string' },
       baud: { type: 'string' }, debug: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
     },
   }, usage.bridge);
@@ -233,18 +262,27 @@ async function bridge(argv: string[]): Promise<void> {
   const stateDir = values['state-dir'] ?? DEFAULT_STATE_DIR;
   const state = await BridgeState.open(stateDir, values.serial!);
   const client = new PosClient({ baseUrl: values['base-url']!, serialNumber: values.serial!, secret });
-  const running = new Bridge({
+  if (values.dialect !== 'svc' && values.dialect !== 'transbank') fail(`--dialect is svc or transbank, got ${JSON.stringify(values.dialect)}`, usage.bridge);
+  const common = {
     open: () => openSerial(values.path!, baud),
     client,
     state,
     serverUrl: values['base-url']!,
     pollMs: integer('poll-ms', values['poll-ms'], DEFAULTS.pollMs)!,
-    answerTimeoutMs: integer('answer-timeout-ms', values['answer-timeout-ms'], DEFAULTS.answerTimeoutMs)!,
     log,
     error: logError,
     ...(values.debug ? { debug: log } : {}),
-  });
-  log(`bridge for ${values.serial} on ${values.path} (${baud} 8N1) → ${values['base-url']}; state in ${state.dir}`);
+  };
+  const running =
+    values.dialect === 'transbank'
+      ? new TransbankBridge({
+          ...common,
+          journal: await SaleJournal.open(state.dir),
+          answerTimeoutMs: integer('answer-timeout-ms', values['answer-timeout-ms'], TRANSBANK_DEFAULTS.answerTimeoutMs)!,
+          saleTimeoutMs: integer('sale-timeout-ms', values['sale-timeout-ms'], TRANSBANK_DEFAULTS.saleTimeoutMs)!,
+        })
+      : new Bridge({ ...common, answerTimeoutMs: integer('answer-timeout-ms', values['answer-timeout-ms'], DEFAULTS.answerTimeoutMs)! });
+  log(`${values.dialect} bridge for ${values.serial} on ${values.path} (${baud} 8N1) → ${values['base-url']}; state in ${state.dir}`);
   const held = await state.listHeld();
   if (held.length > 0) logError(`${held.length} record(s) held from before: svc-terminal held --serial ${values.serial} --state-dir ${stateDir}`);
   const close = (why: string) =>
@@ -339,6 +377,22 @@ async function heldCommand(argv: string[]): Promise<void> {
   process.stdout.write(`${action} ${key}: the bridge carries it out at its next cycle\n`);
 }
 
+async function retryCommand(argv: string[]): Promise<void> {
+  const { values, positionals } = parseOptions({
+    args: argv,
+    allowPositionals: true,
+    options: { serial: { type: 'string' }, 'state-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  }, usage.retry);
+  if (values.help) return void process.stdout.write(usage.retry);
+  if (!values.serial || positionals.length !== 1) fail('retry needs one ORDER and --serial', usage.retry);
+  const state = await BridgeState.open(values['state-dir'] ?? DEFAULT_STATE_DIR, values.serial!);
+  const [orderId] = positionals as [string];
+  const journal = await SaleJournal.open(state.dir);
+  if (!journal.declined(`sale:${orderId}`)) fail(`order ${orderId} has no sale declined by the POS of ${values.serial} (${state.dir}); a PENDING order that was not declined is sold anyway`);
+  await state.requestRetry(orderId, new Date().toISOString());
+  process.stdout.write(`retry ${orderId}: the bridge sends it to the POS again at its next cycle\n`);
+}
+
 async function ports(argv: string[]): Promise<void> {
   if (argv.includes('--help') || argv.includes('-h')) return void process.stdout.write(usage.ports);
   try {
@@ -370,6 +424,9 @@ switch (command) {
     break;
   case 'held':
     await heldCommand(rest);
+    break;
+  case 'retry':
+    await retryCommand(rest);
     break;
   case 'ports':
     await ports(rest);

@@ -101,7 +101,7 @@ export class TransbankPos {
     } catch (error) {
       const refusal = refusalFor(payload, error as TransbankMessageError, this.state);
       this.log(`cash register ${payload}: ${(error as Error).message}${refusal ? `; answered ${describeResponseCode(refusal.fields.responseCode as string)}` : '; not answered'}`);
-      if (refusal) await this.answer([refusal], TURNAROUND_MS);
+      if (refusal) await this.answer([refusal], this.options.turnaroundMs ?? TURNAROUND_MS);
       return;
     }
     const outcome = () => {

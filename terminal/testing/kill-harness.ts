@@ -1,0 +1,101 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Test } from 'tap';
+import { startServerProcess, stopServerProcess, stopped } from '../../server/testing/server-process.js';
+import { PtyPair, waitFor } from './pty-pair.js';
+
+// What the kill runs share: a server process with a merchant and a terminal,
+// a real pseudo-terminal pair, `svc-terminal` processes started and killed
+// with SIGKILL (their output kept across lives), and a killer that strikes
+// at random moments of work, never of start-up.
+
+const cli = fileURLToPath(new URL('../cli.ts', import.meta.url));
+
+export async function killWorld(t: Test, serial: string) {
+  const dir = t.testdir();
+  const server = await startServerProcess({ DATA_DIR: join(dir, 'data') });
+  t.teardown(() => stopServerProcess(server));
+  const api = async (method: string, path: string, token: string, body?: unknown) => {
+    const response = await fetch(new URL(path, server.baseUrl), { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+  const registered = (await (await fetch(new URL('/console/register', server.baseUrl), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `kill-${serial}@example.com`, password: '12345678' }) })).json()) as any;
+  const token = registered.key.token as string;
+  const merchantPath = `/api/v1/merchants/${registered.merchant_id}`;
+  const terminal = (await api('POST', `${merchantPath}/pos-terminals`, token, { serialNumber: serial })).body;
+  const line = new PtyPair(dir);
+  await line.start();
+  t.teardown(() => line.stop());
+  /** Every order of the merchant, by id. */
+  const allOrders = async () => {
+    const orders = new Map<string, any>();
+    for (let page = 1; ; page += 1) {
+      const listed = (await api('GET', `${merchantPath}/transactions?size=100&page=${page}`, token)).body.data as any[];
+      for (const order of listed) orders.set(order.orderId, order);
+      if (listed.length < 100) return orders;
+    }
+  };
+  return { dir, server, api, token, merchantPath, secret: terminal.secret as string, line, allOrders };
+}
+
+/** `svc-terminal` processes by name, each restartable with the same arguments; nothing starts again once the test ended. */
+export function processes<Name extends string>(t: Test, argsOf: Record<Name, string[]>, secret: string) {
+  const running = {} as Record<Name, ChildProcess | null>;
+  const output = Object.fromEntries(Object.keys(argsOf).map((name) => [name, ''])) as Record<Name, string>;
+  let ended = false;
+  const start = (which: Name) => {
+    if (ended) return;
+    const child = spawn(process.execPath, ['--import', 'tsx', cli, ...argsOf[which]], { env: { ...process.env, SVC_TERMINAL_SECRET: secret }, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output[which] += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output[which] += chunk));
+    running[which] = child;
+  };
+  const kill = async (which: Name) => {
+    const child = running[which];
+    if (!child) return;
+    child.kill('SIGKILL');
+    await stopped(child);
+    running[which] = null;
+  };
+  // Once the test has ended (a failure included), nothing starts again: a killer would otherwise go on
+  // restarting processes, and their handles would hold the file open until the runner's time limit.
+  t.teardown(async () => {
+    ended = true;
+    for (const which of Object.keys(argsOf) as Name[]) await kill(which);
+  });
+  return { running, output, start, kill };
+}
+
+/**
+ * Kills one of `targets` at a time, at a random moment of work: it waits
+ * until the pair has done some work since the last restart (a restart takes
+ * a second alone, several on a loaded machine; without this gate, kills on a
+ * busy host left the pair forever restarting), then a random while more.
+ * `strike` kills and restarts; the counts are kept by target.
+ */
+export function killer<Target extends string>(targets: Target[], workDone: () => number, strike: (target: Target) => Promise<void>, { seed = 7, pauseMs = 1500 } = {}) {
+  let state = seed;
+  const random = () => (state = (state * 48271) % 2147483647) / 2147483647;
+  let killing = true;
+  const kills = Object.fromEntries(targets.map((target) => [target, 0])) as Record<Target, number>;
+  const loop = (async () => {
+    while (killing) {
+      const before = workDone();
+      await waitFor(() => workDone() > before, 15_000, 'work since the last restart').catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, random() * pauseMs));
+      if (!killing) break;
+      const target = targets[Math.floor(random() * targets.length)]!;
+      await strike(target);
+      kills[target] += 1;
+    }
+  })();
+  return {
+    kills,
+    total: () => Object.values<number>(kills).reduce((sum, each) => sum + each, 0),
+    stop: async () => {
+      killing = false;
+      await loop;
+    },
+  };
+}
