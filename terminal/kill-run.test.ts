@@ -1,19 +1,16 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { startServerProcess, stopServerProcess, stopped } from '../server/testing/server-process.js';
 import type { DeviceState } from './device/device-state.js';
 import { BridgeState } from './bridge/bridge-state.js';
-import { PtyPair, socatSkip, waitFor } from './testing/pty-pair.js';
+import { killer, killWorld, processes } from './testing/kill-harness.js';
+import { socatSkip, waitFor } from './testing/pty-pair.js';
 
 // The emulator and the bridge, each as `svc-terminal` runs it, killed with
 // SIGKILL at random moments during a run of 200 sales, voids and batch
 // closes: every record the device approved reaches the server exactly once
 // or sits in the hold. Lost and duplicated are counted, and must be 0.
 
-const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
 const SALES = 200;
 
 // The runner's limit for this file (package.json, 120 s) is raised for this file alone: it takes
@@ -23,76 +20,26 @@ const SALES = 200;
 t.setTimeout(240_000);
 
 t.test(`emulator and bridge SIGKILLed at random moments during ${SALES} sales, voids and closes: 0 lost, 0 duplicated`, { skip: socatSkip(), timeout: 230_000 }, async (t) => {
-  const dir = t.testdir();
-  const server = await startServerProcess({ DATA_DIR: join(dir, 'data') });
-  t.teardown(() => stopServerProcess(server));
-  const api = async (method: string, path: string, token: string, body?: unknown) => {
-    const response = await fetch(new URL(path, server.baseUrl), { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
-    return { status: response.status, body: (await response.json()) as any };
-  };
-  const registered = await (await fetch(new URL('/console/register', server.baseUrl), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'kill@example.com', password: '12345678' }) })).json() as any;
-  const token = registered.key.token as string;
-  const merchantPath = `/api/v1/merchants/${registered.merchant_id}`;
   const serial = 'KILL-1';
-  const terminal = (await api('POST', `${merchantPath}/pos-terminals`, token, { serialNumber: serial })).body;
+  const world = await killWorld(t, serial);
+  const { line, api, token, merchantPath } = world;
+  const deviceJournal = join(world.dir, 'device.json');
+  const stateDir = join(world.dir, 'bridge-state');
+  const pair = processes(t, {
+    emulator: ['emulate', '--path', line.device, '--serial', serial, '--state', deviceJournal, '--auto-approve-ms', '30'],
+    bridge: ['bridge', '--path', line.host, '--base-url', world.server.baseUrl, '--serial', serial, '--state-dir', stateDir, '--poll-ms', '50', '--answer-timeout-ms', '1000'],
+  }, world.secret);
+  const output = pair.output;
+  pair.start('emulator');
+  pair.start('bridge');
 
-  const line = new PtyPair(dir);
-  await line.start();
-  t.teardown(() => line.stop());
-  const deviceJournal = join(dir, 'device.json');
-  const stateDir = join(dir, 'bridge-state');
-  const processes: { emulator: ChildProcess | null; bridge: ChildProcess | null } = { emulator: null, bridge: null };
-  const output = { emulator: '', bridge: '' };
-  const start = (which: 'emulator' | 'bridge') => {
-    if (ended) return;
-    const args = which === 'emulator'
-      ? ['emulate', '--path', line.device, '--serial', serial, '--state', deviceJournal, '--auto-approve-ms', '30']
-      : ['bridge', '--path', line.host, '--base-url', server.baseUrl, '--serial', serial, '--state-dir', stateDir, '--poll-ms', '50', '--answer-timeout-ms', '1000'];
-    const child = spawn(process.execPath, ['--import', 'tsx', cli, ...args], { env: { ...process.env, SVC_TERMINAL_SECRET: terminal.secret }, stdio: ['pipe', 'pipe', 'pipe'] });
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output[which] += chunk));
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output[which] += chunk));
-    processes[which] = child;
-  };
-  const kill = async (which: 'emulator' | 'bridge') => {
-    const child = processes[which];
-    if (!child) return;
-    child.kill('SIGKILL');
-    await stopped(child);
-    processes[which] = null;
-  };
-  // Once the test has ended (a failure included), nothing starts again: the killer would otherwise go on
-  // restarting processes, and their handles would hold the file open until the runner's time limit.
-  let ended = false;
-  t.teardown(async () => {
-    ended = true;
-    await kill('bridge');
-    await kill('emulator');
-  });
-  start('emulator');
-  start('bridge');
-
-  let seed = 7;
-  const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
-  let killing = true;
-  let kills = { emulator: 0, bridge: 0 };
   // Work the pair has done: records delivered and asks sent, as the bridge logs them.
   const workDone = () => output.bridge.match(/confirmed to the device|sent to the device/g)?.length ?? 0;
-  const killer = (async () => {
-    while (killing && !ended) {
-      // Each kill falls at a random moment of work, not of start-up: wait until the pair has done some
-      // work since the last restart (a restart takes 1 s alone, several under a loaded machine; without
-      // this gate, kills on a busy host left the pair forever restarting and backing off), then a while more.
-      const before = workDone();
-      await waitFor(() => workDone() > before, 15_000, 'work since the last restart').catch(() => undefined);
-      await new Promise((resolve) => setTimeout(resolve, random() * 1500));
-      if (!killing) break;
-      const which = random() < 0.5 ? 'emulator' : 'bridge';
-      await kill(which);
-      kills = { ...kills, [which]: kills[which] + 1 };
-      await new Promise((resolve) => setTimeout(resolve, random() * 300));
-      start(which);
-    }
-  })();
+  const strikes = killer(['emulator', 'bridge'] as const, workDone, async (which) => {
+    await pair.kill(which);
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 300));
+    pair.start(which);
+  });
 
   // The merchant's side: sales, a void of every fifth paid one, a batch close every 40 sales.
   const voided: string[] = [];
@@ -120,20 +67,19 @@ t.test(`emulator and bridge SIGKILLed at random moments during ${SALES} sales, v
         notChargedInTime.push(target); // not voided; whatever the device approved is checked at the end
       }
     }
-    if (i % 40 === 39) processes.emulator?.stdin!.write('close\n');
+    if (i % 40 === 39) pair.running.emulator?.stdin!.write('close\n');
     await new Promise((resolve) => setTimeout(resolve, 40));
   }
   // Kills go on, through the settling too, until there have been at least 12.
-  await waitFor(() => kills.emulator + kills.bridge >= 12, 60_000, 'twelve kills');
-  killing = false;
-  await killer;
-  if (!processes.emulator) start('emulator');
-  if (!processes.bridge) start('bridge');
+  await waitFor(() => strikes.total() >= 12, 60_000, 'twelve kills');
+  await strikes.stop();
+  if (!pair.running.emulator) pair.start('emulator');
+  if (!pair.running.bridge) pair.start('bridge');
   const state = await BridgeState.open(stateDir, serial);
   const device = async () => JSON.parse(await readFile(deviceJournal, 'utf8')) as DeviceState;
   // The last close, and only once the device has it: a settling check before it would count a batch closed after it.
   const batchesBefore = (await device()).nextBatch;
-  processes.emulator!.stdin!.write('close\n');
+  pair.running.emulator!.stdin!.write('close\n');
   await waitFor(async () => (await device()).nextBatch > batchesBefore, 30_000, 'the last batch close on the device');
 
   // Settled: nothing left on the device but held records, and every order past PENDING (or never charged).
@@ -150,12 +96,7 @@ t.test(`emulator and bridge SIGKILLed at random moments during ${SALES} sales, v
   const final: DeviceState = settled;
   const held = await state.listHeld();
   const heldSales = new Set(held.filter((h) => h.record.code === '0210').map((h) => (h.record as { orderId: string }).orderId));
-  const orders = new Map<string, any>();
-  for (let page = 1; ; page += 1) {
-    const listed = (await api('GET', `${merchantPath}/transactions?size=100&page=${page}`, token)).body.data as any[];
-    for (const order of listed) orders.set(order.orderId, order);
-    if (listed.length < 100) break;
-  }
+  const orders = await world.allOrders();
   const lost: string[] = [];
   const duplicated: string[] = [];
   for (const orderId of final.approved) {
@@ -186,8 +127,8 @@ t.test(`emulator and bridge SIGKILLed at random moments during ${SALES} sales, v
   t.comment(`device record to PAID on the server (poll 50 ms, kills included): p50 ${percentile(50)} ms, p99 ${percentile(99)} ms over ${delays.length} sales`);
   t.comment(`orders not charged within 40 s while the kills went on (left unvoided): ${notChargedInTime.join(', ') || 'none'}`);
   t.comment(`asked but cut off by a kill before the device kept it, never asked twice: ${askedNeverCharged.length} charge(s) left PENDING, ${voidsCutOff.length} void(s) left VOID_PENDING`);
-  t.comment(`kills: emulator ${kills.emulator}, bridge ${kills.bridge}; approved ${final.approved.length}, charged on the server ${charged} of ${SALES}; voids ${voided.length}; batches ${batchesClosed}, settlements ${settlements.length}, held ${held.length}`);
-  t.ok(kills.emulator + kills.bridge >= 12, `${kills.emulator + kills.bridge} kills`);
+  t.comment(`kills: emulator ${strikes.kills.emulator}, bridge ${strikes.kills.bridge}; approved ${final.approved.length}, charged on the server ${charged} of ${SALES}; voids ${voided.length}; batches ${batchesClosed}, settlements ${settlements.length}, held ${held.length}`);
+  t.ok(strikes.total() >= 12, `${strikes.total()} kills`);
   t.same(lost, [], '0 lost: every sale the device approved is on the server or held');
   t.same(duplicated, [], '0 duplicated: no order paid twice');
   t.equal(settlements.length + heldBatches, batchesClosed, 'every batch the device closed is a settlement, or held');
