@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { runCommand } from '../server/testing/run-command.js';
 import t from 'tap';
+import { BridgeState } from './bridge/bridge-state.js';
+import { SaleJournal } from './bridge/transbank/sale-journal.js';
 import { Link } from './protocol/link.js';
 import { openPort, PtyPair, socatSkip, waitFor } from './testing/pty-pair.js';
 
@@ -11,7 +13,7 @@ const run = (args: string[]) => runCommand(['--import', 'tsx', cli, ...args]);
 
 t.test('svc-terminal and each command answer --help', async (t) => {
   t.match((await run(['--help'])).out, /commands:\s+emulate[\s\S]*bridge[\s\S]*ports/);
-  for (const command of ['emulate', 'bridge', 'held', 'ports']) {
+  for (const command of ['emulate', 'bridge', 'held', 'retry', 'ports']) {
     const { code, out } = await run([command, '--help']);
     t.equal(code, 0, command);
     t.match(out, new RegExp(`usage: svc-terminal ${command}`), command);
@@ -67,6 +69,24 @@ t.test('a mistyped option or dialect is a usage error (exit 2, the usage), never
   t.equal(long.code, 2);
   t.match(long.err, /a Transbank terminal id is at most 8 characters/);
   t.equal((await run(['held', '--serial', 'S1', '--bogus'])).code, 2);
+  const bridgeDialect = await run(['bridge', '--path', '/dev/null', '--base-url', 'http://127.0.0.1:1', '--serial', 'S1', '--dialect', 'x']);
+  t.equal(bridgeDialect.code, 2);
+  t.match(bridgeDialect.err, /--dialect is svc or transbank, got "x"[\s\S]*usage: svc-terminal bridge/);
+});
+
+t.test('retry: a sale the POS declined is sent again by the bridge; an order that was not declined is a clear error', async (t) => {
+  const stateDir = t.testdir();
+  const notDeclined = await run(['retry', 'o-1', '--serial', 'S1', '--state-dir', stateDir]);
+  t.equal(notDeclined.code, 2);
+  t.match(notDeclined.err, /order o-1 has no sale declined by the POS of S1/);
+  t.equal((await run(['retry', '--serial', 'S1'])).code, 2, 'no order');
+  const state = await BridgeState.open(stateDir, 'S1');
+  const journal = await SaleJournal.open(state.dir);
+  await journal.decline('sale:o-1', { responseCode: '05', at: new Date().toISOString() });
+  const retried = await run(['retry', 'o-1', '--serial', 'S1', '--state-dir', stateDir]);
+  t.equal(retried.code, 0, retried.err);
+  t.match(retried.out, /retry o-1: the bridge sends it to the POS again at its next cycle/);
+  t.equal(await state.retryRequested('o-1'), true, 'written where the bridge looks');
 });
 
 t.test('emulate --dialect transbank: the official SDK sells through it, and its memory survives a restart', { skip: socatSkip() }, async (t) => {

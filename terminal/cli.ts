@@ -255,6 +255,7 @@ async function bridge(argv: string[]): Promise<void> {
   if (values.help) return void process.stdout.write(usage.bridge);
   const missing = (['path', 'base-url', 'serial'] as const).filter((name) => !values[name]);
   if (missing.length > 0) fail(`bridge needs ${missing.map((m) => `--${m}`).join(', ')}`, usage.bridge);
+  if (values.dialect !== 'svc' && values.dialect !== 'transbank') fail(`--dialect is svc or transbank, got ${JSON.stringify(values.dialect)}`, usage.bridge);
   const secret = terminalSecret(values);
   if (!URL.canParse(values['base-url']!)) fail(`--base-url must be an absolute URL, got ${JSON.stringify(values['base-url'])}`);
   const closeAt = values['close-at'] === undefined ? null : dailyTime(values['close-at']);
@@ -262,7 +263,6 @@ async function bridge(argv: string[]): Promise<void> {
   const stateDir = values['state-dir'] ?? DEFAULT_STATE_DIR;
   const state = await BridgeState.open(stateDir, values.serial!);
   const client = new PosClient({ baseUrl: values['base-url']!, serialNumber: values.serial!, secret });
-  if (values.dialect !== 'svc' && values.dialect !== 'transbank') fail(`--dialect is svc or transbank, got ${JSON.stringify(values.dialect)}`, usage.bridge);
   const common = {
     open: () => openSerial(values.path!, baud),
     client,
