@@ -1,0 +1,163 @@
+// npm run bench:bridge [-- --sales N] [--poll-ms N]
+// The sale round trip through the bridge, per dialect: a merchant's order
+// created on a real server (the compiled one, embedded store) until the
+// server has it PAID, with an emulated device (card delay 0) on a socat
+// pseudo-terminal pair and the bridge on the other end, one order at a
+// time. Measured on the server's own clock (the order's createdAt to its
+// PAID history entry). The reference in the same run: our link's bare
+// 0100 → 0110 round trip on the same kind of line.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Bridge } from '../terminal/bridge/bridge.js';
+import { BridgeState } from '../terminal/bridge/bridge-state.js';
+import { SaleJournal } from '../terminal/bridge/transbank/sale-journal.js';
+import { TransbankBridge } from '../terminal/bridge/transbank/transbank-bridge.js';
+import { EmulatedTerminal } from '../terminal/device/emulated-terminal.js';
+import { TransbankPos, TURNAROUND_MS } from '../terminal/device/transbank/transbank-pos.js';
+import { PosClient } from '../terminal/pos-client.js';
+import { Link } from '../terminal/protocol/link.js';
+import { openSerial } from '../terminal/serial-port.js';
+import { PtyPair } from '../terminal/testing/pty-pair.js';
+
+const { values } = parseArgs({ options: { sales: { type: 'string', default: '200' }, 'poll-ms': { type: 'string', default: '50' }, help: { type: 'boolean', short: 'h' } } });
+if (values.help) {
+  process.stdout.write(`usage: npm run bench:bridge -- [--sales N] [--poll-ms N]
+
+Order PENDING → PAID on the server through the bridge and an emulated
+device over a socat pair, one order at a time (default 200 sales, bridge
+poll 50 ms, card delay 0), for the svc dialect and for the Transbank one
+(with the POS's ${TURNAROUND_MS} ms turnaround the official SDK needs, and with 5 ms);
+p50/p99 on the server's clock, beside our link's bare 0100 → 0110 round
+trip as the reference. Needs socat.
+`);
+  process.exit(0);
+}
+const sales = Number(values.sales);
+const pollMs = Number(values['poll-ms']);
+if (!Number.isInteger(sales) || sales < 1 || !Number.isInteger(pollMs) || pollMs < 1) {
+  process.stderr.write('bench:bridge: --sales and --poll-ms are whole numbers, at least 1\n');
+  process.exit(2);
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
+function startServer(dataDir: string): Promise<{ child: ChildProcess; baseUrl: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [here('../server/main.js')], { env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+      if (url) resolve({ child, baseUrl: url });
+    });
+    child.on('exit', (code) => reject(new Error(`the server exited with ${code}`)));
+  });
+}
+
+async function json(url: string, method: string, body: unknown, token?: string): Promise<any> {
+  const response = await fetch(url, { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'bench-bridge-'));
+const server = await startServer(join(dir, 'data'));
+const account = await json(`${server.baseUrl}/console/register`, 'POST', { email: 'bench-bridge@example.com', password: 'bench password' });
+const merchant = `${server.baseUrl}/api/v1/merchants/${account.merchant_id}`;
+const token = account.key.token as string;
+
+/** A pseudo-terminal pair in a directory of its own. */
+async function ptyIn(name: string): Promise<PtyPair> {
+  mkdirSync(join(dir, name), { recursive: true });
+  const line = new PtyPair(join(dir, name));
+  await line.start();
+  return line;
+}
+
+/** One dialect's run: a fresh terminal and line, `sales` orders one at a time; the round trips in ms, sorted. */
+async function run(name: string, serial: string, currency: string, attach: (line: PtyPair, client: PosClient, state: BridgeState) => Promise<{ device: () => Promise<void>; bridge: Bridge | TransbankBridge }>): Promise<number[]> {
+  const secret = (await json(`${merchant}/pos-terminals`, 'POST', { serialNumber: serial }, token)).secret as string;
+  const line = await ptyIn(serial);
+  const state = await BridgeState.open(join(dir, serial, 'state'), serial);
+  const { device, bridge } = await attach(line, new PosClient({ baseUrl: server.baseUrl, serialNumber: serial, secret }), state);
+  const running = bridge.run();
+  const took: number[] = [];
+  for (let i = 0; i < sales; i += 1) {
+    const { data } = await json(`${merchant}/transactions`, 'POST', { terminal: serial, amount: 1000 + i, currency }, token);
+    for (;;) {
+      const order = (await json(`${merchant}/transactions/${data.orderId}`, 'GET', undefined, token)).data;
+      const paid = (order.history as Array<{ to: string; at: string }>).find((entry) => entry.to === 'PAID');
+      if (paid) {
+        took.push(Date.parse(paid.at) - Date.parse(order.createdAt));
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+  await bridge.stop();
+  await running;
+  await device();
+  await line.stop();
+  process.stderr.write(`${name}: ${sales} sales\n`);
+  return took.sort((a, b) => a - b);
+}
+
+try {
+  // The reference: our own link, host and svc device, on a pty.
+  const referenceLine = await ptyIn('reference');
+  const devicePort = await openSerial(referenceLine.device, 115200);
+  new EmulatedTerminal({ serial: 'REF-1' }).attach(new Link(devicePort));
+  const hostPort = await openSerial(referenceLine.host, 115200);
+  const host = new Link(hostPort);
+  let answered: (() => void) | null = null;
+  host.on('message', () => answered?.());
+  const reference: number[] = [];
+  for (let i = 0; i < 200; i += 1) {
+    const started = performance.now();
+    await new Promise<void>((resolve) => ((answered = resolve), void host.send('0100')));
+    reference.push(performance.now() - started);
+  }
+  reference.sort((a, b) => a - b);
+  host.close();
+  await new Promise((resolve) => hostPort.close(resolve));
+  await new Promise((resolve) => devicePort.close(resolve));
+  await referenceLine.stop();
+
+  const closer = (port: { close: (callback: () => void) => void }) => () => new Promise<void>((resolve) => port.close(() => resolve()));
+  const svc = await run('svc', 'BENCH-SVC', 'USD', async (line, client, state) => {
+    const port = await openSerial(line.device, 115200);
+    new EmulatedTerminal({ serial: 'BENCH-SVC', autoApproveMs: 0 }).attach(new Link(port));
+    return { device: closer(port), bridge: new Bridge({ open: () => openSerial(line.host, 115200), client, state, pollMs }) };
+  });
+  const transbank = (turnaroundMs: number) => async (line: PtyPair, client: PosClient, state: BridgeState) => {
+    const port = await openSerial(line.device, 115200);
+    new TransbankPos({ terminalId: 'BENCH001', cardDelayMs: 0, turnaroundMs }).attach(new Link(port));
+    return { device: closer(port), bridge: new TransbankBridge({ open: () => openSerial(line.host, 115200), client, state, journal: await SaleJournal.open(state.dir), pollMs }) };
+  };
+  const tbk = await run('transbank', 'BENCH-TBK', 'CLP', transbank(TURNAROUND_MS));
+  const tbkFast = await run('transbank fast', 'BENCH-TBK5', 'CLP', transbank(5));
+
+  const row = (what: string, took: number[]) => `| ${what} | ${took.length} | ${percentile(took, 50).toFixed(1)} | ${percentile(took, 99).toFixed(1)} |`;
+  process.stdout.write(
+    [
+      `| over a socat pty, bridge poll ${pollMs} ms, card delay 0 | operations | p50 ms | p99 ms |`,
+      '|---|---|---|---|',
+      row('reference: our link, 0100 → 0110 (svc)', reference),
+      row('svc: order PENDING → PAID (0300, record 0210, commit, 0270)', svc),
+      row(`transbank: order PENDING → PAID (sale with status 78–82, commit), POS turnaround ${TURNAROUND_MS} ms`, tbk),
+      row('transbank: the same, POS turnaround 5 ms', tbkFast),
+      '',
+      `A Transbank sale answers after its five status messages and the answer, each no sooner than the turnaround after the last ACK: ${6 * TURNAROUND_MS} ms of the round trip at ${TURNAROUND_MS} ms.`,
+      '',
+    ].join('\n'),
+  );
+} finally {
+  server.child.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exit(0);
