@@ -283,8 +283,8 @@ async function bridge(argv: string[]): Promise<void> {
         })
       : new Bridge({ ...common, answerTimeoutMs: integer('answer-timeout-ms', values['answer-timeout-ms'], DEFAULTS.answerTimeoutMs)! });
   log(`${values.dialect} bridge for ${values.serial} on ${values.path} (${baud} 8N1) → ${values['base-url']}; state in ${state.dir}`);
-  const held = await state.listHeld();
-  if (held.length > 0) logError(`${held.length} record(s) held from before: svc-terminal held --serial ${values.serial} --state-dir ${stateDir}`);
+  const held = (await state.listHeld()).length + (await state.listHeldAsks()).length;
+  if (held > 0) logError(`${held} held from before, waiting for a decision: ${state.heldCommand()}`);
   const close = (why: string) =>
     running.requestClose().then(
       () => log(`${why}: batch close journaled, sent to the device at the next cycle`),

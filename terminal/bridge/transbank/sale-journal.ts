@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { RecordMessage } from '../../protocol/messages.js';
-import { readJson, writeDurably } from '../durable-file.js';
+import { appendDurably, readJson, writeDurably } from '../durable-file.js';
 
 // What the Transbank bridge, as the cash register of a POS, must not forget
 // across a kill: the ticket it gave each order, the one money request on the
@@ -13,6 +13,9 @@ import { readJson, writeDurably } from '../durable-file.js';
 // the orders in flight, never by history.
 //
 //   <state-dir>/<serial>/transbank.json
+//   <state-dir>/<serial>/sales.jsonl     every sale, refund and close the POS
+//                                        made, as recorded (never read back:
+//                                        the record a technician reads)
 
 /** The money request on the line, if any: its outcome is established from the POS before anything else is sent. */
 export type InFlight =
@@ -67,13 +70,12 @@ export function emptyJournal(): SaleJournalData {
 
 export class SaleJournal {
   private constructor(
-    private readonly path: string,
+    private readonly dir: string,
     private data: SaleJournalData,
   ) {}
 
   static async open(dir: string): Promise<SaleJournal> {
-    const path = join(dir, 'transbank.json');
-    return new SaleJournal(path, { ...emptyJournal(), ...((await readJson<SaleJournalData>(path)) ?? {}) });
+    return new SaleJournal(dir, { ...emptyJournal(), ...((await readJson<SaleJournalData>(join(dir, 'transbank.json'))) ?? {}) });
   }
 
   get snapshot(): Readonly<SaleJournalData> {
@@ -117,6 +119,7 @@ export class SaleJournal {
     const { [sale.orderId]: _ticket, ...tickets } = this.data.tickets;
     const record: RecordMessage = { code: '0210', seq: this.data.nextSeq, orderId: sale.orderId, amount: sale.amount, currency: 'CLP', authorizationCode: sale.authorizationCode, paidAt: sale.approvedAt };
     await this.write({ ...this.data, tickets, inFlight: null, sales: { ...this.data.sales, [sale.orderId]: sale }, outbox: [...this.data.outbox, record], nextSeq: this.data.nextSeq + 1 });
+    await this.recordForTechnician({ event: 'sale', ...sale });
   }
 
   /** Not sold (or refunded) again by itself: the POS declined it, or an operator discarded it. Keyed by `sale:ORDER` or `refund:ORDER`. */
@@ -144,6 +147,7 @@ export class SaleJournal {
       outbox: [...this.data.outbox, record],
       nextSeq: this.data.nextSeq + 1,
     });
+    await this.recordForTechnician({ event: 'refund', orderId, operationNumber: sale?.operationNumber ?? null, refundedAt: voidedAt });
   }
 
   /** The POS closed the day: the settlement goes to the outbox, the batch's sales are forgotten, the counter moves on. */
@@ -153,6 +157,7 @@ export class SaleJournal {
       currencyReference: 'CLP', terminal, debitBatch: `D${close.batchNumber.slice(1)}`,
     };
     await this.write({ ...this.data, inFlight: null, sales: {}, outbox: [...this.data.outbox, record], nextSeq: this.data.nextSeq + 1, nextBatch: this.data.nextBatch + 1, lastCloseId: close.closeId });
+    await this.recordForTechnician({ event: 'close', batchNumber: close.batchNumber, transactionCount: close.transactionCount, total: close.total, closedAt });
     return record;
   }
 
@@ -162,8 +167,13 @@ export class SaleJournal {
   }
 
   private async write(next: SaleJournalData): Promise<void> {
-    await writeDurably(this.path, `${JSON.stringify(next)}\n`);
+    await writeDurably(join(this.dir, 'transbank.json'), `${JSON.stringify(next)}\n`);
     this.data = next;
+  }
+
+  /** After the journal: a kill between the two loses a line of this record, never the sale. */
+  private async recordForTechnician(entry: Record<string, unknown>): Promise<void> {
+    await appendDurably(join(this.dir, 'sales.jsonl'), `${JSON.stringify(entry)}\n`);
   }
 }
 

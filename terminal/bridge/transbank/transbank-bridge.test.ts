@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { askKey } from '../bridge-state.js';
 import { SaleJournal } from './sale-journal.js';
@@ -33,7 +35,7 @@ const cycleUntil = (bridge: TransbankBridge, condition: () => Promise<boolean> |
 
 t.test('an order becomes a sale: the intermediate messages are logged, the order is PAID with the POS\'s authorization code, and the sale\'s details are kept', { skip: socatSkip() }, async (t) => {
   const { startTransbankBridge, clp, order, device, logs } = await world(t);
-  const { bridge, journal } = await startTransbankBridge();
+  const { bridge, journal, state } = await startTransbankBridge();
   const { orderId } = await clp(15_000);
   await cycleUntil(bridge, async () => (await order(orderId)).status === 'PAID', 'the order to be PAID');
   const sale = device.snapshot.lastSale!;
@@ -42,6 +44,8 @@ t.test('an order becomes a sale: the intermediate messages are logged, the order
   t.equal(sale.ticket.length, 6, 'a 6-character ticket');
   for (const code of ['78', '79', '80', '81', '82']) t.ok(logs.some((line) => line.startsWith(`sale ${orderId}: ${code} (`)), `status ${code} logged`);
   t.same(journal.snapshot.outbox, [], 'nothing left for the server');
+  const recorded = (await readFile(join(state.dir, 'sales.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line));
+  t.match(recorded, [{ event: 'sale', orderId, ticket: sale.ticket, operationNumber: sale.operationNumber, cardType: 'CR', last4Digits: sale.last4Digits }], 'the technician\'s record of the sale');
   t.equal(journal.inFlight, null);
   await bridge.cycle();
   t.equal(device.snapshot.batch.length, 1, 'sold once');
