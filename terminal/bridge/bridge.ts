@@ -1,53 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import type { PosClient } from '../pos-client.js';
 import type { LinkError } from '../protocol/link.js';
 import { decodeMessage, encodeMessage, type AskKind, type Message, type MessageCode, type RecordMessage } from '../protocol/messages.js';
-import type { Timers } from '../protocol/timers.js';
-import { askKey, BridgeState } from './bridge-state.js';
-import { RecordCourier } from './courier.js';
+import { askKey } from './bridge-state.js';
+import { AnswerWaiter } from './answer-waiter.js';
+import { COMMON_DEFAULTS, courierOf, lineOptionsOf, type CommonBridgeOptions } from './bridge-options.js';
+import type { RecordCourier } from './courier.js';
 import { LineDriver, type SerialLine } from './line-driver.js';
 
 export type { SerialLine };
 
-export const DEFAULTS = {
-  answerTimeoutMs: 3000,
-  pollMs: 1000,
-  minBackoffMs: 500,
-  maxBackoffMs: 10_000,
-  serverMinBackoffMs: 1000,
-  serverMaxBackoffMs: 30_000,
-  /** A record the server keeps answering 5xx (while it answers): held for an operator after this long. */
-  recordFaultHoldMs: 10 * 60_000,
-};
+export const DEFAULTS = { answerTimeoutMs: 3000, ...COMMON_DEFAULTS };
 
-export interface BridgeOptions {
-  /** Opens the serial line (a real port, a pseudo-terminal, a mock). */
-  open: () => Promise<SerialLine>;
-  client: PosClient;
-  /** What must survive a restart: orders asked, records held. */
-  state: BridgeState;
-  /** Where the server is, for log lines. */
-  serverUrl?: string;
-  timers?: Timers;
-  /** Time to wait for the device's answer to a request. */
-  answerTimeoutMs?: number;
-  /** Between two cycles (heartbeat, orders, records). */
-  pollMs?: number;
-  /** Reopening the serial line: from this, doubling up to maxBackoffMs. */
-  minBackoffMs?: number;
-  maxBackoffMs?: number;
-  /** Retrying a server that failed: from this, doubling up to serverMaxBackoffMs. */
-  serverMinBackoffMs?: number;
-  serverMaxBackoffMs?: number;
-  /** How long a record may keep getting 5xx answers before it is held (default 10 min). */
-  recordFaultHoldMs?: number;
-  log?: (line: string) => void;
-  /** Errors: records held, operator decisions. Defaults to `log`. */
-  error?: (line: string) => void;
-  debug?: (line: string) => void;
-}
-
-class NoAnswerError extends Error {}
+export type BridgeOptions = CommonBridgeOptions;
 
 export interface CycleResult {
   charged: number;
@@ -77,33 +41,15 @@ export interface CycleResult {
 export class Bridge extends LineDriver {
   private readonly error: (line: string) => void;
   private readonly courier: RecordCourier;
-  private waiting: { expect: MessageCode[]; resolve: (m: Message) => void; reject: (e: Error) => void; timer: unknown } | null = null;
+  private readonly answers: AnswerWaiter<Message>;
   /** Asks the device declined, already reported: not asked again, not queried every cycle. */
   private readonly declined = new Set<string>();
 
   constructor(private readonly options: BridgeOptions) {
-    super({
-      open: options.open,
-      pollMs: options.pollMs ?? DEFAULTS.pollMs,
-      minBackoffMs: options.minBackoffMs ?? DEFAULTS.minBackoffMs,
-      maxBackoffMs: options.maxBackoffMs ?? DEFAULTS.maxBackoffMs,
-      ...(options.timers ? { timers: options.timers } : {}),
-      ...(options.log ? { log: options.log } : {}),
-      ...(options.debug ? { debug: options.debug } : {}),
-    });
+    super(lineOptionsOf(options));
     this.error = options.error ?? this.log;
-    this.courier = new RecordCourier({
-      client: options.client,
-      state: options.state,
-      timers: this.timers,
-      ...(options.serverUrl ? { serverUrl: options.serverUrl } : {}),
-      serverMinBackoffMs: options.serverMinBackoffMs ?? DEFAULTS.serverMinBackoffMs,
-      serverMaxBackoffMs: options.serverMaxBackoffMs ?? DEFAULTS.serverMaxBackoffMs,
-      recordFaultHoldMs: options.recordFaultHoldMs ?? DEFAULTS.recordFaultHoldMs,
-      keptOn: 'device',
-      log: this.log,
-      error: this.error,
-    });
+    this.courier = courierOf(options, { timers: this.timers, log: this.log, error: this.error, keptOn: 'device' });
+    this.answers = new AnswerWaiter(this.timers);
   }
 
   /**
@@ -225,31 +171,14 @@ export class Bridge extends LineDriver {
     return false;
   }
 
-  private async request(message: Message, expect: MessageCode[]): Promise<Message> {
+  private request(message: Message, expect: MessageCode[]): Promise<Message> {
     const link = this.link;
     if (!link) throw new Error('no line');
     const timeoutMs = this.options.answerTimeoutMs ?? DEFAULTS.answerTimeoutMs;
-    const answered = new Promise<Message>((resolve, reject) => {
-      const timer = this.timers.setTimeout(() => {
-        this.waiting = null;
-        reject(new NoAnswerError(`no answer to ${message.code} within ${timeoutMs} ms (--answer-timeout-ms)`));
-      }, timeoutMs);
-      this.waiting = { expect, resolve, reject, timer };
-    });
-    // When sending fails, the line's close also rejects the answer nobody waits for yet.
-    answered.catch(() => undefined);
-    try {
-      await link.send(encodeMessage(message));
-    } catch (error) {
-      if (this.waiting) this.timers.clearTimeout(this.waiting.timer);
-      this.waiting = null;
-      throw error;
-    }
-    return answered;
+    return this.answers.request(() => link.send(encodeMessage(message)), expect.join('/'), (answer) => expect.includes(answer.code), timeoutMs, `no answer to ${message.code} within ${timeoutMs} ms (--answer-timeout-ms)`);
   }
 
   protected onPayload(payload: string): void {
-    const waiting = this.waiting;
     let message: Message;
     try {
       message = decodeMessage(payload);
@@ -257,19 +186,14 @@ export class Bridge extends LineDriver {
       this.log(`unreadable message from the device: ${payload} (${(error as Error).message})`);
       return;
     }
-    if (!waiting) return this.log(`unexpected message from the device: ${payload}`);
-    if (!waiting.expect.includes(message.code) && message.code !== '0990') return this.log(`ignored ${payload} while waiting for ${waiting.expect.join('/')}`);
-    this.timers.clearTimeout(waiting.timer);
-    this.waiting = null;
-    if (message.code === '0990') waiting.reject(new Error(`device error ${message.errorCode}: ${message.text}`));
-    else waiting.resolve(message);
+    const awaited = this.answers.awaited;
+    if (awaited === null) return this.log(`unexpected message from the device: ${payload}`);
+    if (message.code === '0990') return this.answers.fail(new Error(`device error ${message.errorCode}: ${message.text}`));
+    if (!this.answers.offer(message)) this.log(`ignored ${payload} while waiting for ${awaited}`);
   }
-
 
   protected onLineClosed(error: LinkError): void {
-    // The answer's timer goes with it: a sale's waits minutes, and would keep a stopped bridge's process alive.
-    if (this.waiting) this.timers.clearTimeout(this.waiting.timer);
-    this.waiting?.reject(error);
-    this.waiting = null;
+    this.answers.fail(error);
   }
+
 }

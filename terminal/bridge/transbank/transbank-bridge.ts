@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import type { PosClient } from '../../pos-client.js';
 import type { LinkError } from '../../protocol/link.js';
 import { decodeResponse, encodeRequest, type RequestCode, type ResponseCode, type TransbankMessage } from '../../protocol/transbank/messages.js';
 import { describeResponseCode } from '../../protocol/transbank/response-codes.js';
-import type { Timers } from '../../protocol/timers.js';
-import { askKey, type BridgeState } from '../bridge-state.js';
-import { RecordCourier } from '../courier.js';
-import { LineDriver, type SerialLine } from '../line-driver.js';
+import { AnswerWaiter } from '../answer-waiter.js';
+import { COMMON_DEFAULTS, courierOf, lineOptionsOf, type CommonBridgeOptions } from '../bridge-options.js';
+import { askKey } from '../bridge-state.js';
+import type { RecordCourier } from '../courier.js';
+import { LineDriver } from '../line-driver.js';
 import { closeHappened, lastSaleVerdict, refundAnswer, saleAmount, saleAnswer, type SaleOutcome } from './sale-rules.js';
 import type { InFlight, SaleJournal } from './sale-journal.js';
 
@@ -14,34 +14,13 @@ export const TRANSBANK_DEFAULTS = {
   answerTimeoutMs: 5000,
   /** A sale waits for a customer at the terminal: card, PIN, the authoriser. */
   saleTimeoutMs: 150_000,
-  pollMs: 1000,
-  minBackoffMs: 500,
-  maxBackoffMs: 10_000,
-  serverMinBackoffMs: 1000,
-  serverMaxBackoffMs: 30_000,
-  recordFaultHoldMs: 10 * 60_000,
+  ...COMMON_DEFAULTS,
 };
 
-export interface TransbankBridgeOptions {
-  open: () => Promise<SerialLine>;
-  client: PosClient;
-  /** Held entries, operator decisions, the close asked for. */
-  state: BridgeState;
+export interface TransbankBridgeOptions extends CommonBridgeOptions {
   /** Tickets, the request in flight, the batch's sales, the records for the server. */
   journal: SaleJournal;
-  serverUrl?: string;
-  timers?: Timers;
-  answerTimeoutMs?: number;
   saleTimeoutMs?: number;
-  pollMs?: number;
-  minBackoffMs?: number;
-  maxBackoffMs?: number;
-  serverMinBackoffMs?: number;
-  serverMaxBackoffMs?: number;
-  recordFaultHoldMs?: number;
-  log?: (line: string) => void;
-  error?: (line: string) => void;
-  debug?: (line: string) => void;
 }
 
 export interface TransbankCycle {
@@ -52,9 +31,6 @@ export interface TransbankCycle {
 }
 
 type Order = { orderId: string; amount: number; currency: string };
-type Waiting = { expect: ResponseCode[]; resolve: (message: TransbankMessage<ResponseCode>) => void; reject: (error: Error) => void; timer: unknown; onStatus?: (code: string) => void };
-
-class NoAnswerError extends Error {}
 
 /**
  * The cash register of a Transbank POS Integrado (terminal/README.md). Each
@@ -70,31 +46,15 @@ class NoAnswerError extends Error {}
 export class TransbankBridge extends LineDriver {
   private readonly error: (line: string) => void;
   private readonly courier: RecordCourier;
-  private waiting: Waiting | null = null;
+  private readonly answers: AnswerWaiter<TransbankMessage<ResponseCode>>;
+  /** Where the running sale's status messages go. */
+  private onStatus: ((code: string) => void) | null = null;
 
   constructor(private readonly options: TransbankBridgeOptions) {
-    super({
-      open: options.open,
-      pollMs: options.pollMs ?? TRANSBANK_DEFAULTS.pollMs,
-      minBackoffMs: options.minBackoffMs ?? TRANSBANK_DEFAULTS.minBackoffMs,
-      maxBackoffMs: options.maxBackoffMs ?? TRANSBANK_DEFAULTS.maxBackoffMs,
-      ...(options.timers ? { timers: options.timers } : {}),
-      ...(options.log ? { log: options.log } : {}),
-      ...(options.debug ? { debug: options.debug } : {}),
-    });
+    super(lineOptionsOf(options));
     this.error = options.error ?? this.log;
-    this.courier = new RecordCourier({
-      client: options.client,
-      state: options.state,
-      timers: this.timers,
-      ...(options.serverUrl ? { serverUrl: options.serverUrl } : {}),
-      serverMinBackoffMs: options.serverMinBackoffMs ?? TRANSBANK_DEFAULTS.serverMinBackoffMs,
-      serverMaxBackoffMs: options.serverMaxBackoffMs ?? TRANSBANK_DEFAULTS.serverMaxBackoffMs,
-      recordFaultHoldMs: options.recordFaultHoldMs ?? TRANSBANK_DEFAULTS.recordFaultHoldMs,
-      keptOn: 'journal',
-      log: this.log,
-      error: this.error,
-    });
+    this.courier = courierOf(options, { timers: this.timers, log: this.log, error: this.error, keptOn: 'journal' });
+    this.answers = new AnswerWaiter(this.timers);
   }
 
   /** A close of the day, journaled before this resolves and carried out at the next cycle, once. */
@@ -323,23 +283,12 @@ export class TransbankBridge extends LineDriver {
   private async exchange(request: TransbankMessage<RequestCode>, expect: ResponseCode[], timeoutMs: number, onStatus?: (code: string) => void): Promise<TransbankMessage<ResponseCode>> {
     const link = this.link;
     if (!link) throw new Error('no line');
-    const answered = new Promise<TransbankMessage<ResponseCode>>((resolve, reject) => {
-      const timer = this.timers.setTimeout(() => {
-        this.waiting = null;
-        reject(new NoAnswerError(`no answer to ${request.code} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.waiting = { expect, resolve, reject, timer, ...(onStatus ? { onStatus } : {}) };
-    });
-    // When sending fails, the line's close also rejects the answer nobody waits for yet.
-    answered.catch(() => undefined);
+    this.onStatus = onStatus ?? null;
     try {
-      await link.send(encodeRequest(request));
-    } catch (error) {
-      if (this.waiting) this.timers.clearTimeout(this.waiting.timer);
-      this.waiting = null;
-      throw error;
+      return await this.answers.request(() => link.send(encodeRequest(request)), expect.join('/'), (answer) => expect.includes(answer.code), timeoutMs, `no answer to ${request.code} within ${timeoutMs} ms`);
+    } finally {
+      this.onStatus = null;
     }
-    return answered;
   }
 
   protected onPayload(payload: string): void {
@@ -349,18 +298,12 @@ export class TransbankBridge extends LineDriver {
     } catch (error) {
       return this.log(`unreadable message from the POS: ${payload} (${(error as Error).message})`);
     }
-    const waiting = this.waiting;
-    if (waiting && message.code === '0900') return waiting.onStatus?.(String(message.fields.responseCode));
-    if (!waiting || !waiting.expect.includes(message.code)) return this.log(`unexpected message from the POS: ${payload}${waiting ? ` while waiting for ${waiting.expect.join('/')}` : ''}`);
-    this.timers.clearTimeout(waiting.timer);
-    this.waiting = null;
-    waiting.resolve(message);
+    const awaited = this.answers.awaited;
+    if (awaited !== null && message.code === '0900') return this.onStatus?.(String(message.fields.responseCode));
+    if (!this.answers.offer(message)) this.log(`unexpected message from the POS: ${payload}${awaited !== null ? ` while waiting for ${awaited}` : ''}`);
   }
 
   protected onLineClosed(error: LinkError): void {
-    // The answer's timer goes with it: a sale's waits minutes, and would keep a stopped bridge's process alive.
-    if (this.waiting) this.timers.clearTimeout(this.waiting.timer);
-    this.waiting?.reject(error);
-    this.waiting = null;
+    this.answers.fail(error);
   }
 }
