@@ -53,3 +53,26 @@ t.test('in Chromium: the console shows keys and progress, and a new trace entry 
   t.match(await status.textContent(), /^resent: the session has no webhook_url \(none, \d+ ms\)$/, 'the attempt\'s result shows beside its button, and stays');
   await page.screenshot({ path: '/tmp/console-page.png', fullPage: true }).catch(() => undefined);
 });
+
+t.test('in Chromium: a refused payment puts the focus on the reason and brings the card number and security code back empty', { skip: browserSkip() }, async (t) => {
+  const browser = await openBrowser(t);
+  const server = await startTestServer(t);
+  const { split, post } = await catalog(server); // offers card and wallet
+  const session = await post('/api/v1/ext/payment-sessions/buttons', { agreement_id: split.agreement_id, amount_reference: 5 });
+  const page = await browser.newPage();
+  await page.goto(`${server.baseUrl}/pay/${session.session_id}`);
+  await page.getByLabel('Name on the card').fill('Ada Lovelace');
+  await page.getByLabel('Card number').fill('4111 2222 3333 4444');
+  await page.getByLabel('Expiry (MM/YY)').fill('12/29');
+  await page.getByLabel('Security code').fill('321');
+  // The key left empty: the browser would refuse it first, so the form goes without its own check, as a script-less one can.
+  await page.locator('#pay').evaluate((form: HTMLFormElement) => form.setAttribute('novalidate', ''));
+  await Promise.all([page.waitForURL(`**/pay/${session.session_id}`), page.getByRole('button', { name: /Pay 5\.00 USD/ }).click()]);
+  t.equal(await page.evaluate(() => document.activeElement?.id), 'error-summary', 'the focus is on the reason');
+  t.match(await page.locator('#error-summary').textContent(), /enter the payment key/);
+  t.equal(await page.getByLabel('Card number').inputValue(), '', 'the card number is empty');
+  t.equal(await page.getByLabel('Security code').inputValue(), '', 'the security code is empty');
+  t.equal(await page.getByLabel('Name on the card').inputValue(), 'Ada Lovelace', 'the name is kept');
+  const html = await page.content();
+  t.notMatch(html, /4111 2222 3333 4444|4111222233334444|value="321"|[>"' ]321[<"' ]/, 'neither is anywhere in the page');
+});

@@ -17,13 +17,16 @@ export function outcomeOfKey(key: string): PageOutcome {
   }
 }
 
-/** The fields each payment method asks for on the page (spec: Simulator-only surfaces, 4). */
-export const methodFields: Record<string, Array<{ name: string; label: string; autocomplete?: string; inputmode?: string; placeholder?: string }>> = {
+/**
+ * The fields each payment method asks for on the page (spec: Simulator-only surfaces, 4).
+ * `neverEchoed`: card data a payment page must never send back, not even to re-fill a refused form.
+ */
+export const methodFields: Record<string, Array<{ name: string; label: string; autocomplete?: string; inputmode?: string; placeholder?: string; neverEchoed?: boolean }>> = {
   card: [
     { name: 'card_holder', label: 'Name on the card', autocomplete: 'cc-name' },
-    { name: 'card_number', label: 'Card number', autocomplete: 'cc-number', inputmode: 'numeric', placeholder: '4111 1111 1111 1111' },
+    { name: 'card_number', label: 'Card number', autocomplete: 'cc-number', inputmode: 'numeric', placeholder: '4111 1111 1111 1111', neverEchoed: true },
     { name: 'card_expiry', label: 'Expiry (MM/YY)', autocomplete: 'cc-exp', placeholder: '12/29' },
-    { name: 'card_cvv', label: 'Security code', autocomplete: 'cc-csc', inputmode: 'numeric', placeholder: '123' },
+    { name: 'card_cvv', label: 'Security code', autocomplete: 'cc-csc', inputmode: 'numeric', placeholder: '123', neverEchoed: true },
   ],
   transfer: [
     { name: 'bank', label: 'Bank' },

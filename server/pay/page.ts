@@ -53,7 +53,7 @@ export function paymentPage(session: SessionRecord, methods: string[], nowMs: nu
   ${(methodFields[method] ?? [])
     .map(
       (field) => `<label for="${method}-${field.name}">${escapeHtml(field.label)}</label>
-  <input type="text" id="${method}-${field.name}" name="${method}.${field.name}"${field.autocomplete ? ` autocomplete="${field.autocomplete}"` : ''}${field.inputmode ? ` inputmode="${field.inputmode}"` : ''}${field.placeholder ? ` placeholder="${escapeHtml(field.placeholder)}"` : ''} value="${escapeHtml(echo.fields?.[`${method}.${field.name}`] ?? '')}">`,
+  <input type="text" id="${method}-${field.name}" name="${method}.${field.name}"${field.autocomplete ? ` autocomplete="${field.autocomplete}"` : ''}${field.inputmode ? ` inputmode="${field.inputmode}"` : ''}${field.placeholder ? ` placeholder="${escapeHtml(field.placeholder)}"` : ''} value="${field.neverEchoed ? '' : escapeHtml(echo.fields?.[`${method}.${field.name}`] ?? '')}">`,
     )
     .join('\n  ')}
 </fieldset>`,
@@ -67,7 +67,7 @@ ${session.description ? `<p>${escapeHtml(session.description)}</p>` : ''}
 <p class="amount" aria-label="Amount to pay">${escapeHtml(amount)}</p>
 ${dueMs !== null ? `<p>Time left: <strong id="countdown" data-due="${dueMs}" data-now="${nowMs}">${escapeHtml(formatLeft(dueMs - nowMs))}</strong> <span class="hint">(due ${escapeHtml(formatUtc(dueMs))}<span data-local="${dueMs}"></span>)</span></p>` : '<p>This payment has no due date.</p>'}
 <p id="expired" class="result bad" role="alert" hidden>The due date has passed: this payment can no longer be made.</p>
-${error ? `<p class="result bad" role="alert">${escapeHtml(error)}</p>` : ''}
+${error ? `<p class="result bad" role="alert" id="error-summary" tabindex="-1" autofocus>${escapeHtml(error)}</p>` : ''}
 <form method="post" action="/pay/${escapeHtml(session.session_id)}" id="pay">
 <fieldset class="choice"><legend>Payment method</legend>
 ${methodChoices}
@@ -93,6 +93,8 @@ const show = (method) => {
     for (const input of section.querySelectorAll('input')) input.required = on;
   }
 };
+// After a refusal, the reason has the focus (autofocus does it too; not every browser honours it on a paragraph).
+document.getElementById('error-summary')?.focus();
 const checked = document.querySelector('[data-method]:checked');
 if (checked) show(checked.value);
 for (const radio of document.querySelectorAll('[data-method]')) radio.addEventListener('change', () => show(radio.value));

@@ -103,6 +103,22 @@ t.test('a refusal keeps the method, what was typed and the leg-2 choice, never t
   t.match(refused.text, /name="card\.card_holder"[^>]*value="Typed &lt;name&gt;"/, 'what was typed, escaped');
   t.match(refused.text, /value="accreditation_failed" checked/, 'the leg-2 choice');
   t.notMatch(refused.text, /123456/, 'never the key');
+  t.match(refused.text, /id="error-summary" tabindex="-1" autofocus/, 'the reason takes the focus');
+});
+
+t.test('a refusal never sends card data back: the card number and the security code come back empty, the other fields kept', async (t) => {
+  const server = await startTestServer(t);
+  const { split, post } = await catalog(server); // card and wallet
+  const session = await post('/api/v1/ext/payment-sessions/buttons', { agreement_id: split.agreement_id, amount_reference: 10 });
+  // Refused for a missing key, with every card field typed.
+  const refused = await formPost(server, session.session_id, { method: 'card', 'card.card_holder': 'Ana Pérez', 'card.card_number': '4999888877776666', 'card.card_expiry': '11/31', 'card.card_cvv': '987', payment_key: '' });
+  t.equal(refused.status, 400);
+  t.notMatch(refused.text, /4999888877776666|4999 8888/, 'the typed card number is nowhere in the HTML');
+  t.notMatch(refused.text, /value="987"|[>"' ]987[<"' ]/, 'nor the security code');
+  t.match(refused.text, /name="card\.card_number"[^>]*value=""/, 'the card number field comes back empty');
+  t.match(refused.text, /name="card\.card_cvv"[^>]*value=""/, 'so does the security code');
+  t.match(refused.text, /name="card\.card_holder"[^>]*value="Ana Pérez"/, 'the name kept');
+  t.match(refused.text, /name="card\.card_expiry"[^>]*value="11\/31"/, 'the expiry kept');
 });
 
 t.test('the result page follows leg 2 to its end, with the amount, a way back and local time beside UTC', async (t) => {

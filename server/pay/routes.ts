@@ -10,6 +10,9 @@ import type { Store } from '../store/store.js';
 import { methodFields, outcomeOfKey } from './magic-keys.js';
 import { notFoundPage, paymentPage, resultPage } from './page.js';
 
+/** Form names (method.field) whose values never come back in a page. */
+const neverEchoed = new Set(Object.entries(methodFields).flatMap(([method, fields]) => fields.filter((field) => field.neverEchoed).map((field) => `${method}.${field.name}`)));
+
 const reasons: Record<string, string> = {
   insufficient_funds: 'The payment failed: insufficient funds.',
   rejected_by_issuer: 'The payment failed: rejected by the issuer.',
@@ -53,8 +56,8 @@ export function payHandlers(store: Store, clock: Clock, sessions: SessionService
       const fail = (status: number, code: 'VALIDATION_FAILED' | 'NOT_FOUND' | 'SESSION_NOT_PAYABLE', message: string, session?: SessionRecord, methods: string[] = [], nowMs = 0) => {
         if (wantsJson) throw new AppError(code, message);
         if (!session) return html(ctx, status, notFoundPage(id));
-        // A refusal keeps what was chosen and typed, never the key.
-        const echo = { ...(form.method ? { method: form.method } : {}), ...(form.leg2 ? { leg2: form.leg2 } : {}), fields: Object.fromEntries(Object.entries(form).filter(([name]) => name.includes('.'))) };
+        // A refusal keeps what was chosen and typed, never the key, the card number or the security code.
+        const echo = { ...(form.method ? { method: form.method } : {}), ...(form.leg2 ? { leg2: form.leg2 } : {}), fields: Object.fromEntries(Object.entries(form).filter(([name]) => name.includes('.') && !neverEchoed.has(name))) };
         html(ctx, status, session.status === 'pending' ? paymentPage(session, methods, nowMs, message, echo) : resultPage(session, 'Nothing left to pay', noLongerPayable(session), false));
       };
       const found = await load(id);
