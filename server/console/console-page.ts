@@ -81,7 +81,7 @@ export const consolePage = `<!doctype html>
     <input id="session-find" placeholder="ses_…" spellcheck="false" size="24">
     <button type="submit">Show</button>
   </form>
-  <div class="scroll" role="region" aria-label="Sessions" tabindex="0">
+  <div class="scroll" role="region" aria-label="Sessions table, scrollable" tabindex="0">
   <table><thead><tr><th scope="col">Session</th><th scope="col">Status</th><th scope="col">Amount</th><th scope="col">Accreditation</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody id="sessions"></tbody></table>
   </div>
   <div class="bar"><button type="button" id="sessions-prev">Newer</button><span id="sessions-page" aria-live="polite">page 1</span><button type="button" id="sessions-next">Older</button></div>
@@ -108,7 +108,7 @@ export const consolePage = `<!doctype html>
     <button type="submit">Apply</button>
   </form>
   <p id="trace-news" class="visually-hidden" aria-live="polite"></p>
-  <div class="scroll" role="region" aria-label="Trace" tabindex="0">
+  <div class="scroll" role="region" aria-label="Trace entries, scrollable" tabindex="0">
   <table><thead><tr><th scope="col">At</th><th scope="col">Type</th><th scope="col">Details</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody id="trace"></tbody></table>
   </div>
 </section>
