@@ -23,4 +23,7 @@ t.test('the demo world is readable through the API: orders in every state, sessi
   t.match(text, world.consoleToken);
   t.match(text, `${server.baseUrl}/console`);
   t.match(text, `${server.baseUrl}/pay/${world.sessions.pending}`);
+  t.match(text, new RegExp(`\\n  login email +${world.email}\\n  login password +${world.password}\\n`), 'each credential on its own labelled line');
+  const login = await server.api.post('/api/svcpagos/login', { json: { email: world.email, password: world.password } });
+  t.equal(login.status, 200, 'the printed password logs in');
 });

@@ -31,7 +31,8 @@ export async function seedDemo(baseUrl: string, options: { now?: () => number; f
   };
   const suffix = randomBytes(3).toString('hex');
   const email = `demo-${suffix}@example.com`;
-  const password = 'demo password';
+  // One word, so that a line that prints it cannot be read as a placeholder.
+  const password = 'demo-password-1';
   const account = await call('POST', '/console/register', { email, password, short_name: `demo-${suffix}` });
   const token = account.key.token;
   const merchant = `/api/v1/merchants/${account.merchant_id}`;
@@ -117,7 +118,8 @@ export function describeWorld(world: DemoWorld): string {
   console token    ${world.consoleToken}
   API token        ${world.apiToken}
   webhook secret   ${world.webhookSecret}
-  login            ${world.email} / ${world.password}
+  login email      ${world.email}
+  login password   ${world.password}
   merchant id      ${world.merchantId}
 
   payment page (pending session)   ${world.baseUrl}/pay/${world.sessions.pending}

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { browserSkip, openBrowser } from '../testing/browser.js';
+import { browserSkip, openBrowser, wordsSplitAcrossLines } from '../testing/browser.js';
 import { startTestServer } from '../testing/test-server.js';
 import { catalog } from '../sessions/sessions-testkit.js';
 
@@ -75,4 +75,26 @@ t.test('in Chromium: a refused payment puts the focus on the reason and brings t
   t.equal(await page.getByLabel('Name on the card').inputValue(), 'Ada Lovelace', 'the name is kept');
   const html = await page.content();
   t.notMatch(html, /4111 2222 3333 4444|4111222233334444|value="321"|[>"' ]321[<"' ]/, 'neither is anywhere in the page');
+});
+
+t.test('in Chromium: the landing page, /fidelidad and the console break lines between words, never inside one, at 390 and 1280 px', { skip: browserSkip() }, async (t) => {
+  const browser = await openBrowser(t);
+  const server = await startTestServer(t);
+  const { createSession, account } = await catalog(server);
+  await createSession();
+  const page = await browser.newPage();
+  for (const width of [390, 1280]) {
+    await page.setViewportSize({ width, height: 900 });
+    for (const path of ['/', '/fidelidad']) {
+      await page.goto(`${server.baseUrl}${path}`);
+      t.same(await wordsSplitAcrossLines(page, 'main'), [], `${path} at ${width} px`);
+    }
+    await page.goto(`${server.baseUrl}/console`);
+    if (width === 390) {
+      await page.getByLabel('Console token').fill(account.console_token);
+      await page.getByRole('button', { name: 'Open', exact: true }).click();
+    }
+    await page.locator('#trace code.summary').first().waitFor();
+    t.same(await wordsSplitAcrossLines(page, '#trace code.summary, #progress'), [], `the console's summaries at ${width} px`);
+  }
 });

@@ -30,12 +30,14 @@ const style = `
   table { border-collapse: collapse; width: 100%; font-size: .9rem; }
   th, td { text-align: left; padding: .25rem .4rem; border-bottom: 1px solid var(--line); vertical-align: top; }
   code, pre { font-family: ui-monospace, monospace; font-size: .85rem; word-break: break-all; white-space: pre-wrap; margin: 0; }
+  /* A summary breaks between its fields, and inside one only when it cannot fit a line alone. */
+  code.summary { word-break: normal; overflow-wrap: break-word; }
   pre { background: var(--panel); padding: .5rem; border-radius: .3rem; }
   .muted, .todo { color: var(--muted); } .done, .ok { color: var(--ok); } .bad, #error { color: var(--bad); }
   .panel { background: var(--panel); }
   [hidden] { display: none !important; }
   .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
-  dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem .75rem; margin: 0; } dt { font-weight: 600; } dd { margin: 0; word-break: break-all; }
+  dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem .75rem; margin: 0; } dt { font-weight: 600; } dd { margin: 0; overflow-wrap: break-word; min-width: 0; }
   tr.new { animation: flash 1.5s ease-out; } @keyframes flash { from { background: var(--panel); } }
   @media (prefers-reduced-motion: reduce) { tr.new { animation: none; } }
   @media (min-width: 60rem) { .two { display: grid; grid-template-columns: 1fr 1fr; gap: 1rem; } }
@@ -52,6 +54,7 @@ export const consolePage = `<!doctype html>
 <body>
 <main>
 <header>
+  <nav aria-label="Simulator pages"><a href="/">Home</a> · <a href="/fidelidad">Fidelidad</a> · <a href="/openapi.json">OpenAPI</a></nav>
   <h1>Simulator console</h1>
   <form id="login" class="bar">
     <label for="token">Console token</label>

@@ -60,7 +60,7 @@ const report = (error) => { if (!(error instanceof Stopped)) $('error').textCont
 // ---- the trace: rows added, never redrawn ----
 
 const SUMMARY_FIELDS = ['session_id', 'event', 'receiver', 'routing', 'attempt', 'attempts', 'status', 'error', 'duration_ms', 'from', 'to', 'outcome', 'manual'];
-const summary = (entry) => el('code', SUMMARY_FIELDS.filter((k) => k in entry).map((k) => k + '=' + entry[k]).join('  '));
+const summary = (entry) => el('code', SUMMARY_FIELDS.filter((k) => k in entry).map((k) => k + '=' + entry[k]).join('  '), { class: 'summary' });
 
 function traceRow(entry) {
   const tr = el('tr', undefined, { 'data-id': entry.id, 'data-type': entry.type });

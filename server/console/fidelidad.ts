@@ -42,7 +42,7 @@ export function fidelidadPage(version: string, differences: readonly Difference[
   return pageShell(
     'Fidelidad: the simulator against production',
     `<h1>Fidelidad <span class="muted">${escapeHtml(version)}</span></h1>
-<p>Every known difference between this simulator and production, with the values this server runs with. As JSON: <code>Accept: application/json</code>. <a href="/">Home</a>.</p>
+<p>Every known difference between this simulator and production, with the values this server runs with. As JSON: <code>Accept: application/json</code>.</p>
 <table>
 <thead><tr><th scope="col">Topic</th><th scope="col">Production</th><th scope="col">This simulator</th></tr></thead>
 <tbody>

@@ -14,9 +14,14 @@ export function homePage(version: string, publicUrl: string): string {
   <li><a href="/fidelidad">Fidelidad</a>: every difference from production, with this server's running values.</li>
   <li><a href="/health">Health</a>.</li>
 </ul>
+<h2>Two ways to start</h2>
+<ul>
+  <li><code>npm start</code>: this server on its embedded store (<code>PORT</code>, <code>DATA_DIR</code>), with nothing in it yet.</li>
+  <li><code>npm run demo</code>: a server seeded with a demo world (terminals, orders in every state, settlements, sessions in every status); it prints the console token, the API token and the login, each on its own line.</li>
+</ul>
 <h2>First steps</h2>
 <p>Register an account; the answer carries your API token and console token:</p>
-<pre>curl -s -X POST ${base}/console/register -H 'content-type: application/json' \\
+<pre tabindex="0">curl -s -X POST ${base}/console/register -H 'content-type: application/json' \\
   -d '{"email":"you@example.com","password":"at least 8 characters"}'</pre>
 <p>Create an agreement and a payment session with the API token (<code>sk_…</code>), open the session's <code>pay_url</code> in a browser and pay with a magic key, then watch its webhooks in the console. The README walks through it with every command.</p>`,
   );

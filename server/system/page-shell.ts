@@ -22,10 +22,13 @@ const style = `${palette}
   a:focus-visible { outline: 3px solid var(--link); outline-offset: 2px; }
   h1 { font-size: 1.5rem; } h2 { font-size: 1.15rem; margin-top: 1.5rem; }
   .muted { color: var(--muted); }
+  .site-nav { font-size: .95rem; }
   code, pre { font-family: ui-monospace, monospace; font-size: .9rem; }
-  pre { white-space: pre-wrap; word-break: break-all; border: 1px solid var(--line); border-radius: .4rem; padding: .6rem; }
+  /* A command keeps its lines whole (copied as it is), and scrolls sideways on a narrow screen. */
+  pre { white-space: pre; overflow-x: auto; border: 1px solid var(--line); border-radius: .4rem; padding: .6rem; }
+  pre:focus-visible { outline: 3px solid var(--link); outline-offset: 2px; }
   table { border-collapse: collapse; width: 100%; }
-  th, td { text-align: left; vertical-align: top; padding: .4rem; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
+  th, td { text-align: left; vertical-align: top; padding: .4rem; border-bottom: 1px solid var(--line); overflow-wrap: break-word; }
   @media (max-width: 40rem) { table, thead, tbody, tr, th, td { display: block; } thead { position: absolute; left: -9999px; } td { border: 0; padding: .15rem 0; } tr { border-bottom: 1px solid var(--line); padding: .5rem 0; } }
 `;
 
@@ -48,7 +51,10 @@ ${body}
 `;
 }
 
+/** The way between the simulator's pages, at the top of each. */
+export const siteNav = `<nav aria-label="Simulator pages" class="site-nav"><a href="/">Home</a> · <a href="/console">Console</a> · <a href="/fidelidad">Fidelidad</a> · <a href="/openapi.json">OpenAPI</a></nav>`;
+
 /** A page in the style of the simulator's static pages. */
 export function pageShell(title: string, body: string): string {
-  return htmlDocument(title, style, body);
+  return htmlDocument(title, style, `${siteNav}\n${body}`);
 }
