@@ -40,7 +40,13 @@ t.test('in Chromium: the console shows keys and progress, and a new trace entry 
   await page.goto(`${server.baseUrl}/console`);
   await page.getByLabel('Console token').fill(account.console_token);
   await page.getByRole('button', { name: 'Open' }).click();
+  await page.locator('#keys pre[data-secret="API token"]').waitFor();
+  t.notMatch(await page.locator('#keys').textContent(), account.key.token, 'the API token is masked');
+  t.notMatch(await page.locator('#keys').textContent(), account.key.webhook_secret, 'so is the webhook secret');
+  t.match(await page.locator('#keys pre[data-secret="API token"]').textContent(), new RegExp(`^sk_•+${account.key.token.slice(-4)}$`), 'its kind and last 4 characters show');
+  await page.getByRole('button', { name: 'Reveal API token' }).click();
   await page.locator('#keys pre', { hasText: account.key.token }).waitFor();
+  t.equal(await page.getByRole('button', { name: 'Hide API token' }).getAttribute('aria-pressed'), 'true');
   t.match(await page.locator('#progress').textContent(), /✓ Registered an account/);
 
   const session = await createSession();

@@ -79,22 +79,55 @@ t.test('the event panel shows the delivery and checks its signature with the sec
   t.pass('another secret does not');
 });
 
-t.test('after a new login rotates the console token, the old tab stops its updates and says why', { skip: browserSkip() }, async (t) => {
+t.test('after a new login rotates the console token, the old tab locks: no request leaves it, every control is disabled, no token or secret remains, and it logs in again in the page', { skip: browserSkip() }, async (t) => {
   const browser = await openBrowser(t);
   const server = await startTestServer(t);
-  const { account } = await catalog(server);
+  const { account, createSession } = await catalog(server);
+  const session = await createSession();
   const page = await browser.newPage();
   const requests: string[] = [];
-  page.on('request', (request) => requests.push(request.url()));
+  page.on('request', (request) => requests.push(`${request.method()} ${request.url()}`));
   await openConsole(page, server, account.console_token);
+  // The operator had things open: a session's control plane, the keys revealed, a secret typed to verify an event.
+  await page.getByRole('button', { name: `Open session ${session.session_id}` }).click();
+  await page.locator('#session-panel:not([hidden])').waitFor();
+  await page.getByRole('button', { name: 'Reveal webhook secret' }).click();
+  await page.locator('#verify-secret').evaluate((input: HTMLInputElement, secret) => (input.value = secret), account.key.webhook_secret);
+
   const login = await server.api.post('/api/svcpagos/login', { json: { email: account.email, password: account.password } });
   t.equal(login.status, 200);
+  const lockStarted = Date.now();
   await page.locator('#error', { hasText: 'no longer works' }).waitFor({ timeout: 10_000 });
+  t.comment(`locked ${Date.now() - lockStarted} ms after the login elsewhere`);
   const after = requests.length;
+  t.equal(await page.evaluate(() => document.activeElement?.id), 'relogin-email', 'the focus is on the login in the page');
+
+  // Every control but the two ways back in is disabled; clicking them anyway asks nothing.
+  const enabled = await page.evaluate(() => [...document.querySelectorAll('button, input, select, textarea')].filter((c) => !(c as HTMLInputElement).disabled && !c.closest('#login, #relogin')).map((c) => c.outerHTML.slice(0, 80)));
+  t.same(enabled, [], 'every control is disabled');
+  for (const name of ['Show the POS side', 'Pause live updates']) await page.getByRole('button', { name }).click({ force: true, timeout: 2000 }).catch(() => undefined);
   await page.waitForTimeout(2500); // real time: checking that nothing more is asked
-  t.same(requests.slice(after), [], 'no request after it stopped');
+  t.same(requests.slice(after), [], '0 requests after the lock');
+
+  // No token or secret in the DOM, in storage or in what the page's script can reach.
+  const left = await page.evaluate((secrets) => {
+    const html = document.documentElement.outerHTML;
+    const values = [...document.querySelectorAll('input, textarea')].map((input) => (input as HTMLInputElement).value).join(' ');
+    const storage = JSON.stringify({ ...sessionStorage }) + JSON.stringify({ ...localStorage });
+    const script = JSON.stringify((globalThis as unknown as { state?: unknown }).state ?? null, (key, value) => (value instanceof Map ? [...value] : value));
+    return secrets.filter((secret) => html.includes(secret) || values.includes(secret) || storage.includes(secret) || script.includes(secret));
+  }, [account.key.token, account.key.webhook_secret, account.console_token, login.body.console_token, login.body.token]);
+  t.same(left, [], 'no token or secret remains');
   t.equal(await page.locator('#live-bar').isHidden(), true, 'the live controls are gone');
-  t.equal(await page.evaluate(() => document.activeElement?.id), 'token', 'the focus is on the token field, for the new one');
+
+  // Log in again, in the page.
+  await page.getByLabel('Email').fill(account.email);
+  await page.getByLabel('Password').fill(account.password);
+  await page.getByRole('button', { name: 'Log in again' }).click();
+  await page.locator('#live-bar:not([hidden])').waitFor();
+  await page.locator('#keys pre[data-secret="API token"]').waitFor();
+  t.equal(await page.getByRole('button', { name: 'Show the POS side' }).isDisabled(), false, 'the controls work again');
+  t.equal(await page.locator('#relogin-password').inputValue(), '', 'the password is not kept in the field');
 });
 
 t.test('with JavaScript off, each payment method pays through the page', { skip: browserSkip() }, async (t) => {

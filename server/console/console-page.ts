@@ -62,6 +62,14 @@ export const consolePage = `<!doctype html>
     <button type="submit">Open</button>
   </form>
   <p id="error" role="alert"></p>
+  <form id="relogin" class="bar" hidden>
+    <label for="relogin-email">Email</label>
+    <input id="relogin-email" name="email" type="email" autocomplete="username" required>
+    <label for="relogin-password">Password</label>
+    <input id="relogin-password" name="password" type="password" autocomplete="current-password" required>
+    <button type="submit">Log in again</button>
+    <span id="relogin-result" role="status"></span>
+  </form>
   <div class="bar" id="live-bar" hidden>
     <button type="button" id="pause" aria-pressed="false">Pause live updates</button>
     <span id="live-state" class="muted">Live: new events appear as they happen.</span>

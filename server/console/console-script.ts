@@ -8,8 +8,8 @@ export const consoleScript = String.raw`
 const $ = (id) => document.getElementById(id);
 const TRACE_TYPES = ['session.created', 'session.status_changed', 'webhook.emitted', 'webhook.attempt', 'webhook.gave_up', 'webhook.undelivered', 'webhook.received', 'control.outcome', 'control.reset', 'relay.connected', 'relay.disconnected'];
 const SESSIONS_PER_PAGE = 20;
-const TOKEN_GONE = 'This console token no longer works: a newer login replaced it, or it was mistyped. Paste the current console token to go on.';
-const state = { token: sessionStorage.getItem('console-token') || '', keys: null, cursor: null, paused: false, timer: null, stream: null, progressTimer: null, sessionsPage: 1, entries: new Map(), resent: new Map(), session: null, event: null };
+const TOKEN_GONE = 'This console token no longer works: a newer login replaced it, or it was mistyped. The console is locked and holds no token or secret any more: log in again below, or paste the current console token.';
+const state = { locked: false, token: sessionStorage.getItem('console-token') || '', keys: null, cursor: null, paused: false, timer: null, stream: null, progressTimer: null, sessionsPage: 1, entries: new Map(), resent: new Map(), session: null, event: null };
 
 const el = (tag, text, attrs) => {
   const node = document.createElement(tag);
@@ -32,27 +32,60 @@ class Stopped extends Error {}
 
 async function api(path, options) {
   options = options || {};
+  // Locked: nothing leaves the page, whatever was still on its way when the token went.
+  if (state.locked || (options.apiToken && !state.keys)) throw new Stopped();
   const auth = options.apiToken ? state.keys.keys[0].token : state.token;
   const response = await fetch(path, Object.assign({}, options, { headers: Object.assign({ authorization: 'Bearer ' + auth }, options.json ? { 'content-type': 'application/json' } : {}), body: options.json ? JSON.stringify(options.json) : undefined }));
   const body = await response.json().catch(() => ({}));
-  if (response.status === 401 && !options.apiToken) {
-    stop(TOKEN_GONE);
+  if (response.status === 401) {
+    lock(TOKEN_GONE);
     throw new Stopped();
   }
   if (!response.ok) throw new Error(body.message || ('HTTP ' + response.status));
   return body;
 }
 
-function stop(message) {
+/** The controls of the page, but for the two ways back in. */
+const controls = () => [...document.querySelectorAll('button, input, select, textarea')].filter((c) => !c.closest('#login, #relogin'));
+
+/**
+ * The token went (a newer login, a 401): the page forgets every token and
+ * secret it held, in memory and on screen, disables every control, and
+ * offers to log in again here. Nothing is asked of the server until then.
+ */
+function lock(message) {
+  state.locked = true;
   clearTimeout(state.timer);
   clearInterval(state.progressTimer);
   state.timer = null;
+  state.progressTimer = null;
   if (state.stream) state.stream.abort();
   state.stream = null;
+  state.token = '';
+  state.keys = null;
+  state.session = null;
+  state.event = null;
   sessionStorage.removeItem('console-token');
+  $('token').value = '';
+  $('verify-secret').value = '';
+  $('keys').replaceChildren(el('p', 'Locked: log in again to see your keys.'));
+  $('session-panel').hidden = true;
+  $('event-panel').hidden = true;
+  $('session-fields').replaceChildren();
+  $('session-controls').replaceChildren();
+  $('event-body').replaceChildren();
+  $('pos').replaceChildren();
   $('live-bar').hidden = true;
+  for (const control of controls()) control.disabled = true;
   $('error').textContent = message;
-  $('token').focus();
+  $('relogin').hidden = false;
+  $('relogin-email').focus();
+}
+
+function unlock() {
+  state.locked = false;
+  for (const control of controls()) control.disabled = false;
+  $('relogin').hidden = true;
 }
 
 const report = (error) => { if (!(error instanceof Stopped)) $('error').textContent = error.message; };
@@ -142,7 +175,7 @@ async function stream() {
   params.set('after', state.cursor);
   try {
     const response = await fetch('/console/trace/stream?' + params, { headers: { authorization: 'Bearer ' + state.token }, signal: controller.signal });
-    if (response.status === 401) return stop(TOKEN_GONE);
+    if (response.status === 401) return lock(TOKEN_GONE);
     if (!response.ok) throw new Error('HTTP ' + response.status);
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = '';
@@ -161,7 +194,7 @@ async function stream() {
           state.cursor = answer.cursor;
           receive(answer.data);
         } else if (event === 'unauthorized') {
-          return stop(TOKEN_GONE);
+          return lock(TOKEN_GONE);
         }
       }
     }
@@ -355,11 +388,24 @@ async function loadProgress() {
   });
 }
 
+/** A secret shown masked (its kind and last 4 characters), with a button that reveals it and one that copies it. */
+function secretField(label, secret) {
+  const masked = secret.slice(0, secret.indexOf('_') + 1) + '•'.repeat(12) + secret.slice(-4);
+  const shown = el('pre', masked, { 'data-secret': label });
+  const reveal = button('Reveal ' + label, () => {
+    const revealed = reveal.getAttribute('aria-pressed') !== 'true';
+    shown.textContent = revealed ? secret : masked;
+    reveal.setAttribute('aria-pressed', String(revealed));
+    reveal.textContent = (revealed ? 'Hide ' : 'Reveal ') + label;
+  }, { 'aria-pressed': 'false' });
+  const box = el('div', undefined, { class: 'bar' });
+  box.append(reveal, copyButton(label, secret));
+  return [el('p', label[0].toUpperCase() + label.slice(1)), shown, box];
+}
+
 function showKeys(keys) {
   const box = el('div');
-  for (const key of keys.keys) {
-    box.append(el('p', 'API token'), el('pre', key.token), copyButton('API token', key.token), el('p', 'Webhook secret'), el('pre', key.webhook_secret), copyButton('webhook secret', key.webhook_secret));
-  }
+  for (const key of keys.keys) box.append(...secretField('API token', key.token), ...secretField('webhook secret', key.webhook_secret));
   box.append(el('p', 'Default receivers'));
   for (const [name, url] of Object.entries(keys.hooks)) box.append(el('pre', name + ': ' + url));
   $('keys').replaceChildren(box);
@@ -451,7 +497,22 @@ $('sessions-next').addEventListener('click', () => { state.sessionsPage += 1; $(
 $('login').addEventListener('submit', (event) => {
   event.preventDefault();
   state.token = $('token').value.trim();
+  unlock();
   open();
+});
+$('relogin').addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const password = $('relogin-password');
+  try {
+    const response = await fetch('/api/svcpagos/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: $('relogin-email').value.trim(), password: password.value }) });
+    const body = await response.json().catch(() => ({}));
+    password.value = '';
+    if (!response.ok) { $('relogin-result').textContent = 'Not logged in: ' + (body.message || ('HTTP ' + response.status)); return; }
+    $('relogin-result').textContent = '';
+    state.token = body.console_token;
+    unlock();
+    await open();
+  } catch (error) { $('relogin-result').textContent = 'Not logged in: ' + error.message; }
 });
 if (state.token) {
   $('token').value = state.token;
