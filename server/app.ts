@@ -36,7 +36,7 @@ import type { EventSink } from './sessions/events.js';
 import { RelayHub } from './relay/relay-hub.js';
 import { relayHandlers } from './relay/relay-routes.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
-import { Receivers, receiverStatus } from './webhooks/receivers.js';
+import { receiverAnswerBody, Receivers, receiverStatus } from './webhooks/receivers.js';
 import { webhookHandlers } from './webhooks/routes.js';
 import { purgeExpired } from './console/purge.js';
 import { rateBrake, storeRateCounter } from './console/rate-brake.js';
@@ -101,6 +101,7 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
     ownOrigins: () => [...origins],
     loopback: (accountId, receiver, request) => ({
       status: receiverStatus[receiver],
+      body: receiverAnswerBody(receiver),
       record: (tx) => receivers.record(tx, accountId, receiver, { rawBody: Buffer.from(request.body), headers: request.headers }),
     }),
     relay,

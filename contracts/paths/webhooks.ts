@@ -71,15 +71,30 @@ export const webhookPaths: PathItems = {
     post: {
       operationId: 'resendWebhook',
       summary: 'Attempt an event\'s delivery again now',
-      description: 'A new attempt with the same idempotency-key and a fresh svc-timestamp and signature; it does not move the retry ladder. A 2xx closes a delivery still pending.',
+      description:
+        'A new attempt with the same idempotency-key and a fresh svc-timestamp and signature; it does not move the retry ladder. A 2xx closes a delivery still pending. ' +
+        'With a body { "url" }, the attempt goes to that URL instead (routed by the same rules: loopback, relay or direct); the session\'s webhook_url stays as it is.',
       tags: ['console'],
       security: [{ consoleBearer: [] }],
       parameters: [{ name: 'event_id', in: 'path', required: true, schema: { type: 'string', maxLength: 64 } }],
+      requestBody: {
+        required: false,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              additionalProperties: false,
+              properties: { url: { type: 'string', maxLength: 2048, pattern: '^https?://', description: 'Another receiver for this attempt only.' } },
+            },
+          },
+        },
+      },
       responses: {
         '200': jsonResponse('What the attempt got.', ref('AttemptOutcome')),
         '400': responseRef('BadRequest'),
         '401': responseRef('Unauthorized'),
         '404': responseRef('NotFound'),
+        '413': responseRef('PayloadTooLarge'),
         ...writeErrors,
       },
     },
@@ -90,7 +105,7 @@ export const webhookPaths: PathItems = {
       summary: 'The WebSocket relay (upgrade)',
       description:
         'Upgrade to a WebSocket with Authorization: Bearer <API or login token> (or ?token=); a console token or an unknown token is refused with 401 before any WebSocket exists. ' +
-        'Server → client: { "type": "webhook", "delivery_id", "event_id", "url", "headers", "body" } (body: the exact signed string). Client → server: { "type": "result", "delivery_id", "status" }. ' +
+        'Server → client: { "type": "webhook", "delivery_id", "event_id", "url", "headers", "body" } (body: the exact signed string). Client → server: { "type": "result", "delivery_id", "status", "body"? } (body: the start of the local receiver\'s answer, kept 2 KiB at most with the attempt). ' +
         'One relay per key: a second connection closes the first with close code 4000, whichever instance each is connected to (several instances on one database). A plain GET answers 426; 503 when where the relay is connected could not be recorded.',
       tags: ['simulator'],
       security: [],

@@ -24,8 +24,9 @@ t.test('posts the exact body bytes and headers and answers the receiver status, 
   const local = localForwarder(url);
   t.teardown(local.close);
   const body = '{"event":"payment_session.paid","amount":"1.00","name":"Zoë ✓"}';
-  t.same(await local.forward({ 'content-type': 'application/json', 'svc-signature': 'abc' }, body), { status: 200 });
-  t.same(await local.forward({ 'content-type': 'application/json', 'svc-signature': 'def' }, body), { status: 500 }, 'a failing receiver status is reported as is');
+  const kept = `${'x'.repeat(2048)} [cut at 2 KiB]`;
+  t.same(await local.forward({ 'content-type': 'application/json', 'svc-signature': 'abc' }, body), { status: 200, body: kept }, 'the status, and the first 2 KiB of the answer');
+  t.same(await local.forward({ 'content-type': 'application/json', 'svc-signature': 'def' }, body), { status: 500, body: kept }, 'a failing receiver status is reported as is');
   t.equal(seen[0]!.url, '/hook?x=1');
   t.equal(seen[0]!.body, body, 'byte for byte, multi-byte characters included');
   t.equal(seen[0]!.length, String(Buffer.byteLength(body)));

@@ -1,8 +1,9 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { AnswerExcerpt } from '../../server/webhooks/answer-excerpt.js';
 
-/** The local receiver's status, or why it could not be reached. */
-export type ForwardResult = { status: number } | { error: string };
+/** The local receiver's status and the start of its answer, or why it could not be reached. */
+export type ForwardResult = { status: number; body: string } | { error: string };
 
 /**
  * POSTs relayed webhooks to the local receiver over kept-alive connections.
@@ -29,8 +30,10 @@ export function localForwarder(
       // The exact bytes the simulator signed: the body travels as the text it was serialised to.
       const bytes = Buffer.from(body, 'utf8');
       const request = send(target, { method: 'POST', agent, headers: { ...headers, 'content-length': String(bytes.length) } }, (response: IncomingMessage) => {
-        response.resume(); // the answer's body is not needed, only its end
-        response.on('end', () => finish({ status: response.statusCode ?? 502 }));
+        // The start of the answer goes back with the status (the simulator keeps 2 KiB of it); the rest is read and dropped.
+        const excerpt = new AnswerExcerpt();
+        response.on('data', (chunk: Buffer) => excerpt.add(chunk));
+        response.on('end', () => finish({ status: response.statusCode ?? 502, body: excerpt.text() }));
         response.on('error', (error) => finish({ error: error.message }));
       });
       const cancel = after(timeoutMs, () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));

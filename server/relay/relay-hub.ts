@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server } from 'node:http';
+import { boundedAnswer } from '../webhooks/answer-excerpt.js';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Account } from '../accounts/account.js';
@@ -130,7 +131,7 @@ export class RelayHub implements WebhookTransport, LocalRelays {
     });
 
     socket.on('message', (data) => {
-      let message: { type?: unknown; delivery_id?: unknown; status?: unknown; error?: unknown };
+      let message: { type?: unknown; delivery_id?: unknown; status?: unknown; error?: unknown; body?: unknown };
       const text = String(data);
       if (nestsDeeperThan(text)) return; // a result is flat; nothing deeper is ours to walk
       try {
@@ -143,7 +144,11 @@ export class RelayHub implements WebhookTransport, LocalRelays {
       if (!settle) return;
       // A client that could not reach its local receiver says why: a failed attempt with that reason, not a receiver's 502.
       if (typeof message.error === 'string') settle({ error: `through the relay: ${message.error.slice(0, 300)}` });
-      else settle(typeof message.status === 'number' ? { status: message.status } : { error: 'the relay answered without a status' });
+      else if (typeof message.status !== 'number') settle({ error: 'the relay answered without a status' });
+      else {
+        const body = boundedAnswer(message.body);
+        settle({ status: message.status, ...(body !== undefined ? { body } : {}) });
+      }
     });
     socket.on('close', (code) => {
       for (const settle of connection.pending.values()) settle({ error: 'the relay disconnected' });

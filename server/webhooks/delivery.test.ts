@@ -158,6 +158,7 @@ async function oneEventTo(t: Test, receiver: 'paid' | 'fail') {
     eventId,
     storedEvent: async () => (await server.store.get<OutboxEvent>('events', eventId))!,
     outcome: () => server.store.get('webhook_outcomes', eventId),
+    consoleToken: setup.account.console_token as string,
     resend: () => server.api.post(`/console/webhooks/${eventId}/resend`, { token: setup.account.console_token }),
   };
 }
@@ -214,4 +215,24 @@ t.test('the default receivers answer 200, 200, 500 on purpose and 200 to anythin
   const received = await traceOf(server, account.account_id, 'webhook.received');
   t.equal(received.length, 4);
   t.match(received[3], { receiver: 'captura', raw_body: 'not json at all', body: null, signature: 'abc', idempotency_key: 'k1' });
+});
+
+t.test('an attempt keeps where it went, what it sent and the start of the answer; a resend may go to another URL, the session keeping its own', async (t) => {
+  const { server, hooks, accountId, eventId, storedEvent, consoleToken } = await oneEventTo(t, 'fail');
+  const [first] = await traceOf(server, accountId, 'webhook.attempt');
+  t.match(first, {
+    url: hooks.fail,
+    status: 500,
+    response_body: JSON.stringify({ message: 'this receiver answers 500 on purpose, to exercise retries', code: 'RECEIVER_FAILS_ON_PURPOSE' }),
+    request_headers: { 'content-type': 'application/json', 'svc-signature': /\w+/, 'idempotency-key': /\w+/ },
+  }, 'the failing receiver\'s URL, its status, why it said so, and the headers sent');
+  t.ok((first!.request_headers as Record<string, string>)['svc-timestamp'], 'the timestamp sent');
+
+  const elsewhere = await server.api.post(`/console/webhooks/${eventId}/resend`, { json: { url: hooks.paid }, token: consoleToken });
+  t.equal(elsewhere.status, 200);
+  t.match(elsewhere.body, { url: hooks.paid, routing: 'loopback', status: 200, response_body: '{"received":true}' }, 'to the other receiver, with its answer');
+  t.equal((await storedEvent()).webhook_url, hooks.fail, 'the event still goes to the session\'s own URL');
+  const refused = await server.api.post(`/console/webhooks/${eventId}/resend`, { json: { url: 'ftp://example.com/x' }, token: consoleToken });
+  t.equal(refused.status, 400, 'a URL that is not http(s) is refused');
+  t.equal(refused.body.code, 'VALIDATION_FAILED');
 });

@@ -40,7 +40,7 @@ t.test('the exact body and headers are sent; the status comes back', async (t) =
       res.writeHead(204).end();
     });
   });
-  t.same(await sendDirect(request(url), { allowPrivate: true }), { status: 204 });
+  t.same(await sendDirect(request(url), { allowPrivate: true }), { status: 204, body: '' });
   t.equal(seen!.body, '{"event":"x"}');
   t.match(seen!.headers, { 'svc-signature': 'sig', 'svc-timestamp': 'ts', 'idempotency-key': 'k', 'content-type': 'application/json' });
 });
@@ -51,7 +51,7 @@ t.test('a redirect is not followed: it is a failed attempt', async (t) => {
     hits += 1;
     res.writeHead(302, { location: 'http://127.0.0.1:1/elsewhere' }).end();
   });
-  t.same(await sendDirect(request(url), { allowPrivate: true }), { status: 302 });
+  t.match(await sendDirect(request(url), { allowPrivate: true }), { status: 302 });
   t.equal(hits, 1);
 });
 
@@ -72,7 +72,7 @@ t.test('a receiver that answers 10 MB is read no further than 64 KiB', async (t)
     res.on('close', () => undefined);
     pump();
   });
-  t.same(await sendDirect(request(url), { allowPrivate: true }), { status: 200 });
+  t.same(await sendDirect(request(url), { allowPrivate: true }), { status: 200, body: `${'x'.repeat(2048)} [cut at 2 KiB]` }, 'the status and the first 2 KiB');
   t.notOk(finished, 'the connection was dropped long before 10 MB went through');
 });
 

@@ -1,4 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { AnswerExcerpt } from './answer-excerpt.js';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isPrivateAddress } from './routing.js';
@@ -6,7 +7,7 @@ import { ATTEMPT_TIMEOUT_MS } from './ladder.js';
 import type { AttemptResult, WebhookRequest } from './transport.js';
 
 export interface DirectOptions {
-  /** At most this much of the answer is read (64 KiB): only the status matters. */
+  /** At most this much of the answer is read (64 KiB): the status, and the start kept with the attempt. */
   maxAnswerBytes?: number;
   /** For tests of the transport itself against a local receiver; never in the server. */
   allowPrivate?: boolean;
@@ -60,16 +61,19 @@ export async function sendDirect(request: WebhookRequest, options: DirectOptions
       },
       (res) => {
         let read = 0;
+        const excerpt = new AnswerExcerpt();
+        const answered = () => finish({ status: res.statusCode!, body: excerpt.text() });
         res.on('data', (chunk: Buffer) => {
           read += chunk.length;
+          excerpt.add(chunk);
           if (read >= maxBytes) {
             // Enough: the status is known; do not take more of a large answer.
-            finish({ status: res.statusCode! });
+            answered();
             res.destroy();
           }
         });
-        res.on('end', () => finish({ status: res.statusCode! }));
-        res.on('error', () => finish({ status: res.statusCode! }));
+        res.on('end', answered);
+        res.on('error', answered);
       },
     );
     req.on('error', (error: NodeJS.ErrnoException) => finish({ error: request.signal.aborted ? `timed out after ${ATTEMPT_TIMEOUT_MS} ms` : `${error.code ?? 'error'}: ${error.message}` }));

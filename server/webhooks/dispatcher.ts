@@ -33,7 +33,7 @@ export interface DispatcherDeps {
    * An in-process delivery to the account's default receiver: its status,
    * and the receipt to write in the attempt's own transaction.
    */
-  loopback: (accountId: string, receiver: 'paid' | 'accredited' | 'fail' | 'captura', request: WebhookRequest) => { status: number; record: (tx: Transaction) => Promise<unknown> };
+  loopback: (accountId: string, receiver: 'paid' | 'accredited' | 'fail' | 'captura', request: WebhookRequest) => { status: number; body: string; record: (tx: Transaction) => Promise<unknown> };
   relay: WebhookTransport;
   direct?: (request: WebhookRequest) => Promise<DirectResult>;
   log: Logger;
@@ -53,7 +53,11 @@ export interface AttemptOutcome {
   event_id: string;
   attempt: number;
   routing: 'loopback' | 'relay' | 'direct' | 'none';
+  /** Where it went: the session's webhook_url, or the URL a manual resend named. */
+  url: string | null;
   status?: number;
+  /** The start of the receiver's answer (2 KiB at most). */
+  response_body?: string;
   error?: string;
   duration_ms: number;
 }
@@ -143,13 +147,17 @@ export class WebhookDispatcher implements EventSink {
     await this.running?.catch(() => undefined);
   }
 
-  /** A new attempt now, with the same idempotency key and a fresh timestamp and signature. */
-  async resend(account: Account, eventId: string): Promise<AttemptOutcome> {
+  /**
+   * A new attempt now, with the same idempotency key and a fresh timestamp
+   * and signature; to `url` when one is given (the session's webhook_url
+   * stays as it is), routed by the same rules as any delivery.
+   */
+  async resend(account: Account, eventId: string, url?: string): Promise<AttemptOutcome> {
     const event = await this.deps.store.get<OutboxEvent>('events', eventId);
     if (!event || event.account_id !== account.account_id) throw new NotFoundError(`event ${eventId}`);
     const timestamp = iso(accountNow(this.deps.clock, account));
     const signature = signWebhook(account.keys[0]!.webhook_secret, timestamp, event.body);
-    return this.attempt(event, account, { timestamp, signature, manual: true });
+    return this.attempt(url === undefined ? event : { ...event, webhook_url: url }, account, { timestamp, signature, manual: true });
   }
 
   private async pass(): Promise<number> {
@@ -246,11 +254,14 @@ export class WebhookDispatcher implements EventSink {
       const attempt = (delivery?.attempts ?? closed?.attempts ?? current?.attempts ?? 0) + 1;
       const at = iso(accountNow(clock, account));
       await record?.(tx);
-      const outcome: AttemptOutcome = { event_id: event.event_id, attempt, routing, ...result, duration_ms };
+      const answer = 'status' in result ? { status: result.status, ...(result.body !== undefined ? { response_body: result.body } : {}) } : { error: result.error };
+      const outcome: AttemptOutcome = { event_id: event.event_id, attempt, routing, url: event.webhook_url, ...answer, duration_ms };
       trace(tx, account.account_id, 'webhook.attempt', at, {
         session_id: event.session_id,
         event: event.event,
         ...outcome,
+        // What was sent, so an operator can see and replay it (the signature is not a secret: the secret is).
+        request_headers: headers,
         // What the console's checklist looks entries up by (an index cannot range over status within a type).
         result: typeof outcome.status === 'number' && outcome.status >= 200 && outcome.status < 300 ? 'succeeded' : 'failed',
         idempotency_key: event.idempotency_key,
@@ -300,8 +311,8 @@ export class WebhookDispatcher implements EventSink {
       .find((r) => r.kind === 'loopback') ?? routeWebhook(event.webhook_url, this.deps.ownOrigins()[0] ?? '', event.account_id);
     const request = (signal: AbortSignal): WebhookRequest => ({ account_id: event.account_id, event_id: event.event_id, url: event.webhook_url!, headers, body: event.body, signal });
     if (routing.kind === 'loopback') {
-      const { status, record } = this.deps.loopback(event.account_id, routing.receiver, request(NEVER_ABORTED));
-      return { routing: 'loopback', result: { status }, record };
+      const { status, body, record } = this.deps.loopback(event.account_id, routing.receiver, request(NEVER_ABORTED));
+      return { routing: 'loopback', result: { status, body }, record };
     }
     // The 5 s limit is armed only for what goes over the network, and disarmed once answered.
     return withAttemptLimit(async (signal) => {

@@ -11,6 +11,13 @@ export type ReceiverKind = 'paid' | 'accredited' | 'fail' | 'captura';
 /** spec: Simulator-only surfaces: paid and accredited answer 200, fail 500 on purpose, captura 200 to anything. */
 export const receiverStatus: Record<ReceiverKind, number> = { paid: 200, accredited: 200, fail: 500, captura: 200 };
 
+export const FAILS_ON_PURPOSE = 'this receiver answers 500 on purpose, to exercise retries';
+
+/** The body a default receiver answers with (the fail receiver's is the error body every 500 of ours has). */
+export function receiverAnswerBody(kind: ReceiverKind): string {
+  return JSON.stringify(receiverStatus[kind] >= 500 ? { message: FAILS_ON_PURPOSE, code: 'RECEIVER_FAILS_ON_PURPOSE' } : { received: true });
+}
+
 export interface ReceivedWebhook {
   rawBody: Buffer;
   /** Lower-case names. */

@@ -1,7 +1,7 @@
 import { AppError } from '../errors.js';
 import type { OperationHandlers } from '../http/bind-operations.js';
 import type { WebhookDispatcher } from './dispatcher.js';
-import type { ReceiverKind, Receivers } from './receivers.js';
+import { FAILS_ON_PURPOSE, type ReceiverKind, type Receivers } from './receivers.js';
 
 export function webhookHandlers(receivers: Receivers, dispatcher: WebhookDispatcher): OperationHandlers {
   return {
@@ -9,12 +9,13 @@ export function webhookHandlers(receivers: Receivers, dispatcher: WebhookDispatc
     receiveWebhook: async (ctx) => {
       const headers = Object.fromEntries(Object.entries(ctx.headers).map(([name, value]) => [name.toLowerCase(), Array.isArray(value) ? value.join(', ') : value ?? '']));
       const status = await receivers.receive(ctx.state.params!.account_id!, ctx.path.slice(ctx.path.lastIndexOf('/') + 1) as ReceiverKind, { rawBody: ctx.state.rawBody ?? Buffer.alloc(0), headers });
-      if (status >= 500) throw new AppError('RECEIVER_FAILS_ON_PURPOSE', 'this receiver answers 500 on purpose, to exercise retries');
+      if (status >= 500) throw new AppError('RECEIVER_FAILS_ON_PURPOSE', FAILS_ON_PURPOSE);
       ctx.status = status;
       ctx.body = { received: true };
     },
     resendWebhook: async (ctx) => {
-      ctx.body = await dispatcher.resend(ctx.state.account!, ctx.state.params!.event_id!);
+      const to = (ctx.state.body as { url?: unknown } | undefined)?.url;
+      ctx.body = await dispatcher.resend(ctx.state.account!, ctx.state.params!.event_id!, typeof to === 'string' ? to : undefined);
     },
     openRelay: async (ctx) => {
       ctx.set('Upgrade', 'websocket');

@@ -10,7 +10,8 @@ export interface WebhookRequest {
   signal: AbortSignal;
 }
 
-export type AttemptResult = { status: number } | { error: string };
+/** The receiver's status and the start of its answer (answer-excerpt.ts), or why there was none. */
+export type AttemptResult = { status: number; body?: string } | { error: string };
 
 /** Delivers one attempt; answers the receiver's status or why there was none. Never throws. */
 export interface WebhookTransport {
