@@ -68,7 +68,13 @@ t.test('the event panel shows the delivery and checks its signature with the sec
   t.match(await panel.textContent(), /svc-signature: [0-9a-f]{64}/, 'the headers');
   t.match(await panel.textContent(), /"event": "payment_session\.created"/, 'the payload, pretty-printed');
   t.match(await panel.textContent(), /curl -X POST YOUR_RECEIVER_URL .*--data-binary '/, 'a curl line to replay it');
-  t.match(await panel.locator('ol').textContent(), /attempt 1 via loopback, status 200/, 'its attempts');
+  const attempt = panel.locator('[data-attempt="1"]');
+  t.match(await attempt.textContent(), /Attempt 1 200 delivered/, 'its attempt, with a badge');
+  t.match(await attempt.textContent(), /Routingloopback/, 'how it was routed');
+  t.match(await attempt.textContent(), new RegExp(`To${server.baseUrl}/console/hooks/${account.account_id}/captura`), 'where it went');
+  t.match(await attempt.textContent(), /Answer\{"received":true\}/, 'what the receiver answered');
+  t.equal(await page.locator('#event-drawer').count(), 1, 'in a drawer');
+  t.equal(await page.evaluate(() => document.getElementById('event-drawer')?.previousElementSibling?.getAttribute('data-type')), 'webhook.emitted', 'just under the row it details');
   await page.getByLabel('Verify the signature with your secret').fill(account.key.webhook_secret);
   await page.getByRole('button', { name: 'Verify' }).click();
   await page.locator('#verify-result', { hasText: '✓' }).waitFor();
@@ -77,6 +83,36 @@ t.test('the event panel shows the delivery and checks its signature with the sec
   await page.getByRole('button', { name: 'Verify' }).click();
   await page.locator('#verify-result', { hasText: '✗' }).waitFor();
   t.pass('another secret does not');
+});
+
+t.test('operator task, timed: why a session\'s webhook failed, and replaying it to another URL, in 3 clicks from the first screen', { skip: browserSkip() }, async (t) => {
+  const browser = await openBrowser(t);
+  const server = await startTestServer(t);
+  const { createSession, account } = await catalog(server);
+  const session = await createSession({ webhook_url: `${server.baseUrl}/console/hooks/${account.account_id}/fail` });
+  const page = await browser.newPage();
+  await openConsole(page, server, account.console_token);
+  const started = Date.now();
+  let clicks = 0;
+  const click = async (locator: ReturnType<Page['locator']>) => {
+    clicks += 1;
+    await locator.click();
+  };
+  await click(page.getByRole('button', { name: `Open session ${session.session_id}` }));
+  await click(page.locator('#session-events').getByRole('button', { name: /^Details of webhook\.attempt/ }).first());
+  const attempt = page.locator('#event-panel [data-attempt="1"]');
+  await attempt.waitFor();
+  t.match(await attempt.textContent(), /500 failed/, 'the failure shows as such');
+  t.match(await attempt.textContent(), /RECEIVER_FAILS_ON_PURPOSE/, 'and why: the receiver\'s answer');
+  await page.getByLabel('Resend to').fill(`${server.baseUrl}/console/hooks/${account.account_id}/paid`);
+  await click(page.getByRole('button', { name: 'Resend', exact: true }));
+  await page.locator('#drawer-resend-result', { hasText: /Attempt 2 to .*\/paid: 200/ }).waitFor({ timeout: 5000 }).catch(async (error: Error) => {
+    throw new Error(`${error.message}; it says: ${await page.locator('#drawer-resend-result').textContent()}; error: ${await page.locator('#error').textContent()}`);
+  });
+  const took = Date.now() - started;
+  t.comment(`${clicks} clicks, ${took} ms from the console's first screen`);
+  t.ok(clicks <= 3, `${clicks} clicks`);
+  t.match(await page.locator('#event-panel [data-attempt="2"]').textContent(), /200 delivered/, 'the replay is the newest attempt in the drawer');
 });
 
 t.test('after a new login rotates the console token, the old tab locks: no request leaves it, every control is disabled, no token or secret remains, and it logs in again in the page', { skip: browserSkip() }, async (t) => {

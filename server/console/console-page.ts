@@ -32,6 +32,9 @@ const style = `
   code, pre { font-family: ui-monospace, monospace; font-size: .85rem; word-break: break-all; white-space: pre-wrap; margin: 0; }
   /* A summary breaks between its fields, and inside one only when it cannot fit a line alone. */
   code.summary { word-break: normal; overflow-wrap: break-word; }
+  .badge { display: inline-block; padding: 0 .4rem; border-radius: .3rem; border: 2px solid; font-weight: 600; }
+  .badge.ok { color: var(--ok); border-color: var(--ok); } .badge.bad { color: var(--bad); border-color: var(--bad); }
+  tr.drawer > td { padding: .5rem 0; } .attempt { border-top: 1px solid var(--line); padding-top: .4rem; } h4 { margin: .3rem 0; }
   pre { background: var(--panel); padding: .5rem; border-radius: .3rem; }
   .muted, .todo { color: var(--muted); } .done, .ok { color: var(--ok); } .bad, #error { color: var(--bad); }
   .panel { background: var(--panel); }
@@ -123,8 +126,9 @@ export const consolePage = `<!doctype html>
   <table><thead><tr><th scope="col">At</th><th scope="col">Type</th><th scope="col">Details</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody id="trace"></tbody></table>
   </div>
 </section>
+<div id="event-home">
 <section id="event-panel" class="panel" aria-labelledby="event-title" hidden>
-  <h2 id="event-title" tabindex="-1">Event</h2>
+  <div class="bar"><h2 id="event-title" tabindex="-1">Event</h2><button type="button" id="event-close">Close</button></div>
   <div id="event-body"></div>
   <form id="verify" class="bar" hidden>
     <label for="verify-secret">Verify the signature with your secret</label>
@@ -133,6 +137,7 @@ export const consolePage = `<!doctype html>
     <span id="verify-result" role="status"></span>
   </form>
 </section>
+</div>
 <section aria-labelledby="pos-title"><h2 id="pos-title">POS: terminals, orders, settlements</h2>
   <div class="bar"><button type="button" id="pos-load">Show the POS side</button><span id="pos-result" role="status"></span></div>
   <div id="pos"></div>

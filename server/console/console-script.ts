@@ -9,7 +9,7 @@ const $ = (id) => document.getElementById(id);
 const TRACE_TYPES = ['session.created', 'session.status_changed', 'webhook.emitted', 'webhook.attempt', 'webhook.gave_up', 'webhook.undelivered', 'webhook.received', 'control.outcome', 'control.reset', 'relay.connected', 'relay.disconnected'];
 const SESSIONS_PER_PAGE = 20;
 const TOKEN_GONE = 'This console token no longer works: a newer login replaced it, or it was mistyped. The console is locked and holds no token or secret any more: log in again below, or paste the current console token.';
-const state = { locked: false, token: sessionStorage.getItem('console-token') || '', keys: null, cursor: null, paused: false, timer: null, stream: null, progressTimer: null, sessionsPage: 1, entries: new Map(), resent: new Map(), session: null, event: null };
+const state = { verifyParts: null, locked: false, token: sessionStorage.getItem('console-token') || '', keys: null, cursor: null, paused: false, timer: null, stream: null, progressTimer: null, sessionsPage: 1, entries: new Map(), resent: new Map(), session: null, event: null };
 
 const el = (tag, text, attrs) => {
   const node = document.createElement(tag);
@@ -65,12 +65,13 @@ function lock(message) {
   state.keys = null;
   state.session = null;
   state.event = null;
+  state.verifyParts = null;
   sessionStorage.removeItem('console-token');
   $('token').value = '';
   $('verify-secret').value = '';
   $('keys').replaceChildren(el('p', 'Locked: log in again to see your keys.'));
   $('session-panel').hidden = true;
-  $('event-panel').hidden = true;
+  closeDrawer();
   $('session-fields').replaceChildren();
   $('session-controls').replaceChildren();
   $('event-body').replaceChildren();
@@ -98,7 +99,7 @@ const summary = (entry) => el('code', SUMMARY_FIELDS.filter((k) => k in entry).m
 function traceRow(entry) {
   const tr = el('tr', undefined, { 'data-id': entry.id, 'data-type': entry.type });
   const actions = el('div', undefined, { class: 'bar' });
-  actions.append(button('Details', () => showEvent(entry.id), { 'aria-label': 'Details of ' + entry.type + ' ' + (entry.event_id || entry.id) }));
+  actions.append(button('Details', (event) => showEvent(entry.id, event.target.closest('tr')), { 'aria-label': 'Details of ' + entry.type + ' ' + (entry.event_id || entry.id) }));
   if (entry.type === 'webhook.emitted') {
     actions.append(button('Resend', () => resend(entry.event_id), { 'aria-label': 'Resend ' + entry.event + ' ' + entry.event_id }));
     actions.append(el('span', state.resent.get(entry.event_id) || '', { role: 'status', 'data-resend': entry.event_id }));
@@ -151,7 +152,13 @@ function addEntries(entries) {
 async function follow(entries) {
   if (entries.some((e) => e.type.startsWith('session.') || e.type === 'control.outcome' || e.type === 'control.reset')) await loadSessions();
   await loadProgress();
-  if (state.session && entries.some((e) => e.session_id === state.session.session_id)) await openSession(state.session.session_id);
+  if (state.session && entries.some((e) => e.session_id === state.session.session_id)) await openSession(state.session.session_id, { live: true });
+  // The drawer open on an event follows its new attempts.
+  const open = state.event;
+  if (open && open.event_id && !$('event-panel').hidden && entries.some((e) => e.event_id === open.event_id)) {
+    const drawer = $('event-drawer');
+    await showEvent(open.id, drawer ? drawer.previousElementSibling : null, { live: true });
+  }
 }
 
 // Entries that came while paused, shown on resume.
@@ -239,47 +246,142 @@ function copyButton(label, text) {
 
 /** What was signed, and how, for an entry that carries a webhook: the body, its headers, the signature. */
 function signedParts(entry) {
+  if (!entry) return null;
   if (entry.type === 'webhook.emitted') return { body: entry.payload, timestamp: entry.at, signature: entry.signature, key: entry.idempotency_key };
   if (entry.type === 'webhook.received' && entry.headers) {
     const h = entry.headers;
     return { body: entry.raw_body, timestamp: h['svc-timestamp'], signature: h['svc-signature'], key: h['idempotency-key'] };
   }
-  if (entry.type === 'webhook.attempt' && entry.manual) return null;
+  // An attempt carries the headers it sent; its body is its event's (the same bytes every attempt).
+  if (entry.type === 'webhook.attempt' && entry.request_headers && entry.body !== undefined) {
+    const h = entry.request_headers;
+    return { body: entry.body, timestamp: h['svc-timestamp'], signature: h['svc-signature'], key: h['idempotency-key'] };
+  }
   return null;
 }
 
-async function showEvent(id) {
+/** A status as a badge: colour and words, so 500 and 200 never look alike. */
+function statusBadge(attempt) {
+  const ok = typeof attempt.status === 'number' && attempt.status >= 200 && attempt.status < 300;
+  const text = attempt.status != null ? attempt.status + (ok ? ' delivered' : ' failed') : 'no answer';
+  return el('span', text, { class: 'badge ' + (ok ? 'ok' : 'bad') });
+}
+
+const curlFor = (url, parts) => 'curl -X POST ' + (url ? shellQuote(url) : 'YOUR_RECEIVER_URL') + ' -H ' + shellQuote('content-type: application/json') + ' -H ' + shellQuote('svc-signature: ' + parts.signature) + ' -H ' + shellQuote('svc-timestamp: ' + parts.timestamp) + ' -H ' + shellQuote('idempotency-key: ' + parts.key) + ' --data-binary ' + shellQuote(parts.body);
+
+/** One attempt, whole: when, where, how it was routed, what was sent and what came back. */
+function attemptBlock(a, body) {
+  const box = el('div', undefined, { class: 'attempt', 'data-attempt': String(a.attempt) });
+  const title = el('h4', 'Attempt ' + a.attempt + (a.manual ? ' (resent by hand)' : '') + ' ');
+  title.append(statusBadge(a));
+  box.append(title);
+  const fields = el('dl');
+  const add = (name, value) => {
+    fields.append(el('dt', name));
+    const dd = el('dd');
+    if (Array.isArray(value)) dd.append(...value); else if (value instanceof Node) dd.append(value); else dd.textContent = String(value);
+    fields.append(dd);
+  };
+  add('When', el('time', a.at, { datetime: a.at, title: a.at }));
+  add('To', a.url || 'no webhook_url');
+  add('Routing', a.routing);
+  add('Took', a.duration_ms + ' ms');
+  if (a.error) add('Why no answer', a.error);
+  add('Answer', el('pre', a.response_body != null ? (a.response_body || '(empty)') : '(not kept: an attempt from before answers were kept)'));
+  if (a.request_headers) {
+    const headers = Object.entries(a.request_headers).map(([k, v]) => k + ': ' + v).join('\n');
+    add('Request headers', el('pre', headers));
+    if (body !== undefined) {
+      const curl = curlFor(a.url, { body: body, signature: a.request_headers['svc-signature'], timestamp: a.request_headers['svc-timestamp'], key: a.request_headers['idempotency-key'] });
+      add('Replay', [el('pre', curl), copyButton('curl of attempt ' + a.attempt, curl)]);
+    }
+  }
+  box.append(fields);
+  return box;
+}
+
+/** The drawer: the event panel, moved into a row just under the row it details. */
+function openDrawer(row) {
+  const panel = $('event-panel');
+  if (!row) { $('event-home').append(panel); return; }
+  let drawer = $('event-drawer');
+  if (!drawer) {
+    drawer = el('tr', undefined, { id: 'event-drawer', class: 'drawer' });
+    drawer.append(el('td', undefined, { colspan: '4' }));
+  }
+  row.after(drawer);
+  drawer.firstChild.append(panel);
+}
+
+function closeDrawer() {
+  $('event-panel').hidden = true;
+  $('event-home').append($('event-panel'));
+  const drawer = $('event-drawer');
+  if (drawer) drawer.remove();
+}
+
+async function showEvent(id, row, how) {
   const entry = state.entries.get(id);
   if (!entry) return;
-  state.event = entry;
   const box = $('event-body');
   box.replaceChildren();
   $('event-title').textContent = entry.type + ' at ' + entry.at;
-  const parts = signedParts(entry);
+  // The event's attempts and its signed body, whichever of its entries was opened.
+  let attempts = [];
+  let emitted = entry.type === 'webhook.emitted' ? entry : null;
+  if (entry.event_id) {
+    const params = 'limit=1000' + (entry.session_id ? '&session_id=' + encodeURIComponent(entry.session_id) : '');
+    const related = await api('/console/trace?type=webhook.attempt&' + params).catch(() => ({ data: [] }));
+    attempts = related.data.filter((a) => a.event_id === entry.event_id).reverse();
+    if (!emitted) {
+      const found = await api('/console/trace?type=webhook.emitted&' + params).catch(() => ({ data: [] }));
+      emitted = found.data.find((e) => e.event_id === entry.event_id) || null;
+    }
+  }
+  const body = emitted ? emitted.payload : undefined;
+  state.event = entry.type === 'webhook.attempt' ? Object.assign({}, entry, { body: body }) : entry;
+  const parts = signedParts(state.event) || signedParts(emitted);
+  if (entry.event_id) {
+    box.append(el('h3', 'Attempts'));
+    if (attempts.length === 0) box.append(el('p', 'None yet.'));
+    // Newest first: the one that explains the current state is on top.
+    for (const a of attempts.slice().reverse()) box.append(attemptBlock(a, body));
+    const last = attempts[attempts.length - 1];
+    const form = el('form', undefined, { class: 'bar', id: 'drawer-resend' });
+    const input = el('input', undefined, { id: 'drawer-resend-url', type: 'url', size: '40', value: (last && last.url) || (state.session && state.session.webhook_url) || '' });
+    // What the last resend of this event got stays said when the drawer is drawn again (a live update).
+    const result = el('span', state.resent.get('drawer:' + entry.event_id) || '', { role: 'status', id: 'drawer-resend-result' });
+    form.append(el('label', 'Resend to', { for: 'drawer-resend-url' }), input, el('button', 'Resend', { type: 'submit' }), result);
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      result.textContent = 'resending…';
+      try {
+        const url = input.value.trim();
+        const answer = await api('/console/webhooks/' + encodeURIComponent(entry.event_id) + '/resend', Object.assign({ method: 'POST' }, url && url !== (last && last.url) ? { json: { url: url } } : {}));
+        const drawer = $('event-drawer');
+        state.resent.set('drawer:' + entry.event_id, 'Attempt ' + answer.attempt + ' to ' + answer.url + ': ' + (answer.status != null ? answer.status : answer.error) + ' (' + answer.routing + ', ' + answer.duration_ms + ' ms)');
+        await showEvent(id, drawer ? drawer.previousElementSibling : null, { live: true });
+      } catch (error) { if (!(error instanceof Stopped)) result.textContent = 'Resend failed: ' + error.message; }
+    });
+    box.append(el('h3', 'Resend'), form);
+  }
   if (parts) {
     let pretty = parts.body;
     try { pretty = JSON.stringify(JSON.parse(parts.body), null, 2); } catch {}
     const headers = 'content-type: application/json\nsvc-signature: ' + parts.signature + '\nsvc-timestamp: ' + parts.timestamp + '\nidempotency-key: ' + parts.key;
-    const curl = 'curl -X POST YOUR_RECEIVER_URL -H ' + shellQuote('content-type: application/json') + ' -H ' + shellQuote('svc-signature: ' + parts.signature) + ' -H ' + shellQuote('svc-timestamp: ' + parts.timestamp) + ' -H ' + shellQuote('idempotency-key: ' + parts.key) + ' --data-binary ' + shellQuote(parts.body);
+    const curl = curlFor(null, parts);
     box.append(el('h3', 'Headers'), el('pre', headers), copyButton('headers', headers));
     box.append(el('h3', 'Payload'), el('pre', pretty), copyButton('raw body', parts.body));
     box.append(el('h3', 'Signature'), el('pre', parts.signature), copyButton('signature', parts.signature));
     box.append(el('h3', 'Replay it to your receiver'), el('pre', curl), copyButton('curl', curl));
   }
-  if (entry.event_id) {
-    const attempts = await api('/console/trace?type=webhook.attempt&limit=1000' + (entry.session_id ? '&session_id=' + encodeURIComponent(entry.session_id) : '')).catch(() => ({ data: [] }));
-    const mine = attempts.data.filter((a) => a.event_id === entry.event_id).reverse();
-    box.append(el('h3', 'Attempts'));
-    const list = el('ol');
-    for (const a of mine) list.append(el('li', a.at + ': attempt ' + a.attempt + ' via ' + a.routing + ', ' + (a.status != null ? 'status ' + a.status : 'error ' + a.error) + ', ' + a.duration_ms + ' ms' + (a.manual ? ' (resent by hand)' : '')));
-    if (mine.length === 0) list.append(el('li', 'none yet'));
-    box.append(list);
-  }
   box.append(el('h3', 'Everything recorded'), el('pre', JSON.stringify(entry, null, 2)));
   $('verify').hidden = !parts;
+  state.verifyParts = parts;
   $('verify-result').textContent = '';
+  openDrawer(row || null);
   $('event-panel').hidden = false;
-  $('event-title').focus();
+  if (!(how && how.live)) $('event-title').focus();
 }
 
 async function hmacHex(secret, text) {
@@ -288,9 +390,10 @@ async function hmacHex(secret, text) {
   return Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
+$('event-close').addEventListener('click', closeDrawer);
 $('verify').addEventListener('submit', async (event) => {
   event.preventDefault();
-  const parts = signedParts(state.event);
+  const parts = state.verifyParts;
   const expected = await hmacHex($('verify-secret').value.trim(), parts.timestamp + '.' + parts.body);
   const ok = expected === parts.signature;
   $('verify-result').textContent = ok ? '✓ The signature matches this secret.' : '✗ It does not match: another secret, or the body was changed.';
@@ -337,7 +440,7 @@ const OUTCOMES = { 1: ['paid', 'failed', 'expired'], 2: ['accredited', 'accredit
 /** The forced outcomes the rules admit now (addendum §6): leg 1 while pending, leg 2 once paid and not yet ended. */
 const admissible = (s) => s.status === 'pending' ? [1] : s.status === 'paid' && (s.accreditation.status === 'none' || s.accreditation.status === 'scheduled') ? [2] : [];
 
-async function openSession(id) {
+async function openSession(id, how) {
   try {
     const s = await api('/payment-sessions/' + encodeURIComponent(id), { apiToken: true });
     state.session = s;
@@ -361,10 +464,39 @@ async function openSession(id) {
     for (const leg of legs) for (const outcome of OUTCOMES[leg]) controls.append(button('Force ' + outcome, () => force(s.session_id, leg, outcome)));
     if (legs.length === 0) controls.append(el('span', 'No forced outcome is admissible now: the session has ended.', { class: 'muted' }));
     const events = await api('/console/trace?limit=200&session_id=' + encodeURIComponent(s.session_id));
+    const failed = failedEvents(events.data);
+    if (failed.length > 0) controls.append(button('Resend the ' + failed.length + ' failed event(s)', () => resendFailed(s.session_id, failed)));
+    // A drawer open under one of these rows stays under it when they are drawn again.
+    const drawer = $('event-drawer');
+    const anchor = drawer && drawer.parentNode === $('session-events') && drawer.previousElementSibling ? drawer.previousElementSibling.dataset.id : null;
     $('session-events').replaceChildren(...events.data.map((entry) => (state.entries.set(entry.id, entry), traceRow(entry))));
+    if (anchor) {
+      const row = $('session-events').querySelector('tr[data-id="' + CSS.escape(anchor) + '"]');
+      if (row) row.after(drawer); else closeDrawer();
+    }
     $('session-panel').hidden = false;
-    $('session-title').focus();
+    // A live update redraws in place; only the operator's own opening moves the focus.
+    if (!(how && how.live)) $('session-title').focus();
   } catch (error) { report(error); }
+}
+
+/** The session's events whose latest attempt did not get a 2xx. */
+function failedEvents(entries) {
+  const latest = new Map();
+  for (const e of entries) if (e.type === 'webhook.attempt' && !latest.has(e.event_id)) latest.set(e.event_id, e); // newest first
+  return [...latest.values()].filter((a) => !(typeof a.status === 'number' && a.status >= 200 && a.status < 300)).map((a) => a.event_id);
+}
+
+async function resendFailed(sessionId, eventIds) {
+  let delivered = 0;
+  try {
+    for (const id of eventIds) {
+      const answer = await api('/console/webhooks/' + encodeURIComponent(id) + '/resend', { method: 'POST' });
+      if (typeof answer.status === 'number' && answer.status >= 200 && answer.status < 300) delivered += 1;
+    }
+    await openSession(sessionId);
+    $('session-result').textContent = 'Resent ' + eventIds.length + ' failed event(s): ' + delivered + ' delivered now.';
+  } catch (error) { if (!(error instanceof Stopped)) $('session-result').textContent = 'Resend failed: ' + error.message; }
 }
 
 async function force(id, leg, outcome) {
