@@ -6,8 +6,12 @@ import { Bridge, type SerialLine } from './bridge.js';
 import { BridgeState } from './bridge-state.js';
 import { comparePaid, verdictFor } from './server-verdict.js';
 
+// The bridge reads its state files each cycle; those reads finish on libuv's thread pool, not in a turn
+// of the event loop, so a busy machine needs real time for them before the manual clock moves on (a CI
+// run under load saw the clock run ahead of a cycle, and a 3 s answer time out that never really passed).
 const settle = async () => {
   for (let i = 0; i < 20; i += 1) await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setTimeout(resolve, 1));
 };
 
 t.test('a silent device: the line is reopened 0.5 s, 1, 2, 4, 8, then every 10 s, as documented', async (t) => {
