@@ -1,7 +1,7 @@
 import t from 'tap';
 import type { Page } from 'playwright-core';
 import { browserSkip, openBrowser } from '../testing/browser.js';
-import { startTestServer, type TestServer } from '../testing/test-server.js';
+import { merchantWithTerminal, startTestServer, type TestServer } from '../testing/test-server.js';
 import { catalog } from '../sessions/sessions-testkit.js';
 
 // The console as an operator uses it, in Chromium: live without redraws,
@@ -213,4 +213,63 @@ t.test('idle, with 10,000 sessions, the open console costs little on the network
   const perMinute = (bytes * 60_000) / windowMs;
   t.comment(`idle console with 10,000 sessions: ${bytes} bytes in ${windowMs / 1000} s, ${(perMinute / 1024).toFixed(1)} KB a minute`);
   t.ok(perMinute < 50 * 1024, `${(perMinute / 1024).toFixed(1)} KB a minute, under 50`);
+});
+
+t.test('one click away: ids are links the URL keeps, a prefix finds an event, labels are words, amounts follow their currency, times are local with the ISO time on hover', { skip: browserSkip() }, async (t) => {
+  const browser = await openBrowser(t);
+  const server = await startTestServer(t);
+  const { createSession, account } = await catalog(server);
+  const session = await createSession({ webhook_url: `${server.baseUrl}/console/hooks/${account.account_id}/captura` });
+  const page = await browser.newPage();
+  await openConsole(page, server, account.console_token);
+
+  // The session's id is a link; following it opens the session, and the URL says so.
+  await page.locator('#sessions a', { hasText: session.session_id }).click();
+  await page.locator('#session-panel:not([hidden])').waitFor();
+  t.equal(new URL(page.url()).hash, `#${session.session_id}`, 'the URL keeps the session');
+  t.ok(await page.getByRole('button', { name: 'Force the accreditation to fail' }).count() === 0, 'only the admissible outcomes (leg 1 now)');
+  t.equal(await page.getByRole('button', { name: 'Force paid' }).count(), 1, 'outcomes in words');
+  t.match(await page.locator('#session-fields').textContent(), /AmountUSD\s?\d/, 'the amount with its currency code first, as the currency writes it');
+
+  // A deep link opens the same from a fresh page.
+  const fresh = await browser.newPage();
+  await fresh.goto(`${server.baseUrl}/console#${session.session_id}`);
+  await fresh.getByLabel('Console token').fill(account.console_token);
+  await fresh.getByRole('button', { name: 'Open', exact: true }).click();
+  await fresh.locator('#session-panel:not([hidden])').waitFor();
+  t.match(await fresh.locator('#session-title').textContent(), session.session_id, 'a shared link opens the session');
+
+  // A prefix of an event id finds the event, opened under its row; the error of a failed search goes.
+  const [emitted] = (await server.api.get(`/console/trace?type=webhook.emitted&session_id=${session.session_id}`, { token: account.console_token })).body.data as Array<{ event_id: string }>;
+  await page.getByLabel('Find id').fill('evt_nothing_like_it');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await page.locator('#error', { hasText: 'No entry starting with evt_nothing_like_it' }).waitFor();
+  await page.getByLabel('Find id').fill(emitted!.event_id.slice(0, 10));
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await page.locator('#event-drawer #event-panel:not([hidden])').waitFor();
+  t.match(await page.locator('#event-title').textContent(), /^webhook\.emitted/, 'the event as emitted, with its attempts');
+  t.equal(await page.locator('#error').textContent(), '', 'the earlier error is gone');
+
+  // Times: local text, the ISO instant on hover, on one line.
+  const time = page.locator('#trace time').first();
+  t.match(await time.getAttribute('title'), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  t.equal(await time.evaluate((node) => getComputedStyle(node).whiteSpace), 'nowrap');
+  // The clock ticks here without asking the server each second.
+  t.match(await page.locator('#clock').textContent(), /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
+});
+
+t.test('the POS side shows an order\'s amount in its currency\'s units', { skip: browserSkip() }, async (t) => {
+  const browser = await openBrowser(t);
+  const server = await startTestServer(t);
+  const merchant = await merchantWithTerminal(server);
+  await merchant.createOrder({ amount: 4599, currency: 'USD' });
+  await merchant.createOrder({ amount: 4599, currency: 'CLP' });
+  const page = await browser.newPage();
+  await openConsole(page, server, merchant.account.console_token);
+  await page.getByRole('button', { name: 'Show the POS side' }).click();
+  await page.locator('#pos table').first().waitFor();
+  const text = await page.locator('#pos').textContent();
+  t.match(text, /USD\s?45\.99/, '4599 cents of USD are 45.99');
+  t.match(text, /CLP\s?4,599/, 'a peso has no cents');
+  t.notMatch(text, /4599 USD/);
 });

@@ -32,6 +32,7 @@ const style = `
   code, pre { font-family: ui-monospace, monospace; font-size: .85rem; word-break: break-all; white-space: pre-wrap; margin: 0; }
   /* A summary breaks between its fields, and inside one only when it cannot fit a line alone. */
   code.summary { word-break: normal; overflow-wrap: break-word; }
+  time { white-space: nowrap; }
   .badge { display: inline-block; padding: 0 .4rem; border-radius: .3rem; border: 2px solid; font-weight: 600; }
   .badge.ok { color: var(--ok); border-color: var(--ok); } .badge.bad { color: var(--bad); border-color: var(--bad); }
   tr.drawer > td { padding: .5rem 0; } .attempt { border-top: 1px solid var(--line); padding-top: .4rem; } h4 { margin: .3rem 0; }

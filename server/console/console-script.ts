@@ -9,7 +9,7 @@ const $ = (id) => document.getElementById(id);
 const TRACE_TYPES = ['session.created', 'session.status_changed', 'webhook.emitted', 'webhook.attempt', 'webhook.gave_up', 'webhook.undelivered', 'webhook.received', 'control.outcome', 'control.reset', 'relay.connected', 'relay.disconnected'];
 const SESSIONS_PER_PAGE = 20;
 const TOKEN_GONE = 'This console token no longer works: a newer login replaced it, or it was mistyped. The console is locked and holds no token or secret any more: log in again below, or paste the current console token.';
-const state = { verifyParts: null, locked: false, token: sessionStorage.getItem('console-token') || '', keys: null, cursor: null, paused: false, timer: null, stream: null, progressTimer: null, sessionsPage: 1, entries: new Map(), resent: new Map(), session: null, event: null };
+const state = { clockBase: null, clockTimer: null, verifyParts: null, locked: false, token: sessionStorage.getItem('console-token') || '', keys: null, cursor: null, paused: false, timer: null, stream: null, progressTimer: null, sessionsPage: 1, entries: new Map(), resent: new Map(), session: null, event: null };
 
 const el = (tag, text, attrs) => {
   const node = document.createElement(tag);
@@ -17,6 +17,18 @@ const el = (tag, text, attrs) => {
   for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
   return node;
 };
+/** An amount in a currency's own form: its code and its number of decimals (CLP none, USD two). */
+const moneyFormat = (currency) => { try { return new Intl.NumberFormat('en', { style: 'currency', currency: currency, currencyDisplay: 'code' }); } catch { return null; } };
+const money = (amount, currency) => { const f = moneyFormat(currency); return f ? f.format(amount) : amount + ' ' + currency; };
+/** A POS order's amount is in minor units (cents): shown in the currency's units. */
+const minorMoney = (amount, currency) => { const f = moneyFormat(currency); return f ? f.format(amount / 10 ** f.resolvedOptions().maximumFractionDigits) : amount + ' ' + currency + ' (minor units)'; };
+/** A time as the reader's local date and time, the exact ISO time on hover; never wrapped mid-date. */
+const when = (iso) => el('time', iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }) : '', { datetime: iso || '', title: iso || '' });
+/** What a forced outcome does, in words. */
+const OUTCOME_LABELS = { paid: 'Force paid', failed: 'Force failed', expired: 'Force expired', accredited: 'Force accredited', accreditation_failed: 'Force the accreditation to fail' };
+/** An id that opens what it names: the URL keeps it (#ses_…, #evt_…), so it can be shared and reloaded. */
+const idLink = (id) => el('a', id, { href: '#' + id, class: 'id' });
+
 const button = (text, onClick, attrs) => {
   const b = el('button', text, Object.assign({ type: 'button' }, attrs || {}));
   b.addEventListener('click', onClick);
@@ -57,6 +69,8 @@ function lock(message) {
   state.locked = true;
   clearTimeout(state.timer);
   clearInterval(state.progressTimer);
+  clearInterval(state.clockTimer);
+  state.clockBase = null;
   state.timer = null;
   state.progressTimer = null;
   if (state.stream) state.stream.abort();
@@ -104,7 +118,7 @@ function traceRow(entry) {
     actions.append(button('Resend', () => resend(entry.event_id), { 'aria-label': 'Resend ' + entry.event + ' ' + entry.event_id }));
     actions.append(el('span', state.resent.get(entry.event_id) || '', { role: 'status', 'data-resend': entry.event_id }));
   }
-  tr.append(cell(entry.at), cell(entry.type), cell(summary(entry)), cell(actions));
+  tr.append(cell(when(entry.at)), cell(entry.type), cell(summary(entry)), cell(actions));
   return tr;
 }
 
@@ -123,10 +137,20 @@ async function loadTrace() {
   const rows = answer.data.map((entry) => (state.entries.set(entry.id, entry), traceRow(entry)));
   $('trace').replaceChildren(...rows);
   const wanted = $('trace-search').value.trim();
-  if (wanted) {
-    const found = answer.data.find((entry) => entry.id === wanted || entry.event_id === wanted);
-    if (found) showEvent(found.id); else $('error').textContent = 'No entry ' + wanted + ' among the newest 100 with these filters.';
-  }
+  if (wanted) findEntry(wanted, answer.data);
+}
+
+/**
+ * Opens the entry an id names, or the first whose id starts with it: an
+ * event id opens the event as emitted (the entry that holds its body, with
+ * every attempt under it), in a drawer under its row.
+ */
+function findEntry(wanted, entries) {
+  const matches = (id) => typeof id === 'string' && id.startsWith(wanted);
+  const found = entries.find((e) => e.type === 'webhook.emitted' && matches(e.event_id)) || entries.find((e) => matches(e.id) || matches(e.event_id));
+  if (!found) { $('error').textContent = 'No entry starting with ' + wanted + ' among the newest 100 with these filters.'; return; }
+  $('error').textContent = '';
+  showEvent(found.id, $('trace').querySelector('tr[data-id="' + CSS.escape(found.id) + '"]'));
 }
 
 /** Puts new entries (newest first) on top of the trace, above what is there; nothing else moves. */
@@ -403,7 +427,7 @@ $('verify').addEventListener('submit', async (event) => {
 // ---- sessions: a page at a time, rows updated in place ----
 
 function sessionCells(s) {
-  return [s.session_id, s.status, s.amount_reference + ' ' + s.currency_reference, s.accreditation.status, s.created_at];
+  return [idLink(s.session_id), s.status, money(s.amount_reference, s.currency_reference), s.accreditation.status, when(s.created_at)];
 }
 
 function renderSessions(sessions) {
@@ -420,7 +444,10 @@ function renderSessions(sessions) {
       row.append(cell(button('Open', () => openSession(s.session_id), { 'aria-label': 'Open session ' + s.session_id })));
       body.insertBefore(row, before);
     } else {
-      cells.forEach((value, i) => { if (row.cells[i].textContent !== String(value)) row.cells[i].textContent = value; });
+      cells.forEach((value, i) => {
+        const text = value instanceof Node ? value.textContent : String(value);
+        if (row.cells[i].textContent !== text) row.cells[i].replaceChildren(value instanceof Node ? value : text);
+      });
     }
     before = row.nextSibling;
   }
@@ -449,7 +476,7 @@ async function openSession(id, how) {
     fields.replaceChildren();
     const add = (name, value) => { if (value === undefined || value === null) return; fields.append(el('dt', name)); const dd = el('dd'); if (value instanceof Node) dd.append(value); else dd.textContent = String(value); fields.append(dd); };
     add('Status', s.status);
-    add('Amount', s.amount_reference + ' ' + s.currency_reference);
+    add('Amount', money(s.amount_reference, s.currency_reference));
     add('Accreditation', s.accreditation.status + (s.accreditation.scheduled_for ? ', scheduled for ' + s.accreditation.scheduled_for : ''));
     add('Due date', s.due_date_session ? s.due_date_session + ' (' + s.due_date_reached_behavior + ')' : 'none');
     add('Pay link', el('a', s.pay_url, { href: s.pay_url }));
@@ -461,7 +488,7 @@ async function openSession(id, how) {
     const controls = $('session-controls');
     controls.replaceChildren();
     const legs = admissible(s);
-    for (const leg of legs) for (const outcome of OUTCOMES[leg]) controls.append(button('Force ' + outcome, () => force(s.session_id, leg, outcome)));
+    for (const leg of legs) for (const outcome of OUTCOMES[leg]) controls.append(button(OUTCOME_LABELS[outcome] || 'Force ' + outcome, () => force(s.session_id, leg, outcome)));
     if (legs.length === 0) controls.append(el('span', 'No forced outcome is admissible now: the session has ended.', { class: 'muted' }));
     const events = await api('/console/trace?limit=200&session_id=' + encodeURIComponent(s.session_id));
     const failed = failedEvents(events.data);
@@ -503,7 +530,7 @@ async function force(id, leg, outcome) {
   try {
     await api('/control/sessions/' + encodeURIComponent(id) + '/outcome', { method: 'POST', json: { leg: leg, outcome: outcome }, apiToken: true });
     await openSession(id);
-    $('session-result').textContent = 'Forced ' + outcome + '.';
+    $('session-result').textContent = 'Done: ' + (OUTCOME_LABELS[outcome] || outcome).replace(/^Force /, '') + '.';
   } catch (error) { $('session-result').textContent = error instanceof Stopped ? '' : 'Refused: ' + error.message; }
 }
 
@@ -543,9 +570,21 @@ function showKeys(keys) {
   $('keys').replaceChildren(box);
 }
 
+/** The account's clock, read once from the server and then ticking here each second (no request per tick). */
 async function loadClock() {
   const clock = await api('/control/clock', { apiToken: true });
-  $('clock').textContent = clock.now + (clock.offset_ms ? ' (ahead by ' + Math.round(clock.offset_ms / 1000) + ' s)' : '');
+  state.clockBase = { at: Date.parse(clock.now), readAt: Date.now(), offset: clock.offset_ms };
+  showClock();
+  clearInterval(state.clockTimer);
+  state.clockTimer = setInterval(showClock, 1000);
+}
+
+function showClock() {
+  const base = state.clockBase;
+  if (!base) return;
+  const now = new Date(base.at + (Date.now() - base.readAt)).toISOString();
+  $('clock').textContent = now.slice(0, 19).replace('T', ' ') + ' UTC' + (base.offset ? ' (ahead by ' + Math.round(base.offset / 1000) + ' s)' : '');
+  $('clock').title = now;
 }
 
 for (const b of document.querySelectorAll('[data-advance]')) {
@@ -579,7 +618,7 @@ async function loadPos() {
     const orders = await api(base + '/transactions?size=20', { apiToken: true });
     const parts = [table('Terminals', ['Serial', 'Created'], terminals.data.map((t) => [t.serialNumber, t.createdAt]))];
     const history = (o) => (o.history || []).map((h) => h.from + '→' + h.to + ' ' + h.at).join('; ');
-    parts.push(table('Orders, newest first (20)', ['Order', 'Terminal', 'Amount', 'Status', 'History'], orders.data.map((o) => [o.orderId, o.terminal, o.amount + ' ' + o.currency, o.status, history(o)])));
+    parts.push(table('Orders, newest first (20)', ['Order', 'Terminal', 'Amount', 'Status', 'History'], orders.data.map((o) => [o.orderId, o.terminal, minorMoney(o.amount, o.currency), o.status, history(o)])));
     for (const t of terminals.data.slice(0, 10)) {
       const settlements = await api(base + '/pos-terminals/' + encodeURIComponent(t.serialNumber) + '/settlements?sort=-closedAt&size=10', { apiToken: true });
       parts.push(table('Settlements of ' + t.serialNumber + ', latest first (10)', ['Batch', 'Transactions', 'Closed', 'Debit batch'], settlements.data.map((s) => [s.batchNumber, s.transactionCount, s.closedAt, s.debitBatch])));
@@ -604,6 +643,7 @@ async function open() {
     // The progress also follows agreements, which the trace does not record: asked for now and then.
     clearInterval(state.progressTimer);
     state.progressTimer = setInterval(() => loadProgress().catch(report), 30000);
+    await followHash();
   } catch (error) { report(error); }
 }
 
@@ -646,6 +686,17 @@ $('relogin').addEventListener('submit', async (event) => {
     await open();
   } catch (error) { $('relogin-result').textContent = 'Not logged in: ' + error.message; }
 });
+/** The URL's #id opens what it names, once the console is open: a session, or a trace entry or event. */
+async function followHash() {
+  const id = decodeURIComponent(location.hash.slice(1));
+  if (!id || state.locked || !state.keys) return;
+  if (id.startsWith('ses_')) return openSession(id);
+  const answer = await api('/console/trace?limit=1000').catch(() => ({ data: [] }));
+  for (const entry of answer.data) state.entries.set(entry.id, entry);
+  findEntry(id, answer.data);
+}
+window.addEventListener('hashchange', () => followHash().catch(report));
+
 if (state.token) {
   $('token').value = state.token;
   open();
