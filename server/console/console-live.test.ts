@@ -273,3 +273,25 @@ t.test('the POS side shows an order\'s amount in its currency\'s units', { skip:
   t.match(text, /CLP\s?4,599/, 'a peso has no cents');
   t.notMatch(text, /4599 USD/);
 });
+
+t.test('the POS side pages its terminals and orders, and follows new orders by itself', { skip: browserSkip() }, async (t) => {
+  const browser = await openBrowser(t);
+  const server = await startTestServer(t);
+  const merchant = await merchantWithTerminal(server);
+  for (let i = 0; i < 11; i += 1) await server.api.post(`${merchant.merchantPath}/pos-terminals`, { json: { serialNumber: `PAGE-${i}-${process.pid}` }, token: merchant.account.key.token });
+  const page = await browser.newPage();
+  await page.clock.install(); // the page's own timers, moved by the test: no waiting for the 5 s refresh
+  await openConsole(page, server, merchant.account.console_token);
+  await page.getByRole('button', { name: 'Show the POS side' }).click();
+  await page.locator('#pos table').first().waitFor();
+  t.match(await page.locator('#pos caption').first().textContent(), 'Terminals (12)');
+  t.equal(await page.locator('#pos table').first().locator('tbody tr').count(), 10, 'ten terminals a page');
+  await page.getByRole('button', { name: 'Next terminals' }).click();
+  await page.locator('#pos', { hasText: 'terminals, page 2' }).waitFor();
+  t.equal(await page.locator('#pos table').first().locator('tbody tr').count(), 2, 'and the rest on the next');
+
+  const { orderId } = await merchant.createOrder({ amount: 1234, currency: 'USD' });
+  await page.clock.runFor(5000);
+  await page.locator('#pos td', { hasText: orderId }).waitFor();
+  t.pass('a new order appears without a click');
+});

@@ -9,7 +9,7 @@ const $ = (id) => document.getElementById(id);
 const TRACE_TYPES = ['session.created', 'session.status_changed', 'webhook.emitted', 'webhook.attempt', 'webhook.gave_up', 'webhook.undelivered', 'webhook.received', 'control.outcome', 'control.reset', 'relay.connected', 'relay.disconnected'];
 const SESSIONS_PER_PAGE = 20;
 const TOKEN_GONE = 'This console token no longer works: a newer login replaced it, or it was mistyped. The console is locked and holds no token or secret any more: log in again below, or paste the current console token.';
-const state = { clockBase: null, clockTimer: null, verifyParts: null, locked: false, token: sessionStorage.getItem('console-token') || '', keys: null, cursor: null, paused: false, timer: null, stream: null, progressTimer: null, sessionsPage: 1, entries: new Map(), resent: new Map(), session: null, event: null };
+const state = { pos: { terminalsPage: 1, ordersPage: 1, seen: null, timer: null }, clockBase: null, clockTimer: null, verifyParts: null, locked: false, token: sessionStorage.getItem('console-token') || '', keys: null, cursor: null, paused: false, timer: null, stream: null, progressTimer: null, sessionsPage: 1, entries: new Map(), resent: new Map(), session: null, event: null };
 
 const el = (tag, text, attrs) => {
   const node = document.createElement(tag);
@@ -70,6 +70,8 @@ function lock(message) {
   clearTimeout(state.timer);
   clearInterval(state.progressTimer);
   clearInterval(state.clockTimer);
+  clearTimeout(state.pos.timer);
+  state.pos = { terminalsPage: 1, ordersPage: 1, seen: null, timer: null };
   state.clockBase = null;
   state.timer = null;
   state.progressTimer = null;
@@ -611,20 +613,51 @@ function table(caption, head, rows) {
   return wrap;
 }
 
+const POS_TERMINALS_PER_PAGE = 10;
+const POS_ORDERS_PER_PAGE = 20;
+
+/**
+ * The POS side, a page of terminals (with each one's latest settlements) and
+ * a page of orders at a time. Once shown it follows the server every 5 s,
+ * and draws again only when something changed, so focus and scroll stay.
+ */
 async function loadPos() {
+  if (state.locked || !state.keys) return;
   try {
     const base = '/api/v1/merchants/' + encodeURIComponent(state.keys.merchant_id);
+    const pos = state.pos;
     const terminals = await api(base + '/pos-terminals', { apiToken: true });
-    const orders = await api(base + '/transactions?size=20', { apiToken: true });
-    const parts = [table('Terminals', ['Serial', 'Created'], terminals.data.map((t) => [t.serialNumber, t.createdAt]))];
-    const history = (o) => (o.history || []).map((h) => h.from + '→' + h.to + ' ' + h.at).join('; ');
-    parts.push(table('Orders, newest first (20)', ['Order', 'Terminal', 'Amount', 'Status', 'History'], orders.data.map((o) => [o.orderId, o.terminal, minorMoney(o.amount, o.currency), o.status, history(o)])));
-    for (const t of terminals.data.slice(0, 10)) {
-      const settlements = await api(base + '/pos-terminals/' + encodeURIComponent(t.serialNumber) + '/settlements?sort=-closedAt&size=10', { apiToken: true });
-      parts.push(table('Settlements of ' + t.serialNumber + ', latest first (10)', ['Batch', 'Transactions', 'Closed', 'Debit batch'], settlements.data.map((s) => [s.batchNumber, s.transactionCount, s.closedAt, s.debitBatch])));
+    const orders = await api(base + '/transactions?size=' + POS_ORDERS_PER_PAGE + '&page=' + pos.ordersPage, { apiToken: true });
+    const pageOfTerminals = terminals.data.slice((pos.terminalsPage - 1) * POS_TERMINALS_PER_PAGE, pos.terminalsPage * POS_TERMINALS_PER_PAGE);
+    const settlements = [];
+    for (const t of pageOfTerminals) settlements.push({ serial: t.serialNumber, data: (await api(base + '/pos-terminals/' + encodeURIComponent(t.serialNumber) + '/settlements?sort=-closedAt&size=10', { apiToken: true })).data });
+    const seen = JSON.stringify([terminals.data, orders.data, settlements, pos.terminalsPage, pos.ordersPage]);
+    if (seen !== pos.seen) {
+      pos.seen = seen;
+      const pages = Math.max(1, Math.ceil(terminals.data.length / POS_TERMINALS_PER_PAGE));
+      const pager = (label, page, last, move) => {
+        const bar = el('div', undefined, { class: 'bar' });
+        const back = button('Previous ' + label, () => move(-1));
+        const next = button('Next ' + label, () => move(1));
+        back.disabled = page === 1;
+        next.disabled = last;
+        bar.append(back, el('span', label + ', page ' + page), next);
+        return bar;
+      };
+      const movePos = (key) => (step) => { pos[key] = Math.max(1, pos[key] + step); loadPos(); };
+      const history = (o) => (o.history || []).map((h) => h.from + '→' + h.to + ' ' + h.at).join('; ');
+      const parts = [
+        table('Terminals (' + terminals.data.length + ')', ['Serial', 'Created'], pageOfTerminals.map((t) => [t.serialNumber, when(t.createdAt)])),
+        pager('terminals', pos.terminalsPage, pos.terminalsPage >= pages, movePos('terminalsPage')),
+        table('Orders, newest first', ['Order', 'Terminal', 'Amount', 'Status', 'History'], orders.data.map((o) => [o.orderId, o.terminal, minorMoney(o.amount, o.currency), o.status, history(o)])),
+        pager('orders', pos.ordersPage, orders.data.length < POS_ORDERS_PER_PAGE, movePos('ordersPage')),
+      ];
+      for (const each of settlements) parts.push(table('Settlements of ' + each.serial + ', latest first (10)', ['Batch', 'Transactions', 'Closed', 'Debit batch'], each.data.map((x) => [x.batchNumber, x.transactionCount, when(x.closedAt), x.debitBatch])));
+      $('pos').replaceChildren(...parts);
     }
-    $('pos').replaceChildren(...parts);
-    $('pos-result').textContent = terminals.data.length + ' terminal(s), ' + orders.data.length + ' recent order(s).';
+    $('pos-result').textContent = terminals.data.length + ' terminal(s); orders page ' + pos.ordersPage + '. Updated live.';
+    clearTimeout(pos.timer);
+    pos.timer = setTimeout(loadPos, 5000);
   } catch (error) { report(error); }
 }
 $('pos-load').addEventListener('click', loadPos);
