@@ -29,7 +29,15 @@ t.test('the race invariants hold over more than 100 orders under every interleav
   t.match(picture, /^<svg[\s\S]*<\/svg>\n$/);
   t.match(picture, /<title id="race-title">/, 'titled for screen readers');
   t.match(picture, />17<\/text>/, 'counts in the segments');
-  t.match(picture, /409s: merchant \d+, POS \d+/, 'the 409s of each side');
+  t.match(picture, /taken first: merchant \d+, POS \d+ · 409s: merchant \d+, POS \d+/, 'which side the server took first, and the 409s of each side');
+  // The chart can show a mixed outcome: with each side's own delay, either arrives first.
+  const jittered = summaries.find((s) => s.interleaving === 'both-jittered')!;
+  t.ok(jittered.firstApplied.merchant > 0 && jittered.firstApplied.pos > 0, `both-jittered mixes: merchant first ${jittered.firstApplied.merchant}, POS first ${jittered.firstApplied.pos}`);
+  t.ok((jittered.finals.PAID ?? 0) > 0 && (jittered.finals.VOIDED ?? 0) > 0, `and so do its final states: ${JSON.stringify(jittered.finals)}`);
+  // The retry caption says what the answers were: the merchant's repeats never 409.
+  const retry = summaries.find((s) => s.interleaving === 'lost-answer-retry')!;
+  t.equal(retry.merchant['409'] ?? 0, 0, 'the merchant\'s repeats answered 200, as the caption says');
+  t.match(picture, /a repeat that changes nothing answers 200 \(the merchant&#39;s|a repeat that changes nothing answers 200 \(the merchant's/, 'the caption matches');
   t.match(picture, /PAID \d+\.\d{2} USD · VOIDED \d+\.\d{2} USD/, 'the amounts');
   t.match(picture, /orders \(final state/, 'an axis, named');
   t.match(picture, /Merchant discards, then the POS commits: the payment was collected, so it is recorded \(PAID\)/, 'what discard-first means');

@@ -4,7 +4,7 @@ import { PosClient, type PosResponse, type Answer } from '../../terminal/pos-cli
 // addendum §3): the merchant's invalidation and the POS's payment
 // confirmation of the same order, under chosen interleavings.
 
-export const interleavings = ['discard-first', 'commit-first', 'simultaneous', 'merchant-delayed', 'pos-delayed', 'lost-answer-retry'] as const;
+export const interleavings = ['discard-first', 'commit-first', 'simultaneous', 'merchant-delayed', 'pos-delayed', 'both-jittered', 'lost-answer-retry'] as const;
 export type Interleaving = (typeof interleavings)[number];
 
 export interface RaceTarget {
@@ -59,6 +59,8 @@ export async function runInterleaving(target: RaceTarget, interleaving: Interlea
     const orderId = `${prefix}-${interleaving}-${i}`;
     const amount = 100 + Math.floor(random() * 99_900);
     const latency = 1 + Math.floor(random() * 15);
+    // Each side's own delay, 0-8 ms, drawn per order: which request the server takes first varies order by order.
+    const jitter = { merchant: Math.floor(random() * 9), pos: Math.floor(random() * 9) };
     const created = await merchantCall(target, '/transactions', 'POST', { orderId, terminal: target.terminal, amount, currency: 'USD' });
     if (created.status !== 201) throw new Error(`creating ${orderId}: ${created.status} ${created.body.message ?? ''}`);
     const run: OrderRun = { orderId, amount, interleaving, merchant: { statuses: [] }, pos: { statuses: [] }, collected: false, final: null };
@@ -85,6 +87,9 @@ export async function runInterleaving(target: RaceTarget, interleaving: Interlea
         break;
       case 'pos-delayed':
         await Promise.all([invalidate(), sleep(latency).then(commit)]);
+        break;
+      case 'both-jittered':
+        await Promise.all([sleep(jitter.merchant).then(invalidate), sleep(jitter.pos).then(commit)]);
         break;
       case 'lost-answer-retry':
         // Both sides lose their first answer and send again, signed anew.

@@ -10,6 +10,8 @@ export interface Summary {
   merchant: Record<string, number>;
   pos: Record<string, number>;
   finals: Record<string, number>;
+  /** Which side's request the server applied first, order by order: the merchant's (PENDING → DISCARDED) or the POS's (PENDING → PAID). */
+  firstApplied: { merchant: number; pos: number };
   paid: number;
   voided: number;
 }
@@ -23,6 +25,10 @@ export function summarise(interleaving: Interleaving, runs: OrderRun[]): Summary
     merchant: tally(runs.flatMap((r) => r.merchant.statuses)),
     pos: tally(runs.flatMap((r) => r.pos.statuses)),
     finals: tally(runs.map((r) => r.final?.status ?? 'LOST')),
+    firstApplied: {
+      merchant: runs.filter((r) => r.final?.history[0]?.to === 'DISCARDED').length,
+      pos: runs.filter((r) => r.final?.history[0]?.to === 'PAID').length,
+    },
     paid: money('PAID'),
     voided: money('VOIDED'),
   };
@@ -32,9 +38,9 @@ const counts = (tally: Record<string, number>) => Object.entries(tally).map(([ke
 
 export function table(summaries: Summary[]): string {
   return [
-    '| interleaving | orders | merchant answers | POS answers | final states | recorded PAID | voided |',
-    '|---|---|---|---|---|---|---|',
-    ...summaries.map((s) => `| ${s.interleaving} | ${s.orders} | ${counts(s.merchant)} | ${counts(s.pos)} | ${counts(s.finals)} | ${s.paid.toFixed(2)} USD | ${s.voided.toFixed(2)} USD |`),
+    '| interleaving | orders | taken first: merchant / POS | merchant answers | POS answers | final states | recorded PAID | voided |',
+    '|---|---|---|---|---|---|---|---|',
+    ...summaries.map((s) => `| ${s.interleaving} | ${s.orders} | ${s.firstApplied.merchant} / ${s.firstApplied.pos} | ${counts(s.merchant)} | ${counts(s.pos)} | ${counts(s.finals)} | ${s.paid.toFixed(2)} USD | ${s.voided.toFixed(2)} USD |`),
   ].join('\n');
 }
 
@@ -64,7 +70,8 @@ export const captions: Record<Interleaving, string> = {
   simultaneous: 'Both sent at the same instant: either order, never both lost',
   'merchant-delayed': 'POS commits; the discard follows 1-15 ms later',
   'pos-delayed': 'Merchant discards; the commit follows 1-15 ms later',
-  'lost-answer-retry': 'Both sides lose their first answer and send again: the repeats answer 409, nothing twice',
+  'both-jittered': 'Each side waits its own 0-8 ms, drawn per order: either may arrive first, so outcomes mix (PAID when the discard came first, VOIDED otherwise)',
+  'lost-answer-retry': 'Both sides send again after losing the first answer: a repeat that changes nothing answers 200 (the merchant\'s; the POS\'s while the order is PAID), the POS\'s repeat after a void began answers 409; nothing happens twice',
 };
 
 const escapeXml = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
@@ -98,7 +105,7 @@ export function svg(summaries: Summary[]): string {
         return segment;
       })
       .join('');
-    const conflicts = `409s: merchant ${summary.merchant['409'] ?? 0}, POS ${summary.pos['409'] ?? 0}`;
+    const conflicts = `taken first: merchant ${summary.firstApplied.merchant}, POS ${summary.firstApplied.pos} · 409s: merchant ${summary.merchant['409'] ?? 0}, POS ${summary.pos['409'] ?? 0}`;
     const money = `PAID ${summary.paid.toFixed(2)} USD · VOIDED ${summary.voided.toFixed(2)} USD`;
     return `<g>
 <text x="${left}" y="${y + 11}" font-size="12" font-weight="bold">${escapeXml(summary.interleaving)}</text>
@@ -119,7 +126,7 @@ ${segments}
   const total = summaries.reduce((n, s) => n + s.orders, 0);
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${axisY + 44}" viewBox="0 0 ${width} ${axisY + 44}" font-family="sans-serif" role="img" aria-labelledby="race-title race-desc">
 <title id="race-title">Discard versus commit: final state of each order, per interleaving</title>
-<desc id="race-desc">${escapeXml(`${total} orders in ${summaries.length} interleavings. ${summaries.map((s) => `${s.interleaving}: ${Object.entries(s.finals).map(([k, n]) => `${n} ${k}`).join(', ')}`).join('; ')}.`)}</desc>
+<desc id="race-desc">${escapeXml(`${total} orders in ${summaries.length} interleavings. ${summaries.map((s) => `${s.interleaving}: ${Object.entries(s.finals).map(([k, n]) => `${n} ${k}`).join(', ')} (taken first: merchant ${s.firstApplied.merchant}, POS ${s.firstApplied.pos})`).join('; ')}.`)}</desc>
 <rect width="100%" height="100%" fill="#fff"/>
 <text x="${left}" y="18" font-size="14" font-weight="bold">Discard versus commit: final state of each order, per interleaving</text>
 ${legend}
