@@ -131,6 +131,31 @@ const schemas: Record<string, Schema> = {
     properties: { now: isoTime, offset_ms: { type: 'integer', minimum: 0 } },
     additionalProperties: false,
   },
+  // Ours: what the account's clock would reach next (the console's "advance to the next" button).
+  NextDue: {
+    type: 'object',
+    required: ['next'],
+    properties: {
+      next: {
+        oneOf: [
+          { type: 'null' },
+          {
+            type: 'object',
+            required: ['at', 'kind', 'session_id', 'in_ms'],
+            properties: {
+              at: { ...isoTime, description: 'On the account\'s clock.' },
+              kind: { type: 'string', enum: ['webhook_attempt', 'accreditation'] },
+              session_id: { type: 'string' },
+              event_id: { type: 'string', description: 'The event a webhook attempt is for.' },
+              in_ms: { type: 'integer', minimum: 0, description: 'How far the account\'s clock is from it (0 when already due).' },
+            },
+            additionalProperties: false,
+          },
+        ],
+      },
+    },
+    additionalProperties: false,
+  },
   RelayDeliveryRequest: {
     type: 'object',
     required: ['headers', 'body'],

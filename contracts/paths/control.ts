@@ -16,6 +16,20 @@ export const controlPaths: PathItems = {
       },
     },
   },
+  '/control/clock/next': {
+    get: {
+      operationId: 'getNextDue',
+      'x-ours': true, // not an operation of the interface (profiles.ts)
+      summary: 'What the calling account\'s clock reaches next: a webhook attempt or a scheduled accreditation',
+      description: 'The earliest pending webhook attempt (the head of each session\'s queue) or scheduled accreditation of the account, found through an index; null when nothing waits. Advancing the clock by in_ms makes it happen.',
+      tags: ['control'],
+      security: apiAuth,
+      responses: {
+        '200': jsonResponse('The next due, or null.', ref('NextDue')),
+        '401': responseRef('Unauthorized'),
+      },
+    },
+  },
   '/control/clock/advance': {
     post: {
       operationId: 'advanceControlClock',

@@ -295,3 +295,40 @@ t.test('the POS side pages its terminals and orders, and follows new orders by i
   await page.locator('#pos td', { hasText: orderId }).waitFor();
   t.pass('a new order appears without a click');
 });
+
+t.test('operator tasks, timed: force paid then accredited; a terminal\'s latest settlement; each within 3 clicks of the first screen', { skip: browserSkip() }, async (t) => {
+  const browser = await openBrowser(t);
+  const server = await startTestServer(t);
+  const merchant = await merchantWithTerminal(server);
+  const account = merchant.account;
+  await merchant.pos.notifySettlement({ batchNumber: 'B0007', transactionCount: 3, closedAt: '2026-11-20T18:00:00.000Z', currencyReference: 'USD', terminal: merchant.serialNumber, debitBatch: 'D0007' });
+  await merchant.pos.notifySettlement({ batchNumber: 'B0008', transactionCount: 5, closedAt: '2026-11-21T18:00:00.000Z', currencyReference: 'USD', terminal: merchant.serialNumber, debitBatch: 'D0008' });
+  const agreement = (await server.api.post('/api/v1/ext/agreements', { json: { name: 'Tasks', currency_reference: 'USD', split: false, payment_methods: ['card'] }, token: account.key.token })).body;
+  const session = (await server.api.post('/api/v1/ext/payment-sessions/buttons', { json: { agreement_id: agreement.agreement_id, amount_reference: 12 }, token: account.key.token })).body;
+  const page = await browser.newPage();
+  await openConsole(page, server, account.console_token);
+
+  let clicks = 0;
+  let started = Date.now();
+  const click = async (locator: ReturnType<Page['locator']>) => ((clicks += 1), locator.click());
+  await click(page.getByRole('button', { name: `Open session ${session.session_id}` }));
+  await click(page.getByRole('button', { name: 'Force paid' }));
+  await click(page.getByRole('button', { name: 'Force accredited' }));
+  await page.locator('#session-fields', { hasText: /Accreditationaccredited/ }).waitFor();
+  t.comment(`force paid then accredited: ${clicks} clicks, ${Date.now() - started} ms`);
+  t.ok(clicks <= 3);
+
+  clicks = 0;
+  started = Date.now();
+  await click(page.getByRole('button', { name: 'Show the POS side' }));
+  const settlements = page.locator('#pos table', { has: page.locator('caption', { hasText: `Settlements of ${merchant.serialNumber}` }) });
+  await settlements.waitFor();
+  t.match(await settlements.locator('tbody tr').first().textContent(), /^B00085/, 'the latest settlement first: B0008, 5 transactions');
+  t.comment(`a terminal's latest settlement: ${clicks} click, ${Date.now() - started} ms`);
+  t.ok(clicks <= 3);
+
+  // The clock: to the next due, in one click.
+  await click(page.getByRole('button', { name: 'To the next due' }));
+  await page.locator('#clock-result', { hasText: 'Nothing is due' }).waitFor();
+  t.pass('nothing waits, and it says so');
+});

@@ -81,6 +81,7 @@ export const consolePage = `<!doctype html>
     <button type="button" data-advance="60000">+1 min</button>
     <button type="button" data-advance="3600000">+1 h</button>
     <button type="button" data-advance="86400000">+1 day</button>
+    <button type="button" id="advance-next">To the next due</button>
     <span id="clock-result" role="status"></span>
   </div>
 </header>

@@ -599,6 +599,17 @@ for (const b of document.querySelectorAll('[data-advance]')) {
   });
 }
 
+const DUE_WORDS = { webhook_attempt: 'the next webhook attempt', accreditation: 'the scheduled accreditation' };
+$('advance-next').addEventListener('click', async () => {
+  try {
+    const due = await api('/control/clock/next', { apiToken: true });
+    if (!due.next) { $('clock-result').textContent = 'Nothing is due: no webhook retry or accreditation waits.'; return; }
+    await api('/control/clock/advance', { method: 'POST', json: { ms: Math.max(1, due.next.in_ms) }, apiToken: true });
+    await loadClock();
+    $('clock-result').textContent = 'Clock moved ' + Math.round(due.next.in_ms / 1000) + ' s, to ' + DUE_WORDS[due.next.kind] + ' of ' + due.next.session_id + '.';
+  } catch (error) { report(error); }
+});
+
 function table(caption, head, rows) {
   const wrap = el('div', undefined, { class: 'scroll', role: 'region', 'aria-label': caption, tabindex: '0' });
   const t = el('table');

@@ -236,3 +236,21 @@ t.test('an attempt keeps where it went, what it sent and the start of the answer
   t.equal(refused.status, 400, 'a URL that is not http(s) is refused');
   t.equal(refused.body.code, 'VALIDATION_FAILED');
 });
+
+t.test('the account\'s next due: a webhook retry, then nothing; advancing the clock by it makes it happen', async (t) => {
+  const { server, hooks, accountId, eventId } = await oneEventTo(t, 'fail');
+  const setup = await server.store.get<{ keys: Array<{ token: string }> }>('accounts', accountId);
+  const token = setup!.keys[0]!.token;
+  const next = await server.api.get('/control/clock/next', { token });
+  t.equal(next.status, 200);
+  t.match(next.body, { next: { kind: 'webhook_attempt', event_id: eventId, in_ms: 2000 } }, 'the second attempt, 2 s on (the sim ladder)');
+  await server.api.post('/control/clock/advance', { json: { ms: next.body.next.in_ms }, token });
+  await server.app.jobs.dispatcher.runDue();
+  const attempts = await traceOf(server, accountId, 'webhook.attempt');
+  t.equal(attempts.length, 2, 'advancing by it made the attempt happen');
+  t.match((await server.api.get('/control/clock/next', { token })).body, { next: { kind: 'webhook_attempt', in_ms: 5000 } }, 'then the third, 5 s on');
+  await server.api.post('/control/clock/advance', { json: { ms: 5000 }, token });
+  await server.app.jobs.dispatcher.runDue();
+  t.same((await server.api.get('/control/clock/next', { token })).body, { next: null }, 'given up: nothing waits');
+  void hooks;
+});
