@@ -99,6 +99,33 @@ export const webhookPaths: PathItems = {
       },
     },
   },
+  '/console/webhooks/resend-failed': {
+    post: {
+      operationId: 'resendFailedWebhooks',
+      'x-ours': true, // not an operation of the interface (profiles.ts)
+      summary: 'Resend every event whose delivery was given up, for the account or one session',
+      description:
+        'Each event whose delivery ended given up or undelivered (and was not delivered by a resend since) gets a new attempt, as POST /console/webhooks/{event_id}/resend does; newest first, at most 10 a call: `more` says to call again.',
+      tags: ['console'],
+      security: [{ consoleBearer: [] }],
+      requestBody: {
+        required: false,
+        content: { 'application/json': { schema: { type: 'object', additionalProperties: false, properties: { session_id: { type: 'string', maxLength: 64, description: 'Only this session\'s events.' } } } } },
+      },
+      responses: {
+        '200': jsonResponse('The attempts made.', {
+          type: 'object',
+          required: ['resent', 'more'],
+          additionalProperties: false,
+          properties: { resent: { type: 'array', maxItems: 10, items: ref('AttemptOutcome') }, more: { type: 'boolean' } },
+        }),
+        '400': responseRef('BadRequest'),
+        '401': responseRef('Unauthorized'),
+        '413': responseRef('PayloadTooLarge'),
+        ...writeErrors,
+      },
+    },
+  },
   '/relay': {
     get: {
       operationId: 'openRelay',

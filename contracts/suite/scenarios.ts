@@ -89,6 +89,8 @@ export async function mutatingScenarios(ctx: ScenarioContext): Promise<World> {
   for (const prefix of ['/control', '/__test__']) {
     await http('GET', `${prefix}/clock`, { token });
     await http('POST', `${prefix}/clock/advance`, { json: { ms: 1 }, token });
+    // What the clock reaches next is an operation of ours alone.
+    if (ctx.profile === 'strict') await http('GET', `${prefix}/clock/next`, { token });
   }
 
   // Terminals (addendum §2).
@@ -209,6 +211,11 @@ export async function mutatingScenarios(ctx: ScenarioContext): Promise<World> {
   const emitted = (await http('GET', '/console/trace?type=webhook.emitted&limit=1', { token: consoleToken })).body.data[0];
   await http('POST', `/console/webhooks/${emitted.event_id}/resend`, { token: consoleToken });
   await http('POST', '/console/webhooks/evt_000000000000000000/resend', { token: consoleToken }); // 404
+  if (ctx.profile === 'strict') {
+    // Ours alone: a resend to another receiver, and resending every given-up event.
+    await http('POST', `/console/webhooks/${emitted.event_id}/resend`, { json: { url: `${ctx.baseUrl}${hooks}/captura` }, token: consoleToken });
+    await http('POST', '/console/webhooks/resend-failed', { token: consoleToken });
+  }
   await relayScenario(ctx, token, agreement.agreement_id);
 
   // Console.

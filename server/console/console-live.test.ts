@@ -332,3 +332,20 @@ t.test('operator tasks, timed: force paid then accredited; a terminal\'s latest 
   await page.locator('#clock-result', { hasText: 'Nothing is due' }).waitFor();
   t.pass('nothing waits, and it says so');
 });
+
+t.test('resend every failed event of the account from the trace, in one click', { skip: browserSkip() }, async (t) => {
+  const browser = await openBrowser(t);
+  const server = await startTestServer(t);
+  const { createSession, account } = await catalog(server);
+  await createSession({ webhook_url: `${server.baseUrl}/console/hooks/${account.account_id}/fail` });
+  await server.app.jobs.dispatcher.runDue(); // the first attempt; then the ladder's two more, and it is given up
+  for (const step of [2000, 5000]) {
+    server.clock.advance(step);
+    await server.app.jobs.dispatcher.runDue();
+  }
+  const page = await browser.newPage();
+  await openConsole(page, server, account.console_token);
+  await page.getByRole('button', { name: 'Resend every failed event' }).click();
+  await page.locator('#resend-failed-result', { hasText: 'Resent 1 failed event(s): 0 delivered now.' }).waitFor();
+  t.pass('the given-up event was attempted again, and the page says how it went');
+});

@@ -123,6 +123,7 @@ export const consolePage = `<!doctype html>
     <input id="trace-search" placeholder="evt_… or trc_…" spellcheck="false" size="24">
     <button type="submit">Apply</button>
   </form>
+  <div class="bar"><button type="button" id="resend-failed">Resend every failed event</button><span id="resend-failed-result" role="status"></span></div>
   <p id="trace-news" class="visually-hidden" aria-live="polite"></p>
   <div class="scroll" role="region" aria-label="Trace entries, scrollable" tabindex="0">
   <table><thead><tr><th scope="col">At</th><th scope="col">Type</th><th scope="col">Details</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody id="trace"></tbody></table>

@@ -417,6 +417,7 @@ async function hmacHex(secret, text) {
 }
 
 $('event-close').addEventListener('click', closeDrawer);
+$('resend-failed').addEventListener('click', () => resendFailed(null));
 $('verify').addEventListener('submit', async (event) => {
   event.preventDefault();
   const parts = state.verifyParts;
@@ -494,7 +495,7 @@ async function openSession(id, how) {
     if (legs.length === 0) controls.append(el('span', 'No forced outcome is admissible now: the session has ended.', { class: 'muted' }));
     const events = await api('/console/trace?limit=200&session_id=' + encodeURIComponent(s.session_id));
     const failed = failedEvents(events.data);
-    if (failed.length > 0) controls.append(button('Resend the ' + failed.length + ' failed event(s)', () => resendFailed(s.session_id, failed)));
+    if (failed.length > 0) controls.append(button('Resend the ' + failed.length + ' failed event(s)', () => resendFailed(s.session_id)));
     // A drawer open under one of these rows stays under it when they are drawn again.
     const drawer = $('event-drawer');
     const anchor = drawer && drawer.parentNode === $('session-events') && drawer.previousElementSibling ? drawer.previousElementSibling.dataset.id : null;
@@ -516,16 +517,15 @@ function failedEvents(entries) {
   return [...latest.values()].filter((a) => !(typeof a.status === 'number' && a.status >= 200 && a.status < 300)).map((a) => a.event_id);
 }
 
-async function resendFailed(sessionId, eventIds) {
-  let delivered = 0;
+/** Resends the failed events of a session, or of the account (no session): the server finds them, 10 at a time. */
+async function resendFailed(sessionId) {
+  const where = sessionId ? $('session-result') : $('resend-failed-result');
   try {
-    for (const id of eventIds) {
-      const answer = await api('/console/webhooks/' + encodeURIComponent(id) + '/resend', { method: 'POST' });
-      if (typeof answer.status === 'number' && answer.status >= 200 && answer.status < 300) delivered += 1;
-    }
-    await openSession(sessionId);
-    $('session-result').textContent = 'Resent ' + eventIds.length + ' failed event(s): ' + delivered + ' delivered now.';
-  } catch (error) { if (!(error instanceof Stopped)) $('session-result').textContent = 'Resend failed: ' + error.message; }
+    const answer = await api('/console/webhooks/resend-failed', Object.assign({ method: 'POST' }, sessionId ? { json: { session_id: sessionId } } : {}));
+    const delivered = answer.resent.filter((r) => typeof r.status === 'number' && r.status >= 200 && r.status < 300).length;
+    if (sessionId) await openSession(sessionId);
+    where.textContent = answer.resent.length === 0 ? 'No failed event to resend.' : 'Resent ' + answer.resent.length + ' failed event(s): ' + delivered + ' delivered now' + (answer.more ? '; more are left: press again.' : '.');
+  } catch (error) { if (!(error instanceof Stopped)) where.textContent = 'Resend failed: ' + error.message; }
 }
 
 async function force(id, leg, outcome) {

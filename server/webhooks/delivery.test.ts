@@ -254,3 +254,25 @@ t.test('the account\'s next due: a webhook retry, then nothing; advancing the cl
   t.same((await server.api.get('/control/clock/next', { token })).body, { next: null }, 'given up: nothing waits');
   void hooks;
 });
+
+t.test('resending every given-up event, for a session or the account; one delivered since is left alone', async (t) => {
+  const server = await startTestServer(t);
+  const { sessionTo, hooks, account } = await webhookSetup(server);
+  const first = await sessionTo(hooks.fail!);
+  const second = await sessionTo(hooks.fail!);
+  for (const step of [2000, 5000]) {
+    server.clock.advance(step);
+    await server.app.jobs.dispatcher.runDue();
+  }
+  t.equal((await traceOf(server, account.account_id, 'webhook.gave_up')).length, 2, 'both given up');
+  const one = await server.api.post('/console/webhooks/resend-failed', { json: { session_id: first.session_id }, token: account.console_token });
+  t.equal(one.status, 200);
+  t.equal(one.body.resent.length, 1, 'only the session asked for');
+  t.match(one.body, { resent: [{ attempt: 4, status: 500 }], more: false });
+  // The second session's event is sent, by hand, to a receiver that takes it: no longer failed.
+  const [emitted] = (await traceOf(server, account.account_id, 'webhook.emitted')).filter((e) => e.session_id === second.session_id);
+  await server.api.post(`/console/webhooks/${emitted!.event_id}/resend`, { json: { url: hooks.paid }, token: account.console_token });
+  const all = await server.api.post('/console/webhooks/resend-failed', { token: account.console_token });
+  t.same(all.body.resent.map((r: { event_id: string }) => r.event_id).length, 1, 'the account: the first session\'s again, not the one delivered since');
+  t.equal(all.body.more, false);
+});

@@ -20,6 +20,11 @@ function legacyDeliveryState(event: OutboxEvent): WebhookOutcome['delivery'] {
   return event.delivery === 'gave_up' || event.delivery === 'undelivered' ? event.delivery : 'delivered';
 }
 
+/** Resends one "resend the failed" call makes at most (each may take up to the 5 s attempt limit). */
+const RESEND_FAILED_LIMIT = 10;
+/** Given-up entries a call looks at, per kind: the newest. */
+const RESEND_FAILED_SCAN = 100;
+
 /** A loopback delivery is answered in process: nothing to abort. */
 const NEVER_ABORTED = new AbortController().signal;
 
@@ -158,6 +163,34 @@ export class WebhookDispatcher implements EventSink {
     const timestamp = iso(accountNow(this.deps.clock, account));
     const signature = signWebhook(account.keys[0]!.webhook_secret, timestamp, event.body);
     return this.attempt(url === undefined ? event : { ...event, webhook_url: url }, account, { timestamp, signature, manual: true });
+  }
+
+  /**
+   * Resends the account's (or one session's) events whose delivery was given
+   * up or left undelivered, newest first, at most `limit` a call: found
+   * through the trace's index of those entries, each checked against its
+   * outcome (one resent by hand since and delivered is left alone).
+   */
+  async resendFailed(account: Account, sessionId: string | undefined, limit = RESEND_FAILED_LIMIT): Promise<{ resent: AttemptOutcome[]; more: boolean }> {
+    const { store } = this.deps;
+    const candidates: string[] = [];
+    for (const type of ['webhook.gave_up', 'webhook.undelivered']) {
+      const where = { account_id: account.account_id, type, ...(sessionId ? { session_id: sessionId } : {}) };
+      const entries = await store.list<{ event_id: string; order: number }>('trace', { where, orderBy: { field: 'order', direction: 'desc' }, limit: RESEND_FAILED_SCAN });
+      for (const entry of entries) if (!candidates.includes(entry.event_id)) candidates.push(entry.event_id);
+    }
+    const resent: AttemptOutcome[] = [];
+    let more = false;
+    for (const eventId of candidates) {
+      const outcome = await store.get<WebhookOutcome>('webhook_outcomes', eventId);
+      if (outcome?.delivery === 'delivered' || !(await store.get<OutboxEvent>('events', eventId))) continue;
+      if (resent.length === limit) {
+        more = true;
+        break;
+      }
+      resent.push(await this.resend(account, eventId));
+    }
+    return { resent, more };
   }
 
   private async pass(): Promise<number> {

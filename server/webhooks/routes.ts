@@ -17,6 +17,10 @@ export function webhookHandlers(receivers: Receivers, dispatcher: WebhookDispatc
       const to = (ctx.state.body as { url?: unknown } | undefined)?.url;
       ctx.body = await dispatcher.resend(ctx.state.account!, ctx.state.params!.event_id!, typeof to === 'string' ? to : undefined);
     },
+    resendFailedWebhooks: async (ctx) => {
+      const sessionId = (ctx.state.body as { session_id?: string } | undefined)?.session_id;
+      ctx.body = await dispatcher.resendFailed(ctx.state.account!, sessionId);
+    },
     openRelay: async (ctx) => {
       ctx.set('Upgrade', 'websocket');
       throw new AppError('UPGRADE_REQUIRED', 'GET /relay is a WebSocket endpoint; connect with a WebSocket client (for example svc-relay)');
