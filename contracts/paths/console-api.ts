@@ -25,6 +25,7 @@ export const consoleApiPaths: PathItems = {
       parameters: [
         query('type', { type: 'string', maxLength: 64 }, 'Only entries of this type, e.g. webhook.received.'),
         query('session_id', { type: 'string', maxLength: 64 }, 'Only entries of this session.'),
+        query('result', { type: 'string', enum: ['succeeded', 'failed'] }, 'Ours: only webhook attempts that got a 2xx (succeeded) or did not (failed), in the order they were written; implies type webhook.attempt, and does not combine with session_id (400).'),
         query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, 'At most this many entries.'),
         query('after', { type: 'string', pattern: '^[0-9]{1,17}$' }, 'A `cursor` of an earlier answer: only entries written after it (the oldest `limit` of them, so a poll catches up page by page), newest first.'),
       ],

@@ -349,3 +349,22 @@ t.test('resend every failed event of the account from the trace, in one click', 
   await page.locator('#resend-failed-result', { hasText: 'Resent 1 failed event(s): 0 delivered now.' }).waitFor();
   t.pass('the given-up event was attempted again, and the page says how it went');
 });
+
+t.test('the trace filters attempts by how they ended, and shows each attempt\'s status as a badge', { skip: browserSkip() }, async (t) => {
+  const browser = await openBrowser(t);
+  const server = await startTestServer(t);
+  const { createSession, account } = await catalog(server);
+  await createSession({ webhook_url: `${server.baseUrl}/console/hooks/${account.account_id}/fail` });
+  await createSession({ webhook_url: `${server.baseUrl}/console/hooks/${account.account_id}/captura` });
+  await server.app.jobs.dispatcher.runDue();
+  const page = await browser.newPage();
+  await openConsole(page, server, account.console_token);
+  await page.locator('#trace tr[data-type="webhook.attempt"] .badge.bad').first().waitFor();
+  t.match(await page.locator('#trace tr[data-type="webhook.attempt"] .badge.bad').first().textContent(), /^500 failed$/, 'a failed attempt reads as failed');
+  t.match(await page.locator('#trace tr[data-type="webhook.attempt"] .badge.ok').first().textContent(), /^200 delivered$/, 'a delivered one as delivered');
+  await page.getByLabel('Attempts').selectOption('failed');
+  await page.getByRole('button', { name: 'Apply' }).click();
+  await page.waitForFunction(() => [...document.querySelectorAll('#trace tr')].every((row) => row.querySelector('.badge.bad')));
+  const rows = await page.locator('#trace tr').count();
+  t.ok(rows >= 1, `${rows} failed attempt(s), and nothing else`);
+});

@@ -117,6 +117,8 @@ export const consolePage = `<!doctype html>
   <form id="trace-filter" class="bar">
     <label for="trace-type">Type</label>
     <select id="trace-type"><option value="">any</option></select>
+    <label for="trace-result">Attempts</label>
+    <select id="trace-result"><option value="">any</option><option value="failed">failed (no 2xx)</option><option value="succeeded">delivered (2xx)</option></select>
     <label for="trace-session">Session id</label>
     <input id="trace-session" placeholder="ses_…" spellcheck="false" size="24">
     <label for="trace-search">Find id</label>

@@ -120,16 +120,26 @@ function traceRow(entry) {
     actions.append(button('Resend', () => resend(entry.event_id), { 'aria-label': 'Resend ' + entry.event + ' ' + entry.event_id }));
     actions.append(el('span', state.resent.get(entry.event_id) || '', { role: 'status', 'data-resend': entry.event_id }));
   }
-  tr.append(cell(when(entry.at)), cell(entry.type), cell(summary(entry)), cell(actions));
+  const details = el('div');
+  if (entry.type === 'webhook.attempt') details.append(statusBadge(entry), ' ');
+  details.append(summary(entry));
+  tr.append(cell(when(entry.at)), cell(entry.type), cell(details), cell(actions));
   return tr;
 }
 
-function traceQuery() {
+/** The trace's filters as a query; forStream leaves out what the stream cannot filter (the attempts' result, applied here). */
+function traceQuery(forStream) {
   const params = new URLSearchParams();
+  const result = $('trace-result').value;
+  if (result && !forStream) { params.set('result', result); return params; }
+  if (result) { params.set('type', 'webhook.attempt'); return params; }
   if ($('trace-type').value) params.set('type', $('trace-type').value);
   if ($('trace-session').value.trim()) params.set('session_id', $('trace-session').value.trim());
   return params;
 }
+
+/** Whether a live entry belongs in the trace as filtered (the stream cannot filter by an attempt's result). */
+const wantedLive = (entry) => !$('trace-result').value || entry.result === $('trace-result').value;
 
 async function loadTrace() {
   const params = traceQuery();
@@ -192,7 +202,7 @@ const held = [];
 
 function receive(entries) {
   if (state.paused) { held.unshift(...entries); return; }
-  addEntries(entries);
+  addEntries(entries.filter(wantedLive));
   follow(entries).catch(report);
 }
 
@@ -204,7 +214,7 @@ function receive(entries) {
 async function stream() {
   const controller = new AbortController();
   state.stream = controller;
-  const params = traceQuery();
+  const params = traceQuery(true);
   params.set('after', state.cursor);
   try {
     const response = await fetch('/console/trace/stream?' + params, { headers: { authorization: 'Bearer ' + state.token }, signal: controller.signal });

@@ -1,4 +1,5 @@
 import type { Account } from '../accounts/account.js';
+import { ValidationError } from '../errors.js';
 import type { OperationHandlers } from '../http/bind-operations.js';
 import type { AppContext } from '../http/context.js';
 import type { SessionService } from '../sessions/session-service.js';
@@ -13,7 +14,7 @@ import { progress } from './progress.js';
 import { publicEntry, type TraceStreams } from './trace-stream.js';
 import { bearerToken } from '../http/authenticate.js';
 
-type TraceFilters = { type?: string; session_id?: string };
+type TraceFilters = { type?: string; session_id?: string; result?: 'succeeded' | 'failed' };
 
 /** The account's trace entries the filters ask for: the same for a read and for the stream. */
 const traceWhere = (ctx: AppContext, query: TraceFilters) => ({
@@ -27,8 +28,19 @@ export function consoleHandlers(store: Store, sessions: SessionService, publicUr
   return {
     getConsoleTrace: async (ctx) => {
       const query = ctx.state.query as TraceFilters & { limit?: number; after?: string };
-      const where = traceWhere(ctx, query);
       const limit = query.limit ?? 100;
+      if (query.result) {
+        // Attempts by how they ended: through the (account, type, result) index, in write order.
+        if (query.session_id) throw new ValidationError([{ in: 'query', pointer: '/result', message: 'result does not combine with session_id' }]);
+        const where = { account_id: ctx.state.account!.account_id, type: 'webhook.attempt', result: query.result };
+        const entries = query.after
+          ? (await store.list<TraceEntry>('trace', { where, range: { field: 'order', min: Number(query.after) + 1 }, orderBy: { field: 'order', direction: 'asc' }, limit })).reverse()
+          : await store.list<TraceEntry>('trace', { where, orderBy: { field: 'order', direction: 'desc' }, limit });
+        const newest = entries.reduce((most, entry) => Math.max(most, entry.order), query.after ? Number(query.after) : 0);
+        ctx.body = { data: entries.map(publicEntry), cursor: String(newest) };
+        return;
+      }
+      const where = traceWhere(ctx, query);
       // Listed by `at` (when it happened); polled by `order` (when it was written: an attempt's entry is written when it ends).
       const entries = query.after
         ? (await store.list<TraceEntry>('trace', { where, range: { field: 'order', min: Number(query.after) + 1 }, orderBy: { field: 'order', direction: 'asc' }, limit })).reverse()
