@@ -1,4 +1,4 @@
-import t from 'tap';
+import t, { type Test } from 'tap';
 import type { Page } from 'playwright-core';
 import { browserSkip, openBrowser } from '../testing/browser.js';
 import { merchantWithTerminal, startTestServer, type TestServer } from '../testing/test-server.js';
@@ -13,6 +13,27 @@ async function openConsole(page: Page, server: TestServer, consoleToken: string)
   await page.getByLabel('Console token').fill(consoleToken);
   await page.getByRole('button', { name: 'Open' }).click();
   await page.locator('#live-bar:not([hidden])').waitFor();
+}
+
+/** Chromium, a server, an account with a session to each of `receivers` (the account's own hooks), and the console open on it. */
+async function consoleWithSessions(t: Test, receivers: Array<'paid' | 'fail' | 'captura'>) {
+  const browser = await openBrowser(t);
+  const server = await startTestServer(t);
+  const { createSession, account } = await catalog(server);
+  const hook = (receiver: string) => `${server.baseUrl}/console/hooks/${account.account_id}/${receiver}`;
+  const sessions = [];
+  for (const receiver of receivers) sessions.push(await createSession({ webhook_url: hook(receiver) }));
+  await server.app.jobs.dispatcher.runDue();
+  /** The sim ladder run to its end: 2 and 5 s more, and a failing delivery is given up. */
+  const exhaustLadder = async () => {
+    for (const step of [2000, 5000]) {
+      server.clock.advance(step);
+      await server.app.jobs.dispatcher.runDue();
+    }
+  };
+  const page = await browser.newPage();
+  const open = () => openConsole(page, server, account.console_token);
+  return { browser, server, account, sessions, hook, page, open, exhaustLadder };
 }
 
 t.test('a new event appears within a second as a new row: the rows there, a selection and the focus stay', { skip: browserSkip() }, async (t) => {
@@ -86,12 +107,8 @@ t.test('the event panel shows the delivery and checks its signature with the sec
 });
 
 t.test('operator task, timed: why a session\'s webhook failed, and replaying it to another URL, in 3 clicks from the first screen', { skip: browserSkip() }, async (t) => {
-  const browser = await openBrowser(t);
-  const server = await startTestServer(t);
-  const { createSession, account } = await catalog(server);
-  const session = await createSession({ webhook_url: `${server.baseUrl}/console/hooks/${account.account_id}/fail` });
-  const page = await browser.newPage();
-  await openConsole(page, server, account.console_token);
+  const { server, account, sessions: [session], hook, page, open } = await consoleWithSessions(t, ['fail']);
+  await open();
   const started = Date.now();
   let clicks = 0;
   const click = async (locator: ReturnType<Page['locator']>) => {
@@ -104,7 +121,7 @@ t.test('operator task, timed: why a session\'s webhook failed, and replaying it 
   await attempt.waitFor();
   t.match(await attempt.textContent(), /500 failed/, 'the failure shows as such');
   t.match(await attempt.textContent(), /RECEIVER_FAILS_ON_PURPOSE/, 'and why: the receiver\'s answer');
-  await page.getByLabel('Resend to').fill(`${server.baseUrl}/console/hooks/${account.account_id}/paid`);
+  await page.getByLabel('Resend to').fill(hook('paid'));
   await click(page.getByRole('button', { name: 'Resend', exact: true }));
   await page.locator('#drawer-resend-result', { hasText: /Attempt 2 to .*\/paid: 200/ }).waitFor({ timeout: 5000 }).catch(async (error: Error) => {
     throw new Error(`${error.message}; it says: ${await page.locator('#drawer-resend-result').textContent()}; error: ${await page.locator('#error').textContent()}`);
@@ -216,12 +233,8 @@ t.test('idle, with 10,000 sessions, the open console costs little on the network
 });
 
 t.test('one click away: ids are links the URL keeps, a prefix finds an event, labels are words, amounts follow their currency, times are local with the ISO time on hover', { skip: browserSkip() }, async (t) => {
-  const browser = await openBrowser(t);
-  const server = await startTestServer(t);
-  const { createSession, account } = await catalog(server);
-  const session = await createSession({ webhook_url: `${server.baseUrl}/console/hooks/${account.account_id}/captura` });
-  const page = await browser.newPage();
-  await openConsole(page, server, account.console_token);
+  const { browser, server, account, sessions: [session], page, open } = await consoleWithSessions(t, ['captura']);
+  await open();
 
   // The session's id is a link; following it opens the session, and the URL says so.
   await page.locator('#sessions a', { hasText: session.session_id }).click();
@@ -334,31 +347,17 @@ t.test('operator tasks, timed: force paid then accredited; a terminal\'s latest 
 });
 
 t.test('resend every failed event of the account from the trace, in one click', { skip: browserSkip() }, async (t) => {
-  const browser = await openBrowser(t);
-  const server = await startTestServer(t);
-  const { createSession, account } = await catalog(server);
-  await createSession({ webhook_url: `${server.baseUrl}/console/hooks/${account.account_id}/fail` });
-  await server.app.jobs.dispatcher.runDue(); // the first attempt; then the ladder's two more, and it is given up
-  for (const step of [2000, 5000]) {
-    server.clock.advance(step);
-    await server.app.jobs.dispatcher.runDue();
-  }
-  const page = await browser.newPage();
-  await openConsole(page, server, account.console_token);
+  const { page, open, exhaustLadder } = await consoleWithSessions(t, ['fail']);
+  await exhaustLadder();
+  await open();
   await page.getByRole('button', { name: 'Resend every failed event' }).click();
   await page.locator('#resend-failed-result', { hasText: 'Resent 1 failed event(s): 0 delivered now.' }).waitFor();
   t.pass('the given-up event was attempted again, and the page says how it went');
 });
 
 t.test('the trace filters attempts by how they ended, and shows each attempt\'s status as a badge', { skip: browserSkip() }, async (t) => {
-  const browser = await openBrowser(t);
-  const server = await startTestServer(t);
-  const { createSession, account } = await catalog(server);
-  await createSession({ webhook_url: `${server.baseUrl}/console/hooks/${account.account_id}/fail` });
-  await createSession({ webhook_url: `${server.baseUrl}/console/hooks/${account.account_id}/captura` });
-  await server.app.jobs.dispatcher.runDue();
-  const page = await browser.newPage();
-  await openConsole(page, server, account.console_token);
+  const { page, open } = await consoleWithSessions(t, ['fail', 'captura']);
+  await open();
   await page.locator('#trace tr[data-type="webhook.attempt"] .badge.bad').first().waitFor();
   t.match(await page.locator('#trace tr[data-type="webhook.attempt"] .badge.bad').first().textContent(), /^500 failed$/, 'a failed attempt reads as failed');
   t.match(await page.locator('#trace tr[data-type="webhook.attempt"] .badge.ok').first().textContent(), /^200 delivered$/, 'a delivered one as delivered');
