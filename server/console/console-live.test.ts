@@ -236,6 +236,10 @@ t.test('one click away: ids are links the URL keeps, a prefix finds an event, la
   const { browser, server, account, sessions: [session], page, open } = await consoleWithSessions(t, ['captura']);
   await open();
 
+  // States read as badges: colour and words.
+  t.match(await page.locator(`#sessions tr[data-id="${session.session_id}"] .badge`).first().textContent(), 'pending');
+  t.equal(await page.locator(`#sessions tr[data-id="${session.session_id}"] .badge.wait`).count(), 2, 'pending, and its accreditation none: both waiting');
+
   // The session's id is a link; following it opens the session, and the URL says so.
   await page.locator('#sessions a', { hasText: session.session_id }).click();
   await page.locator('#session-panel:not([hidden])').waitFor();

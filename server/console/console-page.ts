@@ -34,7 +34,7 @@ const style = `
   code.summary { word-break: normal; overflow-wrap: break-word; }
   time { white-space: nowrap; }
   .badge { display: inline-block; padding: 0 .4rem; border-radius: .3rem; border: 2px solid; font-weight: 600; }
-  .badge.ok { color: var(--ok); border-color: var(--ok); } .badge.bad { color: var(--bad); border-color: var(--bad); }
+  .badge.ok { color: var(--ok); border-color: var(--ok); } .badge.bad { color: var(--bad); border-color: var(--bad); } .badge.wait { color: var(--muted); border-color: var(--line); }
   tr.drawer > td { padding: .5rem 0; } .attempt { border-top: 1px solid var(--line); padding-top: .4rem; } h4 { margin: .3rem 0; }
   pre { background: var(--panel); padding: .5rem; border-radius: .3rem; }
   .muted, .todo { color: var(--muted); } .done, .ok { color: var(--ok); } .bad, #error { color: var(--bad); }

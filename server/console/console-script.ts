@@ -439,8 +439,12 @@ $('verify').addEventListener('submit', async (event) => {
 
 // ---- sessions: a page at a time, rows updated in place ----
 
+/** A state as a colour-and-text badge: good (paid, accredited), bad (failed, expired), or waiting. */
+const STATE_TONES = { paid: 'ok', accredited: 'ok', failed: 'bad', expired: 'bad', pending: 'wait', scheduled: 'wait', none: 'wait' };
+const stateBadge = (state) => el('span', state, { class: 'badge ' + (STATE_TONES[state] || 'wait') });
+
 function sessionCells(s) {
-  return [idLink(s.session_id), s.status, money(s.amount_reference, s.currency_reference), s.accreditation.status, when(s.created_at)];
+  return [idLink(s.session_id), stateBadge(s.status), money(s.amount_reference, s.currency_reference), stateBadge(s.accreditation.status), when(s.created_at)];
 }
 
 function renderSessions(sessions) {
