@@ -524,11 +524,11 @@ async function openSession(id, how) {
   } catch (error) { report(error); }
 }
 
-/** The session's events whose latest attempt did not get a 2xx. */
+/** The session's events the server's resend-failed takes: given up or undelivered, and not delivered by an attempt since. */
 function failedEvents(entries) {
-  const latest = new Map();
-  for (const e of entries) if (e.type === 'webhook.attempt' && !latest.has(e.event_id)) latest.set(e.event_id, e); // newest first
-  return [...latest.values()].filter((a) => !(typeof a.status === 'number' && a.status >= 200 && a.status < 300)).map((a) => a.event_id);
+  const delivered = new Set(entries.filter((e) => e.type === 'webhook.attempt' && e.result === 'succeeded').map((e) => e.event_id));
+  const ended = entries.filter((e) => (e.type === 'webhook.gave_up' || e.type === 'webhook.undelivered') && !delivered.has(e.event_id));
+  return [...new Set(ended.map((e) => e.event_id))];
 }
 
 /** Resends the failed events of a session, or of the account (no session): the server finds them, 10 at a time. */

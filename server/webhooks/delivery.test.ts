@@ -276,3 +276,14 @@ t.test('resending every given-up event, for a session or the account; one delive
   t.same(all.body.resent.map((r: { event_id: string }) => r.event_id).length, 1, 'the account: the first session\'s again, not the one delivered since');
   t.equal(all.body.more, false);
 });
+
+t.test('the trace by how attempts ended: only those, and a clear 400 when combined with a session', async (t) => {
+  const { server, consoleToken, emitted } = await oneEventTo(t, 'fail');
+  const failed = await server.api.get('/console/trace?result=failed', { token: consoleToken });
+  t.equal(failed.status, 200);
+  t.ok(failed.body.data.length >= 1 && failed.body.data.every((e: { type: string; result: string }) => e.type === 'webhook.attempt' && e.result === 'failed'), 'failed attempts, nothing else');
+  t.same((await server.api.get('/console/trace?result=succeeded', { token: consoleToken })).body.data, [], 'none delivered');
+  const combined = await server.api.get(`/console/trace?result=failed&session_id=${emitted.session_id}`, { token: consoleToken });
+  t.equal(combined.status, 400);
+  t.match(combined.body, { code: 'VALIDATION_FAILED', message: /result does not combine with session_id/ });
+});

@@ -2,17 +2,22 @@ import { Duplex } from 'node:stream';
 import t from 'tap';
 import { PosClient } from '../pos-client.js';
 import { ManualTimers } from '../protocol/timers.js';
+import { waitFor } from '../testing/pty-pair.js';
 import { Bridge, type SerialLine } from './bridge.js';
 import { BridgeState } from './bridge-state.js';
 import { comparePaid, verdictFor } from './server-verdict.js';
 
-// The bridge reads its state files each cycle; those reads finish on libuv's thread pool, not in a turn
-// of the event loop, so a busy machine needs real time for them before the manual clock moves on (a CI
-// run under load saw the clock run ahead of a cycle, and a 3 s answer time out that never really passed).
 const settle = async () => {
   for (let i = 0; i < 20; i += 1) await new Promise((resolve) => setImmediate(resolve));
-  await new Promise((resolve) => setTimeout(resolve, 1));
 };
+
+/**
+ * The manual clock may move only while the bridge waits it out: a cycle
+ * reads its state files, which finish on libuv's thread pool rather than in
+ * a turn of the event loop, so moving the clock mid-cycle (as a loaded CI
+ * run did) makes a 3 s answer time out that never passed.
+ */
+const untilAsleep = (bridge: Bridge) => waitFor(() => bridge.isAsleep, 10_000, 'the bridge to finish its cycle');
 
 t.test('a silent device: the line is reopened 0.5 s, 1, 2, 4, 8, then every 10 s, as documented', async (t) => {
   const timers = new ManualTimers();
@@ -150,15 +155,14 @@ t.test('only delivering fails (listing works): one line down, the backoff double
   const bridge = new Bridge({ open: async () => hostEnd, client, state: await BridgeState.open(t.testdir(), 'FLIP-1'), timers, pollMs: 100, log: (line) => logs.push(line) });
   const running = bridge.run();
   for (let i = 0; i < 2000 && deliveries.length < 8; i += 1) {
-    await settle();
+    await untilAsleep(bridge);
     timers.advance(100);
   }
   await stopOnManualClock(bridge, running, timers);
   const gaps = deliveries.slice(1).map((at, i) => at - deliveries[i]!);
   t.ok(gaps.length >= 6, `${deliveries.length} deliveries`);
   for (const [i, gap] of gaps.entries()) t.ok(gap >= Math.min(30_000, 1000 * 2 ** i), `retry ${i + 1} after ${gap} ms`);
-  // Time moves in 100 ms steps here while a cycle's frames cross the line, so a gap runs some seconds over
-  // its backoff; capped, the last gaps stay far from the 60 s an uncapped doubling would reach.
+  // Time moves in 100 ms steps, only while the bridge sleeps, so a gap is its backoff to the step; capped, the last gaps stay far from the 60 s an uncapped doubling would reach.
   t.ok(gaps.slice(-2).every((gap) => gap >= 30_000 && gap < 45_000), `capped at 30 s: ${gaps.join(', ')} ms`);
   const serverLines = logs.filter((line) => line.startsWith('server '));
   t.equal(serverLines.length, 1, `one line for the whole outage: ${JSON.stringify(serverLines)}`);
@@ -182,7 +186,7 @@ t.test('a record the server keeps answering 5xx is held with the answer after th
     const bridge = new Bridge({ open: async () => hostEnd, client, state, timers, pollMs: 100, recordFaultHoldMs: 5000, log: () => undefined, error: (line) => errors.push(line) });
     const running = bridge.run();
     for (let i = 0; i < 300; i += 1) {
-      await settle();
+      await untilAsleep(bridge);
       timers.advance(100);
     }
     await stopOnManualClock(bridge, running, timers);

@@ -105,7 +105,20 @@ export abstract class LineDriver {
     if (!port.destroyed) port.destroy();
   }
 
+  /** Whether the run loop is waiting out a pause (between cycles, or backing off): nothing of a cycle is under way. */
+  get isAsleep(): boolean {
+    return this.sleeping > 0;
+  }
+
+  private sleeping = 0;
+
   protected sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => this.timers.setTimeout(resolve, ms));
+    this.sleeping += 1;
+    return new Promise((resolve) =>
+      this.timers.setTimeout(() => {
+        this.sleeping -= 1;
+        resolve();
+      }, ms),
+    );
   }
 }
