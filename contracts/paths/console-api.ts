@@ -59,10 +59,13 @@ export const consoleApiPaths: PathItems = {
     get: {
       operationId: 'getConsoleSessions',
       summary: 'The account\'s sessions, newest first',
+      description: 'Filtered by status and accreditation through an index each, or found by the start of their id (id_prefix).',
       tags: ['console'],
       security: consoleAuth,
       parameters: [
         query('status', { type: 'string', enum: ['pending', 'paid', 'failed', 'expired'] }, 'Only sessions in this status.'),
+        query('accreditation', { type: 'string', enum: ['none', 'scheduled', 'accredited', 'failed'] }, 'Ours: only sessions whose accreditation (leg 2) is in this status; combines with status.'),
+        query('id_prefix', { type: 'string', minLength: 1, maxLength: 64 }, 'Ours: only sessions whose id starts with this, in id order; does not combine with status or accreditation (400).'),
         query('limit', { type: 'integer', minimum: 1, maximum: 1000, default: 100 }, 'At most this many sessions.'),
         query('page', { type: 'integer', minimum: 1, maximum: 100, default: 1 }, 'Which page of `limit` sessions, 1 the newest (the first 100 pages: a page costs its offset).'),
       ],

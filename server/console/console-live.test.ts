@@ -275,6 +275,53 @@ t.test('one click away: ids are links the URL keeps, a prefix finds an event, la
   t.match(await page.locator('#clock').textContent(), /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC/);
 });
 
+t.test('sessions filter by accreditation through the server, an id is found by its start, and times say how long ago on the account\'s clock', { skip: browserSkip() }, async (t) => {
+  const { server, account, sessions, page, open } = await consoleWithSessions(t, ['captura', 'captura', 'captura']);
+  const [, accredited] = sessions;
+  const token = account.key.token;
+  for (const [leg, outcome] of [[1, 'paid'], [2, 'accredited']] as const) {
+    t.equal((await server.api.post(`/control/sessions/${accredited.session_id}/outcome`, { json: { leg, outcome }, token })).status, 200);
+  }
+  await open();
+  const listed = async () => page.locator('#sessions tr').evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.id));
+  await page.locator(`#sessions tr[data-id="${accredited.session_id}"]`).waitFor();
+
+  // The accreditation filter: asked of the server, which answers through an index.
+  const asked: string[] = [];
+  page.on('request', (request) => request.url().includes('/console/sessions?') && asked.push(new URL(request.url()).search));
+  await page.getByLabel('Accreditation').selectOption('accredited');
+  await page.getByRole('button', { name: 'Show', exact: true }).click();
+  await page.waitForFunction(() => document.querySelectorAll('#sessions tr').length === 1);
+  t.same(await listed(), [accredited.session_id], 'the accredited session alone');
+  t.match(asked.at(-1), /accreditation=accredited/);
+  await page.getByLabel('Accreditation').selectOption('none');
+  await page.getByRole('button', { name: 'Show', exact: true }).click();
+  await page.waitForFunction(() => document.querySelectorAll('#sessions tr').length === 2);
+  t.same(new Set(await listed()), new Set([sessions[0].session_id, sessions[2].session_id]), 'the two not accredited');
+
+  // The start of an id: several listed to choose from; a start only one has opens it.
+  await page.getByLabel('Session id starts with').fill('ses_');
+  await page.getByRole('button', { name: 'Show', exact: true }).click();
+  await page.waitForFunction(() => document.querySelectorAll('#sessions tr').length === 3);
+  t.ok(await page.locator('#session-panel').isHidden(), 'several found: none opened');
+  const others = sessions.filter((s) => s !== accredited).map((s) => s.session_id);
+  let length = 5;
+  while (others.some((id) => id.startsWith(accredited.session_id.slice(0, length)))) length += 1;
+  await page.getByLabel('Session id starts with').fill(accredited.session_id.slice(0, length));
+  await page.getByRole('button', { name: 'Show', exact: true }).click();
+  await page.locator('#session-panel:not([hidden])').waitFor();
+  t.match(await page.locator('#session-title').textContent(), accredited.session_id, 'the one session starting so, opened');
+  await page.getByLabel('Session id starts with').fill('ses_no_such_start');
+  await page.getByRole('button', { name: 'Show', exact: true }).click();
+  await page.locator('#error', { hasText: 'No session starting with ses_no_such_start' }).waitFor();
+
+  // Relative times follow the account's clock: an hour on, the sessions were made an hour ago.
+  t.match(await page.locator('#trace time .relative').first().textContent(), '(less than a minute ago)');
+  await page.getByRole('button', { name: '+1 h' }).click();
+  await page.locator('#trace time .relative', { hasText: '(1 hour ago)' }).first().waitFor();
+  t.match(await page.locator('#trace time').first().getAttribute('title'), /Z$/, 'the ISO time still on hover');
+});
+
 t.test('the POS side shows an order\'s amount in its currency\'s units', { skip: browserSkip() }, async (t) => {
   const browser = await openBrowser(t);
   const server = await startTestServer(t);

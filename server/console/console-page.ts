@@ -93,8 +93,11 @@ export const consolePage = `<!doctype html>
   <form id="session-filter" class="bar">
     <label for="session-status">Status</label>
     <select id="session-status"><option value="">any</option><option>pending</option><option>paid</option><option>failed</option><option>expired</option></select>
-    <label for="session-find">Session id</label>
-    <input id="session-find" placeholder="ses_…" spellcheck="false" size="24">
+    <label for="session-accreditation">Accreditation</label>
+    <select id="session-accreditation"><option value="">any</option><option>none</option><option>scheduled</option><option>accredited</option><option>failed</option></select>
+    <label for="session-find">Session id starts with</label>
+    <input id="session-find" placeholder="ses_…" spellcheck="false" size="24" aria-describedby="session-find-hint">
+    <span id="session-find-hint" class="muted">(instead of the filters)</span>
     <button type="submit">Show</button>
   </form>
   <div class="scroll" role="region" aria-label="Sessions table, scrollable" tabindex="0">

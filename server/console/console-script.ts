@@ -22,8 +22,33 @@ const moneyFormat = (currency) => { try { return new Intl.NumberFormat('en', { s
 const money = (amount, currency) => { const f = moneyFormat(currency); return f ? f.format(amount) : amount + ' ' + currency; };
 /** A POS order's amount is in minor units (cents): shown in the currency's units. */
 const minorMoney = (amount, currency) => { const f = moneyFormat(currency); return f ? f.format(amount / 10 ** f.resolvedOptions().maximumFractionDigits) : amount + ' ' + currency + ' (minor units)'; };
-/** A time as the reader's local date and time, the exact ISO time on hover; never wrapped mid-date. */
-const when = (iso) => el('time', iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }) : '', { datetime: iso || '', title: iso || '' });
+/**
+ * A time as the reader's local date and time, how long ago (or how soon) on
+ * the account's clock, and the exact ISO time on hover; never wrapped
+ * mid-date. The relative part follows the ticking clock (showClock).
+ */
+const when = (iso) => {
+  const node = el('time', iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }) : '', { datetime: iso || '', title: iso || '' });
+  if (iso) node.append(el('span', relativeTime(iso), { class: 'relative muted' }));
+  return node;
+};
+const RELATIVE = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+/** The account's now: the server's clock as last read, ticking here; the page's own before the first read. */
+const accountNow = () => (state.clockBase ? state.clockBase.at + (Date.now() - state.clockBase.readAt) : Date.now());
+/** ' (3 minutes ago)', ' (in 2 hours)': whole units, so it changes at most once a minute. */
+function relativeTime(iso) {
+  const seconds = (Date.parse(iso) - accountNow()) / 1000;
+  if (Math.abs(seconds) < 60) return seconds <= 0 ? ' (less than a minute ago)' : ' (in less than a minute)';
+  const [unit, size] = Math.abs(seconds) < 3600 ? ['minute', 60] : Math.abs(seconds) < 86400 ? ['hour', 3600] : ['day', 86400];
+  return ' (' + RELATIVE.format(Math.trunc(seconds / size), unit) + ')';
+}
+/** Brings every relative time on the page up to the clock. */
+function refreshRelativeTimes() {
+  for (const node of document.querySelectorAll('time[datetime] .relative')) {
+    const text = relativeTime(node.parentNode.getAttribute('datetime'));
+    if (node.textContent !== text) node.textContent = text;
+  }
+}
 /** What a forced outcome does, in words. */
 const OUTCOME_LABELS = { paid: 'Force paid', failed: 'Force failed', expired: 'Force expired', accredited: 'Force accredited', accreditation_failed: 'Force the accreditation to fail' };
 /** An id that opens what it names: the URL keeps it (#ses_…, #evt_…), so it can be shared and reloaded. */
@@ -472,12 +497,18 @@ function renderSessions(sessions) {
 
 async function loadSessions() {
   const params = new URLSearchParams({ limit: String(SESSIONS_PER_PAGE), page: String(state.sessionsPage) });
-  if ($('session-status').value) params.set('status', $('session-status').value);
+  const prefix = $('session-find').value.trim();
+  if (prefix) params.set('id_prefix', prefix);
+  else {
+    if ($('session-status').value) params.set('status', $('session-status').value);
+    if ($('session-accreditation').value) params.set('accreditation', $('session-accreditation').value);
+  }
   const answer = await api('/console/sessions?' + params);
   renderSessions(answer.data);
   $('sessions-page').textContent = 'page ' + state.sessionsPage;
   $('sessions-prev').disabled = state.sessionsPage === 1;
   $('sessions-next').disabled = answer.data.length < SESSIONS_PER_PAGE;
+  return answer.data;
 }
 
 const OUTCOMES = { 1: ['paid', 'failed', 'expired'], 2: ['accredited', 'accreditation_failed'] };
@@ -601,6 +632,7 @@ function showClock() {
   const now = new Date(base.at + (Date.now() - base.readAt)).toISOString();
   $('clock').textContent = now.slice(0, 19).replace('T', ' ') + ' UTC' + (base.offset ? ' (ahead by ' + Math.round(base.offset / 1000) + ' s)' : '');
   $('clock').title = now;
+  refreshRelativeTimes();
 }
 
 for (const b of document.querySelectorAll('[data-advance]')) {
@@ -716,11 +748,16 @@ $('pause').addEventListener('click', () => {
 $('trace-filter').addEventListener('submit', (event) => { event.preventDefault(); held.length = 0; loadTrace().then(restartStream, report); });
 $('session-filter').addEventListener('submit', (event) => {
   event.preventDefault();
-  const id = $('session-find').value.trim();
-  if (id) { openSession(id); return; }
   state.sessionsPage = 1;
   $('sessions').replaceChildren();
-  loadSessions().catch(report);
+  const prefix = $('session-find').value.trim();
+  $('error').textContent = '';
+  loadSessions().then((found) => {
+    if (!prefix) return;
+    // The start of an id: one session found opens; none says so; several stay listed to choose from.
+    if (found.length === 0) $('error').textContent = 'No session starting with ' + prefix + '.';
+    else if (found.length === 1) openSession(found[0].session_id);
+  }, report);
 });
 $('sessions-prev').addEventListener('click', () => { state.sessionsPage = Math.max(1, state.sessionsPage - 1); $('sessions').replaceChildren(); loadSessions().catch(report); });
 $('sessions-next').addEventListener('click', () => { state.sessionsPage += 1; $('sessions').replaceChildren(); loadSessions().catch(report); });

@@ -55,9 +55,18 @@ export function consoleHandlers(store: Store, sessions: SessionService, publicUr
     },
     getConsoleSessions: async (ctx) => {
       const account = ctx.state.account!;
-      const { limit = 100, page = 1, status } = ctx.state.query as { limit?: number; page?: number; status?: string };
-      const where = { account_id: account.account_id, ...(status ? { status } : {}) };
-      const stored = await store.list<SessionRecord>('sessions', { where, orderBy: { field: 'created_at', direction: 'desc' }, limit, offset: (page - 1) * limit });
+      const { limit = 100, page = 1, status, accreditation, id_prefix: prefix } = ctx.state.query as { limit?: number; page?: number; status?: string; accreditation?: string; id_prefix?: string };
+      const offset = (page - 1) * limit;
+      let stored: SessionRecord[];
+      if (prefix !== undefined) {
+        // The ids that start with it: a range of the (account, session_id) index, in id order.
+        if (status || accreditation) throw new ValidationError([{ in: 'query', pointer: '/id_prefix', message: 'id_prefix does not combine with status or accreditation' }]);
+        const range = { field: 'session_id', min: prefix, max: `${prefix}\uffff` };
+        stored = await store.list<SessionRecord>('sessions', { where: { account_id: account.account_id }, range, orderBy: { field: 'session_id', direction: 'asc' }, limit, offset });
+      } else {
+        const where = { account_id: account.account_id, ...(status ? { status } : {}), ...(accreditation ? { accreditation_status: accreditation } : {}) };
+        stored = await store.list<SessionRecord>('sessions', { where, orderBy: { field: 'created_at', direction: 'desc' }, limit, offset });
+      }
       // Read each through the session service, so due dates apply as in a status read.
       const current = await Promise.all(stored.map((session) => sessions.read(account, session.session_id)));
       ctx.body = { data: current.map((session) => publicSession(session, publicUrl(ctx))) };

@@ -8,7 +8,7 @@ import { trace } from '../trace/trace.js';
 import { outboxEvents, recordEvents, type EventSink, type OutboxEvent } from './events.js';
 import { buildSession, SessionInputError, type SessionInput } from './session-input.js';
 import { transition, type EventEffect, type Trigger } from './session-machine.js';
-import type { Origin, SessionRecord } from './session.js';
+import { storedSession, type Origin, type SessionRecord } from './session.js';
 import { realDue } from '../webhooks/due-times.js';
 
 export interface ScheduleRecord {
@@ -179,7 +179,7 @@ export class SessionService {
       if (session === stored) return { result: stored, events: [] as OutboxEvent[] };
       const at = iso(nowMs);
       const emitted = outboxEvents(session, effects, at, webhookSecret(account));
-      tx.put('sessions', sessionId, emitted.session);
+      tx.put('sessions', sessionId, storedSession(emitted.session));
       if (session.status !== stored.status) {
         trace(tx, account.account_id, 'session.status_changed', at, { session_id: sessionId, from: stored.status, to: session.status, cause: trigger?.kind ?? 'due-date' });
       }
@@ -201,7 +201,7 @@ export class SessionService {
 
   private async insert(tx: Transaction, account: Account, session: SessionRecord): Promise<{ result: SessionRecord; events: OutboxEvent[] }> {
     const emitted = outboxEvents(session, [{ event: 'payment_session.created' }], session.created_at, webhookSecret(account));
-    tx.insert('sessions', session.session_id, emitted.session);
+    tx.insert('sessions', session.session_id, storedSession(emitted.session));
     trace(tx, account.account_id, 'session.created', session.created_at, { session_id: session.session_id, origin: session.origin, amount_reference: session.amount_cents / 100 });
     await recordEvents(tx, emitted.events, account.clock_offset_ms, { newSession: true });
     return { result: emitted.session, events: emitted.events };

@@ -28,11 +28,22 @@ export interface SessionRecord {
   failure_reason?: string;
   /** Per-session event counter, so events of one session keep their order. */
   event_seq: number;
+  /** accreditation.status, copied to the top so the console's filter goes through an index (storedSession). */
+  accreditation_status?: AccreditationStatus;
+}
+
+/** A session as written: with the top-level copies its indexes list it by. */
+export function storedSession(session: SessionRecord): SessionRecord {
+  return session.accreditation_status === session.accreditation.status ? session : { ...session, accreditation_status: session.accreditation.status };
 }
 
 /** The console's sessions of an account, newest first. */
 export const sessionIndexes: IndexDeclaration[] = [
   { equals: ['account_id'], order: { field: 'created_at', type: 'time' } },
-  // The console's sessions by status.
+  // The console's sessions by status, by accreditation, or both.
   { equals: ['account_id', 'status'], order: { field: 'created_at', type: 'time' } },
+  { equals: ['account_id', 'accreditation_status'], order: { field: 'created_at', type: 'time' } },
+  { equals: ['account_id', 'status', 'accreditation_status'], order: { field: 'created_at', type: 'time' } },
+  // The console's search by the start of an id: a range of ids, walked in their order.
+  { equals: ['account_id'], order: { field: 'session_id', type: 'text' } },
 ];

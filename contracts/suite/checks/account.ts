@@ -107,6 +107,22 @@ async function consoleLists(ctx: CheckContext): Promise<void> {
     const listed = ((sessions.body?.data ?? []) as Array<{ session_id: string }>).map((s) => s.session_id);
     expect.that(JSON.stringify(listed) === JSON.stringify([...ids].reverse()), sessions, '/data', `newest first: ${[...ids].reverse().join(', ')}`, listed.join(', '));
   }
+  if (ctx.profile === 'strict') {
+    // Ours: the accreditation filter and the search by the start of an id.
+    const listed = async (query: string) => {
+      const answer = await http('GET', `/console/sessions?${query}`, { token: account.consoleToken });
+      return { answer, ids: expect.status(answer, 200) ? ((answer.body?.data ?? []) as Array<{ session_id: string }>).map((s) => s.session_id) : [] };
+    };
+    const none = await listed('accreditation=none');
+    expect.that(none.ids.length === 3, none.answer, '/data', 'the three sessions, none accredited yet', none.ids.join(', '));
+    const accredited = await listed('accreditation=accredited&status=paid');
+    expect.that(accredited.ids.length === 0, accredited.answer, '/data', 'no session', accredited.ids.join(', '));
+    const found = await listed(`id_prefix=${encodeURIComponent(ids[1]!)}`);
+    expect.that(JSON.stringify(found.ids) === JSON.stringify([ids[1]]), found.answer, '/data', ids[1]!, found.ids.join(', '));
+    const all = await listed(`id_prefix=${encodeURIComponent(commonPrefix(ids))}&limit=2`);
+    expect.that(JSON.stringify(all.ids) === JSON.stringify([...ids].sort().slice(0, 2)), all.answer, '/data', 'the first two ids in their order', all.ids.join(', '));
+    expect.status(await http('GET', '/console/sessions?id_prefix=ses&status=paid', { token: account.consoleToken }), 400, 'VALIDATION_FAILED');
+  }
   const trace = await http('GET', '/console/trace?limit=1000', { token: account.consoleToken });
   if (expect.status(trace, 200)) {
     const at = ((trace.body?.data ?? []) as Array<{ at: string }>).map((e) => Date.parse(e.at));
@@ -162,3 +178,10 @@ export const accountChecks: Check[] = [
   { id: 'errors.bodies', title: 'error bodies: MALFORMED_JSON, PAYLOAD_TOO_LARGE, VALIDATION_FAILED with a pointer per field, 404 JSON for an unknown route, 405 with Allow; a repeated create is another object', source: 'spec: Errors 1; addendum §0', operations: ['createAgreement'], run: errors },
   { id: 'console.lists', title: 'the console: sessions and trace newest first, trace filters and limit bounds, the keys', source: 'addendum §8 (console)', operations: ['getConsoleSessions', 'getConsoleTrace', 'getConsoleKeys'], run: consoleLists },
 ];
+
+/** The longest start the ids share. */
+function commonPrefix(ids: readonly string[]): string {
+  let prefix = ids[0] ?? '';
+  for (const id of ids) while (!id.startsWith(prefix)) prefix = prefix.slice(0, -1);
+  return prefix;
+}
