@@ -1,4 +1,5 @@
 import t from 'tap';
+import { soakLength } from '../testing/soak.js';
 import { runWriterUntilKilled } from './crash-writer-run.js';
 import { listJournalFiles } from './journal-files.js';
 import { LowdbStore } from './lowdb-store.js';
@@ -11,7 +12,8 @@ import { LowdbStore } from './lowdb-store.js';
 // transactions a second; its snapshots are paced to 5 % of the event loop,
 // so that one takes longer than most lives, as a large store's does.
 
-const KILLS = 50;
+// 50 in the full round (npm run test:soak), 20 in npm test's.
+const KILLS = soakLength(50, 20);
 // The whole file, not only the test: 50 lives of up to 2 s each outlast the runner's 120 s on a loaded host.
 t.setTimeout(300_000);
 const PACED = { CRASH_WRITER_RATE: '3000', CRASH_WRITER_MIN_JOURNAL_BYTES: String(1 << 20), CRASH_WRITER_LOOP_SHARE: '0.05' };
