@@ -15,8 +15,7 @@ import { settlementKey } from '../server/settlements/settlement.js';
 import { indexDeclarations } from '../server/index-declarations.js';
 import { LowdbStore } from '../server/store/lowdb-store.js';
 import { PgStore } from '../server/store/pg-store.js';
-import { selectServed } from '../server/store/pg-query.js';
-import { bestDeclaration } from '../server/store/record-index.js';
+import { createTableSql, ident, selectSql, tableLayout } from '../server/store/pg-tables.js';
 import { postgresBin, startThrowawayPostgres } from '../server/store/pg-testing.js';
 import { encodeJson, encodeKey } from '../server/store/pg-text.js';
 import type { Query, StoredRecord } from '../server/store/store.js';
@@ -138,17 +137,29 @@ async function seedLowdb(dir: string, world: World, total: number): Promise<void
 async function seedPostgres(url: string, world: World, total: number): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
+  const tables = new Set<string>();
   let rows: string[][] = [];
   const flush = async () => {
-    await client.query('INSERT INTO records (collection, id, data) SELECT c, i, d::jsonb FROM unnest($1::text[], $2::text[], $3::text[]) AS t(c, i, d) ON CONFLICT DO NOTHING', [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2])]);
+    const byTable = new Map<string, string[][]>();
+    for (const row of rows) {
+      const layout = tableLayout(row[0]!, indexDeclarations[row[0]!]);
+      if (!tables.has(layout.table)) {
+        await client.query(createTableSql(layout));
+        tables.add(layout.table);
+      }
+      byTable.set(layout.table, [...(byTable.get(layout.table) ?? []), row]);
+    }
+    for (const [table, some] of byTable) {
+      await client.query(`INSERT INTO ${ident(table)} (id, data) SELECT i, d::jsonb FROM unnest($1::text[], $2::text[]) AS t(i, d) ON CONFLICT DO NOTHING`, [some.map((r) => r[1]), some.map((r) => r[2])]);
+    }
     rows = [];
   };
   for (const [c, id, v] of records(world, total)) {
-    rows.push([encodeKey(c), encodeKey(id), encodeJson(v)]);
+    rows.push([c, encodeKey(id), encodeJson(v)]);
     if (rows.length === 5000) await flush();
   }
   if (rows.length > 0) await flush();
-  await client.query('ANALYZE records');
+  for (const table of tables) await client.query(`ANALYZE ${ident(table)}`);
   await client.end();
   // A database that has served for a while has its declared indexes: make them before measuring.
   const store = await PgStore.open({ connectionString: url });
@@ -163,8 +174,7 @@ async function seedPostgres(url: string, world: World, total: number): Promise<v
       ['trace', { where: { account_id: world.accountId }, orderBy: { field: 'listed', direction: 'desc' }, limit: 100 }],
     ];
     for (const [collection, query] of plans) {
-      const declaration = bestDeclaration(indexDeclarations[collection]!, query)!;
-      const sql = selectServed(collection, query, declaration);
+      const sql = selectSql(tableLayout(collection, indexDeclarations[collection]), query);
       const { rows } = await explainer.query(`EXPLAIN ANALYZE ${sql.text}`, sql.values);
       process.stderr.write(`${collection}:\n${rows.map((row: Record<string, string>) => `  ${Object.values(row)[0]}`).join('\n')}\n`);
     }

@@ -6,16 +6,15 @@ import { FaultLog } from '../fault-log.js';
 import { silentLogger, type Logger } from '../log.js';
 import { PgBus } from './pg-bus.js';
 import { asStoreFault, isUnavailable, rethrowAsStoreFault } from './pg-faults.js';
-import { indexDefinition, selectServed } from './pg-query.js';
+import { alterTableSql, countSql, createTableSql, fieldExpression, ident, selectSql, tableLayout, type TableLayout } from './pg-tables.js';
 import { decodeJson, decodeKey, encodeJson, encodeKey } from './pg-text.js';
-import { bestDeclaration } from './record-index.js';
 import type { IndexDeclarations } from './memory-state.js';
 import { deepFreeze } from './memory-state.js';
 import { runQuery } from './query.js';
 import type { Query, Store, StoredRecord, Transaction } from './store.js';
 
 // The PostgreSQL store (DATABASE_URL): the same Store contract as the
-// embedded one, on one table of JSON records. Transactions are
+// embedded one, on a table per collection (pg-tables.ts). Transactions are
 // SERIALIZABLE and retried on serialisation failures, so concurrent
 // transactions behave as if run one at a time across every instance.
 // Strings go in and out through pg-text.ts, so text jsonb or a text column
@@ -23,7 +22,9 @@ import type { Query, Store, StoredRecord, Transaction } from './store.js';
 // connection becomes StoreUnavailableError (503 with Retry-After), and a
 // connection that failed is thrown away, never handed out again.
 
-const MIGRATIONS: Array<{ version: number; sql: string }> = [
+type Migration = { version: number; sql: string } | { version: number; run: (client: pg.PoolClient) => Promise<void> };
+
+const MIGRATIONS: Migration[] = [
   {
     version: 1,
     sql: `CREATE TABLE records (
@@ -52,11 +53,28 @@ const MIGRATIONS: Array<{ version: number; sql: string }> = [
   },
   {
     version: 3,
-    // Every list is served by an expression index made from the declarations (pg-query.ts); the
+    // Every list is served by an expression index made from the declarations; the
     // GIN index over every document cost more CPU per write than all of them together.
     sql: 'DROP INDEX IF EXISTS records_data;',
   },
+  {
+    version: 4,
+    // A table per collection (pg-tables.ts): each collection's records move out of the one
+    // table, as they are; the typed columns and indexes follow from the declarations.
+    run: moveToTables,
+  },
 ];
+
+/** Migration 4: every collection of `records` into a table of its own, then `records` dropped. */
+async function moveToTables(client: pg.PoolClient): Promise<void> {
+  const { rows } = await client.query<{ collection: string }>('SELECT DISTINCT collection FROM records');
+  for (const { collection } of rows) {
+    const layout = tableLayout(decodeKey(collection));
+    await client.query(createTableSql(layout));
+    await client.query(`INSERT INTO ${ident(layout.table)} (id, data) SELECT id, data FROM records WHERE collection = $1`, [collection]);
+  }
+  await client.query('DROP TABLE records');
+}
 
 /** Runs the migrations not yet applied, once, whatever the number of instances starting together. */
 export async function migrate(pool: pg.Pool): Promise<number[]> {
@@ -70,7 +88,8 @@ export async function migrate(pool: pg.Pool): Promise<number[]> {
     const ran: number[] = [];
     for (const migration of MIGRATIONS) {
       if (applied.has(migration.version)) continue;
-      await client.query(migration.sql);
+      if ('sql' in migration) await client.query(migration.sql);
+      else await migration.run(client);
       await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [migration.version]);
       ran.push(migration.version);
     }
@@ -99,16 +118,17 @@ const preparedNames = new Map<string, string>();
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
-/** Rows of a collection matching `where` (containment in SQL); range, order and paging as in memory. */
-async function select<T extends StoredRecord>(db: Queryable, collection: string, query: Query = {}, lock = false): Promise<Array<[string, T]>> {
-  const where = query.where && Object.keys(query.where).length > 0 ? query.where : null;
-  const { rows } = await db
-    .query<{ id: string; data: T }>(
-      `SELECT id, data FROM records WHERE collection = $1${where ? ' AND data @> $2::jsonb' : ''}${lock ? ' FOR UPDATE' : ''}`,
-      where ? [encodeKey(collection), encodeJson(where)] : [encodeKey(collection)],
-    )
-    .catch(rethrowAsStoreFault);
+/** The rows a list's statement returns, as [id, record]. */
+async function selectRows<T extends StoredRecord>(db: Queryable, statement: { text: string; values: unknown[] }): Promise<Array<[string, T]>> {
+  const { rows } = await db.query<{ id: string; data: T }>(prepared(statement.text, statement.values)).catch(rethrowAsStoreFault);
   return rows.map((row) => [decodeKey(row.id), deepFreeze(row.data)]);
+}
+
+/** A list on one table: in one statement when SQL can answer it all, else narrowed there and finished by query.ts. */
+async function listOn<T extends StoredRecord>(db: Queryable, layout: TableLayout, query: Query): Promise<T[]> {
+  const statement = selectSql(layout, query);
+  const rows = await selectRows<T>(db, statement);
+  return statement.complete ? rows.map(([, record]) => record) : runQuery(rows, query);
 }
 
 type Op = { op: 'put' | 'insert'; c: string; id: string; v: StoredRecord } | { op: 'del'; c: string; id: string };
@@ -117,22 +137,31 @@ class PgTransaction implements Transaction {
   private readonly overlay = new Map<string, Map<string, StoredRecord | null>>();
   private readonly ops: Op[] = [];
 
-  constructor(private readonly client: pg.PoolClient) {}
+  constructor(
+    private readonly client: pg.PoolClient,
+    private readonly tables: (collection: string) => Promise<TableLayout>,
+  ) {}
 
   async get<T extends StoredRecord>(collection: string, id: string): Promise<T | undefined> {
     const layer = this.overlay.get(collection);
     if (layer?.has(id)) return (layer.get(id) ?? undefined) as T | undefined;
+    const { table } = await this.tables(collection);
     // Locked until commit: a read-modify-write of a record cannot interleave with another.
     const { rows } = await this.client
-      .query<{ data: T }>(prepared('SELECT data FROM records WHERE collection = $1 AND id = $2 FOR UPDATE', [encodeKey(collection), encodeKey(id)]))
+      .query<{ data: T }>(prepared(`SELECT data FROM ${ident(table)} WHERE id = $1 FOR UPDATE`, [encodeKey(id)]))
       .catch(rethrowAsStoreFault);
     return rows[0] ? deepFreeze(rows[0].data) : undefined;
   }
 
   async list<T extends StoredRecord>(collection: string, query: Query = {}): Promise<T[]> {
+    const layout = await this.tables(collection);
     const layer = this.overlay.get(collection);
-    const stored = (await select<T>(this.client, collection, { ...(query.where ? { where: query.where } : {}) })).filter(([id]) => !layer?.has(id));
-    const added = [...(layer ?? new Map())].filter((entry): entry is [string, T] => entry[1] !== null) as Array<[string, T]>;
+    // Nothing written to it yet in this transaction: the database answers the whole list.
+    if (!layer || layer.size === 0) return listOn<T>(this.client, layout, query);
+    // Else the filters narrow what is read, and this transaction's own writes replace what they changed.
+    const { orderBy: _order, limit: _limit, offset: _offset, ...filters } = query;
+    const stored = (await selectRows<T>(this.client, selectSql(layout, filters))).filter(([id]) => !layer.has(id));
+    const added = [...layer].filter((entry): entry is [string, T] => entry[1] !== null) as Array<[string, T]>;
     return runQuery([...stored, ...added], query);
   }
 
@@ -153,18 +182,19 @@ class PgTransaction implements Transaction {
     // Serialise everything first: a value that cannot be stored fails before any write.
     const encoded = this.ops.map((op) => (op.op === 'del' ? null : encodeJson(op.v)));
     for (const [index, op] of this.ops.entries()) {
-      const key = [encodeKey(op.c), encodeKey(op.id)];
+      const table = ident((await this.tables(op.c)).table);
+      const key = encodeKey(op.id);
       if (op.op === 'del') {
-        await this.client.query(prepared('DELETE FROM records WHERE collection = $1 AND id = $2', key)).catch(rethrowAsStoreFault);
+        await this.client.query(prepared(`DELETE FROM ${table} WHERE id = $1`, [key])).catch(rethrowAsStoreFault);
         continue;
       }
       try {
         await this.client.query(
           prepared(
             op.op === 'insert'
-              ? 'INSERT INTO records (collection, id, data) VALUES ($1, $2, $3::jsonb)'
-              : 'INSERT INTO records (collection, id, data) VALUES ($1, $2, $3::jsonb) ON CONFLICT (collection, id) DO UPDATE SET data = EXCLUDED.data',
-            [...key, encoded[index]],
+              ? `INSERT INTO ${table} (id, data) VALUES ($1, $2::jsonb)`
+              : `INSERT INTO ${table} (id, data) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO UPDATE SET data = EXCLUDED.data`,
+            [key, encoded[index]],
           ),
         );
       } catch (error) {
@@ -192,6 +222,20 @@ const RETRYABLE = new Set(['40001', '40P01']); // serialization failure, deadloc
 const MAX_ATTEMPTS = 60;
 const backoffMs = (attempt: number) => Math.random() * Math.min(200, 2 ** Math.min(attempt, 8));
 
+/** The tables of the current schema and their columns' types, as the catalog has them. */
+async function readSchema(db: Queryable): Promise<Map<string, Map<string, string>>> {
+  const { rows } = await db.query<{ table_name: string; column_name: string; data_type: string }>(
+    'SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema()',
+  );
+  const tables = new Map<string, Map<string, string>>();
+  for (const row of rows) {
+    let columns = tables.get(row.table_name);
+    if (!columns) tables.set(row.table_name, (columns = new Map()));
+    columns.set(row.column_name, row.data_type);
+  }
+  return tables;
+}
+
 export class PgStore implements Store {
   readonly kind = 'postgres';
   /** Who holds this instance's leases: one id per opened store. */
@@ -199,9 +243,12 @@ export class PgStore implements Store {
 
   private constructor(
     private readonly pool: pg.Pool,
+    private readonly connectionString: string,
     readonly bus: PgBus,
     private readonly connections: FaultLog,
     private readonly log: Logger,
+    /** The tables as they were when the store opened: a table already laid out needs no DDL. */
+    private readonly schemaAtOpen: Map<string, Map<string, string>>,
   ) {}
 
   static async open(options: { connectionString: string; max?: number; log?: Logger }): Promise<PgStore> {
@@ -220,25 +267,32 @@ export class PgStore implements Store {
     // server's FATAL can arrive in the same read as the handshake's end): every client listens
     // from birth. The pool still discards it (it is no longer queryable), and the holder's query fails.
     pool.on('connect', (client) => client.on('error', (error) => connections.failed(error)));
+    let schema: Map<string, Map<string, string>>;
     try {
       await migrate(pool);
+      schema = await readSchema(pool);
     } catch (error) {
       await pool.end();
       throw error;
     }
-    return new PgStore(pool, new PgBus(pool, options.connectionString, log), connections, log);
+    return new PgStore(pool, options.connectionString, new PgBus(pool, options.connectionString, log), connections, log, schema);
   }
 
   private declared: IndexDeclarations = {};
   private indexing: Promise<void> = Promise.resolve();
+  /** Each collection's table, laid out for the current declarations, once it exists with their columns. */
+  private tables = new Map<string, Promise<TableLayout>>();
 
   /**
-   * Lists a declared index serves run as one SQL statement (pg-query.ts),
-   * on expression indexes made from the declarations: created here, in the
-   * background and concurrently (writes go on), by one instance at a time.
+   * Lists run as one SQL statement on the tables' typed columns
+   * (pg-tables.ts), served by ordinary indexes made from the declarations:
+   * created here, in the background and concurrently (writes go on), by
+   * one instance at a time.
    */
   declareIndexes(declarations: IndexDeclarations): void {
     this.declared = declarations;
+    // Tables laid out before: laid out again, for the columns the declarations add.
+    this.tables = new Map();
     this.indexing = this.ensureIndexes().catch((error: Error) => {
       // Lists still work meanwhile (by scan); the indexes are made once the database lets us.
       this.log.warn('could not create the declared indexes yet; trying again in 30 s', { error: error.message });
@@ -249,6 +303,39 @@ export class PgStore implements Store {
 
   private closing = false;
 
+  /** The collection's table, created or given the declared columns first when it lacks them. */
+  private table = (collection: string): Promise<TableLayout> => {
+    let ready = this.tables.get(collection);
+    if (!ready) {
+      ready = this.layOut(tableLayout(collection, this.declared[collection]));
+      this.tables.set(collection, ready);
+      // A failure is not kept: the next use tries again.
+      ready.catch(() => this.tables.get(collection) === ready && this.tables.delete(collection));
+    }
+    return ready;
+  };
+
+  private async layOut(layout: TableLayout): Promise<TableLayout> {
+    const known = this.schemaAtOpen.get(layout.table);
+    if (known && alterTableSql(layout, known).length === 0) return layout;
+    // On a connection of its own, outside the pool: a transaction holding a pooled connection may be what asks.
+    const client = new pg.Client({ connectionString: this.connectionString });
+    client.on('error', (error) => this.connections.failed(error));
+    try {
+      await client.connect();
+      // One instance at a time, so two never create the same table or column at once.
+      await client.query("SELECT pg_advisory_lock(hashtext('svc-pos-sim tables'))");
+      await client.query(createTableSql(layout));
+      const columns = (await readSchema(client)).get(layout.table) ?? new Map<string, string>();
+      for (const statement of alterTableSql(layout, columns)) await client.query(statement);
+      return layout;
+    } catch (error) {
+      throw asStoreFault(error);
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  }
+
   /**
    * One statement, outside any serializable transaction: the primary key
    * decides, so concurrent writers of other keys never conflict (a
@@ -256,16 +343,25 @@ export class PgStore implements Store {
    * sequential keys, such as one terminal's batches, share that page).
    */
   async insertIfAbsent<T extends StoredRecord>(collection: string, id: string, value: StoredRecord): Promise<T | undefined> {
-    const key = [encodeKey(collection), encodeKey(id)];
+    const table = ident((await this.table(collection)).table);
+    const key = encodeKey(id);
     const { rowCount } = await this.pool
-      .query(prepared('INSERT INTO records (collection, id, data) VALUES ($1, $2, $3::jsonb) ON CONFLICT (collection, id) DO NOTHING', [...key, encodeJson(value)]))
+      .query(prepared(`INSERT INTO ${table} (id, data) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO NOTHING`, [key, encodeJson(value)]))
       .catch(rethrowAsStoreFault);
     this.connections.succeeded();
     if (rowCount === 1) return undefined;
     // Not inserted: the record there is read in a statement of its own, so its snapshot includes the writer that won.
-    const { rows } = await this.pool.query<{ data: T }>(prepared('SELECT data FROM records WHERE collection = $1 AND id = $2', key)).catch(rethrowAsStoreFault);
+    const { rows } = await this.pool.query<{ data: T }>(prepared(`SELECT data FROM ${table} WHERE id = $1`, [key])).catch(rethrowAsStoreFault);
     if (!rows[0]) throw new StoreUnavailableError(`${collection} ${id} was there a moment ago and is gone; try again`);
     return deepFreeze(rows[0].data);
+  }
+
+  /** A number field of a collection's records in SQL: its column, or the same value read from the document. */
+  private async numberField(collection: string, field: string): Promise<{ table: string; value: string }> {
+    const layout = await this.table(collection);
+    const column = layout.columns.get(field);
+    const table = ident(layout.table);
+    return { table, value: column?.type === 'number' ? `${table}.${ident(column.name)}` : fieldExpression(field, 'number', table) };
   }
 
   /**
@@ -275,14 +371,14 @@ export class PgStore implements Store {
    * so concurrent signers never conflict over it.
    */
   async claimSignature(key: string, expiresAt: number, now: number): Promise<'new' | 'replayed'> {
+    const { table, value } = await this.numberField('pos_signatures', 'expires_at');
     const { rowCount } = await this.pool
       .query(
-        prepared(
-        `INSERT INTO records (collection, id, data) VALUES ('pos_signatures', $1, $2::jsonb)
-         ON CONFLICT (collection, id) DO UPDATE SET data = EXCLUDED.data
-           WHERE (records.data->>'expires_at')::numeric <= $3`,
-        [encodeKey(key), encodeJson({ key, expires_at: expiresAt }), now],
-        ),
+        prepared(`INSERT INTO ${table} (id, data) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO UPDATE SET data = EXCLUDED.data WHERE ${value} <= $3`, [
+          encodeKey(key),
+          encodeJson({ key, expires_at: expiresAt }),
+          now,
+        ]),
       )
       .catch(rethrowAsStoreFault);
     return rowCount === 1 ? 'new' : 'replayed';
@@ -290,9 +386,8 @@ export class PgStore implements Store {
 
   /** Deletes the accepted signatures that can no longer be replayed, in one statement on their expiry index. */
   async sweepSignatures(now: number): Promise<void> {
-    await this.pool
-      .query(`DELETE FROM records WHERE collection = 'pos_signatures' AND (CASE WHEN jsonb_typeof(data->'expires_at') = 'number' THEN (data->>'expires_at')::numeric END) <= $1`, [now])
-      .catch(rethrowAsStoreFault);
+    const { table, value } = await this.numberField('pos_signatures', 'expires_at');
+    await this.pool.query(prepared(`DELETE FROM ${table} WHERE ${value} <= $1`, [now])).catch(rethrowAsStoreFault);
   }
 
   /** Resolves once the declared indexes exist (tests and benches wait for it). */
@@ -301,7 +396,7 @@ export class PgStore implements Store {
   }
 
   private async ensureIndexes(): Promise<void> {
-    const wanted = Object.entries(this.declared).flatMap(([collection, declarations]) => declarations.map((declaration) => indexDefinition(collection, declaration)));
+    const layouts = await Promise.all(Object.keys(this.declared).map(this.table));
     const client = await this.pool.connect();
     // A connection the server drops while an index is being made emits 'error': handled, and the client thrown away.
     let lost: Error | undefined;
@@ -312,13 +407,20 @@ export class PgStore implements Store {
       const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock(hashtext('svc-pos-sim declared indexes')) AS locked");
       if (!rows[0]?.locked) return;
       try {
-        // An index whose concurrent build was cut off is left invalid: made again.
-        const invalid = (await client.query<{ name: string }>("SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE NOT i.indisvalid AND c.relname LIKE 'records\\_ix\\_%'")).rows;
-        for (const { name } of invalid) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
-        const existing = new Set((await client.query<{ indexname: string }>("SELECT indexname FROM pg_indexes WHERE tablename = 'records' AND indexname LIKE 'records\\_ix\\_%'")).rows.map((row) => row.indexname));
-        for (const index of wanted) if (!existing.has(index.name)) await client.query(index.sql);
-        // An index of a declaration that changed or went: not needed any more.
-        for (const name of existing) if (!wanted.some((index) => index.name === name)) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${name}`);
+        const ours = (await client.query<{ table: string; name: string; valid: boolean }>(
+          `SELECT t.relname AS table, c.relname AS name, i.indisvalid AS valid
+             FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_class t ON t.oid = i.indrelid
+            WHERE t.relnamespace = current_schema()::regnamespace AND c.relname LIKE '%\\_ix\\_%'`,
+        )).rows;
+        for (const layout of layouts) {
+          const existing = ours.filter((index) => index.table === layout.table);
+          // An index whose concurrent build was cut off is left invalid: made again.
+          for (const index of existing.filter((each) => !each.valid)) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${ident(index.name)}`);
+          const valid = new Set(existing.filter((each) => each.valid).map((each) => each.name));
+          for (const index of layout.indexes) if (!valid.has(index.name)) await client.query(index.sql);
+          // An index of a declaration that changed or went: not needed any more.
+          for (const name of valid) if (!layout.indexes.some((index) => index.name === name)) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS ${ident(name)}`);
+        }
       } finally {
         await client.query("SELECT pg_advisory_unlock(hashtext('svc-pos-sim declared indexes'))").catch(() => undefined);
       }
@@ -337,19 +439,22 @@ export class PgStore implements Store {
 
   async lease(collection: string, ids: readonly string[], ms: number): Promise<string[]> {
     if (ids.length === 0) return [];
+    const table = ident((await this.table(collection)).table);
     // Rows another instance is leasing at this instant are skipped, not waited for;
     // a lease row is taken over only once expired (on the database's clock).
     const { rows } = await this.pool
       .query<{ id: string }>(
-      `WITH free AS (
-         SELECT id FROM records WHERE collection = $1 AND id = ANY($2::text[]) FOR UPDATE SKIP LOCKED
-       )
-       INSERT INTO leases (collection, id, owner, expires_at)
-       SELECT $1, id, $3, clock_timestamp() + make_interval(secs => $4::double precision / 1000) FROM free
-       ON CONFLICT (collection, id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
-         WHERE leases.expires_at <= clock_timestamp() OR leases.owner = EXCLUDED.owner
-       RETURNING id`,
-      [encodeKey(collection), ids.map(encodeKey), this.instanceId, ms],
+        prepared(
+          `WITH free AS (
+             SELECT id FROM ${table} WHERE id = ANY($2::text[]) FOR UPDATE SKIP LOCKED
+           )
+           INSERT INTO leases (collection, id, owner, expires_at)
+           SELECT $1, id, $3, clock_timestamp() + make_interval(secs => $4::double precision / 1000) FROM free
+           ON CONFLICT (collection, id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+             WHERE leases.expires_at <= clock_timestamp() OR leases.owner = EXCLUDED.owner
+           RETURNING id`,
+          [encodeKey(collection), ids.map(encodeKey), this.instanceId, ms],
+        ),
       )
       .catch(rethrowAsStoreFault);
     return rows.map((row) => decodeKey(row.id));
@@ -358,30 +463,23 @@ export class PgStore implements Store {
   async release(collection: string, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     await this.pool
-      .query('DELETE FROM leases WHERE collection = $1 AND id = ANY($2::text[]) AND owner = $3', [encodeKey(collection), ids.map(encodeKey), this.instanceId])
+      .query(prepared('DELETE FROM leases WHERE collection = $1 AND id = ANY($2::text[]) AND owner = $3', [encodeKey(collection), ids.map(encodeKey), this.instanceId]))
       .catch(rethrowAsStoreFault);
   }
 
   async get<T extends StoredRecord>(collection: string, id: string): Promise<T | undefined> {
-    const { rows } = await this.pool
-      .query<{ data: T }>(prepared('SELECT data FROM records WHERE collection = $1 AND id = $2', [encodeKey(collection), encodeKey(id)]))
-      .catch(rethrowAsStoreFault);
+    const table = ident((await this.table(collection)).table);
+    const { rows } = await this.pool.query<{ data: T }>(prepared(`SELECT data FROM ${table} WHERE id = $1`, [encodeKey(id)])).catch(rethrowAsStoreFault);
     return rows[0] ? deepFreeze(rows[0].data) : undefined;
   }
 
   async list<T extends StoredRecord>(collection: string, query: Query = {}): Promise<T[]> {
-    const declaration = bestDeclaration(this.declared[collection] ?? [], query);
-    if (!declaration) return runQuery(await select<T>(this.pool, collection, query), query);
-    const served = selectServed(collection, query, declaration);
-    const { rows } = await this.pool.query<{ data: T }>(prepared(served.text, served.values)).catch(rethrowAsStoreFault);
-    return rows.map((row) => deepFreeze(row.data));
+    return listOn<T>(this.pool, await this.table(collection), query);
   }
 
   async count(collection: string, where?: Query['where']): Promise<number> {
-    const filtered = where && Object.keys(where).length > 0;
-    const { rows } = await this.pool
-      .query<{ n: string }>(`SELECT count(*) AS n FROM records WHERE collection = $1${filtered ? ' AND data @> $2::jsonb' : ''}`, filtered ? [encodeKey(collection), encodeJson(where)] : [encodeKey(collection)])
-      .catch(rethrowAsStoreFault);
+    const statement = countSql(await this.table(collection), where);
+    const { rows } = await this.pool.query<{ n: string }>(prepared(statement.text, statement.values)).catch(rethrowAsStoreFault);
     return Number(rows[0]!.n);
   }
 
@@ -397,7 +495,7 @@ export class PgStore implements Store {
       client.on('error', onError);
       try {
         await client.query('BEGIN ISOLATION LEVEL SERIALIZABLE').catch(rethrowAsStoreFault);
-        const tx = new PgTransaction(client);
+        const tx = new PgTransaction(client, this.table);
         const result = await work(tx);
         await tx.flush();
         // A COMMIT cut off by a lost connection leaves its outcome unknown: the 503 says to try again, as for any write.
