@@ -90,8 +90,13 @@ export class RelayHub implements WebhookTransport, LocalRelays {
     });
   }
 
-  replacedElsewhere(accountId: string): void {
-    this.connections.get(accountId)?.socket.close(REPLACED, 'replaced by a newer relay for the same key');
+  connectionOf(accountId: string): object | undefined {
+    return this.connections.get(accountId);
+  }
+
+  replacedElsewhere(accountId: string, connection: object): void {
+    const current = this.connections.get(accountId);
+    if (current === connection) current.socket.close(REPLACED, 'replaced by a newer relay for the same key');
   }
 
   close(): void {

@@ -17,8 +17,10 @@ type RelayRoute = {
 export interface LocalRelays {
   /** Sends over this instance's own connection for the account, if there is one. */
   sendLocal(request: WebhookRequest): Promise<AttemptResult> | null;
-  /** A newer relay for the account connected to another instance: close ours (one relay per key). */
-  replacedElsewhere(accountId: string): void;
+  /** This instance's connection for the account right now, as a handle (undefined when there is none). */
+  connectionOf(accountId: string): object | undefined;
+  /** A newer relay for the account connected to another instance: close that connection of ours, if it is still the account's (one relay per key). */
+  replacedElsewhere(accountId: string, connection: object): void;
 }
 
 type Call = Omit<WebhookRequest, 'signal'>;
@@ -108,11 +110,22 @@ export class RelayLink {
     if (message.type === 'connected' && message.instance !== this.instance) void this.yieldIfRouteMoved(String(message.account_id));
   }
 
-  /** One relay per key: the route says which relay is the newest; a relay here that no longer has it goes. */
+  /**
+   * One relay per key: the route says which relay is the newest; a relay
+   * here that no longer has it goes. Only a connection that was here before
+   * the route was read can be judged by it: its claim was committed before
+   * the read, so a route naming another instance is newer than it. A relay
+   * that connects here while the read is under way claimed after it, maybe
+   * after the route it returns, and must not be closed on that route's word
+   * (under load the read took long enough for the newer relay to arrive and
+   * be closed in the older one's place).
+   */
   private async yieldIfRouteMoved(accountId: string): Promise<void> {
+    const connection = this.local.connectionOf(accountId);
+    if (!connection) return;
     try {
       const route = await this.store.get<RelayRoute>('relay_routes', accountId);
-      if (route && route.instance !== this.instance) this.local.replacedElsewhere(accountId);
+      if (route && route.instance !== this.instance) this.local.replacedElsewhere(accountId, connection);
     } catch (error) {
       this.log.warn('could not check where a relay is connected', { account_id: accountId, error: (error as Error).message });
     }
