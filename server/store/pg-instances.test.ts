@@ -40,6 +40,24 @@ t.test('a POS signature accepted by one instance is a replay on the other', { sk
   t.equal(replay.body.code, 'SIGNATURE_REPLAYED');
 });
 
+t.test('a secret rotated on one instance stops the old one at once on the other, which knew the terminal', { skip: postgresSkip() }, async (t) => {
+  const { a, b, clock, account, terminal } = await twoInstances(t);
+  const url = '/api/v1/pos-terminals/TWO-1/transactions';
+  let at = clock.now();
+  const signed = (secret: string) => signPosRequest({ secret, method: 'GET', url, now: ++at });
+  // A learns the terminal (and keeps its secret) by serving it.
+  t.equal((await a.api.get(url, { headers: signed(terminal.secret) })).status, 200);
+  t.equal((await a.api.get(url, { headers: signed(terminal.secret) })).status, 200, 'served again from what A knows');
+  const rotated = (await b.api.post(`/api/v1/merchants/${account.merchant_id}/pos-terminals/TWO-1/secret`, { token: account.key.token })).body;
+  t.not(rotated.secret, terminal.secret);
+  const old = await a.api.get(url, { headers: signed(terminal.secret) });
+  t.equal(old.status, 401, 'the old secret is refused by A the first time after the rotation');
+  t.equal(old.body.code, 'SIGNATURE_INVALID');
+  t.equal((await a.api.get(url, { headers: signed(rotated.secret) })).status, 200, 'the new one works on A');
+  t.equal((await a.api.get(url, { headers: signed(terminal.secret) })).status, 401, 'and the old one stays refused');
+  t.equal((await b.api.get(url, { headers: signed(rotated.secret) })).status, 200, 'and on B');
+});
+
 t.test('the rate brake counts an account\'s requests across instances', { skip: postgresSkip() }, async (t) => {
   const { a, b, account } = await twoInstances(t);
   await a.api.put('/console/rate-limit', { json: { per_minute: 2 }, token: account.console_token });

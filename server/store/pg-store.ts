@@ -384,6 +384,47 @@ export class PgStore implements Store {
     return rowCount === 1 ? 'new' : 'replayed';
   }
 
+  /**
+   * The claim of claimSignature and, in the same statement, the terminal
+   * `serial` and its account as they are now: the one round trip a signed
+   * POS request needs before its own work once its instance knows the
+   * terminal's secret (the guard checks that secret against the one read here).
+   */
+  async claimSignatureAndRead<T extends StoredRecord, A extends StoredRecord>(
+    key: string,
+    expiresAt: number,
+    now: number,
+    serial: string,
+  ): Promise<{ verdict: 'new' | 'replayed'; terminal?: T; account?: A }> {
+    const { table, value } = await this.numberField('pos_signatures', 'expires_at');
+    const terminals = await this.table('terminals');
+    const accounts = ident((await this.table('accounts')).table);
+    const accountOf = terminals.columns.get('account_id')?.type === 'text' ? `t.${ident(terminals.columns.get('account_id')!.name)}` : `t.data->>'account_id'`;
+    const { rows } = await this.pool
+      .query<{ claimed: string; terminal: T | null; account: A | null }>(
+        prepared(
+          `WITH claim AS (
+             INSERT INTO ${table} (id, data) VALUES ($1, $2::jsonb)
+             ON CONFLICT (id) DO UPDATE SET data = EXCLUDED.data WHERE ${value} <= $3
+             RETURNING 1
+           )
+           SELECT (SELECT count(*) FROM claim) AS claimed, t.data AS terminal, a.data AS account
+             FROM (SELECT 1) AS one
+             LEFT JOIN ${ident(terminals.table)} t ON t.id = $4
+             LEFT JOIN ${accounts} a ON a.id = ${accountOf}`,
+          [encodeKey(key), encodeJson({ key, expires_at: expiresAt }), now, encodeKey(serial)],
+        ),
+      )
+      .catch(rethrowAsStoreFault);
+    this.connections.succeeded();
+    const row = rows[0]!;
+    return {
+      verdict: Number(row.claimed) === 1 ? 'new' : 'replayed',
+      ...(row.terminal ? { terminal: deepFreeze(row.terminal) } : {}),
+      ...(row.account ? { account: deepFreeze(row.account) } : {}),
+    };
+  }
+
   /** Deletes the accepted signatures that can no longer be replayed, in one statement on their expiry index. */
   async sweepSignatures(now: number): Promise<void> {
     const { table, value } = await this.numberField('pos_signatures', 'expires_at');

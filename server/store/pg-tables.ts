@@ -69,14 +69,18 @@ export function tableLayout(collection: string, declarations: readonly IndexDecl
   // Order fields first: an equality field is text unless it is ordered as a number.
   for (const declaration of declarations) if (declaration.order) want(declaration.order.field, declaration.order.type === 'number' ? 'number' : 'text');
   for (const declaration of declarations) for (const field of declaration.equals) if (!columns.has(field)) want(field, 'text');
-  const indexes = declarations.map((declaration) => {
+  const indexes = new Map<string, { name: string; sql: string }>();
+  for (const declaration of declarations) {
+    // An order on a field the equalities fix is an order by id alone: the index needs it once, not twice.
+    const ordered = declaration.order && !declaration.equals.includes(declaration.order.field) ? declaration.order.field : undefined;
     // Missing values first, as query.ts orders them: a forward walk is ASC NULLS FIRST, a backward one DESC NULLS LAST.
-    const parts = [...declaration.equals.map((field) => ident(columns.get(field)!.name)), ...(declaration.order ? [`${ident(columns.get(declaration.order.field)!.name)} ASC NULLS FIRST`] : []), 'id'];
+    const parts = [...declaration.equals.map((field) => ident(columns.get(field)!.name)), ...(ordered ? [`${ident(columns.get(ordered)!.name)} ASC NULLS FIRST`] : []), 'id'];
     const body = `ON ${ident(table)} (${parts.join(', ')})`;
     const name = `${table.slice(0, 40)}_ix_${createHash('sha256').update(body).digest('hex').slice(0, 12)}`;
-    return { name, sql: `CREATE INDEX CONCURRENTLY IF NOT EXISTS ${ident(name)} ${body}` };
-  });
-  return { collection, table, columns, indexes };
+    // Two declarations that come to the same index share it: every write updates each index once.
+    indexes.set(name, { name, sql: `CREATE INDEX CONCURRENTLY IF NOT EXISTS ${ident(name)} ${body}` });
+  }
+  return { collection, table, columns, indexes: [...indexes.values()] };
 }
 
 /** A field's value as its column's type, from the record (of `table`, when named): what a generated column holds. */

@@ -1,6 +1,7 @@
 import t, { type Test } from 'tap';
 import { LowdbStore } from '../store/lowdb-store.js';
 import type { Store } from '../store/store.js';
+import type { TerminalRecord } from './terminal.js';
 import { AHEAD_GRACE_MS, restartSafeReplayGuard, signatureIndexes, storeReplayGuard, type ReplayVerdict, type SignatureClaims } from './replay-guard.js';
 
 // The replay decision on its own, on the embedded store in a temp dir: a
@@ -138,6 +139,10 @@ t.test('several instances: the verdict is the shared store\'s, and expired claim
       seen.add(key);
       return 'new';
     },
+    async claimSignatureAndRead(key, expiresAt, now, serial) {
+      const verdict = await this.claimSignature(key, expiresAt, now);
+      return { verdict, terminal: { serialNumber: serial } as TerminalRecord };
+    },
     async sweepSignatures(now) {
       sweeps.push(now);
     },
@@ -151,6 +156,10 @@ t.test('several instances: the verdict is the shared store\'s, and expired claim
   t.same(sweeps, [START], 'not again within the minute');
   await guard.check('SN1:c', START, START + WINDOW, START + 60_001);
   t.same(sweeps, [START, START + 60_001]);
+  const checked = await guard.checkAndRead!('SN1:d', START, START + WINDOW, START + 60_002, 'SN1');
+  t.same(checked, { verdict: 'new', terminal: { serialNumber: 'SN1' } }, 'a check can read the terminal in the same step');
+  t.same(claims.at(-1), ['SN1:d', START + WINDOW, START + 60_002]);
+  t.same(sweeps, [START, START + 60_001], 'and sweeps by the same rule');
   t.equal(guard.save, undefined, 'nothing to save: every claim is already in the shared store');
 });
 

@@ -1,4 +1,6 @@
+import type { Account } from '../accounts/account.js';
 import type { IndexDeclaration } from '../store/record-index.js';
+import type { TerminalRecord } from './terminal.js';
 import type { Store } from '../store/store.js';
 import { ReplayCache } from './replay-cache.js';
 
@@ -9,9 +11,22 @@ import { ReplayCache } from './replay-cache.js';
  */
 export type ReplayVerdict = 'new' | 'replayed' | 'before-restart';
 
+/** A check that also read the terminal and its account as they are now, in the same step. */
+export interface CheckedAndRead {
+  verdict: ReplayVerdict;
+  terminal?: TerminalRecord;
+  account?: Account;
+}
+
 /** Remembers accepted POS signatures for as long as a replay of them could be fresh. */
 export interface ReplayGuard {
   check(key: string, signedAt: number, expiresAt: number, now: number): Promise<ReplayVerdict>;
+  /**
+   * check(), reading the terminal `serial` and its account in the same
+   * step: offered where that step is a round trip to a shared store, so
+   * that a request needs one before its own work.
+   */
+  checkAndRead?(key: string, signedAt: number, expiresAt: number, now: number, serial: string): Promise<CheckedAndRead>;
   /** Keeps what a restart needs; called once requests have stopped, before the store closes. */
   save?(now: number): Promise<void>;
 }
@@ -105,6 +120,7 @@ export const signatureIndexes: IndexDeclaration[] = [{ equals: [], order: { fiel
 /** What a store shared by several instances offers for accepted signatures (PgStore). */
 export interface SignatureClaims {
   claimSignature(key: string, expiresAt: number, now: number): Promise<ReplayVerdict & ('new' | 'replayed')>;
+  claimSignatureAndRead(key: string, expiresAt: number, now: number, serial: string): Promise<{ verdict: 'new' | 'replayed'; terminal?: TerminalRecord; account?: Account }>;
   sweepSignatures(now: number): Promise<void>;
 }
 
@@ -118,14 +134,22 @@ export function storeReplayGuard(shared: Store): ReplayGuard {
   if (!('claimSignature' in shared)) throw new Error(`the ${shared.kind} store does not share accepted signatures between instances`);
   const store = shared as unknown as SignatureClaims;
   let lastSweep = 0;
+  const sweepNowAndThen = (now: number) => {
+    if (now - lastSweep > 60_000) {
+      lastSweep = now;
+      void store.sweepSignatures(now).catch(() => undefined); // a sweep missed is done at the next
+    }
+  };
   return {
     async check(key, _signedAt, expiresAt, now) {
       const verdict = await store.claimSignature(key, expiresAt, now);
-      if (now - lastSweep > 60_000) {
-        lastSweep = now;
-        void store.sweepSignatures(now).catch(() => undefined); // a sweep missed is done at the next
-      }
+      sweepNowAndThen(now);
       return verdict;
+    },
+    async checkAndRead(key, _signedAt, expiresAt, now, serial) {
+      const checked = await store.claimSignatureAndRead(key, expiresAt, now, serial);
+      sweepNowAndThen(now);
+      return checked;
     },
   };
 }
