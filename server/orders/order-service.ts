@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Account } from '../accounts/account.js';
 import { accountNow, iso, type Clock } from '../clock.js';
-import { AppError, ConflictError, DuplicateKeyError, NotFoundError } from '../errors.js';
+import { AppError, ConflictError, DuplicateKeyError, NotFoundError, StoreUnavailableError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { TerminalRecord } from '../terminals/terminal.js';
 import { orderKey, publicOrder, type Order, type OrderRecord, type OrderStatus } from './order.js';
@@ -74,18 +74,26 @@ export class OrderService {
     return records.map(publicOrder);
   }
 
-  /** Applies a trigger to one order inside one transaction, so transitions of an order are serialised. */
+  /**
+   * Applies a trigger to one order: read it, decide by the transition table,
+   * and replace it only if it is still as read (one conditional write, no
+   * transaction); if another transition got there first, decide again on
+   * what it left. So transitions of an order are serialised, and the
+   * discard/commit race ends as one of them applied after the other.
+   */
   async transition(account: Account, orderId: string, trigger: Trigger, terminal?: string): Promise<{ order: Order; changed: boolean }> {
     const key = orderKey(account.merchant_id, orderId);
-    return this.store.transact(async (tx) => {
-      const record = await tx.get<OrderRecord>('orders', key);
+    for (let attempt = 1; ; attempt += 1) {
+      const record = await this.store.get<OrderRecord>('orders', key);
       // A terminal sees only its own orders.
       if (!record || (terminal !== undefined && record.terminal !== terminal)) throw new NotFoundError(`order ${orderId}`);
       const outcome = applyTrigger(publicOrder(record), trigger, iso(accountNow(this.clock, account)));
       switch (outcome.result) {
         case 'changed':
-          tx.put('orders', key, { ...outcome.order, account_id: record.account_id });
-          return { order: outcome.order, changed: true };
+          if (await this.store.replaceIf('orders', key, record, { ...outcome.order, account_id: record.account_id })) return { order: outcome.order, changed: true };
+          // Changed meanwhile: nothing was written; decide again on the order as it is now.
+          if (attempt === MAX_TRANSITION_ATTEMPTS) throw new StoreUnavailableError(`order ${orderId} changed ${attempt} times while this transition was being decided; nothing was written, try again`);
+          continue;
         case 'unchanged':
           return { order: outcome.order, changed: false };
         case 'conflict':
@@ -93,6 +101,9 @@ export class OrderService {
         case 'amount-mismatch':
           throw new AppError('AMOUNT_MISMATCH', `the order's amount is ${outcome.expected}, the confirmation says ${outcome.got}`);
       }
-    });
+    }
   }
 }
+
+/** An order has a handful of transitions in its life: this many lost races in a row means something is wrong, not busy. */
+const MAX_TRANSITION_ATTEMPTS = 50;

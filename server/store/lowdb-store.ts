@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
@@ -165,6 +166,16 @@ export class LowdbStore implements Store {
       const existing = await tx.get<T>(collection, id);
       if (!existing) tx.insert(collection, id, value);
       return existing;
+    });
+  }
+
+  async replaceIf(collection: string, id: string, expected: StoredRecord, next: StoredRecord): Promise<boolean> {
+    return this.transact(async (tx) => {
+      const current = await tx.get(collection, id);
+      // The record handed out is the one kept, so the same object is the common answer; equal content counts too.
+      if (!current || (current !== expected && !isDeepStrictEqual(current, expected))) return false;
+      tx.put(collection, id, next);
+      return true;
     });
   }
 

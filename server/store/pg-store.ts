@@ -356,6 +356,16 @@ export class PgStore implements Store {
     return deepFreeze(rows[0].data);
   }
 
+  /** One conditional UPDATE: the row changes only if its document still equals `expected` (jsonb equality). */
+  async replaceIf(collection: string, id: string, expected: StoredRecord, next: StoredRecord): Promise<boolean> {
+    const table = ident((await this.table(collection)).table);
+    const { rowCount } = await this.pool
+      .query(prepared(`UPDATE ${table} SET data = $3::jsonb WHERE id = $1 AND data = $2::jsonb`, [encodeKey(id), encodeJson(expected), encodeJson(next)]))
+      .catch(rethrowAsStoreFault);
+    this.connections.succeeded();
+    return rowCount === 1;
+  }
+
   /** A number field of a collection's records in SQL: its column, or the same value read from the document. */
   private async numberField(collection: string, field: string): Promise<{ table: string; value: string }> {
     const layout = await this.table(collection);

@@ -70,6 +70,25 @@ export function storeContract(t: Test, makeFactory: (t: Test) => Promise<StoreFa
     await reopened.close();
   });
 
+  withStore('replaceIf replaces a record only as it was read: concurrent replacers of one version, one wins; it survives a reopen', async (t, store, factory) => {
+    await store.transact((tx) => tx.put('cas', 'k', { v: 0, list: [1, 2] }));
+    const read = (await store.get('cas', 'k'))!;
+    t.equal(await store.replaceIf('cas', 'k', { v: 1 }, { v: 9 }), false, 'not as expected: unchanged');
+    t.same(await store.get('cas', 'k'), { v: 0, list: [1, 2] });
+    t.equal(await store.replaceIf('cas', 'k', { list: [1, 2], v: 0 }, { v: 1 }), true, 'equal content, in another key order, is as expected');
+    t.equal(await store.replaceIf('cas', 'k', read, { v: 2 }), false, 'the version read before is no longer there');
+    t.equal(await store.replaceIf('cas', 'missing', { v: 0 }, { v: 1 }), false, 'no record: nothing replaced');
+    t.equal(await store.get('cas', 'missing'), undefined, 'and none created');
+    const current = (await store.get('cas', 'k'))!;
+    const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => store.replaceIf('cas', 'k', current, { v: 100 + i })));
+    t.equal(answers.filter(Boolean).length, 1, 'one replacer of the same version wins');
+    const won = (await store.get<{ v: number }>('cas', 'k'))!;
+    t.equal(won.v, 100 + answers.indexOf(true), 'and its record is the one kept');
+    const reopened = await factory.open();
+    t.same(await reopened.get('cas', 'k'), won, 'durable');
+    await reopened.close();
+  });
+
   withStore('insert of a taken id fails the whole transaction with DuplicateKeyError', async (t, store) => {
     await store.transact((tx) => tx.insert('emails', 'x@example.com', { account: '1' }));
     await t.rejects(

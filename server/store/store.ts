@@ -63,6 +63,14 @@ export interface Store {
    */
   insertIfAbsent<T extends StoredRecord>(collection: string, id: string, value: StoredRecord): Promise<T | undefined>;
   /**
+   * Replaces the record under `id` with `next` only if it still equals
+   * `expected` (as JSON), in one atomic step with no transaction around it;
+   * answers whether it did. A read-modify-write of one record (an order's
+   * transition): read it, decide, replace it if nobody changed it meanwhile,
+   * else read again.
+   */
+  replaceIf(collection: string, id: string, expected: StoredRecord, next: StoredRecord): Promise<boolean>;
+  /**
    * Leases existing records of `collection` to this instance for `ms`, so
    * that instances sharing the store never work on the same one at once:
    * answers the ids among `ids` that no other instance holds (by a live
