@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { computePosSignature } from '../terminal/pos-client.js';
-import { pacedLoad, requireAllAnswered, type PacedRequest, type PacedResult } from './bench/paced-load.js';
+import { pacedLoad, requireAllAnswered, type PacedResult } from './bench/paced-load.js';
+import { preparedSettlements, settlementRequests } from './bench/settlement-requests.js';
 import { formatSteal, machineCpu, median, stealPercent } from './bench-stats.js';
 import { postgresBin, startThrowawayPostgres } from '../server/store/pg-testing.js';
 
@@ -77,61 +77,6 @@ async function provision(baseUrl: string, serial: string): Promise<string> {
   const account = await json(`${baseUrl}/console/register`, 'POST', { email: `bench-${serial}@example.com`, password: 'bench password' });
   const terminal = await json(`${baseUrl}/api/v1/merchants/${account.merchant_id}/pos-terminals`, 'POST', { serialNumber: serial }, account.key.token);
   return terminal.secret;
-}
-
-let batch = 0;
-/** The next settlement POST: a new batchNumber each time, signed anew when `signed`. */
-function nextSettlement(serial: string, secret: string, signed: boolean): PacedRequest {
-  batch += 1;
-  const path = `/api/v1/pos-terminals/${serial}/settlements`;
-  const body = JSON.stringify({
-    batchNumber: `B${batch}`,
-    transactionCount: batch % 500,
-    closedAt: new Date(1_790_000_000_000 + batch * 1000).toISOString(),
-    currencyReference: 'USD',
-    terminal: serial,
-    debitBatch: `D${batch}`,
-  });
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
-  if (signed) {
-    const timestamp = new Date().toISOString();
-    headers['x-pos-timestamp'] = timestamp;
-    headers['x-pos-signature'] = computePosSignature(secret, timestamp, path, body);
-  }
-  return { method: 'POST', path, headers, body };
-}
-
-// The most requests a second the generator prepares for (bare Koa reaches about 17,000 here; signed POSTs about 4,000).
-const PREPARED_PER_SECOND = 12_000;
-
-/**
- * Settlement POSTs made before a run starts: a new batchNumber each, signed
- * when `signed`, their timestamps well inside the 300 s tolerance. The
- * generator shares the machine's two cores with the server, so it should
- * not spend CPU on JSON and HMAC while measuring, and a signed run should
- * cost it no more than an unsigned one: the ratios are about the server.
- * Past `count`, requests are made on the fly.
- */
-function preparedSettlements(serial: string, secret: string, signed: boolean, count: number): () => PacedRequest {
-  const ready = Array.from({ length: Math.ceil(count) }, () => nextSettlement(serial, secret, signed));
-  let taken = 0;
-  return () => (taken < ready.length ? ready[taken++]! : nextSettlement(serial, secret, signed));
-}
-
-/** autocannon's requests for `seconds` of settlement POSTs at up to PREPARED_PER_SECOND, made now. */
-function settlementRequests(serial: string, secret: string, signed: boolean, seconds: number): autocannon.Request[] {
-  const next = preparedSettlements(serial, secret, signed, seconds * PREPARED_PER_SECOND);
-  return [
-    {
-      method: 'POST',
-      path: `/api/v1/pos-terminals/${serial}/settlements`,
-      setupRequest: (request) => {
-        // autocannon sets content-length itself.
-        const { body, headers: { 'content-length': _length, ...headers } } = next();
-        return { ...request, body, headers };
-      },
-    },
-  ];
 }
 
 /** CPU time (user + system) a process has used, in ms, from /proc; null where there is no /proc. */

@@ -1,8 +1,10 @@
-// npm run bench:reads [-- --small 10000 --large 1000000 --pg-large 200000 --duration 4 --no-postgres]
-// The reads that collapsed as data grew (issue 17), through the HTTP API of
-// the compiled server, at a small and a large number of records, per store,
-// in one run: the ratio large / small is the figure (goal at least 0.7).
+// npm run bench:reads [-- --sizes 10000,100000,200000 --duration 3 --rounds 3 --no-postgres]
+// Reads and writes as data grows, through the HTTP API of the compiled
+// server, on each store at each size, in one run: each figure against the
+// same store at the smallest size, and PostgreSQL against the embedded
+// store at the same size.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,36 +22,49 @@ import { postgresBin, startThrowawayPostgres } from '../server/store/pg-testing.
 import { encodeJson, encodeKey } from '../server/store/pg-text.js';
 import type { Query, StoredRecord } from '../server/store/store.js';
 import { traceEntry } from '../server/trace/trace.js';
+import { settlementRequests } from './bench/settlement-requests.js';
+import { median } from './bench-stats.js';
 
 const { values: args } = parseArgs({
   options: {
-    small: { type: 'string', default: '10000' },
-    large: { type: 'string', default: '1000000' },
-    'pg-large': { type: 'string', default: '200000' },
-    duration: { type: 'string', default: '4' },
+    sizes: { type: 'string', default: '10000,100000,200000' },
+    duration: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '16' },
+    'write-connections': { type: 'string', default: '64' },
     'no-postgres': { type: 'boolean', default: false },
     explain: { type: 'boolean', default: false },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (args.help) {
-  process.stdout.write(`usage: npm run bench:reads -- [--small N] [--large N] [--pg-large N] [--duration S] [--connections N] [--no-postgres] [--explain]
+  process.stdout.write(`usage: npm run bench:reads -- [--sizes N,N,…] [--duration S] [--rounds N] [--connections N] [--write-connections N] [--no-postgres] [--explain]
 
-Seeds a data directory (and, where PostgreSQL's binaries are installed, a
-throwaway cluster) with N records of other merchants, terminals and
-accounts beside one account's own, starts the compiled server on it, and
-measures with autocannon, for --duration seconds each: the latest
-settlement of a terminal, a merchant's first page of orders, settlements
-sorted by debitBatch, the console trace and the console progress. Each at
---small and at --large records (--pg-large on PostgreSQL); the figure is
-large / small. Also the start-up time and the first read of each (which
-builds the indexes it uses). --explain prints PostgreSQL's plans of two reads.
+For each store (the embedded one, and PostgreSQL on a throwaway cluster
+where its binaries are installed) and each size in --sizes (10,000, 100,000
+and 200,000 by default): seeds that many records of other merchants,
+terminals and accounts beside one account's own, and starts the compiled
+server on it. All of them run at once; then, in --rounds interleaved rounds
+(3 by default) of --duration seconds a run, autocannon measures every read
+(the latest settlement of a terminal, a merchant's first page of orders,
+settlements sorted by debitBatch, the console trace, the console progress)
+and signed settlement POSTs (a new batch each) on every server. Reported:
+medians of the rounds, each store's figures at every size against its
+smallest, and PostgreSQL against the embedded store at the same size. Also
+the start-up time and the first read of each (which builds the indexes it
+uses). --explain prints PostgreSQL's plans of two reads.
 `);
   process.exit(0);
 }
 const duration = Number(args.duration);
+const rounds = Number(args.rounds);
 const connections = Number(args.connections);
+const writeConnections = Number(args['write-connections']);
+const sizes = args.sizes.split(',').map(Number);
+if (sizes.length === 0 || sizes.some((size) => !Number.isSafeInteger(size) || size < 0) || !(duration > 0) || !(rounds >= 1)) {
+  process.stderr.write('bench:reads: --sizes is a list of record counts (10000,100000), --duration seconds above 0, --rounds at least 1\n');
+  process.exit(2);
+}
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; ms: number }> {
@@ -79,6 +94,8 @@ interface World {
   accountId: string;
   merchantId: string;
   serial: string;
+  /** The terminal's signing secret, for the settlement POSTs. */
+  secret: string;
 }
 
 async function register(url: string): Promise<World> {
@@ -87,8 +104,8 @@ async function register(url: string): Promise<World> {
     return (await response.json()) as any;
   };
   const account = await post('/console/register', { email: 'reads@example.com', password: 'bench password' });
-  await post(`/api/v1/merchants/${account.merchant_id}/pos-terminals`, { serialNumber: 'READS-1' }, account.key.token);
-  return { token: account.key.token, consoleToken: account.console_token, accountId: account.account_id, merchantId: account.merchant_id, serial: 'READS-1' };
+  const terminal = await post(`/api/v1/merchants/${account.merchant_id}/pos-terminals`, { serialNumber: 'READS-1' }, account.key.token);
+  return { token: account.key.token, consoleToken: account.console_token, accountId: account.account_id, merchantId: account.merchant_id, serial: 'READS-1', secret: terminal.secret };
 }
 
 /** The records: the account's own (2,000 of each kind), and `total` others spread over 500 merchants. */
@@ -190,57 +207,118 @@ const READS: Array<{ name: string; path: (w: World) => string; console?: boolean
   { name: 'console progress', path: () => '/console/progress', console: true },
 ];
 
-async function measure(url: string, world: World): Promise<{ startMs: number; first: number[]; perSecond: number[] }> {
+interface Target {
+  store: 'embedded' | 'postgres';
+  size: number;
+  url: string;
+  child: ChildProcess;
+  world: World;
+  startMs: number;
+  /** The first answer of each read, in ms (it builds what the read needs). */
+  first: number[];
+  /** req/s of each read, a list of rounds each. */
+  reads: number[][];
+  /** req/s of signed settlement POSTs, one per round. */
+  writes: number[];
+}
+
+/** Seeds a store of `size` records, starts the server on it, and reads each read once. */
+async function prepare(store: Target['store'], size: number, cleanups: Array<() => Promise<void> | void>): Promise<Target> {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-reads-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  const cluster = store === 'postgres' ? startThrowawayPostgres() : null;
+  if (cluster) cleanups.push(cluster.stop);
+  const env: Record<string, string> = cluster ? { DATABASE_URL: cluster.url } : { DATA_DIR: dir };
+  const empty = await startServer(env);
+  const world = await register(empty.url);
+  await stopServer(empty.child);
+  const seeding = performance.now();
+  if (cluster) await seedPostgres(cluster.url, world, size);
+  else await seedLowdb(dir, world, size);
+  process.stderr.write(`${store}: seeded ${size.toLocaleString('en')} records in ${((performance.now() - seeding) / 1000).toFixed(1)} s\n`);
+  const server = await startServer(env);
+  cleanups.push(() => stopServer(server.child));
   const first: number[] = [];
-  const perSecond: number[] = [];
   for (const read of READS) {
-    const headers = { authorization: `Bearer ${read.console ? world.consoleToken : world.token}` };
     const started = performance.now();
-    const response = await fetch(new URL(read.path(world), url), { headers });
+    const response = await fetch(new URL(read.path(world), server.url), { headers: readHeaders(read, world) });
     if (response.status !== 200) throw new Error(`${read.name}: ${response.status} ${await response.text()}`);
     first.push(performance.now() - started);
-    const result = await autocannon({ url: new URL(read.path(world), url).toString(), headers, connections, duration });
-    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${read.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-    perSecond.push(result.requests.average);
   }
-  return { startMs: 0, first, perSecond };
+  return { store, size, url: server.url, child: server.child, world, startMs: server.ms, first, reads: READS.map(() => []), writes: [] };
 }
 
-async function runStore(kind: 'embedded' | 'postgres', sizes: [number, number]): Promise<void> {
-  const results: Array<{ size: number; startMs: number; first: number[]; perSecond: number[]; rss: number }> = [];
-  for (const size of sizes) {
-    const dir = await mkdtemp(join(tmpdir(), 'bench-reads-'));
-    const cluster = kind === 'postgres' ? startThrowawayPostgres() : null;
-    try {
-      const env: Record<string, string> = cluster ? { DATABASE_URL: cluster.url } : { DATA_DIR: dir };
-      const empty = await startServer(env);
-      const world = await register(empty.url);
-      await stopServer(empty.child);
-      const seeding = performance.now();
-      if (cluster) await seedPostgres(cluster.url, world, size);
-      else await seedLowdb(dir, world, size);
-      process.stderr.write(`${kind}: seeded ${size.toLocaleString('en')} records in ${((performance.now() - seeding) / 1000).toFixed(1)} s\n`);
-      const server = await startServer(env);
-      const measured = await measure(server.url, world);
-      const rss = Number((await import('node:fs')).readFileSync(`/proc/${server.child.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) * 1024;
-      await stopServer(server.child);
-      results.push({ size, startMs: server.ms, first: measured.first, perSecond: measured.perSecond, rss });
-    } finally {
-      cluster?.stop();
-      await rm(dir, { recursive: true, force: true });
+const readHeaders = (read: (typeof READS)[number], world: World) => ({ authorization: `Bearer ${read.console ? world.consoleToken : world.token}` });
+
+async function measureRead(target: Target, index: number): Promise<void> {
+  const read = READS[index]!;
+  const result = await autocannon({ url: new URL(read.path(target.world), target.url).toString(), headers: readHeaders(read, target.world), connections, duration });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${read.name} on ${target.store} at ${target.size}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  target.reads[index]!.push(result.requests.average);
+}
+
+async function measureWrites(target: Target): Promise<void> {
+  const result = await autocannon({ url: target.url, connections: writeConnections, duration, requests: settlementRequests(target.world.serial, target.world.secret, true, duration) });
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`settlement POSTs on ${target.store} at ${target.size}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  target.writes.push(result.requests.average);
+}
+
+const n = (value: number) => value.toLocaleString('en', { maximumFractionDigits: 0 });
+const ratio = (a: number, b: number) => (a / b).toFixed(2);
+
+function report(targets: Target[]): string {
+  const stores = [...new Set(targets.map((target) => target.store))];
+  const of = (store: Target['store'], size: number) => targets.find((target) => target.store === store && target.size === size)!;
+  const lines: string[] = [];
+  lines.push(`${rounds} interleaved rounds of ${duration} s a run; every server up at once; req/s are medians of the rounds (reads: ${connections} connections, writes: ${writeConnections}).`, '');
+  lines.push('| server | records | start-up s | RSS MB | ' + READS.map((read) => read.name).join(' | ') + ' | signed settlement POST |');
+  lines.push('|---|---|---|---|' + READS.map(() => '---|').join('') + '---|');
+  for (const target of targets) {
+    const rss = Number(readFileSync(`/proc/${target.child.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
+    lines.push(`| ${target.store} | ${n(target.size)} | ${(target.startMs / 1000).toFixed(2)} | ${rss.toFixed(0)} | ${target.reads.map((runs) => n(median(runs))).join(' | ')} | ${n(median(target.writes))} |`);
+  }
+  lines.push('', 'Each store at each size against itself at the smallest (goal ≥ 0.90):', '');
+  lines.push('| server | records | ' + READS.map((read) => read.name).join(' | ') + ' | signed settlement POST |');
+  lines.push('|---|---|' + READS.map(() => '---|').join('') + '---|');
+  for (const store of stores) {
+    const base = of(store, sizes[0]!);
+    for (const size of sizes.slice(1)) {
+      const target = of(store, size);
+      lines.push(`| ${store} | ${n(size)} ÷ ${n(base.size)} | ${target.reads.map((runs, i) => ratio(median(runs), median(base.reads[i]!))).join(' | ')} | ${ratio(median(target.writes), median(base.writes))} |`);
     }
   }
-  const [small, large] = results as [(typeof results)[0], (typeof results)[0]];
-  const lines = [
-    `\n${kind} store: ${small.size.toLocaleString('en')} and ${large.size.toLocaleString('en')} other records (plus the account's own 6,000)`,
-    `start-up: ${(small.startMs / 1000).toFixed(2)} s and ${(large.startMs / 1000).toFixed(2)} s; server RSS after the reads: ${(small.rss / 1e6).toFixed(0)} MB and ${(large.rss / 1e6).toFixed(0)} MB`,
-    '',
-    `| read | req/s at ${small.size.toLocaleString('en')} | req/s at ${large.size.toLocaleString('en')} | large / small (goal ≥ 0.7) | first read, small / large |`,
-    '|---|---|---|---|---|',
-    ...READS.map((read, i) => `| ${read.name} | ${small.perSecond[i]!.toFixed(0)} | ${large.perSecond[i]!.toFixed(0)} | ${(large.perSecond[i]! / small.perSecond[i]!).toFixed(2)} | ${small.first[i]!.toFixed(0)} ms / ${large.first[i]!.toFixed(0)} ms |`),
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  if (stores.includes('postgres')) {
+    lines.push('', 'PostgreSQL against the embedded store at the same size (goal for the reads ≥ 0.50):', '');
+    lines.push('| records | ' + READS.map((read) => read.name).join(' | ') + ' | signed settlement POST |');
+    lines.push('|---|' + READS.map(() => '---|').join('') + '---|');
+    for (const size of sizes) {
+      const pg = of('postgres', size);
+      const embedded = of('embedded', size);
+      lines.push(`| ${n(size)} | ${pg.reads.map((runs, i) => ratio(median(runs), median(embedded.reads[i]!))).join(' | ')} | ${ratio(median(pg.writes), median(embedded.writes))} |`);
+    }
+  }
+  lines.push('', 'First read (builds what it needs), ms:', '');
+  lines.push('| server | records | ' + READS.map((read) => read.name).join(' | ') + ' |');
+  lines.push('|---|---|' + READS.map(() => '---|').join(''));
+  for (const target of targets) lines.push(`| ${target.store} | ${n(target.size)} | ${target.first.map((ms) => ms.toFixed(0)).join(' | ')} |`);
+  return lines.join('\n');
 }
 
-await runStore('embedded', [Number(args.small), Number(args.large)]);
-if (!args['no-postgres'] && postgresBin()) await runStore('postgres', [Number(args.small), Number(args['pg-large'])]);
+const stores: Array<Target['store']> = ['embedded', ...(!args['no-postgres'] && postgresBin() ? (['postgres'] as const) : [])];
+const cleanups: Array<() => Promise<void> | void> = [];
+try {
+  const targets: Target[] = [];
+  for (const store of stores) for (const size of sizes) targets.push(await prepare(store, size, cleanups));
+  for (let round = 1; round <= rounds; round += 1) {
+    for (const [index, read] of READS.entries()) {
+      process.stderr.write(`round ${round}: ${read.name}\n`);
+      for (const target of targets) await measureRead(target, index);
+    }
+    process.stderr.write(`round ${round}: signed settlement POSTs\n`);
+    for (const target of targets) await measureWrites(target);
+  }
+  process.stdout.write(`\nbench:reads, ${new Date().toISOString().slice(0, 10)}, Node ${process.versions.node}; the account's own 6,000 records beside the others\n\n${report(targets)}\n`);
+  if (!stores.includes('postgres')) process.stdout.write(`\nPostgreSQL: ${args['no-postgres'] ? 'skipped (--no-postgres)' : "skipped: no PostgreSQL server binaries here (Debian's postgresql package)"}\n`);
+} finally {
+  for (const cleanup of cleanups.reverse()) await cleanup();
+}

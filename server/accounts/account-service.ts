@@ -113,8 +113,7 @@ export class AccountService {
    */
   async authenticate(token: string, allowed: TokenKind[]): Promise<{ account: Account; kind: TokenKind }> {
     if (!TOKEN_SHAPE.test(token)) throw new InvalidTokenError();
-    const record = await this.store.get<TokenRecord>('tokens', tokenDigest(token));
-    const account = record && (await this.store.get<Account>('accounts', record.account_id));
+    const [record, account] = await this.store.getLinked<TokenRecord, Account>('tokens', tokenDigest(token), 'account_id', 'accounts');
     if (!record || !account) throw new InvalidTokenError();
     if (record.expires_at !== null && accountNow(this.clock, account) >= record.expires_at) {
       throw new InvalidTokenError('the login token has expired; log in again or use the refresh token');

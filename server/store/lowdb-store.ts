@@ -152,6 +152,12 @@ export class LowdbStore implements Store {
     return this.once(this.state.get(collection, id) as T | undefined, this.pending.forRecord(collection, id));
   }
 
+  async getLinked<T extends StoredRecord, L extends StoredRecord>(collection: string, id: string, field: string, linkedCollection: string): Promise<[T | undefined, L | undefined]> {
+    const record = await this.get<T>(collection, id);
+    const link = record?.[field];
+    return [record, typeof link === 'string' ? await this.get<L>(linkedCollection, link) : undefined];
+  }
+
   async list<T extends StoredRecord>(collection: string, query?: Query): Promise<T[]> {
     return this.once(this.state.list<T>(collection, query), this.pending.forCollection(collection));
   }

@@ -524,6 +524,19 @@ export class PgStore implements Store {
     return rows[0] ? deepFreeze(rows[0].data) : undefined;
   }
 
+  async getLinked<T extends StoredRecord, L extends StoredRecord>(collection: string, id: string, field: string, linkedCollection: string): Promise<[T | undefined, L | undefined]> {
+    const table = ident((await this.table(collection)).table);
+    const linked = ident((await this.table(linkedCollection)).table);
+    // The field's text as jsonb gives it is the linked id as encodeKey writes it: pg-text.ts escapes both alike.
+    const { rows } = await this.pool
+      .query<{ record: T; linked: L | null }>(
+        prepared(`SELECT r.data AS record, l.data AS linked FROM ${table} r LEFT JOIN ${linked} l ON l.id = r.data->>$2 WHERE r.id = $1`, [encodeKey(id), field]),
+      )
+      .catch(rethrowAsStoreFault);
+    const row = rows[0];
+    return [row ? deepFreeze(row.record) : undefined, row?.linked ? deepFreeze(row.linked) : undefined];
+  }
+
   async list<T extends StoredRecord>(collection: string, query: Query = {}): Promise<T[]> {
     return listOn<T>(this.pool, await this.table(collection), query);
   }

@@ -89,6 +89,23 @@ export function storeContract(t: Test, makeFactory: (t: Test) => Promise<StoreFa
     await reopened.close();
   });
 
+  withStore('getLinked reads a record and the record its field names, in one read', async (t, store) => {
+    const odd = 'acc\u0000\ud800 é';
+    await store.transact((tx) => {
+      tx.put('accounts', 'a1', { name: 'one' });
+      tx.put('accounts', odd, { name: 'odd' });
+      tx.put('tokens', 't1', { account_id: 'a1' });
+      tx.put('tokens', 't2', { account_id: 'gone' });
+      tx.put('tokens', 't3', { account_id: 7 });
+      tx.put('tokens', 't4', { account_id: odd });
+    });
+    t.same(await store.getLinked('tokens', 't1', 'account_id', 'accounts'), [{ account_id: 'a1' }, { name: 'one' }]);
+    t.same(await store.getLinked('tokens', 't2', 'account_id', 'accounts'), [{ account_id: 'gone' }, undefined], 'a link to nothing');
+    t.same(await store.getLinked('tokens', 't3', 'account_id', 'accounts'), [{ account_id: 7 }, undefined], 'a field that is not a string links nothing');
+    t.same(await store.getLinked('tokens', 't4', 'account_id', 'accounts'), [{ account_id: odd }, { name: 'odd' }], 'any string links its record');
+    t.same(await store.getLinked('tokens', 'none', 'account_id', 'accounts'), [undefined, undefined]);
+  });
+
   withStore('insert of a taken id fails the whole transaction with DuplicateKeyError', async (t, store) => {
     await store.transact((tx) => tx.insert('emails', 'x@example.com', { account: '1' }));
     await t.rejects(

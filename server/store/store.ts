@@ -53,6 +53,12 @@ export interface Store {
   readonly kind: string;
   get<T extends StoredRecord>(collection: string, id: string): Promise<T | undefined>;
   list<T extends StoredRecord>(collection: string, query?: Query): Promise<T[]>;
+  /**
+   * The record under `id` and the record of `linkedCollection` whose id is
+   * the string in its field `field` (a token and its account, a terminal
+   * and its account), in one read: on PostgreSQL one statement instead of two.
+   */
+  getLinked<T extends StoredRecord, L extends StoredRecord>(collection: string, id: string, field: string, linkedCollection: string): Promise<[T | undefined, L | undefined]>;
   count(collection: string, where?: Query['where']): Promise<number>;
   transact<R>(work: (tx: Transaction) => Promise<R> | R): Promise<R>;
   /**

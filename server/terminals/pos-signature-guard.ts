@@ -43,9 +43,10 @@ export function posSignatureGuard(store: Store, clock: Clock, toleranceSeconds: 
       return bytesEqualHex(expected, signature) && terminal !== undefined;
     };
     let terminal = known?.get(serial);
+    let account: Account | undefined;
     if (!terminal || !signs(terminal)) {
-      // Not known here, or its secret may have been rotated since: as the store has it now.
-      terminal = await store.get<TerminalRecord>('terminals', serial);
+      // Not known here, or its secret may have been rotated since: as the store has it now, with its account.
+      [terminal, account] = await store.getLinked<TerminalRecord, Account>('terminals', serial, 'account_id', 'accounts');
       if (!signs(terminal)) {
         known?.forget(serial);
         throw invalid('the signature does not match');
@@ -57,7 +58,6 @@ export function posSignatureGuard(store: Store, clock: Clock, toleranceSeconds: 
       throw new AppError('SIGNATURE_STALE', `x-pos-timestamp is more than ${toleranceSeconds} s from the server clock`);
     }
     const key = `${serial}:${signature}`;
-    let account: Account | undefined;
     let verdict: ReplayVerdict;
     if (replays.checkAndRead) {
       const checked = await replays.checkAndRead(key, signedAt, signedAt + windowMs, now, serial);
