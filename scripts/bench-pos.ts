@@ -39,9 +39,12 @@ Every run shows steal, the CPU time the hypervisor took meanwhile
 generator's own CPU is the same for signed and unsigned runs; --duration
 is at most 240 s for that.
 Then, where PostgreSQL's server binaries are installed (Debian's postgresql)
-and unless --no-postgres: signed settlement POSTs with the server on a
-throwaway PostgreSQL cluster, with one instance and with two instances on
-the same database (the load split between them).
+and unless --no-postgres, on a throwaway PostgreSQL cluster: signed
+settlement POSTs on one instance beside the minimal durable route on the
+same database (one INSERT a request), in --rounds interleaved rounds; and
+1, 2 and 3 instances on the one database, the connections split between
+them, for a write (signed settlement POSTs) and a read (a terminal's latest
+settlement), in three interleaved rounds.
 `);
   process.exit(0);
 }
@@ -74,9 +77,7 @@ async function json(url: string, method: string, body: unknown, token?: string):
 
 /** Registers an account and provisions a terminal on a server; answers its serial and secret. */
 async function provision(baseUrl: string, serial: string): Promise<string> {
-  const account = await json(`${baseUrl}/console/register`, 'POST', { email: `bench-${serial}@example.com`, password: 'bench password' });
-  const terminal = await json(`${baseUrl}/api/v1/merchants/${account.merchant_id}/pos-terminals`, 'POST', { serialNumber: serial }, account.key.token);
-  return terminal.secret;
+  return (await provisionWorld(baseUrl, serial)).secret;
 }
 
 /** CPU time (user + system) a process has used, in ms, from /proc; null where there is no /proc. */
@@ -220,7 +221,7 @@ signed / unsigned (median of rounds): ${(vsUnsigned * 100).toFixed(1)} % (target
 The reference, a minimal durable signed route (scripts/bench/minimal-route.ts): ${(minimalVsBare * 100).toFixed(1)} % of bare Koa; signed / it: ${(vsMinimal * 100).toFixed(1)} %
 p99 at half the max rate (median of rounds): ${pacedP99.toFixed(1)} ms (target <= 10 ms); bare Koa at half its max: ${bareP99.toFixed(1)} ms
 
-Signed settlement POSTs by store, ${connections} connections in all, ${duration} s:
+The server on PostgreSQL:
 
 ${postgres}
 `);
@@ -231,51 +232,98 @@ ${postgres}
 }
 
 /**
- * Signed settlement throughput with the server on PostgreSQL (a throwaway
- * cluster, fsync on): one instance, then two on the same database with the
- * connections split between them. Answers a table beside the lowdb figure.
+ * The server on PostgreSQL (a throwaway cluster, fsync on): signed
+ * settlement POSTs on one instance beside the reference on the same
+ * database (the minimal durable route keeping each settlement with one
+ * INSERT), in interleaved rounds; then 1, 2 and 3 instances on the one
+ * database, the generator's connections split between them, for a write
+ * (signed settlement POSTs) and a read (a terminal's latest settlement).
+ * Answers the tables, beside the embedded figures of the rounds above.
  */
 async function postgresRuns(lowdbRps: number, minimalRps: number, minimalSecret: string): Promise<string> {
   const cluster = startThrowawayPostgres();
   cleanups.push(cluster.stop);
-  const first = await start('./bench/pos-server.js', [cluster.url]);
-  children.push(first.child);
-  const pgSecret = await provision(first.url, 'BENCH-PG');
-  const on = (url: string, share = connections) => (seconds: number) => ({ url, connections: share, requests: settlementRequests('BENCH-PG', pgSecret, true, seconds) });
-  await run('warm-up: signed settlement POST on PostgreSQL', first.child.pid!, on(first.url), 3);
-  const pgBefore = postgresCpu();
-  const one = await run('signed settlement POST on PostgreSQL, one instance', first.child.pid!, on(first.url));
-  // Where the time goes: the server's CPU and PostgreSQL's per answered request.
-  const pgUs = (postgresCpuSince(pgBefore) * 1000) / (one.rps * duration);
-  // The reference on this database: the least a durable signed route can do there (one INSERT, one commit).
+  const instances: Array<{ child: ChildProcess; url: string }> = [];
+  for (let i = 0; i < 3; i += 1) {
+    const instance = await start('./bench/pos-server.js', [cluster.url]);
+    children.push(instance.child);
+    instances.push(instance);
+  }
+  const first = instances[0]!;
+  const world = await provisionWorld(first.url, 'BENCH-PG');
+  const writesOn = (url: string, share = connections) => (seconds: number) => ({ url, connections: share, requests: settlementRequests('BENCH-PG', world.secret, true, seconds) });
+  const readsOn = (url: string, share = connections) => () => ({ url: `${url}/api/v1/merchants/${world.merchantId}/pos-terminals/BENCH-PG/settlements?sort=-closedAt&size=1`, connections: share, headers: { authorization: `Bearer ${world.token}` } });
   const minimalDir = await mkdtemp(join(tmpdir(), 'bench-pos-minimal-pg-'));
   cleanups.push(() => void rm(minimalDir, { recursive: true, force: true }));
   const minimalPg = await start('./bench/minimal-route.js', [minimalDir, minimalSecret, '--postgres', cluster.url]);
   children.push(minimalPg.child);
   const minimalOn = (seconds: number) => ({ url: minimalPg.url, requests: settlementRequests('BENCH-1', minimalSecret, true, seconds) });
+  for (const instance of instances) await run('warm-up: signed settlement POST on PostgreSQL', instance.child.pid!, writesOn(instance.url), 3);
   await run('warm-up: minimal durable signed route on PostgreSQL (reference)', minimalPg.child.pid!, minimalOn, 3);
-  const minimalPgBefore = postgresCpu();
-  const reference = await run('minimal durable signed route on PostgreSQL (reference)', minimalPg.child.pid!, minimalOn);
-  const minimalPgUs = (postgresCpuSince(minimalPgBefore) * 1000) / (reference.rps * duration);
+
+  // One instance against the reference, interleaved: the server's CPU and PostgreSQL's per answered request beside each.
+  const pgRounds: Array<{ signed: Measured; signedPgUs: number; reference: Measured; referencePgUs: number }> = [];
+  for (let round = 1; round <= Number(args.rounds); round += 1) {
+    let before = postgresCpu();
+    const signed = await run(`round ${round}: signed settlement POST on PostgreSQL, one instance`, first.child.pid!, writesOn(first.url));
+    const signedPgUs = (postgresCpuSince(before) * 1000) / (signed.rps * duration);
+    before = postgresCpu();
+    const reference = await run(`round ${round}: minimal durable signed route on PostgreSQL (reference)`, minimalPg.child.pid!, minimalOn);
+    const referencePgUs = (postgresCpuSince(before) * 1000) / (reference.rps * duration);
+    pgRounds.push({ signed, signedPgUs, reference, referencePgUs });
+  }
   minimalPg.child.kill('SIGTERM');
-  const second = await start('./bench/pos-server.js', [cluster.url]);
-  children.push(second.child);
-  await run('warm-up: the second instance', second.child.pid!, on(second.url), 3);
-  const half = Math.max(1, Math.floor(connections / 2));
-  const both = await Promise.all([
-    run('signed settlement POST on PostgreSQL, instance 1 of 2', first.child.pid!, on(first.url, half)),
-    run('signed settlement POST on PostgreSQL, instance 2 of 2', second.child.pid!, on(second.url, connections - half)),
+
+  // 1, 2 and 3 instances, interleaved rounds; the load's connections split evenly.
+  type Scaled = { rps: number; p99: number; each: number[] };
+  const together = async (title: string, count: number, options: (url: string, share: number) => (seconds: number) => autocannon.Options): Promise<Scaled> => {
+    const shares = instances.slice(0, count).map((_, i) => Math.floor(connections / count) + (i < connections % count ? 1 : 0));
+    const runs = await Promise.all(instances.slice(0, count).map((instance, i) => run(`${title}, instance ${i + 1} of ${count}`, instance.child.pid!, options(instance.url, shares[i]!))));
+    return { rps: runs.reduce((sum, each) => sum + each.rps, 0), p99: Math.max(...runs.map((each) => each.p99)), each: runs.map((each) => each.rps) };
+  };
+  const scaling: Array<Record<1 | 2 | 3, { write: Scaled; read: Scaled }>> = [];
+  for (let round = 1; round <= PACED_ROUNDS; round += 1) {
+    const measured = {} as Record<1 | 2 | 3, { write: Scaled; read: Scaled }>;
+    for (const count of [1, 2, 3] as const) {
+      const write = await together(`round ${round}: signed settlement POST on PostgreSQL`, count, writesOn);
+      const read = await together(`round ${round}: latest settlement on PostgreSQL`, count, readsOn);
+      measured[count] = { write, read };
+    }
+    scaling.push(measured);
+  }
+
+  const signedRps = median(pgRounds.map((r) => r.signed.rps));
+  const vsReference = median(pgRounds.map((r) => r.signed.rps / r.reference.rps));
+  const roundRows = pgRounds.flatMap((r, i) => [
+    `| ${i + 1} | signed settlement POST, one instance | ${r.signed.rps.toFixed(0)} | ${r.signed.p99} | ${r.signed.cpuUs?.toFixed(0) ?? 'n/a'} | ${r.signedPgUs.toFixed(0)} |`,
+    `| ${i + 1} | minimal durable signed route (reference) | ${r.reference.rps.toFixed(0)} | ${r.reference.p99} | ${r.reference.cpuUs?.toFixed(0) ?? 'n/a'} | ${r.referencePgUs.toFixed(0)} |`,
   ]);
-  const twoRps = both[0].rps + both[1].rps;
-  return `| store | instances | req/s | p50 ms | p99 ms |
-|---|---|---|---|---|
-| lowdb, embedded (median of the rounds above) | 1 | ${lowdbRps.toFixed(0)} | | |
-| PostgreSQL | 1 | ${one.rps.toFixed(0)} | ${one.p50} | ${one.p99} |
-| PostgreSQL | 2 | ${twoRps.toFixed(0)} (${both.map((b) => b.rps.toFixed(0)).join(' + ')}) | ${Math.max(both[0].p50, both[1].p50)} | ${Math.max(both[0].p99, both[1].p99)} |
+  const scaleRow = (count: 1 | 2 | 3) => {
+    const write = median(scaling.map((r) => r[count].write.rps));
+    const read = median(scaling.map((r) => r[count].read.rps));
+    return `| ${count} | ${write.toFixed(0)} | ${median(scaling.map((r) => r[count].write.p99))} | ${(write / median(scaling.map((r) => r[1].write.rps))).toFixed(2)} | ${read.toFixed(0)} | ${median(scaling.map((r) => r[count].read.p99))} | ${(read / median(scaling.map((r) => r[1].read.rps))).toFixed(2)} |`;
+  };
+  return `${connections} connections, ${duration} s a run, ${pgRounds.length} interleaved rounds; CPU per answered request: the server process's, and PostgreSQL's processes' together.
 
-PostgreSQL one instance / lowdb: ${((one.rps / lowdbRps) * 100).toFixed(0)} %; two instances / one: ${(twoRps / one.rps).toFixed(2)}x
-CPU per request, one instance: server ${one.cpuUs?.toFixed(0) ?? '?'} µs, PostgreSQL's processes ${pgUs.toFixed(0)} µs (this machine has ${availableParallelism()} CPUs)
+| round | run | req/s | p99 ms | server CPU µs/req | PostgreSQL CPU µs/req |
+|---|---|---|---|---|---|
+${roundRows.join('\n')}
 
-The reference on PostgreSQL, the minimal durable signed route keeping each settlement with one INSERT (scripts/bench/minimal-route.ts --postgres): ${reference.rps.toFixed(0)} req/s, p99 ${reference.p99} ms; PostgreSQL's CPU ${minimalPgUs.toFixed(0)} µs a request.
-It is ${((reference.rps / minimalRps) * 100).toFixed(0)} % of the same route on the embedded journal (${minimalRps.toFixed(0)} req/s, median of the rounds above): the most any PostgreSQL route can be of an embedded one here. The server on PostgreSQL / that reference: ${((one.rps / reference.rps) * 100).toFixed(0)} %.`;
+signed settlement POST on PostgreSQL / the minimal durable route on PostgreSQL (median of rounds): ${(vsReference * 100).toFixed(1)} % (goal >= 60 %)
+signed settlement POST on PostgreSQL / on the embedded store (medians): ${((signedRps / lowdbRps) * 100).toFixed(0)} %; the reference on PostgreSQL / the same route on the embedded journal: ${((median(pgRounds.map((r) => r.reference.rps)) / minimalRps) * 100).toFixed(0)} %
+
+Instances on one database, ${connections} connections split evenly between them, ${duration} s a run, medians of ${scaling.length} interleaved rounds (p99: the slowest instance's):
+
+| instances | write req/s (signed settlement POST) | write p99 ms | write × one | read req/s (latest settlement) | read p99 ms | read × one |
+|---|---|---|---|---|---|---|
+${([1, 2, 3] as const).map(scaleRow).join('\n')}
+
+This machine has ${availableParallelism()} CPUs, shared by PostgreSQL, every instance and the load generator.`;
+}
+
+/** An account and a terminal on a server: its merchant, API token and the terminal's secret. */
+async function provisionWorld(baseUrl: string, serial: string): Promise<{ merchantId: string; token: string; secret: string }> {
+  const account = await json(`${baseUrl}/console/register`, 'POST', { email: `bench-${serial}@example.com`, password: 'bench password' });
+  const terminal = await json(`${baseUrl}/api/v1/merchants/${account.merchant_id}/pos-terminals`, 'POST', { serialNumber: serial }, account.key.token);
+  return { merchantId: account.merchant_id, token: account.key.token, secret: terminal.secret };
 }

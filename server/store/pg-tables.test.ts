@@ -1,0 +1,69 @@
+import t from 'tap';
+import { alterTableSql, countSql, createTableSql, selectSql, tableLayout, tableName } from './pg-tables.js';
+
+// The PostgreSQL layout on its own (pure): table names, typed columns and
+// indexes from declarations, and the SQL of lists. What the statements
+// answer is checked against the in-memory query on a real database in
+// indexed-store.test.ts.
+
+t.test('a collection gets its own name as its table when that is a plain identifier, else a name from its hash', async (t) => {
+  t.equal(tableName('settlements'), 'settlements');
+  t.equal(tableName('split_agreements'), 'split_agreements');
+  for (const odd of ['Orders', 'with space', 'records', 'leases', 'a'.repeat(41), 'ñ']) {
+    t.match(tableName(odd), /^c_[0-9a-f]{24}$/, `${odd} is hashed`);
+  }
+  t.not(tableName('Orders'), tableName('orders '), 'different names, different tables');
+});
+
+t.test('declarations make typed columns and one index per distinct shape', async (t) => {
+  const layout = tableLayout('settlements', [
+    { equals: ['terminal'], order: { field: 'closedAt', type: 'time' } },
+    { equals: ['terminal'], order: { field: 'transactionCount', type: 'number' } },
+    { equals: ['terminal'], order: { field: 'terminal', type: 'text' } },
+    { equals: ['terminal'] },
+    { equals: ['merchantId'] },
+  ]);
+  t.same(
+    [...layout.columns.values()].map((column) => [column.field, column.type]),
+    [['closedAt', 'text'], ['transactionCount', 'number'], ['terminal', 'text'], ['merchantId', 'text']],
+  );
+  // (terminal) ordered by terminal is (terminal, id), the same index as (terminal) alone.
+  t.equal(layout.indexes.length, 4, 'two declarations that come to one index share it');
+  t.ok(layout.indexes.some((index) => index.sql.endsWith('ON "settlements" ("terminal", id)')));
+  t.notOk(layout.indexes.some((index) => /"terminal", "terminal"/.test(index.sql)), 'no column twice in an index');
+  t.ok(layout.indexes.every((index) => index.sql.startsWith('CREATE INDEX CONCURRENTLY IF NOT EXISTS')));
+  t.throws(() => tableLayout('x', [{ equals: [], order: { field: 'at', type: 'number' } }, { equals: [], order: { field: 'at', type: 'text' } }]), /declared both as number and as text/);
+});
+
+t.test('the table is created with generated columns, and an existing one is brought to the layout', async (t) => {
+  const layout = tableLayout('items', [{ equals: ['owner'], order: { field: 'at', type: 'number' } }, { equals: ['id'] }]);
+  const create = createTableSql(layout);
+  t.match(create, /^CREATE TABLE IF NOT EXISTS "items" \(id text COLLATE "C" PRIMARY KEY, data jsonb NOT NULL/);
+  t.match(create, /"at" double precision GENERATED ALWAYS AS/);
+  t.match(create, /"owner" text COLLATE "C" GENERATED ALWAYS AS/);
+  t.match(create, /"field_id" text/, 'a field named like the table\'s own column gets another name');
+  t.same(alterTableSql(layout, new Map([['id', 'text'], ['data', 'jsonb'], ['at', 'double precision'], ['owner', 'text'], ['field_id', 'text']])), [], 'nothing to do');
+  t.same(
+    alterTableSql(layout, new Map([['at', 'text'], ['owner', 'text'], ['field_id', 'text'], ['old', 'text']])),
+    ['ALTER TABLE "items" DROP COLUMN "at"', `ALTER TABLE "items" ADD COLUMN ${create.match(/"at" double precision GENERATED ALWAYS AS .*? STORED/)![0]}`],
+    'a column of another type is made again; one no declaration names stays',
+  );
+});
+
+t.test('a list is one statement when the columns answer it all, and narrows otherwise', async (t) => {
+  const layout = tableLayout('items', [{ equals: ['owner'], order: { field: 'at', type: 'number' } }]);
+  const page = selectSql(layout, { where: { owner: 'a', kind: 'x' }, orderBy: { field: 'at', direction: 'desc' }, limit: 10, offset: 20 });
+  t.ok(page.complete);
+  t.equal(page.text, 'SELECT id, data FROM "items" WHERE "owner" = $1 AND data @> $2::jsonb ORDER BY "at" DESC NULLS LAST, id DESC LIMIT $3 OFFSET $4');
+  t.same(page.values, ['a', '{"kind":"x"}', 10, 20]);
+  const range = selectSql(layout, { range: { field: 'at', min: 5 }, orderBy: { field: 'at', direction: 'asc' } });
+  t.equal(range.text, 'SELECT id, data FROM "items" WHERE "at" IS NOT NULL AND "at" >= $1::double precision ORDER BY "at" ASC NULLS FIRST, id ASC');
+  const otherType = selectSql(layout, { where: { owner: 7 }, range: { field: 'at', max: 'z' }, orderBy: { field: 'at', direction: 'asc' }, limit: 1 });
+  t.notOk(otherType.complete, 'bounds of another type than the column: finished in memory');
+  t.equal(otherType.text, 'SELECT id, data FROM "items" WHERE data @> $1::jsonb', 'a value the column cannot hold is matched in the document');
+  const unordered = selectSql(layout, { orderBy: { field: 'name', direction: 'asc' }, limit: 1 });
+  t.notOk(unordered.complete, 'an order without a column: finished in memory');
+  t.notMatch(unordered.text, /LIMIT/, 'and not cut short in SQL');
+  t.match(selectSql(layout, {}, { lock: true }).text, / FOR UPDATE$/);
+  t.same(countSql(layout, { owner: 'a' }), { text: 'SELECT count(*) AS n FROM "items" WHERE "owner" = $1', values: ['a'] });
+});
