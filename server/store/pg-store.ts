@@ -124,11 +124,12 @@ async function selectRows<T extends StoredRecord>(db: Queryable, statement: { te
   return rows.map((row) => [decodeKey(row.id), deepFreeze(row.data)]);
 }
 
-/** A list on one table: in one statement when SQL can answer it all, else narrowed there and finished by query.ts. */
+/** A list on one table: in one statement selecting the records alone when SQL can answer it all, else narrowed there and finished by query.ts. */
 async function listOn<T extends StoredRecord>(db: Queryable, layout: TableLayout, query: Query): Promise<T[]> {
-  const statement = selectSql(layout, query);
-  const rows = await selectRows<T>(db, statement);
-  return statement.complete ? rows.map(([, record]) => record) : runQuery(rows, query);
+  const statement = selectSql(layout, query, { withIds: false });
+  if (!statement.complete) return runQuery(await selectRows<T>(db, statement), query);
+  const { rows } = await db.query<{ data: T }>(prepared(statement.text, statement.values)).catch(rethrowAsStoreFault);
+  return rows.map((row) => deepFreeze(row.data));
 }
 
 type Op = { op: 'put' | 'insert'; c: string; id: string; v: StoredRecord } | { op: 'del'; c: string; id: string };

@@ -65,5 +65,7 @@ t.test('a list is one statement when the columns answer it all, and narrows othe
   t.notOk(unordered.complete, 'an order without a column: finished in memory');
   t.notMatch(unordered.text, /LIMIT/, 'and not cut short in SQL');
   t.match(selectSql(layout, {}, { lock: true }).text, / FOR UPDATE$/);
+  t.match(selectSql(layout, { where: { owner: 'a' } }, { withIds: false }).text, /^SELECT data FROM/, 'answered whole: the records alone');
+  t.match(selectSql(layout, { orderBy: { field: 'name', direction: 'asc' } }, { withIds: false }).text, /^SELECT id, data FROM/, 'finished in memory: with their ids');
   t.same(countSql(layout, { owner: 'a' }), { text: 'SELECT count(*) AS n FROM "items" WHERE "owner" = $1', values: ['a'] });
 });

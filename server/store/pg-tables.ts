@@ -152,9 +152,10 @@ function whereConditions(layout: TableLayout, where: Query['where'], param: (val
 /**
  * The SELECT for a list: everything SQL can answer on the columns, in one
  * statement. A range or an order on a field without a column (or bounds
- * of another type) leaves the rest to query.ts.
+ * of another type) leaves the rest to query.ts. With `withIds: false`, a
+ * list answered whole selects the records alone.
  */
-export function selectSql(layout: TableLayout, query: Query = {}, options: { lock?: boolean } = {}): SqlQuery {
+export function selectSql(layout: TableLayout, query: Query = {}, options: { lock?: boolean; withIds?: boolean } = {}): SqlQuery {
   const values: unknown[] = [];
   const param = (value: unknown) => {
     values.push(value);
@@ -176,7 +177,9 @@ export function selectSql(layout: TableLayout, query: Query = {}, options: { loc
   }
   const orderColumn = query.orderBy ? layout.columns.get(query.orderBy.field) : undefined;
   if (query.orderBy && !orderColumn) complete = false;
-  let text = `SELECT id, data FROM ${ident(layout.table)}${conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : ''}`;
+  // A list SQL answers whole needs only the records; one finished in memory (or asked with ids) needs their ids too.
+  const columns = complete && options.withIds === false ? 'data' : 'id, data';
+  let text = `SELECT ${columns} FROM ${ident(layout.table)}${conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : ''}`;
   if (complete) {
     if (query.orderBy && orderColumn) {
       const direction = query.orderBy.direction === 'desc' ? 'DESC' : 'ASC';
