@@ -35,6 +35,7 @@ export const MUTATED_MODULES: MutatedModule[] = [
   { file: 'server/store/snapshot-codec.ts', tests: ['server/store/snapshot-codec.test.ts', 'server/store/integrity.test.ts'] },
   { file: 'server/store/query.ts', tests: ['server/store/query.test.ts', 'server/store/record-index.test.ts'] },
   { file: 'server/store/write-fully.ts', tests: ['server/store/write-fully.test.ts'] },
+  { file: 'server/store/pg-tables.ts', tests: ['server/store/pg-tables.test.ts'] },
   // The serial line: framing, link, messages.
   { file: 'terminal/protocol/frame.ts', tests: ['terminal/protocol/frame.test.ts'] },
   { file: 'terminal/protocol/frame-parser.ts', tests: ['terminal/protocol/frame.test.ts'] },

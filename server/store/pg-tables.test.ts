@@ -1,5 +1,5 @@
 import t from 'tap';
-import { alterTableSql, countSql, createTableSql, selectSql, tableLayout, tableName } from './pg-tables.js';
+import { alterTableSql, countSql, createTableSql, fieldExpression, ident, literal, selectSql, tableLayout, tableName } from './pg-tables.js';
 
 // The PostgreSQL layout on its own (pure): table names, typed columns and
 // indexes from declarations, and the SQL of lists. What the statements
@@ -68,4 +68,45 @@ t.test('a list is one statement when the columns answer it all, and narrows othe
   t.match(selectSql(layout, { where: { owner: 'a' } }, { withIds: false }).text, /^SELECT data FROM/, 'answered whole: the records alone');
   t.match(selectSql(layout, { orderBy: { field: 'name', direction: 'asc' } }, { withIds: false }).text, /^SELECT id, data FROM/, 'finished in memory: with their ids');
   t.same(countSql(layout, { owner: 'a' }), { text: 'SELECT count(*) AS n FROM "items" WHERE "owner" = $1', values: ['a'] });
+});
+
+t.test('names and text in SQL are quoted, and the store\'s own tables and columns are never a collection\'s', async (t) => {
+  for (const own of ['records', 'leases', 'bus_spill', 'schema_migrations']) t.match(tableName(own), /^c_/, `${own} is the store's`);
+  t.equal(ident('a"b'), '"a""b"');
+  t.equal(literal("it's"), "'it''s'");
+  const layout = tableLayout('items', [{ equals: ['data', 'id'] }]);
+  t.same([...layout.columns.values()].map((column) => column.name), ['field_data', 'field_id']);
+  t.same(tableLayout('plain'), { collection: 'plain', table: 'plain', columns: new Map(), indexes: [] }, 'no declarations: id and data alone');
+});
+
+t.test('a field declared twice with one type is one column, and an ordered number stays a number when also an equality', async (t) => {
+  const layout = tableLayout('items', [
+    { equals: ['owner'], order: { field: 'at', type: 'number' } },
+    { equals: ['owner', 'at'] },
+    { equals: [], order: { field: 'at', type: 'number' } },
+  ]);
+  t.same([...layout.columns.values()].map((column) => [column.name, column.type]), [['at', 'number'], ['owner', 'text']]);
+  t.match(layout.indexes[0]!.name, /^items_ix_[0-9a-f]{12}$/, 'index names: the table and 12 hex digits of the definition');
+});
+
+t.test('a generated column reads its field only when the field has the column\'s type', async (t) => {
+  t.equal(fieldExpression('at', 'number'), "(CASE WHEN jsonb_typeof(data->'at') = 'number' THEN (data->>'at')::double precision END)");
+  t.equal(fieldExpression('who', 'text'), "(CASE WHEN jsonb_typeof(data->'who') = 'string' THEN data->>'who' END)");
+  t.equal(fieldExpression("o'k", 'text', '"t"'), "(CASE WHEN jsonb_typeof(\"t\".data->'o''k') = 'string' THEN \"t\".data->>'o''k' END)");
+  const layout = tableLayout('items', [{ equals: ['owner'] }]);
+  t.same(alterTableSql(layout, new Map()), [`ALTER TABLE "items" ADD COLUMN "owner" text COLLATE "C" GENERATED ALWAYS AS ${fieldExpression('owner', 'text')} STORED`], 'a missing column is added, nothing dropped');
+});
+
+t.test('values go to SQL as the columns hold them: text escaped as keys, numbers cast, and no clause without a condition', async (t) => {
+  const layout = tableLayout('items', [{ equals: ['owner'], order: { field: 'name', type: 'text' } }, { equals: [], order: { field: 'at', type: 'number' } }]);
+  t.same(selectSql(layout, { where: { owner: 'a\u0000b' } }).values, ['a\u0001' + '0b'], 'a text value escaped as pg-text.ts escapes keys');
+  const text = selectSql(layout, { range: { field: 'name', min: 'a\u0000', max: 'z' } });
+  t.equal(text.text, 'SELECT id, data FROM "items" WHERE "name" IS NOT NULL AND "name" >= $1 AND "name" <= $2');
+  t.same(text.values, ['a\u0001' + '0', 'z']);
+  const numbers = selectSql(layout, { range: { field: 'at', max: 9 } });
+  t.equal(numbers.text, 'SELECT id, data FROM "items" WHERE "at" IS NOT NULL AND "at" <= $1::double precision');
+  t.same(numbers.values, [9]);
+  t.equal(selectSql(layout, { limit: 5 }).text, 'SELECT id, data FROM "items" LIMIT $1', 'no order asked: none given, no WHERE');
+  t.same(countSql(layout, undefined), { text: 'SELECT count(*) AS n FROM "items"', values: [] });
+  t.same(countSql(layout, { owner: 'a', kind: 2 }), { text: 'SELECT count(*) AS n FROM "items" WHERE "owner" = $1 AND data @> $2::jsonb', values: ['a', '{"kind":2}'] });
 });

@@ -76,7 +76,8 @@ export function tableLayout(collection: string, declarations: readonly IndexDecl
     // Missing values first, as query.ts orders them: a forward walk is ASC NULLS FIRST, a backward one DESC NULLS LAST.
     const parts = [...declaration.equals.map((field) => ident(columns.get(field)!.name)), ...(ordered ? [`${ident(columns.get(ordered)!.name)} ASC NULLS FIRST`] : []), 'id'];
     const body = `ON ${ident(table)} (${parts.join(', ')})`;
-    const name = `${table.slice(0, 40)}_ix_${createHash('sha256').update(body).digest('hex').slice(0, 12)}`;
+    // A table name is at most 40 characters (tableName), so an index name stays within the 63 PostgreSQL allows.
+    const name = `${table}_ix_${createHash('sha256').update(body).digest('hex').slice(0, 12)}`;
     // Two declarations that come to the same index share it: every write updates each index once.
     indexes.set(name, { name, sql: `CREATE INDEX CONCURRENTLY IF NOT EXISTS ${ident(name)} ${body}` });
   }
