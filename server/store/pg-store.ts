@@ -118,18 +118,23 @@ const preparedNames = new Map<string, string>();
 
 type Queryable = Pick<pg.PoolClient, 'query'>;
 
-/** The rows a list's statement returns, as [id, record]. */
-async function selectRows<T extends StoredRecord>(db: Queryable, statement: { text: string; values: unknown[] }): Promise<Array<[string, T]>> {
-  const { rows } = await db.query<{ id: string; data: T }>(prepared(statement.text, statement.values)).catch(rethrowAsStoreFault);
-  return rows.map((row) => [decodeKey(row.id), deepFreeze(row.data)]);
+/** The rows a list's statement returns, records frozen. */
+async function selectRows<R extends { data: StoredRecord }>(db: Queryable, statement: { text: string; values: unknown[] }): Promise<R[]> {
+  const { rows } = await db.query<R>(prepared(statement.text, statement.values)).catch(rethrowAsStoreFault);
+  for (const row of rows) deepFreeze(row.data);
+  return rows;
+}
+
+/** The rows of a statement that selects ids too, as [id, record]. */
+async function selectEntries<T extends StoredRecord>(db: Queryable, statement: { text: string; values: unknown[] }): Promise<Array<[string, T]>> {
+  return (await selectRows<{ id: string; data: T }>(db, statement)).map((row) => [decodeKey(row.id), row.data]);
 }
 
 /** A list on one table: in one statement selecting the records alone when SQL can answer it all, else narrowed there and finished by query.ts. */
 async function listOn<T extends StoredRecord>(db: Queryable, layout: TableLayout, query: Query): Promise<T[]> {
   const statement = selectSql(layout, query, { withIds: false });
-  if (!statement.complete) return runQuery(await selectRows<T>(db, statement), query);
-  const { rows } = await db.query<{ data: T }>(prepared(statement.text, statement.values)).catch(rethrowAsStoreFault);
-  return rows.map((row) => deepFreeze(row.data));
+  if (!statement.complete) return runQuery(await selectEntries<T>(db, statement), query);
+  return (await selectRows<{ data: T }>(db, statement)).map((row) => row.data);
 }
 
 type Op = { op: 'put' | 'insert'; c: string; id: string; v: StoredRecord } | { op: 'del'; c: string; id: string };
@@ -161,7 +166,7 @@ class PgTransaction implements Transaction {
     if (!layer || layer.size === 0) return listOn<T>(this.client, layout, query);
     // Else the filters narrow what is read, and this transaction's own writes replace what they changed.
     const { orderBy: _order, limit: _limit, offset: _offset, ...filters } = query;
-    const stored = (await selectRows<T>(this.client, selectSql(layout, filters))).filter(([id]) => !layer.has(id));
+    const stored = (await selectEntries<T>(this.client, selectSql(layout, filters))).filter(([id]) => !layer.has(id));
     const added = [...layer].filter((entry): entry is [string, T] => entry[1] !== null) as Array<[string, T]>;
     return runQuery([...stored, ...added], query);
   }
@@ -382,17 +387,18 @@ export class PgStore implements Store {
    * so concurrent signers never conflict over it.
    */
   async claimSignature(key: string, expiresAt: number, now: number): Promise<'new' | 'replayed'> {
-    const { table, value } = await this.numberField('pos_signatures', 'expires_at');
-    const { rowCount } = await this.pool
-      .query(
-        prepared(`INSERT INTO ${table} (id, data) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO UPDATE SET data = EXCLUDED.data WHERE ${value} <= $3`, [
-          encodeKey(key),
-          encodeJson({ key, expires_at: expiresAt }),
-          now,
-        ]),
-      )
-      .catch(rethrowAsStoreFault);
+    const claim = await this.claimStatement(key, expiresAt, now);
+    const { rowCount } = await this.pool.query(prepared(claim.text, claim.values)).catch(rethrowAsStoreFault);
     return rowCount === 1 ? 'new' : 'replayed';
+  }
+
+  /** The INSERT that records `key` unless a record of it is still fresh (parameters $1 to $3). */
+  private async claimStatement(key: string, expiresAt: number, now: number): Promise<{ text: string; values: unknown[] }> {
+    const { table, value } = await this.numberField('pos_signatures', 'expires_at');
+    return {
+      text: `INSERT INTO ${table} (id, data) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO UPDATE SET data = EXCLUDED.data WHERE ${value} <= $3`,
+      values: [encodeKey(key), encodeJson({ key, expires_at: expiresAt }), now],
+    };
   }
 
   /**
@@ -407,23 +413,18 @@ export class PgStore implements Store {
     now: number,
     serial: string,
   ): Promise<{ verdict: 'new' | 'replayed'; terminal?: T; account?: A }> {
-    const { table, value } = await this.numberField('pos_signatures', 'expires_at');
-    const terminals = await this.table('terminals');
+    const claim = await this.claimStatement(key, expiresAt, now);
+    const terminals = ident((await this.table('terminals')).table);
     const accounts = ident((await this.table('accounts')).table);
-    const accountOf = terminals.columns.get('account_id')?.type === 'text' ? `t.${ident(terminals.columns.get('account_id')!.name)}` : `t.data->>'account_id'`;
     const { rows } = await this.pool
       .query<{ claimed: string; terminal: T | null; account: A | null }>(
         prepared(
-          `WITH claim AS (
-             INSERT INTO ${table} (id, data) VALUES ($1, $2::jsonb)
-             ON CONFLICT (id) DO UPDATE SET data = EXCLUDED.data WHERE ${value} <= $3
-             RETURNING 1
-           )
+          `WITH claim AS (${claim.text} RETURNING 1)
            SELECT (SELECT count(*) FROM claim) AS claimed, t.data AS terminal, a.data AS account
              FROM (SELECT 1) AS one
-             LEFT JOIN ${ident(terminals.table)} t ON t.id = $4
-             LEFT JOIN ${accounts} a ON a.id = ${accountOf}`,
-          [encodeKey(key), encodeJson({ key, expires_at: expiresAt }), now, encodeKey(serial)],
+             LEFT JOIN ${terminals} t ON t.id = $4
+             LEFT JOIN ${accounts} a ON a.id = t.data->>'account_id'`,
+          [...claim.values, encodeKey(serial)],
         ),
       )
       .catch(rethrowAsStoreFault);

@@ -76,7 +76,7 @@ export function posSignatureGuard(store: Store, clock: Clock, toleranceSeconds: 
     if (verdict === 'before-restart') {
       throw new AppError('SIGNATURE_REPLAYED', 'this signature was made before the server restarted and may already have been accepted; sign the request anew');
     }
-    account ??= await store.get<Account>('accounts', terminal!.account_id);
+    // Read with the terminal, by either path: a terminal whose account is gone signs nothing.
     if (!account) throw invalid('the signature does not match');
     ctx.state.terminal = terminal!;
     ctx.state.account = account;
