@@ -118,7 +118,8 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
   const securityGuards: Record<string, Middleware<AppState>> = {
     apiBearer: requireToken(['api', 'login'], accounts),
     consoleBearer: requireToken(['console'], accounts),
-    posSignature: posSignatureGuard(store, clock, config.posSignatureToleranceSeconds, replays),
+    // A settlement's notification claims its signature with its one insert (on a shared store): see settlementHandlers.
+    posSignature: posSignatureGuard(store, clock, config.posSignatureToleranceSeconds, replays, new Set(['notifySettlement'])),
   };
   for (const [scheme, guard] of Object.entries(substitutes)) if (guard) securityGuards[scheme] = guard;
   // Koa 3's ctx.origin is the Origin request header, not this server's origin.

@@ -1,5 +1,6 @@
 import type { ParameterizedContext } from 'koa';
 import type { Account } from '../accounts/account.js';
+import type { SignatureClaim } from '../terminals/pos-signature-guard.js';
 import type { TerminalRecord } from '../terminals/terminal.js';
 
 export type TokenKind = 'api' | 'login' | 'console' | 'refresh';
@@ -19,6 +20,8 @@ export interface AppState {
   tokenKind?: TokenKind;
   /** The terminal whose signature a POS request carried. */
   terminal?: TerminalRecord;
+  /** Its replay claim, where the handler makes it with its write (a shared store); the guard made it already otherwise. */
+  signatureClaim?: SignatureClaim;
 }
 
 export type AppContext = ParameterizedContext<AppState>;

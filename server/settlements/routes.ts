@@ -6,7 +6,7 @@ import type { SettlementQuery, SettlementService } from './settlement-service.js
 export function settlementHandlers(settlements: SettlementService, terminals: TerminalService): OperationHandlers {
   return {
     notifySettlement: async (ctx) => {
-      const { settlement, replayed } = await settlements.notify(ctx.state.terminal!, ctx.state.account!, ctx.state.body as Settlement);
+      const { settlement, replayed } = await settlements.notify(ctx.state.terminal!, ctx.state.account!, ctx.state.body as Settlement, ctx.state.signatureClaim);
       // spec: Settlement operations, 1: the notification answers 200, new or replayed.
       ctx.body = {
         title: 'Settlement notification',
@@ -15,15 +15,16 @@ export function settlementHandlers(settlements: SettlementService, terminals: Te
       };
     },
     listSettlements: async (ctx) => {
-      const terminal = await terminals.get(ctx.state.account!, ctx.state.params!.serialNumber!);
+      const account = ctx.state.account!;
+      const serial = ctx.state.params!.serialNumber!;
       const query = ctx.state.query as Partial<SettlementQuery>;
-      const data = await settlements.list(terminal, {
+      const data = await settlements.list(account, serial, {
         sort: query.sort ?? '-closedAt',
         size: query.size ?? 20,
         page: query.page ?? 1,
         ...(query.from ? { from: query.from } : {}),
         ...(query.to ? { to: query.to } : {}),
-      });
+      }, () => terminals.get(account, serial));
       ctx.body = { title: 'Settlements', data };
     },
   };

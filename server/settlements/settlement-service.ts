@@ -2,6 +2,7 @@ import type { Account } from '../accounts/account.js';
 import { accountNow, iso, type Clock } from '../clock.js';
 import { AppError, ValidationError } from '../errors.js';
 import type { Store } from '../store/store.js';
+import type { SignatureClaim } from '../terminals/pos-signature-guard.js';
 import type { TerminalRecord } from '../terminals/terminal.js';
 import { parseSort, publicSettlement, sameSettlement, settlementKey, type Settlement, type SettlementRecord } from './settlement.js';
 
@@ -20,36 +21,55 @@ export class SettlementService {
     private readonly clock: Clock,
   ) {}
 
-  /** Registers a batch close; the same six fields again answer the stored one, different ones 409. */
-  async notify(terminal: TerminalRecord, account: Account, settlement: Settlement): Promise<{ settlement: Settlement; replayed: boolean }> {
+  /**
+   * Registers a batch close; the same six fields again answer the stored one, different ones 409.
+   * With `claim`, the request's signature is claimed in the same step as the write.
+   */
+  async notify(terminal: TerminalRecord, account: Account, settlement: Settlement, claim?: SignatureClaim): Promise<{ settlement: Settlement; replayed: boolean }> {
     if (settlement.terminal !== terminal.serialNumber) {
       throw new ValidationError([{ in: 'body', pointer: '/terminal', message: `must equal the serial number of the path, ${terminal.serialNumber}` }]);
     }
     const key = settlementKey(terminal.serialNumber, settlement.batchNumber);
-    const record: SettlementRecord = {
+    const build = (by: TerminalRecord, on: Account): SettlementRecord => ({
       ...publicSettlement(settlement),
-      merchantId: terminal.merchantId,
-      receivedAt: iso(accountNow(this.clock, account)),
-    };
-    // Recorded once, by its key; nothing else changes with it, so no transaction (and, on PostgreSQL, one statement).
-    const stored = await this.store.insertIfAbsent<SettlementRecord>('settlements', key, record);
-    if (!stored) return { settlement: publicSettlement(record), replayed: false };
-    if (!sameSettlement(stored, settlement)) {
+      merchantId: by.merchantId,
+      receivedAt: iso(accountNow(this.clock, on)),
+    });
+    // Recorded once, by its key; nothing else changes with it, so no transaction (and, on PostgreSQL, one statement with the claim).
+    const { record, inserted } = claim
+      ? await claim.insertIfAbsent('settlements', key, build)
+      : await this.insertIfAbsent(key, build(terminal, account));
+    if (inserted) return { settlement: publicSettlement(record), replayed: false };
+    if (!sameSettlement(record, settlement)) {
       throw new AppError('SETTLEMENT_CONFLICT', `batch ${settlement.batchNumber} of terminal ${terminal.serialNumber} is already registered with other fields`);
     }
-    return { settlement: publicSettlement(stored), replayed: true };
+    return { settlement: publicSettlement(record), replayed: true };
   }
 
-  async list(terminal: TerminalRecord, query: SettlementQuery): Promise<Settlement[]> {
+  private async insertIfAbsent(key: string, record: SettlementRecord): Promise<{ record: SettlementRecord; inserted: boolean }> {
+    const stored = await this.store.insertIfAbsent<SettlementRecord>('settlements', key, record);
+    return stored ? { record: stored, inserted: false } : { record, inserted: true };
+  }
+
+  /**
+   * The settlements of terminal `serial` for the merchant of `account`.
+   * Each settlement carries its terminal's merchant (a terminal never changes
+   * merchant, and a reset deletes a merchant's terminals with their
+   * settlements), so a page of this merchant's settlements answers whose
+   * terminal it is: `checkTerminal` (an unknown terminal, or another
+   * merchant's, is NOT_FOUND) is read only for a page without them.
+   */
+  async list(account: Account, serial: string, query: SettlementQuery, checkTerminal: () => Promise<unknown>): Promise<Settlement[]> {
     const bounds = query.from !== undefined || query.to !== undefined;
     const records = await this.store.list<SettlementRecord>('settlements', {
-      where: { terminal: terminal.serialNumber },
+      where: { terminal: serial },
       // closedAt is stored in one format (UTC with milliseconds), so its text order is its time order.
       ...(bounds ? { range: { field: 'closedAt', ...(query.from ? { min: normalise(query.from) } : {}), ...(query.to ? { max: normalise(query.to) } : {}) } } : {}),
       orderBy: parseSort(query.sort),
       limit: query.size,
       offset: (query.page - 1) * query.size,
     });
+    if (records.length === 0 || records.some((record) => record.merchantId !== account.merchant_id)) await checkTerminal();
     return records.map(publicSettlement);
   }
 }

@@ -132,4 +132,16 @@ t.test('another merchant\'s terminal answers 404', async (t) => {
   t.equal(viaOwnerPath.status, 404);
   const unknown = await server.api.get(`/api/v1/merchants/${owner.account.merchant_id}/pos-terminals/POS-NONE/settlements`, { token: owner.account.key.token });
   t.equal(unknown.status, 404);
+  // The owner's settlements answer whose terminal it is; a page without any, the terminal itself.
+  const own = (query: string) => server.api.get(`/api/v1/merchants/${owner.account.merchant_id}/pos-terminals/${owner.serialNumber}/settlements${query}`, { token: owner.account.key.token });
+  t.equal((await own('?sort=-closedAt&size=1')).body.data.length, 1);
+  const pastTheEnd = await own('?page=2&size=1');
+  t.equal(pastTheEnd.status, 200, 'the owner\'s terminal, a page past its settlements: empty, not 404');
+  t.same(pastTheEnd.body.data, []);
+  const strangers = await merchantWithTerminal(server);
+  const none = await server.api.get(`${strangers.merchantPath}/pos-terminals/${strangers.serialNumber}/settlements`, { token: strangers.account.key.token });
+  t.equal(none.status, 200, 'a terminal without settlements');
+  t.same(none.body.data, []);
+  const crossed = await server.api.get(`${strangers.merchantPath}/pos-terminals/${owner.serialNumber}/settlements`, { token: strangers.account.key.token });
+  t.equal(crossed.status, 404, 'another merchant\'s terminal with settlements, from a merchant that has terminals of its own');
 });

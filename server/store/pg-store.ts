@@ -242,6 +242,15 @@ async function readSchema(db: Queryable): Promise<Map<string, Map<string, string
   return tables;
 }
 
+/** What claimSignatureAndInsert did: written when the claim is new, nothing changed and nothing was there. */
+export interface ClaimedWrite<T, A, R> {
+  verdict: 'new' | 'replayed';
+  /** The terminal or its account's clock is no longer as expected, so nothing was written: both as they are now (absent if gone). */
+  changed?: { terminal?: T; account?: A };
+  /** The record already there; nothing was written. */
+  existing?: R;
+}
+
 export class PgStore implements Store {
   readonly kind = 'postgres';
   /** Who holds this instance's leases: one id per opened store. */
@@ -435,6 +444,64 @@ export class PgStore implements Store {
       ...(row.terminal ? { terminal: deepFreeze(row.terminal) } : {}),
       ...(row.account ? { account: deepFreeze(row.account) } : {}),
     };
+  }
+
+  /**
+   * A signed request's claim and its write as one statement: claims `key`
+   * and, only if the claim is new and the terminal and its account's clock
+   * are still what the record was built from (`expected`), inserts the
+   * record `id` unless one is there. One commit where the claim and the
+   * write were two. When the terminal or the account changed, nothing is
+   * inserted and they are read as they are now, for the caller to decide;
+   * when a record was there, it is read too (by another statement if it
+   * was written after this one began).
+   */
+  async claimSignatureAndInsert<T extends StoredRecord, A extends StoredRecord, R extends StoredRecord>(
+    claim: { key: string; expiresAt: number; now: number; serial: string },
+    expected: { terminal: T; clockOffsetMs: number },
+    collection: string,
+    id: string,
+    value: StoredRecord,
+  ): Promise<ClaimedWrite<T, A, R>> {
+    const claimed = await this.claimStatement(claim.key, claim.expiresAt, claim.now);
+    const terminals = ident((await this.table('terminals')).table);
+    const accounts = ident((await this.table('accounts')).table);
+    const table = ident((await this.table(collection)).table);
+    const key = encodeKey(id);
+    const { rows } = await this.pool
+      .query<{ claimed: string; current: boolean; inserted: string; terminal: T | null; account: A | null; existing: R | null }>(
+        prepared(
+          `WITH claim AS (${claimed.text} RETURNING 1),
+                now_known AS (
+                  SELECT t.data AS terminal, a.data AS account FROM (SELECT 1) AS one
+                    LEFT JOIN ${terminals} t ON t.id = $4
+                    LEFT JOIN ${accounts} a ON a.id = t.data->>'account_id'),
+                current AS (SELECT EXISTS (SELECT 1 FROM now_known WHERE terminal = $5::jsonb AND account->'clock_offset_ms' = $6::jsonb) AS yes),
+                written AS (
+                  INSERT INTO ${table} (id, data) SELECT $7, $8::jsonb
+                   WHERE EXISTS (SELECT 1 FROM claim) AND (SELECT yes FROM current)
+                  ON CONFLICT (id) DO NOTHING RETURNING 1)
+           SELECT (SELECT count(*) FROM claim) AS claimed, c.yes AS current, (SELECT count(*) FROM written) AS inserted,
+                  CASE WHEN NOT c.yes THEN k.terminal END AS terminal, CASE WHEN NOT c.yes THEN k.account END AS account,
+                  CASE WHEN c.yes AND (SELECT count(*) FROM claim) = 1 AND (SELECT count(*) FROM written) = 0
+                       THEN (SELECT data FROM ${table} WHERE id = $7) END AS existing
+             FROM current c, now_known k`,
+          [...claimed.values, encodeKey(claim.serial), encodeJson(expected.terminal), JSON.stringify(expected.clockOffsetMs), key, encodeJson(value)],
+        ),
+      )
+      .catch(rethrowAsStoreFault);
+    this.connections.succeeded();
+    const row = rows[0]!;
+    const verdict = Number(row.claimed) === 1 ? 'new' : 'replayed';
+    if (!row.current) {
+      return { verdict, changed: { ...(row.terminal ? { terminal: deepFreeze(row.terminal) } : {}), ...(row.account ? { account: deepFreeze(row.account) } : {}) } };
+    }
+    if (verdict === 'replayed' || Number(row.inserted) === 1) return { verdict };
+    if (row.existing) return { verdict, existing: deepFreeze(row.existing) };
+    // Written by another statement after this one's snapshot: read in a statement of its own, which sees it.
+    const { rows: after } = await this.pool.query<{ data: R }>(prepared(`SELECT data FROM ${table} WHERE id = $1`, [key])).catch(rethrowAsStoreFault);
+    if (!after[0]) throw new StoreUnavailableError(`${collection} ${id} was there a moment ago and is gone; try again`);
+    return { verdict, existing: deepFreeze(after[0].data) };
   }
 
   /** Deletes the accepted signatures that can no longer be replayed, in one statement on their expiry index. */

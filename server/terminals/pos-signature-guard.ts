@@ -5,8 +5,8 @@ import type { Account } from '../accounts/account.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { AppState } from '../http/context.js';
-import type { Store } from '../store/store.js';
-import type { ReplayGuard, ReplayVerdict } from './replay-guard.js';
+import type { Store, StoredRecord } from '../store/store.js';
+import type { ClaimWithWrite, ReplayGuard, ReplayVerdict } from './replay-guard.js';
 import type { TerminalRecord } from './terminal.js';
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
@@ -22,7 +22,14 @@ const invalid = (message: string) => new AppError('SIGNATURE_INVALID', message);
  * An unknown terminal answers like a wrong signature, so serials cannot be
  * probed. Puts the terminal and its account on the state.
  */
-export function posSignatureGuard(store: Store, clock: Clock, toleranceSeconds: number, replays: ReplayGuard): Middleware<AppState> {
+export function posSignatureGuard(
+  store: Store,
+  clock: Clock,
+  toleranceSeconds: number,
+  replays: ReplayGuard,
+  /** Operations whose handler makes the claim with its own write (ctx.state.signatureClaim), where the store can. */
+  claimWithWrite: ReadonlySet<string> = new Set(),
+): Middleware<AppState> {
   const windowMs = toleranceSeconds * 1000;
   // Terminals as last read, where the replay check reads them again anyway (a shared store):
   // the signature is checked against the secret known here, then against the one read with the claim.
@@ -42,8 +49,7 @@ export function posSignatureGuard(store: Store, clock: Clock, toleranceSeconds: 
       const expected = posSignatureBytes(terminal?.secret ?? '0'.repeat(64), timestamp, ctx.originalUrl, ctx.state.rawBody!); // read-body sets it on every request, empty without a body
       return bytesEqualHex(expected, signature) && terminal !== undefined;
     };
-    let terminal = known?.get(serial);
-    let account: Account | undefined;
+    let { terminal, account } = known?.get(serial) ?? {};
     if (!terminal || !signs(terminal)) {
       // Not known here, or its secret may have been rotated since: as the store has it now, with its account.
       [terminal, account] = await store.getLinked<TerminalRecord, Account>('terminals', serial, 'account_id', 'accounts');
@@ -58,41 +64,119 @@ export function posSignatureGuard(store: Store, clock: Clock, toleranceSeconds: 
       throw new AppError('SIGNATURE_STALE', `x-pos-timestamp is more than ${toleranceSeconds} s from the server clock`);
     }
     const key = `${serial}:${signature}`;
-    let verdict: ReplayVerdict;
-    if (replays.checkAndRead) {
-      const checked = await replays.checkAndRead(key, signedAt, signedAt + windowMs, now, serial);
-      // The terminal as it is now decides: a secret rotated (or a terminal deleted) since it was known here stops the old one at once.
+    if (!known) {
+      refuseReplay(await replays.check(key, signedAt, signedAt + windowMs, now));
+      if (!account) throw invalid('the signature does not match'); // read with the terminal: a terminal whose account is gone signs nothing
+      ctx.state.terminal = terminal!;
+      ctx.state.account = account;
+      return next();
+    }
+
+    const claim = { key, expiresAt: signedAt + windowMs, now, serial };
+    /** The claim with the terminal and account as they are now; the terminal as it is now decides. */
+    const claimAndRead = async (): Promise<{ terminal: TerminalRecord; account: Account }> => {
+      const checked = await replays.checkAndRead!(key, signedAt, claim.expiresAt, now, serial);
+      return settle(checked.verdict, checked, terminal!);
+    };
+    /** A claim's outcome against the terminal and account read with it. */
+    const settle = (verdict: ReplayVerdict, fresh: { terminal?: TerminalRecord; account?: Account }, used: TerminalRecord) => {
+      // A secret rotated (or a terminal deleted) since it was known here stops the old one at once.
       // The signature claimed meanwhile was right for a secret of this terminal; its record only expires.
-      if (checked.terminal?.secret !== terminal!.secret && !signs(checked.terminal)) {
-        known!.forget(serial);
+      if (fresh.terminal?.secret !== used.secret && !signs(fresh.terminal)) {
+        known.forget(serial);
         throw invalid('the signature does not match');
       }
-      ({ verdict, terminal, account } = checked);
-      known!.remember(serial, terminal!);
-    } else {
-      verdict = await replays.check(key, signedAt, signedAt + windowMs, now);
+      if (fresh.account) known.remember(serial, fresh.terminal!, fresh.account);
+      else known.forget(serial);
+      refuseReplay(verdict);
+      if (!fresh.account) throw invalid('the signature does not match');
+      return { terminal: fresh.terminal!, account: fresh.account };
+    };
+
+    if (!account || !claimWithWrite.has(ctx.state.operationId!)) {
+      ({ terminal, account } = await claimAndRead());
+      ctx.state.terminal = terminal;
+      ctx.state.account = account;
+      return next();
     }
-    if (verdict === 'replayed') throw new AppError('SIGNATURE_REPLAYED', 'this signature was already accepted; sign each request anew');
-    if (verdict === 'before-restart') {
-      throw new AppError('SIGNATURE_REPLAYED', 'this signature was made before the server restarted and may already have been accepted; sign the request anew');
-    }
-    // Read with the terminal, by either path: a terminal whose account is gone signs nothing.
-    if (!account) throw invalid('the signature does not match');
+
+    // The handler makes the claim with its write: one round trip for the request. Until it has, nothing of the request is stored.
+    const held = new HeldClaim(replays, store, { claim, expected: { terminal: terminal!, account } }, settle);
     ctx.state.terminal = terminal!;
     ctx.state.account = account;
-    await next();
+    ctx.state.signatureClaim = held;
+    try {
+      await next();
+    } catch (error) {
+      // Refused before its write (a bad body, say): the claim alone, whose refusals come first, as for any other operation.
+      if (!held.attempted) await claimAndRead();
+      throw error;
+    }
+    if (!held.attempted) await claimAndRead();
   };
+}
+
+function refuseReplay(verdict: ReplayVerdict): void {
+  if (verdict === 'replayed') throw new AppError('SIGNATURE_REPLAYED', 'this signature was already accepted; sign each request anew');
+  if (verdict === 'before-restart') {
+    throw new AppError('SIGNATURE_REPLAYED', 'this signature was made before the server restarted and may already have been accepted; sign the request anew');
+  }
+}
+
+/** A signed request's replay claim, held for its handler to make with its one write. */
+export interface SignatureClaim {
+  /**
+   * Writes `build(terminal, account)` as `id` of `collection` unless a
+   * record is there, claiming the signature in the same step. Answers the
+   * record written or the one that was there; refuses as the guard would.
+   */
+  insertIfAbsent<R extends StoredRecord>(collection: string, id: string, build: (terminal: TerminalRecord, account: Account) => R): Promise<{ record: R; inserted: boolean }>;
+}
+
+class HeldClaim implements SignatureClaim {
+  attempted = false;
+
+  constructor(
+    private readonly replays: ReplayGuard,
+    private readonly store: Store,
+    private readonly request: { claim: ClaimWithWrite['claim']; expected: { terminal: TerminalRecord; account: Account } },
+    private readonly settle: (verdict: ReplayVerdict, fresh: { terminal?: TerminalRecord; account?: Account }, used: TerminalRecord) => { terminal: TerminalRecord; account: Account },
+  ) {}
+
+  async insertIfAbsent<R extends StoredRecord>(collection: string, id: string, build: (terminal: TerminalRecord, account: Account) => R): Promise<{ record: R; inserted: boolean }> {
+    if (this.attempted) throw new Error('a signature is claimed once');
+    this.attempted = true;
+    const { terminal, account } = this.request.expected;
+    const record = build(terminal, account);
+    const checked = await this.replays.checkAndInsert!({
+      claim: this.request.claim,
+      expected: { terminal, clockOffsetMs: account.clock_offset_ms },
+      collection,
+      id,
+      record,
+    });
+    if (!checked.changed) {
+      this.settle(checked.verdict, { terminal, account }, terminal);
+      return checked.existing ? { record: checked.existing as R, inserted: false } : { record, inserted: true };
+    }
+    // The terminal or its account's clock changed since they were read here: claimed (or refused) against them as they are now,
+    // and the record built from them written on its own.
+    const fresh = this.settle(checked.verdict, checked.changed, terminal);
+    const rebuilt = build(fresh.terminal, fresh.account);
+    const existing = await this.store.insertIfAbsent<R>(collection, id, rebuilt);
+    return existing ? { record: existing, inserted: false } : { record: rebuilt, inserted: true };
+  }
 }
 
 /** How many terminals one instance keeps the last read of: a bounded map, the least recently used forgotten first. */
 const KNOWN_TERMINALS = 10_000;
 
 class KnownTerminals {
-  private readonly terminals = new Map<string, TerminalRecord>();
+  private readonly terminals = new Map<string, { terminal: TerminalRecord; account: Account }>();
 
   constructor(private readonly capacity: number) {}
 
-  get(serial: string): TerminalRecord | undefined {
+  get(serial: string): { terminal: TerminalRecord; account: Account } | undefined {
     const terminal = this.terminals.get(serial);
     if (terminal) {
       // Used again: moved to the end, the last to be forgotten.
@@ -102,9 +186,9 @@ class KnownTerminals {
     return terminal;
   }
 
-  remember(serial: string, terminal: TerminalRecord): void {
+  remember(serial: string, terminal: TerminalRecord, account: Account): void {
     this.terminals.delete(serial);
-    this.terminals.set(serial, terminal);
+    this.terminals.set(serial, { terminal, account });
     if (this.terminals.size > this.capacity) this.terminals.delete(this.terminals.keys().next().value!);
   }
 
