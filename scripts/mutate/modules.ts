@@ -20,7 +20,7 @@ export const MUTATED_MODULES: MutatedModule[] = [
   { file: 'server/settlements/settlement.ts', tests: ['server/settlements/settlement.test.ts'] },
   // Terminals: the request signature and the replay decision (memory and store-backed).
   { file: 'contracts/pos-signature.ts', tests: ['server/terminals/pos-signature.test.ts'] },
-  { file: 'server/terminals/pos-signature-guard.ts', tests: ['server/terminals/pos-signature.test.ts'] },
+  { file: 'server/terminals/pos-signature-guard.ts', tests: ['server/terminals/pos-signature.test.ts', 'server/terminals/pos-signature-shared.test.ts'] },
   { file: 'server/terminals/replay-cache.ts', tests: ['server/terminals/replay-cache.test.ts'] },
   { file: 'server/terminals/replay-guard.ts', tests: ['server/terminals/replay-guard.test.ts'] },
   // Webhooks: where a delivery may go, how it is signed, when it is retried.

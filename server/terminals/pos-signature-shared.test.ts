@@ -1,0 +1,273 @@
+import t from 'tap';
+import type { Middleware } from 'koa';
+import { signPosRequest } from '../../terminal/pos-client.js';
+import type { Account } from '../accounts/account.js';
+import { ManualClock } from '../clock.js';
+import type { AppState } from '../http/context.js';
+import type { Store, StoredRecord } from '../store/store.js';
+import { posSignatureGuard, type SignatureClaim } from './pos-signature-guard.js';
+import type { CheckedAndRead, CheckedWrite, ClaimWithWrite, ReplayGuard } from './replay-guard.js';
+import type { TerminalRecord } from './terminal.js';
+
+// The guard on a store shared by several instances, with the store and the
+// shared claims faked: what it reads, claims and writes, and in which step.
+// Through real HTTP and PostgreSQL: server/store/pg-instances.test.ts.
+
+const NOW = Date.parse('2026-11-25T12:00:00.000Z');
+const SERIAL = 'SN-1';
+const URL = `/api/v1/pos-terminals/${SERIAL}/settlements`;
+const FOLDED = 'notifySettlement';
+
+const terminalOf = (secret: string, extra: Partial<TerminalRecord> = {}) => ({ serialNumber: SERIAL, secret, merchantId: 'M1', account_id: 'A1', ...extra }) as unknown as TerminalRecord;
+const accountOf = (clockOffsetMs = 0) => ({ account_id: 'A1', merchant_id: 'M1', clock_offset_ms: clockOffsetMs }) as unknown as Account;
+
+/** The shared store as the fakes have it, and what each was asked. */
+function world() {
+  const now = { terminal: terminalOf('a'.repeat(64)) as TerminalRecord | undefined, account: accountOf() as Account | undefined };
+  const claimed = new Set<string>();
+  const records = new Map<string, StoredRecord>();
+  const calls = { getLinked: 0, checkAndRead: 0, checkAndInsert: [] as ClaimWithWrite[], insertIfAbsent: [] as StoredRecord[] };
+  const claim = (key: string) => (claimed.has(key) ? 'replayed' : (claimed.add(key), 'new' as const));
+  const store = {
+    async getLinked() {
+      calls.getLinked += 1;
+      return [now.terminal, now.terminal ? now.account : undefined];
+    },
+    async insertIfAbsent(_collection: string, id: string, record: StoredRecord) {
+      calls.insertIfAbsent.push(record);
+      const there = records.get(id);
+      if (!there) records.set(id, record);
+      return there;
+    },
+  } as unknown as Store;
+  const replays: ReplayGuard = {
+    check: () => Promise.reject(new Error('a shared store claims with a read')),
+    async checkAndRead(key): Promise<CheckedAndRead> {
+      calls.checkAndRead += 1;
+      return { verdict: claim(key), ...(now.terminal ? { terminal: now.terminal } : {}), ...(now.terminal && now.account ? { account: now.account } : {}) };
+    },
+    async checkAndInsert(write): Promise<CheckedWrite> {
+      calls.checkAndInsert.push(write);
+      const verdict = claim(write.claim.key);
+      const current = now.terminal !== undefined && now.account !== undefined && JSON.stringify(now.terminal) === JSON.stringify(write.expected.terminal) && now.account.clock_offset_ms === write.expected.clockOffsetMs;
+      if (!current) return { verdict, changed: { ...(now.terminal ? { terminal: now.terminal } : {}), ...(now.terminal && now.account ? { account: now.account } : {}) } };
+      if (verdict === 'replayed') return { verdict };
+      const there = records.get(write.id);
+      if (there) return { verdict, existing: there };
+      records.set(write.id, write.record);
+      return { verdict };
+    },
+  };
+  const clock = new ManualClock(NOW);
+  const guard = posSignatureGuard(store, clock, 300, replays, new Set([FOLDED]));
+  let signedAt = NOW;
+  /** One request through the guard to `handler`, signed with `secret` (the current one by default) or with the headers given. */
+  const request = async (handler: Middleware<AppState>, options: { operationId?: string; secret?: string; headers?: Record<string, string>; serial?: string } = {}) => {
+    const body = Buffer.from('{"batchNumber":"B1"}');
+    const headers = options.headers ?? signPosRequest({ secret: options.secret ?? now.terminal!.secret, method: 'POST', url: URL, body: body.toString(), now: (signedAt += 1) });
+    const ctx = {
+      get: (name: string) => headers[name] ?? '',
+      params: { serialNumber: options.serial ?? SERIAL }, // the fakes answer the same terminal for any serial
+      originalUrl: URL,
+      state: { operationId: options.operationId ?? FOLDED, rawBody: body } as AppState,
+    };
+    await guard(ctx as never, () => handler(ctx as never, async () => undefined));
+    return { ctx, headers };
+  };
+  return { now, calls, records, request };
+}
+
+/** A settlement handler: builds its record from the terminal and account it is given. */
+const write = (id = 'SN-1/B1'): Middleware<AppState> & { answered?: { record: StoredRecord; inserted: boolean } } => {
+  const handler: Middleware<AppState> & { answered?: { record: StoredRecord; inserted: boolean } } = async (ctx) => {
+    handler.answered = await ctx.state.signatureClaim!.insertIfAbsent(id, id, (terminal, account) => ({ merchantId: terminal.merchantId, offset: account.clock_offset_ms }));
+  };
+  return handler;
+};
+
+const refusal = (code: string) => ({ code });
+
+t.test('a terminal known here: its claim is made with the handler\'s write, one step, nothing read before', async (t) => {
+  const { calls, records, request } = world();
+  await request(async () => undefined, { operationId: 'listSettlements' });
+  t.same([calls.getLinked, calls.checkAndRead], [1, 1], 'first met: read, then claimed (and read) on its own, as other operations are');
+  const handler = write();
+  const { ctx } = await request(handler);
+  t.equal(calls.getLinked, 1, 'known: not read again');
+  t.equal(calls.checkAndRead, 1, 'no claim of its own');
+  t.equal(calls.checkAndInsert.length, 1);
+  t.match(calls.checkAndInsert[0], { claim: { serial: SERIAL, expiresAt: NOW + 2 + 300_000, now: NOW }, expected: { terminal: { secret: 'a'.repeat(64) }, clockOffsetMs: 0 }, collection: 'SN-1/B1', id: 'SN-1/B1' });
+  t.match(calls.checkAndInsert[0]!.claim.key, /^SN-1:[0-9a-f]{64}$/, 'the claim is the serial and the signature');
+  t.same(handler.answered, { record: { merchantId: 'M1', offset: 0 }, inserted: true });
+  t.same(records.get('SN-1/B1'), { merchantId: 'M1', offset: 0 });
+  t.equal(ctx.state.terminal?.serialNumber, SERIAL, 'the handler has the terminal');
+  t.equal(ctx.state.account?.account_id, 'A1', 'and its account');
+});
+
+t.test('a terminal first met is read, then claimed with the write', async (t) => {
+  const { calls, request } = world();
+  await request(write());
+  t.same([calls.getLinked, calls.checkAndRead, calls.checkAndInsert.length], [1, 0, 1]);
+});
+
+t.test('the record already there is answered, not written again', async (t) => {
+  const { calls, request } = world();
+  await request(write());
+  const second = write();
+  await request(second);
+  t.same(second.answered, { record: { merchantId: 'M1', offset: 0 }, inserted: false });
+  t.equal(calls.insertIfAbsent.length, 0, 'never written on its own');
+});
+
+t.test('a replayed signature is refused by the step with the write', async (t) => {
+  const { request } = world();
+  const { headers } = await request(write());
+  await t.rejects(request(write(), { headers }), refusal('SIGNATURE_REPLAYED'));
+});
+
+t.test('the operations that do not write with it are claimed before their handler', async (t) => {
+  const { calls, request } = world();
+  let claimsBefore = -1;
+  await request(async (ctx) => {
+    claimsBefore = calls.checkAndRead;
+    t.equal(ctx.state.signatureClaim, undefined, 'nothing held for the handler');
+  }, { operationId: 'listSettlements' });
+  t.equal(claimsBefore, 1);
+  await request(async () => undefined, { operationId: 'listSettlements' });
+  t.same([calls.getLinked, calls.checkAndRead, calls.checkAndInsert.length], [1, 2, 0], 'the second time from what is known, still claimed on its own');
+});
+
+t.test('refused before its write, the request still makes its claim, and a replay\'s refusal comes first', async (t) => {
+  const { calls, request } = world();
+  await request(async () => undefined, { operationId: 'listSettlements' }); // known from here
+  const bad = new Error('a bad body');
+  const failing: Middleware<AppState> = async () => {
+    throw bad;
+  };
+  const first = request(failing);
+  await t.rejects(first, bad, 'the handler\'s refusal, once the claim is made');
+  t.equal(calls.checkAndRead, 2, 'claimed on its own');
+  // The same request again: its signature was claimed.
+  const headers = signPosRequest({ secret: 'a'.repeat(64), method: 'POST', url: URL, body: '{"batchNumber":"B1"}', now: NOW + 100 });
+  await request(async () => undefined, { headers, operationId: 'listSettlements' });
+  await t.rejects(request(failing, { headers }), refusal('SIGNATURE_REPLAYED'));
+});
+
+t.test('a handler that ends without writing: the claim is made after it, and can still refuse', async (t) => {
+  const { calls, request } = world();
+  await request(async () => undefined, { operationId: 'listSettlements' });
+  await request(async () => undefined);
+  t.equal(calls.checkAndRead, 2);
+  const headers = signPosRequest({ secret: 'a'.repeat(64), method: 'POST', url: URL, body: '{"batchNumber":"B1"}', now: NOW + 100 });
+  await request(async () => undefined, { headers });
+  await t.rejects(request(async () => undefined, { headers }), refusal('SIGNATURE_REPLAYED'));
+});
+
+t.test('a write that fails is not claimed again: its failure is the answer', async (t) => {
+  const { calls, request } = world();
+  const away = new Error('database away');
+  await request(async () => undefined, { operationId: 'listSettlements' });
+  const failingWrite: Middleware<AppState> = async (ctx) => {
+    await ctx.state.signatureClaim!.insertIfAbsent('c', 'x', () => {
+      throw away;
+    });
+  };
+  await t.rejects(request(failingWrite), away);
+  t.equal(calls.checkAndRead, 1, 'no claim after it');
+});
+
+t.test('a signature is claimed once per request', async (t) => {
+  const { request } = world();
+  const twice: Middleware<AppState> = async (ctx) => {
+    const claim: SignatureClaim = ctx.state.signatureClaim!;
+    await claim.insertIfAbsent('c', 'a', () => ({}));
+    await claim.insertIfAbsent('c', 'b', () => ({}));
+  };
+  await t.rejects(request(twice), /claimed once/);
+});
+
+t.test('the account\'s clock moved meanwhile: claimed, then the record built again and written on its own', async (t) => {
+  const { now, calls, records, request } = world();
+  await request(write('SN-1/B0'));
+  now.account = accountOf(3_600_000);
+  const handler = write();
+  await request(handler);
+  t.same(calls.insertIfAbsent, [{ merchantId: 'M1', offset: 3_600_000 }], 'the record built from the account as it is now');
+  t.same(handler.answered, { record: { merchantId: 'M1', offset: 3_600_000 }, inserted: true });
+  t.same(records.get('SN-1/B1'), { merchantId: 'M1', offset: 3_600_000 });
+  await request(write('SN-1/B2'));
+  t.equal(calls.checkAndInsert.at(-1)!.expected.clockOffsetMs, 3_600_000, 'and known so from then on');
+  t.equal(calls.insertIfAbsent.length, 1);
+});
+
+t.test('changed meanwhile and the record already there: answered as it is', async (t) => {
+  const { now, request } = world();
+  await request(write());
+  now.terminal = terminalOf('a'.repeat(64), { label: 'renamed' } as Partial<TerminalRecord>);
+  const handler = write();
+  await request(handler);
+  t.same(handler.answered, { record: { merchantId: 'M1', offset: 0 }, inserted: false });
+});
+
+t.test('a secret rotated elsewhere: the old one is refused by the step with the write, and forgotten here', async (t) => {
+  const { now, calls, records, request } = world();
+  await request(write('SN-1/B0'));
+  const old = now.terminal!.secret;
+  now.terminal = terminalOf('b'.repeat(64));
+  await t.rejects(request(write(), { secret: old }), refusal('SIGNATURE_INVALID'));
+  t.equal(records.has('SN-1/B1'), false, 'nothing written');
+  t.equal(calls.insertIfAbsent.length, 0);
+  await request(write('SN-1/B2'));
+  t.equal(calls.getLinked, 2, 'the new secret: read again, as nothing is known');
+});
+
+t.test('changed meanwhile and replayed: refused as a replay', async (t) => {
+  const { now, request } = world();
+  const { headers } = await request(write('SN-1/B0'));
+  now.account = accountOf(5);
+  await t.rejects(request(write(), { headers }), refusal('SIGNATURE_REPLAYED'));
+});
+
+t.test('a terminal whose account is gone signs nothing, by either step', async (t) => {
+  const { now, calls, records, request } = world();
+  await request(write('SN-1/B0'));
+  now.account = undefined;
+  await t.rejects(request(write()), refusal('SIGNATURE_INVALID'));
+  t.equal(records.has('SN-1/B1'), false);
+  await t.rejects(request(write()), refusal('SIGNATURE_INVALID'), 'read again: no account, so claimed on its own and refused');
+  t.equal(calls.checkAndRead, 1);
+});
+
+t.test('a terminal deleted elsewhere signs nothing', async (t) => {
+  const { now, request } = world();
+  await request(write('SN-1/B0'));
+  const { secret } = now.terminal!;
+  now.terminal = undefined;
+  await t.rejects(request(write(), { secret }), refusal('SIGNATURE_INVALID'));
+  await t.rejects(request(write(), { secret }), refusal('SIGNATURE_INVALID'));
+});
+
+t.test('a secret rotated elsewhere stops the old one on an operation claimed on its own', async (t) => {
+  const { now, calls, request } = world();
+  await request(async () => undefined, { operationId: 'listSettlements' });
+  const old = now.terminal!.secret;
+  now.terminal = terminalOf('b'.repeat(64));
+  await t.rejects(request(async () => undefined, { operationId: 'listSettlements', secret: old }), refusal('SIGNATURE_INVALID'));
+  await request(async () => undefined, { operationId: 'listSettlements' });
+  t.equal(calls.getLinked, 2, 'forgotten, so read again for the new one');
+});
+
+t.test('what is known here is bounded: the least recently used terminal is forgotten first', async (t) => {
+  const { calls, request } = world();
+  const read = async (serial: string) => {
+    const before = calls.getLinked;
+    await request(async () => undefined, { operationId: 'listSettlements', serial });
+    return calls.getLinked - before;
+  };
+  for (let i = 0; i < 10_000; i += 1) await read(`S${i}`);
+  t.equal(calls.getLinked, 10_000, 'each read once');
+  t.equal(await read('S0'), 0, '10,000 are kept');
+  t.equal(await read('S10000'), 1, 'one more, read');
+  t.equal(await read('S0'), 0, 'the first, used again since, is still known');
+  t.equal(await read('S1'), 1, 'the least recently used was forgotten');
+});
