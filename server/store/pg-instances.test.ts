@@ -84,72 +84,64 @@ t.test('a secret rotated on one instance stops the old one at once on the other,
   t.equal((await b.api.get(url, { headers: signed(rotated.secret) })).status, 200, 'and on B');
 });
 
-t.test('a settlement notification claims its signature with its insert: one statement, one commit, replays refused on either instance', { skip: postgresSkip() }, async (t) => {
-  const { a, b, clock } = await twoInstances(t);
+t.test('settlement notifications on two instances, one database', { skip: postgresSkip() }, async (t) => {
+  // One world for the three, in this order: the last deletes the terminal.
+  const { a, b, clock, account } = await twoInstances(t);
   const url = '/api/v1/pos-terminals/TWO-1/settlements';
   const { secret } = (await a.store.get<TerminalRecord>('terminals', 'TWO-1'))!;
   let at = clock.now();
   const post = (on: typeof a, body: object, headers = signPosRequest({ secret, method: 'POST', url, body: JSON.stringify(body), now: ++at })) =>
     on.api.post(url, { json: body, headers }).then((response) => ({ ...response, headers }));
   const statements = countStatements(a.store);
-  t.equal((await post(a, batch('B1'))).status, 200, 'A reads the terminal and learns it');
-  statements.length = 0;
-  const second = await post(a, batch('B2'));
-  t.equal(second.status, 200);
-  t.equal(second.body.detail, 'settlement registered');
-  t.equal(statements.length, 1, 'a terminal A knows: one statement for the whole request');
-  t.match(statements[0], /INSERT INTO "pos_signatures"[\s\S]*INSERT INTO "settlements"/, 'the claim and the insert together');
 
-  const replayed = await b.api.post(url, { json: batch('B2'), headers: second.headers });
-  t.equal(replayed.status, 401, 'the same signature on the other instance');
-  t.equal(replayed.body.code, 'SIGNATURE_REPLAYED');
-  t.equal((await a.api.post(url, { json: batch('B2'), headers: second.headers })).body.code, 'SIGNATURE_REPLAYED', 'and on the same one');
-  const again = await post(a, batch('B2'));
-  t.equal(again.status, 200, 'signed anew, the same batch is an idempotent replay');
-  t.match(again.body.detail, /already registered/);
-  t.equal((await post(a, batch('B2', { transactionCount: 99 }))).body.code, 'SETTLEMENT_CONFLICT', 'other fields: 409, the signature claimed with the read');
+  await t.test('each claims its signature with its insert: one statement, one commit; replays refused on either instance', async (t) => {
+    t.equal((await post(a, batch('B1'))).status, 200, 'A reads the terminal and learns it');
+    statements.length = 0;
+    const second = await post(a, batch('B2'));
+    t.equal(second.status, 200);
+    t.equal(second.body.detail, 'settlement registered');
+    t.equal(statements.length, 1, 'a terminal A knows: one statement for the whole request');
+    t.match(statements[0], /INSERT INTO "pos_signatures"[\s\S]*INSERT INTO "settlements"/, 'the claim and the insert together');
 
-  // Refused before its write: the claim is made all the same, so the same request again is a replay, not a second 400.
-  const refused = await post(a, batch('B3', { terminal: 'OTHER' }));
-  t.equal(refused.status, 400);
-  const refusedAgain = await a.api.post(url, { json: batch('B3', { terminal: 'OTHER' }), headers: refused.headers });
-  t.equal(refusedAgain.body.code, 'SIGNATURE_REPLAYED');
-  t.equal(await a.store.count('settlements'), 2, 'B1 and B2, each once');
-});
+    const replayed = await b.api.post(url, { json: batch('B2'), headers: second.headers });
+    t.equal(replayed.status, 401, 'the same signature on the other instance');
+    t.equal(replayed.body.code, 'SIGNATURE_REPLAYED');
+    t.equal((await a.api.post(url, { json: batch('B2'), headers: second.headers })).body.code, 'SIGNATURE_REPLAYED', 'and on the same one');
+    const again = await post(a, batch('B2'));
+    t.equal(again.status, 200, 'signed anew, the same batch is an idempotent replay');
+    t.match(again.body.detail, /already registered/);
+    t.equal((await post(a, batch('B2', { transactionCount: 99 }))).body.code, 'SETTLEMENT_CONFLICT', 'other fields: 409, the signature claimed with the read');
 
-t.test('the account\'s clock moved on another instance: the settlement is stamped on the clock as it is now', { skip: postgresSkip() }, async (t) => {
-  const { a, b, clock, account } = await twoInstances(t);
-  const url = '/api/v1/pos-terminals/TWO-1/settlements';
-  const { secret } = (await a.store.get<TerminalRecord>('terminals', 'TWO-1'))!;
-  let at = clock.now();
-  const post = (body: object) => a.api.post(url, { json: body, headers: signPosRequest({ secret, method: 'POST', url, body: JSON.stringify(body), now: ++at }) });
-  t.equal((await post(batch('B1'))).status, 200, 'A knows the terminal and its account');
-  const hour = 3_600_000;
-  t.equal((await b.api.post('/control/clock/advance', { json: { ms: hour }, token: account.key.token })).status, 200);
-  const statements = countStatements(a.store);
-  const moved = await post(batch('B2'));
-  t.equal(moved.status, 200);
-  t.equal(moved.body.detail, 'settlement registered');
-  t.equal(statements.length, 2, 'the claim with its insert found the clock moved; the record built anew is written on its own');
-  const stored = await a.store.get<{ receivedAt: string }>('settlements', settlementKey('TWO-1', 'B2'));
-  t.equal(stored!.receivedAt, new Date(clock.now() + hour).toISOString(), 'received on the account\'s clock as moved');
-  statements.length = 0;
-  t.equal((await post(batch('B3'))).status, 200);
-  t.equal(statements.length, 1, 'and A knows it from then on');
-});
+    // Refused before its write: the claim is made all the same, so the same request again is a replay, not a second 400.
+    const refused = await post(a, batch('B3', { terminal: 'OTHER' }));
+    t.equal(refused.status, 400);
+    const refusedAgain = await a.api.post(url, { json: batch('B3', { terminal: 'OTHER' }), headers: refused.headers });
+    t.equal(refusedAgain.body.code, 'SIGNATURE_REPLAYED');
+    t.equal(await a.store.count('settlements'), 2, 'B1 and B2, each once');
+  });
 
-t.test('a terminal deleted on another instance signs no settlement on the one that knew it', { skip: postgresSkip() }, async (t) => {
-  const { a, b, clock } = await twoInstances(t);
-  const url = '/api/v1/pos-terminals/TWO-1/settlements';
-  const { secret } = (await a.store.get<TerminalRecord>('terminals', 'TWO-1'))!;
-  let at = clock.now();
-  const post = (body: object) => a.api.post(url, { json: body, headers: signPosRequest({ secret, method: 'POST', url, body: JSON.stringify(body), now: ++at }) });
-  t.equal((await post(batch('B1'))).status, 200);
-  await b.store.transact((tx) => tx.delete('terminals', 'TWO-1')); // no operation deletes one; a reset or an operator could
-  const refused = await post(batch('B2'));
-  t.equal(refused.status, 401);
-  t.equal(refused.body.code, 'SIGNATURE_INVALID');
-  t.equal(await a.store.get('settlements', settlementKey('TWO-1', 'B2')), undefined, 'nothing written');
+  await t.test('the account\'s clock moved on the other instance: stamped on the clock as it is now', async (t) => {
+    const hour = 3_600_000;
+    t.equal((await b.api.post('/control/clock/advance', { json: { ms: hour }, token: account.key.token })).status, 200);
+    statements.length = 0;
+    const moved = await post(a, batch('B4'));
+    t.equal(moved.status, 200);
+    t.equal(moved.body.detail, 'settlement registered');
+    t.equal(statements.length, 2, 'the claim with its insert found the clock moved; the record built anew is written on its own');
+    const stored = await a.store.get<{ receivedAt: string }>('settlements', settlementKey('TWO-1', 'B4'));
+    t.equal(stored!.receivedAt, new Date(clock.now() + hour).toISOString(), 'received on the account\'s clock as moved');
+    statements.length = 0;
+    t.equal((await post(a, batch('B5'))).status, 200);
+    t.equal(statements.length, 1, 'and A knows it from then on');
+  });
+
+  await t.test('the terminal deleted on the other instance signs nothing on the one that knew it', async (t) => {
+    await b.store.transact((tx) => tx.delete('terminals', 'TWO-1')); // no operation deletes one; a reset or an operator could
+    const refused = await post(a, batch('B6'));
+    t.equal(refused.status, 401);
+    t.equal(refused.body.code, 'SIGNATURE_INVALID');
+    t.equal(await a.store.get('settlements', settlementKey('TWO-1', 'B6')), undefined, 'nothing written');
+  });
 });
 
 t.test('the rate brake counts an account\'s requests across instances', { skip: postgresSkip() }, async (t) => {

@@ -176,14 +176,9 @@ class KnownTerminals {
 
   constructor(private readonly capacity: number) {}
 
+  /** What was last read of it. Every request that uses it remembers it again (or forgets it), which makes it the most recently used. */
   get(serial: string): { terminal: TerminalRecord; account: Account } | undefined {
-    const terminal = this.terminals.get(serial);
-    if (terminal) {
-      // Used again: moved to the end, the last to be forgotten.
-      this.terminals.delete(serial);
-      this.terminals.set(serial, terminal);
-    }
-    return terminal;
+    return this.terminals.get(serial);
   }
 
   remember(serial: string, terminal: TerminalRecord, account: Account): void {

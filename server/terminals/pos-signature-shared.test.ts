@@ -64,7 +64,7 @@ function world() {
   /** One request through the guard to `handler`, signed with `secret` (the current one by default) or with the headers given. */
   const request = async (handler: Middleware<AppState>, options: { operationId?: string; secret?: string; headers?: Record<string, string>; serial?: string } = {}) => {
     const body = Buffer.from('{"batchNumber":"B1"}');
-    const headers = options.headers ?? signPosRequest({ secret: options.secret ?? now.terminal!.secret, method: 'POST', url: URL, body: body.toString(), now: (signedAt += 1) });
+    const headers: Record<string, string> = options.headers ?? signPosRequest({ secret: options.secret ?? now.terminal!.secret, method: 'POST', url: URL, body: body.toString(), now: (signedAt += 1) });
     const ctx = {
       get: (name: string) => headers[name] ?? '',
       params: { serialNumber: options.serial ?? SERIAL }, // the fakes answer the same terminal for any serial
@@ -219,6 +219,16 @@ t.test('a secret rotated elsewhere: the old one is refused by the step with the 
   t.equal(calls.insertIfAbsent.length, 0);
   await request(write('SN-1/B2'));
   t.equal(calls.getLinked, 2, 'the new secret: read again, as nothing is known');
+});
+
+t.test('a secret rotated elsewhere: a request signed with the new one is read at once, and written in one step', async (t) => {
+  const { now, calls, request } = world();
+  await request(write('SN-1/B0'));
+  now.terminal = terminalOf('b'.repeat(64));
+  await request(write());
+  t.equal(calls.getLinked, 2, 'what is known here does not sign it: read again before the claim');
+  t.equal(calls.insertIfAbsent.length, 0, 'so the step with the write expects the terminal as it is now');
+  t.same(calls.checkAndInsert.at(-1)!.expected.terminal, now.terminal);
 });
 
 t.test('changed meanwhile and replayed: refused as a replay', async (t) => {
