@@ -118,8 +118,8 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
   const securityGuards: Record<string, Middleware<AppState>> = {
     apiBearer: requireToken(['api', 'login'], accounts),
     consoleBearer: requireToken(['console'], accounts),
-    // A settlement's notification claims its signature with its one insert (on a shared store): see settlementHandlers.
-    posSignature: posSignatureGuard(store, clock, config.posSignatureToleranceSeconds, replays, new Set(['notifySettlement'])),
+    // These claim their signature with their one write (on a shared store): a settlement's insert, a confirmation's order update.
+    posSignature: posSignatureGuard(store, clock, config.posSignatureToleranceSeconds, replays, new Set(['notifySettlement', 'commitOrderPayment', 'commitOrderVoid'])),
   };
   for (const [scheme, guard] of Object.entries(substitutes)) if (guard) securityGuards[scheme] = guard;
   // Koa 3's ctx.origin is the Origin request header, not this server's origin.

@@ -3,6 +3,7 @@ import type { Account } from '../accounts/account.js';
 import { accountNow, iso, type Clock } from '../clock.js';
 import { AppError, ConflictError, DuplicateKeyError, NotFoundError, StoreUnavailableError } from '../errors.js';
 import type { Store } from '../store/store.js';
+import type { SignatureClaim } from '../terminals/pos-signature-guard.js';
 import type { TerminalRecord } from '../terminals/terminal.js';
 import { orderKey, publicOrder, type Order, type OrderRecord, type OrderStatus } from './order.js';
 import { applyTrigger, type Trigger } from './transitions.js';
@@ -81,19 +82,28 @@ export class OrderService {
    * what it left. So transitions of an order are serialised, and the
    * discard/commit race ends as one of them applied after the other.
    */
-  async transition(account: Account, orderId: string, trigger: Trigger, terminal?: string): Promise<{ order: Order; changed: boolean }> {
+  async transition(account: Account, orderId: string, trigger: Trigger, terminal?: string, claim?: SignatureClaim): Promise<{ order: Order; changed: boolean }> {
     const key = orderKey(account.merchant_id, orderId);
+    let on = account;
+    let unclaimed = claim;
     for (let attempt = 1; ; attempt += 1) {
       const record = await this.store.get<OrderRecord>('orders', key);
       // A terminal sees only its own orders.
       if (!record || (terminal !== undefined && record.terminal !== terminal)) throw new NotFoundError(`order ${orderId}`);
-      const outcome = applyTrigger(publicOrder(record), trigger, iso(accountNow(this.clock, account)));
+      const outcome = applyTrigger(publicOrder(record), trigger, iso(accountNow(this.clock, on)));
       switch (outcome.result) {
-        case 'changed':
-          if (await this.store.replaceIf('orders', key, record, { ...outcome.order, account_id: record.account_id })) return { order: outcome.order, changed: true };
+        case 'changed': {
+          const next = { ...outcome.order, account_id: record.account_id };
+          // A signed request's claim goes with its first write (one statement on a shared store); the account it brings back, if
+          // its clock moved, is the one to decide on.
+          const written = unclaimed ? await unclaimed.replaceIf('orders', key, record, next) : { replaced: await this.store.replaceIf('orders', key, record, next) };
+          unclaimed = undefined;
+          if (written.replaced) return { order: outcome.order, changed: true };
+          if (written.account) on = written.account;
           // Changed meanwhile: nothing was written; decide again on the order as it is now.
           if (attempt === MAX_TRANSITION_ATTEMPTS) throw new StoreUnavailableError(`order ${orderId} changed ${attempt} times while this transition was being decided; nothing was written, try again`);
           continue;
+        }
         case 'unchanged':
           return { order: outcome.order, changed: false };
         case 'conflict':

@@ -8,7 +8,7 @@ const envelope = (title: string, data: Order | Order[], detail?: string) => ({ t
 
 export function orderHandlers(orders: OrderService): OperationHandlers {
   const transition = async (ctx: AppContext, trigger: Trigger, title: string) => {
-    const { order, changed } = await orders.transition(ctx.state.account!, ctx.state.params!.orderId!, trigger, ctx.state.terminal?.serialNumber);
+    const { order, changed } = await orders.transition(ctx.state.account!, ctx.state.params!.orderId!, trigger, ctx.state.terminal?.serialNumber, ctx.state.signatureClaim);
     ctx.body = envelope(title, order, changed ? `the order is now ${order.status}` : `the order was already ${order.status}; nothing changed`);
   };
   return {

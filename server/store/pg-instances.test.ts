@@ -25,7 +25,7 @@ const batch = (batchNumber: string, overrides: Record<string, unknown> = {}) => 
   ...overrides,
 });
 
-/** The text of every statement the store sends that touches signatures or settlements (background passes touch neither). */
+/** The text of every statement the store sends that touches signatures, settlements or orders (background passes touch none). */
 function countStatements(store: PgStore): string[] {
   const pool = (store as unknown as { pool: { query: (...args: unknown[]) => unknown } }).pool;
   const texts: string[] = [];
@@ -33,7 +33,7 @@ function countStatements(store: PgStore): string[] {
   pool.query = (...args: unknown[]) => {
     const config = args[0] as string | { text: string };
     const text = typeof config === 'string' ? config : config.text;
-    if (/pos_signatures|settlements/.test(text)) texts.push(text);
+    if (/pos_signatures|settlements|orders/.test(text)) texts.push(text);
     return query(...args);
   };
   return texts;
@@ -84,7 +84,7 @@ t.test('a secret rotated on one instance stops the old one at once on the other,
   t.equal((await b.api.get(url, { headers: signed(rotated.secret) })).status, 200, 'and on B');
 });
 
-t.test('settlement notifications on two instances, one database', { skip: postgresSkip() }, async (t) => {
+t.test('signed writes on two instances, one database', { skip: postgresSkip() }, async (t) => {
   // One world for the three, in this order: the last deletes the terminal.
   const { a, b, clock, account } = await twoInstances(t);
   const url = '/api/v1/pos-terminals/TWO-1/settlements';
@@ -133,6 +133,32 @@ t.test('settlement notifications on two instances, one database', { skip: postgr
     statements.length = 0;
     t.equal((await post(a, batch('B5'))).status, 200);
     t.equal(statements.length, 1, 'and A knows it from then on');
+  });
+
+  await t.test('a payment confirmation and a void: the order read, then its update with the claim in one statement', async (t) => {
+    const order = (await b.api.post(`/api/v1/merchants/${account.merchant_id}/transactions`, { json: { terminal: 'TWO-1', amount: 1500, currency: 'USD' }, token: account.key.token })).body.data;
+    const commitUrl = `/api/v1/pos-terminals/TWO-1/transactions/${order.orderId}/commit`;
+    const body = JSON.stringify({ authorizationCode: 'A1', paidAt: new Date(clock.now()).toISOString() });
+    const headers = signPosRequest({ secret, method: 'POST', url: commitUrl, body, now: ++at });
+    statements.length = 0;
+    const paid = await a.api.post(commitUrl, { raw: body, headers: { ...headers, 'content-type': 'application/json' } });
+    t.equal(paid.status, 200);
+    t.equal(paid.body.data.status, 'PAID');
+    t.equal(statements.length, 2, 'two statements: the order read, then its update with the claim');
+    t.match(statements[1], /INSERT INTO "pos_signatures"[\s\S]*UPDATE "orders"/);
+    t.equal((await b.api.post(commitUrl, { raw: body, headers: { ...headers, 'content-type': 'application/json' } })).body.code, 'SIGNATURE_REPLAYED', 'its signature, on the other instance');
+    const again = await a.api.post(commitUrl, { raw: body, headers: { ...signPosRequest({ secret, method: 'POST', url: commitUrl, body, now: ++at }), 'content-type': 'application/json' } });
+    t.equal(again.status, 200, 'signed anew: already PAID, nothing changed');
+    t.match(again.body.detail, /already PAID/);
+    t.equal((await b.api.post(`/api/v1/merchants/${account.merchant_id}/transactions/${order.orderId}/invalidation`, { token: account.key.token })).body.data.status, 'VOID_PENDING');
+    const voidUrl = `/api/v1/pos-terminals/TWO-1/transactions/${order.orderId}/invalidation/commit`;
+    statements.length = 0;
+    const voided = await a.api.post(voidUrl, { headers: signPosRequest({ secret, method: 'POST', url: voidUrl, now: ++at }) });
+    t.equal(voided.status, 200);
+    t.equal(voided.body.data.status, 'VOIDED');
+    t.equal(statements.length, 2);
+    const history = (await a.store.get<{ history: Array<{ at: string }> }>('orders', `${account.merchant_id}/${order.orderId}`))?.history;
+    t.equal(history?.at(-1)?.at, new Date(clock.now() + 3_600_000).toISOString(), 'on the account\'s clock as it is now (moved by an hour above)');
   });
 
   await t.test('the terminal deleted on the other instance signs nothing on the one that knew it', async (t) => {

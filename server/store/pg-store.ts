@@ -242,12 +242,18 @@ async function readSchema(db: Queryable): Promise<Map<string, Map<string, string
   return tables;
 }
 
-/** What claimSignatureAndInsert did: written when the claim is new, nothing changed and nothing was there. */
+/** The one write a signed request makes with its claim: an insert unless the id is taken, or a replacement of what was read. */
+export type SignedWrite =
+  | { kind: 'insert'; collection: string; id: string; value: StoredRecord }
+  | { kind: 'replace'; collection: string; id: string; expected: StoredRecord; value: StoredRecord };
+
+/** What claimSignatureAndWrite did: written only when the claim is new, nothing changed and (for an insert) nothing was there. */
 export interface ClaimedWrite<T, A, R> {
   verdict: 'new' | 'replayed';
+  written: boolean;
   /** The terminal or its account's clock is no longer as expected, so nothing was written: both as they are now (absent if gone). */
   changed?: { terminal?: T; account?: A };
-  /** The record already there; nothing was written. */
+  /** For an insert, the record already there. */
   existing?: R;
 }
 
@@ -449,27 +455,36 @@ export class PgStore implements Store {
   /**
    * A signed request's claim and its write as one statement: claims `key`
    * and, only if the claim is new and the terminal and its account's clock
-   * are still what the record was built from (`expected`), inserts the
-   * record `id` unless one is there. One commit where the claim and the
+   * are still what the record was built from (`expected`), makes the write:
+   * inserts the record unless one is there, or replaces it if it is still
+   * `write.expected` (jsonb equality). One commit where the claim and the
    * write were two. When the terminal or the account changed, nothing is
-   * inserted and they are read as they are now, for the caller to decide;
-   * when a record was there, it is read too (by another statement if it
-   * was written after this one began).
+   * written and they are read as they are now, for the caller to decide;
+   * when an insert found a record there, it is read too (by another
+   * statement if it was written after this one began).
    */
-  async claimSignatureAndInsert<T extends StoredRecord, A extends StoredRecord, R extends StoredRecord>(
+  async claimSignatureAndWrite<T extends StoredRecord, A extends StoredRecord, R extends StoredRecord>(
     claim: { key: string; expiresAt: number; now: number; serial: string },
     expected: { terminal: T; clockOffsetMs: number },
-    collection: string,
-    id: string,
-    value: StoredRecord,
+    write: SignedWrite,
   ): Promise<ClaimedWrite<T, A, R>> {
     const claimed = await this.claimStatement(claim.key, claim.expiresAt, claim.now);
     const terminals = ident((await this.table('terminals')).table);
     const accounts = ident((await this.table('accounts')).table);
-    const table = ident((await this.table(collection)).table);
-    const key = encodeKey(id);
+    const table = ident((await this.table(write.collection)).table);
+    const key = encodeKey(write.id);
+    const allowed = 'EXISTS (SELECT 1 FROM claim) AND (SELECT yes FROM current)';
+    const writing =
+      write.kind === 'insert'
+        ? `INSERT INTO ${table} (id, data) SELECT $7, $8::jsonb WHERE ${allowed} ON CONFLICT (id) DO NOTHING RETURNING 1`
+        : `UPDATE ${table} SET data = $8::jsonb WHERE id = $7 AND data = $9::jsonb AND ${allowed} RETURNING 1`;
+    // After an insert that did not happen, the record there (as this statement's snapshot has it).
+    const existing =
+      write.kind === 'insert'
+        ? `CASE WHEN c.yes AND (SELECT count(*) FROM claim) = 1 AND (SELECT count(*) FROM written) = 0 THEN (SELECT data FROM ${table} WHERE id = $7) END`
+        : 'NULL::jsonb';
     const { rows } = await this.pool
-      .query<{ claimed: string; current: boolean; inserted: string; terminal: T | null; account: A | null; existing: R | null }>(
+      .query<{ claimed: string; current: boolean; written: string; terminal: T | null; account: A | null; existing: R | null }>(
         prepared(
           `WITH claim AS (${claimed.text} RETURNING 1),
                 now_known AS (
@@ -477,16 +492,20 @@ export class PgStore implements Store {
                     LEFT JOIN ${terminals} t ON t.id = $4
                     LEFT JOIN ${accounts} a ON a.id = t.data->>'account_id'),
                 current AS (SELECT EXISTS (SELECT 1 FROM now_known WHERE terminal = $5::jsonb AND account->'clock_offset_ms' = $6::jsonb) AS yes),
-                written AS (
-                  INSERT INTO ${table} (id, data) SELECT $7, $8::jsonb
-                   WHERE EXISTS (SELECT 1 FROM claim) AND (SELECT yes FROM current)
-                  ON CONFLICT (id) DO NOTHING RETURNING 1)
-           SELECT (SELECT count(*) FROM claim) AS claimed, c.yes AS current, (SELECT count(*) FROM written) AS inserted,
+                written AS (${writing})
+           SELECT (SELECT count(*) FROM claim) AS claimed, c.yes AS current, (SELECT count(*) FROM written) AS written,
                   CASE WHEN NOT c.yes THEN k.terminal END AS terminal, CASE WHEN NOT c.yes THEN k.account END AS account,
-                  CASE WHEN c.yes AND (SELECT count(*) FROM claim) = 1 AND (SELECT count(*) FROM written) = 0
-                       THEN (SELECT data FROM ${table} WHERE id = $7) END AS existing
+                  ${existing} AS existing
              FROM current c, now_known k`,
-          [...claimed.values, encodeKey(claim.serial), encodeJson(expected.terminal), JSON.stringify(expected.clockOffsetMs), key, encodeJson(value)],
+          [
+            ...claimed.values,
+            encodeKey(claim.serial),
+            encodeJson(expected.terminal),
+            JSON.stringify(expected.clockOffsetMs),
+            key,
+            encodeJson(write.value),
+            ...(write.kind === 'replace' ? [encodeJson(write.expected)] : []),
+          ],
         ),
       )
       .catch(rethrowAsStoreFault);
@@ -494,14 +513,15 @@ export class PgStore implements Store {
     const row = rows[0]!;
     const verdict = Number(row.claimed) === 1 ? 'new' : 'replayed';
     if (!row.current) {
-      return { verdict, changed: { ...(row.terminal ? { terminal: deepFreeze(row.terminal) } : {}), ...(row.account ? { account: deepFreeze(row.account) } : {}) } };
+      return { verdict, written: false, changed: { ...(row.terminal ? { terminal: deepFreeze(row.terminal) } : {}), ...(row.account ? { account: deepFreeze(row.account) } : {}) } };
     }
-    if (verdict === 'replayed' || Number(row.inserted) === 1) return { verdict };
-    if (row.existing) return { verdict, existing: deepFreeze(row.existing) };
+    const written = Number(row.written) === 1;
+    if (verdict === 'replayed' || written || write.kind === 'replace') return { verdict, written };
+    if (row.existing) return { verdict, written, existing: deepFreeze(row.existing) };
     // Written by another statement after this one's snapshot: read in a statement of its own, which sees it.
     const { rows: after } = await this.pool.query<{ data: R }>(prepared(`SELECT data FROM ${table} WHERE id = $1`, [key])).catch(rethrowAsStoreFault);
-    if (!after[0]) throw new StoreUnavailableError(`${collection} ${id} was there a moment ago and is gone; try again`);
-    return { verdict, existing: deepFreeze(after[0].data) };
+    if (!after[0]) throw new StoreUnavailableError(`${write.collection} ${write.id} was there a moment ago and is gone; try again`);
+    return { verdict, written, existing: deepFreeze(after[0].data) };
   }
 
   /** Deletes the accepted signatures that can no longer be replayed, in one statement on their expiry index. */

@@ -6,7 +6,8 @@ import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { AppState } from '../http/context.js';
 import type { Store, StoredRecord } from '../store/store.js';
-import type { ClaimWithWrite, ReplayGuard, ReplayVerdict } from './replay-guard.js';
+import type { SignedWrite } from '../store/pg-store.js';
+import type { CheckedWrite, ClaimWithWrite, ReplayGuard, ReplayVerdict } from './replay-guard.js';
 import type { TerminalRecord } from './terminal.js';
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
@@ -131,7 +132,17 @@ export interface SignatureClaim {
    * record written or the one that was there; refuses as the guard would.
    */
   insertIfAbsent<R extends StoredRecord>(collection: string, id: string, build: (terminal: TerminalRecord, account: Account) => R): Promise<{ record: R; inserted: boolean }>;
+  /**
+   * Replaces `id` of `collection` with `next` if it is still `expected`,
+   * claiming the signature in the same step; refuses as the guard would.
+   * When the terminal or its account's clock changed since `next` was
+   * decided, the claim is made but nothing is written, and `account` is
+   * the account as it is now, to decide again on.
+   */
+  replaceIf(collection: string, id: string, expected: StoredRecord, next: StoredRecord): Promise<{ replaced: boolean; account?: Account }>;
 }
+
+type Settle = (verdict: ReplayVerdict, fresh: { terminal?: TerminalRecord; account?: Account }, used: TerminalRecord) => { terminal: TerminalRecord; account: Account };
 
 class HeldClaim implements SignatureClaim {
   attempted = false;
@@ -140,31 +151,36 @@ class HeldClaim implements SignatureClaim {
     private readonly replays: ReplayGuard,
     private readonly store: Store,
     private readonly request: { claim: ClaimWithWrite['claim']; expected: { terminal: TerminalRecord; account: Account } },
-    private readonly settle: (verdict: ReplayVerdict, fresh: { terminal?: TerminalRecord; account?: Account }, used: TerminalRecord) => { terminal: TerminalRecord; account: Account },
+    private readonly settle: Settle,
   ) {}
 
   async insertIfAbsent<R extends StoredRecord>(collection: string, id: string, build: (terminal: TerminalRecord, account: Account) => R): Promise<{ record: R; inserted: boolean }> {
+    const { terminal, account } = this.request.expected;
+    const record = build(terminal, account);
+    const checked = await this.claimWith({ kind: 'insert', collection, id, value: record });
+    if (!checked.fresh) return checked.existing ? { record: checked.existing as R, inserted: false } : { record, inserted: true };
+    // Built from what changed since: built again from the terminal and account as they are now, and written on its own.
+    const rebuilt = build(checked.fresh.terminal, checked.fresh.account);
+    const existing = await this.store.insertIfAbsent<R>(collection, id, rebuilt);
+    return existing ? { record: existing, inserted: false } : { record: rebuilt, inserted: true };
+  }
+
+  async replaceIf(collection: string, id: string, expected: StoredRecord, next: StoredRecord): Promise<{ replaced: boolean; account?: Account }> {
+    const checked = await this.claimWith({ kind: 'replace', collection, id, expected, value: next });
+    return checked.fresh ? { replaced: false, account: checked.fresh.account } : { replaced: checked.written };
+  }
+
+  /** The claim and the write in one step, settled against the terminal as it is now when it changed (which `fresh` then holds). */
+  private async claimWith(write: SignedWrite): Promise<CheckedWrite & { fresh?: { terminal: TerminalRecord; account: Account } }> {
     if (this.attempted) throw new Error('a signature is claimed once');
     this.attempted = true;
     const { terminal, account } = this.request.expected;
-    const record = build(terminal, account);
-    const checked = await this.replays.checkAndInsert!({
-      claim: this.request.claim,
-      expected: { terminal, clockOffsetMs: account.clock_offset_ms },
-      collection,
-      id,
-      record,
-    });
+    const checked = await this.replays.checkAndWrite!({ claim: this.request.claim, expected: { terminal, clockOffsetMs: account.clock_offset_ms }, write });
     if (!checked.changed) {
       this.settle(checked.verdict, { terminal, account }, terminal);
-      return checked.existing ? { record: checked.existing as R, inserted: false } : { record, inserted: true };
+      return checked;
     }
-    // The terminal or its account's clock changed since they were read here: claimed (or refused) against them as they are now,
-    // and the record built from them written on its own.
-    const fresh = this.settle(checked.verdict, checked.changed, terminal);
-    const rebuilt = build(fresh.terminal, fresh.account);
-    const existing = await this.store.insertIfAbsent<R>(collection, id, rebuilt);
-    return existing ? { record: existing, inserted: false } : { record: rebuilt, inserted: true };
+    return { ...checked, fresh: this.settle(checked.verdict, checked.changed, terminal) };
   }
 }
 

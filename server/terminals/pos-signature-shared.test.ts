@@ -23,10 +23,10 @@ const accountOf = (clockOffsetMs = 0) => ({ account_id: 'A1', merchant_id: 'M1',
 
 /** The shared store as the fakes have it, and what each was asked. */
 function world() {
-  const now = { terminal: terminalOf('a'.repeat(64)) as TerminalRecord | undefined, account: accountOf() as Account | undefined };
+  const now = { terminal: terminalOf('a'.repeat(64)) as TerminalRecord | undefined, account: accountOf() as Account | undefined, away: undefined as Error | undefined };
   const claimed = new Set<string>();
   const records = new Map<string, StoredRecord>();
-  const calls = { getLinked: 0, checkAndRead: 0, checkAndInsert: [] as ClaimWithWrite[], insertIfAbsent: [] as StoredRecord[] };
+  const calls = { getLinked: 0, checkAndRead: 0, checkAndWrite: [] as ClaimWithWrite[], insertIfAbsent: [] as StoredRecord[] };
   const claim = (key: string) => (claimed.has(key) ? 'replayed' : (claimed.add(key), 'new' as const));
   const store = {
     async getLinked() {
@@ -46,16 +46,23 @@ function world() {
       calls.checkAndRead += 1;
       return { verdict: claim(key), ...(now.terminal ? { terminal: now.terminal } : {}), ...(now.terminal && now.account ? { account: now.account } : {}) };
     },
-    async checkAndInsert(write): Promise<CheckedWrite> {
-      calls.checkAndInsert.push(write);
-      const verdict = claim(write.claim.key);
-      const current = now.terminal !== undefined && now.account !== undefined && JSON.stringify(now.terminal) === JSON.stringify(write.expected.terminal) && now.account.clock_offset_ms === write.expected.clockOffsetMs;
-      if (!current) return { verdict, changed: { ...(now.terminal ? { terminal: now.terminal } : {}), ...(now.terminal && now.account ? { account: now.account } : {}) } };
-      if (verdict === 'replayed') return { verdict };
+    async checkAndWrite(request): Promise<CheckedWrite> {
+      calls.checkAndWrite.push(request);
+      if (now.away) throw now.away;
+      const { write } = request;
+      const verdict = claim(request.claim.key);
+      const current = now.terminal !== undefined && now.account !== undefined && JSON.stringify(now.terminal) === JSON.stringify(request.expected.terminal) && now.account.clock_offset_ms === request.expected.clockOffsetMs;
+      if (!current) return { verdict, written: false, changed: { ...(now.terminal ? { terminal: now.terminal } : {}), ...(now.terminal && now.account ? { account: now.account } : {}) } };
+      if (verdict === 'replayed') return { verdict, written: false };
       const there = records.get(write.id);
-      if (there) return { verdict, existing: there };
-      records.set(write.id, write.record);
-      return { verdict };
+      if (write.kind === 'replace') {
+        const replaced = there !== undefined && JSON.stringify(there) === JSON.stringify(write.expected);
+        if (replaced) records.set(write.id, write.value);
+        return { verdict, written: replaced };
+      }
+      if (there) return { verdict, written: false, existing: there };
+      records.set(write.id, write.value);
+      return { verdict, written: true };
     },
   };
   const clock = new ManualClock(NOW);
@@ -95,9 +102,9 @@ t.test('a terminal known here: its claim is made with the handler\'s write, one 
   const { ctx } = await request(handler);
   t.equal(calls.getLinked, 1, 'known: not read again');
   t.equal(calls.checkAndRead, 1, 'no claim of its own');
-  t.equal(calls.checkAndInsert.length, 1);
-  t.match(calls.checkAndInsert[0], { claim: { serial: SERIAL, expiresAt: NOW + 2 + 300_000, now: NOW }, expected: { terminal: { secret: 'a'.repeat(64) }, clockOffsetMs: 0 }, collection: 'SN-1/B1', id: 'SN-1/B1' });
-  t.match(calls.checkAndInsert[0]!.claim.key, /^SN-1:[0-9a-f]{64}$/, 'the claim is the serial and the signature');
+  t.equal(calls.checkAndWrite.length, 1);
+  t.match(calls.checkAndWrite[0], { claim: { serial: SERIAL, expiresAt: NOW + 2 + 300_000, now: NOW }, expected: { terminal: { secret: 'a'.repeat(64) }, clockOffsetMs: 0 }, write: { kind: 'insert', collection: 'SN-1/B1', id: 'SN-1/B1', value: { merchantId: 'M1', offset: 0 } } });
+  t.match(calls.checkAndWrite[0]!.claim.key, /^SN-1:[0-9a-f]{64}$/, 'the claim is the serial and the signature');
   t.same(handler.answered, { record: { merchantId: 'M1', offset: 0 }, inserted: true });
   t.same(records.get('SN-1/B1'), { merchantId: 'M1', offset: 0 });
   t.equal(ctx.state.terminal?.serialNumber, SERIAL, 'the handler has the terminal');
@@ -107,7 +114,7 @@ t.test('a terminal known here: its claim is made with the handler\'s write, one 
 t.test('a terminal first met is read, then claimed with the write', async (t) => {
   const { calls, request } = world();
   await request(write());
-  t.same([calls.getLinked, calls.checkAndRead, calls.checkAndInsert.length], [1, 0, 1]);
+  t.same([calls.getLinked, calls.checkAndRead, calls.checkAndWrite.length], [1, 0, 1]);
 });
 
 t.test('the record already there is answered, not written again', async (t) => {
@@ -134,7 +141,7 @@ t.test('the operations that do not write with it are claimed before their handle
   }, { operationId: 'listSettlements' });
   t.equal(claimsBefore, 1);
   await request(async () => undefined, { operationId: 'listSettlements' });
-  t.same([calls.getLinked, calls.checkAndRead, calls.checkAndInsert.length], [1, 2, 0], 'the second time from what is known, still claimed on its own');
+  t.same([calls.getLinked, calls.checkAndRead, calls.checkAndWrite.length], [1, 2, 0], 'the second time from what is known, still claimed on its own');
 });
 
 t.test('refused before its write, the request still makes its claim, and a replay\'s refusal comes first', async (t) => {
@@ -164,16 +171,25 @@ t.test('a handler that ends without writing: the claim is made after it, and can
 });
 
 t.test('a write that fails is not claimed again: its failure is the answer', async (t) => {
-  const { calls, request } = world();
-  const away = new Error('database away');
+  const { now, calls, request } = world();
   await request(async () => undefined, { operationId: 'listSettlements' });
-  const failingWrite: Middleware<AppState> = async (ctx) => {
+  now.away = new Error('database away');
+  await t.rejects(request(write()), now.away);
+  t.equal(calls.checkAndRead, 1, 'no claim after it: whether the step was made is not known');
+});
+
+t.test('a handler that fails before reaching the store: the claim is made on its own', async (t) => {
+  const { calls, request } = world();
+  await request(async () => undefined, { operationId: 'listSettlements' });
+  const broken = new Error('no record to build');
+  const failingBuild: Middleware<AppState> = async (ctx) => {
     await ctx.state.signatureClaim!.insertIfAbsent('c', 'x', () => {
-      throw away;
+      throw broken;
     });
   };
-  await t.rejects(request(failingWrite), away);
-  t.equal(calls.checkAndRead, 1, 'no claim after it');
+  await t.rejects(request(failingBuild), broken);
+  t.equal(calls.checkAndRead, 2);
+  t.equal(calls.checkAndWrite.length, 0);
 });
 
 t.test('a signature is claimed once per request', async (t) => {
@@ -196,7 +212,7 @@ t.test('the account\'s clock moved meanwhile: claimed, then the record built aga
   t.same(handler.answered, { record: { merchantId: 'M1', offset: 3_600_000 }, inserted: true });
   t.same(records.get('SN-1/B1'), { merchantId: 'M1', offset: 3_600_000 });
   await request(write('SN-1/B2'));
-  t.equal(calls.checkAndInsert.at(-1)!.expected.clockOffsetMs, 3_600_000, 'and known so from then on');
+  t.equal(calls.checkAndWrite.at(-1)!.expected.clockOffsetMs, 3_600_000, 'and known so from then on');
   t.equal(calls.insertIfAbsent.length, 1);
 });
 
@@ -228,7 +244,7 @@ t.test('a secret rotated elsewhere: a request signed with the new one is read at
   await request(write());
   t.equal(calls.getLinked, 2, 'what is known here does not sign it: read again before the claim');
   t.equal(calls.insertIfAbsent.length, 0, 'so the step with the write expects the terminal as it is now');
-  t.same(calls.checkAndInsert.at(-1)!.expected.terminal, now.terminal);
+  t.same(calls.checkAndWrite.at(-1)!.expected.terminal, now.terminal);
 });
 
 t.test('changed meanwhile and replayed: refused as a replay', async (t) => {
@@ -265,6 +281,49 @@ t.test('a secret rotated elsewhere stops the old one on an operation claimed on 
   await t.rejects(request(async () => undefined, { operationId: 'listSettlements', secret: old }), refusal('SIGNATURE_INVALID'));
   await request(async () => undefined, { operationId: 'listSettlements' });
   t.equal(calls.getLinked, 2, 'forgotten, so read again for the new one');
+});
+
+/** A transition's handler: replaces `id` if it is still `expected`. */
+const replace = (expected: StoredRecord, next: StoredRecord, id = 'O1'): Middleware<AppState> & { answered?: { replaced: boolean; account?: Account } } => {
+  const handler: Middleware<AppState> & { answered?: { replaced: boolean; account?: Account } } = async (ctx) => {
+    handler.answered = await ctx.state.signatureClaim!.replaceIf('orders', id, expected, next);
+  };
+  return handler;
+};
+
+t.test('a replacement is made with the claim in one step, only if the record is still as read', async (t) => {
+  const { calls, records, request } = world();
+  records.set('O1', { status: 'PENDING' });
+  const first = replace({ status: 'PENDING' }, { status: 'PAID' });
+  await request(first);
+  t.same(first.answered, { replaced: true });
+  t.same(records.get('O1'), { status: 'PAID' });
+  t.match(calls.checkAndWrite[0]!.write, { kind: 'replace', collection: 'orders', id: 'O1', expected: { status: 'PENDING' }, value: { status: 'PAID' } });
+  const late = replace({ status: 'PENDING' }, { status: 'DISCARDED' });
+  await request(late);
+  t.same(late.answered, { replaced: false }, 'changed meanwhile: not replaced, the claim made; the caller decides again');
+  t.same(records.get('O1'), { status: 'PAID' });
+  t.equal(calls.checkAndRead, 0, 'no claim of its own either time');
+});
+
+t.test('the account\'s clock moved: the claim made, nothing replaced, the account as it is now for deciding again', async (t) => {
+  const { now, records, request } = world();
+  records.set('O1', { status: 'PENDING' });
+  await request(write('SN-1/B0'));
+  now.account = accountOf(60_000);
+  const moved = replace({ status: 'PENDING' }, { status: 'PAID' });
+  const { headers } = await request(moved);
+  t.same(moved.answered, { replaced: false, account: now.account });
+  t.same(records.get('O1'), { status: 'PENDING' }, 'nothing written');
+  await t.rejects(request(replace({ status: 'PENDING' }, { status: 'PAID' }), { headers }), refusal('SIGNATURE_REPLAYED'), 'its signature was claimed');
+});
+
+t.test('a replayed signature is refused by the step with the replacement', async (t) => {
+  const { records, request } = world();
+  records.set('O1', { status: 'PENDING' });
+  const { headers } = await request(replace({ status: 'PENDING' }, { status: 'PAID' }));
+  await t.rejects(request(replace({ status: 'PAID' }, { status: 'VOIDED' }), { headers }), refusal('SIGNATURE_REPLAYED'));
+  t.same(records.get('O1'), { status: 'PAID' });
 });
 
 t.test('what is known here is bounded: the least recently used terminal is forgotten first', async (t) => {

@@ -143,9 +143,9 @@ t.test('several instances: the verdict is the shared store\'s, and expired claim
       const verdict = await this.claimSignature(key, expiresAt, now);
       return { verdict, terminal: { serialNumber: serial } as TerminalRecord };
     },
-    async claimSignatureAndInsert(claim, _expected, _collection, id) {
+    async claimSignatureAndWrite(claim, _expected, write) {
       const verdict = await this.claimSignature(claim.key, claim.expiresAt, claim.now);
-      return { verdict, existing: { id } };
+      return { verdict, written: false, existing: { id: write.id } };
     },
     async sweepSignatures(now) {
       sweeps.push(now);
@@ -164,14 +164,12 @@ t.test('several instances: the verdict is the shared store\'s, and expired claim
   t.same(checked, { verdict: 'new', terminal: { serialNumber: 'SN1' } }, 'a check can read the terminal in the same step');
   t.same(claims.at(-1), ['SN1:d', START + WINDOW, START + 60_002]);
   t.same(sweeps, [START, START + 60_001], 'and sweeps by the same rule');
-  const written = await guard.checkAndInsert!({
+  const written = await guard.checkAndWrite!({
     claim: { key: 'SN1:e', expiresAt: START + WINDOW, now: START + 120_003, serial: 'SN1' },
     expected: { terminal: { serialNumber: 'SN1' } as TerminalRecord, clockOffsetMs: 0 },
-    collection: 'settlements',
-    id: 'SN1:7',
-    record: {},
+    write: { kind: 'insert', collection: 'settlements', id: 'SN1:7', value: {} },
   });
-  t.same(written, { verdict: 'new', existing: { id: 'SN1:7' } }, 'a check can be made with the request\'s write, the store\'s answer as it is');
+  t.same(written, { verdict: 'new', written: false, existing: { id: 'SN1:7' } }, 'a check can be made with the request\'s write, the store\'s answer as it is');
   t.same(claims.at(-1), ['SN1:e', START + WINDOW, START + 120_003]);
   t.same(sweeps, [START, START + 60_001, START + 120_003], 'and sweeps by the same rule');
   t.equal(guard.save, undefined, 'nothing to save: every claim is already in the shared store');

@@ -1,6 +1,7 @@
 import type { Account } from '../accounts/account.js';
 import type { IndexDeclaration } from '../store/record-index.js';
 import type { TerminalRecord } from './terminal.js';
+import type { SignedWrite } from '../store/pg-store.js';
 import type { Store, StoredRecord } from '../store/store.js';
 import { ReplayCache } from './replay-cache.js';
 
@@ -18,22 +19,21 @@ export interface CheckedAndRead {
   account?: Account;
 }
 
-/** A claim to make with a request's own write: the signature, and what the record written was built from. */
+/** A claim to make with a request's own write: the signature, what the record written was built from, and the write. */
 export interface ClaimWithWrite {
   claim: { key: string; expiresAt: number; now: number; serial: string };
   /** The terminal and its account's clock the record was built from; the write happens only while they are still so. */
   expected: { terminal: TerminalRecord; clockOffsetMs: number };
-  collection: string;
-  id: string;
-  record: StoredRecord;
+  write: SignedWrite;
 }
 
-/** What a check made with the request's write did: the record is written when the claim is new, nothing changed and nothing was there. */
+/** What a check made with the request's write did: written only when the claim is new, nothing changed and (for an insert) nothing was there. */
 export interface CheckedWrite {
   verdict: 'new' | 'replayed';
+  written: boolean;
   /** The terminal or its account's clock changed, so nothing was written: both as they are now (absent if gone). */
   changed?: { terminal?: TerminalRecord; account?: Account };
-  /** The record already there; nothing was written. */
+  /** For an insert, the record already there. */
   existing?: StoredRecord;
 }
 
@@ -46,8 +46,8 @@ export interface ReplayGuard {
    * that a request needs one before its own work.
    */
   checkAndRead?(key: string, signedAt: number, expiresAt: number, now: number, serial: string): Promise<CheckedAndRead>;
-  /** Offered with checkAndRead: the check and the request's one insert in a single step, so that the request is one round trip. */
-  checkAndInsert?(write: ClaimWithWrite): Promise<CheckedWrite>;
+  /** Offered with checkAndRead: the check and the request's one write in a single step, so that the claim costs no round trip of its own. */
+  checkAndWrite?(write: ClaimWithWrite): Promise<CheckedWrite>;
   /** Keeps what a restart needs; called once requests have stopped, before the store closes. */
   save?(now: number): Promise<void>;
 }
@@ -142,13 +142,7 @@ export const signatureIndexes: IndexDeclaration[] = [{ equals: [], order: { fiel
 export interface SignatureClaims {
   claimSignature(key: string, expiresAt: number, now: number): Promise<ReplayVerdict & ('new' | 'replayed')>;
   claimSignatureAndRead(key: string, expiresAt: number, now: number, serial: string): Promise<{ verdict: 'new' | 'replayed'; terminal?: TerminalRecord; account?: Account }>;
-  claimSignatureAndInsert(
-    claim: ClaimWithWrite['claim'],
-    expected: ClaimWithWrite['expected'],
-    collection: string,
-    id: string,
-    record: StoredRecord,
-  ): Promise<CheckedWrite>;
+  claimSignatureAndWrite(claim: ClaimWithWrite['claim'], expected: ClaimWithWrite['expected'], write: SignedWrite): Promise<CheckedWrite>;
   sweepSignatures(now: number): Promise<void>;
 }
 
@@ -179,8 +173,8 @@ export function storeReplayGuard(shared: Store): ReplayGuard {
       sweepNowAndThen(now);
       return checked;
     },
-    async checkAndInsert({ claim, expected, collection, id, record }) {
-      const checked = await store.claimSignatureAndInsert(claim, expected, collection, id, record);
+    async checkAndWrite({ claim, expected, write }) {
+      const checked = await store.claimSignatureAndWrite(claim, expected, write);
       sweepNowAndThen(claim.now);
       return checked;
     },
