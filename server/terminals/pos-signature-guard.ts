@@ -101,7 +101,8 @@ export function posSignatureGuard(
       return next();
     }
 
-    // The handler makes the claim with its write: one round trip for the request. Until it has, nothing of the request is stored.
+    // The handler makes the claim in the same statement as its write, so the claim costs no round trip of its own.
+    // Until it has, nothing of the request is stored.
     const held = new HeldClaim(replays, store, { claim, expected: { terminal: terminal!, account } }, settle);
     ctx.state.terminal = terminal!;
     ctx.state.account = account;
