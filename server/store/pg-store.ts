@@ -257,6 +257,11 @@ export interface ClaimedWrite<T, A, R> {
   existing?: R;
 }
 
+/** The terminal and account a statement read, frozen, each left out when absent. */
+function presentFrozen<T, A>(row: { terminal: T | null; account: A | null }): { terminal?: T; account?: A } {
+  return { ...(row.terminal ? { terminal: deepFreeze(row.terminal) } : {}), ...(row.account ? { account: deepFreeze(row.account) } : {}) };
+}
+
 export class PgStore implements Store {
   readonly kind = 'postgres';
   /** Who holds this instance's leases: one id per opened store. */
@@ -372,7 +377,13 @@ export class PgStore implements Store {
     this.connections.succeeded();
     if (rowCount === 1) return undefined;
     // Not inserted: the record there is read in a statement of its own, so its snapshot includes the writer that won.
-    const { rows } = await this.pool.query<{ data: T }>(prepared(`SELECT data FROM ${table} WHERE id = $1`, [key])).catch(rethrowAsStoreFault);
+    return this.readWinner<T>(collection, id);
+  }
+
+  /** The record an insert of `id` found there, read in a statement of its own (whose snapshot includes the writer that won). */
+  private async readWinner<T extends StoredRecord>(collection: string, id: string): Promise<T> {
+    const table = ident((await this.table(collection)).table);
+    const { rows } = await this.pool.query<{ data: T }>(prepared(`SELECT data FROM ${table} WHERE id = $1`, [encodeKey(id)])).catch(rethrowAsStoreFault);
     if (!rows[0]) throw new StoreUnavailableError(`${collection} ${id} was there a moment ago and is gone; try again`);
     return deepFreeze(rows[0].data);
   }
@@ -429,27 +440,19 @@ export class PgStore implements Store {
     serial: string,
   ): Promise<{ verdict: 'new' | 'replayed'; terminal?: T; account?: A }> {
     const claim = await this.claimStatement(key, expiresAt, now);
-    const terminals = ident((await this.table('terminals')).table);
-    const accounts = ident((await this.table('accounts')).table);
     const { rows } = await this.pool
       .query<{ claimed: string; terminal: T | null; account: A | null }>(
         prepared(
           `WITH claim AS (${claim.text} RETURNING 1)
            SELECT (SELECT count(*) FROM claim) AS claimed, t.data AS terminal, a.data AS account
-             FROM (SELECT 1) AS one
-             LEFT JOIN ${terminals} t ON t.id = $4
-             LEFT JOIN ${accounts} a ON a.id = t.data->>'account_id'`,
+             FROM ${await this.terminalWithAccount('$4')}`,
           [...claim.values, encodeKey(serial)],
         ),
       )
       .catch(rethrowAsStoreFault);
     this.connections.succeeded();
     const row = rows[0]!;
-    return {
-      verdict: Number(row.claimed) === 1 ? 'new' : 'replayed',
-      ...(row.terminal ? { terminal: deepFreeze(row.terminal) } : {}),
-      ...(row.account ? { account: deepFreeze(row.account) } : {}),
-    };
+    return { verdict: Number(row.claimed) === 1 ? 'new' : 'replayed', ...presentFrozen(row) };
   }
 
   /**
@@ -469,10 +472,7 @@ export class PgStore implements Store {
     write: SignedWrite,
   ): Promise<ClaimedWrite<T, A, R>> {
     const claimed = await this.claimStatement(claim.key, claim.expiresAt, claim.now);
-    const terminals = ident((await this.table('terminals')).table);
-    const accounts = ident((await this.table('accounts')).table);
     const table = ident((await this.table(write.collection)).table);
-    const key = encodeKey(write.id);
     const allowed = 'EXISTS (SELECT 1 FROM claim) AND (SELECT yes FROM current)';
     const writing =
       write.kind === 'insert'
@@ -487,10 +487,7 @@ export class PgStore implements Store {
       .query<{ claimed: string; current: boolean; written: string; terminal: T | null; account: A | null; existing: R | null }>(
         prepared(
           `WITH claim AS (${claimed.text} RETURNING 1),
-                now_known AS (
-                  SELECT t.data AS terminal, a.data AS account FROM (SELECT 1) AS one
-                    LEFT JOIN ${terminals} t ON t.id = $4
-                    LEFT JOIN ${accounts} a ON a.id = t.data->>'account_id'),
+                now_known AS (SELECT t.data AS terminal, a.data AS account FROM ${await this.terminalWithAccount('$4')}),
                 current AS (SELECT EXISTS (SELECT 1 FROM now_known WHERE terminal = $5::jsonb AND account->'clock_offset_ms' = $6::jsonb) AS yes),
                 written AS (${writing})
            SELECT (SELECT count(*) FROM claim) AS claimed, c.yes AS current, (SELECT count(*) FROM written) AS written,
@@ -502,7 +499,7 @@ export class PgStore implements Store {
             encodeKey(claim.serial),
             encodeJson(expected.terminal),
             JSON.stringify(expected.clockOffsetMs),
-            key,
+            encodeKey(write.id),
             encodeJson(write.value),
             ...(write.kind === 'replace' ? [encodeJson(write.expected)] : []),
           ],
@@ -512,16 +509,19 @@ export class PgStore implements Store {
     this.connections.succeeded();
     const row = rows[0]!;
     const verdict = Number(row.claimed) === 1 ? 'new' : 'replayed';
-    if (!row.current) {
-      return { verdict, written: false, changed: { ...(row.terminal ? { terminal: deepFreeze(row.terminal) } : {}), ...(row.account ? { account: deepFreeze(row.account) } : {}) } };
-    }
+    if (!row.current) return { verdict, written: false, changed: presentFrozen(row) };
     const written = Number(row.written) === 1;
     if (verdict === 'replayed' || written || write.kind === 'replace') return { verdict, written };
     if (row.existing) return { verdict, written, existing: deepFreeze(row.existing) };
-    // Written by another statement after this one's snapshot: read in a statement of its own, which sees it.
-    const { rows: after } = await this.pool.query<{ data: R }>(prepared(`SELECT data FROM ${table} WHERE id = $1`, [key])).catch(rethrowAsStoreFault);
-    if (!after[0]) throw new StoreUnavailableError(`${write.collection} ${write.id} was there a moment ago and is gone; try again`);
-    return { verdict, written, existing: deepFreeze(after[0].data) };
+    // Written by another statement after this one's snapshot.
+    return { verdict, written, existing: await this.readWinner<R>(write.collection, write.id) };
+  }
+
+  /** One row (t, a): the terminal with id `serialParam` and its account, each null when absent. */
+  private async terminalWithAccount(serialParam: string): Promise<string> {
+    const terminals = ident((await this.table('terminals')).table);
+    const accounts = ident((await this.table('accounts')).table);
+    return `(SELECT 1) AS one LEFT JOIN ${terminals} t ON t.id = ${serialParam} LEFT JOIN ${accounts} a ON a.id = t.data->>'account_id'`;
   }
 
   /** Deletes the accepted signatures that can no longer be replayed, in one statement on their expiry index. */

@@ -1,7 +1,7 @@
 import type { Account } from '../accounts/account.js';
 import type { IndexDeclaration } from '../store/record-index.js';
 import type { TerminalRecord } from './terminal.js';
-import type { SignedWrite } from '../store/pg-store.js';
+import type { ClaimedWrite, SignedWrite } from '../store/pg-store.js';
 import type { Store, StoredRecord } from '../store/store.js';
 import { ReplayCache } from './replay-cache.js';
 
@@ -27,15 +27,8 @@ export interface ClaimWithWrite {
   write: SignedWrite;
 }
 
-/** What a check made with the request's write did: written only when the claim is new, nothing changed and (for an insert) nothing was there. */
-export interface CheckedWrite {
-  verdict: 'new' | 'replayed';
-  written: boolean;
-  /** The terminal or its account's clock changed, so nothing was written: both as they are now (absent if gone). */
-  changed?: { terminal?: TerminalRecord; account?: Account };
-  /** For an insert, the record already there. */
-  existing?: StoredRecord;
-}
+/** What a check made with the request's write did (see PgStore.claimSignatureAndWrite). */
+export type CheckedWrite = ClaimedWrite<TerminalRecord, Account, StoredRecord>;
 
 /** Remembers accepted POS signatures for as long as a replay of them could be fresh. */
 export interface ReplayGuard {
