@@ -18,10 +18,10 @@ import { SaleJournal } from '../terminal/bridge/transbank/sale-journal.js';
 import { TransbankBridge } from '../terminal/bridge/transbank/transbank-bridge.js';
 import { EmulatedTerminal } from '../terminal/device/emulated-terminal.js';
 import { TransbankPos, TURNAROUND_MS } from '../terminal/device/transbank/transbank-pos.js';
-import { PosClient } from '../terminal/pos-client.js';
+import { PosClient } from '../contracts/clients/pos-client.js';
 import { Link } from '../terminal/protocol/link.js';
 import { openSerial } from '../terminal/serial-port.js';
-import { PtyPair } from '../terminal/testing/pty-pair.js';
+import { PtyPair } from '../terminal/pty-pair.js';
 
 const { values } = parseArgs({ options: { sales: { type: 'string', default: '200' }, 'poll-ms': { type: 'string', default: '50' }, help: { type: 'boolean', short: 'h' } } });
 if (values.help) {

@@ -13,7 +13,7 @@ import { EmulatedTerminal } from '../terminal/device/emulated-terminal.js';
 import { TransbankPos, TURNAROUND_MS } from '../terminal/device/transbank/transbank-pos.js';
 import { Link } from '../terminal/protocol/link.js';
 import { openSerial } from '../terminal/serial-port.js';
-import { PtyPair } from '../terminal/testing/pty-pair.js';
+import { PtyPair } from '../terminal/pty-pair.js';
 
 const { values } = parseArgs({ options: { sales: { type: 'string', default: '50' }, help: { type: 'boolean', short: 'h' } } });
 if (values.help) {

@@ -7,7 +7,7 @@ import { signatureIndexes } from './terminals/replay-guard.js';
 import { terminalIndexes } from './terminals/terminal.js';
 import { traceIndexes } from './trace/trace.js';
 import { deliveryIndexes, scheduleIndexes } from './webhooks/due-times.js';
-import type { IndexDeclaration } from './store/record-index.js';
+import type { IndexDeclaration } from './store/store.js';
 
 /** What a reset walks: an account's own. */
 const byAccount: IndexDeclaration[] = [{ equals: ['account_id'] }];

@@ -5,7 +5,8 @@ import t from 'tap';
 import { BridgeState } from './bridge/bridge-state.js';
 import { SaleJournal } from './bridge/transbank/sale-journal.js';
 import { Link } from './protocol/link.js';
-import { openPort, PtyPair, socatSkip, waitFor } from './testing/pty-pair.js';
+import { openPort, PtyPair, socatSkip } from './pty-pair.js';
+import { waitFor } from '../server/testing/wait-for.js';
 
 const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
 

@@ -14,7 +14,7 @@ import { TRANSBANK_DEFAULTS, TransbankBridge } from './bridge/transbank/transban
 import { EmulatedTerminal } from './device/emulated-terminal.js';
 import { DEFAULT_CARD_DELAY_MS, TransbankPos, TURNAROUND_MS } from './device/transbank/transbank-pos.js';
 import { FaultyPort, type Faults } from './device/faulty-port.js';
-import { PosClient } from './pos-client.js';
+import { PosClient } from '../contracts/clients/pos-client.js';
 import { openSerial } from './serial-port.js';
 import { Link } from './protocol/link.js';
 

@@ -5,7 +5,8 @@ import { Bridge } from './bridge/bridge.js';
 import { BridgeState } from './bridge/bridge-state.js';
 import { EmulatedTerminal } from './device/emulated-terminal.js';
 import { Link } from './protocol/link.js';
-import { openPort, PtyPair, socatSkip, waitFor } from './testing/pty-pair.js';
+import { openPort, PtyPair, socatSkip } from './pty-pair.js';
+import { waitFor } from '../server/testing/wait-for.js';
 
 async function setup(t: Test, autoApproveMs: number | null) {
   const server = await startTestServer(t);

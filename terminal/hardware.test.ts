@@ -4,7 +4,8 @@ import { Link } from './protocol/link.js';
 import { decodeMessage } from './protocol/messages.js';
 import { decodeResponse, encodeRequest, type RequestCode, type ResponseCode, type TransbankMessage } from './protocol/transbank/messages.js';
 import { describeResponseCode } from './protocol/transbank/response-codes.js';
-import { openPort, waitFor } from './testing/pty-pair.js';
+import { openPort } from './pty-pair.js';
+import { waitFor } from '../server/testing/wait-for.js';
 
 // Runs only against real hardware:
 //   TERMINAL_TEST_PORT=/dev/ttyUSB0 npm test                                      (svc terminal)

@@ -5,7 +5,8 @@ import { askKey, BridgeState } from './bridge/bridge-state.js';
 import type { SaleJournalData } from './bridge/transbank/sale-journal.js';
 import type { PosState } from './device/transbank/pos-state.js';
 import { killer, killWorld, processes } from './testing/kill-harness.js';
-import { socatSkip, waitFor } from './testing/pty-pair.js';
+import { socatSkip } from './pty-pair.js';
+import { waitFor } from '../server/testing/wait-for.js';
 import { soakLength } from '../server/testing/soak.js';
 
 // The Transbank dialect's kill run: an emulated POS Integrado and the bridge

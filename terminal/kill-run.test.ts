@@ -4,7 +4,8 @@ import t from 'tap';
 import type { DeviceState } from './device/device-state.js';
 import { BridgeState } from './bridge/bridge-state.js';
 import { killer, killWorld, processes } from './testing/kill-harness.js';
-import { socatSkip, waitFor } from './testing/pty-pair.js';
+import { socatSkip } from './pty-pair.js';
+import { waitFor } from '../server/testing/wait-for.js';
 import { soakLength } from '../server/testing/soak.js';
 
 // The emulator and the bridge, each as `svc-terminal` runs it, killed with

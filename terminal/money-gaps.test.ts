@@ -6,7 +6,8 @@ import { FaultyPort } from './device/faulty-port.js';
 import { Link } from './protocol/link.js';
 import { decodeMessage, encodeMessage } from './protocol/messages.js';
 import { bridgeWorld } from './testing/bridge-world.js';
-import { socatSkip, waitFor } from './testing/pty-pair.js';
+import { socatSkip } from './pty-pair.js';
+import { waitFor } from '../server/testing/wait-for.js';
 
 // The two money gaps of today's protocol (issue 26), reproduced as a
 // hardware team found them, over a real pseudo-terminal pair:

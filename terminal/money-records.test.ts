@@ -5,7 +5,8 @@ import { EmulatedTerminal } from './device/emulated-terminal.js';
 import { Link } from './protocol/link.js';
 import { decodeMessage, encodeMessage, type Message } from './protocol/messages.js';
 import { bridgeWorld } from './testing/bridge-world.js';
-import { socatSkip, waitFor } from './testing/pty-pair.js';
+import { socatSkip } from './pty-pair.js';
+import { waitFor } from '../server/testing/wait-for.js';
 
 // The two ways money records were lost, reproduced over a real
 // pseudo-terminal pair: a conflicting settlement confirmed to the device

@@ -1,7 +1,7 @@
 // svc-contracts receiver: grades an integrator's webhook receiver against the receiver rules.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { startRelayClient, type RelayClient } from '../../scripts/relay/relay-client.js';
+import { startRelayClient, type RelayClient } from '../clients/relay-client.js';
 import { CHECKS } from './checks.js';
 import { gradeReceiver, NOT_GRADED } from './grade.js';
 import { jsonReport, junitReport, textReport } from './report.js';

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { startExampleReceiver } from '../../scripts/example-receiver.js';
-import { startRelayClient } from '../../scripts/relay/relay-client.js';
+import { startRelayClient } from '../clients/relay-client.js';
 import { registerAccount, startTestServer } from '../../server/testing/test-server.js';
 import { verifyWebhook } from '../webhook-signature.js';
 import { gradeReceiver, type Grade } from './grade.js';

@@ -1,4 +1,4 @@
-import { PosClient } from '../../terminal/pos-client.js';
+import { PosClient } from '../clients/pos-client.js';
 import { openApiDocument } from '../openapi.js';
 import { SchemaValidator } from '../validator.js';
 import type { Profile } from '../profiles.js';

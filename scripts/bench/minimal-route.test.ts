@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { journalFileName } from '../../server/store/journal-files.js';
-import { computePosSignature } from '../../terminal/pos-client.js';
+import { computePosSignature } from '../../contracts/clients/pos-client.js';
 
 const script = fileURLToPath(new URL('./minimal-route.ts', import.meta.url));
 const secret = 'ab'.repeat(32);

@@ -3,7 +3,7 @@
 // not spend CPU on JSON and HMAC while measuring, and a signed run should
 // cost it no more than an unsigned one.
 import type autocannon from 'autocannon';
-import { computePosSignature } from '../../terminal/pos-client.js';
+import { computePosSignature } from '../../contracts/clients/pos-client.js';
 import type { PacedRequest } from './paced-load.js';
 
 let batch = 0;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { PosClient } from '../../terminal/pos-client.js';
+import { PosClient } from '../../contracts/clients/pos-client.js';
 
 export interface DemoWorld {
   baseUrl: string;

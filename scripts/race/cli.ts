@@ -10,7 +10,7 @@ import { createApp } from '../../server/app.js';
 import { systemClock } from '../../server/clock.js';
 import { defaultConfig } from '../../server/config.js';
 import { LowdbStore } from '../../server/store/lowdb-store.js';
-import { PosClient } from '../../terminal/pos-client.js';
+import { PosClient } from '../../contracts/clients/pos-client.js';
 import { checkInvariants, completeVoids, interleavings, runInterleaving, seeded, type OrderRun, type RaceTarget } from './race.js';
 import { markdown, summarise, svg, table } from './report.js';
 import { runSerialRace } from './serial-race.js';

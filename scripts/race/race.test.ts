@@ -3,7 +3,7 @@ import { merchantWithTerminal, startTestServer } from '../../server/testing/test
 import { checkInvariants, completeVoids, interleavings, runInterleaving, seeded, type OrderRun, type RaceTarget } from './race.js';
 import { markdown, summarise, svg } from './report.js';
 import { runSerialRace } from './serial-race.js';
-import { socatSkip } from '../../terminal/testing/pty-pair.js';
+import { socatSkip } from '../../terminal/pty-pair.js';
 
 t.test('the race invariants hold over more than 100 orders under every interleaving', async (t) => {
   const server = await startTestServer(t);

@@ -1,4 +1,4 @@
-import { PosClient, type PosResponse, type Answer } from '../../terminal/pos-client.js';
+import { PosClient, type PosResponse, type Answer } from '../../contracts/clients/pos-client.js';
 
 // The discard-versus-commit race (spec: States and transitions, Order;
 // addendum §3): the merchant's invalidation and the POS's payment

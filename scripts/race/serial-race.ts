@@ -5,7 +5,7 @@ import { Bridge } from '../../terminal/bridge/bridge.js';
 import { BridgeState } from '../../terminal/bridge/bridge-state.js';
 import { EmulatedTerminal } from '../../terminal/device/emulated-terminal.js';
 import { Link } from '../../terminal/protocol/link.js';
-import { openPort, PtyPair } from '../../terminal/testing/pty-pair.js';
+import { openPort, PtyPair } from '../../terminal/pty-pair.js';
 import type { OrderRun, RaceTarget } from './race.js';
 
 /**

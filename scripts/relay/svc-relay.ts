@@ -2,7 +2,7 @@
 // svc-relay: forwards the simulator's webhooks for local and private URLs
 // to a receiver on this machine. `svc-relay --help` says how.
 import { parseArgs } from 'node:util';
-import { startRelayClient } from './relay-client.js';
+import { startRelayClient } from '../../contracts/clients/relay-client.js';
 
 const usage = `usage: svc-relay --base-url URL --token TOKEN --forward-to http://localhost:PORT/path
 

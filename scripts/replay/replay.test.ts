@@ -6,8 +6,8 @@ import { runCommand } from '../../server/testing/run-command.js';
 import { merchantWithTerminal, signingClock, startTestServer } from '../../server/testing/test-server.js';
 import { Bridge } from '../../terminal/bridge/bridge.js';
 import { BridgeState } from '../../terminal/bridge/bridge-state.js';
-import { PosClient } from '../../terminal/pos-client.js';
-import { openPort, PtyPair, socatSkip } from '../../terminal/testing/pty-pair.js';
+import { PosClient } from '../../contracts/clients/pos-client.js';
+import { openPort, PtyPair, socatSkip } from '../../terminal/pty-pair.js';
 import { replayBatches } from './replay.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../../fixtures/batches/${name}`, import.meta.url));

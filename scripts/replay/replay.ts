@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Settlement } from '../../contracts/pos-types.js';
-import { PosClient } from '../../terminal/pos-client.js';
+import { PosClient } from '../../contracts/clients/pos-client.js';
 
 export type Outcome = 'created' | 'replayed' | 'conflict' | 'rejected';
 

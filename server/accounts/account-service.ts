@@ -1,8 +1,8 @@
 import { accountNow, iso, type Clock } from '../clock.js';
 import { ConflictError, DuplicateKeyError, InvalidCredentialsError, InvalidTokenError, WrongTokenKindError } from '../errors.js';
-import type { TokenKind } from '../http/context.js';
+
 import type { Store } from '../store/store.js';
-import { describeKind, tokenPrefix, type Account, type TokenRecord } from './account.js';
+import { describeKind, tokenPrefix, type Account, type TokenKind, type TokenRecord } from './account.js';
 import { hashPassword, newId, newSecret, tokenDigest, verifyPassword } from './secrets.js';
 
 export interface RegisterInput {

@@ -1,4 +1,5 @@
-import type { TokenKind } from '../http/context.js';
+/** What a bearer token may be used for. */
+export type TokenKind = 'api' | 'login' | 'console' | 'refresh';
 
 /** One account is one merchant (addendum §1). */
 export interface Account {

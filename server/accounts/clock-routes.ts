@@ -2,8 +2,8 @@ import { accountNow, iso, type Clock } from '../clock.js';
 import type { OperationHandlers } from '../http/bind-operations.js';
 import type { AppContext } from '../http/context.js';
 import type { Store } from '../store/store.js';
-import type { DeliveryRecord } from '../sessions/events.js';
-import type { ScheduleRecord } from '../sessions/session-service.js';
+import type { DeliveryRecord } from '../webhooks/delivery-record.js';
+import type { ScheduleRecord } from '../sessions/schedule-record.js';
 import { QUEUED, retimeAccount } from '../webhooks/due-times.js';
 import type { Account } from './account.js';
 

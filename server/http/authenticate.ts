@@ -2,7 +2,8 @@ import type { Middleware } from 'koa';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { AccountService } from '../accounts/account-service.js';
 import { InvalidTokenError } from '../errors.js';
-import type { AppState, TokenKind } from './context.js';
+import type { TokenKind } from '../accounts/account.js';
+import type { AppState } from './context.js';
 
 /**
  * Authentication declared by the document: an operation's `security` names

@@ -1,9 +1,7 @@
 import type { ParameterizedContext } from 'koa';
-import type { Account } from '../accounts/account.js';
+import type { Account, TokenKind } from '../accounts/account.js';
 import type { SignatureClaim } from '../terminals/pos-signature-guard.js';
 import type { TerminalRecord } from '../terminals/terminal.js';
-
-export type TokenKind = 'api' | 'login' | 'console' | 'refresh';
 
 /** What the middleware chain learns about a request before its handler runs. */
 export interface AppState {

@@ -2,7 +2,7 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import t, { type Test } from 'tap';
 import { listOperations, openApiDocument, type OperationEntry } from '../../contracts/openapi.js';
 import { resolveRef } from '../../contracts/validator.js';
-import { signPosRequest } from '../../terminal/pos-client.js';
+import { signPosRequest } from '../../contracts/clients/pos-client.js';
 import { ManualClock } from '../clock.js';
 import { defaultConfig } from '../config.js';
 import { LowdbStore } from '../store/lowdb-store.js';

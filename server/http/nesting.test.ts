@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import { listOperations, openApiDocument } from '../../contracts/openapi.js';
-import { signPosRequest } from '../../terminal/pos-client.js';
+import { signPosRequest } from '../../contracts/clients/pos-client.js';
 import { ManualClock } from '../clock.js';
 import { defaultConfig } from '../config.js';
 import { LowdbStore } from '../store/lowdb-store.js';

@@ -1,4 +1,4 @@
-import type { IndexDeclaration } from '../store/record-index.js';
+import type { IndexDeclaration } from '../store/store.js';
 export const orderStatuses = ['PENDING', 'PAID', 'DISCARDED', 'VOID_PENDING', 'VOIDED'] as const;
 export type OrderStatus = (typeof orderStatuses)[number];
 

@@ -64,7 +64,7 @@ t.test('a terminal sees and works only its own orders', async (t) => {
   const order = await first.createOrder();
   // A second terminal of the same merchant.
   const provisioned = await server.api.post(`${first.merchantPath}/pos-terminals`, { json: { serialNumber: `${first.serialNumber}-2` }, token: first.account.key.token });
-  const { PosClient } = await import('../../terminal/pos-client.js');
+  const { PosClient } = await import('../../contracts/clients/pos-client.js');
   const { validatingFetch } = await import('../../contracts/testing/contract-client.js');
   const second = new PosClient({ baseUrl: server.baseUrl, serialNumber: `${first.serialNumber}-2`, secret: provisioned.body.secret, now: signingClock(server), fetch: validatingFetch() });
   t.same((await second.listOrders()).body.data, []);

@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server } from 'node:http';
-import { boundedAnswer } from '../webhooks/answer-excerpt.js';
+import { boundedAnswer } from '../../contracts/answer-excerpt.js';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Account } from '../accounts/account.js';

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { WebSocket } from 'ws';
 import { startExampleReceiver } from '../../scripts/example-receiver.js';
-import { startRelayClient } from '../../scripts/relay/relay-client.js';
+import { startRelayClient } from '../../contracts/clients/relay-client.js';
 import { startTestServer } from '../testing/test-server.js';
 import { traceOf, webhookSetup } from '../webhooks/webhooks-testkit.js';
 

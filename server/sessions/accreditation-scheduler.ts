@@ -4,7 +4,8 @@ import { FaultLog } from '../fault-log.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
 import { giveDueTimes, PASS_LIMIT, realDue } from '../webhooks/due-times.js';
-import type { ScheduleRecord, SessionService } from './session-service.js';
+import type { SessionService } from './session-service.js';
+import type { ScheduleRecord } from './schedule-record.js';
 
 /**
  * Fires scheduled accreditations when they come due on their account's

@@ -4,6 +4,7 @@ import { newId } from '../accounts/secrets.js';
 import type { Transaction } from '../store/store.js';
 import { trace } from '../trace/trace.js';
 import { QUEUED, realDue, sessionHead } from '../webhooks/due-times.js';
+import type { DeliveryRecord } from '../webhooks/delivery-record.js';
 import type { EventEffect, EventName } from './session-machine.js';
 import type { SessionRecord } from './session.js';
 import { creditFields, paymentReference } from './session-view.js';
@@ -57,20 +58,6 @@ export interface EventSink {
 }
 
 export const silentSink: EventSink = { emitted: () => undefined };
-
-/** A delivery still to be made: one per event, until it is delivered or given up. */
-export interface DeliveryRecord {
-  [field: string]: unknown;
-  event_id: string;
-  account_id: string;
-  session_id: string;
-  seq: number;
-  attempts: number;
-  /** On the account's clock. */
-  next_attempt_at: string;
-  /** On the server's clock, what the dispatcher finds it by; QUEUED behind an earlier delivery of the session (due-times.ts). Absent from records of earlier versions. */
-  due_ms?: number;
-}
 
 /** Outbox records for the effects of one change, numbered after the session's previous events. */
 export function outboxEvents(session: SessionRecord, effects: readonly EventEffect[], createdAt: string, webhookSecret: string): { events: OutboxEvent[]; session: SessionRecord } {

@@ -1,4 +1,4 @@
-import type { IndexDeclaration } from '../store/record-index.js';
+import type { IndexDeclaration } from '../store/store.js';
 
 // The query shapes of the payment-session product's collections (addendum
 // §5–§8): an account's records by age, which the data-lifetime purge walks

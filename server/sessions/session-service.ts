@@ -10,16 +10,7 @@ import { buildSession, SessionInputError, type SessionInput } from './session-in
 import { transition, type EventEffect, type Trigger } from './session-machine.js';
 import { storedSession, type Origin, type SessionRecord } from './session.js';
 import { realDue } from '../webhooks/due-times.js';
-
-export interface ScheduleRecord {
-  [field: string]: unknown;
-  session_id: string;
-  account_id: string;
-  /** On the account's clock. */
-  due_at: string;
-  /** On the server's clock, what the scheduler finds it by (due-times.ts). Absent from records of earlier versions. */
-  due_ms?: number;
-}
+import type { ScheduleRecord } from './schedule-record.js';
 
 export interface BatchRecord {
   [field: string]: unknown;

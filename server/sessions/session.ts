@@ -1,5 +1,5 @@
 import type { Credit } from './money.js';
-import type { IndexDeclaration } from '../store/record-index.js';
+import type { IndexDeclaration } from '../store/store.js';
 
 export type SessionStatus = 'pending' | 'paid' | 'failed' | 'expired';
 export type AccreditationStatus = 'none' | 'scheduled' | 'accredited' | 'failed';

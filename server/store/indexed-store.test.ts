@@ -4,7 +4,7 @@ import { PgStore } from './pg-store.js';
 import { postgresSkip, startPostgres } from './pg-testing.js';
 import { selectSql, tableLayout } from './pg-tables.js';
 import { runQuery } from './query.js';
-import type { IndexDeclaration } from './record-index.js';
+import type { IndexDeclaration } from './store.js';
 import type { Query, Store, StoredRecord } from './store.js';
 
 // The embedded store's lists through declared indexes against the scan

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { signPosRequest } from '../../terminal/pos-client.js';
+import { signPosRequest } from '../../contracts/clients/pos-client.js';
 import { purgeExpired } from '../console/purge.js';
 import { orderKey } from '../orders/order.js';
 import { settlementFields, settlementKey } from '../settlements/settlement.js';

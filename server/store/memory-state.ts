@@ -1,6 +1,6 @@
 import { runQuery } from './query.js';
-import { bestServing, RecordIndex, type IndexDeclaration } from './record-index.js';
-import type { Query, StoredRecord } from './store.js';
+import { bestServing, RecordIndex } from './record-index.js';
+import type { IndexDeclaration, Query, StoredRecord } from './store.js';
 
 /** The query shapes each collection answers through an index (index-declarations.ts). */
 export type IndexDeclarations = Readonly<Record<string, readonly IndexDeclaration[]>>;

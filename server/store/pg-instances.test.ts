@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import { validatingFetch } from '../../contracts/testing/contract-client.js';
 import { checkInvariants, completeVoids, runInterleaving, seeded, type RaceTarget } from '../../scripts/race/race.js';
-import { PosClient, signPosRequest } from '../../terminal/pos-client.js';
+import { PosClient, signPosRequest } from '../../contracts/clients/pos-client.js';
 import { ManualClock } from '../clock.js';
 import { defaultConfig } from '../config.js';
 import { PgStore } from './pg-store.js';
@@ -9,7 +9,7 @@ import { serveApp } from '../testing/test-server.js';
 import { postgresSkip, startPostgres } from './pg-testing.js';
 import { waitFor } from '../testing/wait-for.js';
 import { startExampleReceiver } from '../../scripts/example-receiver.js';
-import { startRelayClient } from '../../scripts/relay/relay-client.js';
+import { startRelayClient } from '../../contracts/clients/relay-client.js';
 import { WebSocket } from 'ws';
 import type { TraceEntry } from '../trace/trace.js';
 import type { TerminalRecord } from '../terminals/terminal.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { encodeJson, encodeKey } from './pg-text.js';
-import type { IndexDeclaration } from './record-index.js';
+import type { IndexDeclaration } from './store.js';
 import type { Query, Scalar } from './store.js';
 
 // How the PostgreSQL store lays collections out: a table per collection,

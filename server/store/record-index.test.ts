@@ -1,6 +1,7 @@
 import t from 'tap';
 import { runQuery } from './query.js';
-import { indexScore, RecordIndex, type IndexDeclaration } from './record-index.js';
+import { indexScore, RecordIndex } from './record-index.js';
+import type { IndexDeclaration } from './store.js';
 import type { Query, StoredRecord } from './store.js';
 
 // The index against the scan it replaces (runQuery, the oracle): random

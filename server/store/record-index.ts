@@ -1,6 +1,6 @@
 import sortedBtree from 'sorted-btree';
 import { compareValues, inRange, matchesWhere } from './query.js';
-import type { Query, StoredRecord } from './store.js';
+import type { IndexDeclaration, Query, StoredRecord } from './store.js';
 
 // An ordered secondary index of one collection, kept in step with every
 // change: a B+ tree (sorted-btree) of keys [the equality fields' values…,
@@ -12,15 +12,6 @@ import type { Query, StoredRecord } from './store.js';
 // (missing first, then numbers, strings, booleans), so an index answers
 // exactly what a scan (runQuery) answers.
 
-export type OrderType = 'text' | 'number' | 'time';
-
-/** One query shape a collection answers, declared beside its record type. */
-export interface IndexDeclaration {
-  /** Fields a query's `where` gives values for, all of them. */
-  equals: readonly string[];
-  /** The field results are ordered by, and the one a range bounds. */
-  order?: { field: string; type: OrderType };
-}
 
 type Key = unknown[];
 

@@ -5,7 +5,16 @@
 // (equality filters, one sort key, limit/offset) rather than callbacks.
 
 import type { InstanceBus } from './bus.js';
-import type { IndexDeclaration } from './record-index.js';
+
+export type OrderType = 'text' | 'number' | 'time';
+
+/** One query shape a collection answers, declared beside its record type. */
+export interface IndexDeclaration {
+  /** Fields a query's `where` gives values for, all of them. */
+  equals: readonly string[];
+  /** The field results are ordered by, and the one a range bounds. */
+  order?: { field: string; type: OrderType };
+}
 
 export type Scalar = string | number | boolean | null;
 

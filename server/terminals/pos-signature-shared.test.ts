@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { Middleware } from 'koa';
-import { signPosRequest } from '../../terminal/pos-client.js';
+import { signPosRequest } from '../../contracts/clients/pos-client.js';
 import type { Account } from '../accounts/account.js';
 import { ManualClock } from '../clock.js';
 import type { AppState } from '../http/context.js';

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { computePosSignature, posSignatureBytes } from '../../contracts/pos-signature.js';
-import { signPosRequest } from '../../terminal/pos-client.js';
+import { signPosRequest } from '../../contracts/clients/pos-client.js';
 import { ManualClock } from '../clock.js';
 import { AHEAD_GRACE_MS } from './replay-guard.js';
 import { bootOnDirectory, merchantWithTerminal, startTestServer, type TestServer } from '../testing/test-server.js';

@@ -1,5 +1,5 @@
 import type { Account } from '../accounts/account.js';
-import type { IndexDeclaration } from '../store/record-index.js';
+import type { IndexDeclaration } from '../store/store.js';
 import type { TerminalRecord } from './terminal.js';
 import type { ClaimedWrite, SignedWrite } from '../store/pg-store.js';
 import type { Store, StoredRecord } from '../store/store.js';

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import { contractClient } from '../../contracts/testing/contract-client.js';
-import { signPosRequest } from '../../terminal/pos-client.js';
+import { signPosRequest } from '../../contracts/clients/pos-client.js';
 import { postgresSkip, startPostgres } from '../store/pg-testing.js';
 import { startServerProcess, stopServerProcess, type ServerProcess } from '../testing/server-process.js';
 

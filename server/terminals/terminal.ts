@@ -1,4 +1,4 @@
-import type { IndexDeclaration } from '../store/record-index.js';
+import type { IndexDeclaration } from '../store/store.js';
 /** A POS terminal of a merchant; stored under its serial number, unique across the service. */
 export interface TerminalRecord {
   [field: string]: unknown;

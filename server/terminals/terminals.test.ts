@@ -1,5 +1,5 @@
 import t from 'tap';
-import { PosClient } from '../../terminal/pos-client.js';
+import { PosClient } from '../../contracts/clients/pos-client.js';
 import { validatingFetch } from '../../contracts/testing/contract-client.js';
 import { createLogger } from '../log.js';
 import { merchantWithTerminal, registerAccount, signingClock, startTestServer } from '../testing/test-server.js';

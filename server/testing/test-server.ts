@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Test } from 'tap';
 import { contractClient, validatingFetch, type ContractClient } from '../../contracts/testing/contract-client.js';
-import { PosClient } from '../../terminal/pos-client.js';
+import { PosClient } from '../../contracts/clients/pos-client.js';
 import { createApp, type AppDeps, type SimulatorApp } from '../app.js';
 import { ManualClock } from '../clock.js';
 import { defaultConfig, type Config } from '../config.js';

@@ -1,6 +1,6 @@
 import { newId } from '../accounts/secrets.js';
 import type { Transaction } from '../store/store.js';
-import type { IndexDeclaration } from '../store/record-index.js';
+import type { IndexDeclaration } from '../store/store.js';
 
 /** One line of an account's trace (addendum §7, §8). */
 export interface TraceEntry {

@@ -1,5 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { AnswerExcerpt } from './answer-excerpt.js';
+import { AnswerExcerpt } from '../../contracts/answer-excerpt.js';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isPrivateAddress } from './routing.js';

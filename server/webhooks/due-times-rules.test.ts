@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import type { DeliveryRecord } from '../sessions/events.js';
+import type { DeliveryRecord } from './delivery-record.js';
 import { LowdbStore } from '../store/lowdb-store.js';
 import type { Store } from '../store/store.js';
 import { deliveryIndexes, giveDueTimes, scheduleIndexes as schedulesServed, PASS_LIMIT, promoteNext, QUEUED, realDue, retimeAccount, scheduleIndexes, sessionHead } from './due-times.js';

@@ -1,6 +1,6 @@
 import t from 'tap';
-import type { DeliveryRecord } from '../sessions/events.js';
-import type { ScheduleRecord } from '../sessions/session-service.js';
+import type { DeliveryRecord } from './delivery-record.js';
+import type { ScheduleRecord } from '../sessions/schedule-record.js';
 import { registerAccount, startTestServer } from '../testing/test-server.js';
 import { QUEUED } from './due-times.js';
 

@@ -1,7 +1,7 @@
 import type { Account } from '../accounts/account.js';
-import type { DeliveryRecord } from '../sessions/events.js';
-import type { ScheduleRecord } from '../sessions/session-service.js';
-import type { IndexDeclaration } from '../store/record-index.js';
+import type { DeliveryRecord } from './delivery-record.js';
+import type { ScheduleRecord } from '../sessions/schedule-record.js';
+import type { IndexDeclaration } from '../store/store.js';
 import type { Store, StoredRecord, Transaction } from '../store/store.js';
 
 // What the background passes (webhook attempts, scheduled accreditations)

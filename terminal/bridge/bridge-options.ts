@@ -1,4 +1,4 @@
-import type { PosClient } from '../pos-client.js';
+import type { PosClient } from '../../contracts/clients/pos-client.js';
 import type { Timers } from '../protocol/timers.js';
 import type { BridgeState } from './bridge-state.js';
 import { RecordCourier } from './courier.js';

@@ -1,8 +1,8 @@
 import { Duplex } from 'node:stream';
 import t from 'tap';
-import { PosClient } from '../pos-client.js';
+import { PosClient } from '../../contracts/clients/pos-client.js';
 import { ManualTimers } from '../protocol/timers.js';
-import { waitFor } from '../testing/pty-pair.js';
+import { waitFor } from '../../server/testing/wait-for.js';
 import { Bridge, type SerialLine } from './bridge.js';
 import { BridgeState } from './bridge-state.js';
 import { comparePaid, verdictFor } from './server-verdict.js';

@@ -1,4 +1,4 @@
-import type { Answer, PosClient, PosResponse } from '../pos-client.js';
+import type { Answer, PosClient, PosResponse } from '../../contracts/clients/pos-client.js';
 import { encodeMessage, type RecordMessage } from '../protocol/messages.js';
 import type { Timers } from '../protocol/timers.js';
 import { recordKey, type BridgeState, type HeldRecord } from './bridge-state.js';

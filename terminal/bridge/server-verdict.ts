@@ -1,4 +1,4 @@
-import type { Answer, PosResponse } from '../pos-client.js';
+import type { Answer, PosResponse } from '../../contracts/clients/pos-client.js';
 import type { RecordMessage } from '../protocol/messages.js';
 
 // What the server's answer to a record means for the record on the device.

@@ -6,7 +6,7 @@ import { Bridge } from '../bridge/bridge.js';
 import { BridgeState } from '../bridge/bridge-state.js';
 import { SaleJournal } from '../bridge/transbank/sale-journal.js';
 import { TransbankBridge } from '../bridge/transbank/transbank-bridge.js';
-import { openPort, PtyPair } from './pty-pair.js';
+import { openPort, PtyPair } from '../pty-pair.js';
 
 /**
  * A server with a merchant and a terminal, a real pseudo-terminal pair,

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
 import { startServerProcess, stopServerProcess, stopped } from '../../server/testing/server-process.js';
-import { PtyPair, waitFor } from './pty-pair.js';
+import { PtyPair } from '../pty-pair.js';
+import { waitFor } from '../../server/testing/wait-for.js';
 
 // What the kill runs share: a server process with a merchant and a terminal,
 // a real pseudo-terminal pair, `svc-terminal` processes started and killed

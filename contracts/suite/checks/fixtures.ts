@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { WebSocket } from 'ws';
-import { signPosRequest } from '../../../terminal/pos-client.js';
+import { signPosRequest } from '../../clients/pos-client.js';
 import type { SuiteHttp, SuiteResponse } from '../suite-client.js';
 import { CheckStopped } from './check.js';
 

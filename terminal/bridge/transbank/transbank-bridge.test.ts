@@ -7,7 +7,8 @@ import { TransbankBridge } from './transbank-bridge.js';
 import { TransbankPos } from '../../device/transbank/transbank-pos.js';
 import { Link } from '../../protocol/link.js';
 import { bridgeWorld } from '../../testing/bridge-world.js';
-import { socatSkip, waitFor } from '../../testing/pty-pair.js';
+import { socatSkip } from '../../pty-pair.js';
+import { waitFor } from '../../../server/testing/wait-for.js';
 
 // The bridge as the cash register of a Transbank POS Integrado, against the
 // emulated POS over a real pseudo-terminal pair and a real server: orders

@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import sdk, { type Status } from 'transbank-pos-sdk';
 import { Link } from '../../protocol/link.js';
 import { describeResponseCode, REJECTION_CODES } from '../../protocol/transbank/response-codes.js';
-import { openPort, PtyPair, socatSkip } from '../../testing/pty-pair.js';
+import { openPort, PtyPair, socatSkip } from '../../pty-pair.js';
 import { TransbankPos } from './transbank-pos.js';
 
 // The official cash-register SDK (transbank-pos-sdk, npm) drives our

@@ -1,7 +1,7 @@
 // The terminal side of the POS interface: signing (addendum §2) and a small
 // typed client that sends signed requests. The bridge and the scripts use it.
-import { computePosSignature } from '../contracts/pos-signature.js';
-import type { Settlement } from '../contracts/pos-types.js';
+import { computePosSignature } from '../pos-signature.js';
+import type { Settlement } from '../pos-types.js';
 
 export { computePosSignature };
 

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { waitFor } from '../../server/testing/wait-for.js';
 
 const socat = '/usr/bin/socat';
 
@@ -24,7 +23,12 @@ export class PtyPair {
 
   async start(): Promise<void> {
     this.process = spawn(socat, [`pty,raw,echo=0,link=${this.host}`, `pty,raw,echo=0,link=${this.device}`], { stdio: 'ignore' });
-    await waitFor(() => existsSync(this.host) && existsSync(this.device), 15_000, 'socat to create the pseudo-terminals');
+    const deadline = Date.now() + 15_000;
+    // socat makes the links once both pseudo-terminals exist: a few milliseconds, longer on a loaded machine.
+    while (!existsSync(this.host) || !existsSync(this.device)) {
+      if (Date.now() > deadline) throw new Error('timed out waiting for socat to create the pseudo-terminals');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
   }
 
   /** Kills socat: both ends of the line drop, as when a cable is pulled. */
@@ -44,6 +48,4 @@ export class PtyPair {
   }
 }
 
-export { openSerial as openPort } from '../serial-port.js';
-
-export { waitFor };
+export { openSerial as openPort } from './serial-port.js';

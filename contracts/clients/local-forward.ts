@@ -1,6 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { AnswerExcerpt } from '../../server/webhooks/answer-excerpt.js';
+import { AnswerExcerpt } from '../answer-excerpt.js';
 
 /** The local receiver's status and the start of its answer, or why it could not be reached. */
 export type ForwardResult = { status: number; body: string } | { error: string };

@@ -1,0 +1,54 @@
+// The floors of the code base (README, "How the code is laid out"), checked by `npm run lint:deps` in `npm test`.
+// contracts/ is the interface every side shares: the document and its pure helpers at the bottom, the clients of
+// the interface on them, the conformance tools (suite, receiver grader) and their kits on top. server/ and
+// terminal/ stand on contracts/ as peers that talk over HTTP (the terminal borrows the server's durable-file
+// helpers and test kits, never the reverse); scripts/ stands on everything. Tests sit above all of it.
+const TEST = '\\.test\\.ts$|-testkit\\.ts$';
+const DOCUMENT = '^contracts/(?:[^/]+\\.ts|paths/|schemas/)';
+const CONFORMANCE = '^contracts/(?:suite|receiver|testing)/';
+
+/** A floor: code under `from` (tests left out) never imports `to`. */
+const floor = (name, comment, from, to, allowed) => ({
+  name,
+  comment,
+  severity: 'error',
+  from: { path: from, pathNot: TEST },
+  to: { path: to, ...(allowed ? { pathNot: allowed } : {}) },
+});
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      comment: 'A module never reaches itself again through its imports (types included): split out what both sides need.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    floor('contracts-stand-alone', 'The interface knows nothing of who implements or drives it.', '^contracts/', '^(?:server|terminal|scripts|fixtures)/'),
+    floor('document-below-tools', 'The document and its helpers know nothing of the clients and conformance tools built on them.', DOCUMENT, '^contracts/(?:clients|suite|receiver|testing)/'),
+    floor('clients-below-tools', 'The clients of the interface know nothing of the conformance tools.', '^contracts/clients/', CONFORMANCE),
+    floor('server-below-terminal', 'The server knows the terminal only over HTTP.', '^server/', '^(?:terminal|scripts)/'),
+    floor(
+      'terminal-beside-server',
+      'The terminal talks to the server over HTTP; it borrows only the durable-file helpers and the test kits.',
+      '^terminal/',
+      '^server/',
+      '^server/(?:store/(?:fsync|write-fully)\\.ts$|testing/)',
+    ),
+    floor('terminal-below-scripts', 'Scripts drive the terminal, not the reverse.', '^terminal/', '^scripts/'),
+    {
+      name: 'no-test-code-in-products',
+      comment: 'Shipped code never imports a test or a test kit (testing/ folders, *-testkit.ts).',
+      severity: 'error',
+      from: { path: '^(?:server|terminal|contracts|scripts)/', pathNot: `${TEST}|/testing/` },
+      to: { path: `${TEST}|/testing/` },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(?:node_modules|dist|\\.tap|reports)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+};
