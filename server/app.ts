@@ -27,7 +27,9 @@ import { orderHandlers } from './orders/routes.js';
 import { settlementHandlers } from './settlements/routes.js';
 import { SettlementService } from './settlements/settlement-service.js';
 import { posSignatureGuard } from './terminals/pos-signature-guard.js';
-import { restartSafeReplayGuard, storeReplayGuard, type ReplayGuard } from './terminals/replay-guard.js';
+import { memorySignatureLedger } from './terminals/memory-signature-ledger.js';
+import type { SignatureLedger } from './terminals/signature-ledger.js';
+import { storeSignatureLedger } from './terminals/store-signature-ledger.js';
 import { terminalHandlers } from './terminals/routes.js';
 import { TerminalService } from './terminals/terminal-service.js';
 import { AccreditationScheduler } from './sessions/accreditation-scheduler.js';
@@ -49,6 +51,14 @@ import { indexDeclarations } from './index-declarations.js';
 
 export interface AppDeps {
   store: Store;
+  /**
+   * Whether this app is the one process on its store (the embedded store,
+   * whose directory lock makes it so) or one of several instances sharing
+   * it (PostgreSQL): then what they must agree on (accepted signatures, the
+   * rate brake's counts, who attempts a delivery) lives in the store.
+   * `main` picks it with the store; the default is one process.
+   */
+  sharing?: 'one-process' | 'instances';
   clock: Clock;
   config: Config;
   log?: Logger;
@@ -66,7 +76,7 @@ export interface AppDeps {
 
 /** The Koa app with the background jobs `main.ts` starts and stops. */
 export type SimulatorApp = Koa<AppState> & {
-  jobs: { scheduler: AccreditationScheduler; dispatcher: WebhookDispatcher; relay: RelayHub; purge: () => Promise<number>; replays: ReplayGuard; consoleStreams: TraceStreams };
+  jobs: { scheduler: AccreditationScheduler; dispatcher: WebhookDispatcher; relay: RelayHub; purge: () => Promise<number>; signatures: SignatureLedger; consoleStreams: TraceStreams };
   /** Tells the app an origin it is reached at, once listening (loopback webhook routing). */
   addOrigin(origin: string): void;
   /** The domain services behind the routes, for in-process callers (the payment page, tests). */
@@ -74,16 +84,15 @@ export type SimulatorApp = Koa<AppState> & {
 };
 
 /** Builds the whole backend as a Koa app; `main.ts` gives it real parts, tests their own. */
-export function createApp({ store, clock, config, log = silentLogger, securityGuards: substitutes = {}, eventSink, webhookSignalAfter }: AppDeps): SimulatorApp {
+export function createApp({ store, sharing = 'one-process', clock, config, log = silentLogger, securityGuards: substitutes = {}, eventSink, webhookSignalAfter }: AppDeps): SimulatorApp {
   const doc = openApiDocument;
   const validators = { exact: new SchemaValidator(doc), coercing: new SchemaValidator(doc, { coerceTypes: true }) };
   const accounts = new AccountService(store, clock, config);
-  // With a database several instances may serve together: what they must agree on lives in it.
-  const sharedState = store.kind !== 'lowdb';
+  const sharedState = sharing === 'instances';
   store.declareIndexes(indexDeclarations);
   const terminals = new TerminalService(store, clock);
-  const orders = new OrderService(store, clock);
-  const settlements = new SettlementService(store, clock);
+  // A signed request's handler writes through the store its guard hands it, which makes the signature's claim with the first write.
+  const storeOf = (ctx: AppContext): Store => ctx.state.store ?? store;
   const catalog = new CatalogService(store, clock);
   const checkSessionInput = (value: unknown) => validators.exact.check({ $ref: '#/components/schemas/SessionCreateRequest' }, value).map((issue) => ({ in: 'body' as const, ...issue }));
   const origins = new Set<string>(config.publicUrl ? [config.publicUrl] : []);
@@ -113,13 +122,13 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
   const stops = new StopService(store, clock);
   const scheduler = new AccreditationScheduler(store, clock, sessions, log);
   const consoleStreams = new TraceStreams(store, (token) => accounts.authenticate(token, ['console']).then(() => true, () => false));
-  const replays: ReplayGuard = sharedState ? storeReplayGuard(store) : restartSafeReplayGuard(store, config.posSignatureToleranceSeconds * 1000, clock.now());
+  const signatures = sharedState ? storeSignatureLedger(store) : memorySignatureLedger(store, config.posSignatureToleranceSeconds * 1000, clock.now());
   // Security schemes of the document and what checks each.
   const securityGuards: Record<string, Middleware<AppState>> = {
     apiBearer: requireToken(['api', 'login'], accounts),
     consoleBearer: requireToken(['console'], accounts),
-    // These claim their signature with their one write (on a shared store): a settlement's insert, a confirmation's order update.
-    posSignature: posSignatureGuard(store, clock, config.posSignatureToleranceSeconds, replays, new Set(['notifySettlement', 'commitOrderPayment', 'commitOrderVoid'])),
+    // These claim their signature with their one write: a settlement's insert, a confirmation's order update.
+    posSignature: posSignatureGuard(store, clock, config.posSignatureToleranceSeconds, signatures, new Set(['notifySettlement', 'commitOrderPayment', 'commitOrderVoid'])),
   };
   for (const [scheme, guard] of Object.entries(substitutes)) if (guard) securityGuards[scheme] = guard;
   // Koa 3's ctx.origin is the Origin request header, not this server's origin.
@@ -136,8 +145,8 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
       await purgeExpired(store, clock, config.dataTtlDays, accountId);
     }),
     ...terminalHandlers(terminals),
-    ...orderHandlers(orders),
-    ...settlementHandlers(settlements, terminals),
+    ...orderHandlers((ctx) => new OrderService(storeOf(ctx), clock)),
+    ...settlementHandlers((ctx) => new SettlementService(storeOf(ctx), clock), terminals),
     ...sessionHandlers({ store, clock, catalog, sessions, stops, publicUrl }),
     ...webhookHandlers(receivers, dispatcher),
     ...relayHandlers(relay),
@@ -161,5 +170,5 @@ export function createApp({ store, clock, config, log = silentLogger, securityGu
   app.on('error', (error: Error, ctx?: AppContext) => {
     log.error('unhandled error', { error: error.message, stack: error.stack, method: ctx?.method, path: ctx?.path });
   });
-  return Object.assign(app, { jobs: { scheduler, dispatcher, relay, replays, consoleStreams, purge: () => purgeExpired(store, clock, config.dataTtlDays) }, services: { sessions }, addOrigin: (origin: string) => void origins.add(origin) });
+  return Object.assign(app, { jobs: { scheduler, dispatcher, relay, signatures, consoleStreams, purge: () => purgeExpired(store, clock, config.dataTtlDays) }, services: { sessions }, addOrigin: (origin: string) => void origins.add(origin) });
 }

@@ -3,7 +3,7 @@ import { sessionIndexes } from './sessions/session.js';
 import { agreementIndexes, batchIndexes, eventIndexes, partnerIndexes, splitAgreementIndexes, stopIndexes } from './sessions/session-indexes.js';
 import { settlementIndexes } from './settlements/settlement.js';
 import type { IndexDeclarations } from './store/memory-state.js';
-import { signatureIndexes } from './terminals/replay-guard.js';
+import { signatureIndexes } from './terminals/signature-ledger.js';
 import { terminalIndexes } from './terminals/terminal.js';
 import { traceIndexes } from './trace/trace.js';
 import { deliveryIndexes, scheduleIndexes } from './webhooks/due-times.js';

@@ -39,7 +39,8 @@ try {
   throw error;
 }
 
-const app = createApp({ store, clock: systemClock, config, log });
+// On a database, several instances may serve together: what they must agree on lives in it.
+const app = createApp({ store, sharing: config.databaseUrl ? 'instances' : 'one-process', clock: systemClock, config, log });
 app.jobs.scheduler.start();
 const server = createServer(app.callback());
 app.jobs.relay.attach(server);
@@ -76,8 +77,8 @@ async function stop(signal: string): Promise<void> {
   clearTimeout(force);
   // Attempts in flight are recorded before the store closes (relayed ones have already failed with the relay closed).
   await app.jobs.dispatcher.stop();
-  // Signatures still fresh carry over to the next start (a crash saves none: see replay-guard.ts).
-  await app.jobs.replays.save?.(systemClock.now()).catch((error: Error) => log.error('could not keep accepted POS signatures', { error: error.message }));
+  // Signatures still fresh carry over to the next start (a crash saves none: see memory-signature-ledger.ts).
+  await app.jobs.signatures.save(systemClock.now()).catch((error: Error) => log.error('could not keep accepted POS signatures', { error: error.message }));
   await store.close();
   process.exit(0);
 }

@@ -20,7 +20,8 @@ if (!dir) {
   process.stderr.write('usage: pos-server DIR [--unsigned]\n');
   process.exit(2);
 }
-const store: Store = /^postgres(ql)?:\/\//.test(dir) ? await PgStore.open({ connectionString: dir, max: 20 }) : await LowdbStore.open({ dir });
+const onPostgres = /^postgres(ql)?:\/\//.test(dir);
+const store: Store = onPostgres ? await PgStore.open({ connectionString: dir, max: 20 }) : await LowdbStore.open({ dir });
 const trustSerial: Middleware<AppState> = async (ctx, next) => {
   const terminal = await store.get<TerminalRecord>('terminals', ctx.params.serialNumber ?? '');
   if (!terminal) throw new Error('unknown terminal');
@@ -30,6 +31,7 @@ const trustSerial: Middleware<AppState> = async (ctx, next) => {
 };
 const app = createApp({
   store,
+  sharing: onPostgres ? 'instances' : 'one-process',
   clock: systemClock,
   config: { ...defaultConfig, dataDir: dir, logLevel: 'silent', scryptCost: 1024 },
   ...(mode === '--unsigned' ? { securityGuards: { posSignature: trustSerial } } : {}),

@@ -1,6 +1,6 @@
 import type { ParameterizedContext } from 'koa';
 import type { Account, TokenKind } from '../accounts/account.js';
-import type { SignatureClaim } from '../terminals/pos-signature-guard.js';
+import type { Store } from '../store/store.js';
 import type { TerminalRecord } from '../terminals/terminal.js';
 
 /** What the middleware chain learns about a request before its handler runs. */
@@ -18,8 +18,8 @@ export interface AppState {
   tokenKind?: TokenKind;
   /** The terminal whose signature a POS request carried. */
   terminal?: TerminalRecord;
-  /** Its replay claim, where the handler makes it with its write (a shared store); the guard made it already otherwise. */
-  signatureClaim?: SignatureClaim;
+  /** The store this request's writes go through, where it is not the app's own: a signed request's, which makes its claim with the first write. */
+  store?: Store;
 }
 
 export type AppContext = ParameterizedContext<AppState>;

@@ -9,6 +9,7 @@ import { LowdbStore } from '../store/lowdb-store.js';
 import { PgStore } from '../store/pg-store.js';
 import { postgresSkip, startPostgres } from '../store/pg-testing.js';
 import type { Store } from '../store/store.js';
+import type { AppDeps } from '../app.js';
 import { serveApp } from '../testing/test-server.js';
 
 // Text PostgreSQL cannot hold as it is (NUL, lone surrogates) in every
@@ -91,9 +92,9 @@ function withValueAt(body: unknown, path: Array<string | number>, value: unknown
   return { ...(body as Record<string, unknown>), [key]: withValueAt(current, rest, value, properties[key]!, world) };
 }
 
-async function probeEverything(t: Test, store: Store) {
+async function probeEverything(t: Test, store: Store, sharing: AppDeps['sharing'] = 'one-process') {
   const clock = new ManualClock(Date.now());
-  const { api, stop, baseUrl } = await serveApp({ store, clock, config: { ...defaultConfig, scryptCost: 1024, logLevel: 'silent' } });
+  const { api, stop, baseUrl } = await serveApp({ store, sharing, clock, config: { ...defaultConfig, scryptCost: 1024, logLevel: 'silent' } });
   t.teardown(stop);
   const account = (await api.post('/console/register', { json: { email: `hostile-${store.kind}@example.com`, password: '12345678' } })).body;
   const token = account.key.token as string;
@@ -219,6 +220,6 @@ t.test('hostile text on the embedded store: no 5xx, and what is accepted reads b
 });
 
 t.test('hostile text on PostgreSQL: no 5xx, and what is accepted reads back equal', { skip: postgresSkip() }, async (t) => {
-  const probe = await probeEverything(t, await PgStore.open({ connectionString: startPostgres(t) }));
+  const probe = await probeEverything(t, await PgStore.open({ connectionString: startPostgres(t) }), 'instances');
   await readsBackEqual(t, probe, 'postgres');
 });

@@ -7,6 +7,7 @@ import { LowdbStore } from '../store/lowdb-store.js';
 import { PgStore } from '../store/pg-store.js';
 import { postgresSkip, startPostgres } from '../store/pg-testing.js';
 import type { Store } from '../store/store.js';
+import type { AppDeps } from '../app.js';
 import { serveApp } from '../testing/test-server.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from './json-depth.js';
 
@@ -24,9 +25,9 @@ t.test('the depth scan counts brackets outside strings and stops past the limit'
   t.equal(nestsDeeperThan(`[${'[]'.repeat(10_000)}]`), false, 'width is not depth');
 });
 
-async function everyBodyRoute(t: Test, store: Store) {
+async function everyBodyRoute(t: Test, store: Store, sharing: AppDeps['sharing'] = 'one-process') {
   const clock = new ManualClock(Date.now());
-  const { api, stop } = await serveApp({ store, clock, config: { ...defaultConfig, scryptCost: 1024, logLevel: 'silent' } });
+  const { api, stop } = await serveApp({ store, sharing, clock, config: { ...defaultConfig, scryptCost: 1024, logLevel: 'silent' } });
   t.teardown(stop);
   const account = (await api.post('/console/register', { json: { email: `deep-${store.kind}@example.com`, password: '12345678' } })).body;
   const terminal = (await api.post(`/api/v1/merchants/${account.merchant_id}/pos-terminals`, { json: { serialNumber: `DEEP-${store.kind}` }, token: account.key.token })).body;
@@ -58,6 +59,6 @@ t.test('every body-taking route refuses 10,000-deep nesting with 400 on the embe
 });
 
 t.test('every body-taking route refuses 10,000-deep nesting with 400 on PostgreSQL', { skip: postgresSkip() }, async (t) => {
-  await everyBodyRoute(t, await PgStore.open({ connectionString: startPostgres(t) }));
+  await everyBodyRoute(t, await PgStore.open({ connectionString: startPostgres(t) }), 'instances');
 });
 

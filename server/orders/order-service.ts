@@ -3,8 +3,7 @@ import type { Account } from '../accounts/account.js';
 import { accountNow, iso, type Clock } from '../clock.js';
 import { AppError, ConflictError, DuplicateKeyError, NotFoundError, StoreUnavailableError } from '../errors.js';
 import type { Store } from '../store/store.js';
-import type { SignatureClaim } from '../terminals/pos-signature-guard.js';
-import type { TerminalRecord } from '../terminals/terminal.js';
+import { TerminalChangedError, type TerminalRecord } from '../terminals/terminal.js';
 import { orderKey, publicOrder, type Order, type OrderRecord, type OrderStatus } from './order.js';
 import { applyTrigger, type Trigger } from './transitions.js';
 
@@ -80,12 +79,13 @@ export class OrderService {
    * and replace it only if it is still as read (one conditional write, no
    * transaction); if another transition got there first, decide again on
    * what it left. So transitions of an order are serialised, and the
-   * discard/commit race ends as one of them applied after the other.
+   * discard/commit race ends as one of them applied after the other. A
+   * write that finds the account changed since (its clock moved, say)
+   * decides again on the account as it is now.
    */
-  async transition(account: Account, orderId: string, trigger: Trigger, terminal?: string, claim?: SignatureClaim): Promise<{ order: Order; changed: boolean }> {
+  async transition(account: Account, orderId: string, trigger: Trigger, terminal?: string): Promise<{ order: Order; changed: boolean }> {
     const key = orderKey(account.merchant_id, orderId);
     let on = account;
-    let unclaimed = claim;
     for (let attempt = 1; ; attempt += 1) {
       const record = await this.store.get<OrderRecord>('orders', key);
       // A terminal sees only its own orders.
@@ -94,12 +94,7 @@ export class OrderService {
       switch (outcome.result) {
         case 'changed': {
           const next = { ...outcome.order, account_id: record.account_id };
-          // A signed request's claim goes with its first write (one statement on a shared store); the account it brings back, if
-          // its clock moved, is the one to decide on.
-          const written = unclaimed ? await unclaimed.replaceIf('orders', key, record, next) : { replaced: await this.store.replaceIf('orders', key, record, next) };
-          unclaimed = undefined;
-          if (written.replaced) return { order: outcome.order, changed: true };
-          if (written.account) on = written.account;
+          if (await this.replaceIf(key, record, next, (changed) => (on = changed))) return { order: outcome.order, changed: true };
           // Changed meanwhile: nothing was written; decide again on the order as it is now.
           if (attempt === MAX_TRANSITION_ATTEMPTS) throw new StoreUnavailableError(`order ${orderId} changed ${attempt} times while this transition was being decided; nothing was written, try again`);
           continue;
@@ -111,6 +106,17 @@ export class OrderService {
         case 'amount-mismatch':
           throw new AppError('AMOUNT_MISMATCH', `the order's amount is ${outcome.expected}, the confirmation says ${outcome.got}`);
       }
+    }
+  }
+
+  /** The order replaced if it is still `expected`; false when it is not, or when `account` changed under the decision (then told to `onAccount`). */
+  private async replaceIf(key: string, expected: OrderRecord, next: OrderRecord, onAccount: (account: Account) => void): Promise<boolean> {
+    try {
+      return await this.store.replaceIf('orders', key, expected, next);
+    } catch (error) {
+      if (!(error instanceof TerminalChangedError)) throw error;
+      onAccount(error.account);
+      return false;
     }
   }
 }

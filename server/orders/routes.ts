@@ -6,27 +6,28 @@ import type { Trigger } from './transitions.js';
 
 const envelope = (title: string, data: Order | Order[], detail?: string) => ({ title, ...(detail ? { detail } : {}), data });
 
-export function orderHandlers(orders: OrderService): OperationHandlers {
+/** `ordersOf(ctx)`: the order service over the store the request writes through. */
+export function orderHandlers(ordersOf: (ctx: AppContext) => OrderService): OperationHandlers {
   const transition = async (ctx: AppContext, trigger: Trigger, title: string) => {
-    const { order, changed } = await orders.transition(ctx.state.account!, ctx.state.params!.orderId!, trigger, ctx.state.terminal?.serialNumber, ctx.state.signatureClaim);
+    const { order, changed } = await ordersOf(ctx).transition(ctx.state.account!, ctx.state.params!.orderId!, trigger, ctx.state.terminal?.serialNumber);
     ctx.body = envelope(title, order, changed ? `the order is now ${order.status}` : `the order was already ${order.status}; nothing changed`);
   };
   return {
     createOrder: async (ctx) => {
-      const order = await orders.create(ctx.state.account!, ctx.state.body as CreateOrderInput);
+      const order = await ordersOf(ctx).create(ctx.state.account!, ctx.state.body as CreateOrderInput);
       ctx.status = 201;
       ctx.body = envelope('Order created', order);
     },
     getOrder: async (ctx) => {
-      ctx.body = envelope('Order', await orders.get(ctx.state.account!, ctx.state.params!.orderId!));
+      ctx.body = envelope('Order', await ordersOf(ctx).get(ctx.state.account!, ctx.state.params!.orderId!));
     },
     listMerchantOrders: async (ctx) => {
-      const list = await orders.list({ merchantId: ctx.state.account!.merchant_id }, listQuery(ctx));
+      const list = await ordersOf(ctx).list({ merchantId: ctx.state.account!.merchant_id }, listQuery(ctx));
       ctx.body = envelope('Orders', list);
     },
     listTerminalOrders: async (ctx) => {
       const terminal = ctx.state.terminal!;
-      const list = await orders.list({ merchantId: terminal.merchantId, terminal: terminal.serialNumber }, listQuery(ctx));
+      const list = await ordersOf(ctx).list({ merchantId: terminal.merchantId, terminal: terminal.serialNumber }, listQuery(ctx));
       ctx.body = envelope('Terminal orders', list);
     },
     invalidateOrder: async (ctx) => {

@@ -6,6 +6,7 @@ import { LowdbStore } from '../store/lowdb-store.js';
 import { PgStore } from '../store/pg-store.js';
 import { postgresSkip, startPostgres } from '../store/pg-testing.js';
 import type { Store } from '../store/store.js';
+import type { AppDeps } from '../app.js';
 import { serveApp } from '../testing/test-server.js';
 
 // Exact money through the API, on both stores (issue 27): amounts with at
@@ -36,9 +37,9 @@ const third = (cents: number) => Math.max(1, Math.floor(cents / 3));
 /** The JSON a client sends for `cents`: the number as JavaScript writes it. */
 const amountOf = (cents: number) => cents / 100;
 
-async function exactMoney(t: Test, store: Store) {
+async function exactMoney(t: Test, store: Store, sharing: AppDeps['sharing'] = 'one-process') {
   const clock = new ManualClock(Date.parse('2026-11-24T12:00:00.000Z'));
-  const { api, stop } = await serveApp({ store, clock, config: { ...defaultConfig, scryptCost: 1024, logLevel: 'silent' } });
+  const { api, stop } = await serveApp({ store, sharing, clock, config: { ...defaultConfig, scryptCost: 1024, logLevel: 'silent' } });
   t.teardown(stop);
   const account = (await api.post('/console/register', { json: { email: `money-${store.kind}@example.com`, password: '12345678' } })).body;
   const token = account.key.token as string;
@@ -126,4 +127,4 @@ async function exactMoney(t: Test, store: Store) {
 }
 
 t.test('exact money on the embedded store', async (t) => exactMoney(t, await LowdbStore.open({ dir: t.testdir() })));
-t.test('exact money on PostgreSQL', { skip: postgresSkip() }, async (t) => exactMoney(t, await PgStore.open({ connectionString: startPostgres(t) })));
+t.test('exact money on PostgreSQL', { skip: postgresSkip() }, async (t) => exactMoney(t, await PgStore.open({ connectionString: startPostgres(t) }), 'instances'));

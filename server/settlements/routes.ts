@@ -1,12 +1,14 @@
 import type { OperationHandlers } from '../http/bind-operations.js';
+import type { AppContext } from '../http/context.js';
 import type { TerminalService } from '../terminals/terminal-service.js';
 import type { Settlement } from './settlement.js';
 import type { SettlementQuery, SettlementService } from './settlement-service.js';
 
-export function settlementHandlers(settlements: SettlementService, terminals: TerminalService): OperationHandlers {
+/** `settlementsOf(ctx)`: the settlement service over the store the request writes through. */
+export function settlementHandlers(settlementsOf: (ctx: AppContext) => SettlementService, terminals: TerminalService): OperationHandlers {
   return {
     notifySettlement: async (ctx) => {
-      const { settlement, replayed } = await settlements.notify(ctx.state.terminal!, ctx.state.account!, ctx.state.body as Settlement, ctx.state.signatureClaim);
+      const { settlement, replayed } = await settlementsOf(ctx).notify(ctx.state.terminal!, ctx.state.account!, ctx.state.body as Settlement);
       // spec: Settlement operations, 1: the notification answers 200, new or replayed.
       ctx.body = {
         title: 'Settlement notification',
@@ -18,7 +20,7 @@ export function settlementHandlers(settlements: SettlementService, terminals: Te
       const account = ctx.state.account!;
       const serial = ctx.state.params!.serialNumber!;
       const query = ctx.state.query as Partial<SettlementQuery>;
-      const data = await settlements.list(account, serial, {
+      const data = await settlementsOf(ctx).list(account, serial, {
         sort: query.sort ?? '-closedAt',
         size: query.size ?? 20,
         page: query.page ?? 1,

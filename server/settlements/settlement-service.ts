@@ -2,8 +2,7 @@ import type { Account } from '../accounts/account.js';
 import { accountNow, iso, type Clock } from '../clock.js';
 import { AppError, ValidationError } from '../errors.js';
 import type { Store } from '../store/store.js';
-import type { SignatureClaim } from '../terminals/pos-signature-guard.js';
-import type { TerminalRecord } from '../terminals/terminal.js';
+import { TerminalChangedError, type TerminalRecord } from '../terminals/terminal.js';
 import { parseSort, publicSettlement, sameSettlement, settlementKey, type Settlement, type SettlementRecord } from './settlement.js';
 
 export interface SettlementQuery {
@@ -21,11 +20,8 @@ export class SettlementService {
     private readonly clock: Clock,
   ) {}
 
-  /**
-   * Registers a batch close; the same six fields again answer the stored one, different ones 409.
-   * With `claim`, the request's signature is claimed in the same step as the write.
-   */
-  async notify(terminal: TerminalRecord, account: Account, settlement: Settlement, claim?: SignatureClaim): Promise<{ settlement: Settlement; replayed: boolean }> {
+  /** Registers a batch close; the same six fields again answer the stored one, different ones 409. */
+  async notify(terminal: TerminalRecord, account: Account, settlement: Settlement): Promise<{ settlement: Settlement; replayed: boolean }> {
     if (settlement.terminal !== terminal.serialNumber) {
       throw new ValidationError([{ in: 'body', pointer: '/terminal', message: `must equal the serial number of the path, ${terminal.serialNumber}` }]);
     }
@@ -35,10 +31,12 @@ export class SettlementService {
       merchantId: by.merchantId,
       receivedAt: iso(accountNow(this.clock, on)),
     });
-    // Recorded once, by its key; nothing else changes with it, so no transaction (and, on PostgreSQL, one statement with the claim).
-    const { record, inserted } = claim
-      ? await claim.insertIfAbsent('settlements', key, build)
-      : await this.insertIfAbsent(key, build(terminal, account));
+    // Recorded once, by its key; nothing else changes with it, so no transaction (and, on PostgreSQL, one statement).
+    const { record, inserted } = await this.insertIfAbsent(key, build(terminal, account)).catch((error: unknown) => {
+      // Built from a terminal or account that changed since: built again from them as they are now.
+      if (!(error instanceof TerminalChangedError)) throw error;
+      return this.insertIfAbsent(key, build(error.terminal, error.account));
+    });
     if (inserted) return { settlement: publicSettlement(record), replayed: false };
     if (!sameSettlement(record, settlement)) {
       throw new AppError('SETTLEMENT_CONFLICT', `batch ${settlement.batchNumber} of terminal ${terminal.serialNumber} is already registered with other fields`);

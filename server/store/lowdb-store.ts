@@ -16,7 +16,8 @@ import { OverlayTransaction } from './overlay-transaction.js';
 import { SnapshotFileAdapter, type SnapshotData, type SnapshotPacing } from './snapshot-adapter.js';
 import { lockDirectory, type DirectoryLock } from './dir-lock.js';
 import { legacySnapshotDisagreement } from './store-check.js';
-import type { Query, Store, StoredRecord, Transaction } from './store.js';
+import { claimAndWriteIn, claimIn, readLinkedIn } from './claim-steps.js';
+import type { Claim, ClaimedWrite, ClaimedWriteOutcome, LinkedRead, LinkedRecords, Query, ReadBasis, Store, StoredRecord, Transaction } from './store.js';
 import { LocalBus } from './bus.js';
 
 export interface LowdbStoreOptions {
@@ -182,6 +183,20 @@ export class LowdbStore implements Store {
       if (!current || (current !== expected && !isDeepStrictEqual(current, expected))) return false;
       tx.put(collection, id, next);
       return true;
+    });
+  }
+
+  claimAndRead<T extends StoredRecord, L extends StoredRecord>(claim: Claim, read: LinkedRead): Promise<{ claimed: boolean } & LinkedRecords<T, L>> {
+    return this.transact(async (tx) => ({ claimed: await claimIn(tx, claim), ...(await readLinkedIn<T, L>(tx, read)) }));
+  }
+
+  claimAndWrite<T extends StoredRecord, L extends StoredRecord>(claim: Claim, read: LinkedRead, basis: ReadBasis, write: ClaimedWrite): Promise<ClaimedWriteOutcome<T, L>> {
+    return this.transact((tx) => claimAndWriteIn<T, L>(tx, claim, read, basis, write));
+  }
+
+  async deleteUpTo(collection: string, field: string, max: number): Promise<void> {
+    await this.transact((tx) => {
+      for (const id of this.state.idsMatching(collection, { range: { field, max } })) tx.delete(collection, id);
     });
   }
 

@@ -1,4 +1,4 @@
-import { runQuery } from './query.js';
+import { inRange, matchesWhere, runQuery } from './query.js';
 import { bestServing, RecordIndex } from './record-index.js';
 import type { IndexDeclaration, Query, StoredRecord } from './store.js';
 
@@ -96,6 +96,12 @@ export class MemoryState {
     const walk = best.walk(filter, (id) => this.get(collection, id));
     this.examined += walk.examined;
     return walk.ids.map((id, i) => [id, walk.records[i]!]);
+  }
+
+  /** The ids of the records matching the query's `where` and `range`: through a declared index, else by a scan. */
+  idsMatching(collection: string, query: Pick<Query, 'where' | 'range'>): string[] {
+    const found = this.candidates(collection, query) ?? [...this.entries(collection)].filter(([, record]) => matchesWhere(record, query.where) && inRange(record, query.range));
+    return found.map(([id]) => id);
   }
 
   /** The declared index that serves a query best, or null for a scan. */

@@ -46,7 +46,7 @@ async function twoInstances(t: Test) {
   const instances = [];
   for (let i = 0; i < 2; i += 1) {
     const store = await PgStore.open({ connectionString });
-    const { app, baseUrl, api, stop } = await serveApp({ store, clock, config: { ...defaultConfig, scryptCost: 1024, logLevel: 'silent' } });
+    const { app, baseUrl, api, stop } = await serveApp({ store, sharing: 'instances', clock, config: { ...defaultConfig, scryptCost: 1024, logLevel: 'silent' } });
     t.teardown(stop);
     instances.push({ app, baseUrl, api, store });
   }

@@ -21,7 +21,7 @@ async function twoInstances(t: Test, url: string) {
   const instances = [];
   for (let i = 0; i < 2; i += 1) {
     const store = await PgStore.open({ connectionString: url, log });
-    const served = await serveApp({ store, clock, log, config: { ...defaultConfig, scryptCost: 1024, logLevel: 'info' } });
+    const served = await serveApp({ store, sharing: 'instances', clock, log, config: { ...defaultConfig, scryptCost: 1024, logLevel: 'info' } });
     t.teardown(served.stop);
     served.app.jobs.dispatcher.start();
     served.app.jobs.scheduler.start();

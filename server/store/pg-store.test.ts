@@ -31,7 +31,7 @@ t.test('migrations run once, even when several instances start together', { skip
 
 t.test('the whole app on PostgreSQL passes the contract suite', { skip: postgresSkip() }, async (t) => {
   const store = await PgStore.open({ connectionString: startPostgres(t) });
-  const { baseUrl, stop } = await serveApp({ store, clock: systemClock, config: { ...defaultConfig, scryptCost: 1024, logLevel: 'silent' } });
+  const { baseUrl, stop } = await serveApp({ store, sharing: 'instances', clock: systemClock, config: { ...defaultConfig, scryptCost: 1024, logLevel: 'silent' } });
   t.teardown(stop);
   const result = await runSuite({ baseUrl, allowMutations: true });
   t.same(result.violations, []);

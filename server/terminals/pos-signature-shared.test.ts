@@ -4,10 +4,10 @@ import { signPosRequest } from '../../contracts/clients/pos-client.js';
 import type { Account } from '../accounts/account.js';
 import { ManualClock } from '../clock.js';
 import type { AppState } from '../http/context.js';
-import type { Store, StoredRecord } from '../store/store.js';
-import { posSignatureGuard, type SignatureClaim } from './pos-signature-guard.js';
-import type { CheckedAndRead, CheckedWrite, ClaimWithWrite, ReplayGuard } from './replay-guard.js';
-import type { TerminalRecord } from './terminal.js';
+import type { ClaimedWrite, Store, StoredRecord } from '../store/store.js';
+import { posSignatureGuard } from './pos-signature-guard.js';
+import type { SignatureClaim, SignatureLedger } from './signature-ledger.js';
+import { TerminalChangedError, type TerminalRecord } from './terminal.js';
 
 // The guard on a store shared by several instances, with the store and the
 // shared claims faked: what it reads, claims and writes, and in which step.
@@ -26,8 +26,9 @@ function world() {
   const now = { terminal: terminalOf('a'.repeat(64)) as TerminalRecord | undefined, account: accountOf() as Account | undefined, away: undefined as Error | undefined };
   const claimed = new Set<string>();
   const records = new Map<string, StoredRecord>();
-  const calls = { getLinked: 0, checkAndRead: 0, checkAndWrite: [] as ClaimWithWrite[], insertIfAbsent: [] as StoredRecord[] };
+  const calls = { getLinked: 0, claimAndRead: 0, claimAndWrite: [] as Array<{ claim: SignatureClaim; basis: { terminal: TerminalRecord; account: Account }; write: ClaimedWrite }>, insertIfAbsent: [] as StoredRecord[], replaceIf: 0 };
   const claim = (key: string) => (claimed.has(key) ? 'replayed' : (claimed.add(key), 'new' as const));
+  const terminalNow = () => ({ ...(now.terminal ? { terminal: now.terminal } : {}), ...(now.terminal && now.account ? { account: now.account } : {}) });
   const store = {
     async getLinked() {
       calls.getLinked += 1;
@@ -39,20 +40,22 @@ function world() {
       if (!there) records.set(id, record);
       return there;
     },
-  } as unknown as Store;
-  const replays: ReplayGuard = {
-    check: () => Promise.reject(new Error('a shared store claims with a read')),
-    async checkAndRead(key): Promise<CheckedAndRead> {
-      calls.checkAndRead += 1;
-      return { verdict: claim(key), ...(now.terminal ? { terminal: now.terminal } : {}), ...(now.terminal && now.account ? { account: now.account } : {}) };
+    async replaceIf() {
+      calls.replaceIf += 1;
+      return false;
     },
-    async checkAndWrite(request): Promise<CheckedWrite> {
-      calls.checkAndWrite.push(request);
+  } as unknown as Store;
+  const ledger: SignatureLedger = {
+    async claimAndRead(request) {
+      calls.claimAndRead += 1;
+      return { verdict: claim(request.key), ...terminalNow() };
+    },
+    async claimAndWrite(request, basis, write) {
+      calls.claimAndWrite.push({ claim: request, basis, write });
       if (now.away) throw now.away;
-      const { write } = request;
-      const verdict = claim(request.claim.key);
-      const current = now.terminal !== undefined && now.account !== undefined && JSON.stringify(now.terminal) === JSON.stringify(request.expected.terminal) && now.account.clock_offset_ms === request.expected.clockOffsetMs;
-      if (!current) return { verdict, written: false, changed: { ...(now.terminal ? { terminal: now.terminal } : {}), ...(now.terminal && now.account ? { account: now.account } : {}) } };
+      const verdict = claim(request.key);
+      const current = now.terminal !== undefined && now.account !== undefined && JSON.stringify(now.terminal) === JSON.stringify(basis.terminal) && now.account.clock_offset_ms === basis.account.clock_offset_ms;
+      if (!current) return { verdict, written: false, changed: terminalNow() };
       if (verdict === 'replayed') return { verdict, written: false };
       const there = records.get(write.id);
       if (write.kind === 'replace') {
@@ -64,9 +67,10 @@ function world() {
       records.set(write.id, write.value);
       return { verdict, written: true };
     },
+    async save() {},
   };
   const clock = new ManualClock(NOW);
-  const guard = posSignatureGuard(store, clock, 300, replays, new Set([FOLDED]));
+  const guard = posSignatureGuard(store, clock, 300, ledger, new Set([FOLDED]));
   let signedAt = NOW;
   /** One request through the guard to `handler`, signed with `secret` (the current one by default) or with the headers given. */
   const request = async (handler: Middleware<AppState>, options: { operationId?: string; secret?: string; headers?: Record<string, string>; serial?: string } = {}) => {
@@ -84,10 +88,21 @@ function world() {
   return { now, calls, records, request };
 }
 
-/** A settlement handler: builds its record from the terminal and account it is given. */
-const write = (id = 'SN-1/B1'): Middleware<AppState> & { answered?: { record: StoredRecord; inserted: boolean } } => {
-  const handler: Middleware<AppState> & { answered?: { record: StoredRecord; inserted: boolean } } = async (ctx) => {
-    handler.answered = await ctx.state.signatureClaim!.insertIfAbsent(id, id, (terminal, account) => ({ merchantId: terminal.merchantId, offset: account.clock_offset_ms }));
+type Answered<A> = Middleware<AppState> & { answered?: A };
+
+/** A settlement handler, as the settlement service writes: builds its record from the terminal and account it is given, and again from those a write says they are now. */
+const write = (id = 'SN-1/B1'): Answered<{ record: StoredRecord; inserted: boolean }> => {
+  const handler: Answered<{ record: StoredRecord; inserted: boolean }> = async (ctx) => {
+    const store = ctx.state.store!;
+    const build = (terminal: TerminalRecord, account: Account) => ({ merchantId: terminal.merchantId, offset: account.clock_offset_ms });
+    const insert = async (record: StoredRecord) => {
+      const there = await store.insertIfAbsent(id, id, record);
+      return there ? { record: there, inserted: false } : { record, inserted: true };
+    };
+    handler.answered = await insert(build(ctx.state.terminal!, ctx.state.account!)).catch((error: unknown) => {
+      if (!(error instanceof TerminalChangedError)) throw error;
+      return insert(build(error.terminal, error.account));
+    });
   };
   return handler;
 };
@@ -97,14 +112,14 @@ const refusal = (code: string) => ({ code });
 t.test('a terminal known here: its claim is made with the handler\'s write, one step, nothing read before', async (t) => {
   const { calls, records, request } = world();
   await request(async () => undefined, { operationId: 'listSettlements' });
-  t.same([calls.getLinked, calls.checkAndRead], [1, 1], 'first met: read, then claimed (and read) on its own, as other operations are');
+  t.same([calls.getLinked, calls.claimAndRead], [1, 1], 'first met: read, then claimed (and read) on its own, as other operations are');
   const handler = write();
   const { ctx } = await request(handler);
   t.equal(calls.getLinked, 1, 'known: not read again');
-  t.equal(calls.checkAndRead, 1, 'no claim of its own');
-  t.equal(calls.checkAndWrite.length, 1);
-  t.match(calls.checkAndWrite[0], { claim: { serial: SERIAL, expiresAt: NOW + 2 + 300_000, now: NOW }, expected: { terminal: { secret: 'a'.repeat(64) }, clockOffsetMs: 0 }, write: { kind: 'insert', collection: 'SN-1/B1', id: 'SN-1/B1', value: { merchantId: 'M1', offset: 0 } } });
-  t.match(calls.checkAndWrite[0]!.claim.key, /^SN-1:[0-9a-f]{64}$/, 'the claim is the serial and the signature');
+  t.equal(calls.claimAndRead, 1, 'no claim of its own');
+  t.equal(calls.claimAndWrite.length, 1);
+  t.match(calls.claimAndWrite[0], { claim: { serial: SERIAL, signedAt: NOW + 2, expiresAt: NOW + 2 + 300_000, now: NOW }, basis: { terminal: { secret: 'a'.repeat(64) }, account: { clock_offset_ms: 0 } }, write: { kind: 'insert', collection: 'SN-1/B1', id: 'SN-1/B1', value: { merchantId: 'M1', offset: 0 } } });
+  t.match(calls.claimAndWrite[0]!.claim.key, /^SN-1:[0-9a-f]{64}$/, 'the claim is the serial and the signature');
   t.same(handler.answered, { record: { merchantId: 'M1', offset: 0 }, inserted: true });
   t.same(records.get('SN-1/B1'), { merchantId: 'M1', offset: 0 });
   t.equal(ctx.state.terminal?.serialNumber, SERIAL, 'the handler has the terminal');
@@ -114,7 +129,7 @@ t.test('a terminal known here: its claim is made with the handler\'s write, one 
 t.test('a terminal first met is read, then claimed with the write', async (t) => {
   const { calls, request } = world();
   await request(write());
-  t.same([calls.getLinked, calls.checkAndRead, calls.checkAndWrite.length], [1, 0, 1]);
+  t.same([calls.getLinked, calls.claimAndRead, calls.claimAndWrite.length], [1, 0, 1]);
 });
 
 t.test('the record already there is answered, not written again', async (t) => {
@@ -136,12 +151,12 @@ t.test('the operations that do not write with it are claimed before their handle
   const { calls, request } = world();
   let claimsBefore = -1;
   await request(async (ctx) => {
-    claimsBefore = calls.checkAndRead;
-    t.equal(ctx.state.signatureClaim, undefined, 'nothing held for the handler');
+    claimsBefore = calls.claimAndRead;
+    t.equal(ctx.state.store, undefined, 'no store of its own for the handler');
   }, { operationId: 'listSettlements' });
   t.equal(claimsBefore, 1);
   await request(async () => undefined, { operationId: 'listSettlements' });
-  t.same([calls.getLinked, calls.checkAndRead, calls.checkAndWrite.length], [1, 2, 0], 'the second time from what is known, still claimed on its own');
+  t.same([calls.getLinked, calls.claimAndRead, calls.claimAndWrite.length], [1, 2, 0], 'the second time from what is known, still claimed on its own');
 });
 
 t.test('refused before its write, the request still makes its claim, and a replay\'s refusal comes first', async (t) => {
@@ -153,7 +168,7 @@ t.test('refused before its write, the request still makes its claim, and a repla
   };
   const first = request(failing);
   await t.rejects(first, bad, 'the handler\'s refusal, once the claim is made');
-  t.equal(calls.checkAndRead, 2, 'claimed on its own');
+  t.equal(calls.claimAndRead, 2, 'claimed on its own');
   // The same request again: its signature was claimed.
   const headers = signPosRequest({ secret: 'a'.repeat(64), method: 'POST', url: URL, body: '{"batchNumber":"B1"}', now: NOW + 100 });
   await request(async () => undefined, { headers, operationId: 'listSettlements' });
@@ -164,7 +179,7 @@ t.test('a handler that ends without writing: the claim is made after it, and can
   const { calls, request } = world();
   await request(async () => undefined, { operationId: 'listSettlements' });
   await request(async () => undefined);
-  t.equal(calls.checkAndRead, 2);
+  t.equal(calls.claimAndRead, 2);
   const headers = signPosRequest({ secret: 'a'.repeat(64), method: 'POST', url: URL, body: '{"batchNumber":"B1"}', now: NOW + 100 });
   await request(async () => undefined, { headers });
   await t.rejects(request(async () => undefined, { headers }), refusal('SIGNATURE_REPLAYED'));
@@ -175,31 +190,31 @@ t.test('a write that fails is not claimed again: its failure is the answer', asy
   await request(async () => undefined, { operationId: 'listSettlements' });
   now.away = new Error('database away');
   await t.rejects(request(write()), now.away);
-  t.equal(calls.checkAndRead, 1, 'no claim after it: whether the step was made is not known');
+  t.equal(calls.claimAndRead, 1, 'no claim after it: whether the step was made is not known');
 });
 
 t.test('a handler that fails before reaching the store: the claim is made on its own', async (t) => {
   const { calls, request } = world();
   await request(async () => undefined, { operationId: 'listSettlements' });
   const broken = new Error('no record to build');
-  const failingBuild: Middleware<AppState> = async (ctx) => {
-    await ctx.state.signatureClaim!.insertIfAbsent('c', 'x', () => {
-      throw broken;
-    });
+  const failingBuild: Middleware<AppState> = async () => {
+    throw broken; // as a record that cannot be built, before any write
   };
   await t.rejects(request(failingBuild), broken);
-  t.equal(calls.checkAndRead, 2);
-  t.equal(calls.checkAndWrite.length, 0);
+  t.equal(calls.claimAndRead, 2);
+  t.equal(calls.claimAndWrite.length, 0);
 });
 
-t.test('a signature is claimed once per request', async (t) => {
-  const { request } = world();
+t.test('a signature is claimed once per request: only the first write carries it', async (t) => {
+  const { calls, request } = world();
   const twice: Middleware<AppState> = async (ctx) => {
-    const claim: SignatureClaim = ctx.state.signatureClaim!;
-    await claim.insertIfAbsent('c', 'a', () => ({}));
-    await claim.insertIfAbsent('c', 'b', () => ({}));
+    await ctx.state.store!.insertIfAbsent('c', 'a', {});
+    await ctx.state.store!.insertIfAbsent('c', 'b', {});
+    await ctx.state.store!.replaceIf('c', 'a', {}, { later: true });
   };
-  await t.rejects(request(twice), /claimed once/);
+  await request(twice);
+  t.equal(calls.claimAndWrite.length, 1);
+  t.same([calls.insertIfAbsent.length, calls.replaceIf, calls.claimAndRead], [1, 1, 0], 'the later writes go to the store as they are; no claim after');
 });
 
 t.test('the account\'s clock moved meanwhile: claimed, then the record built again and written on its own', async (t) => {
@@ -212,7 +227,7 @@ t.test('the account\'s clock moved meanwhile: claimed, then the record built aga
   t.same(handler.answered, { record: { merchantId: 'M1', offset: 3_600_000 }, inserted: true });
   t.same(records.get('SN-1/B1'), { merchantId: 'M1', offset: 3_600_000 });
   await request(write('SN-1/B2'));
-  t.equal(calls.checkAndWrite.at(-1)!.expected.clockOffsetMs, 3_600_000, 'and known so from then on');
+  t.equal(calls.claimAndWrite.at(-1)!.basis.account.clock_offset_ms, 3_600_000, 'and known so from then on');
   t.equal(calls.insertIfAbsent.length, 1);
 });
 
@@ -244,7 +259,7 @@ t.test('a secret rotated elsewhere: a request signed with the new one is read at
   await request(write());
   t.equal(calls.getLinked, 2, 'what is known here does not sign it: read again before the claim');
   t.equal(calls.insertIfAbsent.length, 0, 'so the step with the write expects the terminal as it is now');
-  t.same(calls.checkAndWrite.at(-1)!.expected.terminal, now.terminal);
+  t.same(calls.claimAndWrite.at(-1)!.basis.terminal, now.terminal);
 });
 
 t.test('changed meanwhile and replayed: refused as a replay', async (t) => {
@@ -261,7 +276,7 @@ t.test('a terminal whose account is gone signs nothing, by either step', async (
   await t.rejects(request(write()), refusal('SIGNATURE_INVALID'));
   t.equal(records.has('SN-1/B1'), false);
   await t.rejects(request(write()), refusal('SIGNATURE_INVALID'), 'read again: no account, so claimed on its own and refused');
-  t.equal(calls.checkAndRead, 1);
+  t.equal(calls.claimAndRead, 1);
 });
 
 t.test('a terminal deleted elsewhere signs nothing', async (t) => {
@@ -283,10 +298,16 @@ t.test('a secret rotated elsewhere stops the old one on an operation claimed on 
   t.equal(calls.getLinked, 2, 'forgotten, so read again for the new one');
 });
 
-/** A transition's handler: replaces `id` if it is still `expected`. */
-const replace = (expected: StoredRecord, next: StoredRecord, id = 'O1'): Middleware<AppState> & { answered?: { replaced: boolean; account?: Account } } => {
-  const handler: Middleware<AppState> & { answered?: { replaced: boolean; account?: Account } } = async (ctx) => {
-    handler.answered = await ctx.state.signatureClaim!.replaceIf('orders', id, expected, next);
+/** A transition's handler: replaces `id` if it is still `expected`; a write that finds the account changed says so with the account as it is now. */
+const replace = (expected: StoredRecord, next: StoredRecord, id = 'O1'): Answered<{ replaced: boolean; account?: Account }> => {
+  const handler: Answered<{ replaced: boolean; account?: Account }> = async (ctx) => {
+    handler.answered = await ctx.state.store!.replaceIf('orders', id, expected, next).then(
+      (replaced) => ({ replaced }),
+      (error: unknown) => {
+        if (!(error instanceof TerminalChangedError)) throw error;
+        return { replaced: false, account: error.account };
+      },
+    );
   };
   return handler;
 };
@@ -298,12 +319,12 @@ t.test('a replacement is made with the claim in one step, only if the record is 
   await request(first);
   t.same(first.answered, { replaced: true });
   t.same(records.get('O1'), { status: 'PAID' });
-  t.match(calls.checkAndWrite[0]!.write, { kind: 'replace', collection: 'orders', id: 'O1', expected: { status: 'PENDING' }, value: { status: 'PAID' } });
+  t.match(calls.claimAndWrite[0]!.write, { kind: 'replace', collection: 'orders', id: 'O1', expected: { status: 'PENDING' }, value: { status: 'PAID' } });
   const late = replace({ status: 'PENDING' }, { status: 'DISCARDED' });
   await request(late);
   t.same(late.answered, { replaced: false }, 'changed meanwhile: not replaced, the claim made; the caller decides again');
   t.same(records.get('O1'), { status: 'PAID' });
-  t.equal(calls.checkAndRead, 0, 'no claim of its own either time');
+  t.equal(calls.claimAndRead, 0, 'no claim of its own either time');
 });
 
 t.test('the account\'s clock moved: the claim made, nothing replaced, the account as it is now for deciding again', async (t) => {

@@ -2,7 +2,7 @@ import t from 'tap';
 import { computePosSignature, posSignatureBytes } from '../../contracts/pos-signature.js';
 import { signPosRequest } from '../../contracts/clients/pos-client.js';
 import { ManualClock } from '../clock.js';
-import { AHEAD_GRACE_MS } from './replay-guard.js';
+import { AHEAD_GRACE_MS } from './memory-signature-ledger.js';
 import { bootOnDirectory, merchantWithTerminal, startTestServer, type TestServer } from '../testing/test-server.js';
 
 // addendum §2: every way a POS signature can be wrong, through real HTTP.
