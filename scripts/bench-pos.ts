@@ -27,7 +27,7 @@ const { values: args } = parseArgs({
 });
 if (args.help) {
   process.stdout.write(`usage: npm run bench:pos -- [--duration SECONDS] [--connections N] [--rounds N] [--no-postgres]
-Starts a bare Koa hello-world and the server (lowdb store in a temp dir) in
+Starts a bare Koa hello-world and the server (embedded store in a temp dir) in
 child processes, then measures with autocannon, in interleaved rounds (5 by
 default): the hello-world, signed settlement POSTs (a new batchNumber per
 request), the same route unsigned, and a reference route doing only the

@@ -15,7 +15,7 @@ import pg from 'pg';
 import { orderKey } from '../server/orders/order.js';
 import { settlementKey } from '../server/settlements/settlement.js';
 import { indexDeclarations } from '../server/index-declarations.js';
-import { LowdbStore } from '../server/store/lowdb-store.js';
+import { EmbeddedStore } from '../server/store/embedded-store.js';
 import { PgStore } from '../server/store/pg-store.js';
 import { createTableSql, ident, selectSql, tableLayout } from '../server/store/pg-tables.js';
 import { postgresBin, startThrowawayPostgres } from '../server/store/pg-testing.js';
@@ -134,7 +134,7 @@ function* records(world: World, total: number): Generator<[string, string, Store
 }
 
 async function seedLowdb(dir: string, world: World, total: number): Promise<void> {
-  const store = await LowdbStore.open({ dir });
+  const store = await EmbeddedStore.open({ dir });
   let batch: Array<[string, string, StoredRecord]> = [];
   const flush = () => store.transact((tx) => {
     for (const [c, id, v] of batch) tx.put(c, id, v);

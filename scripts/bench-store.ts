@@ -1,11 +1,11 @@
 // npm run bench:store [-- --sizes 10000,1000000 --writes 20000 --concurrency 32]
-// Per-write latency and throughput of the lowdb store at several sizes, a
+// Per-write latency and throughput of the embedded store at several sizes, a
 // bare write+fdatasync baseline, cold start time and memory, in one run.
 import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { LowdbStore } from '../server/store/lowdb-store.js';
+import { EmbeddedStore } from '../server/store/embedded-store.js';
 import { percentile } from './bench-stats.js';
 
 const { values: args } = parseArgs({
@@ -29,7 +29,7 @@ const concurrency = Number(args.concurrency);
 
 const record = (i: number) => ({ id: `r${i}`, merchantId: `m${i % 97}`, amount: i, currency: 'USD', status: 'PENDING', createdAt: new Date(1_700_000_000_000 + i).toISOString() });
 
-async function measureWrites(store: LowdbStore, from: number): Promise<{ p50: number; p99: number; perSecond: number }> {
+async function measureWrites(store: EmbeddedStore, from: number): Promise<{ p50: number; p99: number; perSecond: number }> {
   const latencies: number[] = [];
   let next = from;
   const end = from + writes;
@@ -74,7 +74,7 @@ try {
   const results: Record<number, { steady: Awaited<ReturnType<typeof measureWrites>> }> = {};
   for (const size of sizes) {
     const dir = join(root, `s${size}`);
-    const seeding = await LowdbStore.open({ dir });
+    const seeding = await EmbeddedStore.open({ dir });
     const seedStart = performance.now();
     for (let i = 0; i < size; i += 10_000) {
       await seeding.transact((tx) => {
@@ -89,7 +89,7 @@ try {
     global.gc?.();
     const heapBefore = process.memoryUsage().heapUsed;
     const coldStart = performance.now();
-    const store = await LowdbStore.open({ dir });
+    const store = await EmbeddedStore.open({ dir });
     const coldMs = performance.now() - coldStart;
     global.gc?.();
     const heap = process.memoryUsage().heapUsed - heapBefore;

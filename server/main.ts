@@ -1,5 +1,5 @@
 // Starts the server on the real parts: the environment's configuration, the
-// lowdb store in DATA_DIR, the system clock. `npm start` runs this.
+// embedded store in DATA_DIR, the system clock. `npm start` runs this.
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { createApp } from './app.js';
@@ -7,7 +7,7 @@ import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
 import { StoreCorruptError, StoreLockedError } from './errors.js';
 import { createLogger } from './log.js';
-import { LowdbStore } from './store/lowdb-store.js';
+import { EmbeddedStore } from './store/embedded-store.js';
 import { PgStore } from './store/pg-store.js';
 import type { Store } from './store/store.js';
 
@@ -29,7 +29,7 @@ let store: Store;
 try {
   store = config.databaseUrl
     ? await PgStore.open({ connectionString: config.databaseUrl, log })
-    : await LowdbStore.open({ dir: config.dataDir, snapshotMinJournalBytes: config.snapshotMinJournalBytes, log });
+    : await EmbeddedStore.open({ dir: config.dataDir, snapshotMinJournalBytes: config.snapshotMinJournalBytes, log });
 } catch (error) {
   if (error instanceof StoreLockedError) fail(error.message);
   if (error instanceof StoreCorruptError) {

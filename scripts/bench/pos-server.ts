@@ -1,4 +1,4 @@
-// The server under test for bench:pos: the real app on the lowdb store in
+// The server under test for bench:pos: the real app on the embedded store in
 // DIR (or on PostgreSQL when DIR is a postgresql:// URL), system clock, no logging. With --unsigned, the POS signature check of
 // the terminal routes is replaced by a plain lookup of the terminal, so the
 // cost of signing can be measured on the same route.
@@ -10,7 +10,7 @@ import type { Account } from '../../server/accounts/account.js';
 import { systemClock } from '../../server/clock.js';
 import { defaultConfig } from '../../server/config.js';
 import type { AppState } from '../../server/http/context.js';
-import { LowdbStore } from '../../server/store/lowdb-store.js';
+import { EmbeddedStore } from '../../server/store/embedded-store.js';
 import { PgStore } from '../../server/store/pg-store.js';
 import type { Store } from '../../server/store/store.js';
 import type { TerminalRecord } from '../../server/terminals/terminal.js';
@@ -21,7 +21,7 @@ if (!dir) {
   process.exit(2);
 }
 const onPostgres = /^postgres(ql)?:\/\//.test(dir);
-const store: Store = onPostgres ? await PgStore.open({ connectionString: dir, max: 20 }) : await LowdbStore.open({ dir });
+const store: Store = onPostgres ? await PgStore.open({ connectionString: dir, max: 20 }) : await EmbeddedStore.open({ dir });
 const trustSerial: Middleware<AppState> = async (ctx, next) => {
   const terminal = await store.get<TerminalRecord>('terminals', ctx.params.serialNumber ?? '');
   if (!terminal) throw new Error('unknown terminal');

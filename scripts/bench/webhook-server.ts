@@ -1,5 +1,5 @@
 // The server under test for bench:webhooks: the real app with its
-// dispatcher running, lowdb store in DIR. Answers "pending" on stdin with
+// dispatcher running, embedded store in DIR. Answers "pending" on stdin with
 // the number of deliveries not yet closed, so the bench can time a drain.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,14 +8,14 @@ import { createInterface } from 'node:readline';
 import { createApp } from '../../server/app.js';
 import { systemClock } from '../../server/clock.js';
 import { loadConfig } from '../../server/config.js';
-import { LowdbStore } from '../../server/store/lowdb-store.js';
+import { EmbeddedStore } from '../../server/store/embedded-store.js';
 
 const [dir] = process.argv.slice(2);
 if (!dir) {
   process.stderr.write('usage: webhook-server DIR\n');
   process.exit(2);
 }
-const store = await LowdbStore.open({ dir });
+const store = await EmbeddedStore.open({ dir });
 // Event loop delay and GC pauses while draining, reported on "stats".
 const loopDelay = monitorEventLoopDelay({ resolution: 1 });
 loopDelay.enable();

@@ -5,7 +5,7 @@ import { createApp } from '../../server/app.js';
 import { systemClock } from '../../server/clock.js';
 import { loadConfig } from '../../server/config.js';
 import { createLogger } from '../../server/log.js';
-import { LowdbStore } from '../../server/store/lowdb-store.js';
+import { EmbeddedStore } from '../../server/store/embedded-store.js';
 import { describeWorld, seedDemo } from './seed.js';
 
 const usage = `usage: npm run demo -- [--base-url URL]
@@ -26,7 +26,7 @@ if (values['base-url']) {
   process.exit(0);
 }
 const config = loadConfig({ DATA_DIR: './data-demo', ...process.env });
-const store = await LowdbStore.open({ dir: config.dataDir });
+const store = await EmbeddedStore.open({ dir: config.dataDir });
 const app = createApp({ store, clock: systemClock, config, log: createLogger('warn') });
 const server = createServer(app.callback());
 app.jobs.relay.attach(server);

@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { createApp } from '../../server/app.js';
 import { systemClock } from '../../server/clock.js';
 import { defaultConfig } from '../../server/config.js';
-import { LowdbStore } from '../../server/store/lowdb-store.js';
+import { EmbeddedStore } from '../../server/store/embedded-store.js';
 import { PosClient } from '../../contracts/clients/pos-client.js';
 import { checkInvariants, completeVoids, interleavings, runInterleaving, seeded, type OrderRun, type RaceTarget } from './race.js';
 import { markdown, summarise, svg, table } from './report.js';
@@ -49,7 +49,7 @@ let baseUrl = values['base-url'];
 let stopOwn: (() => Promise<void>) | null = null;
 if (!baseUrl) {
   const dir = await mkdtemp(join(tmpdir(), 'race-server-'));
-  const store = await LowdbStore.open({ dir });
+  const store = await EmbeddedStore.open({ dir });
   const app = createApp({ store, clock: systemClock, config: { ...defaultConfig, dataDir: dir, logLevel: 'silent' } });
   const server = createServer(app.callback()).listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));

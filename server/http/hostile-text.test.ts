@@ -5,7 +5,7 @@ import { resolveRef } from '../../contracts/validator.js';
 import { signPosRequest } from '../../contracts/clients/pos-client.js';
 import { ManualClock } from '../clock.js';
 import { defaultConfig } from '../config.js';
-import { LowdbStore } from '../store/lowdb-store.js';
+import { EmbeddedStore } from '../store/embedded-store.js';
 import { PgStore } from '../store/pg-store.js';
 import { postgresSkip, startPostgres } from '../store/pg-testing.js';
 import type { Store } from '../store/store.js';
@@ -215,7 +215,7 @@ async function readsBackEqual(t: Test, probe: Awaited<ReturnType<typeof probeEve
 }
 
 t.test('hostile text on the embedded store: no 5xx, and what is accepted reads back equal', async (t) => {
-  const probe = await probeEverything(t, await LowdbStore.open({ dir: t.testdir() }));
+  const probe = await probeEverything(t, await EmbeddedStore.open({ dir: t.testdir() }));
   await readsBackEqual(t, probe, 'lowdb');
 });
 

@@ -3,7 +3,7 @@ import { listOperations, openApiDocument } from '../../contracts/openapi.js';
 import { signPosRequest } from '../../contracts/clients/pos-client.js';
 import { ManualClock } from '../clock.js';
 import { defaultConfig } from '../config.js';
-import { LowdbStore } from '../store/lowdb-store.js';
+import { EmbeddedStore } from '../store/embedded-store.js';
 import { PgStore } from '../store/pg-store.js';
 import { postgresSkip, startPostgres } from '../store/pg-testing.js';
 import type { Store } from '../store/store.js';
@@ -55,7 +55,7 @@ async function everyBodyRoute(t: Test, store: Store, sharing: AppDeps['sharing']
 }
 
 t.test('every body-taking route refuses 10,000-deep nesting with 400 on the embedded store', async (t) => {
-  await everyBodyRoute(t, await LowdbStore.open({ dir: t.testdir() }));
+  await everyBodyRoute(t, await EmbeddedStore.open({ dir: t.testdir() }));
 });
 
 t.test('every body-taking route refuses 10,000-deep nesting with 400 on PostgreSQL', { skip: postgresSkip() }, async (t) => {

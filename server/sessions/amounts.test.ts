@@ -2,7 +2,7 @@ import { seededRandom as seeded } from '../../contracts/testing/seeded-random.js
 import t, { type Test } from 'tap';
 import { ManualClock } from '../clock.js';
 import { defaultConfig } from '../config.js';
-import { LowdbStore } from '../store/lowdb-store.js';
+import { EmbeddedStore } from '../store/embedded-store.js';
 import { PgStore } from '../store/pg-store.js';
 import { postgresSkip, startPostgres } from '../store/pg-testing.js';
 import type { Store } from '../store/store.js';
@@ -126,5 +126,5 @@ async function exactMoney(t: Test, store: Store, sharing: AppDeps['sharing'] = '
   t.same(wholeCredits.map((credit) => [credit.receiver_type, credit.gross_amount]), [['partner', 1234567.89], ['owner', 0]], 'the owner receives the rest: nothing');
 }
 
-t.test('exact money on the embedded store', async (t) => exactMoney(t, await LowdbStore.open({ dir: t.testdir() })));
+t.test('exact money on the embedded store', async (t) => exactMoney(t, await EmbeddedStore.open({ dir: t.testdir() })));
 t.test('exact money on PostgreSQL', { skip: postgresSkip() }, async (t) => exactMoney(t, await PgStore.open({ connectionString: startPostgres(t) }), 'instances'));

@@ -1,11 +1,11 @@
 // A child process for the crash tests: writes without pause (or at
-// CRASH_WRITER_RATE transactions a second) through the lowdb store and
+// CRASH_WRITER_RATE transactions a second) through the embedded store and
 // prints the id of each write once it is acknowledged. The parent kills it
 // with SIGKILL and checks every printed id survived. How long the store
 // took to open goes to stderr as `opened {"ms":…,"journalBytes":…}`.
 // CRASH_WRITER_MIN_JOURNAL_BYTES and CRASH_WRITER_LOOP_SHARE set the
 // store's compaction trigger and snapshot pacing.
-import { LowdbStore } from './lowdb-store.js';
+import { EmbeddedStore } from './embedded-store.js';
 
 const [dir, runId] = process.argv.slice(2);
 if (!dir || !runId) {
@@ -17,7 +17,7 @@ const rate = env('CRASH_WRITER_RATE', 0);
 const WRITERS = 16;
 
 const started = performance.now();
-const store = await LowdbStore.open({
+const store = await EmbeddedStore.open({
   dir,
   snapshotMinJournalBytes: env('CRASH_WRITER_MIN_JOURNAL_BYTES', 32 * 1024),
   snapshotPacing: { loopShare: env('CRASH_WRITER_LOOP_SHARE', 0.25) },

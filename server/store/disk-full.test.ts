@@ -3,7 +3,7 @@ import { contractClient } from '../../contracts/testing/contract-client.js';
 import { StoreUnavailableError } from '../errors.js';
 import { mountSmallDisk, smallDiskSkip } from '../testing/small-disk.js';
 import { startServerProcess, stopServerProcess } from '../testing/server-process.js';
-import { LowdbStore } from './lowdb-store.js';
+import { EmbeddedStore } from './embedded-store.js';
 import { checkStore } from './store-check.js';
 
 // A disk that fills while writes are under way: when the kernel takes part
@@ -21,7 +21,7 @@ t.test('the store on a 2 MiB disk, snapshots included: writes until refused, the
     const disk = mountSmallDisk(2 * MiB);
     t.teardown(() => disk.remove());
     // Snapshots every 64 KiB of journal, so the snapshot writer meets the full disk too.
-    const store = await LowdbStore.open({ dir: disk.path, snapshotMinJournalBytes: 64 * 1024, snapshotPacing: { loopShare: 1 } });
+    const store = await EmbeddedStore.open({ dir: disk.path, snapshotMinJournalBytes: 64 * 1024, snapshotPacing: { loopShare: 1 } });
     const acknowledged: string[] = [];
     let refused: unknown = null;
     let next = 0;
@@ -44,7 +44,7 @@ t.test('the store on a 2 MiB disk, snapshots included: writes until refused, the
     const report = await checkStore(disk.path);
     t.equal(report.damaged, false, `run ${run}: store:check finds the directory whole`);
     t.equal(report.journal.torn, null, `run ${run}: no partial line left behind`);
-    const reopened = await LowdbStore.open({ dir: disk.path });
+    const reopened = await EmbeddedStore.open({ dir: disk.path });
     let lost = 0;
     for (const id of acknowledged) if (!(await reopened.get('acks', id))) lost += 1;
     await reopened.close();

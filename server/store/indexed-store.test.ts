@@ -1,5 +1,5 @@
 import t from 'tap';
-import { LowdbStore } from './lowdb-store.js';
+import { EmbeddedStore } from './embedded-store.js';
 import { PgStore } from './pg-store.js';
 import { postgresSkip, startPostgres } from './pg-testing.js';
 import { selectSql, tableLayout } from './pg-tables.js';
@@ -65,7 +65,7 @@ async function randomChanges(store: Store, mirror: Map<string, StoredRecord>): P
 t.test('indexed lists answer what the scan answers, through changes, replay and snapshot load', async (t) => {
   const dir = t.testdir();
   const open = async () => {
-    const store = await LowdbStore.open({ dir, unindexedQueries: 'throw' });
+    const store = await EmbeddedStore.open({ dir, unindexedQueries: 'throw' });
     store.declareIndexes({ items: declarations });
     return store;
   };
@@ -102,7 +102,7 @@ t.test('indexed lists answer what the scan answers, through changes, replay and 
 });
 
 t.test('a list of a declared collection that no declared index serves fails under unindexedQueries: throw', async (t) => {
-  const store = await LowdbStore.open({ dir: t.testdir(), unindexedQueries: 'throw' });
+  const store = await EmbeddedStore.open({ dir: t.testdir(), unindexedQueries: 'throw' });
   t.teardown(() => store.close());
   store.declareIndexes({ items: declarations });
   await t.rejects(store.list('items', { where: { kind: 'x' }, orderBy: { field: 'at', direction: 'asc' } }), /no declared index of items serves/);

@@ -3,19 +3,19 @@ import { join } from 'node:path';
 import t from 'tap';
 import { StoreCorruptError } from '../errors.js';
 import { listJournalFiles } from './journal-files.js';
-import { LowdbStore } from './lowdb-store.js';
+import { EmbeddedStore } from './embedded-store.js';
 
 // Damage on disk is refused at start-up, naming the file and line; only a
 // write cut short (a line without its newline) is dropped.
 
-const openError = (dir: string) => LowdbStore.open({ dir }).then(
+const openError = (dir: string) => EmbeddedStore.open({ dir }).then(
   (store) => store.close().then(() => null),
   (error: unknown) => error,
 );
 
 /** A directory holding a snapshot of `records` records and no journal after it. */
 async function snapshotted(dir: string, records: number): Promise<Buffer> {
-  const store = await LowdbStore.open({ dir });
+  const store = await EmbeddedStore.open({ dir });
   for (let i = 0; i < records; i += 1) await store.transact((tx) => tx.put('settlements', `s${i}`, { batchNumber: `B${i}`, transactionCount: 7, note: 'é€' }));
   await store.snapshot();
   await store.close();
@@ -76,20 +76,20 @@ t.test('a snapshot of the format before checksums still loads, and is replaced b
       '',
     ].join('\n'),
   });
-  const store = await LowdbStore.open({ dir });
+  const store = await EmbeddedStore.open({ dir });
   t.same(await store.get('items', 'b'), { v: 2 });
   await store.snapshot(); // waits for the one started at open
   await store.close();
   const text = await readFile(join(dir, 'snapshot.jsonl'), 'utf8');
   t.match(text.split('\n')[0], /^[0-9a-f]{8} \{"format":"svc-snapshot\/2","seq":2\}$/);
-  const reopened = await LowdbStore.open({ dir });
+  const reopened = await EmbeddedStore.open({ dir });
   t.teardown(() => reopened.close());
   t.equal(await reopened.count('items'), 2);
 });
 
 /** A directory whose one journal file holds three entries, and that file's text. */
 async function journalOfThree(dir: string) {
-  const store = await LowdbStore.open({ dir });
+  const store = await EmbeddedStore.open({ dir });
   for (let i = 0; i < 3; i += 1) await store.transact((tx) => tx.put('items', `i${i}`, { i }));
   await store.close();
   const [file] = await listJournalFiles(dir);
@@ -108,7 +108,7 @@ t.test('a complete last journal line with a bad checksum refuses start-up: it ma
 t.test('a last journal line cut short is dropped, and start-up goes on', async (t) => {
   const { dir, file, text } = await journalOfThree(t.testdir());
   await writeFile(file.path, text.slice(0, -7)); // the newline and a few bytes before it
-  const reopened = await LowdbStore.open({ dir });
+  const reopened = await EmbeddedStore.open({ dir });
   t.teardown(() => reopened.close());
   t.equal(await reopened.count('items'), 2);
   t.equal(await reopened.get('items', 'i2'), undefined);
@@ -121,7 +121,7 @@ t.test('thirty short runs with a restart after each: the journal on disk stays b
   let largest = 0;
   for (let run = 0; run < 30; run += 1) {
     // Each run writes about 2.5 KiB: far less than the threshold, which only restarts add up to.
-    const store = await LowdbStore.open({ dir, snapshotMinJournalBytes: threshold });
+    const store = await EmbeddedStore.open({ dir, snapshotMinJournalBytes: threshold });
     for (let i = 0; i < 10; i += 1) await store.transact((tx) => tx.put('items', `r${run}-${i}`, { pad: 'x'.repeat(200) }));
     await store.close();
     const files = await listJournalFiles(dir);
@@ -134,14 +134,14 @@ t.test('thirty short runs with a restart after each: the journal on disk stays b
   t.ok((await readdir(dir)).includes('snapshot.jsonl'), 'a snapshot was written');
   t.same(overBound, [], `the journal on disk stayed within its bound (at most ${largest} bytes)`);
   t.ok((await listJournalFiles(dir)).length <= 1, 'a restart goes on in the newest journal file instead of leaving a file each');
-  const store = await LowdbStore.open({ dir });
+  const store = await EmbeddedStore.open({ dir });
   t.teardown(() => store.close());
   t.equal(await store.count('items'), 300, 'nothing lost to compaction');
 });
 
 t.test('a torn line only counts at the end of the newest journal', async (t) => {
   const dir = t.testdir();
-  const store = await LowdbStore.open({ dir });
+  const store = await EmbeddedStore.open({ dir });
   await store.transact((tx) => tx.put('items', 'a', { v: 1 }));
   await store.close();
   const [first] = await listJournalFiles(dir);

@@ -2,7 +2,7 @@ import t from 'tap';
 import { soakLength } from '../testing/soak.js';
 import { runWriterUntilKilled } from './crash-writer-run.js';
 import { listJournalFiles } from './journal-files.js';
-import { LowdbStore } from './lowdb-store.js';
+import { EmbeddedStore } from './embedded-store.js';
 
 // Kills that come faster than a snapshot completes must not stop
 // compaction: before, each start began a paced snapshot that the next kill
@@ -43,7 +43,7 @@ t.test(`${KILLS} kills 0.3-2 s apart while the store grows: start-up stays under
   // start-up flat is the mechanism asserted below, a journal that never piles up.
   t.ok(mostJournalFiles <= 4, `the journal never piles up (at most ${mostJournalFiles} files)`);
 
-  const store = await LowdbStore.open({ dir });
+  const store = await EmbeddedStore.open({ dir });
   t.teardown(() => store.close());
   let missing = 0;
   for (const id of acknowledged) if (!(await store.get('acks', id))) missing += 1;

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { StoreLockedError } from '../errors.js';
 import { listJournalFiles } from './journal-files.js';
-import { LowdbStore } from './lowdb-store.js';
+import { EmbeddedStore } from './embedded-store.js';
 import { checkStore } from './store-check.js';
 import { repairStore } from './store-repair.js';
 
@@ -18,7 +18,7 @@ const run = promisify(execFile);
  * (as versions before 0.2 left one per start, and a failed snapshot leaves).
  */
 async function populated(dir: string): Promise<void> {
-  const store = await LowdbStore.open({ dir });
+  const store = await EmbeddedStore.open({ dir });
   for (let i = 0; i < 10; i += 1) await store.transact((tx) => tx.put('items', `s${i}`, { i }));
   await store.snapshot();
   for (let i = 0; i < 6; i += 1) await store.transact((tx) => tx.put('items', `a${i}`, { i }));
@@ -81,7 +81,7 @@ t.test('repair keeps a backup, cuts the journal at the first damage, rewrites th
   t.same(await filesOf(result.backupDir!), before, 'the backup holds every file as it was');
   t.equal((await checkStore(dir)).damaged, false, 'whole afterwards');
 
-  const store = await LowdbStore.open({ dir });
+  const store = await EmbeddedStore.open({ dir });
   t.teardown(() => store.close());
   t.equal(await store.count('items'), 9 + 2, 'nine intact snapshot records and the two entries before the cut');
   t.equal(await store.get('items', 's2'), undefined, 'the damaged record is gone, not served wrong');
@@ -93,7 +93,7 @@ t.test('a snapshot whose header seq was changed is repaired to the position its 
   await damageLine(join(dir, 'snapshot.jsonl'), 0, '"seq":10', '"seq":110');
   const result = await repairStore(dir);
   t.equal(result.lostAcknowledgedEntries, 0);
-  const store = await LowdbStore.open({ dir });
+  const store = await EmbeddedStore.open({ dir });
   t.teardown(() => store.close());
   t.equal(store.openStats.snapshotSeq, 10);
   t.equal(await store.count('items'), 22, 'nothing lost');
@@ -102,7 +102,7 @@ t.test('a snapshot whose header seq was changed is repaired to the position its 
 t.test('repair refuses a directory a server holds; on a whole one it does nothing', async (t) => {
   const dir = t.testdir();
   await populated(dir);
-  const store = await LowdbStore.open({ dir });
+  const store = await EmbeddedStore.open({ dir });
   await t.rejects(repairStore(dir), StoreLockedError);
   await store.close();
   const result = await repairStore(dir);
@@ -119,7 +119,7 @@ t.test('a checksummed snapshot whose header was rewritten in the old format lose
   lines[0] = '{"format":"svc-snapshot/1","seq":10}';
   await writeFile(path, lines.join('\n'));
 
-  await t.rejects(LowdbStore.open({ dir }), /store corrupt: .*snapshot\.jsonl line/, 'start-up refuses it');
+  await t.rejects(EmbeddedStore.open({ dir }), /store corrupt: .*snapshot\.jsonl line/, 'start-up refuses it');
   const report = await checkStore(dir);
   t.equal(report.snapshot!.format, 'checksummed');
   t.equal(report.snapshot!.records, 10, 'every record line is intact');
@@ -129,7 +129,7 @@ t.test('a checksummed snapshot whose header was rewritten in the old format lose
   const out = await run(process.execPath, ['--import', 'tsx', cli, 'repair', dir]);
   t.match(out.stdout, /lost: 0 acknowledged journal entries, 0 snapshot records/);
   t.match(out.stdout, /result: whole, nothing lost/);
-  const store = await LowdbStore.open({ dir });
+  const store = await EmbeddedStore.open({ dir });
   t.teardown(() => store.close());
   t.equal(await store.count('items'), 22, 'every record is back');
 });
@@ -138,20 +138,20 @@ t.test('an old-format snapshot that disagrees with the journal after it is not t
   const legacy = (seq: number) => [`{"format":"svc-snapshot/1","seq":${seq}}`, '["items","a",{"v":1}]', '{"end":true,"count":1}', ''].join('\n');
   // A genuine journal after seq 2, written by the store; then the snapshot is put back in the old format.
   const dir = t.testdir({ 'snapshot.jsonl': legacy(2) });
-  const store = await LowdbStore.open({ dir });
+  const store = await EmbeddedStore.open({ dir });
   await store.snapshot(); // the checksummed rewrite start-up begins: the journal after it starts at 3
   for (let i = 0; i < 3; i += 1) await store.transact((tx) => tx.put('items', `j${i}`, { i }));
   await store.close();
   const [journal] = await listJournalFiles(dir);
   await writeFile(join(dir, 'snapshot.jsonl'), legacy(journal!.firstSeq + 2));
-  await t.rejects(LowdbStore.open({ dir }), /old format .* no journal file starts at/, 'start-up refuses a header the journal contradicts');
+  await t.rejects(EmbeddedStore.open({ dir }), /old format .* no journal file starts at/, 'start-up refuses a header the journal contradicts');
   const report = await checkStore(dir);
   t.equal(report.damaged, true);
   t.match(report.snapshot!.damage[0]!.reason, /cannot be trusted/);
   t.equal(report.snapshotSeq, journal!.firstSeq - 1, 'the position is taken from the journal instead');
 
   await writeFile(join(dir, 'snapshot.jsonl'), legacy(journal!.firstSeq - 1));
-  const agreeing = await LowdbStore.open({ dir });
+  const agreeing = await EmbeddedStore.open({ dir });
   t.equal(await agreeing.count('items'), 4, 'one that agrees loads: its record and the journal after it');
   await agreeing.snapshot(); // the checksummed rewrite it begins, done before the directory goes
   await agreeing.close();

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { LowdbStore } from '../store/lowdb-store.js';
+import { EmbeddedStore } from '../store/embedded-store.js';
 import type { Store } from '../store/store.js';
 import { AHEAD_GRACE_MS, memorySignatureLedger } from './memory-signature-ledger.js';
 import { signatureIndexes, type ReplayVerdict, type SignatureLedger } from './signature-ledger.js';
@@ -13,7 +13,7 @@ const WINDOW = 300_000;
 const START = 1_800_000_000_000;
 
 async function openStore(t: Test, dir: string): Promise<Store> {
-  const store = await LowdbStore.open({ dir });
+  const store = await EmbeddedStore.open({ dir });
   t.teardown(() => store.close());
   return store;
 }

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { LowdbStore } from '../store/lowdb-store.js';
+import { EmbeddedStore } from '../store/embedded-store.js';
 import { StoreDecorator } from '../store/store-decorator.js';
 import type { Store } from '../store/store.js';
 import { signatureIndexes, SIGNATURES, type SignatureClaim } from './signature-ledger.js';
@@ -14,7 +14,7 @@ const WINDOW = 300_000;
 const START = 1_800_000_000_000;
 
 async function openStore(t: Test): Promise<Store> {
-  const store = await LowdbStore.open({ dir: t.testdir() });
+  const store = await EmbeddedStore.open({ dir: t.testdir() });
   store.declareIndexes({ [SIGNATURES]: signatureIndexes });
   t.teardown(() => store.close());
   await store.transact((tx) => {

@@ -9,14 +9,14 @@ import { ManualClock } from '../clock.js';
 import { defaultConfig, type Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { EventSink } from '../sessions/events.js';
-import { LowdbStore } from '../store/lowdb-store.js';
+import { EmbeddedStore } from '../store/embedded-store.js';
 
 export interface TestServer {
   app: SimulatorApp;
   baseUrl: string;
   api: ContractClient;
   clock: ManualClock;
-  store: LowdbStore;
+  store: EmbeddedStore;
   config: Config;
   server: Server;
 }
@@ -48,14 +48,14 @@ export async function serveApp(deps: AppDeps) {
 }
 
 /**
- * The real app on real parts for a test: the lowdb store in the test's temp
+ * The real app on real parts for a test: the embedded store in the test's temp
  * dir, HTTP on a random port, a manual clock. Closed when the test ends.
  */
 export async function startTestServer(t: Test, overrides: Partial<Config> = {}, log?: Logger, eventSink?: EventSink, signalAfter?: (ms: number) => AbortSignal): Promise<TestServer> {
   const dataDir = t.testdir();
   // A cheap scrypt cost keeps tests fast; the production cost is tested in secrets.test.ts.
   const config: Config = { ...defaultConfig, dataDir, port: 0, scryptCost: 1024, logLevel: 'silent', ...overrides };
-  const store = await LowdbStore.open({ dir: dataDir, unindexedQueries: 'throw' });
+  const store = await EmbeddedStore.open({ dir: dataDir, unindexedQueries: 'throw' });
   const clock = new ManualClock();
   const served = await serveApp({ store, clock, config, ...(log ? { log } : {}), ...(eventSink ? { eventSink } : {}), ...(signalAfter ? { webhookSignalAfter: signalAfter } : {}) });
   t.teardown(served.stop);
@@ -116,6 +116,6 @@ export async function merchantWithTerminal(server: TestServer, serialNumber = `P
  * server and start another on the same data. `stop` closes it for good.
  */
 export async function bootOnDirectory(dir: string, clock: ManualClock) {
-  const store = await LowdbStore.open({ dir, unindexedQueries: 'throw' });
+  const store = await EmbeddedStore.open({ dir, unindexedQueries: 'throw' });
   return { store, ...(await serveApp({ store, clock, config: { ...defaultConfig, dataDir: dir, scryptCost: 1024, logLevel: 'silent' } })) };
 }

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import type { DeliveryRecord } from './delivery-record.js';
-import { LowdbStore } from '../store/lowdb-store.js';
+import { EmbeddedStore } from '../store/embedded-store.js';
 import type { Store } from '../store/store.js';
 import { deliveryIndexes, giveDueTimes, scheduleIndexes as schedulesServed, PASS_LIMIT, promoteNext, QUEUED, realDue, retimeAccount, scheduleIndexes, sessionHead } from './due-times.js';
 
@@ -10,7 +10,7 @@ import { deliveryIndexes, giveDueTimes, scheduleIndexes as schedulesServed, PASS
 // only that account's waiting records.
 
 async function openStore(t: Test): Promise<Store> {
-  const store = await LowdbStore.open({ dir: t.testdir(), unindexedQueries: 'throw' });
+  const store = await EmbeddedStore.open({ dir: t.testdir(), unindexedQueries: 'throw' });
   store.declareIndexes({ deliveries: deliveryIndexes, schedules: scheduleIndexes });
   t.teardown(() => store.close());
   return store;

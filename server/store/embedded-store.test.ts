@@ -3,19 +3,19 @@ import { join } from 'node:path';
 import t from 'tap';
 import { StoreCorruptError, StoreLockedError } from '../errors.js';
 import { listJournalFiles } from './journal-files.js';
-import { LowdbStore } from './lowdb-store.js';
+import { EmbeddedStore } from './embedded-store.js';
 import { storeContract } from './store-contract.js';
 
-t.test('the lowdb store keeps the store contract', async (t) => {
+t.test('the embedded store keeps the store contract', async (t) => {
   storeContract(t, async (t) => {
     const dir = t.testdir();
-    return { open: () => LowdbStore.open({ dir }) };
+    return { open: () => EmbeddedStore.open({ dir }) };
   });
 });
 
 t.test('a snapshot compacts the journal and the state survives reopening', async (t) => {
   const dir = t.testdir();
-  const store = await LowdbStore.open({ dir });
+  const store = await EmbeddedStore.open({ dir });
   for (let i = 0; i < 20; i += 1) await store.transact((tx) => tx.put('items', `i${i}`, { i }));
   await store.snapshot();
   await store.transact((tx) => tx.put('items', 'after', { i: 'after' }));
@@ -25,7 +25,7 @@ t.test('a snapshot compacts the journal and the state survives reopening', async
   t.equal(files.length, 1, 'only the journal written after the snapshot remains');
   t.equal(files[0]!.firstSeq, 21);
 
-  const reopened = await LowdbStore.open({ dir });
+  const reopened = await EmbeddedStore.open({ dir });
   t.teardown(() => reopened.close());
   t.equal(reopened.openStats.snapshotSeq, 20);
   t.equal(reopened.openStats.replayedEntries, 1);
@@ -34,7 +34,7 @@ t.test('a snapshot compacts the journal and the state survives reopening', async
 
 t.test('writes that race a snapshot land in the next journal, not in the snapshot', async (t) => {
   const dir = t.testdir();
-  const store = await LowdbStore.open({ dir });
+  const store = await EmbeddedStore.open({ dir });
   await store.transact((tx) => {
     for (let i = 0; i < 5000; i += 1) tx.put('items', `i${i}`, { v: 0 });
   });
@@ -51,7 +51,7 @@ t.test('writes that race a snapshot land in the next journal, not in the snapsho
     snapshot,
   ]);
   await store.close();
-  const reopened = await LowdbStore.open({ dir });
+  const reopened = await EmbeddedStore.open({ dir });
   t.teardown(() => reopened.close());
   t.same(await reopened.get('items', 'i1'), { v: 1 });
   t.equal(await reopened.get('items', 'i2'), undefined);
@@ -65,12 +65,12 @@ t.test('writes that race a snapshot land in the next journal, not in the snapsho
 
 t.test('a snapshot starts by itself once the journal outgrows the threshold', async (t) => {
   const dir = t.testdir();
-  const store = await LowdbStore.open({ dir, snapshotMinJournalBytes: 4096 });
+  const store = await EmbeddedStore.open({ dir, snapshotMinJournalBytes: 4096 });
   for (let i = 0; i < 200; i += 1) await store.transact((tx) => tx.put('items', `i${i}`, { pad: 'x'.repeat(50) }));
   await store.close();
   const names = await readdir(dir);
   t.ok(names.includes('snapshot.jsonl'));
-  const reopened = await LowdbStore.open({ dir });
+  const reopened = await EmbeddedStore.open({ dir });
   t.teardown(() => reopened.close());
   t.ok(reopened.openStats.snapshotSeq > 0);
   t.equal(await reopened.count('items'), 200);
@@ -78,30 +78,30 @@ t.test('a snapshot starts by itself once the journal outgrows the threshold', as
 
 t.test('a torn last journal line is dropped and the rest loads', async (t) => {
   const dir = t.testdir();
-  const store = await LowdbStore.open({ dir });
+  const store = await EmbeddedStore.open({ dir });
   await store.transact((tx) => tx.put('items', 'kept', { ok: true }));
   await store.close();
   const [file] = await listJournalFiles(dir);
   await appendFile(file!.path, '{"seq":2,"crc":"0000');
-  const reopened = await LowdbStore.open({ dir });
+  const reopened = await EmbeddedStore.open({ dir });
   t.same(await reopened.get('items', 'kept'), { ok: true });
   await reopened.transact((tx) => tx.put('items', 'next', { ok: true }));
   await reopened.close();
-  const again = await LowdbStore.open({ dir });
+  const again = await EmbeddedStore.open({ dir });
   t.teardown(() => again.close());
   t.equal(await again.count('items'), 2, 'the journal is usable after the cut');
 });
 
 t.test('a damaged line in the middle of the journal stops start-up naming the file and line', async (t) => {
   const dir = t.testdir();
-  const store = await LowdbStore.open({ dir });
+  const store = await EmbeddedStore.open({ dir });
   for (let i = 0; i < 3; i += 1) await store.transact((tx) => tx.put('items', `i${i}`, { i }));
   await store.close();
   const [file] = await listJournalFiles(dir);
   const lines = (await readFile(file!.path, 'utf8')).split('\n');
   lines[1] = lines[1]!.replace('"i":1', '"i":7');
   await writeFile(file!.path, lines.join('\n'));
-  const error = await LowdbStore.open({ dir }).then(
+  const error = await EmbeddedStore.open({ dir }).then(
     () => null,
     (e: unknown) => e,
   );
@@ -111,23 +111,23 @@ t.test('a damaged line in the middle of the journal stops start-up naming the fi
 
 t.test('a second store on the same directory is refused until the first closes', async (t) => {
   const dir = t.testdir();
-  const first = await LowdbStore.open({ dir });
-  await t.rejects(LowdbStore.open({ dir }), StoreLockedError);
+  const first = await EmbeddedStore.open({ dir });
+  await t.rejects(EmbeddedStore.open({ dir }), StoreLockedError);
   await first.close();
-  const second = await LowdbStore.open({ dir });
+  const second = await EmbeddedStore.open({ dir });
   await second.close();
 });
 
 t.test('stale snapshot temp files are removed at start-up', async (t) => {
   const dir = t.testdir({ 'snapshot.jsonl.tmp-12345': 'half a snapshot' });
-  const store = await LowdbStore.open({ dir });
+  const store = await EmbeddedStore.open({ dir });
   await store.close();
   t.notOk((await readdir(dir)).some((name) => name.includes('.tmp-')));
 });
 
 t.test('a value that cannot be stored as JSON is refused before anything changes', async (t) => {
   const dir = t.testdir();
-  const store = await LowdbStore.open({ dir });
+  const store = await EmbeddedStore.open({ dir });
   t.teardown(() => store.close());
   await t.rejects(store.transact((tx) => tx.put('c', '1', { big: 1n } as never)));
   t.equal(await store.get('c', '1'), undefined);

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { runWriterUntilKilled } from './crash-writer-run.js';
-import { LowdbStore } from './lowdb-store.js';
+import { EmbeddedStore } from './embedded-store.js';
 
 const KILLS = 30;
 
@@ -11,7 +11,7 @@ t.test(`every acknowledged write survives SIGKILL at ${KILLS} random moments`, a
     const afterMs = 20 + Math.floor(Math.random() * 300);
     acknowledged.push(...(await runWriterUntilKilled(dir, `r${run}`, afterMs)).acknowledged);
 
-    const store = await LowdbStore.open({ dir });
+    const store = await EmbeddedStore.open({ dir });
     const missing = [];
     for (const id of acknowledged) {
       if (!(await store.get('acks', id)) || !(await store.get('mirror', id))) missing.push(id);

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { Low } from 'lowdb';
 import { StoreCorruptError, StoreUnavailableError } from '../errors.js';
 import { silentLogger, type Logger } from '../log.js';
-import { fsyncDirectory } from './fsync.js';
 import { encodeEntry } from './journal-codec.js';
 import { listJournalFiles } from './journal-files.js';
 import { replayJournal } from './journal-replay.js';
 import { JournalWriter } from './journal-writer.js';
+import { Compactor, SNAPSHOT_FILE } from './compactor.js';
 import { MemoryState, type IndexDeclarations, type UnindexedQueries } from './memory-state.js';
 import { Mutex } from './mutex.js';
 import { PendingWrites } from './pending-writes.js';
@@ -20,7 +20,7 @@ import { claimAndWriteIn, claimIn, readLinkedIn } from './claim-steps.js';
 import type { Claim, ClaimedWrite, ClaimedWriteOutcome, LinkedRead, LinkedRecords, Query, ReadBasis, Store, StoredRecord, Transaction } from './store.js';
 import { LocalBus } from './bus.js';
 
-export interface LowdbStoreOptions {
+export interface EmbeddedStoreOptions {
   dir: string;
   /**
    * A snapshot is taken once the journal on disk since the last one exceeds
@@ -46,8 +46,6 @@ export interface OpenStats {
   journalBytes: number;
 }
 
-const SNAPSHOT_FILE = 'snapshot.jsonl';
-const SNAPSHOT_RETRY_MS = 10_000;
 
 /**
  * The embedded default store: the whole state in memory, every transaction
@@ -56,34 +54,24 @@ const SNAPSHOT_RETRY_MS = 10_000;
  * request path. Start-up locks the directory, loads the snapshot and
  * replays the journal.
  */
-export class LowdbStore implements Store {
+export class EmbeddedStore implements Store {
   readonly kind = 'lowdb';
   /** One instance per directory (the directory lock): messages stay within it. */
   readonly bus = new LocalBus();
   private readonly mutex = new Mutex();
   private readonly pending = new PendingWrites();
-  private snapshotting: Promise<void> | null = null;
-  /** performance.now() before which no snapshot is tried again after one failed. */
-  private snapshotRetryAfter = 0;
   private closed = false;
 
   private constructor(
-    private readonly dir: string,
     private readonly state: MemoryState,
     private readonly writer: JournalWriter,
     private readonly lock: DirectoryLock,
-    private readonly snapshots: Low<SnapshotData | null>,
-    private readonly snapshotFiles: SnapshotFileAdapter,
+    private readonly compactor: Compactor,
     private seq: number,
-    private snapshotBytes: number,
-    /** Journal bytes on disk in files the writer has closed (earlier runs' included), not yet compacted. */
-    private closedJournalBytes: number,
-    private readonly snapshotMinJournalBytes: number,
-    private readonly log: Logger,
     readonly openStats: OpenStats,
   ) {}
 
-  static async open(options: LowdbStoreOptions): Promise<LowdbStore> {
+  static async open(options: EmbeddedStoreOptions): Promise<EmbeddedStore> {
     const { dir } = options;
     const log = options.log ?? silentLogger;
     await mkdir(dir, { recursive: true });
@@ -118,12 +106,20 @@ export class LowdbStore implements Store {
         journalBytes: replay.journalBytes,
       };
       log.info('store opened', { dir, ...openStats });
-      const store = new LowdbStore(
-        dir, state, writer, lock, snapshots, snapshotFiles, replay.lastSeq, snapshotBytes, replay.journalBytes - (replay.continuable?.bytes ?? 0),
-        options.snapshotMinJournalBytes ?? 16 * 1024 * 1024, log, openStats,
-      );
+      const compactor = new Compactor({
+        dir,
+        state,
+        writer,
+        snapshots,
+        snapshotFiles,
+        snapshotBytes,
+        closedJournalBytes: replay.journalBytes - (replay.continuable?.bytes ?? 0),
+        minJournalBytes: options.snapshotMinJournalBytes ?? 16 * 1024 * 1024,
+        log,
+      });
+      const store = new EmbeddedStore(state, writer, lock, compactor, replay.lastSeq, openStats);
       if (legacySnapshot) log.warn('the snapshot predates checksums; writing a checksummed one now', { file: snapshotPath });
-      if (interruptedSnapshot && store.snapshotDue()) {
+      if (interruptedSnapshot && compactor.due()) {
         // The last run was killed while writing a snapshot it needed. Had
         // this run compacted off the path to listening as well, kills that
         // come faster than a paced snapshot completes would stop every
@@ -138,7 +134,7 @@ export class LowdbStore implements Store {
       }
       // A long journal left by earlier runs is compacted soon after start-up,
       // off the path to listening (the snapshot is written in paced chunks).
-      setImmediate(() => store.maybeSnapshot(legacySnapshot && replay.lastSeq > 0));
+      setImmediate(() => compactor.maybe(() => store.seq, legacySnapshot && replay.lastSeq > 0));
       return store;
     } catch (error) {
       await lock.release();
@@ -219,7 +215,7 @@ export class LowdbStore implements Store {
       return { result, durable };
     });
     await durable;
-    this.maybeSnapshot();
+    this.compactor.maybe(() => this.seq);
     return result;
   }
 
@@ -267,13 +263,13 @@ export class LowdbStore implements Store {
    * Writes a compacted snapshot covering everything committed before the
    * call; when one is already being written, waits for it and writes another.
    */
-  async snapshot(): Promise<void> {
-    while (this.snapshotting) await this.snapshotting.catch(() => undefined);
-    const run = this.writeSnapshot().finally(() => {
-      if (this.snapshotting === run) this.snapshotting = null;
-    });
-    this.snapshotting = run;
-    return run;
+  snapshot(): Promise<void> {
+    return this.compactor.snapshot(() => this.seq);
+  }
+
+  /** Bytes of journal on disk since the last snapshot, whichever runs wrote them. */
+  get journalBytes(): number {
+    return this.compactor.journalBytes;
   }
 
   async close(): Promise<void> {
@@ -281,54 +277,9 @@ export class LowdbStore implements Store {
     await this.mutex.run(async () => {
       this.closed = true;
     });
-    if (this.snapshotting) await this.snapshotting.catch(() => undefined);
+    await this.compactor.close();
     await this.writer.close();
     await this.lock.release();
-  }
-
-  /** Bytes of journal on disk since the last snapshot, whichever runs wrote them. */
-  get journalBytes(): number {
-    return this.closedJournalBytes + this.writer.bytesSinceRotation;
-  }
-
-  /** True when the journal since the last snapshot has grown past what triggers compaction. */
-  private snapshotDue(): boolean {
-    return this.journalBytes >= Math.max(this.snapshotMinJournalBytes, this.snapshotBytes);
-  }
-
-  private maybeSnapshot(force = false): void {
-    if (this.snapshotting || this.closed) return;
-    if (!force && !this.snapshotDue()) return;
-    // After a failed snapshot (a full disk) the next try waits: retrying
-    // after every write would rotate the journal each time for nothing.
-    if (!force && performance.now() < this.snapshotRetryAfter) return;
-    void this.snapshot().catch((error: Error) => {
-      this.snapshotRetryAfter = performance.now() + SNAPSHOT_RETRY_MS;
-      this.log.error('snapshot failed; the journal still holds every change', { error: error.message, retryInMs: SNAPSHOT_RETRY_MS });
-    });
-  }
-
-  private async writeSnapshot(): Promise<void> {
-    // Capture and rotation happen in one synchronous step, so the snapshot
-    // covers exactly the entries up to `seq` and the new journal file
-    // starts right after it.
-    const seq = this.seq;
-    this.state.beginCapture();
-    try {
-      this.closedJournalBytes += await this.writer.rotate(seq + 1);
-      this.snapshots.data = { seq, entries: this.state.capturedEntries() };
-      await this.snapshots.write();
-    } finally {
-      this.snapshots.data = null;
-      this.state.endCapture();
-    }
-    this.snapshotBytes = await stat(join(this.dir, SNAPSHOT_FILE)).then((s) => s.size);
-    // Every closed file is now in the snapshot: the writer's current one starts at seq + 1.
-    this.closedJournalBytes = 0;
-    const obsolete = (await listJournalFiles(this.dir)).filter((file) => file.firstSeq <= seq);
-    await Promise.all(obsolete.map((file) => unlink(file.path)));
-    if (obsolete.length > 0) await fsyncDirectory(this.dir);
-    this.log.debug('snapshot written', { seq, bytes: this.snapshotBytes, removedJournals: obsolete.length });
   }
 }
 
