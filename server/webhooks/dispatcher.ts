@@ -9,7 +9,7 @@ import type { DeliveryRecord } from './delivery-record.js';
 import type { Store, Transaction } from '../store/store.js';
 import { trace } from '../trace/trace.js';
 import { sendDirect, type DirectResult } from './direct-transport.js';
-import { delayBefore, exhausted, withAttemptLimit, type LadderName } from './ladder.js';
+import { afterAttempt, withAttemptLimit, type LadderName } from './ladder.js';
 import { giveDueTimes, PASS_LIMIT, promoteNext, QUEUED, realDue, sessionHead } from './due-times.js';
 import { Pacer } from './pacer.js';
 import { routeWebhook } from './routing.js';
@@ -303,32 +303,31 @@ export class WebhookDispatcher implements EventSink {
         ...(signing.manual ? { manual: true, signature: signing.signature, timestamp: signing.timestamp } : {}),
       });
       if (!current) return outcome; // reset meanwhile
+      const step = afterAttempt({ delivered, pending: delivery !== undefined, manual: signing.manual, closedAs: closed?.delivery ?? legacyDeliveryState(current), routed: routing !== 'none', ladder, attempt });
       const close = (state: WebhookOutcome['delivery']) =>
         tx.put('webhook_outcomes', event.event_id, { event_id: event.event_id, account_id: event.account_id, delivery: state, attempts: attempt } satisfies WebhookOutcome);
-      if (delivered) {
-        close('delivered');
-        if (delivery) {
-          tx.delete('deliveries', event.event_id);
-          await promoteNext(tx, event.session_id, account.clock_offset_ms);
-        }
-        return outcome;
-      }
-      if (delivery && signing.manual) return outcome; // a manual resend does not move the ladder
-      if (!delivery) {
-        // A resend after the delivery closed: counted, the way it closed kept.
-        close(closed?.delivery ?? legacyDeliveryState(current));
-        return outcome;
-      }
-      const wait = routing === 'none' ? null : delayBefore(ladder, attempt + 1);
-      if (wait === null) {
+      const closePending = async () => {
         tx.delete('deliveries', event.event_id);
         await promoteNext(tx, event.session_id, account.clock_offset_ms);
-        close(exhausted[ladder]);
-        trace(tx, account.account_id, ladder === 'sim' ? 'webhook.gave_up' : 'webhook.undelivered', at, { session_id: event.session_id, event_id: event.event_id, attempts: attempt, last: result });
-      } else {
-        // The ladder's step counts from the end of this attempt.
-        const nextAttemptAt = iso(accountNow(clock, account) + wait);
-        tx.put('deliveries', event.event_id, { ...delivery, attempts: attempt, next_attempt_at: nextAttemptAt, due_ms: realDue(nextAttemptAt, account.clock_offset_ms) });
+      };
+      switch (step.action) {
+        case 'close':
+          close(step.as);
+          if (step.closesPending) await closePending();
+          break;
+        case 'give-up':
+          await closePending();
+          close(step.as);
+          trace(tx, account.account_id, step.as === 'gave_up' ? 'webhook.gave_up' : 'webhook.undelivered', at, { session_id: event.session_id, event_id: event.event_id, attempts: attempt, last: result });
+          break;
+        case 'reschedule': {
+          // The ladder's step counts from the end of this attempt.
+          const nextAttemptAt = iso(accountNow(clock, account) + step.inMs);
+          tx.put('deliveries', event.event_id, { ...delivery, attempts: attempt, next_attempt_at: nextAttemptAt, due_ms: realDue(nextAttemptAt, account.clock_offset_ms) });
+          break;
+        }
+        case 'none':
+          break;
       }
       return outcome;
     });

@@ -1,6 +1,6 @@
 import { mock } from 'node:test';
 import t from 'tap';
-import { ATTEMPT_TIMEOUT_MS, delayBefore, exhausted, ladders, withAttemptLimit } from './ladder.js';
+import { afterAttempt, ATTEMPT_TIMEOUT_MS, delayBefore, exhausted, ladders, withAttemptLimit } from './ladder.js';
 
 // The retry ladders of addendum §7, as a receiver sees them: how long after
 // the previous attempt each attempt comes, and what a delivery becomes once
@@ -71,4 +71,18 @@ t.test('a test can hand in its own limit: it is asked for 5000 ms and used as is
   );
   t.equal(result, controller.signal);
   t.same(asked, [5000]);
+});
+
+t.test('after an attempt, the ladder closes, gives up, reschedules or leaves the delivery as it is', async (t) => {
+  const facts = { delivered: false, pending: true, manual: false, closedAs: 'gave_up' as const, routed: true, ladder: 'sim' as const, attempt: 1 };
+  t.same(afterAttempt({ ...facts, delivered: true }), { action: 'close', as: 'delivered', closesPending: true }, 'a 2xx closes it, and its session\'s next event becomes due');
+  t.same(afterAttempt({ ...facts, delivered: true, pending: false, manual: true }), { action: 'close', as: 'delivered', closesPending: false }, 'a resend after it closed that gets a 2xx records it delivered');
+  t.same(afterAttempt({ ...facts, pending: false, manual: true }), { action: 'close', as: 'gave_up', closesPending: false }, 'one that fails keeps how it closed, counted');
+  t.same(afterAttempt({ ...facts, manual: true }), { action: 'none' }, 'a manual resend that fails does not move the ladder');
+  t.same(afterAttempt(facts), { action: 'reschedule', inMs: 2000 }, 'the first failure: the second step');
+  t.same(afterAttempt({ ...facts, attempt: 2 }), { action: 'reschedule', inMs: 5000 });
+  t.same(afterAttempt({ ...facts, attempt: 3 }), { action: 'give-up', as: 'gave_up' }, 'the third failure on the sim ladder: given up');
+  t.same(afterAttempt({ ...facts, ladder: 'production', attempt: 4 }), { action: 'reschedule', inMs: 3_600_000 });
+  t.same(afterAttempt({ ...facts, ladder: 'production', attempt: 5 }), { action: 'give-up', as: 'undelivered' }, 'the fifth on the production ladder: undelivered');
+  t.same(afterAttempt({ ...facts, routed: false }), { action: 'give-up', as: 'gave_up' }, 'nowhere to send it: the ladder ends at once');
 });

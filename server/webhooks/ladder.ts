@@ -17,6 +17,46 @@ export function delayBefore(ladder: LadderName, attempt: number): number | null 
   return ladders[ladder][attempt - 1] ?? null;
 }
 
+/** How a delivery ended, once it has. */
+export type DeliveryEnd = 'delivered' | 'gave_up' | 'undelivered';
+
+/** What an attempt's outcome does to its delivery (afterAttempt). */
+export type LadderStep =
+  /** Nothing moves: a manual resend that failed leaves the ladder as it was. */
+  | { action: 'none' }
+  /** The delivery's outcome is recorded as `as`; the pending delivery (if there is one) closes and its session's next event becomes due. */
+  | { action: 'close'; as: DeliveryEnd; closesPending: boolean }
+  /** The ladder is exhausted: the pending delivery closes as `as`, and the give-up is traced. */
+  | { action: 'give-up'; as: 'gave_up' | 'undelivered' }
+  /** The next attempt comes `inMs` after the end of this one. */
+  | { action: 'reschedule'; inMs: number };
+
+export interface AttemptFacts {
+  /** The receiver answered 2xx. */
+  delivered: boolean;
+  /** The delivery is still pending (not closed before this attempt). */
+  pending: boolean;
+  /** A resend asked for by hand, not a step of the ladder. */
+  manual: boolean;
+  /** How it closed before, for an attempt after it closed. */
+  closedAs: DeliveryEnd;
+  /** The event had somewhere to go (a session without webhook_url has nowhere: its ladder ends at once). */
+  routed: boolean;
+  ladder: LadderName;
+  /** This attempt's number, counted from 1 across the ladder and the resends. */
+  attempt: number;
+}
+
+/** The ladder's rule after an attempt (addendum §7): pure, so every case is one line of a table. */
+export function afterAttempt({ delivered, pending, manual, closedAs, routed, ladder, attempt }: AttemptFacts): LadderStep {
+  if (delivered) return { action: 'close', as: 'delivered', closesPending: pending };
+  // A resend after the delivery closed: counted, the way it closed kept.
+  if (!pending) return { action: 'close', as: closedAs, closesPending: false };
+  if (manual) return { action: 'none' };
+  const wait = routed ? delayBefore(ladder, attempt + 1) : null;
+  return wait === null ? { action: 'give-up', as: exhausted[ladder] } : { action: 'reschedule', inMs: wait };
+}
+
 export const ATTEMPT_TIMEOUT_MS = 5000;
 
 /**
