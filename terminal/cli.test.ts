@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { runCommand } from '../server/testing/run-command.js';
 import t from 'tap';
 import { BridgeState } from './bridge/bridge-state.js';
 import { SaleJournal } from './bridge/transbank/sale-journal.js';
@@ -8,9 +7,11 @@ import { Link } from './protocol/link.js';
 import { openPort, PtyPair, socatSkip } from './pty-pair.js';
 import { waitFor } from '../server/testing/wait-for.js';
 
-const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
+import { runCli as run, startCli } from './testing/cli-io.js';
 
-const run = (args: string[]) => runCommand(['--import', 'tsx', cli, ...args]);
+// svc-terminal's commands in this process (main(argv, io)); the two tests
+// that need a real process (a kill -9, a pipe closed early) spawn the bin.
+const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
 
 t.test('svc-terminal and each command answer --help', async (t) => {
   t.match((await run(['--help'])).out, /commands:\s+emulate[\s\S]*bridge[\s\S]*ports/);
@@ -34,14 +35,13 @@ t.test('ports lists the machine\'s serial ports or says clearly why it cannot', 
 t.test('emulate answers a host on a real pseudo-terminal and takes operator commands', { skip: socatSkip() }, async (t) => {
   const line = new PtyPair(t.testdir());
   await line.start();
-  const child = spawn(process.execPath, ['--import', 'tsx', cli, 'emulate', '--path', line.device, '--serial', 'CLI-1', '--debug']);
-  let out = '';
-  child.stdout.on('data', (c) => (out += c));
+  const emulator = startCli(['emulate', '--path', line.device, '--serial', 'CLI-1', '--debug']);
+  const out = emulator.out;
   t.teardown(async () => {
-    child.kill('SIGTERM');
+    await emulator.stop();
     await line.stop();
   });
-  await waitFor(() => out.includes('device CLI-1 on'), 10_000, 'the emulator to start');
+  await waitFor(() => out().includes('device CLI-1 on'), 10_000, 'the emulator to start');
   const port = await openPort(line.host);
   t.teardown(() => new Promise((resolve) => port.close(resolve)));
   const host = new Link(port);
@@ -51,11 +51,12 @@ t.test('emulate answers a host on a real pseudo-terminal and takes operator comm
   await waitFor(() => answers.length > 0, 5000, 'the 0110 answer');
   t.equal(answers[0], '0110|CLI-1|1.0.0|0|0');
   // The log reaches this process by its own pipe, maybe after the answer on the line.
-  await waitFor(() => /rx 02 30 31 30 30 03 02/.test(out), 5000, 'the frame in hex at debug level');
+  await waitFor(() => /rx 02 30 31 30 30 03 02/.test(out()), 5000, 'the frame in hex at debug level');
   t.pass('frames logged in hex at debug level');
-  child.stdin.write('status\n');
-  await waitFor(() => out.includes('serial CLI-1'), 5000, 'the status');
+  emulator.type('status');
+  await waitFor(() => out().includes('serial CLI-1'), 5000, 'the status');
   t.pass('operator status answered on stdin');
+  t.equal(await emulator.stop(), 0, 'stopped as by SIGTERM: the line closed, exit 0');
 });
 
 t.test('a mistyped option or dialect is a usage error (exit 2, the usage), never a stack trace', async (t) => {
@@ -143,12 +144,10 @@ t.test('held piped into a reader that stops early ends quietly; a secret given t
 
   const secretFile = `${dir}/secret`;
   writeFileSync(secretFile, 'a'.repeat(64));
-  const both = await runCommand(['--import', 'tsx', cli, 'bridge', '--path', '/nonexistent', '--serial', 'S1', '--base-url', 'http://127.0.0.1:9', '--secret-file', secretFile, '--state-dir', dir, '--bogus-after'], { ...process.env, SVC_TERMINAL_SECRET: 'b'.repeat(64) });
+  const both = await run(['bridge', '--path', '/nonexistent', '--serial', 'S1', '--base-url', 'http://127.0.0.1:9', '--secret-file', secretFile, '--state-dir', dir, '--bogus-after'], { ...process.env, SVC_TERMINAL_SECRET: 'b'.repeat(64) });
   t.equal(both.code, 2, 'the mistyped option is found first');
-  const twice = spawn(process.execPath, ['--import', 'tsx', cli, 'bridge', '--path', '/nonexistent', '--serial', 'S1', '--base-url', 'http://127.0.0.1:9', '--secret-file', secretFile, '--state-dir', dir], { env: { ...process.env, SVC_TERMINAL_SECRET: 'b'.repeat(64) } });
-  let err = '';
-  twice.stderr.on('data', (chunk) => (err += chunk));
-  await waitFor(() => err.includes('warning'), 10_000, 'the warning');
-  twice.kill('SIGTERM');
-  t.match(err, /warning: the secret is given by --secret-file and SVC_TERMINAL_SECRET; --secret-file is used/);
+  const twice = startCli(['bridge', '--path', '/nonexistent', '--serial', 'S1', '--base-url', 'http://127.0.0.1:9', '--secret-file', secretFile, '--state-dir', dir], { ...process.env, SVC_TERMINAL_SECRET: 'b'.repeat(64) });
+  await waitFor(() => twice.err().includes('warning'), 10_000, 'the warning');
+  t.equal(await twice.stop(), 0, 'stopped as by SIGTERM');
+  t.match(twice.err(), /warning: the secret is given by --secret-file and SVC_TERMINAL_SECRET; --secret-file is used/);
 });

@@ -1,0 +1,127 @@
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { PosClient } from '../../contracts/clients/pos-client.js';
+import { Bridge, DEFAULTS } from '../bridge/bridge.js';
+import { BridgeState } from '../bridge/bridge-state.js';
+import { missedClose, nextOccurrence, type DailyTime } from '../bridge/close-schedule.js';
+import { SaleJournal } from '../bridge/transbank/sale-journal.js';
+import { TRANSBANK_DEFAULTS, TransbankBridge } from '../bridge/transbank/transbank-bridge.js';
+import { openSerial } from '../serial-port.js';
+import { errorTo, integer, logTo, parseOptions, stopped, UsageError, type CliIo } from './io.js';
+import { DEFAULT_STATE_DIR, usage } from './usage.js';
+
+const usageError = (message: string, help?: string): never => {
+  throw new UsageError(message, help);
+};
+
+/** svc-terminal bridge: drives one device for one terminal, until stopped. */
+export async function bridge(argv: string[], io: CliIo): Promise<void> {
+  const log = logTo(io);
+  const logError = errorTo(io);
+  const { values } = parseOptions({
+    args: argv,
+    options: {
+      path: { type: 'string' }, 'base-url': { type: 'string' }, serial: { type: 'string' }, secret: { type: 'string' }, 'secret-file': { type: 'string' },
+      'state-dir': { type: 'string' }, 'poll-ms': { type: 'string' }, 'answer-timeout-ms': { type: 'string' }, 'close-at': { type: 'string' },
+      dialect: { type: 'string', default: 'svc' }, 'sale-timeout-ms': { type: 'string' },
+      baud: { type: 'string' }, debug: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+    },
+  }, usage.bridge);
+  if (values.help) return void io.out(usage.bridge);
+  const missing = (['path', 'base-url', 'serial'] as const).filter((name) => !values[name]);
+  if (missing.length > 0) usageError(`bridge needs ${missing.map((m) => `--${m}`).join(', ')}`, usage.bridge);
+  if (values.dialect !== 'svc' && values.dialect !== 'transbank') usageError(`--dialect is svc or transbank, got ${JSON.stringify(values.dialect)}`, usage.bridge);
+  const secret = terminalSecret(values, io);
+  if (!URL.canParse(values['base-url']!)) usageError(`--base-url must be an absolute URL, got ${JSON.stringify(values['base-url'])}`);
+  const closeAt = values['close-at'] === undefined ? null : dailyTime(values['close-at']);
+  const baud = integer('baud', values.baud, 115200)!;
+  const stateDir = values['state-dir'] ?? DEFAULT_STATE_DIR;
+  const state = await BridgeState.open(stateDir, values.serial!);
+  const client = new PosClient({ baseUrl: values['base-url']!, serialNumber: values.serial!, secret });
+  const common = {
+    open: () => openSerial(values.path!, baud),
+    client,
+    state,
+    serverUrl: values['base-url']!,
+    pollMs: integer('poll-ms', values['poll-ms'], DEFAULTS.pollMs)!,
+    log,
+    error: logError,
+    ...(values.debug ? { debug: log } : {}),
+  };
+  const running =
+    values.dialect === 'transbank'
+      ? new TransbankBridge({
+          ...common,
+          journal: await SaleJournal.open(state.dir),
+          answerTimeoutMs: integer('answer-timeout-ms', values['answer-timeout-ms'], TRANSBANK_DEFAULTS.answerTimeoutMs)!,
+          saleTimeoutMs: integer('sale-timeout-ms', values['sale-timeout-ms'], TRANSBANK_DEFAULTS.saleTimeoutMs)!,
+        })
+      : new Bridge({ ...common, answerTimeoutMs: integer('answer-timeout-ms', values['answer-timeout-ms'], DEFAULTS.answerTimeoutMs)! });
+  log(`${values.dialect} bridge for ${values.serial} on ${values.path} (${baud} 8N1) → ${values['base-url']}; state in ${state.dir}`);
+  const held = (await state.listHeld()).length + (await state.listHeldAsks()).length;
+  if (held > 0) logError(`${held} held from before, waiting for a decision: ${state.heldCommand()}`);
+  const close = (why: string) =>
+    running.requestClose().then(
+      () => log(`${why}: batch close journaled, sent to the device at the next cycle`),
+      (error: Error) => logError(`${why}: the batch close could not be journaled (${error.message}); not sent`),
+    );
+  if (closeAt) {
+    const last = await state.lastCloseAsked();
+    if (missedClose(closeAt, last?.requestedAt, Date.now())) void close(`the ${values['close-at']} close was missed (the last was asked ${last!.requestedAt})`);
+  }
+  const operator = createInterface({ input: io.input }).on('line', (line) => {
+    if (line.trim() === 'close') void close('close typed');
+    else if (line.trim()) io.out('commands: close (the batch, from the host)\n');
+  });
+  // Asked to stop while it was being set up, it stops at once.
+  void stopped(io.stop).then(() => running.stop());
+  const daily = closeAt ? scheduleDaily(closeAt, () => void close(`${values['close-at']}`)) : undefined;
+  try {
+    await running.run();
+  } finally {
+    operator.close();
+    daily?.stop();
+  }
+}
+
+/** The terminal's secret from --secret-file, SVC_TERMINAL_SECRET or (with a warning) --secret. */
+function terminalSecret(values: { secret?: string | undefined; 'secret-file'?: string | undefined }, io: CliIo): string {
+  let secret: string | undefined;
+  // More than one source given: say which one is used, so a stale one is never used silently.
+  const given = [values['secret-file'] ? '--secret-file' : null, io.env.SVC_TERMINAL_SECRET ? 'SVC_TERMINAL_SECRET' : null, values.secret ? '--secret' : null].filter((name) => name !== null);
+  if (given.length > 1) io.err(`svc-terminal: warning: the secret is given by ${given.join(' and ')}; ${given[0]} is used\n`);
+  if (values['secret-file']) {
+    try {
+      secret = readFileSync(values['secret-file'], 'utf8').trim();
+    } catch (error) {
+      usageError(`cannot read --secret-file: ${(error as Error).message}`);
+    }
+  } else if (io.env.SVC_TERMINAL_SECRET) {
+    secret = io.env.SVC_TERMINAL_SECRET.trim();
+  } else if (values.secret) {
+    io.err('svc-terminal: warning: --secret is visible to every local user in ps; prefer --secret-file or SVC_TERMINAL_SECRET\n');
+    secret = values.secret;
+  }
+  if (!secret) usageError('give the terminal\'s secret with --secret-file FILE or SVC_TERMINAL_SECRET', usage.bridge);
+  if (!/^[0-9a-f]{64}$/.test(secret!)) usageError('the terminal\'s secret is 64 lowercase hex characters, as shown at provisioning');
+  return secret!;
+}
+
+function dailyTime(text: string): DailyTime {
+  const match = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(text);
+  if (!match) usageError(`--close-at takes a local time as HH:MM, got ${JSON.stringify(text)}`);
+  return { hours: Number(match![1]), minutes: Number(match![2]) };
+}
+
+/** Runs `work` every day at the local time given, until stopped. */
+function scheduleDaily(at: DailyTime, work: () => void): { stop(): void } {
+  let timer: NodeJS.Timeout;
+  const next = () => {
+    timer = setTimeout(() => {
+      work();
+      next();
+    }, nextOccurrence(at, Date.now()) - Date.now()).unref();
+  };
+  next();
+  return { stop: () => clearTimeout(timer) };
+}

@@ -1,0 +1,99 @@
+import { createInterface } from 'node:readline';
+import { EmulatedTerminal } from '../device/emulated-terminal.js';
+import { FaultyPort, type Faults } from '../device/faulty-port.js';
+import { DEFAULT_CARD_DELAY_MS, TransbankPos, TURNAROUND_MS } from '../device/transbank/transbank-pos.js';
+import { Link } from '../protocol/link.js';
+import { openSerial } from '../serial-port.js';
+import { integer, logTo, parseOptions, stopped, UsageError, type CliIo } from './io.js';
+import { usage } from './usage.js';
+
+/** svc-terminal emulate: an emulated device on a serial line, until stopped. */
+export async function emulate(argv: string[], io: CliIo): Promise<void> {
+  const log = logTo(io);
+  const { values } = parseOptions({
+    args: argv,
+    options: {
+      path: { type: 'string' }, serial: { type: 'string' }, state: { type: 'string' }, 'auto-approve-ms': { type: 'string' }, baud: { type: 'string' }, debug: { type: 'boolean' },
+      dialect: { type: 'string', default: 'svc' }, 'commerce-code': { type: 'string' }, 'card-delay-ms': { type: 'string' }, 'turnaround-ms': { type: 'string' },
+      'corrupt-frame': { type: 'string' }, 'drop-ack': { type: 'string' }, 'split-gap-ms': { type: 'string' }, 'delay-ms': { type: 'string' }, 'silent-after': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  }, usage.emulate);
+  if (values.help) return void io.out(usage.emulate);
+  if (!values.path || !values.serial) throw new UsageError('emulate needs --path and --serial', usage.emulate);
+  const faults: Faults = {};
+  const setFault = (key: keyof Faults, name: string) => {
+    const value = integer(name, values[name as keyof typeof values] as string | undefined);
+    if (value !== undefined) faults[key] = value;
+  };
+  setFault('corruptFrame', 'corrupt-frame');
+  setFault('dropAck', 'drop-ack');
+  setFault('splitGapMs', 'split-gap-ms');
+  setFault('delayMs', 'delay-ms');
+  setFault('silentAfter', 'silent-after');
+  const device = emulatedDevice(values, log);
+  const baud = integer('baud', values.baud, 115200)!;
+  let backoff = 500;
+  let closing = false;
+  const open: { line?: { port: { isOpen: boolean; close(callback: () => void): void }; link: Link } } = {};
+  const connect = async (): Promise<void> => {
+    try {
+      const port = await openSerial(values.path!, baud);
+      const line = Object.keys(faults).length > 0 ? new FaultyPort(port, faults) : port;
+      const link = new Link(line, values.debug ? { debug: log } : {});
+      device.attach(link);
+      backoff = 500;
+      log(`${values.dialect} device ${values.serial} on ${values.path} (${baud} 8N1)${Object.keys(faults).length ? `, faults ${JSON.stringify(faults)}` : ''}; type "status" or "help"`);
+      open.line = { port, link };
+      link.once('close', () => {
+        if (closing) return;
+        log('line closed; reopening');
+        if (port.isOpen) port.close(() => undefined);
+        setTimeout(() => void connect(), backoff);
+      });
+    } catch (error) {
+      log(`cannot open ${values.path}: ${(error as Error).message}; retrying in ${backoff} ms`);
+      if (!closing) setTimeout(() => void connect(), backoff);
+      backoff = Math.min(10_000, backoff * 2);
+    }
+  };
+  await connect();
+  const operator = createInterface({ input: io.input }).on('line', (line) => line.trim() && io.out(`${device.operator(line)}\n`));
+  await stopped(io.stop);
+  closing = true;
+  operator.close();
+  if (open.line) {
+    const { port, link } = open.line;
+    link.close();
+    if (port.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
+  }
+}
+
+/** The device the options describe: today's svc terminal, or a Transbank POS Integrado. */
+function emulatedDevice(
+  values: { serial?: string; state?: string; dialect?: string; 'auto-approve-ms'?: string; 'commerce-code'?: string; 'card-delay-ms'?: string; 'turnaround-ms'?: string },
+  log: (line: string) => void,
+): {
+  attach(link: Link): void;
+  operator(line: string): string;
+} {
+  if (values.dialect === 'transbank') {
+    if (values.serial!.length > 8) throw new UsageError(`a Transbank terminal id is at most 8 characters; --serial ${JSON.stringify(values.serial)} has ${values.serial!.length}`);
+    if (values['commerce-code'] !== undefined && !/^\d{1,12}$/.test(values['commerce-code'])) throw new UsageError('--commerce-code is at most 12 digits');
+    const pos = new TransbankPos({
+      terminalId: values.serial!,
+      log,
+      ...(values['commerce-code'] ? { commerceCode: values['commerce-code'] } : {}),
+      ...(values.state ? { statePath: values.state } : {}),
+      cardDelayMs: integer('card-delay-ms', values['card-delay-ms'], DEFAULT_CARD_DELAY_MS)!,
+      turnaroundMs: integer('turnaround-ms', values['turnaround-ms'], TURNAROUND_MS)!,
+    });
+    if (values.state) log(`memory in ${values.state}: ${pos.snapshot.batch.length} sale(s) in the batch, next operation ${pos.snapshot.nextOperation}`);
+    return pos;
+  }
+  if (values.dialect !== 'svc') throw new UsageError(`--dialect is svc or transbank, got ${JSON.stringify(values.dialect)}`, usage.emulate);
+  const autoApprove = integer('auto-approve-ms', values['auto-approve-ms']);
+  const device = new EmulatedTerminal({ serial: values.serial!, autoApproveMs: autoApprove ?? null, log, ...(values.state ? { statePath: values.state } : {}) });
+  if (values.state) log(`journal in ${values.state}: ${device.snapshot.records.length} unconfirmed record(s), next batch B${String(device.snapshot.nextBatch).padStart(4, '0')}`);
+  return device;
+}

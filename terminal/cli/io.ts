@@ -1,0 +1,54 @@
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+
+/** What a command of svc-terminal talks through: the process's streams and environment, or a test's. */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+  /** Operator lines (emulate, bridge). */
+  input: NodeJS.ReadableStream;
+  env: NodeJS.ProcessEnv;
+  /** Aborted when a long-running command (emulate, bridge) should stop: SIGINT or SIGTERM, or a test. */
+  stop: AbortSignal;
+}
+
+/** A usage mistake: the message, then the command's usage; exit 2. */
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly help?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A command that could not do what it was asked: the message; exit 1. */
+export class CommandError extends Error {}
+
+/** A line of the log: on stdout, stamped. */
+export const logTo = (io: CliIo) => (line: string) => io.out(`${new Date().toISOString()} ${line}\n`);
+
+/** An error line of the log: on stderr, stamped. */
+export const errorTo = (io: CliIo) => (line: string) => io.err(`${new Date().toISOString()} ERROR ${line}\n`);
+
+type ParsedResults<T extends ParseArgsConfig> = ReturnType<typeof parseArgs<T>>;
+
+/** parseArgs, with a mistyped option answered as a usage error (exit 2), not a stack trace. */
+export function parseOptions<const T extends ParseArgsConfig>(config: T, help: string): ParsedResults<T> {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    throw new UsageError((error as Error).message, help);
+  }
+}
+
+export function integer(name: string, value: string | undefined, fallback?: number): number | undefined {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number, got ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
+/** Resolves once `signal` is aborted. */
+export function stopped(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}

@@ -1,0 +1,37 @@
+import { bridge } from './bridge-command.js';
+import { emulate } from './emulate.js';
+import { held, retry } from './held.js';
+import { CommandError, UsageError, type CliIo } from './io.js';
+import { ports } from './ports.js';
+import { usage } from './usage.js';
+
+const commands: Record<string, (argv: string[], io: CliIo) => Promise<void>> = { emulate, bridge, held, retry, ports };
+
+/**
+ * svc-terminal with `argv` (the words after the command's name): runs the
+ * command and answers the exit code: 0 done, 1 the command could not do
+ * what it was asked, 2 a usage mistake (said with the usage).
+ */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === undefined || command === '--help' || command === '-h') {
+      io.out(usage.main);
+      return 0;
+    }
+    const run = commands[command];
+    if (!run) throw new UsageError(`unknown command ${JSON.stringify(command)}`, usage.main);
+    await run(rest, io);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`svc-terminal: ${error.message}\n${error.help ? `\n${error.help}` : ''}`);
+      return 2;
+    }
+    if (error instanceof CommandError) {
+      io.err(`svc-terminal: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,133 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULTS } from '../bridge/bridge.js';
+import { TRANSBANK_DEFAULTS } from '../bridge/transbank/transbank-bridge.js';
+import { DEFAULT_CARD_DELAY_MS, TURNAROUND_MS } from '../device/transbank/transbank-pos.js';
+
+// What svc-terminal and each of its commands say to --help.
+
+/** Where the bridge keeps its state unless --state-dir says otherwise (XDG's state directory). */
+export const DEFAULT_STATE_DIR = join(process.env.XDG_STATE_HOME ?? join(homedir(), '.local', 'state'), 'svc-terminal');
+
+export const usage = {
+  main: `usage: svc-terminal <command> [options]
+
+commands:
+  emulate   an emulated POS device on a serial line (operator commands on stdin)
+  bridge    drive one device for one terminal: orders to the device, records to the server
+  held      records the bridge holds for an operator's decision, and the decisions
+  retry     send a sale the POS declined again (Transbank: the cashier's "try another card")
+  ports     list the serial ports of this machine
+
+svc-terminal <command> --help says more. Line settings: 115200 8N1 unless --baud.
+`,
+  emulate: `usage: svc-terminal emulate --path PATH --serial SN [--dialect svc|transbank] [--state FILE] [--auto-approve-ms N] [--baud N] [fault options] [--debug]
+
+An emulated POS device on the serial line PATH (a real port or one end of a
+pseudo-terminal pair). It answers the host (addendum §9) and keeps every
+record until the host confirms it. Charges and voids are approved after
+--auto-approve-ms, or by you on stdin: approve [orderId], decline [orderId],
+void [orderId], close (the batch), status.
+
+  --state FILE        the device's journal, as a real terminal keeps one in
+                      flash: unconfirmed records, the batch number and the
+                      orders it approved survive a restart (written before
+                      every answer). Without it, everything is in memory.
+                      A charge asked for an order already approved is
+                      refused with rc 94, never approved twice.
+
+  --dialect transbank a Transbank POS Integrado instead (terminal/README.md):
+                      --serial is its terminal id (8 characters at most), it
+                      answers the cash register's sale, multicode sale, last
+                      sale, refund, close, totals, sales detail, load keys,
+                      poll and change to normal POS, and approves every sale
+                      after --card-delay-ms (default ${DEFAULT_CARD_DELAY_MS}) except amounts
+                      of 1 to 99 pesos, refused with that response code.
+                      --state keeps its batch, operation numbers and last
+                      sale. On stdin: next approve|debit|RC (the next sale's
+                      outcome), unload-keys, integrated, status.
+  --commerce-code N   the Transbank POS's commerce code (12 digits at most)
+  --turnaround-ms N   transbank: the least time from a request's ACK to each
+                      frame after it (default ${TURNAROUND_MS}: the official SDK cuts
+                      packets by 100 ms of silence, so less breaks it; a
+                      cash register that reads frames may use less)
+
+fault options (for tests and demos):
+  --corrupt-frame N   corrupt the LRC of the Nth frame sent
+  --drop-ack N        do not send the Nth ACK
+  --split-gap-ms N    send every frame in two halves N ms apart
+  --delay-ms N        hold every write N ms
+  --silent-after N    stop sending after the Nth frame
+`,
+  bridge: `usage: svc-terminal bridge --path PATH --base-url URL --serial SN [--dialect svc|transbank] [--secret-file FILE] [options]
+
+Drives the device on PATH for terminal SN: asks it to charge the server's
+PENDING orders and to void its VOID_PENDING ones, sends every record it
+holds to the server (signed with the terminal's secret), and confirms a
+record to the device only once the server holds that same record. A record
+the server holds differently (a conflicting batch, a second charge) is held
+under --state-dir, left on the device, and reported: see svc-terminal held.
+
+The terminal's secret (64 hex characters, shown at provisioning) comes from
+--secret-file FILE or SVC_TERMINAL_SECRET; --secret HEX works, with a
+warning, since every local user can read it in ps.
+
+  --state-dir DIR         what must survive a restart: the orders asked (a
+                          restarted bridge never asks twice) and held records
+                          (default ${DEFAULT_STATE_DIR})
+  --poll-ms N             pause between two cycles (default ${DEFAULTS.pollMs})
+  --answer-timeout-ms N   how long to wait for the device's answer to one
+                          request; a device slower than this is a dead line
+                          (default ${DEFAULTS.answerTimeoutMs})
+  --close-at HH:MM        close the batch from the host (0500) every day at
+                          this local time; typing "close" on stdin does it now
+  --dialect transbank     the device is a Transbank POS Integrado and the bridge
+                          its cash register (terminal/README.md): each PENDING
+                          order is sold (whole CLP, a durable 6-character
+                          ticket), an approval commits it with the POS's
+                          authorization code, a decline leaves it PENDING
+                          until svc-terminal retry ORDER, a VOID_PENDING order
+                          is refunded by its sale's operation number, and a
+                          close is totals, close and one CLP settlement.
+                          Every sale, refund and close is journaled before it
+                          goes on the line and settled from the POS after a
+                          kill (the last sale, the refund again, the totals).
+  --sale-timeout-ms N     transbank: how long a sale may wait for the customer
+                          (default ${TRANSBANK_DEFAULTS.saleTimeoutMs})
+  --baud N                line speed (default 115200, 8N1)
+  --debug                 frames in hex and link events
+
+The serial line and the server fail separately: a silent device or a pulled
+cable reopens the line (0.5 s doubling to 10 s); a server that is down or
+answers 5xx leaves the line open and polled and is tried again (1 s doubling
+to 30 s). Each change of state is one log line.
+`,
+  held: `usage: svc-terminal held --serial SN [--state-dir DIR]
+       svc-terminal held --serial SN [--state-dir DIR] resend KEY
+       svc-terminal held --serial SN [--state-dir DIR] discard KEY --reason TEXT
+
+Records the bridge holds for terminal SN because the server holds something
+different in their place (a batch number reused with other fields, a second
+charge of an order). Each stays on the device, unconfirmed, and the device's
+later records wait behind it, until you decide:
+
+  resend KEY      after fixing the cause (on the server, or on the device):
+                  the bridge sends the record again at its next cycle
+  discard KEY     the record is not wanted (say why with --reason): the
+                  bridge confirms it to the device, which deletes it; the
+                  decision is kept in <state-dir>/<serial>/released.jsonl
+
+A running bridge carries the decision out at its next cycle.
+`,
+  retry: `usage: svc-terminal retry ORDER --serial SN [--state-dir DIR]
+
+A sale the Transbank POS declined stays PENDING on the server and is not
+sent to the POS again by itself (the customer may have walked away). When
+the cashier wants to try again (another card), this sends it: the running
+bridge for terminal SN (the same --state-dir) takes it at its next cycle.
+`,
+  ports: `usage: svc-terminal ports
+
+Lists the serial ports this machine has (path, manufacturer, serial number).
+`,
+};
