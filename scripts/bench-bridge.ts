@@ -15,7 +15,8 @@ import { parseArgs } from 'node:util';
 import { Bridge } from '../terminal/bridge/bridge.js';
 import { BridgeState } from '../terminal/bridge/bridge-state.js';
 import { SaleJournal } from '../terminal/bridge/transbank/sale-journal.js';
-import { TransbankBridge } from '../terminal/bridge/transbank/transbank-bridge.js';
+import { svcDialect } from '../terminal/bridge/svc/svc-dialect.js';
+import { transbankDialect } from '../terminal/bridge/transbank/transbank-dialect.js';
 import { EmulatedTerminal } from '../terminal/device/emulated-terminal.js';
 import { TransbankPos, TURNAROUND_MS } from '../terminal/device/transbank/transbank-pos.js';
 import { PosClient } from '../contracts/clients/pos-client.js';
@@ -80,7 +81,7 @@ async function ptyIn(name: string): Promise<PtyPair> {
 }
 
 /** One dialect's run: a fresh terminal and line, `sales` orders one at a time; the round trips in ms, sorted. */
-async function run(name: string, serial: string, currency: string, attach: (line: PtyPair, client: PosClient, state: BridgeState) => Promise<{ device: () => Promise<void>; bridge: Bridge | TransbankBridge }>): Promise<number[]> {
+async function run(name: string, serial: string, currency: string, attach: (line: PtyPair, client: PosClient, state: BridgeState) => Promise<{ device: () => Promise<void>; bridge: Bridge }>): Promise<number[]> {
   const secret = (await json(`${merchant}/pos-terminals`, 'POST', { serialNumber: serial }, token)).secret as string;
   const line = await ptyIn(serial);
   const state = await BridgeState.open(join(dir, serial, 'state'), serial);
@@ -132,12 +133,12 @@ try {
   const svc = await run('svc', 'BENCH-SVC', 'USD', async (line, client, state) => {
     const port = await openSerial(line.device, 115200);
     new EmulatedTerminal({ serial: 'BENCH-SVC', autoApproveMs: 0 }).attach(new Link(port));
-    return { device: closer(port), bridge: new Bridge({ open: () => openSerial(line.host, 115200), client, state, pollMs }) };
+    return { device: closer(port), bridge: new Bridge({ dialect: svcDialect, open: () => openSerial(line.host, 115200), client, state, pollMs }) };
   });
   const transbank = (turnaroundMs: number) => async (line: PtyPair, client: PosClient, state: BridgeState) => {
     const port = await openSerial(line.device, 115200);
     new TransbankPos({ terminalId: 'BENCH001', cardDelayMs: 0, turnaroundMs }).attach(new Link(port));
-    return { device: closer(port), bridge: new TransbankBridge({ open: () => openSerial(line.host, 115200), client, state, journal: await SaleJournal.open(state.dir), pollMs }) };
+    return { device: closer(port), bridge: new Bridge({ dialect: transbankDialect({ journal: await SaleJournal.open(state.dir) }), open: () => openSerial(line.host, 115200), client, state, pollMs }) };
   };
   const tbk = await run('transbank', 'BENCH-TBK', 'CLP', transbank(TURNAROUND_MS));
   const tbkFast = await run('transbank fast', 'BENCH-TBK5', 'CLP', transbank(5));

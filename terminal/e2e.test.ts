@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { merchantWithTerminal, startTestServer } from '../server/testing/test-server.js';
 import { Bridge } from './bridge/bridge.js';
+import { svcDialect } from './bridge/svc/svc-dialect.js';
 import { BridgeState } from './bridge/bridge-state.js';
 import { EmulatedTerminal } from './device/emulated-terminal.js';
 import { Link } from './protocol/link.js';
@@ -23,7 +24,7 @@ async function setup(t: Test, autoApproveMs: number | null) {
   };
   const log: string[] = [];
   const state = await BridgeState.open(join(dir, 'bridge-state'), merchant.serialNumber);
-  const bridge = new Bridge({ open: () => openPort(line.host), client: merchant.pos, state, answerTimeoutMs: 2000, pollMs: 30, minBackoffMs: 20, maxBackoffMs: 100, log: (l) => log.push(l) });
+  const bridge = new Bridge({ dialect: svcDialect, open: () => openPort(line.host), client: merchant.pos, state, answerTimeoutMs: 2000, pollMs: 30, minBackoffMs: 20, maxBackoffMs: 100, log: (l) => log.push(l) });
   t.teardown(async () => {
     await bridge.stop();
     if (devicePort.isOpen) await new Promise((resolve) => devicePort.close(resolve));

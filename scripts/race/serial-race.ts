@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Bridge } from '../../terminal/bridge/bridge.js';
+import { svcDialect } from '../../terminal/bridge/svc/svc-dialect.js';
 import { BridgeState } from '../../terminal/bridge/bridge-state.js';
 import { EmulatedTerminal } from '../../terminal/device/emulated-terminal.js';
 import { Link } from '../../terminal/protocol/link.js';
@@ -22,7 +23,7 @@ export async function runSerialRace(target: RaceTarget, count: number, random: (
   const devicePort = await openPort(line.device);
   device.attach(new Link(devicePort));
   const state = await BridgeState.open(join(dir, 'bridge-state'), target.terminal);
-  const bridge = new Bridge({ open: () => openPort(line.host), client: target.pos, state, pollMs: 5, answerTimeoutMs: 2000 });
+  const bridge = new Bridge({ dialect: svcDialect, open: () => openPort(line.host), client: target.pos, state, pollMs: 5, answerTimeoutMs: 2000 });
   const runs: OrderRun[] = [];
   try {
     for (let i = 0; i < count; i += 1) {

@@ -5,6 +5,7 @@ import { validatingFetch } from '../../contracts/testing/contract-client.js';
 import { runCommand } from '../../server/testing/run-command.js';
 import { merchantWithTerminal, signingClock, startTestServer } from '../../server/testing/test-server.js';
 import { Bridge } from '../../terminal/bridge/bridge.js';
+import { svcDialect } from '../../terminal/bridge/svc/svc-dialect.js';
 import { BridgeState } from '../../terminal/bridge/bridge-state.js';
 import { PosClient } from '../../contracts/clients/pos-client.js';
 import { openPort, PtyPair, socatSkip } from '../../terminal/pty-pair.js';
@@ -70,7 +71,7 @@ t.test('replay through the serial line: the batches become the device\'s records
   while (!out.includes('queued')) await new Promise((resolve) => setTimeout(resolve, 20));
   const client = new PosClient({ baseUrl: server.baseUrl, serialNumber: merchant.serialNumber, secret: merchant.secret, fetch: validatingFetch() });
   const state = await BridgeState.open(`${dir}/bridge-state`, merchant.serialNumber);
-  const bridge = new Bridge({ open: () => openPort(line.host), client, state, answerTimeoutMs: 2000, pollMs: 20 });
+  const bridge = new Bridge({ dialect: svcDialect, open: () => openPort(line.host), client, state, answerTimeoutMs: 2000, pollMs: 20 });
   const running = bridge.run();
   t.equal(await exited, 0);
   await bridge.stop();

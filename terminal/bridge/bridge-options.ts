@@ -1,8 +1,11 @@
+import type { Duplex } from 'node:stream';
 import type { PosClient } from '../../contracts/clients/pos-client.js';
 import type { Timers } from '../protocol/timers.js';
 import type { BridgeState } from './bridge-state.js';
 import { RecordCourier } from './courier.js';
-import type { LineOptions, SerialLine } from './line-driver.js';
+
+/** A serial port stream; a real one must be closed (not just destroyed) to release its lock. */
+export type SerialLine = Duplex & { close?: (callback: (error?: Error | null) => void) => void; isOpen?: boolean };
 
 /** What every bridge takes, whatever its device's dialect. */
 export interface CommonBridgeOptions {
@@ -42,18 +45,6 @@ export const COMMON_DEFAULTS = {
   /** A record the server keeps answering 5xx (while it answers): held for an operator after this long. */
   recordFaultHoldMs: 10 * 60_000,
 };
-
-export function lineOptionsOf(options: CommonBridgeOptions): LineOptions {
-  return {
-    open: options.open,
-    pollMs: options.pollMs ?? COMMON_DEFAULTS.pollMs,
-    minBackoffMs: options.minBackoffMs ?? COMMON_DEFAULTS.minBackoffMs,
-    maxBackoffMs: options.maxBackoffMs ?? COMMON_DEFAULTS.maxBackoffMs,
-    ...(options.timers ? { timers: options.timers } : {}),
-    ...(options.log ? { log: options.log } : {}),
-    ...(options.debug ? { debug: options.debug } : {}),
-  };
-}
 
 export function courierOf(options: CommonBridgeOptions, parts: { timers: Timers; log: (line: string) => void; error: (line: string) => void; keptOn: 'device' | 'journal' }): RecordCourier {
   return new RecordCourier({

@@ -4,6 +4,7 @@ import { PosClient } from '../../contracts/clients/pos-client.js';
 import { ManualTimers } from '../protocol/timers.js';
 import { waitFor } from '../../server/testing/wait-for.js';
 import { Bridge, type SerialLine } from './bridge.js';
+import { svcDialect } from './svc/svc-dialect.js';
 import { BridgeState } from './bridge-state.js';
 import { comparePaid, verdictFor } from './server-verdict.js';
 
@@ -24,7 +25,7 @@ t.test('a silent device: the line is reopened 0.5 s, 1, 2, 4, 8, then every 10 s
   const opened: number[] = [];
   const logs: string[] = [];
   const state = await BridgeState.open(t.testdir(), 'SILENT-1');
-  const bridge = new Bridge({
+  const bridge = new Bridge({ dialect: svcDialect,
     // A line that opens and swallows every byte: a device that never answers.
     open: async () => {
       opened.push(timers.now());
@@ -152,7 +153,7 @@ t.test('only delivering fails (listing works): one line down, the backoff double
     return { status: 503, body: { code: 'STORE_UNAVAILABLE', message: 'the database is away' } } as never;
   };
   const logs: string[] = [];
-  const bridge = new Bridge({ open: async () => hostEnd, client, state: await BridgeState.open(t.testdir(), 'FLIP-1'), timers, pollMs: 100, log: (line) => logs.push(line) });
+  const bridge = new Bridge({ dialect: svcDialect, open: async () => hostEnd, client, state: await BridgeState.open(t.testdir(), 'FLIP-1'), timers, pollMs: 100, log: (line) => logs.push(line) });
   const running = bridge.run();
   for (let i = 0; i < 2000 && deliveries.length < 8; i += 1) {
     await untilAsleep(bridge);
@@ -183,7 +184,7 @@ t.test('a record the server keeps answering 5xx is held with the answer after th
     client.notifySettlement = answer;
     const state = await BridgeState.open(t.testdir(), 'HOLD-5XX');
     const errors: string[] = [];
-    const bridge = new Bridge({ open: async () => hostEnd, client, state, timers, pollMs: 100, recordFaultHoldMs: 5000, log: () => undefined, error: (line) => errors.push(line) });
+    const bridge = new Bridge({ dialect: svcDialect, open: async () => hostEnd, client, state, timers, pollMs: 100, recordFaultHoldMs: 5000, log: () => undefined, error: (line) => errors.push(line) });
     const running = bridge.run();
     for (let i = 0; i < 300; i += 1) {
       await untilAsleep(bridge);

@@ -1,199 +1,246 @@
 import { randomBytes } from 'node:crypto';
-import type { LinkError } from '../protocol/link.js';
-import { decodeMessage, encodeMessage, type AskKind, type Message, type MessageCode, type RecordMessage } from '../protocol/messages.js';
+import { Link } from '../protocol/link.js';
+import { realTimers, type Timers } from '../protocol/timers.js';
+import { COMMON_DEFAULTS, courierOf, type CommonBridgeOptions, type SerialLine } from './bridge-options.js';
 import { askKey } from './bridge-state.js';
-import { AnswerWaiter } from './answer-waiter.js';
-import { COMMON_DEFAULTS, courierOf, lineOptionsOf, type CommonBridgeOptions } from './bridge-options.js';
 import type { RecordCourier } from './courier.js';
-import { LineDriver, type SerialLine } from './line-driver.js';
+import { DeviceSession } from './device-session.js';
+import type { AskKind, Dialect, DialectDefinition, OrderToAsk } from './dialect.js';
 
 export type { SerialLine };
 
-export const DEFAULTS = { answerTimeoutMs: 3000, ...COMMON_DEFAULTS };
-
-export type BridgeOptions = CommonBridgeOptions;
+export interface BridgeOptions extends CommonBridgeOptions {
+  /** The device's messages (svc-dialect.ts, transbank-dialect.ts). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each dialect has its own messages; the bridge never reads them
+  dialect: DialectDefinition<any, any>;
+}
 
 export interface CycleResult {
+  /** Orders the device took to charge (a POS Integrado: sold). */
   charged: number;
+  /** Orders the device took to void (refunded). */
   voided: number;
-  recorded: number;
-  /** The record at the head of the device's queue is held: nothing behind it moves until an operator decides. */
+  /** Records the server now holds. */
+  delivered: number;
+  /** The record at the head of the queue is held: nothing behind it moves until an operator decides. */
   blocked: boolean;
 }
 
 /**
- * Drives one device for one terminal. Each cycle: a heartbeat (0100); the
- * server's PENDING orders of the terminal asked to be charged (0300) and its
- * VOID_PENDING orders asked to be voided (0320), each remembered durably
- * before it goes on the line, so a restarted bridge never asks twice; a
- * batch close (0500) if one was asked for; then the records the device
- * holds (0250), oldest first, each sent signed to the server and confirmed
- * to the device (0270) only when the server holds that same record
- * (server-verdict.ts). A record the server holds differently is held, under
- * --state-dir, for an operator, and the device keeps it.
+ * Drives one device for one terminal, whatever its dialect (dialect.ts).
+ * Each cycle: the dialect establishes where the device stands (a poll, and
+ * the outcome of a request a kill or a fault left unanswered); the
+ * server's PENDING orders of the terminal are asked to be charged and its
+ * VOID_PENDING ones to be voided, each unless an operator holds it or the
+ * device already has it; a batch close if one was asked for; then the
+ * money records, oldest first, each sent signed to the server and done
+ * with only when the server holds that same record (server-verdict.ts). A
+ * record the server holds differently is held, under --state-dir, for an
+ * operator.
  *
  * The serial line and the server fail separately: a dead line is closed and
  * reopened with backoff (0.5 s doubling to 10 s, reset once the device
- * answers); a server that fails leaves the line open and polled, and is
- * tried again with backoff (1 s doubling to 30 s). Each change of state is
- * one log line, naming the URL and the cause.
+ * answers a whole cycle); a server that fails leaves the line open and
+ * polled, and is tried again with backoff (1 s doubling to 30 s). Each
+ * change of state is one log line, naming the URL and the cause.
  */
-export class Bridge extends LineDriver {
+export class Bridge {
+  private readonly timers: Timers;
+  private readonly log: (line: string) => void;
   private readonly error: (line: string) => void;
   private readonly courier: RecordCourier;
-  private readonly answers: AnswerWaiter<Message>;
-  /** Asks the device declined, already reported: not asked again, not queried every cycle. */
-  private readonly declined = new Set<string>();
+  private readonly session: { attach(link: Link): void; detach(): void };
+  private readonly device: Dialect;
+  private link: Link | null = null;
+  private port: SerialLine | null = null;
+  private stopped = false;
+  private backoff: number;
+  private lineDown: string | null = null;
+  private sleeping = 0;
 
   constructor(private readonly options: BridgeOptions) {
-    super(lineOptionsOf(options));
+    const { dialect } = options;
+    this.timers = options.timers ?? realTimers;
+    this.log = options.log ?? (() => undefined);
     this.error = options.error ?? this.log;
-    this.courier = courierOf(options, { timers: this.timers, log: this.log, error: this.error, keptOn: 'device' });
-    this.answers = new AnswerWaiter(this.timers);
+    this.backoff = this.minBackoffMs;
+    this.courier = courierOf(options, { timers: this.timers, log: this.log, error: this.error, keptOn: dialect.recordsKeptOn });
+    const session = new DeviceSession(dialect.codec, this.timers, this.log, dialect.deviceName);
+    this.session = session;
+    this.device = dialect.create({
+      session,
+      state: options.state,
+      answerTimeoutMs: options.answerTimeoutMs ?? dialect.answerTimeoutMs,
+      log: this.log,
+      error: this.error,
+      ...(options.debug ? { debug: options.debug } : {}),
+      iso: () => this.iso(),
+      hold: (kind, orderId, reason) => this.hold(kind, orderId, reason),
+    });
   }
 
   /**
-   * A host-initiated batch close (0500), journaled before this resolves and
-   * sent at the next cycle, with an id the device uses to close once however
-   * often it hears it (a lost ACK, a restart before the answer).
+   * A batch close asked by the host, journaled before this resolves and
+   * carried out at the next cycle, with an id the device closes by once
+   * however often it hears it (a lost ACK, a restart before the answer).
    */
   async requestClose(): Promise<void> {
     const now = this.timers.now();
-    await this.options.state.requestClose({ closeId: `C${now.toString(36)}${randomBytes(3).toString('hex')}`, requestedAt: new Date(now).toISOString() });
+    await this.options.state.requestClose({ closeId: `C${now.toString(36)}${randomBytes(3).toString('hex')}`, requestedAt: this.iso() });
   }
 
-  protected runCycle(): Promise<CycleResult> {
-    return this.cycle();
+  /** Runs cycles until stop(); reopens the line after a failure of the line or the device. */
+  async run(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        if (!this.link || this.link.isClosed) await this.connect();
+        while (!this.stopped && this.link && !this.link.isClosed) {
+          await this.cycle();
+          // The device answered: the line works, whatever it did before.
+          this.backoff = this.minBackoffMs;
+          if (this.lineDown !== null) this.log('line up: the device answers again');
+          this.lineDown = null;
+          await this.sleep(this.options.pollMs ?? COMMON_DEFAULTS.pollMs);
+        }
+      } catch (error) {
+        if (this.stopped) break;
+        const cause = (error as Error).message;
+        if (this.lineDown === null) this.log(`line down: ${cause}; reopening, backing off from ${this.backoff} ms to ${this.maxBackoffMs} ms`);
+        this.lineDown = cause;
+      }
+      await this.disconnect();
+      if (this.stopped) break;
+      await this.sleep(this.backoff);
+      this.backoff = Math.min(this.maxBackoffMs, this.backoff * 2);
+    }
+    await this.disconnect();
+  }
+
+  stop(): Promise<void> {
+    this.stopped = true;
+    return this.disconnect();
+  }
+
+  /** Whether the run loop is waiting out a pause (between cycles, or backing off): nothing of a cycle is under way. */
+  get isAsleep(): boolean {
+    return this.sleeping > 0;
   }
 
   /** Opens the line (if needed) and runs one cycle; for tests and one-shot use. */
   async cycle(): Promise<CycleResult> {
-    await this.ensureConnected();
-    const status = await this.request({ code: '0100' }, ['0110']);
-    if (status.code === '0110') this.options.debug?.(`device ${status.serial} firmware ${status.firmware}, ${status.pendingCount} record(s) pending`);
-    let charged = 0;
-    let voided = 0;
+    if (!this.link || this.link.isClosed) await this.connect();
+    await this.device.establish();
+    const result: CycleResult = { charged: 0, voided: 0, delivered: 0, blocked: false };
     if (this.courier.usable()) {
-      charged = await this.courier.step('listing orders', () => this.askDevice('PENDING', (order) => ({ code: '0300', orderId: order.orderId, amount: order.amount, currency: order.currency }), '0310'), 0);
-      voided = await this.courier.step('listing orders', () => this.askDevice('VOID_PENDING', (order) => ({ code: '0320', orderId: order.orderId }), '0330'), 0);
+      result.charged = await this.courier.step('listing orders', () => this.askAll('charge', result), 0);
+      result.voided = await this.courier.step('listing orders', () => this.askAll('void', result), 0);
     }
     const close = await this.options.state.pendingClose();
-    if (close) {
-      const closed = await this.request({ code: '0500', closeId: close.closeId }, ['0510']);
-      await this.options.state.closeDone(close, new Date(this.timers.now()).toISOString());
-      this.log(closed.code === '0510' && closed.rc === '00' ? `batch close ${close.closeId} done by the device` : `the device refused the batch close: ${encodeMessage(closed)}`);
-    }
-    let recorded = 0;
-    let blocked = false;
-    for (;;) {
-      const next = await this.request({ code: '0250' }, ['0210', '0230', '0520', '0260']);
-      if (next.code === '0260') break;
-      const record = next as RecordMessage;
-      const outcome = await this.courier.handleRecord(record);
-      if (outcome === 'wait') break;
-      if (outcome === 'blocked') {
-        blocked = true;
-        break;
-      }
-      const confirmed = await this.request({ code: '0270', seq: record.seq }, ['0280']);
-      if (confirmed.code !== '0280' || confirmed.seq !== record.seq) throw new Error(`the device confirmed ${JSON.stringify(confirmed)} instead of ${record.seq}`);
-      recorded += 1;
-    }
-    return { charged, voided, recorded, blocked };
+    if (close) await this.device.close(close);
+    await this.deliver(result);
+    return result;
   }
 
-  private async askDevice(status: 'PENDING' | 'VOID_PENDING', ask: (order: { orderId: string; amount: number; currency: string }) => Message, answer: MessageCode): Promise<number> {
-    const kind: AskKind = status === 'PENDING' ? 'charge' : 'void';
-    const orders = await this.courier.listOrders<{ orderId: string; amount: number; currency: string }>(status);
+  /** Asks the device for each of the server's orders of `kind` it may be asked for; answers how many it took. */
+  private async askAll(kind: AskKind, result: CycleResult): Promise<number> {
+    const orders = await this.courier.listOrders<OrderToAsk>(kind === 'charge' ? 'PENDING' : 'VOID_PENDING');
     let asked = 0;
     for (const order of orders) {
-      const key = `${status}:${order.orderId}`;
-      if (this.options.state.hasAsked(key)) {
-        // Asked before and still open: the ask may never have reached the device (cut off on the line, or
-        // the bridge killed after recording it). Ask again only on the device's word that it has not got it.
-        if (!(await this.askAgain(kind, order.orderId))) continue;
-      } else {
-        // Durable before it goes on the line: a bridge restarted after this point never asks blindly again.
-        await this.options.state.markAsked(key, new Date(this.timers.now()).toISOString());
-      }
-      const reply = await this.request(ask(order), [answer]);
-      const rc = (reply as { rc?: string }).rc;
-      if (rc === '00') {
-        asked += 1;
-        this.log(`${kind} ${order.orderId} sent to the device`);
-      } else if (rc === '94') {
-        this.error(`the device says ${order.orderId} was already ${kind === 'charge' ? 'charged' : 'voided'} (rc 94): not asked again; its record is on the device or already delivered`);
-      } else {
-        this.error(`the device refused ${encodeMessage(ask(order))}: ${encodeMessage(reply)}`);
-      }
+      if (this.stopped) break;
+      const decided = await this.operatorSays(kind, order.orderId);
+      if (decided === 'wait') continue;
+      // An operator's resend goes as it is; otherwise the device's word on an earlier ask decides.
+      if (decided === 'free' && (await this.device.lastOutcome(kind, order)) !== 'ask') continue;
+      const outcome = await (kind === 'charge' ? this.device.charge(order) : this.device.refund(order));
+      if (!outcome.asked) continue;
+      asked += 1;
+      if (outcome.recorded) await this.deliver(result);
     }
     return asked;
   }
 
   /**
-   * Whether an ask recorded before, for an order still open, goes on the
-   * line again: yes when the device says it never got it (0160 unknown),
-   * or when an operator decided so for a held ask; no while it is pending,
-   * done or declined there. A device that cannot say holds the ask for an
-   * operator: never a second charge on a guess.
+   * Whether an order may go to the device, by what an operator said of it:
+   * free when nothing is held; while it is held, not until the operator
+   * decides; then as decided (a discarded one is not asked again by itself).
    */
-  private async askAgain(kind: AskKind, orderId: string): Promise<boolean> {
+  private async operatorSays(kind: AskKind, orderId: string): Promise<'free' | 'wait' | 'resend'> {
+    const { state, dialect } = this.options;
     const key = askKey(kind, orderId);
-    if (this.declined.has(key)) return false;
-    const held = await this.options.state.heldAsk(key);
-    if (held) {
-      const decision = await this.options.state.askDecision(key);
-      if (!decision) return false;
-      await this.options.state.releaseAsk(held, decision, decision.action === 'resend' ? 'asked again' : 'not asked again');
-      this.log(`held ask ${key}: ${decision.action === 'resend' ? 'asking the device again' : `discarded (${decision.reason ?? 'no reason'}); the order stays open on the server`} by operator decision`);
-      if (decision.action === 'discard') this.declined.add(key);
-      return decision.action === 'resend';
-    }
-    let known: Message;
-    try {
-      known = await this.request({ code: '0150', kind, orderId }, ['0160']);
-    } catch (error) {
-      if (!/^device error/.test((error as Error).message)) throw error;
-      const reason = `the ask was recorded but the order is still open, and the device cannot say whether it got it (${(error as Error).message})`;
-      await this.options.state.holdAsk({ key, kind, orderId, reason, heldAt: new Date(this.timers.now()).toISOString() });
-      this.error(`HELD ${kind} of ${orderId}: ${reason}. Decide with: ${this.options.state.heldCommand()} resend ${key}  (or: discard ${key} --reason "…")`);
-      return false;
-    }
-    const state = known.code === '0160' ? known.state : 'unknown';
-    if (state === 'unknown') {
-      this.log(`the ${kind} of ${orderId} never reached the device (cut off on the line or by a restart): asking again`);
-      return true;
-    }
-    if (state === 'declined') {
-      this.declined.add(key);
-      this.log(`the ${kind} of ${orderId} was declined at the terminal: not asked again; the order stays open on the server`);
-    }
-    return false;
+    const held = await state.heldAsk(key);
+    if (!held) return 'free';
+    const decision = await state.askDecision(key);
+    if (!decision) return 'wait';
+    const resend = decision.action === 'resend';
+    await state.releaseAsk(held, decision, resend ? 'asked again' : 'not asked again');
+    const word = dialect.words[kind];
+    this.log(`held ${word} of ${orderId}: ${resend ? `sending it to the ${dialect.deviceName} again` : `discarded (${decision.reason ?? 'no reason'}); the order stays open on the server`} by operator decision`);
+    if (resend) return 'resend';
+    await this.device.discarded(kind, orderId);
+    return 'wait';
   }
 
-  private request(message: Message, expect: MessageCode[]): Promise<Message> {
+  private async hold(kind: AskKind, orderId: string, reason: string): Promise<void> {
+    const { state, dialect } = this.options;
+    const key = askKey(kind, orderId);
+    await state.holdAsk({ key, kind, orderId, reason, heldAt: this.iso() });
+    this.error(`HELD ${dialect.words[kind]} of ${orderId}: ${reason}. Decide with: ${state.heldCommand()} resend ${key}  (or: discard ${key} --reason "…")`);
+  }
+
+  /** The money records to the server, oldest first; each is done with once the server holds it. */
+  private async deliver(result: CycleResult): Promise<void> {
+    for (;;) {
+      const record = await this.device.nextRecord();
+      if (!record) return;
+      const outcome = await this.courier.handleRecord(record);
+      if (outcome === 'wait') return;
+      if (outcome === 'blocked') return void (result.blocked = true);
+      await this.device.recordDelivered(record);
+      result.delivered += 1;
+    }
+  }
+
+  private get minBackoffMs(): number {
+    return this.options.minBackoffMs ?? COMMON_DEFAULTS.minBackoffMs;
+  }
+
+  private get maxBackoffMs(): number {
+    return this.options.maxBackoffMs ?? COMMON_DEFAULTS.maxBackoffMs;
+  }
+
+  private iso(): string {
+    return new Date(this.timers.now()).toISOString();
+  }
+
+  private async connect(): Promise<void> {
+    const port = await this.options.open();
+    this.port = port;
+    this.link = new Link(port, { timers: this.timers, ...(this.options.debug ? { debug: this.options.debug } : {}) });
+    this.session.attach(this.link);
+    this.log('line open');
+  }
+
+  private async disconnect(): Promise<void> {
     const link = this.link;
-    if (!link) throw new Error('no line');
-    const timeoutMs = this.options.answerTimeoutMs ?? DEFAULTS.answerTimeoutMs;
-    return this.answers.request(() => link.send(encodeMessage(message)), expect.join('/'), (answer) => expect.includes(answer.code), timeoutMs, `no answer to ${message.code} within ${timeoutMs} ms (--answer-timeout-ms)`);
+    const port = this.port;
+    this.link = null;
+    this.port = null;
+    this.session.detach();
+    if (link && !link.isClosed) link.close();
+    if (!port) return;
+    // Release the device path (a serial port holds a lock until closed), so that reopening it can succeed.
+    if (port.close && port.isOpen !== false) await new Promise<void>((resolve) => port.close!(() => resolve()));
+    if (!port.destroyed) port.destroy();
   }
 
-  protected onPayload(payload: string): void {
-    let message: Message;
-    try {
-      message = decodeMessage(payload);
-    } catch (error) {
-      this.log(`unreadable message from the device: ${payload} (${(error as Error).message})`);
-      return;
-    }
-    const awaited = this.answers.awaited;
-    if (awaited === null) return this.log(`unexpected message from the device: ${payload}`);
-    if (message.code === '0990') return this.answers.fail(new Error(`device error ${message.errorCode}: ${message.text}`));
-    if (!this.answers.offer(message)) this.log(`ignored ${payload} while waiting for ${awaited}`);
+  private sleep(ms: number): Promise<void> {
+    this.sleeping += 1;
+    return new Promise((resolve) =>
+      this.timers.setTimeout(() => {
+        this.sleeping -= 1;
+        resolve();
+      }, ms),
+    );
   }
-
-  protected onLineClosed(error: LinkError): void {
-    this.answers.fail(error);
-  }
-
 }
+

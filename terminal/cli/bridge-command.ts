@@ -1,11 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { PosClient } from '../../contracts/clients/pos-client.js';
-import { Bridge, DEFAULTS } from '../bridge/bridge.js';
+import { Bridge } from '../bridge/bridge.js';
+import { COMMON_DEFAULTS } from '../bridge/bridge-options.js';
 import { BridgeState } from '../bridge/bridge-state.js';
 import { missedClose, nextOccurrence, type DailyTime } from '../bridge/close-schedule.js';
 import { SaleJournal } from '../bridge/transbank/sale-journal.js';
-import { TRANSBANK_DEFAULTS, TransbankBridge } from '../bridge/transbank/transbank-bridge.js';
+import { svcDialect } from '../bridge/svc/svc-dialect.js';
+import { TRANSBANK_DEFAULTS, transbankDialect } from '../bridge/transbank/transbank-dialect.js';
 import { openSerial } from '../serial-port.js';
 import { errorTo, integer, logTo, parseOptions, stopped, UsageError, type CliIo } from './io.js';
 import { DEFAULT_STATE_DIR, usage } from './usage.js';
@@ -43,20 +45,16 @@ export async function bridge(argv: string[], io: CliIo): Promise<void> {
     client,
     state,
     serverUrl: values['base-url']!,
-    pollMs: integer('poll-ms', values['poll-ms'], DEFAULTS.pollMs)!,
+    pollMs: integer('poll-ms', values['poll-ms'], COMMON_DEFAULTS.pollMs)!,
     log,
     error: logError,
     ...(values.debug ? { debug: log } : {}),
   };
-  const running =
+  const dialect =
     values.dialect === 'transbank'
-      ? new TransbankBridge({
-          ...common,
-          journal: await SaleJournal.open(state.dir),
-          answerTimeoutMs: integer('answer-timeout-ms', values['answer-timeout-ms'], TRANSBANK_DEFAULTS.answerTimeoutMs)!,
-          saleTimeoutMs: integer('sale-timeout-ms', values['sale-timeout-ms'], TRANSBANK_DEFAULTS.saleTimeoutMs)!,
-        })
-      : new Bridge({ ...common, answerTimeoutMs: integer('answer-timeout-ms', values['answer-timeout-ms'], DEFAULTS.answerTimeoutMs)! });
+      ? transbankDialect({ journal: await SaleJournal.open(state.dir), saleTimeoutMs: integer('sale-timeout-ms', values['sale-timeout-ms'], TRANSBANK_DEFAULTS.saleTimeoutMs)! })
+      : svcDialect;
+  const running: Bridge = new Bridge({ ...common, dialect, answerTimeoutMs: integer('answer-timeout-ms', values['answer-timeout-ms'], dialect.answerTimeoutMs)! });
   log(`${values.dialect} bridge for ${values.serial} on ${values.path} (${baud} 8N1) → ${values['base-url']}; state in ${state.dir}`);
   const held = (await state.listHeld()).length + (await state.listHeldAsks()).length;
   if (held > 0) logError(`${held} held from before, waiting for a decision: ${state.heldCommand()}`);

@@ -1,7 +1,8 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULTS } from '../bridge/bridge.js';
-import { TRANSBANK_DEFAULTS } from '../bridge/transbank/transbank-bridge.js';
+import { COMMON_DEFAULTS } from '../bridge/bridge-options.js';
+import { svcDialect } from '../bridge/svc/svc-dialect.js';
+import { TRANSBANK_DEFAULTS } from '../bridge/transbank/transbank-dialect.js';
 import { DEFAULT_CARD_DELAY_MS, TURNAROUND_MS } from '../device/transbank/transbank-pos.js';
 
 // What svc-terminal and each of its commands say to --help.
@@ -75,10 +76,10 @@ warning, since every local user can read it in ps.
   --state-dir DIR         what must survive a restart: the orders asked (a
                           restarted bridge never asks twice) and held records
                           (default ${DEFAULT_STATE_DIR})
-  --poll-ms N             pause between two cycles (default ${DEFAULTS.pollMs})
+  --poll-ms N             pause between two cycles (default ${COMMON_DEFAULTS.pollMs})
   --answer-timeout-ms N   how long to wait for the device's answer to one
                           request; a device slower than this is a dead line
-                          (default ${DEFAULTS.answerTimeoutMs})
+                          (default ${svcDialect.answerTimeoutMs})
   --close-at HH:MM        close the batch from the host (0500) every day at
                           this local time; typing "close" on stdin does it now
   --dialect transbank     the device is a Transbank POS Integrado and the bridge

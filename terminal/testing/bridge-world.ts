@@ -5,7 +5,8 @@ import { merchantWithTerminal, startTestServer } from '../../server/testing/test
 import { Bridge } from '../bridge/bridge.js';
 import { BridgeState } from '../bridge/bridge-state.js';
 import { SaleJournal } from '../bridge/transbank/sale-journal.js';
-import { TransbankBridge } from '../bridge/transbank/transbank-bridge.js';
+import { svcDialect } from '../bridge/svc/svc-dialect.js';
+import { transbankDialect } from '../bridge/transbank/transbank-dialect.js';
 import { openPort, PtyPair } from '../pty-pair.js';
 
 /**
@@ -29,10 +30,11 @@ export async function bridgeWorld(t: Test, options: { answerTimeoutMs?: number }
   const logs: string[] = [];
   const errors: string[] = [];
   const stateDir = join(dir, 'bridge-state');
-  const bridges: Array<Bridge | TransbankBridge> = [];
+  const bridges: Bridge[] = [];
   const startBridge = async () => {
     const state = await BridgeState.open(stateDir, merchant.serialNumber);
     const bridge = new Bridge({
+      dialect: svcDialect,
       open: () => open(line.host),
       client: merchant.pos,
       state,
@@ -49,17 +51,18 @@ export async function bridgeWorld(t: Test, options: { answerTimeoutMs?: number }
   const startTransbankBridge = async (extra: { saleTimeoutMs?: number } = {}) => {
     const state = await BridgeState.open(stateDir, merchant.serialNumber);
     const journal = await SaleJournal.open(state.dir);
-    const bridge = new TransbankBridge({
+    const { saleTimeoutMs, ...rest } = extra;
+    const bridge: Bridge = new Bridge({
+      dialect: transbankDialect({ journal, ...(saleTimeoutMs !== undefined ? { saleTimeoutMs } : {}) }),
       open: () => open(line.host),
       client: merchant.pos,
       state,
-      journal,
       serverUrl: server.baseUrl,
       answerTimeoutMs: options.answerTimeoutMs ?? 2000,
       pollMs: 20,
       log: (entry) => logs.push(entry),
       error: (entry) => errors.push(entry),
-      ...extra,
+      ...rest,
     });
     bridges.push(bridge);
     return { bridge, state, journal };

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { askKey } from '../bridge-state.js';
 import { SaleJournal } from './sale-journal.js';
-import { TransbankBridge } from './transbank-bridge.js';
+import type { Bridge } from '../bridge.js';
 import { TransbankPos } from '../../device/transbank/transbank-pos.js';
 import { Link } from '../../protocol/link.js';
 import { bridgeWorld } from '../../testing/bridge-world.js';
@@ -28,7 +28,7 @@ async function world(t: Test, pos: { cardDelayMs?: number; statePath?: string } 
   return { ...shared, device, invalidate, clp };
 }
 
-const cycleUntil = (bridge: TransbankBridge, condition: () => Promise<boolean> | boolean, what: string) =>
+const cycleUntil = (bridge: Bridge, condition: () => Promise<boolean> | boolean, what: string) =>
   waitFor(async () => {
     await bridge.cycle();
     return condition();

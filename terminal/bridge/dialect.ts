@@ -1,0 +1,86 @@
+import type { AskKind, RecordMessage } from '../protocol/messages.js';
+import type { BridgeState, PendingClose } from './bridge-state.js';
+import type { DeviceCodec, DeviceMessage, DeviceSession } from './device-session.js';
+
+// The port the bridge drives a device through, whatever its messages
+// (terminal/README.md): the bridge keeps the cycle (the server's orders to
+// ask, the records to deliver, holds and operator decisions, closes, the
+// line and its backoff), a dialect speaks to the device and keeps what its
+// own recovery needs. A new dialect is a DialectDefinition and its message
+// tables; nothing in bridge.ts changes.
+
+export type { AskKind };
+
+/** An order the server wants charged (PENDING) or voided (VOID_PENDING). */
+export interface OrderToAsk {
+  orderId: string;
+  amount: number;
+  currency: string;
+}
+
+/** What a dialect knows of an ask it may have made before, from its journal or the device's own word. */
+export type KnownAsk =
+  /** Never asked, or asked and known not to have reached the device: ask it. */
+  | 'ask'
+  /** Asked, and being worked or done on the device: not again. */
+  | 'asked'
+  /** Declined at the device: not again by itself (its order stays open on the server). */
+  | 'declined'
+  /** The device cannot say: the dialect held it for an operator. */
+  | 'held';
+
+/** What came of an ask. */
+export interface AskOutcome {
+  /** The device took it (an approval, for a device that answers at once). */
+  asked: boolean;
+  /** A money record for the server was made with it (delivered at once). */
+  recorded?: boolean;
+}
+
+/** What a dialect's device does for the bridge. */
+export interface Dialect {
+  /** Once per cycle, first: the poll, and the outcome of a request a kill or a line fault left without its answer, from the device's own word. */
+  establish(): Promise<void>;
+  /** Whether the order may be asked again (lastOutcome of the request that may have reached the device). */
+  lastOutcome(kind: AskKind, order: OrderToAsk): Promise<KnownAsk>;
+  charge(order: OrderToAsk): Promise<AskOutcome>;
+  refund(order: OrderToAsk): Promise<AskOutcome>;
+  /** An operator discarded a held ask: it is not asked again by itself. */
+  discarded(kind: AskKind, orderId: string): Promise<void>;
+  /** Carries out a batch close the host asked for, once however often it is tried. */
+  close(close: PendingClose): Promise<void>;
+  /** The oldest money record still for the server (kept on the device or in the bridge's journal), or null. */
+  nextRecord(): Promise<RecordMessage | null>;
+  /** The server holds `record`: it is done with. */
+  recordDelivered(record: RecordMessage): Promise<void>;
+}
+
+/** What the bridge gives a dialect to work with. */
+export interface DialectContext<Req extends DeviceMessage, Res extends DeviceMessage> {
+  session: DeviceSession<Req, Res>;
+  state: BridgeState;
+  /** The answer timeout in force (--answer-timeout-ms, or the dialect's default). */
+  answerTimeoutMs: number;
+  log: (line: string) => void;
+  error: (line: string) => void;
+  debug?: (line: string) => void;
+  /** The bridge's clock, as an ISO time. */
+  iso(): string;
+  /** Holds an ask for an operator's decision, and says so. */
+  hold(kind: AskKind, orderId: string, reason: string): Promise<void>;
+}
+
+/** A dialect as the bridge starts it: its messages, its words, its defaults, and the device it makes of a context. */
+export interface DialectDefinition<Req extends DeviceMessage = DeviceMessage, Res extends DeviceMessage = DeviceMessage> {
+  /** The dialect's name, for the log (--dialect). */
+  name: string;
+  codec: DeviceCodec<Req, Res>;
+  /** What the log calls the device. */
+  deviceName: string;
+  /** What the log calls a charge and a void (a POS Integrado sells and refunds). */
+  words: Record<AskKind, string>;
+  /** Where undelivered records wait, for the courier's log. */
+  recordsKeptOn: 'device' | 'journal';
+  answerTimeoutMs: number;
+  create(context: DialectContext<Req, Res>): Dialect;
+}
