@@ -4,7 +4,7 @@ import t from 'tap';
 import { askKey, BridgeState } from './bridge/bridge-state.js';
 import type { SaleJournalData } from './bridge/transbank/sale-journal.js';
 import type { PosState } from './device/transbank/pos-state.js';
-import { killer, killWorld, processes } from './testing/kill-harness.js';
+import { killer, killWorld, merchantWork, processes } from './testing/kill-harness.js';
 import { socatSkip } from './pty-pair.js';
 import { waitFor } from '../server/testing/wait-for.js';
 import { soakLength } from '../server/testing/soak.js';
@@ -63,17 +63,13 @@ t.test(`Transbank POS and bridge SIGKILLed, and the line cut, during ${SALES} sa
   };
 
   // The merchant's side: sales (amount 1000 + i, so the POS's log names the order), a void of every fifth paid one, a close every 40.
-  const voided: string[] = [];
-  for (let i = 0; i < SALES; i += 1) {
-    await api('POST', `${merchantPath}/transactions`, token, { orderId: `t-${i}`, terminal: serial, amount: 1000 + i, currency: 'CLP' });
-    if (i % 5 === 4) {
-      const target = `t-${i - 4}`;
-      const paid = await waitFor(async () => (await api('GET', `${merchantPath}/transactions/${target}`, token)).body.data.status === 'PAID', 40_000, `${target} to be paid`).then(() => true, () => false);
-      if (paid && (await api('POST', `${merchantPath}/transactions/${target}/invalidation`, token)).status === 200) voided.push(target);
-    }
-    if (i % 40 === 39) await typeClose();
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  const voided = await merchantWork(world, serial, {
+    sales: SALES,
+    order: (i) => ({ orderId: `t-${i}`, amount: 1000 + i, currency: 'CLP' }),
+    charged: (status) => status === 'PAID',
+    close: typeClose,
+    pauseMs: 20,
+  });
   await waitFor(() => strikes.total() >= STRIKES, 60_000, `${STRIKES} strikes`);
   await strikes.stop();
   if (!pair.running.emulator) pair.start('emulator');

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { DeviceState } from './device/device-state.js';
 import { BridgeState } from './bridge/bridge-state.js';
-import { killer, killWorld, processes } from './testing/kill-harness.js';
+import { killer, killWorld, merchantWork, processes } from './testing/kill-harness.js';
 import { socatSkip } from './pty-pair.js';
 import { waitFor } from '../server/testing/wait-for.js';
 import { soakLength } from '../server/testing/soak.js';
@@ -47,7 +47,6 @@ t.test(`emulator and bridge SIGKILLed at random moments during ${SALES} sales, v
   });
 
   // The merchant's side: sales, a void of every fifth paid one, a batch close every 40 sales.
-  const voided: string[] = [];
   const askedNeverCharged: string[] = [];
   const notChargedInTime: string[] = [];
   /** Marked asked by the bridge (durably, before the line), but not in the device's journal: the ask was cut off by a kill. */
@@ -59,22 +58,17 @@ t.test(`emulator and bridge SIGKILLed at random moments during ${SALES} sales, v
     const device = JSON.parse(journal) as DeviceState;
     return `PENDING:${orderId}` in asked && !device.approved.includes(orderId) && !device.charges.some((charge) => charge.orderId === orderId);
   };
-  for (let i = 0; i < SALES; i += 1) {
-    await api('POST', `${merchantPath}/transactions`, token, { orderId: `k-${i}`, terminal: serial, amount: 100 + i, currency: 'USD' });
-    if (i % 5 === 4) {
-      const target = `k-${i - 4}`;
-      const charged = await waitFor(async () => (await api('GET', `${merchantPath}/transactions/${target}`, token)).body.data.status !== 'PENDING', 40_000, `${target} to be charged`).then(() => true, () => false);
-      if (charged) {
-        if ((await api('POST', `${merchantPath}/transactions/${target}/invalidation`, token)).status === 200) voided.push(target);
-      } else if (await askCutOff(target)) {
-        askedNeverCharged.push(target); // a kill cut the ask off before the device kept it: never asked twice, so it stays PENDING
-      } else {
-        notChargedInTime.push(target); // not voided; whatever the device approved is checked at the end
-      }
-    }
-    if (i % 40 === 39) pair.running.emulator?.stdin!.write('close\n');
-    await new Promise((resolve) => setTimeout(resolve, 40));
-  }
+  // The merchant's side: sales, a void of every fifth charged one, a batch close every 40 sales.
+  const voided = await merchantWork(world, serial, {
+    sales: SALES,
+    order: (i) => ({ orderId: `k-${i}`, amount: 100 + i, currency: 'USD' }),
+    charged: (status) => status !== 'PENDING',
+    // A kill cut the ask off before the device kept it: never asked twice, so it stays PENDING; else not voided, and
+    // whatever the device approved is checked at the end.
+    notCharged: async (orderId) => void ((await askCutOff(orderId)) ? askedNeverCharged : notChargedInTime).push(orderId),
+    close: () => void pair.running.emulator?.stdin!.write('close\n'),
+    pauseMs: 40,
+  });
   // Kills go on, through the settling too, until there have been at least 12.
   await waitFor(() => strikes.total() >= STRIKES, 60_000, `${STRIKES} kills`);
   await strikes.stop();

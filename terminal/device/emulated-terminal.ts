@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Link } from '../protocol/link.js';
 import { decodeMessage, encodeMessage, MessageError } from '../protocol/messages.js';
-import { realTimers, type Timers } from '../protocol/timers.js';
-import { readJournalSync, writeJournalSync } from './journal-file.js';
+import type { Timers } from '../protocol/timers.js';
+import { DeviceCore } from './device-core.js';
 import { answer, approve, closeBatch, decline, newDevice, queueSettlement, voidOrder, type DeviceState } from './device-state.js';
 
 export interface EmulatorOptions {
@@ -26,15 +26,15 @@ export interface EmulatorOptions {
  * operator (`approve`, `decline`, `void`, `close`, `status`).
  */
 export class EmulatedTerminal {
-  private state: DeviceState;
-  private link: Link | null = null;
-  private readonly timers: Timers;
-  private readonly log: (line: string) => void;
+  private readonly core: DeviceCore<DeviceState>;
 
   constructor(private readonly options: EmulatorOptions) {
-    this.state = (options.statePath ? loadDevice(options.statePath, options.serial) : undefined) ?? newDevice(options.serial, options.firmware);
-    this.timers = options.timers ?? realTimers;
-    this.log = options.log ?? (() => undefined);
+    this.core = new DeviceCore<DeviceState>({
+      ...(options.statePath ? { statePath: options.statePath } : {}),
+      load: (journal) => (journal ? upgraded(journal, options.statePath!, options.serial) : newDevice(options.serial, options.firmware)),
+      ...(options.timers ? { timers: options.timers } : {}),
+      ...(options.log ? { log: options.log } : {}),
+    });
     // Charges and voids the journal kept from before a restart are approved as if just asked.
     for (const charge of this.state.charges) this.autoApprove('approve', charge.orderId);
     for (const orderId of this.state.voids) this.autoApprove('void', orderId);
@@ -43,17 +43,20 @@ export class EmulatedTerminal {
   private autoApprove(command: 'approve' | 'void', orderId: string): void {
     const auto = this.options.autoApproveMs;
     if (auto === null || auto === undefined) return;
-    this.timers.setTimeout(() => this.log(this.operator(`${command} ${orderId}`)), auto);
+    this.core.timers.setTimeout(() => this.core.log(this.operator(`${command} ${orderId}`)), auto);
   }
 
-  /** Speaks over this line from now on; the device's state outlives a line that goes away. */
+  /** Speaks over this line from now on; the device's state outlives a line that goes away. Requests are answered as they come. */
   attach(link: Link): void {
-    this.link = link;
-    link.on('message', (payload: string) => void this.onRequest(payload));
+    this.core.attach(link, (payload) => this.onRequest(payload), false);
   }
 
   get snapshot(): DeviceState {
-    return this.state;
+    return this.core.state;
+  }
+
+  private get state(): DeviceState {
+    return this.core.state;
   }
 
   /** Queues a batch close with these fields as a record for the host (replay through the device). */
@@ -61,17 +64,14 @@ export class EmulatedTerminal {
     this.commit(queueSettlement(this.state, settlement));
   }
 
-  /** The new state, written to the journal (when there is one) before anything depends on it. */
   private commit(next: DeviceState): void {
-    if (next === this.state) return;
-    if (this.options.statePath) writeJournalSync(this.options.statePath, next);
-    this.state = next;
+    this.core.commit(next);
   }
 
   /** An operator command, as typed on stdin; answers what happened. */
   operator(line: string): string {
     const [command, argument] = line.trim().split(/\s+/);
-    const now = new Date(this.timers.now()).toISOString();
+    const now = this.core.now().toISOString();
     switch (command) {
       case 'approve': {
         const orderId = argument ?? this.state.charges[0]?.orderId;
@@ -116,25 +116,19 @@ export class EmulatedTerminal {
     }
     const { state, reply } = answer(this.state, request);
     this.commit(state); // on disk before the host hears the answer
-    this.log(`host ${payload} → ${encodeMessage(reply)}`);
+    this.core.log(`host ${payload} → ${encodeMessage(reply)}`);
     await this.reply(encodeMessage(reply));
     if (request.code === '0300' && reply.code === '0310' && reply.rc === '00') this.autoApprove('approve', request.orderId);
     if (request.code === '0320') this.autoApprove('void', request.orderId);
   }
 
   private async reply(payload: string): Promise<void> {
-    try {
-      if (!this.link) throw new Error('no line attached');
-      await this.link.send(payload);
-    } catch (error) {
-      this.log(`could not answer ${payload.slice(0, 4)}: ${(error as Error).message}`);
-    }
+    await this.core.send(payload);
   }
 }
 
-function loadDevice(path: string, serial: string): DeviceState | undefined {
-  const loaded = readJournalSync<DeviceState>(path);
-  if (!loaded) return undefined;
+/** A journal's state, checked as this device's, with the fields journals written before them lacked. */
+function upgraded(loaded: DeviceState, path: string, serial: string): DeviceState {
   if (loaded.serial !== serial) throw new Error(`${path} is the journal of device ${loaded.serial}, not ${serial}`);
   // Journals written before these fields existed.
   return { ...loaded, approved: loaded.approved ?? [], declined: loaded.declined ?? [], voided: loaded.voided ?? [], lastCloseId: loaded.lastCloseId ?? null };

@@ -100,3 +100,40 @@ export function killer<Target extends string>(targets: Target[], workDone: () =>
     },
   };
 }
+
+/** What the merchant does during a kill run, and what it left unvoided. */
+export interface MerchantSide {
+  sales: number;
+  /** Order i's id and amount (an amount that names the order lets a device's log be read back). */
+  order(i: number): { orderId: string; amount: number; currency: string };
+  /** Whether an order's status says the device charged it (so it may be voided). */
+  charged(status: string): boolean;
+  /** An order not charged within 40 s: the test says why (a kill cut its ask off, say). */
+  notCharged?(orderId: string): Promise<void>;
+  /** A batch close, every 40 sales. */
+  close(): Promise<void> | void;
+  /** Between two sales. */
+  pauseMs: number;
+}
+
+/**
+ * The merchant's side of a kill run, whatever the dialect: `sales` orders,
+ * a void of every fifth once the device has charged it, a close every 40.
+ * Answers the orders voided.
+ */
+export async function merchantWork(world: Awaited<ReturnType<typeof killWorld>>, serial: string, side: MerchantSide): Promise<string[]> {
+  const { api, merchantPath, token } = world;
+  const voided: string[] = [];
+  for (let i = 0; i < side.sales; i += 1) {
+    await api('POST', `${merchantPath}/transactions`, token, { ...side.order(i), terminal: serial });
+    if (i % 5 === 4) {
+      const target = side.order(i - 4).orderId;
+      const charged = await waitFor(async () => side.charged((await api('GET', `${merchantPath}/transactions/${target}`, token)).body.data.status), 40_000, `${target} to be charged`).then(() => true, () => false);
+      if (!charged) await side.notCharged?.(target);
+      else if ((await api('POST', `${merchantPath}/transactions/${target}/invalidation`, token)).status === 200) voided.push(target);
+    }
+    if (i % 40 === 39) await side.close();
+    await new Promise((resolve) => setTimeout(resolve, side.pauseMs));
+  }
+  return voided;
+}

@@ -1,9 +1,9 @@
 import { randomInt } from 'node:crypto';
 import type { Link } from '../../protocol/link.js';
-import { realTimers, type Timers } from '../../protocol/timers.js';
+import type { Timers } from '../../protocol/timers.js';
 import { decodeRequest, encodeResponse, TransbankMessageError, type RequestCode, type ResponseCode, type TransbankMessage } from '../../protocol/transbank/messages.js';
 import { describeResponseCode, isKnownResponseCode } from '../../protocol/transbank/response-codes.js';
-import { readJournalSync, writeJournalSync } from '../journal-file.js';
+import { DeviceCore } from '../device-core.js';
 import { answerRequest, newPos, outcomeFor, type PosState, type SaleOutcome } from './pos-state.js';
 
 /**
@@ -35,33 +35,34 @@ export interface TransbankPosOptions {
  * Requests are worked one at a time, in the order they came.
  */
 export class TransbankPos {
-  private state: PosState;
-  private link: Link | null = null;
+  private readonly core: DeviceCore<PosState>;
   private nextOutcome: SaleOutcome | null = null;
-  private work: Promise<void> = Promise.resolve();
-  private readonly timers: Timers;
-  private readonly log: (line: string) => void;
 
   constructor(private readonly options: TransbankPosOptions) {
-    this.state = (options.statePath ? loadPos(options.statePath, options.terminalId) : undefined) ?? newPos(options.terminalId, options.commerceCode);
-    this.timers = options.timers ?? realTimers;
-    this.log = options.log ?? (() => undefined);
+    this.core = new DeviceCore<PosState>({
+      ...(options.statePath ? { statePath: options.statePath } : {}),
+      load: (journal) => (journal ? checked(journal, options.statePath!, options.terminalId) : newPos(options.terminalId, options.commerceCode)),
+      ...(options.timers ? { timers: options.timers } : {}),
+      ...(options.log ? { log: options.log } : {}),
+    });
   }
 
   get snapshot(): PosState {
-    return this.state;
+    return this.core.state;
   }
 
+  private get state(): PosState {
+    return this.core.state;
+  }
+
+  /** Speaks over this line from now on. Requests are worked one at a time, in the order they came. */
   attach(link: Link): void {
-    this.link = link;
-    link.on('message', (payload: string) => {
-      this.work = this.work.then(() => this.onRequest(payload)).catch((error: unknown) => this.log(`request ${payload.slice(0, 4)} failed: ${(error as Error).message}`));
-    });
+    this.core.attach(link, (payload) => this.onRequest(payload), true);
   }
 
   /** Resolves once every request received so far has been answered. */
   idle(): Promise<void> {
-    return this.work;
+    return this.core.idle();
   }
 
   /** An operator command, as typed on stdin; answers what happened. */
@@ -100,14 +101,14 @@ export class TransbankPos {
       request = decodeRequest(payload);
     } catch (error) {
       const refusal = refusalFor(payload, error as TransbankMessageError, this.state);
-      this.log(`cash register ${payload}: ${(error as Error).message}${refusal ? `; answered ${describeResponseCode(refusal.fields.responseCode as string)}` : '; not answered'}`);
+      this.core.log(`cash register ${payload}: ${(error as Error).message}${refusal ? `; answered ${describeResponseCode(refusal.fields.responseCode as string)}` : '; not answered'}`);
       if (refusal) await this.answer([refusal], this.options.turnaroundMs ?? TURNAROUND_MS);
       return;
     }
     const outcome = () => {
       const chosen = outcomeFor(request.fields.amount as number, this.nextOutcome, isKnownResponseCode);
       this.nextOutcome = null;
-      return { outcome: chosen, authorizationCode: authorizationCode(), last4Digits: String(randomInt(10_000)).padStart(4, '0'), now: new Date(this.timers.now()) };
+      return { outcome: chosen, authorizationCode: authorizationCode(), last4Digits: String(randomInt(10_000)).padStart(4, '0'), now: this.core.now() };
     };
     const reply = answerRequest(this.state, request, outcome);
     const isSale = request.code === '0200' || request.code === '0270';
@@ -118,28 +119,20 @@ export class TransbankPos {
     for (const status of reply.status) await this.answer([status], Math.max(step, turnaround));
     // The terminal's memory changes before the cash register can hear of it.
     this.commit(reply.state);
-    this.log(`cash register ${payload} → ${reply.answers.map((each) => encodeResponse(each)).join(' ; ') || reply.note || 'ACK only'}`);
+    this.core.log(`cash register ${payload} → ${reply.answers.map((each) => encodeResponse(each)).join(' ; ') || reply.note || 'ACK only'}`);
     if (reply.answers.length > 0) await this.answer(reply.answers, Math.max(isSale ? step : 0, turnaround));
   }
 
   /** Sends each answer after `wait` ms, waiting for its ACK before the next. */
   private async answer(answers: Array<TransbankMessage<ResponseCode>>, wait: number): Promise<void> {
     for (const each of answers) {
-      await new Promise<void>((resolve) => this.timers.setTimeout(resolve, wait));
-      try {
-        if (!this.link) throw new Error('no line attached');
-        await this.link.send(encodeResponse(each));
-      } catch (error) {
-        this.log(`could not answer ${each.code}: ${(error as Error).message}`);
-        return;
-      }
+      await this.core.wait(wait);
+      if (!(await this.core.send(encodeResponse(each), each.code))) return;
     }
   }
 
   private commit(next: PosState): void {
-    if (next === this.state) return;
-    if (this.options.statePath) writeJournalSync(this.options.statePath, next);
-    this.state = next;
+    this.core.commit(next);
   }
 }
 
@@ -151,9 +144,9 @@ function refusalFor(payload: string, error: TransbankMessageError, state: PosSta
   return { code: code === '0270' ? '0271' : '0210', fields: { responseCode, commerceCode: state.commerceCode, terminalId: state.terminalId, amount: 0 } };
 }
 
-function loadPos(path: string, terminalId: string): PosState | undefined {
-  const loaded = readJournalSync<PosState>(path);
-  if (loaded && loaded.terminalId !== terminalId.slice(0, 8)) throw new Error(`${path} is the memory of terminal ${loaded.terminalId}, not ${terminalId}`);
+/** A journal's state, checked as this terminal's. */
+function checked(loaded: PosState, path: string, terminalId: string): PosState {
+  if (loaded.terminalId !== terminalId.slice(0, 8)) throw new Error(`${path} is the memory of terminal ${loaded.terminalId}, not ${terminalId}`);
   return loaded;
 }
 
