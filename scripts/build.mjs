@@ -17,5 +17,7 @@ try {
   process.exit(0);
 }
 execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+const { buildConsole } = await import('./build-console.mjs');
+await buildConsole();
 const { bin } = JSON.parse(readFileSync('package.json', 'utf8'));
 for (const path of Object.values(bin)) chmodSync(path, 0o755);

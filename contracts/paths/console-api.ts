@@ -72,6 +72,29 @@ export const consoleApiPaths: PathItems = {
       responses: { '200': jsonResponse('Sessions as their status reads now, one page.', ref('SessionList')), '400': responseRef('BadRequest'), '401': responseRef('Unauthorized') },
     },
   },
+  '/console/sessions/{session_id}': {
+    get: {
+      operationId: 'getConsoleSession',
+      'x-ours': true, // the console's view of one session (profiles.ts)
+      summary: 'One session as the console shows it, with the forced outcomes its rules admit now',
+      description: 'The session as a status read has it, and `admissible_outcomes`: each leg and outcome of POST /control/sessions/{session_id}/outcome the rules of addendum §6 admit now, so the console offers exactly those.',
+      tags: ['console'],
+      security: consoleAuth,
+      parameters: [{ name: 'session_id', in: 'path', required: true, schema: { type: 'string', maxLength: 64 } }],
+      responses: { '200': jsonResponse('The session and what may be forced on it now.', ref('ConsoleSession')), '401': responseRef('Unauthorized'), '404': responseRef('NotFound') },
+    },
+  },
+  '/console/app.js': {
+    get: {
+      operationId: 'getConsoleScript',
+      'x-ours': true, // the web console page's script (profiles.ts)
+      summary: 'The web console\'s script',
+      description: 'One ES module, loaded by GET /console; the page\'s Content-Security-Policy allows scripts from this origin only.',
+      tags: ['console'],
+      security: [],
+      responses: { '200': { description: 'The script.', content: { 'text/javascript': { schema: { type: 'string' } } } } },
+    },
+  },
   '/console/progress': {
     get: {
       operationId: 'getConsoleProgress',

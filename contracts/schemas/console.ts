@@ -22,6 +22,14 @@ export const consoleSchemas: Record<string, Schema> = {
     cursor: { type: 'string', pattern: '^[0-9]+$', description: 'Give it as `after` to get only the entries written since these (a live view polls with it).' },
   }, 'Newest first.')),
   SessionList: closed(['data'], { data: { type: 'array', items: ref('PaymentSession') } }, 'The account\'s sessions, newest first.'),
+  ConsoleSession: closed(['session', 'admissible_outcomes'], {
+    session: ref('PaymentSession'),
+    admissible_outcomes: {
+      type: 'array',
+      description: 'The forced outcomes the rules admit now (addendum §6), leg 1 before leg 2; empty once the session can take none.',
+      items: closed(['leg', 'outcome'], { leg: { type: 'integer', enum: [1, 2] }, outcome: { type: 'string', enum: ['paid', 'failed', 'expired', 'accredited', 'accreditation_failed'] } }),
+    },
+  }, 'One session as the console shows it.'),
   Progress: closed(['steps', 'done', 'total'], {
     steps: {
       type: 'array',

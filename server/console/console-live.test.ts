@@ -397,6 +397,27 @@ t.test('operator tasks, timed: force paid then accredited; a terminal\'s latest 
   t.pass('nothing waits, and it says so');
 });
 
+t.test('the console offers the forced outcomes the server admits: leg 1 again on a failed session, leg 2 once paid, none once accredited', { skip: browserSkip() }, async (t) => {
+  const browser = await openBrowser(t);
+  const server = await startTestServer(t);
+  const { createSession, account } = await catalog(server);
+  const session = await createSession({});
+  const force = (leg: number, outcome: string) => server.api.post(`/control/sessions/${session.session_id}/outcome`, { json: { leg, outcome }, token: account.key.token });
+  t.equal((await force(1, 'failed')).status, 200);
+  const page = await browser.newPage();
+  await openConsole(page, server, account.console_token);
+  await page.getByRole('button', { name: `Open session ${session.session_id}` }).click();
+  const offered = async () => (await page.locator('#session-controls button').allTextContents()).filter((text) => text.startsWith('Force'));
+  await page.locator('#session-controls button', { hasText: 'Force paid' }).waitFor();
+  t.same(await offered(), ['Force paid', 'Force failed', 'Force expired'], 'failed: leg 1, as the server admits it (the console once offered nothing)');
+  await page.getByRole('button', { name: 'Force paid' }).click();
+  await page.locator('#session-controls button', { hasText: 'Force accredited' }).waitFor();
+  t.same(await offered(), ['Force accredited', 'Force the accreditation to fail'], 'paid: leg 2 only');
+  await page.getByRole('button', { name: 'Force accredited' }).click();
+  await page.locator('#session-controls', { hasText: 'No forced outcome is admissible now' }).waitFor();
+  t.same(await offered(), [], 'accredited: none');
+});
+
 t.test('resend every failed event of the account from the trace, in one click', { skip: browserSkip() }, async (t) => {
   const { page, open, exhaustLadder } = await consoleWithSessions(t, ['fail']);
   await exhaustLadder();

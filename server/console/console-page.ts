@@ -1,6 +1,5 @@
-import { consoleScript } from './console-script.js';
-
-// GET /console: a small web console with no build step and no dependency.
+// GET /console: a small web console with no dependency. Its script is
+// typed modules (web/), bundled into one and served as /console/app.js.
 // It talks to the console API with the token pasted into it (and, for the
 // control plane and the POS side, to the API with the account's own API
 // token, which the console API hands it). Every value shown is set as
@@ -151,6 +150,6 @@ export const consolePage = `<!doctype html>
   <div id="pos"></div>
 </section>
 </main>
-<script>${consoleScript}</script>
+<script type="module" src="/console/app.js"></script>
 </body>
 </html>`;

@@ -3,11 +3,13 @@ import { ValidationError } from '../errors.js';
 import type { OperationHandlers } from '../http/bind-operations.js';
 import type { AppContext } from '../http/context.js';
 import type { SessionService } from '../sessions/session-service.js';
+import { admissibleOutcomes } from '../sessions/session-machine.js';
 import { publicSession } from '../sessions/session-view.js';
 import type { SessionRecord } from '../sessions/session.js';
 import type { Store } from '../store/store.js';
 import type { TraceEntry } from '../trace/trace.js';
 import { version } from '../version.js';
+import { consoleApp } from './console-app.js';
 import { consolePage } from './console-page.js';
 import { fidelidad, fidelidadPage } from './fidelidad.js';
 import { progress } from './progress.js';
@@ -70,6 +72,15 @@ export function consoleHandlers(store: Store, sessions: SessionService, publicUr
       // Read each through the session service, so due dates apply as in a status read.
       const current = await Promise.all(stored.map((session) => sessions.read(account, session.session_id)));
       ctx.body = { data: current.map((session) => publicSession(session, publicUrl(ctx))) };
+    },
+    getConsoleSession: async (ctx) => {
+      // As a status read has it (due dates applied), with the forced outcomes the rules admit now.
+      const session = await sessions.read(ctx.state.account!, ctx.state.params!.session_id!);
+      ctx.body = { session: publicSession(session, publicUrl(ctx)), admissible_outcomes: admissibleOutcomes(session) };
+    },
+    getConsoleScript: async (ctx) => {
+      ctx.type = 'text/javascript; charset=utf-8';
+      ctx.body = await consoleApp();
     },
     getConsoleProgress: async (ctx) => {
       ctx.body = await progress(store, ctx.state.account!);

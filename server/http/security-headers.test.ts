@@ -37,11 +37,23 @@ t.test('every kind of answer: nosniff and no-store; pages also a CSP by hash, fr
     t.match(policy, /frame-ancestors 'self'/, `${what}: framed only by this origin`);
     t.match(policy, /form-action 'self'/);
     t.notMatch(policy, /unsafe-inline/, `${what}: no inline code but its own`);
-    // The page's own inline script, by hash.
-    const script = /<script>([\s\S]*?)<\/script>/.exec(answer.text)?.[1];
-    t.ok(script, `${what} has an inline script`);
-    t.ok(policy.includes(`'sha256-${createHash('sha256').update(script!).digest('base64')}'`), `${what}: its script allowed by hash`);
     t.equal(answer.headers.get('referrer-policy'), 'no-referrer');
+  }
+  {
+    // The payment page's own inline script, by hash.
+    const answer = answers['the payment page'];
+    const policy = answer.headers.get('content-security-policy') ?? '';
+    const script = /<script>([\s\S]*?)<\/script>/.exec(answer.text)?.[1];
+    t.ok(script, 'the payment page has an inline script');
+    t.ok(policy.includes(`'sha256-${createHash('sha256').update(script!).digest('base64')}'`), 'the payment page: its script allowed by hash');
+  }
+  {
+    // The console's script is a module of this origin (/console/app.js), and nothing inline.
+    const answer = answers['the console page'];
+    const policy = answer.headers.get('content-security-policy') ?? '';
+    t.match(answer.text, /<script type="module" src="\/console\/app\.js"><\/script>/);
+    t.notMatch(answer.text, /<script>/, 'no inline script');
+    t.match(policy, /script-src 'self'(;|$)/, 'the console page: scripts from its own origin only');
   }
   for (const what of ['the landing page', 'the fidelidad page'] as const) {
     const policy = answers[what].headers.get('content-security-policy') ?? '';

@@ -8,21 +8,25 @@ import type { AppState } from './context.js';
 //   and money records; a sandbox's answers are never worth caching);
 // - pages: a Content-Security-Policy allowing only their own inline script
 //   and style (by hash, computed from the page itself, so an edit of a page
-//   never needs a second edit here), forms to this origin only, no framing
-//   but by `frameAncestors`; and no Referer (a payment link carries the
-//   session id).
+//   never needs a second edit here) and scripts the page loads from this
+//   origin, forms to this origin only, no framing but by `frameAncestors`;
+//   and no Referer (a payment link carries the session id).
 
 /** Sources a page may be framed by (CSP frame-ancestors); the payment page's embedding sites. */
 export const DEFAULT_FRAME_ANCESTORS = "'self'";
 
-const INLINE = /<(script|style)(?:\s[^>]*)?>([\s\S]*?)<\/\1>/g;
+const INLINE = /<(script|style)(\s[^>]*)?>([\s\S]*?)<\/\1>/g;
+const SOURCED = /\ssrc=/;
 
 const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
-/** The policy for one page: its inline scripts and styles by hash, nothing else from anywhere. */
+/** The policy for one page: its inline scripts and styles by hash, the scripts it loads from its own origin, nothing else from anywhere. */
 export function pagePolicy(html: string, frameAncestors: string): string {
   const hashes: Record<'script' | 'style', Set<string>> = { script: new Set(), style: new Set() };
-  for (const [, tag, content] of html.matchAll(INLINE)) hashes[tag as 'script' | 'style'].add(sha256(content!));
+  for (const [, tag, attributes, content] of html.matchAll(INLINE)) {
+    if (tag === 'script' && SOURCED.test(attributes ?? '')) hashes.script.add("'self'");
+    else hashes[tag as 'script' | 'style'].add(sha256(content!));
+  }
   const list = (set: Set<string>) => (set.size > 0 ? [...set].join(' ') : "'none'");
   return [
     "default-src 'none'",

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { SessionRecord, SessionStatus } from './session.js';
-import { transition, type Outcome } from './session-machine.js';
+import { admissibleOutcomes, transition, type Outcome } from './session-machine.js';
 
 const session = (status: SessionStatus = 'pending', extra: Partial<SessionRecord> = {}): SessionRecord => ({
   session_id: 'ses_1',
@@ -190,4 +190,24 @@ t.test('forcing leg 2 with nothing scheduled cancels nothing', async (t) => {
   const forced = changed(transition(session('paid'), { kind: 'force', leg: 2, outcome: 'accredited' }));
   t.equal(forced.schedule, undefined);
   t.same(forced.events, [{ event: 'payment_session.accredited' }]);
+});
+
+t.test('the admissible forced outcomes are exactly those force() takes: leg 1 unless paid, leg 2 while paid and not yet ended', async (t) => {
+  const pairs = (record: SessionRecord) => admissibleOutcomes(record).map(({ leg, outcome }) => `${leg}:${outcome}`);
+  const leg1 = ['1:paid', '1:failed', '1:expired'];
+  const leg2 = ['2:accredited', '2:accreditation_failed'];
+  t.same(pairs(session('pending')), leg1);
+  t.same(pairs(session('failed')), leg1, 'a failed session takes leg 1 again (the console once offered nothing)');
+  t.same(pairs(session('expired')), leg1);
+  t.same(pairs(session('paid')), leg2);
+  t.same(pairs(session('paid', { accreditation: { status: 'scheduled', scheduled_for: '2026-11-21T11:00:00.000Z' } })), leg2, 'a scheduled accreditation can still be forced');
+  t.same(pairs(session('paid', { accreditation: { status: 'accredited' } })), [], 'ended: none');
+  for (const status of ['pending', 'failed', 'expired', 'paid'] as const) {
+    for (const leg of [1, 2] as const) {
+      for (const outcome of ['paid', 'failed', 'expired', 'accredited', 'accreditation_failed']) {
+        const admitted = transition(session(status), { kind: 'force', leg, outcome }).result !== 'rejected';
+        t.equal(pairs(session(status)).includes(`${leg}:${outcome}`), admitted, `${status}, leg ${leg} ${outcome}: as force() says`);
+      }
+    }
+  }
 });

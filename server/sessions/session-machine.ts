@@ -60,6 +60,16 @@ export function transition(session: SessionRecord, trigger: Trigger): Outcome {
   }
 }
 
+/**
+ * The forced outcomes (addendum §6) the rules admit on `session` now: each
+ * one force() would not refuse. The console offers these, and no copy of
+ * the rules.
+ */
+export function admissibleOutcomes(session: SessionRecord): Array<{ leg: 1 | 2; outcome: string }> {
+  const candidates = [...leg1Outcomes.map((outcome) => ({ leg: 1 as const, outcome })), ...leg2Outcomes.map((outcome) => ({ leg: 2 as const, outcome }))];
+  return candidates.filter(({ leg, outcome }) => force(session, leg, outcome).result !== 'rejected');
+}
+
 /** rule 7: past its due date, an expire-mode pending session is expired; keep_active stays pending. */
 function dueDate(session: SessionRecord, now: number): Outcome {
   if (session.status !== 'pending' || session.due_date_reached_behavior !== 'expire' || session.due_date_session === null) return { result: 'unchanged', session };

@@ -93,6 +93,35 @@ async function outcomes(ctx: CheckContext): Promise<void> {
   expect.status(await http('POST', `/__test__/sessions/${pending}/outcome`, { json: { leg: 2, outcome: 'accredited' }, token: account.token }), 500, 'INVALID_FORCED_TRANSITION');
 }
 
+/** The console's view of a session offers exactly the forced outcomes forcing admits (ours: the console keeps no copy of the rules). */
+async function consoleView(ctx: CheckContext): Promise<void> {
+  const { http, expect } = ctx;
+  const account = await registerAccount(http);
+  const agreement = await createAgreement(http, account);
+  const view = (id: string, token = account.consoleToken) => http('GET', `/console/sessions/${id}`, { token });
+  const shown = (answer: SuiteResponse) => ((answer.body?.admissible_outcomes ?? []) as Array<{ leg: number; outcome: string }>).map(({ leg, outcome }) => `${leg}:${outcome}`).sort();
+  for (const before of ['pending', 'failed', 'expired', 'paid']) {
+    const id = (await createSession(http, account, { agreement_id: agreement, amount_reference: 4 })).session_id as string;
+    if (before !== 'pending') need(await forceOutcome(http, account, id, 1, before), ANY_2XX, `forcing leg 1 ${before}`);
+    const answer = await view(id);
+    if (!expect.status(answer, 200)) continue;
+    expect.equal(answer, '/session/status', before);
+    // Every row of the outcome table from this state: offered exactly when forcing admits it.
+    for (const [from, leg, outcome, status] of outcomeTable.filter(([from]) => from === before)) {
+      const offered = shown(answer).includes(`${leg}:${outcome}`);
+      expect.that(offered === (status === 200), answer, '/admissible_outcomes', `leg ${leg} ${outcome} from ${from} ${status === 200 ? 'offered' : 'not offered'}, as forcing ${status === 200 ? 'admits' : 'refuses'} it`, shown(answer).join(', '));
+    }
+    if (before !== 'paid') continue;
+    need(await forceOutcome(http, account, id, 2, 'accredited'), ANY_2XX, 'forcing leg 2 accredited');
+    const ended = await view(id);
+    if (expect.status(ended, 200)) expect.that(shown(ended).length === 0, ended, '/admissible_outcomes', 'none once the accreditation ended', shown(ended).join(', '));
+  }
+  expect.status(await view('ses_no_such_session'), 404, 'NOT_FOUND');
+  const other = await registerAccount(http);
+  const theirs = (await createSession(http, other, { agreement_id: await createAgreement(http, other), amount_reference: 1 })).session_id as string;
+  expect.status(await view(theirs), 404, 'NOT_FOUND');
+}
+
 async function expire(ctx: CheckContext): Promise<void> {
   const { http, expect } = ctx;
   const account = await registerAccount(http);
@@ -246,6 +275,14 @@ export const sessionChecks: Check[] = [
     source: 'spec: Payment session (simulator behaviour) 2, 5, 8; addendum §6',
     operations: ['forceSessionOutcome', 'getPaymentSession'],
     run: outcomes,
+  },
+  {
+    id: 'sessions.console-view',
+    strictOnly: true,
+    title: 'the console\'s view of a session offers exactly the forced outcomes forcing admits; another account\'s session is 404',
+    source: 'ours: the console takes its rules from the server (addendum §6 for the rules)',
+    operations: ['getConsoleSession', 'forceSessionOutcome'],
+    run: consoleView,
   },
   {
     id: 'sessions.expire',

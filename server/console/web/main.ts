@@ -1,0 +1,154 @@
+import { api, report, whenUnauthorized } from './api.js';
+import { closeDrawer, wireDrawer } from './drawer.js';
+import { $, el, field } from './dom.js';
+import { loadClock, loadProgress, showKeys, wireClock } from './keys-clock.js';
+import { loadPos } from './pos.js';
+import { loadSessions, openSession, resendFailed } from './sessions.js';
+import { newPosView, state } from './state.js';
+import { findEntry, held, loadTrace, receive, restartStream, TRACE_TYPES } from './trace.js';
+import type { Keys, TraceEntry } from './types.js';
+
+// The console's script (served as /console/app.js, one module built from
+// these): it opens with the console token pasted into it, then keeps the
+// page live. Every rule it shows (which forced outcomes a session admits,
+// what counts as done) comes from the server's answers.
+
+/** The controls of the page, but for the two ways back in. */
+const controls = () => [...document.querySelectorAll<HTMLInputElement | HTMLButtonElement>('button, input, select, textarea')].filter((control) => !control.closest('#login, #relogin'));
+
+/**
+ * The token went (a newer login, a 401): the page forgets every token and
+ * secret it held, in memory and on screen, disables every control, and
+ * offers to log in again here. Nothing is asked of the server until then.
+ */
+function lock(message: string): void {
+  state.locked = true;
+  for (const timer of [state.timer, state.pos.timer]) if (timer) clearTimeout(timer);
+  for (const timer of [state.progressTimer, state.clockTimer]) if (timer) clearInterval(timer);
+  state.stream?.abort();
+  Object.assign(state, { pos: newPosView(), clockBase: null, timer: null, progressTimer: null, stream: null, token: '', keys: null, session: null, event: null, verifyParts: null });
+  sessionStorage.removeItem('console-token');
+  field('token').value = '';
+  field('verify-secret').value = '';
+  $('keys').replaceChildren(el('p', 'Locked: log in again to see your keys.'));
+  $('session-panel').hidden = true;
+  closeDrawer();
+  for (const id of ['session-fields', 'session-controls', 'event-body', 'pos']) $(id).replaceChildren();
+  $('live-bar').hidden = true;
+  for (const control of controls()) control.disabled = true;
+  $('error').textContent = message;
+  $('relogin').hidden = false;
+  $('relogin-email').focus();
+}
+
+function unlock(): void {
+  state.locked = false;
+  for (const control of controls()) control.disabled = false;
+  $('relogin').hidden = true;
+}
+
+async function open(): Promise<void> {
+  $('error').textContent = '';
+  try {
+    state.keys = await api<Keys>('/console/keys');
+    sessionStorage.setItem('console-token', state.token);
+    showKeys(state.keys);
+    await Promise.all([loadProgress(), loadSessions(), loadTrace(), loadClock()]);
+    $('live-bar').hidden = false;
+    restartStream();
+    // The progress also follows agreements, which the trace does not record: asked for now and then.
+    if (state.progressTimer) clearInterval(state.progressTimer);
+    state.progressTimer = setInterval(() => loadProgress().catch(report), 30000);
+    await followHash();
+  } catch (error) {
+    report(error);
+  }
+}
+
+/** The URL's #id opens what it names, once the console is open: a session, or a trace entry or event. */
+async function followHash(): Promise<void> {
+  const id = decodeURIComponent(location.hash.slice(1));
+  if (!id || state.locked || !state.keys) return;
+  if (id.startsWith('ses_')) return openSession(id);
+  const answer = await api<{ data: TraceEntry[] }>('/console/trace?limit=1000').catch(() => ({ data: [] as TraceEntry[] }));
+  for (const entry of answer.data) state.entries.set(entry.id, entry);
+  findEntry(id, answer.data);
+}
+
+function wireLiveBar(): void {
+  $('pause').addEventListener('click', () => {
+    state.paused = !state.paused;
+    $('pause').setAttribute('aria-pressed', String(state.paused));
+    $('pause').textContent = state.paused ? 'Resume live updates' : 'Pause live updates';
+    $('live-state').textContent = state.paused ? 'Paused: nothing changes until you resume.' : 'Live: new events appear as they happen.';
+    if (!state.paused && held.length > 0) receive(held.splice(0));
+  });
+}
+
+function wireFilters(): void {
+  for (const type of TRACE_TYPES) $('trace-type').append(el('option', type));
+  $('trace-filter').addEventListener('submit', (event) => {
+    event.preventDefault();
+    held.length = 0;
+    loadTrace().then(restartStream, report);
+  });
+  $('resend-failed').addEventListener('click', () => void resendFailed(null));
+  $('session-filter').addEventListener('submit', (event) => {
+    event.preventDefault();
+    state.sessionsPage = 1;
+    $('sessions').replaceChildren();
+    const prefix = field('session-find').value.trim();
+    $('error').textContent = '';
+    loadSessions().then((found) => {
+      if (!prefix) return;
+      // The start of an id: one session found opens; none says so; several stay listed to choose from.
+      if (found.length === 0) $('error').textContent = `No session starting with ${prefix}.`;
+      else if (found.length === 1) void openSession(found[0]!.session_id);
+    }, report);
+  });
+  const page = (step: number) => () => {
+    state.sessionsPage = Math.max(1, state.sessionsPage + step);
+    $('sessions').replaceChildren();
+    loadSessions().catch(report);
+  };
+  $('sessions-prev').addEventListener('click', page(-1));
+  $('sessions-next').addEventListener('click', page(1));
+  $('pos-load').addEventListener('click', () => void loadPos());
+}
+
+function wireLogin(): void {
+  $('login').addEventListener('submit', (event) => {
+    event.preventDefault();
+    state.token = field('token').value.trim();
+    unlock();
+    void open();
+  });
+  $('relogin').addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const password = field('relogin-password');
+    try {
+      const response = await fetch('/api/svcpagos/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: field('relogin-email').value.trim(), password: password.value }) });
+      const body = (await response.json().catch(() => ({}))) as { message?: string; console_token?: string };
+      password.value = '';
+      if (!response.ok) return void ($('relogin-result').textContent = `Not logged in: ${body.message ?? `HTTP ${response.status}`}`);
+      $('relogin-result').textContent = '';
+      state.token = body.console_token ?? '';
+      unlock();
+      await open();
+    } catch (error) {
+      $('relogin-result').textContent = `Not logged in: ${(error as Error).message}`;
+    }
+  });
+}
+
+whenUnauthorized(lock);
+wireDrawer();
+wireClock();
+wireLiveBar();
+wireFilters();
+wireLogin();
+window.addEventListener('hashchange', () => followHash().catch(report));
+if (state.token) {
+  field('token').value = state.token;
+  void open();
+}
