@@ -32,11 +32,15 @@ export class SettlementService {
       receivedAt: iso(accountNow(this.clock, on)),
     });
     // Recorded once, by its key; nothing else changes with it, so no transaction (and, on PostgreSQL, one statement).
-    const { record, inserted } = await this.insertIfAbsent(key, build(terminal, account)).catch((error: unknown) => {
+    let stored: { record: SettlementRecord; inserted: boolean };
+    try {
+      stored = await this.insertIfAbsent(key, build(terminal, account));
+    } catch (error) {
       // Built from a terminal or account that changed since: built again from them as they are now.
       if (!(error instanceof TerminalChangedError)) throw error;
-      return this.insertIfAbsent(key, build(error.terminal, error.account));
-    });
+      stored = await this.insertIfAbsent(key, build(error.terminal, error.account));
+    }
+    const { record, inserted } = stored;
     if (inserted) return { settlement: publicSettlement(record), replayed: false };
     if (!sameSettlement(record, settlement)) {
       throw new AppError('SETTLEMENT_CONFLICT', `batch ${settlement.batchNumber} of terminal ${terminal.serialNumber} is already registered with other fields`);

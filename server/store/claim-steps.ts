@@ -29,7 +29,12 @@ export function basisHolds(found: LinkedRecords, basis: ReadBasis): boolean {
   if (!found.record || !found.linked) return false;
   const linked = found.linked;
   // The record handed out is the one kept, so the same object is the common case; equal content counts too.
-  return (found.record === basis.record || isDeepStrictEqual(found.record, basis.record)) && Object.entries(basis.linkedFields).every(([field, value]) => isDeepStrictEqual(linked[field], value));
+  if (found.record !== basis.record && !isDeepStrictEqual(found.record, basis.record)) return false;
+  for (const field in basis.linkedFields) {
+    const value = basis.linkedFields[field];
+    if (linked[field] !== value && !isDeepStrictEqual(linked[field], value)) return false;
+  }
+  return true;
 }
 
 export async function claimAndWriteIn<T extends StoredRecord, L extends StoredRecord>(tx: Transaction, claim: Claim, read: LinkedRead, basis: ReadBasis, write: ClaimedWrite): Promise<ClaimedWriteOutcome<T, L>> {

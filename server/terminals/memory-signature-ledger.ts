@@ -46,6 +46,7 @@ export function memorySignatureLedger(store: Store, windowMs: number, startedAt:
   // Nothing is refused for its date unless the start finds it must be.
   let refuseSignedBefore = Number.NEGATIVE_INFINITY;
   let lastSweep = startedAt;
+  let loaded = false;
   const ready = (async () => {
     const saved = await store.get<{ entries: Array<[string, number]> }>(...SAVED);
     // The range spares reading what has expired (remember() would skip it anyway).
@@ -58,34 +59,35 @@ export function memorySignatureLedger(store: Store, windowMs: number, startedAt:
     } else if ((await store.count('terminals')) > 0) {
       refuseSignedBefore = startedAt + AHEAD_GRACE_MS;
     }
+    loaded = true;
   })();
   ready.catch(() => undefined); // awaited, and so reported, by the first request that needs it
 
-  const verdict = async ({ key, signedAt, expiresAt, now }: SignatureClaim): Promise<ReplayVerdict> => {
-    await ready;
+  /** The verdict, at once (no turn of the event loop) unless the start is still loading or the signature must be written first. */
+  const verdict = (claim: SignatureClaim): ReplayVerdict | Promise<ReplayVerdict> => {
+    if (!loaded) return ready.then(() => verdict(claim));
+    const { key, signedAt, expiresAt, now } = claim;
     if (signedAt < refuseSignedBefore) return 'before-restart';
     if (cache.checkAndRemember(key, expiresAt, now)) return 'replayed';
-    // Durable before the request is answered: a crash right after must still know it.
-    if (signedAt > now + AHEAD_GRACE_MS) await store.transact((tx) => tx.put(SIGNATURES, key, { key, expires_at: expiresAt }));
     if (now - lastSweep > SWEEP_EVERY_MS) {
       lastSweep = now;
       void store.deleteUpTo(SIGNATURES, 'expires_at', now).catch(() => undefined); // a sweep missed is done at the next
     }
+    // Durable before the request is answered: a crash right after must still know it.
+    if (signedAt > now + AHEAD_GRACE_MS) return store.transact((tx) => tx.put(SIGNATURES, key, { key, expires_at: expiresAt })).then(() => 'new' as const);
     return 'new';
   };
-  const readTerminal = async (serial: string) => {
-    const [terminal, account] = await store.getLinked<TerminalRecord, Account>('terminals', serial, 'account_id', 'accounts');
-    return { ...(terminal ? { terminal } : {}), ...(account ? { account } : {}) };
-  };
+  const readTerminal = (serial: string) => store.getLinked<TerminalRecord, Account>('terminals', serial, 'account_id', 'accounts');
+  const present = ([terminal, account]: [TerminalRecord | undefined, Account | undefined]) => ({ ...(terminal ? { terminal } : {}), ...(account ? { account } : {}) });
 
   return {
     async claimAndRead(claim) {
-      return { verdict: await verdict(claim), ...(await readTerminal(claim.serial)) };
+      return { verdict: await verdict(claim), ...present(await readTerminal(claim.serial)) };
     },
     async claimAndWrite(claim, basis, write: ClaimedWrite): Promise<ClaimedWriteResult> {
       const said = await verdict(claim);
-      const now = await readTerminal(claim.serial);
-      if (!basisHolds({ record: now.terminal, linked: now.account }, decidedOn(basis))) return { verdict: said, written: false, changed: now };
+      const [terminal, account] = await readTerminal(claim.serial);
+      if (!basisHolds({ record: terminal, linked: account }, decidedOn(basis))) return { verdict: said, written: false, changed: present([terminal, account]) };
       if (said !== 'new') return { verdict: said, written: false };
       if (write.kind === 'replace') return { verdict: said, written: await store.replaceIf(write.collection, write.id, write.expected, write.value) };
       const existing = await store.insertIfAbsent(write.collection, write.id, write.value);
