@@ -40,8 +40,9 @@ void [orderId], close (the batch), status.
   --dialect transbank a Transbank POS Integrado instead (terminal/README.md):
                       --serial is its terminal id (8 characters at most), it
                       answers the cash register's sale, multicode sale, last
-                      sale, refund, close, totals, sales detail, load keys,
-                      poll and change to normal POS, and approves every sale
+                      sale, multicode last sale, refund, close, totals, sales
+                      detail, multicode sales detail, load keys, poll and
+                      change to normal POS, and approves every sale
                       after --card-delay-ms (default ${DEFAULT_CARD_DELAY_MS}) except amounts
                       of 1 to 99 pesos, refused with that response code.
                       --state keeps its batch, operation numbers and last

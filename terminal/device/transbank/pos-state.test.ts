@@ -138,3 +138,33 @@ t.test('outcomes: amounts of 1 to 99 refuse with that code when the table has it
   t.same(outcomeFor(0, null, isKnownResponseCode), { approve: true, cardType: 'CR' }, 'zero is refused by the sale itself (72)');
   t.same(outcomeFor(5, approved('DB'), isKnownResponseCode), approved('DB'));
 });
+
+t.test('the multicode last sale (0280): answered 0281 with the sale, the voucher when asked, the change and the provider', async (t) => {
+  t.match(ask(pos(), '0280|1').frames, [/^0281\|11\|597012345678\|TBK00001\|/], 'no sale yet: 11, as the last sale answers');
+  const { state } = ask(pos(), '0270|000002000|M00001|||0|597099999999');
+  const [bare] = ask(state, '0280|0').frames;
+  // As the official SDKs read it (split on "|"): 19 the voucher, 20 the change, 21 the provider.
+  const fields = bare!.split('|');
+  t.same([fields[0], fields[1], fields[4], fields[6], fields[10]], ['0281', '00', 'M00001', '2000', '000001']);
+  t.same([fields[19], fields[20], fields[21]], ['', '0', '597099999999'], 'without the voucher: empty, the change, the provider');
+  const [full] = ask(state, '0280|1').frames;
+  const voucher = full!.split('|')[19]!;
+  t.equal(voucher.length % 40, 0, 'the voucher: 40-character lines run together');
+  t.match(voucher, /COMPROBANTE DE VENTA.*M00001.*OPERACION 000001.*\$2\.000/);
+  t.same(full!.split('|').slice(20, 22), ['0', '597099999999']);
+  const { state: plain } = ask(pos(), '0200|000001500|P00001|||0');
+  t.same(ask(plain, '0280|0').frames[0]!.split('|').slice(19, 22), ['', '0', '0'], 'a sale that was not multicode: provider 0');
+});
+
+t.test('the multicode sales detail (0290): one 0291 a sale with change and provider, then an empty one; nothing when printed', async (t) => {
+  let state = ask(pos(), '0270|000002000|M00001|||0|597099999999').state;
+  state = ask(state, '0200|000001500|P00001|||0').state;
+  const { frames } = ask(state, '0290|1|');
+  t.equal(frames.length, 3);
+  const first = frames[0]!.split('|');
+  t.same([first[0], first[1], first[4], first[6], first[8]], ['0291', '00', 'M00001', '2000', '000001']);
+  t.same([first[19], first[20]], ['0', '597099999999'], 'as the SDKs read it: 19 the change, 20 the provider');
+  t.same(frames[1]!.split('|').slice(19, 21), ['0', '0']);
+  t.match(frames[2], /^0291\|00\|597012345678\|TBK00001\|+$/, 'the end: nothing after the terminal');
+  t.same(ask(state, '0290|0|').frames, [], 'printed on the terminal: nothing to the register');
+});

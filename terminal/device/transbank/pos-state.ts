@@ -112,7 +112,38 @@ export function answerRequest(state: PosState, request: TransbankMessage<Request
     case '0260':
       if (request.fields.sendToRegister !== true) return none('sales detail printed on the terminal');
       return { state, status: [], answers: [...state.batch.map((each) => ({ code: '0261' as const, fields: { ...head, ...detailFields(each) } })), { code: '0261', fields: head }] };
+    case '0280':
+      return { state, status: [], answers: [multicodeLastSaleAnswer(state, request.fields.voucher === true)] };
+    case '0290':
+      if (request.fields.sendToRegister !== true) return none('multicode sales detail printed on the terminal');
+      return { state, status: [], answers: [...state.batch.map((each) => ({ code: '0291' as const, fields: { ...head, ...detailFields(each), ...multicodeFields(each) } })), { code: '0291', fields: head }] };
   }
+}
+
+/** What a multicode answer adds to a sale: the change given (none: the emulator gives no cash back) and the provider's commerce code (0 for a sale that was not multicode). */
+const multicodeFields = (sale: PosSale): Fields => ({ change: 0, commerceProvider: sale.commerceProvider ?? '0' });
+
+/** The last sale as a multicode terminal answers it (0281): with its voucher when asked, as 40-character lines run together. */
+function multicodeLastSaleAnswer(state: PosState, withVoucher: boolean): TransbankMessage<ResponseCode> {
+  if (!state.lastSale) return { code: '0281', fields: { responseCode: '11', commerceCode: state.commerceCode, terminalId: state.terminalId, amount: 0 } };
+  const sale = state.lastSale;
+  return { code: '0281', fields: { ...saleAnswerFields(state, sale), voucher: withVoucher ? voucherOf(state, sale) : '', ...multicodeFields(sale) } };
+}
+
+/** A sale's voucher as a terminal prints it: 40-character lines, plain ASCII, no separator. */
+export function voucherOf(state: PosState, sale: PosSale): string {
+  const line = (text: string) => text.slice(0, 40).padEnd(40, ' ');
+  const amount = `$${sale.amount.toLocaleString('en-US').replace(/,/g, '.')}`;
+  return [
+    line(`           COMPROBANTE DE VENTA`),
+    line(`COMERCIO ${state.commerceCode}${sale.commerceProvider && sale.commerceProvider !== '0' ? ` / ${sale.commerceProvider}` : ''}`),
+    line(`TERMINAL ${state.terminalId}`),
+    line(`FECHA ${sale.realDate.slice(0, 2)}/${sale.realDate.slice(2, 4)}/${sale.realDate.slice(4)} ${sale.realTime.slice(0, 2)}:${sale.realTime.slice(2, 4)}`),
+    line(`${sale.cardType === 'DB' ? 'DEBITO' : 'CREDITO'} ****${sale.last4Digits}`),
+    line(`BOLETA ${sale.ticket}  OPERACION ${sale.operationNumber}`),
+    line(`AUTORIZACION ${sale.authorizationCode}`),
+    line(`TOTAL ${amount}${sale.refunded ? '  ANULADA' : ''}`),
+  ].join('');
 }
 
 function runSale(state: PosState, request: TransbankMessage<'0200' | '0270'>, context: SaleContext): PosReply {

@@ -89,6 +89,22 @@ t.test('the official SDK against the emulated Transbank POS', { skip: socatSkip(
     t.match(last, { functionCode: 260, successful: true, ticket: '0000M1', amount: 4000, operationNumber: '000003' });
   });
 
+  t.test('the multicode last sale (0280) and detail (0290), through the SDK\'s own transport (it has no method of its own for them)', async (t) => {
+    // Read as the .NET and Python SDKs read them: split on "|", the voucher at 19, the change at 20, the provider at 21.
+    const withVoucher = (await register.send('0280|1')).split('|');
+    t.same([withVoucher[0], withVoucher[1], withVoucher[4], withVoucher[6], withVoucher[10], withVoucher[20], withVoucher[21]], ['0281', '00', '0000M1', '4000', '000003', '0', '597099999999']);
+    t.match(withVoucher[19], /^COMPROBANTE|\s+COMPROBANTE DE VENTA/, 'the voucher, in 40-character lines');
+    t.equal(withVoucher[19]!.length % 40, 0);
+    const bare = (await register.send('0280|0')).split('|');
+    t.same([bare[19], bare[20], bare[21]], ['', '0', '597099999999'], 'without the voucher');
+    // A detail's frames: the SDK's send resolves on the first one (it knows 0261 only as a detail line).
+    const first = (await register.send('0290|1|')).split('|');
+    t.same([first[0], first[1], first[4], first[19], first[20]], ['0291', '00', 'T00001', '0', '0'], 'the first sale, not multicode: provider 0');
+    await pos.idle(); // the rest of the detail, which the SDK ACKs unread, before the next request
+    t.match(log.at(-1), /^cash register 0290\|1\| → 0291\|00\|.* ; 0291\|00\|.* ; 0291\|00\|.* ; 0291\|00\|597012345678\|TBK00001\|+$/, 'every sale of the batch, then the end');
+    await reconnect();
+  });
+
   t.test('each rejection a cash register must handle comes back as the SDK reports it', async (t) => {
     for (const code of ['01', '02', '04', '05', '07', '08', '09', '11', '13', '74', '77', '26']) {
       t.ok((REJECTION_CODES as readonly string[]).includes(code), `${code} is a rejection the emulator can answer`);

@@ -189,3 +189,17 @@ t.test('response codes: each is described for a technician', async (t) => {
   t.ok(isKnownResponseCode('26'));
   t.notOk(isKnownResponseCode('23'));
 });
+
+t.test('the multicode last sale and detail, as the reference and the SDKs write them', async (t) => {
+  // The reference's worked frame of 0280 (no separator after the flag), byte for byte. Its printed LRC, 0x75, is not the
+  // XOR of its own bytes (0x44, as every SDK computes it and as the reference's rule says): the rule is kept.
+  t.same([...encodeFrame('0280|1')], [0x02, 0x30, 0x32, 0x38, 0x30, 0x7c, 0x31, 0x03, 0x44]);
+  t.same(decodeRequest('0280|1'), { code: '0280', fields: { voucher: true } }, 'as the Python SDK sends it');
+  t.same(decodeRequest('0280|0|'), { code: '0280', fields: { voucher: false } });
+  t.same(decodeRequest('0290|1|'), { code: '0290', fields: { sendToRegister: true } });
+  t.throws(() => decodeRequest('0280|'), TransbankMessageError, 'the voucher flag is required');
+  const answer = decodeResponse('0281|00|597012345678|TBK00001|A1|123456|2000|0||4242|000001|CR|||VI|24112026|130509|||VOUCHER TEXT|0|597099999999');
+  t.match(answer.fields, { responseCode: '00', ticket: 'A1', amount: 2000, voucher: 'VOUCHER TEXT', change: 0, commerceProvider: '597099999999' });
+  const line = decodeResponse('0291|00|597012345678|TBK00001|A1|123456|2000|4242|000001|CR|||VI|24112026|130509||||0|0|597099999999');
+  t.match(line.fields, { ticket: 'A1', amount: 2000, operationNumber: '000001', change: 0, commerceProvider: '597099999999' });
+});

@@ -54,6 +54,19 @@ const saleFields = [
   ...cardAndTime,
 ];
 
+/** One sale of a sales detail, in the order a detail line has it (0261, 0291). */
+const detailFields = [
+  ...head,
+  text('ticket', 6),
+  text('authorizationCode', 6),
+  number('amount', 9, true),
+  digits('last4Digits', 4, true),
+  digits('operationNumber', 6, true),
+  ...cardAndTime,
+  number('sharesAmount', 9, true),
+  number('sharesNumber', 2, true),
+];
+
 /** Requests, cash register to POS. */
 export const REQUEST_LAYOUTS = {
   /** Poll: is a POS there? Answered with an ACK only. */
@@ -76,6 +89,10 @@ export const REQUEST_LAYOUTS = {
   '0700': [],
   /** Sales detail: 1 sends every sale to the cash register (one 0261 each), 0 prints it on the POS. */
   '0260': [flag('sendToRegister')],
+  /** Multicode last sale: as a last sale, and whether the voucher comes in the answer (1) or not (0). Answered as 0281. */
+  '0280': [flag('voucher')],
+  /** Multicode sales detail: as a sales detail (one 0291 a sale, then the end), with each sale's change and provider. */
+  '0290': [flag('sendToRegister')],
 } as const satisfies Record<string, FieldSpec[]>;
 
 /** Responses, POS to cash register. */
@@ -89,17 +106,11 @@ export const RESPONSE_LAYOUTS = {
   '0510': head,
   '0710': [digits('responseCode', 2), number('transactionCount', 6), number('total', 12)],
   /** One sale of the detail; the detail ends with one whose fields after the terminal are empty. */
-  '0261': [
-    ...head,
-    text('ticket', 6),
-    text('authorizationCode', 6),
-    number('amount', 9, true),
-    digits('last4Digits', 4, true),
-    digits('operationNumber', 6, true),
-    ...cardAndTime,
-    number('sharesAmount', 9, true),
-    number('sharesNumber', 2, true),
-  ],
+  '0261': detailFields,
+  /** The multicode last sale: a sale's fields, the voucher's text (40-character lines run together, empty unless asked), the change, the provider's commerce code. */
+  '0281': [...saleFields, text('voucher', 4000), number('change', 5, true), digits('commerceProvider', 12, true)],
+  /** One sale of the multicode detail: a detail line, the change, the provider's commerce code; the end as the detail's. */
+  '0291': [...detailFields, number('change', 5, true), digits('commerceProvider', 12, true)],
   /** An intermediate status of a running sale (78-82). */
   '0900': [digits('responseCode', 2)],
 } as const satisfies Record<string, FieldSpec[]>;
