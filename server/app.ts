@@ -27,8 +27,6 @@ import { orderHandlers } from './orders/routes.js';
 import { settlementHandlers } from './settlements/routes.js';
 import { SettlementService } from './settlements/settlement-service.js';
 import { posSignatureGuard } from './terminals/pos-signature-guard.js';
-import { memorySignatureLedger } from './terminals/memory-signature-ledger.js';
-import type { SignatureLedger } from './terminals/signature-ledger.js';
 import { storeSignatureLedger } from './terminals/store-signature-ledger.js';
 import { terminalHandlers } from './terminals/routes.js';
 import { TerminalService } from './terminals/terminal-service.js';
@@ -54,8 +52,8 @@ export interface AppDeps {
   /**
    * Whether this app is the one process on its store (the embedded store,
    * whose directory lock makes it so) or one of several instances sharing
-   * it (PostgreSQL): then what they must agree on (accepted signatures, the
-   * rate brake's counts, who attempts a delivery) lives in the store.
+   * it (PostgreSQL): then what they must agree on (the rate brake's counts,
+   * who attempts a delivery) lives in the store.
    * `main` picks it with the store; the default is one process.
    */
   sharing?: 'one-process' | 'instances';
@@ -76,7 +74,7 @@ export interface AppDeps {
 
 /** The Koa app with the background jobs `main.ts` starts and stops. */
 export type SimulatorApp = Koa<AppState> & {
-  jobs: { scheduler: AccreditationScheduler; dispatcher: WebhookDispatcher; relay: RelayHub; purge: () => Promise<number>; signatures: SignatureLedger; consoleStreams: TraceStreams };
+  jobs: { scheduler: AccreditationScheduler; dispatcher: WebhookDispatcher; relay: RelayHub; purge: () => Promise<number>; consoleStreams: TraceStreams };
   /** Tells the app an origin it is reached at, once listening (loopback webhook routing). */
   addOrigin(origin: string): void;
   /** The domain services behind the routes, for in-process callers (the payment page, tests). */
@@ -122,7 +120,9 @@ export function createApp({ store, sharing = 'one-process', clock, config, log =
   const stops = new StopService(store, clock);
   const scheduler = new AccreditationScheduler(store, clock, sessions, log);
   const consoleStreams = new TraceStreams(store, (token) => accounts.authenticate(token, ['console']).then(() => true, () => false));
-  const signatures = sharedState ? storeSignatureLedger(store) : memorySignatureLedger(store, config.posSignatureToleranceSeconds * 1000, clock.now());
+  // Accepted signatures are records of the store, claimed with the request's own write where it has one: durable before
+  // the answer on either store, so a restart, a crash included, neither refuses a fresh signature nor accepts an old one.
+  const signatures = storeSignatureLedger(store);
   // Security schemes of the document and what checks each.
   const securityGuards: Record<string, Middleware<AppState>> = {
     apiBearer: requireToken(['api', 'login'], accounts),
@@ -170,5 +170,5 @@ export function createApp({ store, sharing = 'one-process', clock, config, log =
   app.on('error', (error: Error, ctx?: AppContext) => {
     log.error('unhandled error', { error: error.message, stack: error.stack, method: ctx?.method, path: ctx?.path });
   });
-  return Object.assign(app, { jobs: { scheduler, dispatcher, relay, signatures, consoleStreams, purge: () => purgeExpired(store, clock, config.dataTtlDays) }, services: { sessions }, addOrigin: (origin: string) => void origins.add(origin) });
+  return Object.assign(app, { jobs: { scheduler, dispatcher, relay, consoleStreams, purge: () => purgeExpired(store, clock, config.dataTtlDays) }, services: { sessions }, addOrigin: (origin: string) => void origins.add(origin) });
 }

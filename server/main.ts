@@ -77,8 +77,6 @@ async function stop(signal: string): Promise<void> {
   clearTimeout(force);
   // Attempts in flight are recorded before the store closes (relayed ones have already failed with the relay closed).
   await app.jobs.dispatcher.stop();
-  // Signatures still fresh carry over to the next start (a crash saves none: see memory-signature-ledger.ts).
-  await app.jobs.signatures.save(systemClock.now()).catch((error: Error) => log.error('could not keep accepted POS signatures', { error: error.message }));
   await store.close();
   process.exit(0);
 }

@@ -128,7 +128,4 @@ export function posSignatureGuard(
 
 function refuseReplay(verdict: ReplayVerdict): void {
   if (verdict === 'replayed') throw new AppError('SIGNATURE_REPLAYED', 'this signature was already accepted; sign each request anew');
-  if (verdict === 'before-restart') {
-    throw new AppError('SIGNATURE_REPLAYED', 'this signature was made before the server restarted and may already have been accepted; sign the request anew');
-  }
 }

@@ -67,7 +67,6 @@ function world() {
       records.set(write.id, write.value);
       return { verdict, written: true };
     },
-    async save() {},
   };
   const clock = new ManualClock(NOW);
   const guard = posSignatureGuard(store, clock, 300, ledger, new Set([FOLDED]));

@@ -4,16 +4,12 @@ import type { TerminalRecord } from './terminal.js';
 
 // The port the POS signature guard keeps accepted signatures through
 // (addendum §2: a signature already accepted within the tolerance window is
-// SIGNATURE_REPLAYED). The composition root picks its adapter: in memory for
-// one process on the embedded store (memory-signature-ledger.ts), or in the
-// store for instances sharing one (store-signature-ledger.ts).
+// SIGNATURE_REPLAYED, and any other passes). Its adapter keeps them as
+// records of the store (store-signature-ledger.ts), durable before the
+// answer, so no restart forgets one and none refuses a signature it never saw.
 
-/**
- * What the ledger says of a signature: new (now remembered), already
- * accepted, or made before this server process started while it cannot
- * know what the process before it accepted (it stopped without saying).
- */
-export type ReplayVerdict = 'new' | 'replayed' | 'before-restart';
+/** What the ledger says of a signature: new (now remembered) or already accepted. */
+export type ReplayVerdict = 'new' | 'replayed';
 
 /** A signed request's claim on its signature: accepted once, within the tolerance window. */
 export interface SignatureClaim {
@@ -54,11 +50,9 @@ export interface SignatureLedger {
    * are still `basis`.
    */
   claimAndWrite(claim: SignatureClaim, basis: { terminal: TerminalRecord; account: Account }, write: ClaimedWrite): Promise<ClaimedWriteResult>;
-  /** Keeps what a restart needs; called once requests have stopped, before the store closes. */
-  save(now: number): Promise<void>;
 }
 
-/** Where accepted signatures are kept as records (every one on a shared store; on the embedded one, those dated ahead). */
+/** Where accepted signatures are kept, one record each until a replay of it would be stale anyway. */
 export const SIGNATURES = 'pos_signatures';
 
 /** Accepted signatures, swept by expiry. */

@@ -3,17 +3,19 @@ import type { Claim, Store } from '../store/store.js';
 import { decidedOn, SIGNATURES, terminalWithAccount, type SignatureClaim, type SignatureLedger } from './signature-ledger.js';
 import type { TerminalRecord } from './terminal.js';
 
-const SWEEP_EVERY_MS = 60_000;
+/** Expired records go in small bites: a busy embedded store deletes a few seconds' worth in one transaction, not a minute's. */
+const SWEEP_EVERY_MS = 5_000;
 
 /** A signature's marker: held until its replay would be stale anyway, then taken over by a new claim or swept. */
-const markerOf = ({ key, expiresAt, now }: SignatureClaim): Claim => ({ collection: SIGNATURES, id: key, value: { key, expires_at: expiresAt }, liveUntil: 'expires_at', now });
+const markerOf = ({ key, expiresAt, now }: SignatureClaim): Claim => ({ collection: SIGNATURES, id: key, value: { expires_at: expiresAt }, liveUntil: 'expires_at', now });
 
 /**
- * Several instances on one store: accepted signatures are records, so a
- * signature accepted by one instance is a replay on every other. Each claim
- * is one step with the terminal's read or with the request's write (one
- * statement on PostgreSQL); expired records are swept, in one statement on
- * their expiry index, at most once a minute, keeping the table to one window.
+ * Accepted signatures are records of the store: a signature accepted by one
+ * instance is a replay on every other, and after any restart. Each claim is
+ * one step with the terminal's read or with the request's write (one
+ * statement on PostgreSQL, one journal line on the embedded store, durable
+ * before the answer); expired records are swept through their expiry
+ * index every few seconds, keeping the collection to one window.
  */
 export function storeSignatureLedger(store: Store): SignatureLedger {
   let lastSweep = 0;
@@ -40,6 +42,5 @@ export function storeSignatureLedger(store: Store): SignatureLedger {
         ...(existing ? { existing } : {}),
       };
     },
-    async save() {},
   };
 }

@@ -41,7 +41,6 @@ export async function serveApp(deps: AppDeps) {
     app.jobs.consoleStreams.close();
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
-    await app.jobs.signatures.save(deps.clock.now()).catch(() => undefined);
     await deps.store.close();
   };
   return { app, server, baseUrl, api: contractClient(baseUrl), stop };
