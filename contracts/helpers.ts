@@ -8,9 +8,13 @@ export type Schema = OpenAPIV3_1.SchemaObject;
 export const oursPattern = (pattern: string): Schema => ({ type: 'string', pattern, 'x-ours': ['pattern'] }) as Schema;
 /** A schema with required fields the interface does not fix (profiles.ts). */
 export const withOursRequired = (names: string[], schema: Schema): Schema => ({ ...schema, 'x-ours-required': names }) as unknown as Schema;
+/** A schema some of whose fields are ours (profiles.ts): the interface document leaves them out. */
+export const withOursProperties = (names: string[], schema: Schema): Schema => ({ ...schema, 'x-ours-properties': names }) as unknown as Schema;
+/** A response whose body and media type are ours (profiles.ts). */
+export const oursResponse = <R extends object>(response: R): R => ({ ...response, 'x-ours': true });
 
 export type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch' | 'head' | 'options';
-export type Operation = OpenAPIV3_1.OperationObject<{ 'x-ours'?: boolean; 'x-alias-of'?: string; 'x-raw-body'?: boolean }>;
+export type Operation = OpenAPIV3_1.OperationObject<{ 'x-ours'?: boolean; 'x-ours-statuses'?: string[]; 'x-listing-optional'?: boolean; 'x-alias-of'?: string; 'x-raw-body'?: boolean }>;
 /**
  * Path items typed with 3.1 operations only: openapi-types' PathItemObject
  * for 3.1 also intersects the 3.0 shape, which no 3.1 operation satisfies.

@@ -1,6 +1,6 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import t from 'tap';
-import { documentFor, interfaceDocument, oursOnlyOperations, profiles } from './profiles.js';
+import { documentFor, interfaceDocument, listedOperations, oursOnlyOperations, profiles } from './profiles.js';
 
 // What the interface profile takes out of a document, on a small document
 // made for the purpose (so each rule is seen alone): the marks of what is
@@ -45,6 +45,16 @@ const doc = {
     },
     '/resend': { post: { operationId: 'resendWebhook', responses: { '202': { description: 'queued', content: json({ type: 'object' }) }, '404': { description: 'nf' } } } },
     '/pay': { post: { operationId: 'payPaymentPage', responses: { '200': { description: 'page' }, '303': { description: 'see' }, '400': { description: 'bad' } } } },
+    '/fields': {
+      post: {
+        operationId: 'fields',
+        requestBody: { content: json({ type: 'object', required: ['url', 'x'], 'x-ours-properties': ['url'], properties: { url: { type: 'string' }, x: { type: 'string' } } }) },
+        responses: { '200': { description: 'ok' } },
+      },
+    },
+    '/relay': { get: { operationId: 'relay', 'x-ours-statuses': ['426'], responses: { '101': { description: 'up' }, '426': { description: 'plain GET' } } } },
+    '/self': { get: { operationId: 'self', 'x-listing-optional': true, responses: { '200': { description: 'doc' } } } },
+    '/alias': { get: { operationId: 'selfAlias', 'x-alias-of': 'self', responses: { '200': { description: 'doc' } } } },
   },
   components: {
     schemas: { Closed: { type: 'object', additionalProperties: false }, Open: { type: 'object', additionalProperties: true, readOnly: false }, Listed: { type: 'array', items: [{ type: 'string', 'x-ours': ['type'] }] } },
@@ -69,14 +79,31 @@ t.test('a schema loses its marked keywords, its marked required fields and its c
   t.same(loose.components.schemas, { Closed: { type: 'object' }, Open: { type: 'object', additionalProperties: true, readOnly: false }, Listed: { type: 'array', items: [{ 'x-ours': ['type'] }] } }, 'arrays of schemas too');
 });
 
-t.test('a response whose body is ours keeps its media types with any body; one without a body is kept as it is', async (t) => {
-  t.same(response('/mock', 'get', '200'), { description: 'a mock', 'x-ours': true, content: { 'application/json': { schema: {} }, 'text/plain': { schema: {} } } });
-  t.same(response('/mock', 'get', '204'), { description: 'no body', 'x-ours': true });
-  t.same(loose.components.responses, { Mock: { description: 'm', 'x-ours': true, content: { 'application/json': { schema: {} } } }, Plain: { description: 'p', content: json({ 'x-ours': ['type'] }) } });
+t.test('a response whose body is ours takes any media type and any body, or none', async (t) => {
+  t.same(response('/mock', 'get', '200'), { description: 'a mock', 'x-ours': true, 'x-any-body': true });
+  t.same(response('/mock', 'get', '204'), { description: 'no body', 'x-ours': true, 'x-any-body': true });
+  t.same(loose.components.responses, { Mock: { description: 'm', 'x-ours': true, 'x-any-body': true }, Plain: { description: 'p', content: json({ 'x-ours': ['type'] }) } });
+});
+
+t.test('fields of ours leave the schema, required or not: the interface has nothing of them to probe', async (t) => {
+  const body = (loose.paths['/fields']!.post as unknown as { requestBody: { content: Record<string, { schema: unknown }> } }).requestBody.content['application/json']!.schema;
+  t.same(body, { type: 'object', required: ['x'], 'x-ours-properties': ['url'], properties: { x: { type: 'string' } } });
+});
+
+t.test('answers of ours leave the operation, and any other answer stands in their place', async (t) => {
+  t.same(loose.paths['/relay']!.get!.responses, { '101': { description: 'up' }, default: { description: 'Left open by the interface (ours: 426).', 'x-any-body': true } });
+});
+
+t.test('a served document must list the interface\'s operations, but for the document itself and the aliases', async (t) => {
+  const listed = listedOperations(doc).map((entry) => entry.operationId);
+  t.ok(listed.includes('plain') && listed.includes('relay'));
+  t.notOk(listed.includes('self'), 'x-listing-optional');
+  t.notOk(listed.includes('selfAlias'), 'an alias');
+  t.notOk(listed.includes('ourOwn'), 'ours alone');
 });
 
 t.test('operations of ours go, and a path left with none goes with them', async (t) => {
-  t.same(Object.keys(loose.paths).sort(), ['/mixed', '/mock', '/pay', '/plain', '/resend']);
+  t.same(Object.keys(loose.paths).sort(), ['/alias', '/fields', '/mixed', '/mock', '/pay', '/plain', '/relay', '/resend', '/self']);
   t.same(Object.keys(loose.paths['/mixed']!), ['post']);
   t.same([...oursOnlyOperations(doc)].sort(), ['mixedOurs', 'ourOwn']);
 });

@@ -29,7 +29,7 @@ export class SchemaValidator {
     addDecimalPlaces(this.ajv);
     // ajv-formats is CommonJS; under NodeNext its plugin sits on `default`.
     (formatsPlugin as unknown as { default: (ajv: Ajv2020) => void }).default(this.ajv);
-    this.ajv.addVocabulary(['discriminator', 'xml', 'externalDocs', 'example', 'x-ours', 'x-ours-required']);
+    this.ajv.addVocabulary(['discriminator', 'xml', 'externalDocs', 'example', 'x-ours', 'x-ours-required', 'x-ours-properties']);
     for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) {
       this.ajv.addSchema({ ...(absolutise(schema) as object), $id: `${SCHEMA_BASE}${name}` });
     }

@@ -1,3 +1,4 @@
+import { oursResponse } from '../helpers.js';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { ref, responseRef, type PathItems } from '../components.js';
 
@@ -17,7 +18,7 @@ export const payPaths: PathItems = {
       tags: ['simulator'],
       security: [],
       parameters: [sessionId],
-      responses: { '200': page('The page (or, when the session is no longer pending, its status).'), '400': responseRef('BadRequest'), '404': page('No such session.') },
+      responses: { '200': page('The page (or, when the session is no longer pending, its status).'), '400': responseRef('BadRequest'), '404': oursResponse(page('No such session.')) }, // an HTML page is ours (profiles.ts)
     },
     post: {
       operationId: 'payPaymentPage',

@@ -36,6 +36,7 @@ export const systemPaths: PathItems = {
   '/openapi.json': {
     get: {
       operationId: 'getOpenApiDocument',
+      'x-listing-optional': true, // served, but a served document need not list itself (profiles.ts)
       summary: 'This OpenAPI 3.1 document',
       tags: ['simulator'],
       security: [],

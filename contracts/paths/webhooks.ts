@@ -1,3 +1,4 @@
+import { withOursProperties } from '../helpers.js';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { jsonResponse, ref, responseRef, writeErrors, type Operation, type PathItems } from '../components.js';
 
@@ -81,11 +82,12 @@ export const webhookPaths: PathItems = {
         required: false,
         content: {
           'application/json': {
-            schema: {
+            // The addendum fixes the resend, not its body: the url is ours (profiles.ts).
+            schema: withOursProperties(['url'], {
               type: 'object',
               additionalProperties: false,
               properties: { url: { type: 'string', maxLength: 2048, pattern: '^https?://', description: 'Another receiver for this attempt only.' } },
-            },
+            }),
           },
         },
       },
@@ -136,6 +138,7 @@ export const webhookPaths: PathItems = {
         'One relay per key: a second connection closes the first with close code 4000, whichever instance each is connected to (several instances on one database). A plain GET answers 426; 503 when where the relay is connected could not be recorded.',
       tags: ['simulator'],
       security: [],
+      'x-ours-statuses': ['426'], // how a plain GET is refused is ours (profiles.ts)
       responses: {
         '101': { description: 'Switching to the WebSocket protocol.' },
         '401': responseRef('Unauthorized'),

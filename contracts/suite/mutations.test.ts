@@ -76,3 +76,22 @@ t.test('an implementation taking every choice the spec and addendum leave open t
   const strict = await runSuite({ baseUrl: variant.baseUrl, allowMutations: true, profile: 'strict' });
   t.ok(strict.failures.length + strict.violations.length > 0, `strict: ${strict.failures.length} failed expectations and ${strict.violations.length} violations (ours are other choices)`);
 });
+
+t.test('a served document whose references do not resolve is one failed expectation naming the reference, never a crash', async (t) => {
+  const server = await startTestServer(t);
+  server.clock.set(Date.now());
+  const unresolved = 'https://elsewhere.example/schemas/Error';
+  const variant = await startMutatingProxy(server.baseUrl, {
+    name: 'a served document with a reference nothing resolves',
+    caughtBy: 'document.served',
+    answer: (request, answer) => {
+      if (request.url.pathname !== '/openapi.json') return;
+      answer.text = answer.text.replaceAll('"#/components/schemas/Error"', JSON.stringify(unresolved));
+    },
+  });
+  t.teardown(variant.close);
+  const result = await runSuite({ baseUrl: variant.baseUrl, allowMutations: false, profile: 'interface', checks: ['document.read-only', 'document.served'] });
+  const served = result.failures.filter((failure) => failure.check === 'document.served');
+  t.equal(served.length, 1, 'one failed expectation');
+  t.match(describeFailure(served[0]!), /a document whose schemas compile.*elsewhere\.example\/schemas\/Error/s, 'naming the reference it could not resolve');
+});

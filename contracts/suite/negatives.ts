@@ -1,7 +1,7 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { listOperations, openApiDocument, rateLimitedPrefixes, type OperationEntry } from '../openapi.js';
 import { resolveRef } from '../validator.js';
-import { oursOnlyOperations } from '../profiles.js';
+import { documentFor, oursOnlyOperations } from '../profiles.js';
 import { touches } from './checks/catalogue.js';
 import type { ScenarioContext, World } from './scenarios.js';
 
@@ -34,11 +34,11 @@ function namesUnknownId(entry: OperationEntry, world: Partial<World>): boolean {
   return [...entry.path.matchAll(/\{([^}]+)\}/g)].some(([, name]) => !known[name!]);
 }
 
-function jsonBodySchema(entry: OperationEntry): OpenAPIV3_1.SchemaObject | null {
+function jsonBodySchema(doc: OpenAPIV3_1.Document, entry: OperationEntry): OpenAPIV3_1.SchemaObject | null {
   if (!entry.operation.requestBody || (entry.operation as { 'x-raw-body'?: boolean })['x-raw-body']) return null;
-  const body = resolveRef<OpenAPIV3_1.RequestBodyObject>(openApiDocument, entry.operation.requestBody);
+  const body = resolveRef<OpenAPIV3_1.RequestBodyObject>(doc, entry.operation.requestBody);
   const schema = body.content['application/json']?.schema;
-  return schema ? resolveRef<OpenAPIV3_1.SchemaObject>(openApiDocument, schema) : null;
+  return schema ? resolveRef<OpenAPIV3_1.SchemaObject>(doc, schema) : null;
 }
 
 /**
@@ -51,8 +51,10 @@ export async function negativeRequests(ctx: ScenarioContext, world: World, optio
   // In the interface profile: not the operations that are ours alone, and not the probes whose answer only this
   // document fixes (415 for another media type, 400 for an unknown field or an out-of-range value of ours).
   const interfaceOnly = ctx.profile === 'interface';
+  // Probed from the document the profile judges by: in `interface`, only the fields and statuses the interface holds.
+  const doc = documentFor(ctx.profile, openApiDocument);
   const ours = interfaceOnly ? oursOnlyOperations(openApiDocument) : new Set<string>();
-  for (const entry of listOperations(openApiDocument)) {
+  for (const entry of listOperations(doc)) {
     const method = entry.method.toUpperCase();
     if (!options.mutations && method !== 'GET') continue;
     if (ours.has(entry.operationId)) continue;
@@ -77,7 +79,7 @@ export async function negativeRequests(ctx: ScenarioContext, world: World, optio
       if (scheme !== 'posSignature') await expect(401, 'a token of the other kind', { token: scheme === 'apiBearer' ? world.consoleToken : world.token });
     }
     if (!authenticated) continue;
-    const schema = jsonBodySchema(entry);
+    const schema = jsonBodySchema(doc, entry);
     if (schema && scheme !== 'posSignature') {
       await expect(400, 'malformed JSON', { raw: '{"broken": ', headers: { 'content-type': 'application/json' }, ...(token ? { token } : {}) });
       if (!interfaceOnly) await expect(415, 'a text/plain body', { raw: 'hello', headers: { 'content-type': 'text/plain' }, ...(token ? { token } : {}) });
@@ -90,7 +92,7 @@ export async function negativeRequests(ctx: ScenarioContext, world: World, optio
       const outOfRange = outOfRangeValue(schema);
       if (outOfRange && !interfaceOnly) await expect(400, `an out-of-range ${outOfRange[0]}`, { json: { [outOfRange[0]]: outOfRange[1] }, ...(token ? { token } : {}) });
     }
-    const pathParameters = (entry.operation.parameters ?? []).map((p) => resolveRef<OpenAPIV3_1.ParameterObject>(openApiDocument, p)).filter((p) => p.in === 'path');
+    const pathParameters = (entry.operation.parameters ?? []).map((p) => resolveRef<OpenAPIV3_1.ParameterObject>(doc, p)).filter((p) => p.in === 'path');
     const boundedParameter = pathParameters.find((p) => typeof (p.schema as { maxLength?: number } | undefined)?.maxLength === 'number' || typeof (p.schema as { pattern?: string } | undefined)?.pattern === 'string');
     if (boundedParameter && scheme !== 'posSignature' && documented.includes('400') && !interfaceOnly) {
       const bad = concretePath(entry, world, { [boundedParameter.name]: 'x'.repeat(300) });

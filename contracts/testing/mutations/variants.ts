@@ -1,5 +1,6 @@
 import { openApiDocument } from '../../openapi.js';
-import { interfaceDocument } from '../../profiles.js';
+import { interfaceDocument, listedOperations, oursOnlyOperations } from '../../profiles.js';
+import { ResponseValidator } from '../../response-validator.js';
 import { jsonAnswer, type Mutation, type ProxiedAnswer } from '../mutating-proxy.js';
 import { is, OUTCOME, rewriteTrace } from './kit.js';
 
@@ -58,20 +59,46 @@ function parsed(body: string): unknown {
 
 const UNKNOWN_ID = /\/(no-such-order|unknown|any|x{100})(\/|$)/;
 
+/** Our operations, found by method and path, to answer as an implementation without them would. */
+const ourOperations = (() => {
+  const locator = new ResponseValidator(openApiDocument);
+  const ours = oursOnlyOperations(openApiDocument);
+  return (method: string, path: string) => ours.has(locator.operationFor(method, path)?.operationId ?? '');
+})();
+
+/** A document that lists only what a served document must: no operation of ours, no /__test__ alias, not itself. */
+function interfaceOnlyDocument(): Record<string, any> {
+  const listed = new Set(listedOperations(openApiDocument).map((entry) => `${entry.method} ${entry.path}`));
+  const doc = withoutOperationIds(interfaceDocument(openApiDocument)) as Record<string, any>;
+  const paths = Object.fromEntries(
+    Object.entries(doc.paths as Record<string, Record<string, unknown>>)
+      .map(([path, item]) => [path, Object.fromEntries(Object.entries(item).filter(([method]) => listed.has(`${method} ${path}`)))])
+      .filter(([, item]) => Object.keys(item as object).length > 0),
+  );
+  return { ...doc, paths };
+}
+
+const notFound = (message: string): ProxiedAnswer => ({ status: 404, headers: { 'content-type': 'application/json' }, text: JSON.stringify({ message, code: 'NOT_FOUND' }) });
+
 /**
  * An implementation that takes every choice the interface leaves open the
  * other way from ours (open-choices.ts): other success statuses and
  * bodies, a lookup of the path's id before the body is read, a trace
  * stamped in real time, a past due date refused, an unknown status filter
  * answered with an empty list, a zero clock step accepted, rate headers on
- * every answer of the braked operations. The interface profile must pass
- * it whole.
+ * every answer of the braked operations. And none of our additions: our
+ * operations are unknown routes, its document lists neither itself nor the
+ * /__test__ aliases, a plain GET of /relay is a 404, the payment page of an
+ * unknown session answers JSON. The interface profile must pass it whole.
  */
 export const openChoicesVariant: Mutation = {
   name: 'an implementation taking every open choice the other way',
   caughtBy: '',
   request: (request): ProxiedAnswer | void => {
     const path = request.url.pathname;
+    // None of our additions.
+    if (ourOperations(request.method, path)) return notFound('no such route');
+    if (request.method === 'GET' && path === '/relay' && request.headers.upgrade?.toLowerCase() !== 'websocket') return notFound('no WebSocket upgrade asked for');
     // past-due-date: refused.
     if (is(request, 'POST', /^\/api\/v1\/ext\/payment-sessions\/buttons$/)) {
       const due = (parsed(request.body) as { due_date_session?: string } | undefined)?.due_date_session;
@@ -87,7 +114,9 @@ export const openChoicesVariant: Mutation = {
   answer: (request, answer, memory) => {
     const path = request.url.pathname;
     // Its own document, which describes its own choices (and names no operation: open choice operation-ids).
-    if (path === '/openapi.json') return jsonAnswer.write(answer, withoutOperationIds(interfaceDocument(openApiDocument)));
+    if (path === '/openapi.json') return jsonAnswer.write(answer, interfaceOnlyDocument());
+    // The payment page of an unknown session: its error body as JSON.
+    if (request.method === 'GET' && /^\/pay\/[^/]+$/.test(path) && answer.status === 404) return void Object.assign(answer, notFound('no such session'));
     // not-found-or-invalid-first: past authentication, the path's id is looked up before the body is read.
     if (request.method === 'POST' && UNKNOWN_ID.test(path) && (answer.status === 400 || answer.status === 413)) {
       return jsonAnswer.write(answer, { message: 'no such resource', code: 'NOT_FOUND' }, 404);
