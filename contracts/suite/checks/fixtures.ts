@@ -3,6 +3,7 @@ import { WebSocket } from 'ws';
 import { signPosRequest } from '../../clients/pos-client.js';
 import type { SuiteHttp, SuiteResponse } from '../suite-client.js';
 import { CheckStopped } from './check.js';
+import type { TraceEntry } from '../../trace-entry.js';
 
 // What checks set up through the API: accounts, terminals, orders,
 // agreements, sessions; and the waits on background work (deliveries,
@@ -119,16 +120,9 @@ export async function advanceClock(http: SuiteHttp, account: Account, ms: number
   need(await http('POST', '/control/clock/advance', { json: { ms }, token: account.token }), ANY_2XX, `advancing the account clock by ${ms} ms`);
 }
 
-export interface TraceEntry {
-  id: string;
-  type: string;
-  at: string;
-  session_id?: string;
-  event_id?: string;
-  [field: string]: any;
-}
-
 /** The account's trace entries of a type (oldest first), for one session when given. */
+export type { TraceEntry };
+
 export async function traceOf(http: SuiteHttp, account: Account, type: string, sessionId?: string): Promise<TraceEntry[]> {
   const query = `type=${encodeURIComponent(type)}&limit=1000${sessionId ? `&session_id=${encodeURIComponent(sessionId)}` : ''}`;
   const body = need(await http('GET', `/console/trace?${query}`, { token: account.consoleToken }), 200, `reading the trace (${type})`);

@@ -51,7 +51,7 @@ async function received(ctx: CheckContext, account: Account, sessionId: string):
 
 /** The events emitted for a session, oldest first. */
 async function emitted(ctx: CheckContext, account: Account, sessionId: string): Promise<TraceEntry[]> {
-  return (await traceOf(ctx.http, account, 'webhook.emitted')).filter((e) => (e.session_id ?? e.payload?.data?.session_id) === sessionId);
+  return (await traceOf(ctx.http, account, 'webhook.emitted')).filter((e) => (e.session_id ?? sessionOfBody(e.payload)) === sessionId);
 }
 
 async function captura(ctx: CheckContext): Promise<void> {

@@ -2,33 +2,8 @@
 // account's own API), as far as the page uses it. The OpenAPI document is
 // the whole of each answer; these name the fields the page shows.
 
-/** An entry of the account's trace (GET /console/trace). */
-export interface TraceEntry {
-  id: string;
-  type: string;
-  at: string;
-  session_id?: string;
-  event_id?: string;
-  event?: string;
-  result?: 'succeeded' | 'failed';
-  status?: number | null;
-  error?: string;
-  url?: string | null;
-  routing?: string;
-  attempt?: number;
-  duration_ms?: number;
-  manual?: boolean;
-  response_body?: string | null;
-  request_headers?: Record<string, string>;
-  headers?: Record<string, string>;
-  payload?: string;
-  raw_body?: string;
-  signature?: string;
-  idempotency_key?: string;
-  /** An attempt's body, as its event was emitted (added by the page). */
-  body?: string;
-  [field: string]: unknown;
-}
+/** An entry of the account's trace (GET /console/trace): one type for the page and the contract suite. */
+export type { TraceEntry } from '../../../contracts/trace-entry.js';
 
 /** A forced outcome the session admits now (addendum §6), as the server's rules decide. */
 export interface AdmissibleOutcome {
