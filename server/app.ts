@@ -10,6 +10,7 @@ import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import { accessLog } from './http/access-log.js';
 import { authenticate, requireToken } from './http/authenticate.js';
+import { clientWentAway } from './http/client-went-away.js';
 import { merchantScope } from './http/merchant-scope.js';
 import { bindOperations } from './http/bind-operations.js';
 import type { AppContext, AppState } from './http/context.js';
@@ -168,6 +169,7 @@ export function createApp({ store, sharing = 'one-process', clock, config, log =
   app.use(router.routes());
   app.use(unmatchedRoute(router));
   app.on('error', (error: Error, ctx?: AppContext) => {
+    if (clientWentAway(error)) return log.debug('client went away before the answer ended', { method: ctx?.method, path: ctx?.path });
     log.error('unhandled error', { error: error.message, stack: error.stack, method: ctx?.method, path: ctx?.path });
   });
   return Object.assign(app, { jobs: { scheduler, dispatcher, relay, consoleStreams, purge: () => purgeExpired(store, clock, config.dataTtlDays) }, services: { sessions }, addOrigin: (origin: string) => void origins.add(origin) });
