@@ -9,6 +9,7 @@ import { checkCatalogue, skipReason, unknownNames } from './checks/catalogue.js'
 import { describeFailure } from './expectations.js';
 import { coverageTable } from './recorder.js';
 import { runSuite } from './run-suite.js';
+import { unreachable } from './suite-client.js';
 import { groupViolations, junitSuiteReport, suiteFailed } from './suite-report.js';
 
 // svc-contracts receiver …: grade a webhook receiver (contracts/receiver/).
@@ -57,8 +58,12 @@ registers accounts and creates orders, sessions, stops… on the deployment
   --token T             an API token, for authenticated reads (read-only runs)
   --console-token T     a console token, for the console reads (read-only runs)
 
+Progress goes to stderr, a line per check as it ends: ✓ held, ✗ failed,
+- skipped with the reason. The summary goes to stdout.
+
 Exit code: 0 when every check held and nothing broke the document, 1
-otherwise, 2 for a usage error.
+otherwise, 2 for a usage error, 3 when the base URL cannot be reached at
+all (nothing was checked).
 `;
 
 const fail = (message: string): never => {
@@ -130,6 +135,11 @@ const allowMutations = values['allow-mutations'] ?? false;
 if (!checkCatalogue.some((check) => skipReason(check, { ...selection, profile, allowMutations }) === null)) {
   const needsMutations = checkCatalogue.some((check) => skipReason(check, { ...selection, profile, allowMutations: true }) === null);
   fail(`the selection leaves no check to run${needsMutations && !allowMutations ? ' (the checks selected need --allow-mutations)' : ''}`);
+}
+const notThere = await unreachable(baseUrl, timeoutSeconds * 1000);
+if (notThere) {
+  process.stderr.write(`svc-contracts: cannot reach ${baseUrl} (${notThere}); is the server running? Nothing was checked.\n`);
+  process.exit(3);
 }
 const started = performance.now();
 const result = await runSuite({

@@ -51,6 +51,10 @@ export function defaultAllowList(): Record<string, string> {
   return { ...coverageAllowList };
 }
 
+/** A check's outcome as one line that reads the same on a terminal and in a CI log: ✓ held, ✗ failed. */
+const checkLine = (check: CheckResult, failed: number) =>
+  `${check.outcome === 'passed' ? '✓' : '✗'} ${check.id} (${check.seconds.toFixed(1)} s)${failed > 0 ? `: ${failed} failed expectation(s)` : ''}`;
+
 /** Runs the contract suite against any deployment of the interface. */
 export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
   const profile = options.profile ?? 'strict';
@@ -116,19 +120,21 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     const reason = skipReason(check, { ...options, profile });
     if (reason) {
       checks.push({ id: check.id, title: check.title, source: check.source, outcome: 'skipped', reason, seconds: 0 });
+      log(`- ${check.id} skipped: ${reason}`);
       continue;
     }
     current = check;
     const before = failures.length;
     const started = performance.now();
-    log(`${check.id}: ${check.title}`);
     try {
       await runners[check.id]!();
     } catch (error) {
       // A check that cannot go on fails; the run goes on with the next.
       expectationsFor(check).fail(null, '', 'the check to run to its end', error instanceof CheckStopped ? error.message : `it stopped: ${(error as Error).stack ?? error}`);
     }
-    checks.push({ id: check.id, title: check.title, source: check.source, outcome: failures.length > before ? 'failed' : 'passed', seconds: (performance.now() - started) / 1000 });
+    const ran: CheckResult = { id: check.id, title: check.title, source: check.source, outcome: failures.length > before ? 'failed' : 'passed', seconds: (performance.now() - started) / 1000 };
+    checks.push(ran);
+    log(checkLine(ran, failures.length - before));
   }
   // With --operation, answers of other operations are not this run's business.
   const violations = options.operations ? recorder.violations.filter((v) => touches({ operations: [v.operation] }, options.operations!)) : recorder.violations;

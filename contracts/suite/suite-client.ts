@@ -72,6 +72,21 @@ function noAnswer(error: unknown, timeoutMs: number): string {
   return `network error: ${cause?.code ?? cause?.message ?? (error as Error).message}`;
 }
 
+/**
+ * Why `baseUrl` cannot be reached at all (a refused connection, an unknown
+ * host, no answer in time), or undefined when it answers anything. Asked
+ * once before a run: a stopped server is one line, not a failure per check.
+ */
+export async function unreachable(baseUrl: string, timeoutMs: number): Promise<string | undefined> {
+  try {
+    const answer = await fetch(new URL('/openapi.json', baseUrl), { signal: AbortSignal.timeout(timeoutMs) });
+    await answer.body?.cancel();
+    return undefined;
+  } catch (error) {
+    return noAnswer(error, timeoutMs);
+  }
+}
+
 /** HTTP for the suite: every answer goes through the recorder; nothing throws on a bad answer or on none. */
 export function suiteClient(baseUrl: string, recorder: Recorder, limits: RequestLimits = { timeoutMs: 10_000, noAnswer: () => undefined }) {
   return async function request(method: string, path: string, options: SuiteRequest = {}): Promise<SuiteResponse> {

@@ -43,6 +43,9 @@ t.test('svc-contracts passes against the real server on a random port and writes
   t.match(written.coverage.table, /\| getHealth \| ✓200 ·503 \|/);
   const readOnly = await run(['--base-url', server.baseUrl]);
   t.equal(readOnly.code, 0, readOnly.out);
+  // A line per check as it ends, marked, piped as here: held, and skipped with the reason.
+  t.match(readOnly.err, /^✓ document\.read-only \(\d+\.\d s\)$/m, 'a check that held, marked');
+  t.match(readOnly.err, /^- orders\.transitions skipped: needs --allow-mutations$/m, 'a skipped check, with its reason');
   t.match((await run(['--help'])).out, /usage: svc-contracts/);
   t.equal((await run([])).code, 2);
 });
@@ -103,6 +106,17 @@ t.test('an endpoint that never answers, or a network error, fails that request b
   const refused = await runSuite({ baseUrl: `http://127.0.0.1:${port}`, allowMutations: false, requestTimeoutMs: 1000 });
   t.ok(refused.failures.some((f) => f.request === 'GET /health' && f.got === 'network error: ECONNREFUSED'), 'a refused connection, named');
   t.notOk(refused.failures.some((f) => f.expected === 'the check to run to its end'), 'the run went on');
+});
+
+t.test('svc-contracts pointed at nothing says once that it cannot reach the server, and exits 3', async (t) => {
+  const closed = createServer();
+  await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+  const baseUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+  await new Promise((resolve) => closed.close(resolve));
+  const { code, out, err } = await run(['--base-url', baseUrl, '--allow-mutations']);
+  t.equal(code, 3, 'an exit code of its own');
+  t.equal(out, '', 'no report of checks that did not run');
+  t.equal(err, `svc-contracts: cannot reach ${baseUrl} (network error: ECONNREFUSED); is the server running? Nothing was checked.\n`);
 });
 
 t.test('svc-contracts --list-checks names every check with its source; a bad profile or an unknown check is a usage error', async (t) => {
