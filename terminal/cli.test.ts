@@ -149,5 +149,5 @@ t.test('held piped into a reader that stops early ends quietly; a secret given t
   const twice = startCli(['bridge', '--path', '/nonexistent', '--serial', 'S1', '--base-url', 'http://127.0.0.1:9', '--secret-file', secretFile, '--state-dir', dir], { ...process.env, SVC_TERMINAL_SECRET: 'b'.repeat(64) });
   await waitFor(() => twice.err().includes('warning'), 10_000, 'the warning');
   t.equal(await twice.stop(), 0, 'stopped as by SIGTERM');
-  t.match(twice.err(), /warning: the secret is given by --secret-file and SVC_TERMINAL_SECRET; --secret-file is used/);
+  t.match(twice.err(), /warning: the terminal's secret is given by --secret-file and SVC_TERMINAL_SECRET; --secret-file is used/);
 });

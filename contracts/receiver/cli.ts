@@ -2,12 +2,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startRelayClient, type RelayClient } from '../clients/relay-client.js';
+import { API_TOKEN, howToGive, readCredential, WEBHOOK_SECRET, type CredentialKind } from '../cli/credential.js';
 import { CHECKS } from './checks.js';
 import { gradeReceiver, NOT_GRADED } from './grade.js';
 import { jsonReport, junitReport, textReport } from './report.js';
 import { directTransport, relayTransport, type Transport } from './transport.js';
 
-const usage = `usage: svc-contracts receiver --url URL (--secret whsec_… | --secret-file FILE) [options]
+const usage = `usage: svc-contracts receiver --url URL [--secret-file FILE] [options]
 
 Sends a scripted series of webhook deliveries to your receiver and grades
 each answer against the receiver rules (spec: Events, Signature rule 4;
@@ -18,19 +19,21 @@ within 5 s (p99 of 50), 20 deliveries at once, sessions interleaved.
 Prints a table, then each failure with the request as curl and the answer.
 
   --url URL              the receiver, e.g. http://localhost:4000/webhooks
-  --secret whsec_…       the account's webhook secret (key.webhook_secret);
-                         visible to other local users in ps: prefer
-  --secret-file FILE     a file holding it, or SVC_WEBHOOK_SECRET
+  --secret-file FILE     a file holding the account's webhook secret
+                         (key.webhook_secret), or SVC_WEBHOOK_SECRET;
+                         --secret whsec_… works, with a warning (ps shows it)
   --via-relay            deliver through the simulator's relay, as in a demo:
                          connects a relay client for the key that forwards to
                          --url (a running svc-relay for the same key is replaced
                          and stops; start it again afterwards); needs:
   --base-url URL         the simulator
-  --token T              the account's API token (or SVC_API_TOKEN)
+  --token-file FILE      the account's API token, from a file or SVC_TOKEN
+                         (--token T works, with a warning)
   --checks a,b           only these checks (see --list-checks)
   --list-checks          list the checks with their sources, and exit
-  --request-timeout MS   how long to wait for one answer (default 10000; the
-                         latency check grades time, the others the status)
+  --request-timeout S    how long to wait for one answer, in seconds as
+                         everywhere (default 10; the latency check grades
+                         time, the others the status)
   --junit FILE           write JUnit XML (one test case per check) for CI
   --report FILE          write the full grade as JSON
   -h, --help             this text
@@ -39,12 +42,12 @@ Exit code: 0 when every required check passes, 1 when one fails, 2 for a
 usage error.
 `;
 
-function readSecretFile(path: string): string {
-  try {
-    return readFileSync(path, 'utf8').trim();
-  } catch (error) {
-    return fail(`--secret-file ${path}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
-  }
+/** A credential as every command takes it; a malformed one is a usage error. */
+function credential(kind: CredentialKind, flag: string | undefined, file: string | undefined): string | undefined {
+  const answer = readCredential(kind, { flag, file, env: process.env });
+  if ('error' in answer) return fail(answer.error);
+  for (const warning of answer.warnings) process.stderr.write(`svc-contracts receiver: warning: ${warning}\n`);
+  return answer.value;
 }
 
 function checkWritable(option: string, path: string): void {
@@ -67,7 +70,7 @@ export async function receiverCli(argv: string[]): Promise<number> {
       args: argv,
       options: {
         url: { type: 'string' }, secret: { type: 'string' }, 'secret-file': { type: 'string' }, 'via-relay': { type: 'boolean' },
-        'base-url': { type: 'string' }, token: { type: 'string' }, checks: { type: 'string' }, 'list-checks': { type: 'boolean' },
+        'base-url': { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' }, checks: { type: 'string' }, 'list-checks': { type: 'boolean' },
         'request-timeout': { type: 'string' }, junit: { type: 'string' }, report: { type: 'string' }, help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -86,13 +89,14 @@ export async function receiverCli(argv: string[]): Promise<number> {
   const url = values.url ?? fail('--url is required');
   if (!URL.canParse(url)) fail('--url must be an absolute URL');
   if (!['http:', 'https:'].includes(new URL(url).protocol)) fail(`--url must be an http:// or https:// URL, not ${new URL(url).protocol}//`);
-  const secret = (values['secret-file'] ? readSecretFile(values['secret-file']) : values.secret ?? process.env.SVC_WEBHOOK_SECRET) ?? fail('give the webhook secret with --secret-file, SVC_WEBHOOK_SECRET or --secret');
-  if (secret.trim() === '') fail('the webhook secret is empty: give the account\'s key.webhook_secret (whsec_…)');
+  const secret = credential(WEBHOOK_SECRET, values.secret, values['secret-file']) ?? fail(`${howToGive(WEBHOOK_SECRET)} (the account's key.webhook_secret, whsec_…)`);
   // Report files are checked before the run, so a typo does not cost a whole run and a stack trace.
   for (const option of ['junit', 'report'] as const) if (values[option]) checkWritable(`--${option}`, values[option]);
-  if (values.secret) process.stderr.write('svc-contracts receiver: warning: a secret on the command line is visible to other local users; prefer --secret-file or SVC_WEBHOOK_SECRET\n');
-  const timeoutMs = values['request-timeout'] === undefined ? 10_000 : Number(values['request-timeout']);
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 100) fail('--request-timeout must be a whole number of milliseconds, at least 100');
+  const timeoutSeconds = values['request-timeout'] === undefined ? 10 : Number(values['request-timeout']);
+  // It was milliseconds here once: a figure no one means in seconds is refused with the hint, never read as hours.
+  if (timeoutSeconds > 3600) fail(`--request-timeout is in seconds, as in svc-contracts; ${values['request-timeout']} would be over an hour (for ${values['request-timeout']} ms, give ${timeoutSeconds / 1000})`);
+  if (!(timeoutSeconds >= 0.1)) fail(`--request-timeout must be a number of seconds from 0.1 to 3600, got ${JSON.stringify(values['request-timeout'])}`);
+  const timeoutMs = Math.round(timeoutSeconds * 1000);
   const only = values.checks?.split(',').map((id) => id.trim()).filter(Boolean);
   const unknown = only?.filter((id) => !CHECKS.some((check) => check.id === id)) ?? [];
   if (unknown.length > 0) fail(`unknown checks: ${unknown.join(', ')} (see --list-checks)`);
@@ -101,7 +105,7 @@ export async function receiverCli(argv: string[]): Promise<number> {
   let transport: Transport;
   if (values['via-relay']) {
     const baseUrl = values['base-url'] ?? fail('--via-relay needs --base-url');
-    const token = values.token ?? process.env.SVC_API_TOKEN ?? fail('--via-relay needs --token or SVC_API_TOKEN');
+    const token = credential(API_TOKEN, values.token, values['token-file']) ?? fail(`--via-relay needs the account's API token: ${howToGive(API_TOKEN)}`);
     relay = startRelayClient({ baseUrl, token, forwardTo: url, log: (line) => process.stderr.write(`relay: ${line}\n`) });
     const connected = await Promise.race([relay.connected.then(() => true), relay.finished.then(() => false), new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000).unref())]);
     if (!connected) {

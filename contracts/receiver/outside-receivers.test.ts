@@ -240,7 +240,10 @@ t.test('usage errors exit 2 with a message, never a stack trace', async (t) => {
   const cases: Array<[string[], RegExp, Record<string, string>?]> = [
     [['--url', url, '--secret-file', '/nonexistent/secret'], /--secret-file \/nonexistent\/secret: no such file/],
     [['--url', url, '--secret', SECRET, '--junit', '/nonexistent/dir/junit.xml'], /--junit \/nonexistent\/dir\/junit\.xml: cannot write there \(ENOENT\)/],
-    [['--url', url], /the webhook secret is empty/, { SVC_WEBHOOK_SECRET: ' ' }],
+    [['--url', url], /SVC_WEBHOOK_SECRET is empty: it should hold the webhook secret/, { SVC_WEBHOOK_SECRET: ' ' }],
+    [['--url', url], /give the webhook secret with --secret-file FILE or SVC_WEBHOOK_SECRET/, { SVC_WEBHOOK_SECRET: '' }],
+    // Seconds, as in svc-contracts: a figure meant as milliseconds (as this flag once took) is refused with the hint.
+    [['--url', url, '--secret', SECRET, '--request-timeout', '10000'], /--request-timeout is in seconds, as in svc-contracts; 10000 would be over an hour \(for 10000 ms, give 10\)/],
     [['--url', 'ftp://example.com/hooks', '--secret', SECRET], /--url must be an http:\/\/ or https:\/\/ URL, not ftp:\/\//],
   ];
   for (const [args, message, env] of cases) {

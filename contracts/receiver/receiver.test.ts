@@ -98,7 +98,7 @@ t.test('through the simulator\'s relay, as in a demo, the example receiver score
   t.teardown(() => receiver.server.close());
   const dir = t.testdir();
   const result = await run(process.execPath, ['--import', 'tsx', cli, 'receiver', '--url', receiver.url, '--via-relay', '--base-url', server.baseUrl, '--junit', join(dir, 'junit.xml'), '--report', join(dir, 'grade.json')], {
-    env: { ...process.env, SVC_WEBHOOK_SECRET: account.key.webhook_secret, SVC_API_TOKEN: account.key.token },
+    env: { ...process.env, SVC_WEBHOOK_SECRET: account.key.webhook_secret, SVC_TOKEN: account.key.token },
   }).catch((error: { code: number; stdout: string; stderr: string }) => error);
   t.match(result.stdout, /score: 100 %/, 'every check passes through the relay');
   t.match(result.stdout, /through the relay of/);
@@ -122,7 +122,7 @@ t.test('the command: exit 1 with each failure as curl, JUnit failures, usage err
   t.match(failing?.stdout, /signed 5 min 10 s ago: expected non-2xx, got 200/);
   t.match(failing?.stdout, /TS=\$\(node -e 'console\.log\(new Date\(Date\.now\(\) \+ \(-310000\)\)\.toISOString\(\)\)'\);/, 'the curl line signs anew, 5 min 10 s back from when it runs');
   t.match(failing?.stdout, /curl -sS -X POST 'http:\/\/127\.0\.0\.1:\d+\/webhooks' -H 'content-type: application\/json' -H "svc-timestamp: \$TS" -H "svc-signature: \$SIG"/);
-  t.match(failing?.stderr, /warning: a secret on the command line/);
+  t.match(failing?.stderr, /warning: --secret is visible to every local user in ps/);
   const junit = await readFile(join(dir, 'junit.xml'), 'utf8');
   t.match(junit, /tests="2" failures="1"/);
   t.match(junit, /<failure message="a timestamp more than 5 minutes away/);

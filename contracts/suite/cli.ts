@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { profiles, type Profile } from '../profiles.js';
 import { receiverCli } from '../receiver/cli.js';
+import { API_TOKEN, readCredential, type CredentialKind } from '../cli/credential.js';
 import { openChoices } from '../open-choices.js';
 import { checkCatalogue, skipReason, unknownNames } from './checks/catalogue.js';
 import { describeFailure } from './expectations.js';
@@ -18,7 +19,7 @@ if (process.argv[2] === 'receiver') process.exit(await receiverCli(process.argv.
 const usage = `usage: svc-contracts --base-url URL [--allow-mutations] [--profile interface|strict]
                      [--checks IDS] [--exclude-checks IDS] [--operation OPS]
                      [--report FILE] [--junit FILE] [--request-timeout S] [--settle-timeout S]
-                     [--token T] [--console-token T]
+                     [--token-file FILE] [--console-token-file FILE]
        svc-contracts --list-checks
        svc-contracts receiver --url URL --secret-file FILE [...]   (grade a webhook receiver; receiver --help)
 
@@ -55,8 +56,12 @@ registers accounts and creates orders, sessions, stops… on the deployment
   --settle-timeout S    how long to wait for work the deployment does in the
                         background (a delivery, an accreditation) before a
                         check says it did not happen (default 5)
-  --token T             an API token, for authenticated reads (read-only runs)
-  --console-token T     a console token, for the console reads (read-only runs)
+  --token-file FILE     an API token, for authenticated reads (read-only
+                        runs), from a file or SVC_TOKEN (--token T works,
+                        with a warning: ps shows it)
+  --console-token-file FILE  a console token, for the console reads
+                        (read-only runs), or SVC_CONSOLE_TOKEN
+                        (--console-token T, with the same warning)
 
 Progress goes to stderr, a line per check as it ends: ✓ held, ✗ failed,
 - skipped with the reason. The summary goes to stdout.
@@ -77,6 +82,8 @@ function parse() {
       'base-url': { type: 'string' },
       token: { type: 'string' },
       'console-token': { type: 'string' },
+      'token-file': { type: 'string' },
+      'console-token-file': { type: 'string' },
       report: { type: 'string' },
       'allow-mutations': { type: 'boolean' },
       'request-timeout': { type: 'string' },
@@ -129,6 +136,15 @@ const selection = { ...(values.checks ? { checks: list(values.checks)! } : {}), 
 const unknown = unknownNames(selection);
 if (unknown.length > 0) fail(`no such ${unknown.join(', ')} (svc-contracts --list-checks)`);
 
+const CONSOLE_TOKEN: CredentialKind = { what: 'the console token', flag: '--console-token', fileFlag: '--console-token-file', env: 'SVC_CONSOLE_TOKEN' };
+const credential = (kind: CredentialKind, flag: string | undefined, file: string | undefined) => {
+  const answer = readCredential(kind, { flag, file, env: process.env });
+  if ('error' in answer) return fail(answer.error);
+  for (const warning of answer.warnings) process.stderr.write(`svc-contracts: warning: ${warning}\n`);
+  return answer.value;
+};
+const token = credential(API_TOKEN, values.token, values['token-file']);
+const consoleToken = credential(CONSOLE_TOKEN, values['console-token'], values['console-token-file']);
 const baseUrl = values['base-url']!;
 const allowMutations = values['allow-mutations'] ?? false;
 // A selection that leaves nothing to run is a mistake to say, not a pass.
@@ -149,8 +165,8 @@ const result = await runSuite({
   requestTimeoutMs: timeoutSeconds * 1000,
   settleMs: settleSeconds * 1000,
   ...selection,
-  ...(values.token ? { token: values.token } : {}),
-  ...(values['console-token'] ? { consoleToken: values['console-token'] } : {}),
+  ...(token ? { token } : {}),
+  ...(consoleToken ? { consoleToken } : {}),
   log: (line) => process.stderr.write(`${line}\n`),
 });
 const seconds = (performance.now() - started) / 1000;

@@ -129,6 +129,9 @@ t.test('svc-contracts --list-checks names every check with its source; a bad pro
   t.equal(unknown.code, 2);
   t.match(unknown.err, /no such check nosuch/);
   t.equal((await run(['--base-url', 'http://127.0.0.1:9', '--operation', 'noSuchOperation'])).code, 2);
+  const noFile = await run(['--base-url', 'http://127.0.0.1:9', '--console-token-file', '/nonexistent/token']);
+  t.equal(noFile.code, 2, 'an unreadable token file');
+  t.match(noFile.err, /svc-contracts: --console-token-file \/nonexistent\/token: no such file/);
   const nothing = await run(['--base-url', 'http://127.0.0.1:9', '--checks', 'orders']);
   t.equal(nothing.code, 2, 'a selection that leaves nothing to run');
   t.match(nothing.err, /the selection leaves no check to run \(the checks selected need --allow-mutations\)/);

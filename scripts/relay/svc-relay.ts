@@ -2,9 +2,10 @@
 // svc-relay: forwards the simulator's webhooks for local and private URLs
 // to a receiver on this machine. `svc-relay --help` says how.
 import { parseArgs } from 'node:util';
+import { API_TOKEN, howToGive, readCredential } from '../../contracts/cli/credential.js';
 import { startRelayClient } from '../../contracts/clients/relay-client.js';
 
-const usage = `usage: svc-relay --base-url URL --token TOKEN --forward-to http://localhost:PORT/path
+const usage = `usage: svc-relay --base-url URL [--token-file FILE] --forward-to http://localhost:PORT/path
 
 Opens an outgoing WebSocket to the simulator's /relay with your API token
 (not the console token), POSTs every webhook routed to the relay to the
@@ -14,7 +15,8 @@ backoff when the connection drops; stops when the token is refused or
 another relay for the same key takes over.
 
   --base-url URL     the simulator, e.g. http://127.0.0.1:3000 (env SVC_BASE_URL)
-  --token TOKEN      API or login token (env SVC_TOKEN)
+  --token-file FILE  a file holding the API or login token, or SVC_TOKEN;
+                     --token T works, with a warning (ps shows it)
   --forward-to URL   the local receiver, e.g. http://localhost:4000/webhooks
   -h, --help         this text
 `;
@@ -25,6 +27,7 @@ try {
     options: {
       'base-url': { type: 'string' },
       token: { type: 'string' },
+      'token-file': { type: 'string' },
       'forward-to': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -38,9 +41,15 @@ if (values.help) {
   process.exit(0);
 }
 const baseUrl = values['base-url'] ?? process.env.SVC_BASE_URL;
-const token = values.token ?? process.env.SVC_TOKEN;
+const given = readCredential(API_TOKEN, { flag: values.token, file: values['token-file'], env: process.env });
+if ('error' in given) {
+  process.stderr.write(`svc-relay: ${given.error}\n`);
+  process.exit(2);
+}
+for (const warning of given.warnings) process.stderr.write(`svc-relay: warning: ${warning}\n`);
+const token = given.value;
 const forwardTo = values['forward-to'];
-const missing = [!baseUrl && '--base-url', !token && '--token', !forwardTo && '--forward-to'].filter(Boolean);
+const missing = [!baseUrl && '--base-url', !token && `the token (${howToGive(API_TOKEN)})`, !forwardTo && '--forward-to'].filter(Boolean);
 if (missing.length > 0) {
   process.stderr.write(`svc-relay: missing ${missing.join(', ')}\n\n${usage}`);
   process.exit(2);

@@ -1,12 +1,14 @@
-// npm run replay -- --base-url URL --terminal SN --secret HEX FILES...
+// npm run replay -- --base-url URL --terminal SN --secret-file FILE FILES...
 import { once } from 'node:events';
+import { API_TOKEN, readCredential, TERMINAL_SECRET, type CredentialKind } from '../../contracts/cli/credential.js';
 import { parseArgs } from 'node:util';
 import { EmulatedTerminal } from '../../terminal/device/emulated-terminal.js';
 import { Link } from '../../terminal/protocol/link.js';
 import { openSerial } from '../../terminal/serial-port.js';
 import { loadBatches, replayBatches } from './replay.js';
 
-const usage = `usage: npm run replay -- --base-url URL --terminal SN (--secret HEX | --merchant-token T --merchant-id M) FILES...
+const usage = `usage: npm run replay -- --base-url URL --terminal SN [--secret-file FILE] FILES...
+       npm run replay -- --base-url URL --terminal SN --merchant-id M [--merchant-token-file FILE] FILES...
        npm run replay -- --via-serial PATH --terminal SN FILES...
 
 Signs and sends the settlement batches of FILES (fixtures/batches/*.json) as
@@ -16,9 +18,13 @@ was created or replayed, 1 otherwise, 2 for a usage error.
 
   --base-url URL        the server
   --terminal SN         the terminal to replay as (each settlement's terminal is set to it)
-  --secret HEX          the terminal's secret
-  --merchant-token T    with --merchant-id: provision SN first and use its new secret
-  --merchant-id M       the merchant_id that owns the terminal
+  --secret-file FILE    a file holding the terminal's secret (64 hex), or
+                        SVC_TERMINAL_SECRET; --secret HEX works, with a
+                        warning: npm prints the command line, and ps shows it
+  --merchant-id M       without a secret: provision SN for this merchant
+                        first and use its new secret, with the API token from
+  --merchant-token-file FILE  a file, or SVC_TOKEN (--merchant-token T works,
+                        with the same warning)
   --via-serial PATH     play the terminal on the serial line PATH instead: the
                         batches become its records, and the bridge on the other
                         end carries them to the server (see terminal/README.md)
@@ -34,7 +40,8 @@ try {
   parsed = parseArgs({
     allowPositionals: true,
     options: {
-      'base-url': { type: 'string' }, terminal: { type: 'string' }, secret: { type: 'string' }, 'merchant-token': { type: 'string' }, 'merchant-id': { type: 'string' }, 'via-serial': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'base-url': { type: 'string' }, terminal: { type: 'string' }, secret: { type: 'string' }, 'secret-file': { type: 'string' }, 'merchant-token': { type: 'string' }, 'merchant-token-file': { type: 'string' },
+      'merchant-id': { type: 'string' }, 'via-serial': { type: 'string' }, help: { type: 'boolean', short: 'h' },
     },
   });
 } catch (error) {
@@ -78,16 +85,25 @@ if (values['via-serial']) {
 }
 
 if (!values['base-url']) fail('--base-url is required');
-let secret = values.secret;
+const MERCHANT_TOKEN: CredentialKind = { ...API_TOKEN, flag: '--merchant-token', fileFlag: '--merchant-token-file' };
+/** A credential from its file, its variable or its flag (warned about); a malformed one is a usage error, before anything is sent. */
+const credential = (kind: CredentialKind, flag: string | undefined, file: string | undefined): string | undefined => {
+  const answer = readCredential(kind, { flag, file, env: process.env });
+  if ('error' in answer) return fail(answer.error);
+  for (const warning of answer.warnings) process.stderr.write(`replay: warning: ${warning}\n`);
+  return answer.value;
+};
+let secret = credential(TERMINAL_SECRET, values.secret, values['secret-file']);
 if (!secret) {
-  if (!values['merchant-token'] || !values['merchant-id']) fail('give --secret, or --merchant-token and --merchant-id to provision the terminal');
+  const merchantToken = values['merchant-id'] ? credential(MERCHANT_TOKEN, values['merchant-token'], values['merchant-token-file']) : undefined;
+  if (!merchantToken || !values['merchant-id']) fail('give the terminal\'s secret (--secret-file FILE or SVC_TERMINAL_SECRET), or --merchant-id with an API token (--merchant-token-file FILE or SVC_TOKEN) to provision the terminal');
   const response = await fetch(new URL(`/api/v1/merchants/${encodeURIComponent(values['merchant-id']!)}/pos-terminals`, values['base-url']), {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${values['merchant-token']}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${merchantToken}` },
     body: JSON.stringify({ serialNumber: values.terminal }),
   }).catch((error: Error) => fail(`cannot reach ${values['base-url']}: ${error.message}`));
   const body = (await response.json().catch(() => ({}))) as { secret?: string; message?: string };
-  if (response.status !== 201) fail(`provisioning ${values.terminal} failed: ${response.status} ${body.message ?? ''}${response.status === 409 ? ' (already provisioned: pass its --secret)' : ''}`);
+  if (response.status !== 201) fail(`provisioning ${values.terminal} failed: ${response.status} ${body.message ?? ''}${response.status === 409 ? ' (already provisioned: give its secret with --secret-file or SVC_TERMINAL_SECRET)' : ''}`);
   secret = body.secret!;
   out(`provisioned ${values.terminal}; its secret (shown once): ${secret}`);
 }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { validatingFetch } from '../../contracts/testing/contract-client.js';
@@ -14,7 +15,7 @@ import { replayBatches } from './replay.js';
 const fixture = (name: string) => fileURLToPath(new URL(`../../fixtures/batches/${name}`, import.meta.url));
 const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
 
-const runCli = (args: string[]) => runCommand(['--import', 'tsx', cli, ...args]);
+const runCli = (args: string[], env: NodeJS.ProcessEnv = {}) => runCommand(['--import', 'tsx', cli, ...args], { ...process.env, ...env });
 
 t.test('replaying the same files again reports replays, never duplicates', async (t) => {
   const server = await startTestServer(t);
@@ -47,13 +48,30 @@ t.test('the replay command: --help, usage errors, provisioning with a merchant t
   const merchant = await merchantWithTerminal(server);
   t.match((await runCli(['--help'])).out, /usage: npm run replay/);
   t.equal((await runCli([fixture('edge-cases.json')])).code, 2, 'no --terminal');
-  const provisioned = await runCli(['--base-url', server.baseUrl, '--terminal', 'REPLAY-NEW', '--merchant-token', merchant.account.key.token, '--merchant-id', merchant.account.merchant_id, fixture('pos-0001-usd-week.json')]);
+  // The API token from SVC_TOKEN: nothing secret on the command line, which npm echoes.
+  const provisioned = await runCli(['--base-url', server.baseUrl, '--terminal', 'REPLAY-NEW', '--merchant-id', merchant.account.merchant_id, fixture('pos-0001-usd-week.json')], { SVC_TOKEN: merchant.account.key.token });
   t.equal(provisioned.code, 0, provisioned.err);
+  t.equal(provisioned.err, '', 'no warning');
   t.match(provisioned.out, /provisioned REPLAY-NEW/);
   t.match(provisioned.out, /5 settlements: 5 created, 0 replayed, 0 conflicts, 0 rejected/);
-  const wrongSecret = await runCli(['--base-url', server.baseUrl, '--terminal', merchant.serialNumber, '--secret', '0'.repeat(64), fixture('pos-0001-usd-week.json')]);
+  // The secret from a file; a wrong one is the server's SIGNATURE_INVALID.
+  const secretFile = `${t.testdir()}/secret`;
+  writeFileSync(secretFile, `${'0'.repeat(64)}\n`);
+  const wrongSecret = await runCli(['--base-url', server.baseUrl, '--terminal', merchant.serialNumber, '--secret-file', secretFile, fixture('pos-0001-usd-week.json')]);
   t.equal(wrongSecret.code, 1);
   t.match(wrongSecret.out, /rejected .* SIGNATURE_INVALID/);
+  // On the command line: it works, with a warning.
+  const flagged = await runCli(['--base-url', server.baseUrl, '--terminal', merchant.serialNumber, '--secret', merchant.secret, fixture('pos-0001-usd-week.json')]);
+  t.equal(flagged.code, 0, flagged.err);
+  t.match(flagged.err, /^replay: warning: --secret is visible to every local user in ps \(and npm prints it\): prefer --secret-file or SVC_TERMINAL_SECRET$/m);
+  // A malformed secret is refused before anything is sent.
+  const malformed = await runCli(['--base-url', server.baseUrl, '--terminal', merchant.serialNumber, '--secret', '00', fixture('pos-0001-usd-week.json')]);
+  t.equal(malformed.code, 2, 'a usage error');
+  t.match(malformed.err, /replay: the terminal's secret is 64 lowercase hex characters, as shown once at provisioning; what was given is not \(2 characters\)/);
+  t.equal(malformed.out, '', 'nothing sent');
+  const none = await runCli(['--base-url', server.baseUrl, '--terminal', merchant.serialNumber, fixture('pos-0001-usd-week.json')], { SVC_TERMINAL_SECRET: '', SVC_TOKEN: '' });
+  t.equal(none.code, 2);
+  t.match(none.err, /give the terminal's secret \(--secret-file FILE or SVC_TERMINAL_SECRET\)/);
 });
 
 t.test('replay through the serial line: the batches become the device\'s records and the bridge delivers them', { skip: socatSkip() }, async (t) => {

@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { howToGive, readCredential, TERMINAL_SECRET } from '../../contracts/cli/credential.js';
 import { PosClient } from '../../contracts/clients/pos-client.js';
 import { Bridge } from '../bridge/bridge.js';
 import { COMMON_DEFAULTS } from '../bridge/bridge-options.js';
@@ -82,27 +82,12 @@ export async function bridge(argv: string[], io: CliIo): Promise<void> {
   }
 }
 
-/** The terminal's secret from --secret-file, SVC_TERMINAL_SECRET or (with a warning) --secret. */
+/** The terminal's secret from --secret-file, SVC_TERMINAL_SECRET or (with a warning) --secret, as every command takes it. */
 function terminalSecret(values: { secret?: string | undefined; 'secret-file'?: string | undefined }, io: CliIo): string {
-  let secret: string | undefined;
-  // More than one source given: say which one is used, so a stale one is never used silently.
-  const given = [values['secret-file'] ? '--secret-file' : null, io.env.SVC_TERMINAL_SECRET ? 'SVC_TERMINAL_SECRET' : null, values.secret ? '--secret' : null].filter((name) => name !== null);
-  if (given.length > 1) io.err(`svc-terminal: warning: the secret is given by ${given.join(' and ')}; ${given[0]} is used\n`);
-  if (values['secret-file']) {
-    try {
-      secret = readFileSync(values['secret-file'], 'utf8').trim();
-    } catch (error) {
-      usageError(`cannot read --secret-file: ${(error as Error).message}`);
-    }
-  } else if (io.env.SVC_TERMINAL_SECRET) {
-    secret = io.env.SVC_TERMINAL_SECRET.trim();
-  } else if (values.secret) {
-    io.err('svc-terminal: warning: --secret is visible to every local user in ps; prefer --secret-file or SVC_TERMINAL_SECRET\n');
-    secret = values.secret;
-  }
-  if (!secret) usageError('give the terminal\'s secret with --secret-file FILE or SVC_TERMINAL_SECRET', usage.bridge);
-  if (!/^[0-9a-f]{64}$/.test(secret!)) usageError('the terminal\'s secret is 64 lowercase hex characters, as shown at provisioning');
-  return secret!;
+  const answer = readCredential(TERMINAL_SECRET, { flag: values.secret, file: values['secret-file'], env: io.env });
+  if ('error' in answer) return usageError(answer.error);
+  for (const warning of answer.warnings) io.err(`svc-terminal: warning: ${warning}\n`);
+  return answer.value ?? usageError(howToGive(TERMINAL_SECRET), usage.bridge);
 }
 
 function dailyTime(text: string): DailyTime {
