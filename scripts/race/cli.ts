@@ -12,7 +12,7 @@ import { defaultConfig } from '../../server/config.js';
 import { EmbeddedStore } from '../../server/store/embedded-store.js';
 import { PosClient } from '../../contracts/clients/pos-client.js';
 import { checkInvariants, completeVoids, interleavings, runInterleaving, seeded, type OrderRun, type RaceTarget } from './race.js';
-import { markdown, summarise, svg, table } from './report.js';
+import { legend, markdown, summarise, svg, table } from './report.js';
 import { runSerialRace } from './serial-race.js';
 
 const usage = `usage: npm run race -- [--base-url URL] [--orders N] [--seed S] [--via-serial] [--report DIR]
@@ -96,7 +96,7 @@ if (values['via-serial']) {
   summaries.push({ ...summarise('simultaneous', runs), interleaving: 'serial (bridge + device)' as never });
 }
 const failures = checkInvariants(all);
-process.stdout.write(`\n${table(summaries)}\n\n${failures.length === 0 ? `All invariants hold over ${all.length} orders.` : `${failures.length} invariant violations:\n${failures.join('\n')}`}\n`);
+process.stdout.write(`\n${table(summaries)}\n\n${legend(summaries)}\n\n${failures.length === 0 ? `All invariants hold over ${all.length} orders.` : `${failures.length} invariant violations:\n${failures.join('\n')}`}\n`);
 await mkdir(values.report!, { recursive: true });
 await writeFile(join(values.report!, 'race.md'), markdown(summaries, failures, seed));
 await writeFile(join(values.report!, 'race.svg'), svg(summaries));

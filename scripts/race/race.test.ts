@@ -1,7 +1,7 @@
 import t from 'tap';
 import { merchantWithTerminal, startTestServer } from '../../server/testing/test-server.js';
 import { checkInvariants, completeVoids, interleavings, runInterleaving, seeded, type OrderRun, type RaceTarget } from './race.js';
-import { markdown, summarise, svg } from './report.js';
+import { captions, legend, markdown, summarise, svg } from './report.js';
 import { runSerialRace } from './serial-race.js';
 import { socatSkip } from '../../terminal/pty-pair.js';
 
@@ -29,7 +29,19 @@ t.test('the race invariants hold over more than 100 orders under every interleav
   t.match(picture, /^<svg[\s\S]*<\/svg>\n$/);
   t.match(picture, /<title id="race-title">/, 'titled for screen readers');
   t.match(picture, />17<\/text>/, 'counts in the segments');
-  t.match(picture, /taken first: merchant \d+, POS \d+ · 409s: merchant \d+, POS \d+/, 'which side the server took first, and the 409s of each side');
+  t.match(picture, /taken first: merchant \d+, POS \d+<\/text>\n<text [^>]*>409 refusals: merchant \d+, POS \d+/, 'which side the server took first, and the 409s of each side');
+  // Every caption whole inside the picture: wrapped, never cut off at the right edge.
+  const width = Number(/<svg[^>]* width="(\d+)"/.exec(picture)![1]);
+  const captionLines = [...picture.matchAll(/<text x="20" y="\d+" font-size="10" fill="#444">([^<]*)<\/text>/g)].map((m) => m[1]!);
+  t.ok(captionLines.every((line) => 20 + line.length * 5.6 <= width), `${captionLines.length} caption lines, each inside ${width} px`);
+  // And the facts beside each bar, at about 6.2 px a character of 11 px text.
+  const beside = [...picture.matchAll(/<text x="(\d+)" y="\d+" font-size="11">([^<]*)<\/text>/g)].filter((m) => Number(m[1]) > 20);
+  t.ok(beside.length >= 3 * interleavings.length && beside.every((m) => Number(m[1]) + m[2]!.length * 6.2 <= width), `${beside.length} lines beside the bars, each inside ${width} px`);
+  const unescaped = captionLines.join(' ').replace(/&(amp|lt|gt|quot);/g, (_, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"' })[name]!);
+  t.equal(unescaped, interleavings.map((i) => captions[i]).join(' '), 'every caption whole, in order');
+  // The table explains itself wherever it appears: the terminal and race.md.
+  for (const interleaving of interleavings) t.match(legend(summaries), `- ${interleaving}: ${captions[interleaving]}.`);
+  t.match(report, /How to read it:[\s\S]*409 is a refusal[\s\S]*What each interleaving sends:/, 'race.md has the legend');
   // The chart can show a mixed outcome: with each side's own delay, either arrives first.
   const jittered = summaries.find((s) => s.interleaving === 'both-jittered')!;
   t.ok(jittered.firstApplied.merchant > 0 && jittered.firstApplied.pos > 0, `both-jittered mixes: merchant first ${jittered.firstApplied.merchant}, POS first ${jittered.firstApplied.pos}`);
@@ -41,9 +53,9 @@ t.test('the race invariants hold over more than 100 orders under every interleav
   t.match(picture, /PAID \d+\.\d{2} USD · VOIDED \d+\.\d{2} USD/, 'the amounts');
   t.match(picture, /orders \(final state/, 'an axis, named');
   t.match(picture, /Merchant discards, then the POS commits: the payment was collected, so it is recorded \(PAID\)/, 'what discard-first means');
-  const legend = [...picture.matchAll(/<text x="\d+" y="40" font-size="11">([A-Z_]+)<\/text>/g)].map((m) => m[1]).sort();
+  const shownStates = [...picture.matchAll(/<text x="\d+" y="40" font-size="11">([A-Z_]+)<\/text>/g)].map((m) => m[1]).sort();
   const occurring = [...new Set(summaries.flatMap((s) => Object.keys(s.finals)))].sort();
-  t.same(legend, occurring, 'the legend lists only the states that occur');
+  t.same(shownStates, occurring, 'the legend lists only the states that occur');
 });
 
 t.test('the checker catches money collected but lost, a lost order and an illegal history', async (t) => {

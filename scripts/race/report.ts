@@ -44,12 +44,27 @@ export function table(summaries: Summary[]): string {
   ].join('\n');
 }
 
+/** How to read the table, and what each interleaving run sends: printed under it everywhere it appears. */
+export function legend(summaries: Summary[]): string {
+  return [
+    'How to read it:',
+    '- taken first: how many orders the server changed first on the merchant\'s invalidation (PENDING → DISCARDED) or on the POS\'s payment (PENDING → PAID).',
+    '- merchant answers, POS answers: the HTTP statuses each side got, with how many (200×20: twenty answers 200; 409 is a refusal of a transition the order no longer allows).',
+    '- final states: where each order ended once the POS confirmed the voids the merchant asked for (PAID: the payment stands; VOIDED: collected, then given back).',
+    '',
+    'What each interleaving sends:',
+    ...summaries.map((s) => `- ${s.interleaving}: ${captions[s.interleaving]}.`),
+  ].join('\n');
+}
+
 export function markdown(summaries: Summary[], failures: string[], seed: number): string {
   return `# Discard versus commit: race report
 
 Seed ${seed}. Each order received the merchant's invalidation and the POS's payment confirmation under the named interleaving; voids the merchant asked for were then confirmed by the POS.
 
 ${table(summaries)}
+
+${legend(summaries)}
 
 ![Final states per interleaving](race.svg)
 
@@ -74,6 +89,22 @@ export const captions: Record<Interleaving, string> = {
   'lost-answer-retry': 'Both sides send again after losing the first answer: a repeat that changes nothing answers 200 (the merchant\'s; the POS\'s while the order is PAID), the POS\'s repeat after a void began answers 409; nothing happens twice',
 };
 
+/** Splits `text` into lines of at most `width` characters, at spaces: an SVG text does not wrap by itself. */
+export function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = line ? `${line} ${word}` : word;
+    }
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
 const escapeXml = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 /**
@@ -85,14 +116,16 @@ const escapeXml = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp
 export function svg(summaries: Summary[]): string {
   const left = 20;
   const barArea = 420;
-  const rowHeight = 64;
   const top = 56;
-  const width = left + barArea + 330;
+  const width = left + barArea + 350;
+  // About 5.6 px a character at 10 px sans-serif: the captions wrap inside the picture's width.
+  const captionLines = summaries.map((summary) => wrap(captions[summary.interleaving], Math.floor((width - 2 * left) / 5.6)));
+  const rowTops = captionLines.reduce<number[]>((tops, lines, i) => [...tops, tops[i]! + 50 + lines.length * 13], [top]);
   const max = Math.max(1, ...summaries.map((s) => s.orders));
   const scale = barArea / max;
   const occurring = statuses.filter((status) => summaries.some((s) => s.finals[status]));
   const rows = summaries.map((summary, index) => {
-    const y = top + index * rowHeight;
+    const y = rowTops[index]!;
     let x = left;
     const segments = occurring
       .filter((status) => summary.finals[status])
@@ -105,17 +138,20 @@ export function svg(summaries: Summary[]): string {
         return segment;
       })
       .join('');
-    const conflicts = `taken first: merchant ${summary.firstApplied.merchant}, POS ${summary.firstApplied.pos} · 409s: merchant ${summary.merchant['409'] ?? 0}, POS ${summary.pos['409'] ?? 0}`;
-    const money = `PAID ${summary.paid.toFixed(2)} USD · VOIDED ${summary.voided.toFixed(2)} USD`;
+    // One fact a line: at 11 px each stays inside the 350 px beside the bar.
+    const beside = [
+      `taken first: merchant ${summary.firstApplied.merchant}, POS ${summary.firstApplied.pos}`,
+      `409 refusals: merchant ${summary.merchant['409'] ?? 0}, POS ${summary.pos['409'] ?? 0}`,
+      `PAID ${summary.paid.toFixed(2)} USD · VOIDED ${summary.voided.toFixed(2)} USD`,
+    ];
     return `<g>
 <text x="${left}" y="${y + 11}" font-size="12" font-weight="bold">${escapeXml(summary.interleaving)}</text>
 ${segments}
-<text x="${left + barArea + 12}" y="${y + 25}" font-size="11">${escapeXml(conflicts)}</text>
-<text x="${left + barArea + 12}" y="${y + 39}" font-size="11">${escapeXml(money)}</text>
-<text x="${left}" y="${y + 52}" font-size="10" fill="#444">${escapeXml(captions[summary.interleaving])}</text>
+${beside.map((line, i) => `<text x="${left + barArea + 12}" y="${y + 14 + i * 13}" font-size="11">${escapeXml(line)}</text>`).join('\n')}
+${captionLines[index]!.map((line, i) => `<text x="${left}" y="${y + 52 + i * 13}" font-size="10" fill="#444">${escapeXml(line)}</text>`).join('\n')}
 </g>`;
   });
-  const axisY = top + summaries.length * rowHeight;
+  const axisY = rowTops[summaries.length]!;
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => Math.round(f * max)).filter((n, i, all) => all.indexOf(n) === i);
   const axis = `<line x1="${left}" y1="${axisY}" x2="${left + barArea}" y2="${axisY}" stroke="#444"/>` +
     ticks.map((n) => `<line x1="${left + n * scale}" y1="${axisY}" x2="${left + n * scale}" y2="${axisY + 5}" stroke="#444"/><text x="${left + n * scale}" y="${axisY + 17}" font-size="10" text-anchor="middle">${n}</text>`).join('') +
