@@ -40,17 +40,17 @@ if (dialect === 'transbank') {
     await link.send(encodeRequest({ code: '0100', fields: {} }));
     t.pass('the POS acknowledged the poll');
     const keys = await ask({ code: '0800', fields: {} }, '0810');
-    t.equal(keys.fields.responseCode, '00', `load keys: ${describeResponseCode(String(keys.fields.responseCode))}`);
+    t.equal(keys.fields.responseCode, '00', `load keys: ${describeResponseCode(String(keys.fields.responseCode), '0800')}`);
     t.comment(`commerce ${String(keys.fields.commerceCode)}, terminal ${String(keys.fields.terminalId)}`);
     const totals = await ask({ code: '0700', fields: {} }, '0710');
     t.comment(`open batch: ${String(totals.fields.transactionCount)} sale(s), ${String(totals.fields.total)} CLP`);
     const last = await ask({ code: '0250', fields: {} }, '0260');
-    t.ok(['00', '11'].includes(String(last.fields.responseCode)), `last sale: ${describeResponseCode(String(last.fields.responseCode))}`);
+    t.ok(['00', '11'].includes(String(last.fields.responseCode)), `last sale: ${describeResponseCode(String(last.fields.responseCode), '0250')}`);
     const amount = Number(process.env.TERMINAL_TEST_SALE_AMOUNT ?? 0);
     if (amount > 0) {
       t.comment(`selling ${amount} CLP: pay it with a card on the POS`);
       const sale = await ask({ code: '0200', fields: { amount, ticket: 'HWTEST', sendStatus: false } }, '0210', 150_000);
-      t.comment(`sale: ${describeResponseCode(String(sale.fields.responseCode))}, authorization ${String(sale.fields.authorizationCode)}, operation ${String(sale.fields.operationNumber)}`);
+      t.comment(`sale: ${describeResponseCode(String(sale.fields.responseCode), '0200')}, authorization ${String(sale.fields.authorizationCode)}, operation ${String(sale.fields.operationNumber)}`);
       t.match(sale.fields, { ticket: 'HWTEST', amount });
     }
   });

@@ -47,7 +47,7 @@ export type LastSaleVerdict = SaleOutcome | { kind: 'not-made'; why: string };
 export function lastSaleVerdict(asked: Extract<InFlight, { kind: 'sale' }>, answer: Fields): LastSaleVerdict {
   const responseCode = String(answer.responseCode);
   if (responseCode === '11') return { kind: 'not-made', why: 'the POS has made no sale since it started' };
-  if (responseCode !== APPROVED) return { kind: 'unknown', reason: `asked for its last sale, the POS answered ${describeResponseCode(responseCode)}` };
+  if (responseCode !== APPROVED) return { kind: 'unknown', reason: `asked for its last sale, the POS answered ${describeResponseCode(responseCode, '0250')}` };
   if (answer.ticket !== asked.ticket) return { kind: 'not-made', why: `the POS's last sale is ticket ${String(answer.ticket)}, not ${asked.ticket}` };
   return approvedIfSame(asked, answer, 'its last sale');
 }
@@ -75,8 +75,8 @@ function approvedIfSame(asked: Extract<InFlight, { kind: 'sale' }>, answer: Fiel
 export function refundAnswer(responseCode: string): { kind: 'refunded'; note: string } | { kind: 'refused'; reason: string } {
   if (responseCode === APPROVED) return { kind: 'refunded', note: 'refunded by the POS' };
   if (responseCode === '04') return { kind: 'refunded', note: 'the POS had already refunded it (a refund sent again after a lost answer)' };
-  if (responseCode === '08') return { kind: 'refused', reason: `the POS cannot refund a debit sale (${describeResponseCode(responseCode)}): refund the customer another way, then discard this, or resend it` };
-  return { kind: 'refused', reason: `the POS refused the refund: ${describeResponseCode(responseCode)}` };
+  if (responseCode === '08') return { kind: 'refused', reason: `the POS cannot refund a debit sale (${describeResponseCode(responseCode, '1200')}): refund the customer another way, then discard this, or resend it` };
+  return { kind: 'refused', reason: `the POS refused the refund: ${describeResponseCode(responseCode, '1200')}` };
 }
 
 /**

@@ -58,7 +58,8 @@ t.test('a declined sale stays PENDING, is not sent again by itself, and is sent 
   device.operator('next 05');
   const { orderId } = await clp(2_000);
   await cycleUntil(bridge, () => errors.some((line) => line.includes(`sale ${orderId} declined`)), 'the decline');
-  t.match(errors.join('\n'), `sale ${orderId} declined by the POS: 05 (`, 'the code and its meaning');
+  t.match(errors.join('\n'), `sale ${orderId} declined by the POS: 05 (refused; the code is a refund's`, 'the code, said as a sale\'s answer');
+  t.notMatch(errors.join('\n'), 'declined by the POS: 05 (no such transaction', 'not read as a refund\'s');
   t.match(errors.join('\n'), `svc-terminal retry ${orderId} --state-dir`, 'says how to retry');
   for (let i = 0; i < 3; i += 1) await bridge.cycle();
   t.equal((await order(orderId)).status, 'PENDING', 'left PENDING');

@@ -84,7 +84,7 @@ class TransbankPosDevice implements Dialect {
     await this.journal.begin(asked);
     log(`sale ${order.orderId}: ${carried.amount} CLP as ticket ${ticket}, on the POS`);
     const answer = await this.context.session.request({ code: '0200', fields: { amount: carried.amount, ticket, sendStatus: true } }, ['0210'], this.saleTimeoutMs, (progress) =>
-      log(`sale ${order.orderId}: ${describeResponseCode(String(progress.fields.responseCode))}`),
+      log(`sale ${order.orderId}: ${describeResponseCode(String(progress.fields.responseCode), '0200')}`),
     );
     const outcome = saleAnswer(asked, answer.fields);
     await this.settleSale(asked, outcome);
@@ -119,7 +119,7 @@ class TransbankPosDevice implements Dialect {
     if (answer.fields.responseCode === '00') return this.finishClose(asked);
     await journal.settled();
     await state.closeDone(close, iso());
-    error(`the POS refused to close the day: ${describeResponseCode(String(answer.fields.responseCode))}; type close (or wait for --close-at) to try again`);
+    error(`the POS refused to close the day: ${describeResponseCode(String(answer.fields.responseCode), '0500')}; type close (or wait for --close-at) to try again`);
   }
 
   async nextRecord(): Promise<RecordMessage | null> {
@@ -168,7 +168,7 @@ class TransbankPosDevice implements Dialect {
     if (outcome.kind === 'declined') {
       await journal.decline(`sale:${asked.orderId}`, { responseCode: outcome.responseCode, at: iso() });
       error(
-        `sale ${asked.orderId} declined by the POS: ${describeResponseCode(outcome.responseCode)}. The order stays PENDING and is not sent again by itself; ` +
+        `sale ${asked.orderId} declined by the POS: ${describeResponseCode(outcome.responseCode, '0200')}. The order stays PENDING and is not sent again by itself; ` +
           `to try another card: svc-terminal retry ${asked.orderId} --state-dir ${state.stateDir} --serial ${state.serial}`,
       );
       return;
@@ -200,7 +200,7 @@ class TransbankPosDevice implements Dialect {
 
   private async totals(): Promise<{ transactionCount: number; total: number }> {
     const answer = await this.request({ code: '0700', fields: {} }, ['0710']);
-    if (answer.fields.responseCode !== '00') throw new Error(`the POS could not give its totals: ${describeResponseCode(String(answer.fields.responseCode))}`);
+    if (answer.fields.responseCode !== '00') throw new Error(`the POS could not give its totals: ${describeResponseCode(String(answer.fields.responseCode), '0700')}`);
     return { transactionCount: answer.fields.transactionCount as number, total: answer.fields.total as number };
   }
 

@@ -74,7 +74,7 @@ export class TransbankPos {
         else if (argument === 'debit') this.nextOutcome = { approve: true, cardType: 'DB' };
         else if (argument && /^\d{2}$/.test(argument) && argument !== '00' && isKnownResponseCode(argument)) this.nextOutcome = { approve: false, responseCode: argument };
         else return 'next: approve | credit | debit | a response code such as 05';
-        return `the next sale: ${this.nextOutcome.approve ? `approved, ${this.nextOutcome.cardType === 'DB' ? 'debit' : 'credit'}` : `refused ${describeResponseCode(this.nextOutcome.responseCode)}`}`;
+        return `the next sale: ${this.nextOutcome.approve ? `approved, ${this.nextOutcome.cardType === 'DB' ? 'debit' : 'credit'}` : `refused ${describeResponseCode(this.nextOutcome.responseCode, '0200')}`}`;
       }
       case 'integrated':
         this.commit({ ...this.state, mode: 'integrated' });
@@ -101,7 +101,7 @@ export class TransbankPos {
       request = decodeRequest(payload);
     } catch (error) {
       const refusal = refusalFor(payload, error as TransbankMessageError, this.state);
-      this.core.log(`cash register ${payload}: ${(error as Error).message}${refusal ? `; answered ${describeResponseCode(refusal.fields.responseCode as string)}` : '; not answered'}`);
+      this.core.log(`cash register ${payload}: ${(error as Error).message}${refusal ? `; answered ${describeResponseCode(refusal.fields.responseCode as string, '0200')}` : '; not answered'}`);
       if (refusal) await this.answer([refusal], this.options.turnaroundMs ?? TURNAROUND_MS);
       return;
     }

@@ -183,9 +183,16 @@ t.test('property: every response layout round-trips generated values', async (t)
 });
 
 t.test('response codes: each is described for a technician', async (t) => {
-  t.equal(describeResponseCode('00'), '00 (approved)');
-  t.equal(describeResponseCode('08'), '08 (a debit sale cannot be refunded)');
-  t.equal(describeResponseCode('23'), '23 (not in the reference\'s table)');
+  t.equal(describeResponseCode('00', '0200'), '00 (approved)');
+  t.equal(describeResponseCode('08', '1200'), '08 (a debit sale cannot be refunded)');
+  t.equal(describeResponseCode('05', '1200'), '05 (no such transaction to refund)');
+  // A meaning depends on the message answered: a declined sale is not a refund.
+  t.equal(describeResponseCode('05', '0200'), '05 (refused; the code is a refund\'s, where it means: no such transaction to refund)');
+  t.equal(describeResponseCode('05', '0270'), describeResponseCode('05', '0200'), 'a multicode sale as a sale');
+  t.equal(describeResponseCode('11', '0250'), '11 (no sale since the day was closed)');
+  t.equal(describeResponseCode('11', '1200'), '11 (no sale with that operation number)');
+  t.equal(describeResponseCode('01', '0200'), '01 (rejected)');
+  t.equal(describeResponseCode('23', '0200'), '23 (not in the reference\'s table)');
   t.ok(isKnownResponseCode('26'));
   t.notOk(isKnownResponseCode('23'));
 });

@@ -4,6 +4,8 @@
 // status messages a sale sends while the customer works the terminal.
 // The meanings are ours, in English, for the logs a technician reads.
 
+import type { RequestCode } from './messages.js';
+
 export const APPROVED = '00';
 
 const meanings: Record<string, string> = {
@@ -64,9 +66,32 @@ const meanings: Record<string, string> = {
   '95': 'rate printing error',
 };
 
-/** What a response code means, for a log line: `05 (no such transaction to refund)`. */
-export function describeResponseCode(code: string): string {
-  return `${code} (${meanings[code] ?? 'not in the reference\'s table'})`;
+/** What each request does, for a meaning that depends on it. */
+const requestKinds: Record<RequestCode, string> = {
+  '0100': 'poll', '0800': 'load keys', '0300': 'change to normal', '0200': 'sale', '0270': 'sale', '0250': 'last sale', '0280': 'last sale',
+  '1200': 'refund', '0500': 'close', '0700': 'totals', '0260': 'sales detail', '0290': 'sales detail',
+};
+
+// The reference has one table for every message, but a code only means what
+// it says in answer to some: 04, 05, 08 and 21 speak of a refund, and 11 is
+// "no sale" where a sale is looked for.
+const refundCodes = new Set(['04', '05', '08', '21']);
+const meaningsFor: Record<string, Record<string, string>> = {
+  'last sale': { '11': 'no sale since the day was closed' },
+  refund: { '11': 'no sale with that operation number' },
+};
+
+/**
+ * What a response code means in answer to `request`, for a log line:
+ * `05 (no such transaction to refund)` for a refund; for a sale, a
+ * refund's code is a refusal that says nothing more.
+ */
+export function describeResponseCode(code: string, request: RequestCode): string {
+  const kind = requestKinds[request];
+  const meaning = meaningsFor[kind]?.[code] ?? meanings[code];
+  if (meaning === undefined) return `${code} (not in the reference's table)`;
+  if (refundCodes.has(code) && kind !== 'refund') return `${code} (refused; the code is a refund's, where it means: ${meaning})`;
+  return `${code} (${meaning})`;
 }
 
 export const isKnownResponseCode = (code: string): boolean => code in meanings;
