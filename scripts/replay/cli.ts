@@ -14,7 +14,9 @@ const usage = `usage: npm run replay -- --base-url URL --terminal SN [--secret-f
 Signs and sends the settlement batches of FILES (fixtures/batches/*.json) as
 terminal SN would, one line per settlement (created, replayed, conflict,
 rejected with the reason), then a summary. Exit code 0 when every settlement
-was created or replayed, 1 otherwise, 2 for a usage error.
+was created or replayed, or refused as its file intends (a file's "intended"
+list: edge-cases.json shows a conflict on purpose); 1 otherwise; 2 for a
+usage error.
 
   --base-url URL        the server
   --terminal SN         the terminal to replay as (each settlement's terminal is set to it)

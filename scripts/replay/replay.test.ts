@@ -10,7 +10,7 @@ import { svcDialect } from '../../terminal/bridge/svc/svc-dialect.js';
 import { BridgeState } from '../../terminal/bridge/bridge-state.js';
 import { PosClient } from '../../contracts/clients/pos-client.js';
 import { openPort, PtyPair, socatSkip } from '../../terminal/pty-pair.js';
-import { replayBatches } from './replay.js';
+import { loadBatches, replayBatches } from './replay.js';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../../fixtures/batches/${name}`, import.meta.url));
 const cli = fileURLToPath(new URL('./cli.ts', import.meta.url));
@@ -35,11 +35,40 @@ t.test('the edge cases: longest fields created, the same batch replayed, a confl
   const server = await startTestServer(t);
   const merchant = await merchantWithTerminal(server);
   const lines: string[] = [];
-  const { results, exitCode } = await replayBatches({ baseUrl: server.baseUrl, terminal: merchant.serialNumber, secret: merchant.secret, files: [fixture('edge-cases.json')], out: (l) => lines.push(l), fetch: validatingFetch(), now: signingClock(server) });
+  const now = signingClock(server);
+  const { results, exitCode } = await replayBatches({ baseUrl: server.baseUrl, terminal: merchant.serialNumber, secret: merchant.secret, files: [fixture('edge-cases.json')], out: (l) => lines.push(l), fetch: validatingFetch(), now });
   t.same(results.map((r) => r.outcome), ['created', 'created', 'replayed', 'conflict']);
   t.match(results[3]!.reason, /SETTLEMENT_CONFLICT/);
-  t.equal(exitCode, 1);
-  t.match(lines.at(-1), /4 settlements: 2 created, 1 replayed, 1 conflicts, 0 rejected/);
+  // The conflict is the file's purpose: said so, and not a failure.
+  t.match(lines[3], /^conflict TWICE-0001 .* \(intended: the same batch number as #1/);
+  t.equal(exitCode, 0, 'every refusal intended');
+  t.match(lines.at(-1), /4 settlements: 2 created, 1 replayed, 1 conflicts, 0 rejected; 1 refused as their file intended$/);
+  // Again: the same answers, no duplicates.
+  const again = await replayBatches({ baseUrl: server.baseUrl, terminal: merchant.serialNumber, secret: merchant.secret, files: [fixture('edge-cases.json')], out: () => {}, fetch: validatingFetch(), now });
+  t.same(again.results.map((r) => r.outcome), ['replayed', 'replayed', 'replayed', 'conflict']);
+  t.equal(again.exitCode, 0);
+});
+
+t.test('a settlement its file means to be refused fails the replay when it is not; an unintended refusal fails it too', async (t) => {
+  const server = await startTestServer(t);
+  const merchant = await merchantWithTerminal(server);
+  const settlement = { batchNumber: 'MEANT-0001', transactionCount: 2, closedAt: '2026-11-21T10:00:00.000Z', currencyReference: 'USD', terminal: 'X', debitBatch: 'DB-M' };
+  const file = `${t.testdir()}/meant.json`;
+  writeFileSync(file, JSON.stringify({ description: 'a conflict that is not one', settlements: [settlement], intended: [{ index: 0, outcome: 'conflict', why: 'to see it refused' }] }));
+  const lines: string[] = [];
+  const run = await replayBatches({ baseUrl: server.baseUrl, terminal: merchant.serialNumber, secret: merchant.secret, files: [file], out: (l) => lines.push(l), now: signingClock(server) });
+  t.equal(run.exitCode, 1);
+  t.match(lines[0], /^created  MEANT-0001 .*NOT AS INTENDED: the file expects conflict, because to see it refused/);
+  t.match(lines.at(-1), /; 1 not as expected$/);
+  const plain = `${t.testdir()}/plain.json`;
+  writeFileSync(plain, JSON.stringify({ description: 'a conflict nobody meant', settlements: [{ ...settlement, transactionCount: 3 }] }));
+  t.equal((await replayBatches({ baseUrl: server.baseUrl, terminal: merchant.serialNumber, secret: merchant.secret, files: [plain], out: () => {}, now: signingClock(server) })).exitCode, 1);
+  // A malformed "intended" list is refused when the file is read.
+  const bad = `${t.testdir()}/bad.json`;
+  writeFileSync(bad, JSON.stringify({ settlements: [settlement], intended: [{ index: 4, outcome: 'conflict', why: 'x' }] }));
+  await t.rejects(loadBatches([bad], 'T'), /bad\.json: "intended" names settlement 4, which the file does not have \(0 to 0\)/);
+  writeFileSync(bad, JSON.stringify({ settlements: [settlement], intended: [{ index: 0, outcome: 'lost', why: 'x' }] }));
+  await t.rejects(loadBatches([bad], 'T'), /outcome of #0 is one of created, replayed, conflict, rejected/);
 });
 
 t.test('the replay command: --help, usage errors, provisioning with a merchant token, and its exit code', async (t) => {
