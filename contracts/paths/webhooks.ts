@@ -101,6 +101,28 @@ export const webhookPaths: PathItems = {
       },
     },
   },
+  '/console/webhooks/failed': {
+    get: {
+      operationId: 'listFailedWebhooks',
+      'x-ours': true, // not an operation of the interface (profiles.ts)
+      summary: 'The events whose delivery was given up, for the account or one session',
+      description:
+        'The events POST /console/webhooks/resend-failed would resend now: delivery ended given up or undelivered, and not delivered by a resend since; newest first, at most 10, `more` when there are others. The console shows its resend button only when there is one.',
+      tags: ['console'],
+      security: [{ consoleBearer: [] }],
+      parameters: [{ name: 'session_id', in: 'query', required: false, schema: { type: 'string', maxLength: 64 }, description: 'Only this session\'s events.' }],
+      responses: {
+        '200': jsonResponse('The failed events.', {
+          type: 'object',
+          required: ['event_ids', 'more'],
+          additionalProperties: false,
+          properties: { event_ids: { type: 'array', maxItems: 10, items: { type: 'string' } }, more: { type: 'boolean' } },
+        }),
+        '400': responseRef('BadRequest'),
+        '401': responseRef('Unauthorized'),
+      },
+    },
+  },
   '/console/webhooks/resend-failed': {
     post: {
       operationId: 'resendFailedWebhooks',

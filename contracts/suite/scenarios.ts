@@ -214,6 +214,8 @@ export async function mutatingScenarios(ctx: ScenarioContext): Promise<World> {
   if (ctx.profile === 'strict') {
     // Ours alone: a resend to another receiver, and resending every given-up event.
     await http('POST', `/console/webhooks/${emitted.event_id}/resend`, { json: { url: `${ctx.baseUrl}${hooks}/captura` }, token: consoleToken });
+    await http('GET', '/console/webhooks/failed', { token: consoleToken });
+    await http('GET', `/console/webhooks/failed?session_id=${'s'.repeat(65)}`, { token: consoleToken }); // 400
     await http('POST', '/console/webhooks/resend-failed', { token: consoleToken });
   }
   await relayScenario(ctx, token, agreement.agreement_id);

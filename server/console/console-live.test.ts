@@ -414,7 +414,7 @@ t.test('the console offers the forced outcomes the server admits: leg 1 again on
   await page.locator('#session-controls button', { hasText: 'Force accredited' }).waitFor();
   t.same(await offered(), ['Force accredited', 'Force the accreditation to fail'], 'paid: leg 2 only');
   await page.getByRole('button', { name: 'Force accredited' }).click();
-  await page.locator('#session-controls', { hasText: 'No forced outcome is admissible now' }).waitFor();
+  await page.locator('#session-controls', { hasText: 'Nothing left to force: the session is paid and its accreditation accredited, which is final.' }).waitFor();
   t.same(await offered(), [], 'accredited: none');
 });
 
@@ -438,4 +438,91 @@ t.test('the trace filters attempts by how they ended, and shows each attempt\'s 
   await page.waitForFunction(() => [...document.querySelectorAll('#trace tr')].every((row) => row.querySelector('.badge.bad')));
   const rows = await page.locator('#trace tr').count();
   t.ok(rows >= 1, `${rows} failed attempt(s), and nothing else`);
+});
+
+/** Where a text node's characters go to a new line inside `selector`: the characters each line starts with, past the first. */
+async function lineStarts(page: Page, selector: string): Promise<string[]> {
+  return page.locator(selector).evaluate((element) => {
+    const starts: string[] = [];
+    let text = '';
+    let top: number | null = null;
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (let i = 0; i < (node.textContent ?? '').length; i += 1) {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const rect = [...range.getClientRects()].find((r) => r.width > 0);
+        if (rect && top !== null && Math.round(rect.top) > top) starts.push(text);
+        if (rect) top = Math.round(rect.top);
+        text += node.textContent![i];
+      }
+    }
+    return starts;
+  });
+}
+
+t.test('the first screen is the README\'s: log in with email and password (or paste the token); nothing else works before; every secret masked alike; the layout holds at 390 px', { skip: browserSkip(), timeout: 60_000 }, async (t) => {
+  const browser = await openBrowser(t);
+  const server = await startTestServer(t);
+  const { account, split, post, token } = await catalog(server);
+  const page = await browser.newPage();
+  await page.setViewportSize({ width: 390, height: 900 });
+  await page.goto(`${server.baseUrl}/console`);
+  for (const label of ['Email', 'Password', 'Console token']) t.equal(await page.getByLabel(label, { exact: true }).isVisible(), true, `${label} is on the first screen`);
+  t.equal(await page.getByLabel('Console token').getAttribute('type'), 'password', 'a pasted console token is masked as it is typed');
+  t.equal(await page.getByRole('button', { name: 'Show the POS side' }).isDisabled(), true, 'the POS side waits for the login');
+  const enabled = await page.evaluate(() => [...document.querySelectorAll('button, input, select, textarea')].filter((c) => !(c as HTMLInputElement).disabled && !c.closest('#sign-in')).map((c) => c.outerHTML.slice(0, 80)));
+  t.same(enabled, [], 'nothing but the ways in can be used');
+  await page.screenshot({ path: '/tmp/console-first-screen.png' }).catch(() => undefined);
+
+  await page.getByLabel('Email', { exact: true }).fill(account.email);
+  await page.getByLabel('Password', { exact: true }).fill(account.password);
+  await page.getByRole('button', { name: 'Log in', exact: true }).click();
+  await page.locator('#live-bar:not([hidden])').waitFor();
+  t.equal(await page.locator('#sign-in').isHidden(), true, 'the ways in leave the screen');
+  t.equal(await page.getByRole('button', { name: 'Show the POS side' }).isDisabled(), false, 'and the controls work');
+  const consoleToken = await page.evaluate(() => sessionStorage.getItem('console-token'));
+  t.match(consoleToken, /^ct_/, 'the login\'s console token is the one in use');
+  const shown = await page.evaluate(() => document.body.innerText + [...document.querySelectorAll('input')].map((input) => input.value).join(' '));
+  t.notOk(shown.includes(consoleToken!), 'the console token is nowhere on screen, as the API token and the webhook secret are not');
+  t.notOk(shown.includes(account.key.token) || shown.includes(account.key.webhook_secret), 'those masked too');
+  t.equal(await page.getByRole('button', { name: 'Resend every failed event' }).isHidden(), true, 'nothing failed: no resend of the failed');
+  // A receiver's URL breaks after a slash, never inside the account id.
+  const receiverBreaks = await lineStarts(page, '#receivers dd:first-of-type code.url');
+  t.ok(receiverBreaks.length > 0, `the URL takes ${receiverBreaks.length + 1} lines at 390 px`);
+  t.ok(receiverBreaks.every((before) => before.endsWith('/')), `each line ends at a slash: ${JSON.stringify(receiverBreaks)}`);
+
+  // A split session, paid and accredited: its credits in the currency, one row a receiver.
+  const session = await post('/api/v1/ext/payment-sessions/buttons', { agreement_id: split.agreement_id, amount_reference: 25.5, webhook_url: `${server.baseUrl}/console/hooks/${account.account_id}/captura` });
+  for (const [leg, outcome] of [[1, 'paid'], [2, 'accredited']] as const) t.equal((await server.api.post(`/control/sessions/${session.session_id}/outcome`, { json: { leg, outcome }, token })).status, 200);
+  await page.goto(`${server.baseUrl}/console#${session.session_id}`);
+  await page.locator('#session-panel:not([hidden]) table', { hasText: 'Credits by receiver' }).waitFor();
+  const fields = await page.locator('#session-fields').innerText();
+  t.match(fields, /USD\s[\d.]+ net of USD\s25\.50, after USD\s[\d.]+ in commissions, to (one receiver|\d+ receivers)$/m, 'the credits read as money, to whom');
+  t.notMatch(fields, /credit\(s\)|\{"/, 'no raw JSON, no (s)');
+  const receivers = /to (one|\d+) receivers?/.exec(fields)![1]!;
+  t.equal(await page.locator('#session-fields table tbody tr').count(), receivers === 'one' ? 1 : Number(receivers), 'a row a receiver');
+  t.match(await page.locator('#session-fields table tbody tr').first().innerText(), /USD\s[\d.]+\s+USD\s[\d.]+\s+USD\s[\d.]+\s+credited/);
+
+  // Opening a delivery puts it in the address; the resend box shows the whole URL.
+  await page.getByRole('button', { name: /^Details of webhook\.emitted/ }).first().click();
+  await page.locator('#event-panel:not([hidden]) #drawer-resend-url').waitFor();
+  t.match(new URL(page.url()).hash, /^#evt_/, 'the address names the event');
+  await page.locator('#session-panel').screenshot({ path: '/tmp/console-session.png' }).catch(() => undefined);
+  await page.setViewportSize({ width: 1280, height: 900 });
+  const fits = await page.locator('#drawer-resend-url').evaluate((input: HTMLInputElement) => ({ value: input.value, fits: input.scrollWidth <= input.clientWidth }));
+  t.ok(fits.value.length > 60 && fits.fits, `the resend box holds ${fits.value.length} characters of URL without cutting them`);
+  await page.getByRole('button', { name: 'Close' }).click();
+  t.equal(new URL(page.url()).hash, '', 'closed: the address no longer names it');
+
+  // With a failed delivery, the resend of the failed comes.
+  const failing = await post('/api/v1/ext/payment-sessions/buttons', { agreement_id: split.agreement_id, amount_reference: 3, webhook_url: `${server.baseUrl}/console/hooks/${account.account_id}/fail` });
+  t.equal((await server.api.post(`/control/sessions/${failing.session_id}/outcome`, { json: { leg: 1, outcome: 'paid' }, token })).status, 200);
+  for (const step of [0, 2000, 5000]) {
+    server.clock.advance(step);
+    await server.app.jobs.dispatcher.runDue();
+  }
+  await page.getByRole('button', { name: 'Resend every failed event' }).waitFor({ timeout: 10_000 });
+  t.pass('shown once a delivery was given up, live');
 });

@@ -20,7 +20,7 @@ const style = `
   h1 { font-size: 1.4rem; margin: 0; } h2 { font-size: 1.1rem; margin: 0 0 .5rem; } h3 { font-size: 1rem; margin: .75rem 0 .25rem; }
   label { font-weight: 600; margin-right: .4rem; }
   input, select { font-size: 1rem; padding: .35rem; max-width: 100%; box-sizing: border-box; color: var(--fg); background: var(--bg); border: 1px solid var(--line); border-radius: .3rem; }
-  #token { width: min(40rem, 100%); }
+  #token { width: min(24rem, 100%); }
   button { font-size: .95rem; padding: .3rem .7rem; cursor: pointer; color: var(--fg); background: var(--panel); border: 1px solid var(--line); border-radius: .3rem; }
   button:focus-visible, input:focus-visible, select:focus-visible, a:focus-visible, [tabindex]:focus-visible { outline: 3px solid var(--accent); outline-offset: 2px; }
   a { color: var(--accent); }
@@ -31,6 +31,9 @@ const style = `
   code, pre { font-family: ui-monospace, monospace; font-size: .85rem; word-break: break-all; white-space: pre-wrap; margin: 0; }
   /* A summary breaks between its fields, and inside one only when it cannot fit a line alone. */
   code.summary { word-break: normal; overflow-wrap: break-word; }
+  /* A URL breaks after a slash (each one is followed by a <wbr>), inside a part only when that part cannot fit a line. */
+  code.url { word-break: normal; overflow-wrap: anywhere; white-space: normal; }
+  #drawer-resend-url { width: min(48rem, 100%); }
   time { white-space: nowrap; }
   .badge { display: inline-block; padding: 0 .4rem; border-radius: .3rem; border: 2px solid; font-weight: 600; }
   .badge.ok { color: var(--ok); border-color: var(--ok); } .badge.bad { color: var(--bad); border-color: var(--bad); } .badge.wait { color: var(--muted); border-color: var(--line); }
@@ -59,20 +62,23 @@ export const consolePage = `<!doctype html>
 <header>
   <nav aria-label="Simulator pages"><a href="/">Home</a> · <a href="/fidelidad">Fidelidad</a> · <a href="/openapi.json">OpenAPI</a></nav>
   <h1>Simulator console</h1>
-  <form id="login" class="bar">
-    <label for="token">Console token</label>
-    <input id="token" name="token" autocomplete="off" spellcheck="false" placeholder="ct_…" required>
-    <button type="submit">Open</button>
-  </form>
-  <p id="error" role="alert"></p>
-  <form id="relogin" class="bar" hidden>
+  <div id="sign-in">
+  <form id="relogin" class="bar">
     <label for="relogin-email">Email</label>
     <input id="relogin-email" name="email" type="email" autocomplete="username" required>
     <label for="relogin-password">Password</label>
     <input id="relogin-password" name="password" type="password" autocomplete="current-password" required>
-    <button type="submit">Log in again</button>
+    <button type="submit" id="relogin-submit">Log in</button>
     <span id="relogin-result" role="status"></span>
   </form>
+  <form id="login" class="bar">
+    <span class="muted">or paste the</span>
+    <label for="token">Console token</label>
+    <input id="token" name="token" type="password" autocomplete="off" spellcheck="false" placeholder="ct_…" required>
+    <button type="submit">Open</button>
+  </form>
+  </div>
+  <p id="error" role="alert"></p>
   <div class="bar" id="live-bar" hidden>
     <button type="button" id="pause" aria-pressed="false">Pause live updates</button>
     <span id="live-state" class="muted">Live: new events appear as they happen.</span>
@@ -82,6 +88,7 @@ export const consolePage = `<!doctype html>
     <button type="button" data-advance="86400000">+1 day</button>
     <button type="button" id="advance-next">To the next due</button>
     <span id="clock-result" role="status"></span>
+    <button type="button" id="sign-out">Sign out</button>
   </div>
 </header>
 <div class="two">
@@ -127,7 +134,7 @@ export const consolePage = `<!doctype html>
     <input id="trace-search" placeholder="evt_… or trc_…" spellcheck="false" size="24">
     <button type="submit">Apply</button>
   </form>
-  <div class="bar"><button type="button" id="resend-failed">Resend every failed event</button><span id="resend-failed-result" role="status"></span></div>
+  <div class="bar"><button type="button" id="resend-failed" hidden>Resend every failed event</button><span id="resend-failed-result" role="status"></span></div>
   <p id="trace-news" class="visually-hidden" aria-live="polite"></p>
   <div class="scroll" role="region" aria-label="Trace entries, scrollable" tabindex="0">
   <table><thead><tr><th scope="col">At</th><th scope="col">Type</th><th scope="col">Details</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody id="trace"></tbody></table>

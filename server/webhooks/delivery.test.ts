@@ -265,6 +265,12 @@ t.test('resending every given-up event, for a session or the account; one delive
     await server.app.jobs.dispatcher.runDue();
   }
   t.equal((await traceOf(server, account.account_id, 'webhook.gave_up')).length, 2, 'both given up');
+  // What a resend would take, listed first: the console shows its button only then.
+  const listed = await server.api.get('/console/webhooks/failed', { token: account.console_token });
+  t.equal(listed.status, 200);
+  t.equal(listed.body.event_ids.length, 2, 'both sessions\' events');
+  t.equal(listed.body.more, false);
+  t.equal((await server.api.get(`/console/webhooks/failed?session_id=${first.session_id}`, { token: account.console_token })).body.event_ids.length, 1, 'one session\'s');
   const one = await server.api.post('/console/webhooks/resend-failed', { json: { session_id: first.session_id }, token: account.console_token });
   t.equal(one.status, 200);
   t.equal(one.body.resent.length, 1, 'only the session asked for');
@@ -275,6 +281,7 @@ t.test('resending every given-up event, for a session or the account; one delive
   const all = await server.api.post('/console/webhooks/resend-failed', { token: account.console_token });
   t.same(all.body.resent.map((r: { event_id: string }) => r.event_id).length, 1, 'the account: the first session\'s again, not the one delivered since');
   t.equal(all.body.more, false);
+  t.same((await server.api.get('/console/webhooks/failed', { token: account.console_token })).body.event_ids, all.body.resent.map((r: { event_id: string }) => r.event_id), 'the list agrees with what was resent');
 });
 
 t.test('the trace by how attempts ended: only those, and a clear 400 when combined with a session', async (t) => {

@@ -172,7 +172,12 @@ export class WebhookDispatcher implements EventSink {
    * through the trace's index of those entries, each checked against its
    * outcome (one resent by hand since and delivered is left alone).
    */
-  async resendFailed(account: Account, sessionId: string | undefined, limit = RESEND_FAILED_LIMIT): Promise<{ resent: AttemptOutcome[]; more: boolean }> {
+  /**
+   * The account's (or one session's) events whose delivery ended given up or
+   * undelivered and was not delivered since, newest first, at most `limit`;
+   * `more` when there are others. A bounded scan of the newest endings.
+   */
+  async failedEvents(account: Account, sessionId: string | undefined, limit = RESEND_FAILED_LIMIT): Promise<{ event_ids: string[]; more: boolean }> {
     const { store } = this.deps;
     const candidates: string[] = [];
     for (const type of ['webhook.gave_up', 'webhook.undelivered']) {
@@ -180,17 +185,20 @@ export class WebhookDispatcher implements EventSink {
       const entries = await store.list<{ event_id: string; order: number }>('trace', { where, orderBy: { field: 'order', direction: 'desc' }, limit: RESEND_FAILED_SCAN });
       for (const entry of entries) if (!candidates.includes(entry.event_id)) candidates.push(entry.event_id);
     }
-    const resent: AttemptOutcome[] = [];
-    let more = false;
+    const failed: string[] = [];
     for (const eventId of candidates) {
       const outcome = await store.get<WebhookOutcome>('webhook_outcomes', eventId);
       if (outcome?.delivery === 'delivered' || !(await store.get<OutboxEvent>('events', eventId))) continue;
-      if (resent.length === limit) {
-        more = true;
-        break;
-      }
-      resent.push(await this.resend(account, eventId));
+      if (failed.length === limit) return { event_ids: failed, more: true };
+      failed.push(eventId);
     }
+    return { event_ids: failed, more: false };
+  }
+
+  async resendFailed(account: Account, sessionId: string | undefined, limit = RESEND_FAILED_LIMIT): Promise<{ resent: AttemptOutcome[]; more: boolean }> {
+    const { event_ids: failed, more } = await this.failedEvents(account, sessionId, limit);
+    const resent: AttemptOutcome[] = [];
+    for (const eventId of failed) resent.push(await this.resend(account, eventId));
     return { resent, more };
   }
 

@@ -17,6 +17,10 @@ export function webhookHandlers(receivers: Receivers, dispatcher: WebhookDispatc
       const to = (ctx.state.body as { url?: unknown } | undefined)?.url;
       ctx.body = await dispatcher.resend(ctx.state.account!, ctx.state.params!.event_id!, typeof to === 'string' ? to : undefined);
     },
+    listFailedWebhooks: async (ctx) => {
+      const sessionId = ctx.query.session_id;
+      ctx.body = await dispatcher.failedEvents(ctx.state.account!, typeof sessionId === 'string' && sessionId ? sessionId : undefined);
+    },
     resendFailedWebhooks: async (ctx) => {
       const sessionId = (ctx.state.body as { session_id?: string } | undefined)?.session_id;
       ctx.body = await dispatcher.resendFailed(ctx.state.account!, sessionId);

@@ -32,6 +32,13 @@ export function cell(content: unknown): HTMLTableCellElement {
 /** An id that opens what it names: the URL keeps it (#ses_…, #evt_…), so it can be shared and reloaded. */
 export const idLink = (id: string) => el('a', id, { href: `#${id}`, class: 'id' });
 
+/** A URL that may break after a slash and, only when a part cannot fit a line, inside it: an id stays whole where it can. */
+export function urlText(url: string): HTMLElement {
+  const code = el('code', undefined, { class: 'url' });
+  for (const part of url.split(/(?<=\/)/)) code.append(part, el('wbr'));
+  return code;
+}
+
 /** A button that copies `text`, saying so for a moment. */
 export function copyButton(label: string, text: string): HTMLButtonElement {
   const copy = button(`Copy ${label}`, async () => {

@@ -1,6 +1,6 @@
 import { shellQuote } from '../../../contracts/shell-quote.js';
 import { api, Stopped } from './api.js';
-import { $, copyButton, definitions, el, field } from './dom.js';
+import { $, copyButton, definitions, el, field, urlText } from './dom.js';
 import { statusBadge } from './format.js';
 import { state } from './state.js';
 import type { AttemptOutcome, SignedParts, TraceEntry } from './types.js';
@@ -39,7 +39,7 @@ function attemptBlock(attempt: TraceEntry, body: string | undefined): HTMLDivEle
   const fields = el('dl');
   const add = definitions(fields);
   add('When', el('time', attempt.at, { datetime: attempt.at, title: attempt.at }));
-  add('To', attempt.url || 'no webhook_url');
+  add('To', attempt.url ? urlText(attempt.url) : 'no webhook_url');
   add('Routing', attempt.routing);
   add('Took', `${attempt.duration_ms} ms`);
   if (attempt.error) add('Why no answer', attempt.error);
@@ -70,6 +70,7 @@ function openDrawer(row: Element | null): void {
 }
 
 export function closeDrawer(): void {
+  if (state.event && location.hash === `#${state.event.event_id ?? state.event.id}`) history.replaceState(null, '', location.pathname + location.search);
   $('event-panel').hidden = true;
   $('event-home').append($('event-panel'));
   document.getElementById('event-drawer')?.remove();
@@ -127,7 +128,10 @@ export async function showEvent(id: string, row: Element | null, how: { live?: b
   $('verify-result').textContent = '';
   openDrawer(row);
   $('event-panel').hidden = false;
-  if (!how.live) $('event-title').focus();
+  if (how.live) return;
+  // The address names what is open (#evt_…), to share or reload; set without a hashchange, which would open it again.
+  history.replaceState(null, '', `#${entry.event_id ?? entry.id}`);
+  $('event-title').focus();
 }
 
 /** The drawer's resend: to the last attempt's URL, or to one typed instead. */

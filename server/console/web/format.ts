@@ -54,7 +54,7 @@ export function refreshRelativeTimes(): void {
 }
 
 /** A state as a colour-and-text badge: good (paid, accredited), bad (failed, expired), or waiting. */
-const STATE_TONES: Record<string, string> = { paid: 'ok', accredited: 'ok', failed: 'bad', expired: 'bad', pending: 'wait', scheduled: 'wait', none: 'wait' };
+const STATE_TONES: Record<string, string> = { paid: 'ok', accredited: 'ok', credited: 'ok', failed: 'bad', expired: 'bad', pending: 'wait', scheduled: 'wait', none: 'wait' };
 export const stateBadge = (value: string) => el('span', value, { class: `badge ${STATE_TONES[value] ?? 'wait'}` });
 
 /** A status as a badge: colour and words, so 500 and 200 never look alike. */

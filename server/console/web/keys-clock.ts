@@ -1,5 +1,5 @@
 import { api, report } from './api.js';
-import { $, button, copyButton, el } from './dom.js';
+import { $, button, copyButton, definitions, el, urlText } from './dom.js';
 import { refreshRelativeTimes } from './format.js';
 import { state } from './state.js';
 import type { Keys } from './types.js';
@@ -41,7 +41,10 @@ export function showKeys(keys: Keys): void {
   const box = el('div');
   for (const key of keys.keys) box.append(...secretField('API token', key.token), ...secretField('webhook secret', key.webhook_secret));
   box.append(el('p', 'Default receivers'));
-  for (const [name, url] of Object.entries(keys.hooks)) box.append(el('pre', `${name}: ${url}`));
+  const receivers = el('dl', undefined, { id: 'receivers' });
+  const add = definitions(receivers);
+  for (const [name, url] of Object.entries(keys.hooks)) add(name, urlText(url));
+  box.append(receivers);
   $('keys').replaceChildren(box);
 }
 

@@ -3,7 +3,7 @@ import { closeDrawer, wireDrawer } from './drawer.js';
 import { $, el, field } from './dom.js';
 import { loadClock, loadProgress, showKeys, wireClock } from './keys-clock.js';
 import { loadPos } from './pos.js';
-import { loadSessions, openSession, resendFailed } from './sessions.js';
+import { loadSessions, openSession, resendFailed, showResendFailed } from './sessions.js';
 import { newPosView, state } from './state.js';
 import { findEntry, held, loadTrace, receive, restartStream, TRACE_TYPES } from './trace.js';
 import type { Keys, TraceEntry } from './types.js';
@@ -13,8 +13,14 @@ import type { Keys, TraceEntry } from './types.js';
 // page live. Every rule it shows (which forced outcomes a session admits,
 // what counts as done) comes from the server's answers.
 
-/** The controls of the page, but for the two ways back in. */
-const controls = () => [...document.querySelectorAll<HTMLInputElement | HTMLButtonElement>('button, input, select, textarea')].filter((control) => !control.closest('#login, #relogin'));
+/** The controls of the page, but for the two ways in. */
+const controls = () => [...document.querySelectorAll<HTMLInputElement | HTMLButtonElement>('button, input, select, textarea')].filter((control) => !control.closest('#sign-in'));
+
+/** Before the console is open, only the ways in work: a button that could do nothing is not offered. */
+function waitForSignIn(): void {
+  for (const control of controls()) control.disabled = true;
+  $('sign-in').hidden = false;
+}
 
 /**
  * The token went (a newer login, a 401): the page forgets every token and
@@ -37,23 +43,27 @@ function lock(message: string): void {
   $('live-bar').hidden = true;
   for (const control of controls()) control.disabled = true;
   $('error').textContent = message;
-  $('relogin').hidden = false;
+  $('sign-in').hidden = false;
+  $('relogin-submit').textContent = 'Log in again';
   $('relogin-email').focus();
 }
 
-function unlock(): void {
-  state.locked = false;
+/** The console is open: every control works, and the ways in (one holding the token) leave the screen. */
+function signedIn(): void {
   for (const control of controls()) control.disabled = false;
-  $('relogin').hidden = true;
+  field('token').value = '';
+  $('sign-in').hidden = true;
 }
 
 async function open(): Promise<void> {
   $('error').textContent = '';
+  state.locked = false;
   try {
     state.keys = await api<Keys>('/console/keys');
     sessionStorage.setItem('console-token', state.token);
+    signedIn();
     showKeys(state.keys);
-    await Promise.all([loadProgress(), loadSessions(), loadTrace(), loadClock()]);
+    await Promise.all([loadProgress(), loadSessions(), loadTrace(), loadClock(), showResendFailed()]);
     $('live-bar').hidden = false;
     restartStream();
     // The progress also follows agreements, which the trace does not record: asked for now and then.
@@ -120,7 +130,6 @@ function wireLogin(): void {
   $('login').addEventListener('submit', (event) => {
     event.preventDefault();
     state.token = field('token').value.trim();
-    unlock();
     void open();
   });
   $('relogin').addEventListener('submit', async (event) => {
@@ -133,7 +142,6 @@ function wireLogin(): void {
       if (!response.ok) return void ($('relogin-result').textContent = `Not logged in: ${body.message ?? `HTTP ${response.status}`}`);
       $('relogin-result').textContent = '';
       state.token = body.console_token ?? '';
-      unlock();
       await open();
     } catch (error) {
       $('relogin-result').textContent = `Not logged in: ${(error as Error).message}`;
@@ -148,7 +156,10 @@ wireLiveBar();
 wireFilters();
 wireLogin();
 window.addEventListener('hashchange', () => followHash().catch(report));
-if (state.token) {
-  field('token').value = state.token;
-  void open();
-}
+$('sign-out').addEventListener('click', () => {
+  sessionStorage.removeItem('console-token');
+  location.replace('/console');
+});
+waitForSignIn();
+if (state.token) void open();
+else $('relogin-email').focus();

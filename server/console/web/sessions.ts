@@ -1,6 +1,6 @@
 import { api, report, Stopped } from './api.js';
 import { closeDrawer } from './drawer.js';
-import { $, button, cell, definitions, el, field, idLink } from './dom.js';
+import { $, button, cell, definitions, el, field, idLink, table, urlText } from './dom.js';
 import { money, stateBadge, when } from './format.js';
 import { state } from './state.js';
 import { traceRow } from './trace-rows.js';
@@ -69,21 +69,28 @@ export async function openSession(id: string, how: { live?: boolean } = {}): Pro
     add('Amount', money(session.amount_reference, session.currency_reference));
     add('Accreditation', session.accreditation.status + (session.accreditation.scheduled_for ? `, scheduled for ${session.accreditation.scheduled_for}` : ''));
     add('Due date', session.due_date_session ? `${session.due_date_session} (${session.due_date_reached_behavior})` : 'none');
-    add('Pay link', el('a', session.pay_url, { href: session.pay_url }));
-    add('Webhook URL', session.webhook_url || 'none');
+    const payLink = el('a', undefined, { href: session.pay_url });
+    payLink.append(urlText(session.pay_url));
+    add('Pay link', payLink);
+    add('Webhook URL', session.webhook_url ? urlText(session.webhook_url) : 'none');
     const payment = session.session_payment ?? {};
     const credits = payment.receiver_credits_summary;
-    if (credits) add('Credits', `gross ${credits.gross_amount}, commissions ${credits.commissions}, net ${credits.net_amount} (${credits.total_credits} credit(s))`);
-    for (const credit of payment.receiver_credits ?? []) add('Credit', JSON.stringify(credit));
+    const currency = (amount: number) => money(amount, session.currency_reference);
+    if (credits) add('Credits', `${currency(credits.net_amount)} net of ${currency(credits.gross_amount)}, after ${currency(credits.commissions)} in commissions, to ${credits.total_credits === 1 ? 'one receiver' : `${credits.total_credits} receivers`}`);
+    const each = payment.receiver_credits ?? [];
+    if (each.length > 0) add('Credited to', creditsTable(each, currency));
     if (session.failure_reason) add('Failure', session.failure_reason);
     const controls = $('session-controls');
     controls.replaceChildren();
     // The server says which forced outcomes its rules admit now (addendum §6): the page keeps no copy of them.
     for (const { leg, outcome } of admissible) controls.append(button(OUTCOME_LABELS[outcome] ?? `Force ${outcome}`, () => void force(session.session_id, leg, outcome)));
-    if (admissible.length === 0) controls.append(el('span', 'No forced outcome is admissible now: the session has ended.', { class: 'muted' }));
-    const events = await api<{ data: TraceEntry[] }>(`/console/trace?limit=200&session_id=${encodeURIComponent(session.session_id)}`);
-    const failed = failedEvents(events.data);
-    if (failed.length > 0) controls.append(button(`Resend the ${failed.length} failed event(s)`, () => void resendFailed(session.session_id)));
+    if (admissible.length === 0) controls.append(el('span', `Nothing left to force: the session is ${session.status}${session.accreditation.status === 'none' ? '' : ` and its accreditation ${session.accreditation.status}`}, which is final.`, { class: 'muted' }));
+    const [events, failed] = await Promise.all([
+      api<{ data: TraceEntry[] }>(`/console/trace?limit=200&session_id=${encodeURIComponent(session.session_id)}`),
+      api<FailedEvents>(`/console/webhooks/failed?session_id=${encodeURIComponent(session.session_id)}`),
+    ]);
+    const count = `${failed.event_ids.length}${failed.more ? '+' : ''}`;
+    if (failed.event_ids.length > 0) controls.append(button(failed.event_ids.length === 1 ? 'Resend its failed event' : `Resend its ${count} failed events`, () => void resendFailed(session.session_id)));
     // A drawer open under one of these rows stays under it when they are drawn again.
     const drawer = document.getElementById('event-drawer');
     const list = $('session-events');
@@ -102,11 +109,28 @@ export async function openSession(id: string, how: { live?: boolean } = {}): Pro
   }
 }
 
-/** The session's events the server's resend-failed takes: given up or undelivered, and not delivered by an attempt since. */
-function failedEvents(entries: TraceEntry[]): string[] {
-  const delivered = new Set(entries.filter((entry) => entry.type === 'webhook.attempt' && entry.result === 'succeeded').map((entry) => entry.event_id));
-  const ended = entries.filter((entry) => (entry.type === 'webhook.gave_up' || entry.type === 'webhook.undelivered') && !delivered.has(entry.event_id));
-  return [...new Set(ended.map((entry) => entry.event_id!))];
+/** What the server's resend-failed would take now (GET /console/webhooks/failed): the page keeps no copy of the rule. */
+interface FailedEvents {
+  event_ids: string[];
+  more: boolean;
+}
+
+/** Each receiver's credit: who, gross, commission, net, and whether it was credited. */
+function creditsTable(credits: Array<Record<string, unknown>>, currency: (amount: number) => string): HTMLElement {
+  const rows = credits.map((credit) => [
+    `${String(credit.receiver_id)} (${String(credit.receiver_type)})`,
+    currency(Number(credit.gross_amount)),
+    currency(Number(credit.commission)),
+    currency(Number(credit.net_amount)),
+    stateBadge(String(credit.status)),
+  ]);
+  return table('Credits by receiver', ['Receiver', 'Gross', 'Commission', 'Net', 'Status'], rows);
+}
+
+/** The trace's "Resend every failed event" shows only while the account has one. */
+export async function showResendFailed(): Promise<void> {
+  const failed = await api<FailedEvents>('/console/webhooks/failed');
+  $('resend-failed').hidden = failed.event_ids.length === 0;
 }
 
 /** Resends the failed events of a session, or of the account (no session): the server finds them, 10 at a time. */
@@ -116,6 +140,7 @@ export async function resendFailed(sessionId: string | null): Promise<void> {
     const answer = await api<{ resent: AttemptOutcome[]; more: boolean }>('/console/webhooks/resend-failed', { method: 'POST', ...(sessionId ? { json: { session_id: sessionId } } : {}) });
     const delivered = answer.resent.filter((attempt) => typeof attempt.status === 'number' && attempt.status >= 200 && attempt.status < 300).length;
     if (sessionId) await openSession(sessionId);
+    await showResendFailed();
     where.textContent =
       answer.resent.length === 0 ? 'No failed event to resend.' : `Resent ${answer.resent.length} failed event(s): ${delivered} delivered now${answer.more ? '; more are left: press again.' : '.'}`;
   } catch (error) {

@@ -2,7 +2,7 @@ import { api, report, tokenGone } from './api.js';
 import { drawerRow, showEvent } from './drawer.js';
 import { $, field } from './dom.js';
 import { loadProgress } from './keys-clock.js';
-import { loadSessions, openSession } from './sessions.js';
+import { loadSessions, openSession, showResendFailed } from './sessions.js';
 import { state } from './state.js';
 import { traceRow } from './trace-rows.js';
 import type { TraceEntry } from './types.js';
@@ -89,6 +89,8 @@ function addEntries(entries: TraceEntry[]): void {
 async function follow(entries: TraceEntry[]): Promise<void> {
   if (entries.some((entry) => entry.type.startsWith('session.') || entry.type === 'control.outcome' || entry.type === 'control.reset')) await loadSessions();
   await loadProgress();
+  // A delivery given up, or one delivered at last, may change what a resend of the failed would take.
+  if (entries.some((entry) => entry.type === 'webhook.gave_up' || entry.type === 'webhook.undelivered' || (entry.type === 'webhook.attempt' && entry.result === 'succeeded'))) await showResendFailed();
   const session = state.session;
   if (session && entries.some((entry) => entry.session_id === session.session_id)) await openSession(session.session_id, { live: true });
   // The drawer open on an event follows its new attempts.
