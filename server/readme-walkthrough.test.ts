@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
+import { missingTool } from './testing/missing-tool.js';
 import { startServerProcess, stopServerProcess } from './testing/server-process.js';
 
 // The README's walkthrough, pasted into bash as a new user would, against a
@@ -12,7 +13,7 @@ import { startServerProcess, stopServerProcess } from './testing/server-process.
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const walkthrough = /### Walkthrough[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
 
-t.test('the README walkthrough runs, and runs again on the same data', { skip: spawnSync('curl', ['--version']).status === 0 ? false : 'curl is not installed' }, async (t) => {
+t.test('the README walkthrough runs, and runs again on the same data', { skip: missingTool('curl', () => spawnSync('curl', ['--version']).status === 0, 'install Debian\'s curl package') }, async (t) => {
   t.ok(walkthrough, 'the README has the walkthrough');
   const data = mkdtempSync(join(tmpdir(), 'walkthrough-'));
   t.teardown(() => rmSync(data, { recursive: true, force: true }));

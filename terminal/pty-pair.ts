@@ -1,13 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { missingTool } from '../server/testing/missing-tool.js';
 
 const socat = '/usr/bin/socat';
 
 /** Why pseudo-terminal tests cannot run here, or false. Under CI they always run (.ci/run installs socat). */
 export function socatSkip(): string | false {
-  if (process.env.CI || existsSync(socat)) return false;
-  return `no socat at ${socat}: install Debian's socat package`;
+  return missingTool(`socat (${socat})`, () => existsSync(socat), 'install Debian\'s socat package');
 }
 
 /** A real pseudo-terminal pair made by socat, its two ends named `host` and `device` in `dir`. */

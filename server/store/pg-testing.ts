@@ -3,6 +3,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
+import { missingTool } from '../testing/missing-tool.js';
 
 /** The PostgreSQL server binaries, if installed (Debian's postgresql package). */
 export function postgresBin(): string | null {
@@ -15,8 +16,7 @@ export function postgresBin(): string | null {
 
 /** Why PostgreSQL tests cannot run here, or false. Under CI they run (.ci/run installs postgresql). */
 export function postgresSkip(): string | false {
-  if (process.env.CI || postgresBin()) return false;
-  return 'no PostgreSQL server binaries: install Debian\'s postgresql package';
+  return missingTool('PostgreSQL (initdb under /usr/lib/postgresql)', () => postgresBin() !== null, 'install Debian\'s postgresql package');
 }
 
 /**

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Test } from 'tap';
+import { missingTool } from './missing-tool.js';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -14,8 +15,7 @@ const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
  * when the browser is missing; elsewhere they are skipped with this reason.
  */
 export function browserSkip(): string | false {
-  if (process.env.CI || existsSync(executablePath)) return false;
-  return `no Chromium at ${executablePath}: install Debian's chromium package (or set CHROMIUM_PATH)`;
+  return missingTool(`Chromium (${executablePath})`, () => existsSync(executablePath), 'install Debian\'s chromium package, or set CHROMIUM_PATH');
 }
 
 /** Debian's headless Chromium driven by playwright-core, in a fresh profile removed afterwards. */
