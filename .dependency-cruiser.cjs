@@ -20,15 +20,36 @@ module.exports = {
   forbidden: [
     {
       name: 'no-cycles',
-      comment: 'A module never reaches itself again through its imports (types included): split out what both sides need.',
+      comment:
+        'A module never reaches itself again through its imports (types included): split out what both sides need.',
       severity: 'error',
       from: {},
       to: { circular: true },
     },
-    floor('contracts-stand-alone', 'The interface knows nothing of who implements or drives it.', '^contracts/', '^(?:server|terminal|scripts|fixtures)/'),
-    floor('document-below-tools', 'The document and its helpers know nothing of the clients and conformance tools built on them.', DOCUMENT, '^contracts/(?:clients|suite|receiver|testing)/'),
-    floor('clients-below-tools', 'The clients of the interface know nothing of the conformance tools.', '^contracts/clients/', CONFORMANCE),
-    floor('server-below-terminal', 'The server knows the terminal only over HTTP.', '^server/', '^(?:terminal|scripts)/'),
+    floor(
+      'contracts-stand-alone',
+      'The interface knows nothing of who implements or drives it.',
+      '^contracts/',
+      '^(?:server|terminal|scripts|fixtures)/',
+    ),
+    floor(
+      'document-below-tools',
+      'The document and its helpers know nothing of the clients and conformance tools built on them.',
+      DOCUMENT,
+      '^contracts/(?:clients|suite|receiver|testing)/',
+    ),
+    floor(
+      'clients-below-tools',
+      'The clients of the interface know nothing of the conformance tools.',
+      '^contracts/clients/',
+      CONFORMANCE,
+    ),
+    floor(
+      'server-below-terminal',
+      'The server knows the terminal only over HTTP.',
+      '^server/',
+      '^(?:terminal|scripts)/',
+    ),
     floor(
       'terminal-beside-server',
       'The terminal talks to the server over HTTP; it borrows only the durable-file helpers and the test kits.',

@@ -66,7 +66,7 @@ const schemas: Record<string, Schema> = {
   },
   Hooks: {
     type: 'object',
-    description: 'Absolute URLs of the account\'s default webhook receivers.',
+    description: "Absolute URLs of the account's default webhook receivers.",
     required: ['paid', 'accredited', 'fail', 'captura'],
     properties: {
       paid: { type: 'string', format: 'uri' },
@@ -143,11 +143,15 @@ const schemas: Record<string, Schema> = {
             type: 'object',
             required: ['at', 'kind', 'session_id', 'in_ms'],
             properties: {
-              at: { ...isoTime, description: 'On the account\'s clock.' },
+              at: { ...isoTime, description: "On the account's clock." },
               kind: { type: 'string', enum: ['webhook_attempt', 'accreditation'] },
               session_id: { type: 'string' },
               event_id: { type: 'string', description: 'The event a webhook attempt is for.' },
-              in_ms: { type: 'integer', minimum: 0, description: 'How far the account\'s clock is from it (0 when already due).' },
+              in_ms: {
+                type: 'integer',
+                minimum: 0,
+                description: "How far the account's clock is from it (0 when already due).",
+              },
             },
             additionalProperties: false,
           },
@@ -159,9 +163,15 @@ const schemas: Record<string, Schema> = {
   RelayDeliveryRequest: {
     type: 'object',
     required: ['headers', 'body'],
-    description: 'One request for the account\'s relay to POST to its local receiver, byte for byte: nothing is signed or changed here.',
+    description:
+      "One request for the account's relay to POST to its local receiver, byte for byte: nothing is signed or changed here.",
     properties: {
-      headers: { type: 'object', additionalProperties: { type: 'string', maxLength: 4096 }, maxProperties: 32, description: 'Header names and values, sent as they are.' },
+      headers: {
+        type: 'object',
+        additionalProperties: { type: 'string', maxLength: 4096 },
+        maxProperties: 32,
+        description: 'Header names and values, sent as they are.',
+      },
       body: { type: 'string', maxLength: 262_144, description: 'The exact body.' },
     },
     additionalProperties: false,
@@ -170,8 +180,11 @@ const schemas: Record<string, Schema> = {
     type: 'object',
     required: ['status', 'error', 'duration_ms'],
     properties: {
-      status: { type: ['integer', 'null'], description: 'The local receiver\'s status; null when there was none.' },
-      error: { type: ['string', 'null'], description: 'Why there was no status: no relay connected, the 5 s limit, the receiver unreachable.' },
+      status: { type: ['integer', 'null'], description: "The local receiver's status; null when there was none." },
+      error: {
+        type: ['string', 'null'],
+        description: 'Why there was no status: no relay connected, the 5 s limit, the receiver unreachable.',
+      },
       duration_ms: { type: 'number', minimum: 0 },
     },
     additionalProperties: false,
@@ -179,7 +192,14 @@ const schemas: Record<string, Schema> = {
   ClockAdvanceRequest: {
     type: 'object',
     required: ['ms'],
-    properties: { ms: { type: 'integer', minimum: 1, maximum: 31_536_000_000, description: 'Milliseconds to move forward, at most a year at once.' } },
+    properties: {
+      ms: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 31_536_000_000,
+        description: 'Milliseconds to move forward, at most a year at once.',
+      },
+    },
     additionalProperties: false,
   },
   ConsoleKeys: {
@@ -223,15 +243,21 @@ const errorResponse = (description: string): OpenAPIV3_1.ResponseObject => ({
 const responses: Record<string, OpenAPIV3_1.ResponseObject> = {
   BadRequest: errorResponse('VALIDATION_FAILED (details hold a JSON pointer per field) or MALFORMED_JSON.'),
   Unauthorized: errorResponse('INVALID_TOKEN, WRONG_TOKEN_KIND or INVALID_CREDENTIALS.'),
-  NotFound: errorResponse('NOT_FOUND: unknown, or another account\'s.'),
+  NotFound: errorResponse("NOT_FOUND: unknown, or another account's."),
   Conflict: errorResponse('The resource already exists or is in a conflicting state.'),
   PayloadTooLarge: errorResponse('PAYLOAD_TOO_LARGE: the body is over 1 MiB.'),
   UnsupportedMediaType: errorResponse('UNSUPPORTED_MEDIA_TYPE: the body is not in a declared media type.'),
-  OrderConflict: errorResponse('ORDER_STATE_CONFLICT: the transition is not allowed from the order\'s status, given in currentStatus.'),
+  OrderConflict: errorResponse(
+    "ORDER_STATE_CONFLICT: the transition is not allowed from the order's status, given in currentStatus.",
+  ),
   RateLimited: {
-    description: 'RATE_LIMITED: the account\'s rate brake is on and this minute\'s requests are used up.',
+    description: "RATE_LIMITED: the account's rate brake is on and this minute's requests are used up.",
     headers: {
-      'Retry-After': { required: true, description: 'Seconds until the window resets.', schema: { type: 'integer', minimum: 0 } },
+      'Retry-After': {
+        required: true,
+        description: 'Seconds until the window resets.',
+        schema: { type: 'integer', minimum: 0 },
+      },
       'X-RateLimit-Limit': { required: true, schema: { type: 'integer' } },
       'X-RateLimit-Remaining': { required: true, schema: { type: 'integer', minimum: 0 } },
       'X-RateLimit-Reset': { required: true, description: 'Epoch seconds.', schema: { type: 'integer' } },
@@ -241,12 +267,23 @@ const responses: Record<string, OpenAPIV3_1.ResponseObject> = {
   ReceiverFailure: errorResponse('RECEIVER_FAILS_ON_PURPOSE: the fail receiver always answers 500.'),
   UpgradeRequired: errorResponse('UPGRADE_REQUIRED: connect with a WebSocket client.'),
   SessionAlreadyPaid: errorResponse('SESSION_ALREADY_PAID: a paid session cannot expire.'),
-  InvalidForcedTransition: errorResponse('INVALID_FORCED_TRANSITION: the control plane does not admit this outcome now; the reason is in message.'),
-  AmountMismatch: errorResponse('AMOUNT_MISMATCH: the amount confirmed differs from the order\'s.'),
-  SignatureRejected: errorResponse('SIGNATURE_INVALID (missing or malformed headers, wrong signature, unknown terminal), SIGNATURE_STALE (timestamp more than the tolerance from the server clock) or SIGNATURE_REPLAYED.'),
+  InvalidForcedTransition: errorResponse(
+    'INVALID_FORCED_TRANSITION: the control plane does not admit this outcome now; the reason is in message.',
+  ),
+  AmountMismatch: errorResponse("AMOUNT_MISMATCH: the amount confirmed differs from the order's."),
+  SignatureRejected: errorResponse(
+    'SIGNATURE_INVALID (missing or malformed headers, wrong signature, unknown terminal), SIGNATURE_STALE (timestamp more than the tolerance from the server clock) or SIGNATURE_REPLAYED.',
+  ),
   StoreUnavailable: {
-    description: 'STORE_UNAVAILABLE: the store cannot be reached (the database is away) or refused the work; nothing was written. Try again after Retry-After.',
-    headers: { 'Retry-After': { required: true, description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 0 } } },
+    description:
+      'STORE_UNAVAILABLE: the store cannot be reached (the database is away) or refused the work; nothing was written. Try again after Retry-After.',
+    headers: {
+      'Retry-After': {
+        required: true,
+        description: 'Seconds to wait before trying again.',
+        schema: { type: 'integer', minimum: 0 },
+      },
+    },
     content: { 'application/json': { schema: ref('Error') } },
   },
 };
@@ -273,7 +310,8 @@ export const components: OpenAPIV3_1.ComponentsObject = {
       type: 'apiKey',
       in: 'header',
       name: 'svc-signature',
-      description: 'How receivers check a webhook (spec: Events, Signature rule): lowercase hex HMAC-SHA256 with the account\'s webhook secret over svc-timestamp + "." + the raw body; compare in constant time, refuse stale timestamps.',
+      description:
+        'How receivers check a webhook (spec: Events, Signature rule): lowercase hex HMAC-SHA256 with the account\'s webhook secret over svc-timestamp + "." + the raw body; compare in constant time, refuse stale timestamps.',
     },
     consoleBearer: {
       type: 'http',
@@ -300,7 +338,11 @@ export const jsonBody = (schemaName: string): OpenAPIV3_1.RequestBodyObject => (
   content: { 'application/json': { schema: ref(schemaName) } },
 });
 
-export const jsonResponse = (description: string, schema: Schema | { $ref: string }, headers?: OpenAPIV3_1.ResponseObject['headers']): OpenAPIV3_1.ResponseObject => ({
+export const jsonResponse = (
+  description: string,
+  schema: Schema | { $ref: string },
+  headers?: OpenAPIV3_1.ResponseObject['headers'],
+): OpenAPIV3_1.ResponseObject => ({
   description,
   ...(headers ? { headers } : {}),
   content: { 'application/json': { schema } },

@@ -20,12 +20,14 @@ const MAX_DEPTH = 6;
 function fieldsOf(doc: OpenAPIV3_1.Document, node: unknown, at: string, depth: number, into: Set<string>): void {
   if (!node || typeof node !== 'object' || depth > MAX_DEPTH) return;
   const schema = resolveRef<Schema>(doc, node as Schema);
-  for (const part of ['allOf', 'anyOf', 'oneOf'] as const) for (const each of (schema[part] as unknown[] | undefined) ?? []) fieldsOf(doc, each, at, depth + 1, into);
+  for (const part of ['allOf', 'anyOf', 'oneOf'] as const)
+    for (const each of (schema[part] as unknown[] | undefined) ?? []) fieldsOf(doc, each, at, depth + 1, into);
   for (const [name, value] of Object.entries((schema.properties as Record<string, unknown> | undefined) ?? {})) {
     into.add(`${at}/${name}`);
     fieldsOf(doc, value, `${at}/${name}`, depth + 1, into);
   }
-  if (schema.items && typeof schema.items === 'object' && !Array.isArray(schema.items)) fieldsOf(doc, schema.items, `${at}/[]`, depth + 1, into);
+  if (schema.items && typeof schema.items === 'object' && !Array.isArray(schema.items))
+    fieldsOf(doc, schema.items, `${at}/[]`, depth + 1, into);
 }
 
 /** Every fact of the interface's surface, sorted: a line each. */

@@ -17,20 +17,21 @@ export interface OpenChoice {
 export const openChoices: OpenChoice[] = [
   {
     id: 'success-status',
-    open: 'the success status of operations whose answer the documents do not give: resend (POST /console/webhooks/{event_id}/resend), force an outcome, advance the clock, reorder stops, delete a stop, set the rate brake, and the payment page\'s form post',
-    interface: 'any 2xx, with any body or none (and a 3xx from the payment page\'s form)',
+    open: "the success status of operations whose answer the documents do not give: resend (POST /console/webhooks/{event_id}/resend), force an outcome, advance the clock, reorder stops, delete a stop, set the rate brake, and the payment page's form post",
+    interface: "any 2xx, with any body or none (and a 3xx from the payment page's form)",
     ours: '200 with our body (204 for delete a stop)',
   },
   {
     id: 'not-found-or-invalid-first',
     open: 'which answer wins when one request both names an id that does not exist (404) and carries a malformed, incomplete or oversized body (400, 413), or an id longer than any id can be (400)',
-    interface: '404 NOT_FOUND or the body\'s answer',
-    ours: 'the body\'s answer (400 or 413): the body is read and validated before any lookup',
+    interface: "404 NOT_FOUND or the body's answer",
+    ours: "the body's answer (400 or 413): the body is read and validated before any lookup",
   },
   {
     id: 'trace-time-basis',
-    open: 'the clock trace entries are stamped on: the addendum fixes that retries follow the account\'s clock, not that the trace does',
-    interface: 'the ladder judged by what can be seen whatever the stamps: no retry while the account clock is short of the step, a retry once it has passed it (and identical bytes, three attempts, then given up)',
+    open: "the clock trace entries are stamped on: the addendum fixes that retries follow the account's clock, not that the trace does",
+    interface:
+      'the ladder judged by what can be seen whatever the stamps: no retry while the account clock is short of the step, a retry once it has passed it (and identical bytes, three attempts, then given up)',
     ours: 'the same observation, and the trace stamped on the account clock',
   },
   {
@@ -59,13 +60,13 @@ export const openChoices: OpenChoice[] = [
   },
   {
     id: 'other-currency',
-    open: 'a session in another currency than its agreement\'s (found by the last review)',
+    open: "a session in another currency than its agreement's (found by the last review)",
     interface: 'not probed',
     ours: '400 VALIDATION_FAILED',
   },
   {
     id: 'our-bounds-and-media',
-    open: 'a body of another media type, an unknown field in a body, and the bounds this document sets beyond the addendum\'s (found by the last review)',
+    open: "a body of another media type, an unknown field in a body, and the bounds this document sets beyond the addendum's (found by the last review)",
     interface: 'not probed',
     ours: '415 UNSUPPORTED_MEDIA_TYPE, and 400 VALIDATION_FAILED for unknown fields and out-of-range values',
   },

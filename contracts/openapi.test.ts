@@ -11,10 +11,16 @@ t.test('every operation has a unique operationId, a 2xx answer and declared secu
   for (const entry of operations) {
     const statuses = Object.keys(entry.operation.responses ?? {});
     // receiveFailWebhook: the default receiver "fail" answers 500 on purpose, always.
-    if (entry.operationId !== 'receiveFailWebhook') t.ok(statuses.some((status) => status.startsWith('2') || status === '101'), `${entry.operationId} documents a success (or 101 for the WebSocket upgrade)`);
+    if (entry.operationId !== 'receiveFailWebhook')
+      t.ok(
+        statuses.some((status) => status.startsWith('2') || status === '101'),
+        `${entry.operationId} documents a success (or 101 for the WebSocket upgrade)`,
+      );
     t.ok(Array.isArray(entry.operation.security), `${entry.operationId} states its security, even when none`);
-    if (entry.operation.requestBody) t.ok(statuses.includes('400') && statuses.includes('413'), `${entry.operationId} documents its body errors`);
-    if ((entry.operation.security ?? []).length > 0) t.ok(statuses.includes('401'), `${entry.operationId} documents 401`);
+    if (entry.operation.requestBody)
+      t.ok(statuses.includes('400') && statuses.includes('413'), `${entry.operationId} documents its body errors`);
+    if ((entry.operation.security ?? []).length > 0)
+      t.ok(statuses.includes('401'), `${entry.operationId} documents 401`);
   }
 });
 
@@ -28,7 +34,8 @@ t.test('every schema of the document compiles in strict mode and its examples va
   }
   for (const entry of listOperations()) {
     for (const [status, response] of Object.entries(entry.operation.responses ?? {})) {
-      const schema = resolveRef<OpenAPIV3_1.ResponseObject>(openApiDocument, response).content?.['application/json']?.schema;
+      const schema = resolveRef<OpenAPIV3_1.ResponseObject>(openApiDocument, response).content?.['application/json']
+        ?.schema;
       if (schema) t.doesNotThrow(() => validator.compile(schema), `${entry.operationId} ${status}`);
     }
   }
@@ -41,9 +48,11 @@ t.test('response object schemas are closed, so a leaked field fails validation',
     const s = schema as Record<string, unknown>;
     if (s.type === 'object' && s.properties && s.additionalProperties !== false) open.push(where);
     for (const [key, inner] of Object.entries(s)) {
-      if (key === 'properties') for (const [prop, sub] of Object.entries(inner as object)) visit(sub, `${where}.${prop}`);
+      if (key === 'properties')
+        for (const [prop, sub] of Object.entries(inner as object)) visit(sub, `${where}.${prop}`);
       else if (key === 'items' || key === 'additionalProperties') visit(inner, `${where}[]`);
-      else if (key === 'anyOf' || key === 'oneOf' || key === 'allOf') (inner as unknown[]).forEach((sub, i) => visit(sub, `${where}/${key}/${i}`));
+      else if (key === 'anyOf' || key === 'oneOf' || key === 'allOf')
+        (inner as unknown[]).forEach((sub, i) => visit(sub, `${where}/${key}/${i}`));
     }
   };
   // Open on purpose, each with its reason.
@@ -51,7 +60,8 @@ t.test('response object schemas are closed, so a leaked field fails validation',
     TraceEntry: 'a trace entry carries the fields of its type (addendum §7, §8); the schema declares the common ones',
     PayRequest: 'each payment method adds its own fields (strings); the schema declares the common ones',
   };
-  for (const [name, schema] of Object.entries(openApiDocument.components?.schemas ?? {})) if (!(name in openByDesign)) visit(schema, name);
+  for (const [name, schema] of Object.entries(openApiDocument.components?.schemas ?? {}))
+    if (!(name in openByDesign)) visit(schema, name);
   t.same(open, [], 'no object schema with properties leaves additionalProperties open');
 });
 
@@ -64,14 +74,50 @@ t.test('the response validator refuses what the document does not allow', async 
   });
   const health = { method: 'GET', path: '/health' };
   t.same(validator.check({ ...health, ...json(200, { status: 'ok', store: 'lowdb', uptime_s: 1, version: '1' }) }), []);
-  t.match(validator.check({ ...health, ...json(200, { status: 'ok', store: 'lowdb', uptime_s: 1, version: '1', leaked: 'x' }) }), [{ pointer: '/leaked' }], 'an undeclared field');
-  t.match(validator.check({ ...health, ...json(200, { status: 'ok' }) }), [{ pointer: '/store' }, { pointer: '/uptime_s' }, { pointer: '/version' }], 'missing fields');
-  t.match(validator.check({ ...health, ...json(418, {}) }), [{ expected: /documented statuses/ }], 'an undocumented status');
-  t.match(validator.check({ ...health, status: 200, headers: new Headers({ 'content-type': 'text/html' }), text: '<p>' }), [{ pointer: 'header:content-type' }], 'a wrong media type');
+  t.match(
+    validator.check({
+      ...health,
+      ...json(200, { status: 'ok', store: 'lowdb', uptime_s: 1, version: '1', leaked: 'x' }),
+    }),
+    [{ pointer: '/leaked' }],
+    'an undeclared field',
+  );
+  t.match(
+    validator.check({ ...health, ...json(200, { status: 'ok' }) }),
+    [{ pointer: '/store' }, { pointer: '/uptime_s' }, { pointer: '/version' }],
+    'missing fields',
+  );
+  t.match(
+    validator.check({ ...health, ...json(418, {}) }),
+    [{ expected: /documented statuses/ }],
+    'an undocumented status',
+  );
+  t.match(
+    validator.check({ ...health, status: 200, headers: new Headers({ 'content-type': 'text/html' }), text: '<p>' }),
+    [{ pointer: 'header:content-type' }],
+    'a wrong media type',
+  );
   const refresh = { method: 'POST', path: '/api/svcpagos/refresh-token' };
-  const tokens = { token: `lt_${'a'.repeat(64)}`, refreshToken: `rt_${'b'.repeat(64)}`, expires_in: 3600, console_token: `ct_${'c'.repeat(64)}` };
-  t.match(validator.check({ ...refresh, ...json(200, tokens) }), [{ pointer: 'header:x-svc-sim', expected: /present/ }], 'a missing required header');
+  const tokens = {
+    token: `lt_${'a'.repeat(64)}`,
+    refreshToken: `rt_${'b'.repeat(64)}`,
+    expires_in: 3600,
+    console_token: `ct_${'c'.repeat(64)}`,
+  };
+  t.match(
+    validator.check({ ...refresh, ...json(200, tokens) }),
+    [{ pointer: 'header:x-svc-sim', expected: /present/ }],
+    'a missing required header',
+  );
   t.same(validator.check({ ...refresh, ...json(200, tokens, { 'x-svc-sim': 'fuera-de-contrato' }) }), []);
-  t.match(validator.check({ method: 'GET', path: '/nowhere', ...json(200, {}) }), [{ expected: /404/ }], 'an undocumented path may only answer 404');
-  t.match(validator.check({ method: 'PATCH', path: '/health', ...json(405, { message: 'm', code: 'METHOD_NOT_ALLOWED' }) }), [{ pointer: 'header:allow' }], '405 needs Allow');
+  t.match(
+    validator.check({ method: 'GET', path: '/nowhere', ...json(200, {}) }),
+    [{ expected: /404/ }],
+    'an undocumented path may only answer 404',
+  );
+  t.match(
+    validator.check({ method: 'PATCH', path: '/health', ...json(405, { message: 'm', code: 'METHOD_NOT_ALLOWED' }) }),
+    [{ pointer: 'header:allow' }],
+    '405 needs Allow',
+  );
 });

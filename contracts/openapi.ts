@@ -14,9 +14,18 @@ import { systemPaths } from './paths/system.js';
 export const rateLimitedPrefixes = ['/api/v1/ext/', '/payment-sessions/', '/control/', '/__test__/'];
 
 const rateLimitHeaders = {
-  'X-RateLimit-Limit': { description: 'When the account\'s rate brake is on: requests allowed a minute.', schema: { type: 'integer' } },
-  'X-RateLimit-Remaining': { description: 'When the brake is on: requests left in this minute.', schema: { type: 'integer', minimum: 0 } },
-  'X-RateLimit-Reset': { description: 'When the brake is on: the epoch second this minute ends.', schema: { type: 'integer' } },
+  'X-RateLimit-Limit': {
+    description: "When the account's rate brake is on: requests allowed a minute.",
+    schema: { type: 'integer' },
+  },
+  'X-RateLimit-Remaining': {
+    description: 'When the brake is on: requests left in this minute.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'X-RateLimit-Reset': {
+    description: 'When the brake is on: the epoch second this minute ends.',
+    schema: { type: 'integer' },
+  },
 };
 
 /**
@@ -30,7 +39,9 @@ function withRateLimitAnswers(paths: PathItems): PathItems {
       ...Object.fromEntries(
         Object.entries(op.responses ?? {}).map(([status, response]) => [
           status,
-          '$ref' in response ? response : { ...response, headers: { ...(response as OpenAPIV3_1.ResponseObject).headers, ...rateLimitHeaders } },
+          '$ref' in response
+            ? response
+            : { ...response, headers: { ...(response as OpenAPIV3_1.ResponseObject).headers, ...rateLimitHeaders } },
         ]),
       ),
       '429': { $ref: '#/components/responses/RateLimited' },
@@ -39,7 +50,9 @@ function withRateLimitAnswers(paths: PathItems): PathItems {
   return Object.fromEntries(
     Object.entries(paths).map(([path, item]) => [
       path,
-      rateLimitedPrefixes.some((prefix) => path.startsWith(prefix)) ? Object.fromEntries(Object.entries(item).map(([method, op]) => [method, braked(op!)])) : item,
+      rateLimitedPrefixes.some((prefix) => path.startsWith(prefix))
+        ? Object.fromEntries(Object.entries(item).map(([method, op]) => [method, braked(op!)]))
+        : item,
     ]),
   );
 }
@@ -59,7 +72,9 @@ function withStoreUnavailableAnswers(paths: PathItems): PathItems {
       Object.fromEntries(
         Object.entries(item).map(([method, op]) => [
           method,
-          storeFree.has(op!.operationId ?? '') ? op : { ...op, responses: { ...op!.responses, '503': { $ref: '#/components/responses/StoreUnavailable' } } },
+          storeFree.has(op!.operationId ?? '')
+            ? op
+            : { ...op, responses: { ...op!.responses, '503': { $ref: '#/components/responses/StoreUnavailable' } } },
         ]),
       ),
     ]),
@@ -87,12 +102,27 @@ export const openApiDocument: OpenAPIV3_1.Document = {
     { name: 'terminals', description: 'POS terminals of a merchant and their HMAC secrets (addendum §2).' },
     { name: 'orders', description: 'Orders worked on by the merchant and its POS terminals (addendum §3).' },
     { name: 'settlements', description: 'Batch closes reported by terminals (addendum §4).' },
-    { name: 'payment sessions', description: 'Agreements, partners, split, sessions, batches and stops (addendum §5).' },
+    {
+      name: 'payment sessions',
+      description: 'Agreements, partners, split, sessions, batches and stops (addendum §5).',
+    },
     { name: 'simulator', description: 'Surfaces that exist only in the simulator.' },
     { name: 'console', description: 'The console API, opened by the console token.' },
     { name: 'control', description: 'The control plane, also under /__test__ (addendum §6).' },
   ],
-  paths: withStoreUnavailableAnswers(withRateLimitAnswers({ ...systemPaths, ...accountPaths, ...consolePaths, ...withTestAliases({ ...controlPaths, ...sessionControlPaths }), ...posPaths, ...sessionPaths, ...webhookPaths, ...consoleApiPaths, ...payPaths })) as OpenAPIV3_1.PathsObject,
+  paths: withStoreUnavailableAnswers(
+    withRateLimitAnswers({
+      ...systemPaths,
+      ...accountPaths,
+      ...consolePaths,
+      ...withTestAliases({ ...controlPaths, ...sessionControlPaths }),
+      ...posPaths,
+      ...sessionPaths,
+      ...webhookPaths,
+      ...consoleApiPaths,
+      ...payPaths,
+    }),
+  ) as OpenAPIV3_1.PathsObject,
   webhooks: webhookDeliveries,
   components,
 };
@@ -115,13 +145,17 @@ export interface OperationEntry {
  * document served by another implementation may not (`requireIds: false`),
  * and its operations are then named `METHOD /path`.
  */
-export function listOperations(doc: OpenAPIV3_1.Document = openApiDocument, options: { requireIds?: boolean } = {}): OperationEntry[] {
+export function listOperations(
+  doc: OpenAPIV3_1.Document = openApiDocument,
+  options: { requireIds?: boolean } = {},
+): OperationEntry[] {
   const entries: OperationEntry[] = [];
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const method of httpMethods) {
       const operation = (item as Partial<Record<HttpMethod, Operation>> | undefined)?.[method];
       if (!operation) continue;
-      if (!operation.operationId && options.requireIds !== false) throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
+      if (!operation.operationId && options.requireIds !== false)
+        throw new Error(`${method.toUpperCase()} ${path} has no operationId`);
       const operationId = operation.operationId ?? `${method.toUpperCase()} ${path}`;
       const aliasOf = (operation as { 'x-alias-of'?: string })['x-alias-of'];
       entries.push({ operationId, handlerId: aliasOf ?? operationId, method, path, operation });

@@ -43,7 +43,10 @@ function stripSchema(node: unknown): unknown {
   const out: Node = {};
   const oursKeywords = Array.isArray(source['x-ours']) ? (source['x-ours'] as string[]) : [];
   const oursProperties = Array.isArray(source['x-ours-properties']) ? (source['x-ours-properties'] as string[]) : [];
-  const oursRequired = [...(Array.isArray(source['x-ours-required']) ? (source['x-ours-required'] as string[]) : []), ...oursProperties];
+  const oursRequired = [
+    ...(Array.isArray(source['x-ours-required']) ? (source['x-ours-required'] as string[]) : []),
+    ...oursProperties,
+  ];
   for (const [key, value] of Object.entries(source)) {
     if (oursKeywords.includes(key)) continue;
     if (key === 'additionalProperties' && value === false) continue;
@@ -52,7 +55,9 @@ function stripSchema(node: unknown): unknown {
       continue;
     }
     if (key === 'properties' && value && typeof value === 'object') {
-      out.properties = stripSchema(Object.fromEntries(Object.entries(value as Node).filter(([name]) => !oursProperties.includes(name))));
+      out.properties = stripSchema(
+        Object.fromEntries(Object.entries(value as Node).filter(([name]) => !oursProperties.includes(name))),
+      );
       continue;
     }
     out[key] = stripSchema(value);
@@ -73,7 +78,8 @@ function interfaceResponses(op: Node): Node {
   const oursStatuses = Array.isArray(op['x-ours-statuses']) ? (op['x-ours-statuses'] as string[]) : [];
   const kept = Object.entries((op.responses ?? {}) as Node).filter(([status]) => !oursStatuses.includes(status));
   const responses: Node = Object.fromEntries(kept.map(([status, r]) => [status, stripResponse(r as Node)]));
-  if (oursStatuses.length > 0) responses.default = anyAnswer(`Left open by the interface (ours: ${oursStatuses.join(', ')}).`);
+  if (oursStatuses.length > 0)
+    responses.default = anyAnswer(`Left open by the interface (ours: ${oursStatuses.join(', ')}).`);
   return responses;
 }
 
@@ -86,7 +92,8 @@ export function interfaceDocument(doc: OpenAPIV3_1.Document): OpenAPIV3_1.Docume
       const op = operation as Node;
       if (op['x-ours'] === true) continue;
       let responses = interfaceResponses(op);
-      if (OPEN_SUCCESS_OPERATIONS.has(String(op.operationId))) responses = openSuccess(responses, String(op.operationId));
+      if (OPEN_SUCCESS_OPERATIONS.has(String(op.operationId)))
+        responses = openSuccess(responses, String(op.operationId));
       kept[method] = { ...(stripSchema(op) as Node), responses };
     }
     if (Object.keys(kept).length > 0) paths[path] = kept;
@@ -98,7 +105,9 @@ export function interfaceDocument(doc: OpenAPIV3_1.Document): OpenAPIV3_1.Docume
     components: {
       ...components,
       schemas: stripSchema(components.schemas ?? {}) as OpenAPIV3_1.ComponentsObject['schemas'],
-      responses: Object.fromEntries(Object.entries(components.responses ?? {}).map(([name, r]) => [name, stripResponse(r as Node)])) as OpenAPIV3_1.ComponentsObject['responses'],
+      responses: Object.fromEntries(
+        Object.entries(components.responses ?? {}).map(([name, r]) => [name, stripResponse(r as Node)]),
+      ) as OpenAPIV3_1.ComponentsObject['responses'],
     },
   };
 }
@@ -109,13 +118,19 @@ function openSuccess(responses: Node, operationId: string): Node {
   return {
     ...kept,
     '2XX': anyAnswer('Success: the status and body are left open by the interface (open choice success-status).'),
-    ...(operationId === 'payPaymentPage' ? { '3XX': anyAnswer('A redirect to the result, as a form post may answer.') } : {}),
+    ...(operationId === 'payPaymentPage'
+      ? { '3XX': anyAnswer('A redirect to the result, as a form post may answer.') }
+      : {}),
   };
 }
 
 /** Operations of the document the interface does not have (`x-ours: true`). */
 export function oursOnlyOperations(doc: OpenAPIV3_1.Document): Set<string> {
-  return new Set(listOperations(doc).filter((entry) => (entry.operation as Node)['x-ours'] === true).map((entry) => entry.operationId));
+  return new Set(
+    listOperations(doc)
+      .filter((entry) => (entry.operation as Node)['x-ours'] === true)
+      .map((entry) => entry.operationId),
+  );
 }
 
 /** Whether a served document may leave the operation out: the document itself, and every alias. */

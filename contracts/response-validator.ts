@@ -39,7 +39,10 @@ export class ResponseValidator {
   private readonly schemas: SchemaValidator;
 
   /** `strict: false` for a document not ours (a served one): unknown keywords and formats are let through. */
-  constructor(private readonly doc: OpenAPIV3_1.Document = openApiDocument, options: { strict?: boolean } = {}) {
+  constructor(
+    private readonly doc: OpenAPIV3_1.Document = openApiDocument,
+    options: { strict?: boolean } = {},
+  ) {
     this.schemas = new SchemaValidator(doc, { strict: options.strict ?? true });
     const byPath = new Map<string, CompiledPath>();
     // A served document need not name its operations (open choice operation-ids): they are told apart by method and path.
@@ -68,23 +71,38 @@ export class ResponseValidator {
     if (!entry) {
       if (method === 'OPTIONS' && response.status === 204) return [];
       const violations = this.checkError(response, `${method} ${matched.template}`, 405);
-      if (!response.headers.get('allow')) violations.push(violation(`${method} ${matched.template}`, response.status, 'header:allow', 'an Allow header', 'none'));
+      if (!response.headers.get('allow'))
+        violations.push(
+          violation(`${method} ${matched.template}`, response.status, 'header:allow', 'an Allow header', 'none'),
+        );
       return violations;
     }
     return this.checkOperation(entry, response);
   }
 
   private checkError(response: ObservedResponse, operation: string, status: number): Violation[] {
-    if (response.status !== status) return [violation(operation, response.status, '', `status ${status} (undocumented route)`, `status ${response.status}`)];
+    if (response.status !== status)
+      return [
+        violation(operation, response.status, '', `status ${status} (undocumented route)`, `status ${response.status}`),
+      ];
     return this.checkBody(operation, response, 'application/json', { $ref: '#/components/schemas/Error' });
   }
 
   private checkOperation(entry: OperationEntry, response: ObservedResponse): Violation[] {
     const name = entry.operationId;
     const responses = entry.operation.responses ?? {};
-    const declared = responses[String(response.status)] ?? responses[`${String(response.status)[0]}XX`] ?? responses.default;
+    const declared =
+      responses[String(response.status)] ?? responses[`${String(response.status)[0]}XX`] ?? responses.default;
     if (!declared) {
-      return [violation(name, response.status, '', `one of the documented statuses ${Object.keys(responses).join(', ')}`, `status ${response.status}`)];
+      return [
+        violation(
+          name,
+          response.status,
+          '',
+          `one of the documented statuses ${Object.keys(responses).join(', ')}`,
+          `status ${response.status}`,
+        ),
+      ];
     }
     const spec = resolveRef<OpenAPIV3_1.ResponseObject>(this.doc, declared);
     const violations: Violation[] = [];
@@ -92,7 +110,8 @@ export class ResponseValidator {
       const resolved = resolveRef<OpenAPIV3_1.HeaderObject>(this.doc, headerSpec);
       const value = response.headers.get(header);
       if (value === null) {
-        if (resolved.required) violations.push(violation(name, response.status, `header:${header}`, 'the header present', 'missing'));
+        if (resolved.required)
+          violations.push(violation(name, response.status, `header:${header}`, 'the header present', 'missing'));
         continue;
       }
       if (resolved.schema) {
@@ -107,19 +126,25 @@ export class ResponseValidator {
     const content = spec.content ?? {};
     const mediaTypes = Object.keys(content);
     if (mediaTypes.length === 0) {
-      if (response.text !== '') violations.push(violation(name, response.status, '', 'an empty body', truncate(response.text)));
+      if (response.text !== '')
+        violations.push(violation(name, response.status, '', 'an empty body', truncate(response.text)));
       return violations;
     }
     const contentType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     const mediaType = mediaTypes.find((type) => type === contentType);
-    if (!mediaType) return [...violations, violation(name, response.status, 'header:content-type', mediaTypes.join(' or '), contentType || 'none')];
+    if (!mediaType)
+      return [
+        ...violations,
+        violation(name, response.status, 'header:content-type', mediaTypes.join(' or '), contentType || 'none'),
+      ];
     return [...violations, ...this.checkBody(name, response, mediaType, content[mediaType]!.schema)];
   }
 
   private checkBody(operation: string, response: ObservedResponse, mediaType: string, schema: unknown): Violation[] {
     if (mediaType !== 'application/json') return [];
     const contentType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-    if (contentType !== 'application/json') return [violation(operation, response.status, 'header:content-type', 'application/json', contentType || 'none')];
+    if (contentType !== 'application/json')
+      return [violation(operation, response.status, 'header:content-type', 'application/json', contentType || 'none')];
     let body: unknown;
     try {
       body = JSON.parse(response.text);
@@ -127,7 +152,17 @@ export class ResponseValidator {
       return [violation(operation, response.status, '', 'a JSON body', truncate(response.text))];
     }
     if (!schema) return [];
-    return this.schemas.check(schema as object, body).map((issue) => violation(operation, response.status, issue.pointer, issue.message, truncate(JSON.stringify(pointerValue(body, issue.pointer)) ?? 'undefined')));
+    return this.schemas
+      .check(schema as object, body)
+      .map((issue) =>
+        violation(
+          operation,
+          response.status,
+          issue.pointer,
+          issue.message,
+          truncate(JSON.stringify(pointerValue(body, issue.pointer)) ?? 'undefined'),
+        ),
+      );
   }
 }
 
@@ -144,7 +179,10 @@ function templatePattern(template: string): RegExp {
 }
 
 function literalWeight(template: string): number {
-  return template.split('/').filter((segment) => segment && !segment.startsWith('{')).length * 1000 - template.split('/').length;
+  return (
+    template.split('/').filter((segment) => segment && !segment.startsWith('{')).length * 1000 -
+    template.split('/').length
+  );
 }
 
 function coerceHeader(value: string, schema: OpenAPIV3_1.SchemaObject): unknown {
@@ -156,7 +194,10 @@ export function pointerValue(body: unknown, pointer: string): unknown {
   return pointer
     .split('/')
     .slice(1)
-    .reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], body);
+    .reduce<unknown>(
+      (node, key) => (node as Record<string, unknown> | undefined)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')],
+      body,
+    );
 }
 
 function truncate(text: string): string {
@@ -164,5 +205,7 @@ function truncate(text: string): string {
 }
 
 export function formatViolations(violations: Violation[]): string {
-  return violations.map((v) => `${v.operation} ${v.status} ${v.pointer || '(answer)'}: expected ${v.expected}, got ${v.got}`).join('\n');
+  return violations
+    .map((v) => `${v.operation} ${v.status} ${v.pointer || '(answer)'}: expected ${v.expected}, got ${v.got}`)
+    .join('\n');
 }

@@ -25,11 +25,25 @@ export class SchemaValidator {
   private readonly cache = new WeakMap<object, ValidateFunction>();
 
   constructor(doc: OpenAPIV3_1.Document, options: { coerceTypes?: boolean; strict?: boolean } = {}) {
-    this.ajv = new Ajv2020({ allErrors: true, strict: options.strict ?? true, validateFormats: true, strictRequired: false, coerceTypes: options.coerceTypes ?? false });
+    this.ajv = new Ajv2020({
+      allErrors: true,
+      strict: options.strict ?? true,
+      validateFormats: true,
+      strictRequired: false,
+      coerceTypes: options.coerceTypes ?? false,
+    });
     addDecimalPlaces(this.ajv);
     // ajv-formats is CommonJS; under NodeNext its plugin sits on `default`.
     (formatsPlugin as unknown as { default: (ajv: Ajv2020) => void }).default(this.ajv);
-    this.ajv.addVocabulary(['discriminator', 'xml', 'externalDocs', 'example', 'x-ours', 'x-ours-required', 'x-ours-properties']);
+    this.ajv.addVocabulary([
+      'discriminator',
+      'xml',
+      'externalDocs',
+      'example',
+      'x-ours',
+      'x-ours-required',
+      'x-ours-properties',
+    ]);
     for (const [name, schema] of Object.entries(doc.components?.schemas ?? {})) {
       this.ajv.addSchema({ ...(absolutise(schema) as object), $id: `${SCHEMA_BASE}${name}` });
     }
@@ -59,7 +73,13 @@ export class SchemaValidator {
 function addDecimalPlaces(ajv: Ajv2020): void {
   const validate = (places: number, value: number): boolean => {
     if (hasAtMostDecimals(value, places)) return true;
-    validate.errors = [{ keyword: DECIMAL_PLACES_KEYWORD, message: `must have at most ${places} decimal places`, params: { limit: places } }];
+    validate.errors = [
+      {
+        keyword: DECIMAL_PLACES_KEYWORD,
+        message: `must have at most ${places} decimal places`,
+        params: { limit: places },
+      },
+    ];
     return false;
   };
   validate.errors = undefined as undefined | Array<Partial<ErrorObject>>;
@@ -74,7 +94,10 @@ export function toIssues(errors: ErrorObject[]): SchemaIssue[] {
       return { pointer: `${error.instancePath}/${escapePointer(params.missingProperty)}`, message: 'is required' };
     }
     if (error.keyword === 'additionalProperties' && params.additionalProperty !== undefined) {
-      return { pointer: `${error.instancePath}/${escapePointer(params.additionalProperty)}`, message: 'is not an allowed field' };
+      return {
+        pointer: `${error.instancePath}/${escapePointer(params.additionalProperty)}`,
+        message: 'is not an allowed field',
+      };
     }
     return { pointer: error.instancePath, message: error.message ?? `fails ${error.keyword}` };
   });
@@ -89,9 +112,10 @@ function absolutise(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
   for (const [key, inner] of Object.entries(value)) {
-    out[key] = key === '$ref' && typeof inner === 'string' && inner.startsWith(LOCAL_REF)
-      ? `${SCHEMA_BASE}${inner.slice(LOCAL_REF.length)}`
-      : absolutise(inner);
+    out[key] =
+      key === '$ref' && typeof inner === 'string' && inner.startsWith(LOCAL_REF)
+        ? `${SCHEMA_BASE}${inner.slice(LOCAL_REF.length)}`
+        : absolutise(inner);
   }
   return out;
 }
@@ -106,7 +130,10 @@ export function resolveRef<T>(doc: OpenAPIV3_1.Document, value: T | OpenAPIV3_1.
     current = ref
       .slice(2)
       .split('/')
-      .reduce<unknown>((node, key) => (node as Record<string, unknown>)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+      .reduce<unknown>(
+        (node, key) => (node as Record<string, unknown>)?.[key.replace(/~1/g, '/').replace(/~0/g, '~')],
+        doc,
+      );
     if (current === undefined) throw new Error(`unresolved reference ${ref}`);
   }
   throw new Error('reference chain too long');

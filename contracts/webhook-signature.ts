@@ -23,14 +23,23 @@ export interface VerifyInput {
 
 export type VerifyResult =
   | { ok: true; timestamp: string; idempotencyKey: string | null }
-  | { ok: false; reason: 'missing_signature' | 'missing_timestamp' | 'bad_timestamp' | 'stale_timestamp' | 'signature_mismatch' };
+  | {
+      ok: false;
+      reason: 'missing_signature' | 'missing_timestamp' | 'bad_timestamp' | 'stale_timestamp' | 'signature_mismatch';
+    };
 
 /**
  * The spec's receiver rules: signature and timestamp checked before anything
  * else, the signature compared in constant time, stale timestamps refused.
  * Answer 401 when `ok` is false; deduplicate by `idempotencyKey`.
  */
-export function verifyWebhook({ rawBody, headers, secret, toleranceSeconds = 300, now = Date.now() }: VerifyInput): VerifyResult {
+export function verifyWebhook({
+  rawBody,
+  headers,
+  secret,
+  toleranceSeconds = 300,
+  now = Date.now(),
+}: VerifyInput): VerifyResult {
   const header = (name: string): string | undefined => {
     if (headers instanceof Headers) return headers.get(name) ?? undefined;
     const found = Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
@@ -46,6 +55,7 @@ export function verifyWebhook({ rawBody, headers, secret, toleranceSeconds = 300
   // Compared as the hex text it is sent as: anything but the 64 lowercase digits differs.
   const expected = Buffer.from(signWebhook(secret, timestamp, rawBody));
   const given = Buffer.from(signature);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'signature_mismatch' };
+  if (given.length !== expected.length || !timingSafeEqual(given, expected))
+    return { ok: false, reason: 'signature_mismatch' };
   return { ok: true, timestamp, idempotencyKey: header('idempotency-key') ?? null };
 }

@@ -23,8 +23,15 @@ import { PosClient } from '../contracts/clients/pos-client.js';
 import { Link } from '../terminal/protocol/link.js';
 import { openSerial } from '../terminal/serial-port.js';
 import { PtyPair } from '../terminal/pty-pair.js';
+import type { JsonAnswer } from '../contracts/json-answer.js';
 
-const { values } = parseArgs({ options: { sales: { type: 'string', default: '200' }, 'poll-ms': { type: 'string', default: '50' }, help: { type: 'boolean', short: 'h' } } });
+const { values } = parseArgs({
+  options: {
+    sales: { type: 'string', default: '200' },
+    'poll-ms': { type: 'string', default: '50' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
 if (values.help) {
   process.stdout.write(`usage: npm run bench:bridge -- [--sales N] [--poll-ms N]
 
@@ -44,12 +51,16 @@ if (!Number.isInteger(sales) || sales < 1 || !Number.isInteger(pollMs) || pollMs
   process.exit(2);
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 function startServer(dataDir: string): Promise<{ child: ChildProcess; baseUrl: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [here('../server/main.js')], { env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [here('../server/main.js')], {
+      env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       out += chunk;
@@ -60,15 +71,22 @@ function startServer(dataDir: string): Promise<{ child: ChildProcess; baseUrl: s
   });
 }
 
-async function json(url: string, method: string, body: unknown, token?: string): Promise<any> {
-  const response = await fetch(url, { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+async function json(url: string, method: string, body: unknown, token?: string): Promise<JsonAnswer> {
+  const response = await fetch(url, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
   return response.json();
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-bridge-'));
 const server = await startServer(join(dir, 'data'));
-const account = await json(`${server.baseUrl}/console/register`, 'POST', { email: 'bench-bridge@example.com', password: 'bench password' });
+const account = await json(`${server.baseUrl}/console/register`, 'POST', {
+  email: 'bench-bridge@example.com',
+  password: 'bench password',
+});
 const merchant = `${server.baseUrl}/api/v1/merchants/${account.merchant_id}`;
 const token = account.key.token as string;
 
@@ -81,15 +99,33 @@ async function ptyIn(name: string): Promise<PtyPair> {
 }
 
 /** One dialect's run: a fresh terminal and line, `sales` orders one at a time; the round trips in ms, sorted. */
-async function run(name: string, serial: string, currency: string, attach: (line: PtyPair, client: PosClient, state: BridgeState) => Promise<{ device: () => Promise<void>; bridge: Bridge }>): Promise<number[]> {
+async function run(
+  name: string,
+  serial: string,
+  currency: string,
+  attach: (
+    line: PtyPair,
+    client: PosClient,
+    state: BridgeState,
+  ) => Promise<{ device: () => Promise<void>; bridge: Bridge }>,
+): Promise<number[]> {
   const secret = (await json(`${merchant}/pos-terminals`, 'POST', { serialNumber: serial }, token)).secret as string;
   const line = await ptyIn(serial);
   const state = await BridgeState.open(join(dir, serial, 'state'), serial);
-  const { device, bridge } = await attach(line, new PosClient({ baseUrl: server.baseUrl, serialNumber: serial, secret }), state);
+  const { device, bridge } = await attach(
+    line,
+    new PosClient({ baseUrl: server.baseUrl, serialNumber: serial, secret }),
+    state,
+  );
   const running = bridge.run();
   const took: number[] = [];
   for (let i = 0; i < sales; i += 1) {
-    const { data } = await json(`${merchant}/transactions`, 'POST', { terminal: serial, amount: 1000 + i, currency }, token);
+    const { data } = await json(
+      `${merchant}/transactions`,
+      'POST',
+      { terminal: serial, amount: 1000 + i, currency },
+      token,
+    );
     for (;;) {
       const order = (await json(`${merchant}/transactions/${data.orderId}`, 'GET', undefined, token)).data;
       const paid = (order.history as Array<{ to: string; at: string }>).find((entry) => entry.to === 'PAID');
@@ -129,21 +165,35 @@ try {
   await new Promise((resolve) => devicePort.close(resolve));
   await referenceLine.stop();
 
-  const closer = (port: { close: (callback: () => void) => void }) => () => new Promise<void>((resolve) => port.close(() => resolve()));
+  const closer = (port: { close: (callback: () => void) => void }) => () =>
+    new Promise<void>((resolve) => port.close(() => resolve()));
   const svc = await run('svc', 'BENCH-SVC', 'USD', async (line, client, state) => {
     const port = await openSerial(line.device, 115200);
     new EmulatedTerminal({ serial: 'BENCH-SVC', autoApproveMs: 0 }).attach(new Link(port));
-    return { device: closer(port), bridge: new Bridge({ dialect: svcDialect, open: () => openSerial(line.host, 115200), client, state, pollMs }) };
+    return {
+      device: closer(port),
+      bridge: new Bridge({ dialect: svcDialect, open: () => openSerial(line.host, 115200), client, state, pollMs }),
+    };
   });
   const transbank = (turnaroundMs: number) => async (line: PtyPair, client: PosClient, state: BridgeState) => {
     const port = await openSerial(line.device, 115200);
     new TransbankPos({ terminalId: 'BENCH001', cardDelayMs: 0, turnaroundMs }).attach(new Link(port));
-    return { device: closer(port), bridge: new Bridge({ dialect: transbankDialect({ journal: await SaleJournal.open(state.dir) }), open: () => openSerial(line.host, 115200), client, state, pollMs }) };
+    return {
+      device: closer(port),
+      bridge: new Bridge({
+        dialect: transbankDialect({ journal: await SaleJournal.open(state.dir) }),
+        open: () => openSerial(line.host, 115200),
+        client,
+        state,
+        pollMs,
+      }),
+    };
   };
   const tbk = await run('transbank', 'BENCH-TBK', 'CLP', transbank(TURNAROUND_MS));
   const tbkFast = await run('transbank fast', 'BENCH-TBK5', 'CLP', transbank(5));
 
-  const row = (what: string, took: number[]) => `| ${what} | ${took.length} | ${percentile(took, 50).toFixed(1)} | ${percentile(took, 99).toFixed(1)} |`;
+  const row = (what: string, took: number[]) =>
+    `| ${what} | ${took.length} | ${percentile(took, 50).toFixed(1)} | ${percentile(took, 99).toFixed(1)} |`;
   process.stdout.write(
     [
       `| over a socat pty, bridge poll ${pollMs} ms, card delay 0 | operations | p50 ms | p99 ms |`,

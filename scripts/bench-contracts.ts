@@ -11,7 +11,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { median } from './bench-stats.js';
 
-const { values: args } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, help: { type: 'boolean', short: 'h' } } });
+const { values: args } = parseArgs({
+  options: { rounds: { type: 'string', default: '3' }, help: { type: 'boolean', short: 'h' } },
+});
 if (args.help) {
   process.stdout.write(`usage: npm run bench:contracts -- [--rounds N]
 Starts the compiled server on a fresh embedded store, then runs the compiled
@@ -31,7 +33,10 @@ const GOAL_S = 60;
 const server = fileURLToPath(new URL('../server/main.js', import.meta.url));
 const cli = fileURLToPath(new URL('../contracts/suite/cli.js', import.meta.url));
 const dir = await mkdtemp(join(tmpdir(), 'bench-contracts-'));
-const child = spawn(process.execPath, [server], { env: { ...process.env, DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'] });
+const child = spawn(process.execPath, [server], {
+  env: { ...process.env, DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'warn' },
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 try {
   const baseUrl = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -47,25 +52,40 @@ try {
   const runOnce = (profile: string) =>
     new Promise<{ seconds: number; code: number | null; checks: string }>((resolve) => {
       const started = performance.now();
-      const run = spawn(process.execPath, [cli, '--base-url', baseUrl, '--allow-mutations', '--profile', profile], { stdio: ['ignore', 'pipe', 'ignore'] });
+      const run = spawn(process.execPath, [cli, '--base-url', baseUrl, '--allow-mutations', '--profile', profile], {
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
       let out = '';
       run.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-      run.once('exit', (code) => resolve({ seconds: (performance.now() - started) / 1000, code, checks: /^checks: .*$/m.exec(out)?.[0] ?? out.slice(-300) }));
+      run.once('exit', (code) =>
+        resolve({
+          seconds: (performance.now() - started) / 1000,
+          code,
+          checks: /^checks: .*$/m.exec(out)?.[0] ?? out.slice(-300),
+        }),
+      );
     });
 
   const times: Record<string, number[]> = { interface: [], strict: [] };
   for (let round = 1; round <= rounds; round += 1) {
     for (const profile of ['interface', 'strict']) {
       const result = await runOnce(profile);
-      process.stdout.write(`round ${round} ${profile}: ${result.seconds.toFixed(1)} s, exit ${result.code}; ${result.checks}\n`);
-      if (result.code !== 0) throw new Error(`svc-contracts --profile ${profile} exited ${result.code}: the figure would not be of a passing run`);
+      process.stdout.write(
+        `round ${round} ${profile}: ${result.seconds.toFixed(1)} s, exit ${result.code}; ${result.checks}\n`,
+      );
+      if (result.code !== 0)
+        throw new Error(
+          `svc-contracts --profile ${profile} exited ${result.code}: the figure would not be of a passing run`,
+        );
       times[profile]!.push(result.seconds);
     }
   }
   process.stdout.write('\n| profile | whole run, median | range | share of the 60 s goal |\n|---|---|---|---|\n');
   for (const [profile, seconds] of Object.entries(times)) {
     const m = median(seconds);
-    process.stdout.write(`| ${profile} | ${m.toFixed(1)} s | ${Math.min(...seconds).toFixed(1)}–${Math.max(...seconds).toFixed(1)} s | ${((m / GOAL_S) * 100).toFixed(0)} % |\n`);
+    process.stdout.write(
+      `| ${profile} | ${m.toFixed(1)} s | ${Math.min(...seconds).toFixed(1)}–${Math.max(...seconds).toFixed(1)} s | ${((m / GOAL_S) * 100).toFixed(0)} % |\n`,
+    );
   }
 } finally {
   child.kill('SIGTERM');

@@ -4,7 +4,6 @@
 // and p99 latency at half the maximum rate, all measured in one run.
 // Servers run in child processes; autocannon here.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +14,8 @@ import { pacedLoad, requireAllAnswered, type PacedResult } from './bench/paced-l
 import { preparedSettlements, settlementRequests } from './bench/settlement-requests.js';
 import { formatSteal, machineCpu, median, stealPercent } from './bench-stats.js';
 import { postgresBin, startThrowawayPostgres } from '../server/store/pg-testing.js';
+import { provisionWorld } from './bench/pos-world.js';
+import { cpuMs, postgresCpu, postgresCpuSince } from './bench/process-cpu.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -69,49 +70,9 @@ function start(script: string, scriptArgs: string[]): Promise<{ child: ChildProc
   });
 }
 
-async function json(url: string, method: string, body: unknown, token?: string): Promise<any> {
-  const response = await fetch(url, { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
-  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
-  return response.json();
-}
-
 /** Registers an account and provisions a terminal on a server; answers its serial and secret. */
 async function provision(baseUrl: string, serial: string): Promise<string> {
   return (await provisionWorld(baseUrl, serial)).secret;
-}
-
-/** CPU time (user + system) a process has used, in ms, from /proc; null where there is no /proc. */
-function cpuMs(pid: number): number | null {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
-  } catch {
-    return null;
-  }
-}
-
-/** CPU time of each PostgreSQL process on the machine (the throwaway cluster's backends), in ms, by pid. */
-function postgresCpu(): Map<string, number> {
-  const byPid = new Map<string, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      if (!stat.includes('(postgres)')) continue;
-      const fields = stat.split(') ')[1]!.split(' ');
-      byPid.set(entry, (Number(fields[11]) + Number(fields[12])) * (1000 / 100));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return byPid;
-}
-
-/** PostgreSQL's CPU since `before`, in ms: by process, so backends that ended meanwhile (idle pool connections) take nothing away. */
-function postgresCpuSince(before: Map<string, number>): number {
-  let total = 0;
-  for (const [pid, ms] of postgresCpu()) total += ms - (before.get(pid) ?? 0);
-  return total;
 }
 
 interface Measured {
@@ -125,7 +86,12 @@ interface Measured {
 }
 
 /** One autocannon run; `options` is called just before it, so prepared requests are fresh. */
-async function run(title: string, pid: number, options: (seconds: number) => autocannon.Options, seconds = duration): Promise<Measured> {
+async function run(
+  title: string,
+  pid: number,
+  options: (seconds: number) => autocannon.Options,
+  seconds = duration,
+): Promise<Measured> {
   process.stderr.write(`${title}…\n`);
   const prepared = options(seconds);
   const before = cpuMs(pid);
@@ -133,7 +99,8 @@ async function run(title: string, pid: number, options: (seconds: number) => aut
   const result = await autocannon({ connections, ...prepared, duration: seconds });
   const after = cpuMs(pid);
   const steal = stealPercent(machineBefore, machineCpu());
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${title}: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${title}: ${result.non2xx} non-2xx answers and ${result.errors} errors`);
   const cpuUs = before === null || after === null ? null : ((after - before) * 1000) / result.requests.total;
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuUs, steal };
 }
@@ -145,7 +112,11 @@ function pacedRow(round: number, name: string, rate: number, run: PacedResult): 
   return `| ${round} | ${name} | ${rate} | ${run.p50.toFixed(1)} | ${run.p99.toFixed(1)} | ${run.max.toFixed(1)} | ${run.sendLagP99.toFixed(1)} | ${formatSteal(run.steal)} |`;
 }
 
-const dirs = [await mkdtemp(join(tmpdir(), 'bench-pos-signed-')), await mkdtemp(join(tmpdir(), 'bench-pos-unsigned-')), await mkdtemp(join(tmpdir(), 'bench-pos-minimal-'))];
+const dirs = [
+  await mkdtemp(join(tmpdir(), 'bench-pos-signed-')),
+  await mkdtemp(join(tmpdir(), 'bench-pos-unsigned-')),
+  await mkdtemp(join(tmpdir(), 'bench-pos-minimal-')),
+];
 const children: ChildProcess[] = [];
 const cleanups: Array<() => void> = [];
 try {
@@ -161,9 +132,30 @@ try {
 
   const targets = {
     bare: { name: 'bare Koa hello-world (baseline)', pid: bare.child.pid!, options: () => ({ url: bare.url }) },
-    signed: { name: 'signed settlement POST, new batch each', pid: signedServer.child.pid!, options: (seconds: number) => ({ url: signedServer.url, requests: settlementRequests('BENCH-1', secret, true, seconds) }) },
-    unsigned: { name: 'same route, unsigned', pid: unsignedServer.child.pid!, options: (seconds: number) => ({ url: unsignedServer.url, requests: settlementRequests('BENCH-1', secret, false, seconds) }) },
-    minimal: { name: 'minimal durable signed route (reference)', pid: minimal.child.pid!, options: (seconds: number) => ({ url: minimal.url, requests: settlementRequests('BENCH-1', secret, true, seconds) }) },
+    signed: {
+      name: 'signed settlement POST, new batch each',
+      pid: signedServer.child.pid!,
+      options: (seconds: number) => ({
+        url: signedServer.url,
+        requests: settlementRequests('BENCH-1', secret, true, seconds),
+      }),
+    },
+    unsigned: {
+      name: 'same route, unsigned',
+      pid: unsignedServer.child.pid!,
+      options: (seconds: number) => ({
+        url: unsignedServer.url,
+        requests: settlementRequests('BENCH-1', secret, false, seconds),
+      }),
+    },
+    minimal: {
+      name: 'minimal durable signed route (reference)',
+      pid: minimal.child.pid!,
+      options: (seconds: number) => ({
+        url: minimal.url,
+        requests: settlementRequests('BENCH-1', secret, true, seconds),
+      }),
+    },
   } as const;
   for (const target of Object.values(targets)) await run(`warm-up: ${target.name}`, target.pid, target.options, 3);
 
@@ -171,7 +163,9 @@ try {
   const rounds: Array<Record<keyof typeof targets, Measured>> = [];
   for (let round = 1; round <= Number(args.rounds); round += 1) {
     const measured = {} as Record<keyof typeof targets, Measured>;
-    for (const [key, target] of Object.entries(targets) as Array<[keyof typeof targets, (typeof targets)[keyof typeof targets]]>) {
+    for (const [key, target] of Object.entries(targets) as Array<
+      [keyof typeof targets, (typeof targets)[keyof typeof targets]]
+    >) {
       measured[key] = await run(`round ${round}: ${target.name}`, target.pid, target.options);
     }
     rounds.push(measured);
@@ -186,20 +180,42 @@ try {
   const bareHalfRate = Math.floor(median(rounds.map((r) => r.bare.rps)) / 2);
   const pacedRounds: Array<{ signed: PacedResult; bare: PacedResult }> = [];
   for (let round = 1; round <= PACED_ROUNDS; round += 1) {
-    process.stderr.write(`paced round ${round}: signed settlement POST at ${halfRate}/s, bare Koa at ${bareHalfRate}/s…\n`);
+    process.stderr.write(
+      `paced round ${round}: signed settlement POST at ${halfRate}/s, bare Koa at ${bareHalfRate}/s…\n`,
+    );
     // Prepared for the warm-up (2 s) and the measured window alike; one in 50 spare.
     const next = preparedSettlements('BENCH-1', secret, true, (duration + 2) * halfRate * 1.02);
-    const signed = requireAllAnswered('paced signed POSTs', await pacedLoad({ baseUrl: signedServer.url, rate: halfRate, durationS: duration, next }));
-    const bareRun = requireAllAnswered('paced bare Koa', await pacedLoad({ baseUrl: bare.url, rate: bareHalfRate, durationS: duration, next: () => ({ method: 'GET', path: '/', headers: {} }) }));
+    const signed = requireAllAnswered(
+      'paced signed POSTs',
+      await pacedLoad({ baseUrl: signedServer.url, rate: halfRate, durationS: duration, next }),
+    );
+    const bareRun = requireAllAnswered(
+      'paced bare Koa',
+      await pacedLoad({
+        baseUrl: bare.url,
+        rate: bareHalfRate,
+        durationS: duration,
+        next: () => ({ method: 'GET', path: '/', headers: {} }),
+      }),
+    );
     pacedRounds.push({ signed, bare: bareRun });
   }
   const pacedP99 = median(pacedRounds.map((r) => r.signed.p99));
   const bareP99 = median(pacedRounds.map((r) => r.bare.p99));
 
-  const postgres = args['no-postgres'] ? 'skipped (--no-postgres)' : postgresBin() ? await postgresRuns(signedMax, median(rounds.map((r) => r.minimal.rps)), secret) : 'skipped: no PostgreSQL server binaries here (Debian\'s postgresql package)';
+  const postgres = args['no-postgres']
+    ? 'skipped (--no-postgres)'
+    : postgresBin()
+      ? await postgresRuns(signedMax, median(rounds.map((r) => r.minimal.rps)), secret)
+      : "skipped: no PostgreSQL server binaries here (Debian's postgresql package)";
 
-  const cell = (m: Measured) => `${m.rps.toFixed(0)} | ${m.p50} | ${m.p99} | ${m.cpuUs === null ? 'n/a' : m.cpuUs.toFixed(0)} | ${formatSteal(m.steal)}`;
-  const lines = rounds.flatMap((r, i) => (Object.keys(targets) as Array<keyof typeof targets>).map((key) => `| ${i + 1} | ${targets[key].name} | ${cell(r[key])} |`));
+  const cell = (m: Measured) =>
+    `${m.rps.toFixed(0)} | ${m.p50} | ${m.p99} | ${m.cpuUs === null ? 'n/a' : m.cpuUs.toFixed(0)} | ${formatSteal(m.steal)}`;
+  const lines = rounds.flatMap((r, i) =>
+    (Object.keys(targets) as Array<keyof typeof targets>).map(
+      (key) => `| ${i + 1} | ${targets[key].name} | ${cell(r[key])} |`,
+    ),
+  );
   process.stdout.write(`
 ${connections} connections, ${duration} s a run, ${rounds.length} interleaved rounds after a warm-up; each server in its own process;
 durable store (each answer after fdatasync). Server CPU is user + system time of the server process per answered request.
@@ -253,13 +269,28 @@ async function postgresRuns(lowdbRps: number, minimalRps: number, minimalSecret:
   // The other instances start after the one-instance rounds: their background work (webhook and accreditation passes) would load the database the reference does not share.
   const first = await addInstance();
   const world = await provisionWorld(first.url, 'BENCH-PG');
-  const writesOn = (url: string, share = connections) => (seconds: number) => ({ url, connections: share, requests: settlementRequests('BENCH-PG', world.secret, true, seconds) });
-  const readsOn = (url: string, share = connections) => () => ({ url: `${url}/api/v1/merchants/${world.merchantId}/pos-terminals/BENCH-PG/settlements?sort=-closedAt&size=1`, connections: share, headers: { authorization: `Bearer ${world.token}` } });
+  const writesOn =
+    (url: string, share = connections) =>
+    (seconds: number) => ({
+      url,
+      connections: share,
+      requests: settlementRequests('BENCH-PG', world.secret, true, seconds),
+    });
+  const readsOn =
+    (url: string, share = connections) =>
+    () => ({
+      url: `${url}/api/v1/merchants/${world.merchantId}/pos-terminals/BENCH-PG/settlements?sort=-closedAt&size=1`,
+      connections: share,
+      headers: { authorization: `Bearer ${world.token}` },
+    });
   const minimalDir = await mkdtemp(join(tmpdir(), 'bench-pos-minimal-pg-'));
   cleanups.push(() => void rm(minimalDir, { recursive: true, force: true }));
   const minimalPg = await start('./bench/minimal-route.js', [minimalDir, minimalSecret, '--postgres', cluster.url]);
   children.push(minimalPg.child);
-  const minimalOn = (seconds: number) => ({ url: minimalPg.url, requests: settlementRequests('BENCH-1', minimalSecret, true, seconds) });
+  const minimalOn = (seconds: number) => ({
+    url: minimalPg.url,
+    requests: settlementRequests('BENCH-1', minimalSecret, true, seconds),
+  });
   await run('warm-up: signed settlement POST on PostgreSQL', first.child.pid!, writesOn(first.url), 3);
   await run('warm-up: minimal durable signed route on PostgreSQL (reference)', minimalPg.child.pid!, minimalOn, 3);
 
@@ -267,22 +298,47 @@ async function postgresRuns(lowdbRps: number, minimalRps: number, minimalSecret:
   const pgRounds: Array<{ signed: Measured; signedPgUs: number; reference: Measured; referencePgUs: number }> = [];
   for (let round = 1; round <= Number(args.rounds); round += 1) {
     let before = postgresCpu();
-    const signed = await run(`round ${round}: signed settlement POST on PostgreSQL, one instance`, first.child.pid!, writesOn(first.url));
+    const signed = await run(
+      `round ${round}: signed settlement POST on PostgreSQL, one instance`,
+      first.child.pid!,
+      writesOn(first.url),
+    );
     const signedPgUs = (postgresCpuSince(before) * 1000) / (signed.rps * duration);
     before = postgresCpu();
-    const reference = await run(`round ${round}: minimal durable signed route on PostgreSQL (reference)`, minimalPg.child.pid!, minimalOn);
+    const reference = await run(
+      `round ${round}: minimal durable signed route on PostgreSQL (reference)`,
+      minimalPg.child.pid!,
+      minimalOn,
+    );
     const referencePgUs = (postgresCpuSince(before) * 1000) / (reference.rps * duration);
     pgRounds.push({ signed, signedPgUs, reference, referencePgUs });
   }
   minimalPg.child.kill('SIGTERM');
-  for (const instance of [await addInstance(), await addInstance()]) await run('warm-up: signed settlement POST on PostgreSQL', instance.child.pid!, writesOn(instance.url), 3);
+  for (const instance of [await addInstance(), await addInstance()])
+    await run('warm-up: signed settlement POST on PostgreSQL', instance.child.pid!, writesOn(instance.url), 3);
 
   // 1, 2 and 3 instances, interleaved rounds; the load's connections split evenly.
   type Scaled = { rps: number; p99: number; each: number[] };
-  const together = async (title: string, count: number, options: (url: string, share: number) => (seconds: number) => autocannon.Options): Promise<Scaled> => {
-    const shares = instances.slice(0, count).map((_, i) => Math.floor(connections / count) + (i < connections % count ? 1 : 0));
-    const runs = await Promise.all(instances.slice(0, count).map((instance, i) => run(`${title}, instance ${i + 1} of ${count}`, instance.child.pid!, options(instance.url, shares[i]!))));
-    return { rps: runs.reduce((sum, each) => sum + each.rps, 0), p99: Math.max(...runs.map((each) => each.p99)), each: runs.map((each) => each.rps) };
+  const together = async (
+    title: string,
+    count: number,
+    options: (url: string, share: number) => (seconds: number) => autocannon.Options,
+  ): Promise<Scaled> => {
+    const shares = instances
+      .slice(0, count)
+      .map((_, i) => Math.floor(connections / count) + (i < connections % count ? 1 : 0));
+    const runs = await Promise.all(
+      instances
+        .slice(0, count)
+        .map((instance, i) =>
+          run(`${title}, instance ${i + 1} of ${count}`, instance.child.pid!, options(instance.url, shares[i]!)),
+        ),
+    );
+    return {
+      rps: runs.reduce((sum, each) => sum + each.rps, 0),
+      p99: Math.max(...runs.map((each) => each.p99)),
+      each: runs.map((each) => each.rps),
+    };
   };
   const scaling: Array<Record<1 | 2 | 3, { write: Scaled; read: Scaled }>> = [];
   for (let round = 1; round <= PACED_ROUNDS; round += 1) {
@@ -322,11 +378,4 @@ Instances on one database, ${connections} connections split evenly between them,
 ${([1, 2, 3] as const).map(scaleRow).join('\n')}
 
 This machine has ${availableParallelism()} CPUs, shared by PostgreSQL, every instance and the load generator.`;
-}
-
-/** An account and a terminal on a server: its merchant, API token and the terminal's secret. */
-async function provisionWorld(baseUrl: string, serial: string): Promise<{ merchantId: string; token: string; secret: string }> {
-  const account = await json(`${baseUrl}/console/register`, 'POST', { email: `bench-${serial}@example.com`, password: 'bench password' });
-  const terminal = await json(`${baseUrl}/api/v1/merchants/${account.merchant_id}/pos-terminals`, 'POST', { serialNumber: serial }, account.key.token);
-  return { merchantId: account.merchant_id, token: account.key.token, secret: terminal.secret };
 }

@@ -11,19 +11,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import pg from 'pg';
-import { orderKey } from '../server/orders/order.js';
-import { settlementKey } from '../server/settlements/settlement.js';
-import { indexDeclarations } from '../server/index-declarations.js';
-import { EmbeddedStore } from '../server/store/embedded-store.js';
-import { PgStore } from '../server/store/pg-store.js';
-import { createTableSql, ident, selectSql, tableLayout } from '../server/store/pg-tables.js';
 import { postgresBin, startThrowawayPostgres } from '../server/store/pg-testing.js';
-import { encodeJson, encodeKey } from '../server/store/pg-text.js';
-import type { Query, StoredRecord } from '../server/store/store.js';
-import { traceEntry } from '../server/trace/trace.js';
 import { settlementRequests } from './bench/settlement-requests.js';
 import { median } from './bench-stats.js';
+import { type World, register, seedLowdb, seedPostgres } from './bench/reads-world.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -38,7 +29,8 @@ const { values: args } = parseArgs({
   },
 });
 if (args.help) {
-  process.stdout.write(`usage: npm run bench:reads -- [--sizes N,N,…] [--duration S] [--rounds N] [--connections N] [--write-connections N] [--no-postgres] [--explain]
+  process.stdout
+    .write(`usage: npm run bench:reads -- [--sizes N,N,…] [--duration S] [--rounds N] [--connections N] [--write-connections N] [--no-postgres] [--explain]
 
 For each store (the embedded one, and PostgreSQL on a throwaway cluster
 where its binaries are installed) and each size in --sizes (10,000, 100,000
@@ -61,8 +53,15 @@ const rounds = Number(args.rounds);
 const connections = Number(args.connections);
 const writeConnections = Number(args['write-connections']);
 const sizes = args.sizes.split(',').map(Number);
-if (sizes.length === 0 || sizes.some((size) => !Number.isSafeInteger(size) || size < 0) || !(duration > 0) || !(rounds >= 1)) {
-  process.stderr.write('bench:reads: --sizes is a list of record counts (10000,100000), --duration seconds above 0, --rounds at least 1\n');
+if (
+  sizes.length === 0 ||
+  sizes.some((size) => !Number.isSafeInteger(size) || size < 0) ||
+  !(duration > 0) ||
+  !(rounds >= 1)
+) {
+  process.stderr.write(
+    'bench:reads: --sizes is a list of record counts (10000,100000), --duration seconds above 0, --rounds at least 1\n',
+  );
   process.exit(2);
 }
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
@@ -70,7 +69,10 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; ms: number }> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--max-old-space-size=8192', here('../server/main.js')], { env: { ...process.env, PORT: '0', LOG_LEVEL: 'error', ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--max-old-space-size=8192', here('../server/main.js')], {
+      env: { ...process.env, PORT: '0', LOG_LEVEL: 'error', ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let out = '';
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       out += chunk;
@@ -88,121 +90,19 @@ async function stopServer(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-interface World {
-  token: string;
-  consoleToken: string;
-  accountId: string;
-  merchantId: string;
-  serial: string;
-  /** The terminal's signing secret, for the settlement POSTs. */
-  secret: string;
-}
-
-async function register(url: string): Promise<World> {
-  const post = async (path: string, body: unknown, token?: string) => {
-    const response = await fetch(new URL(path, url), { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
-    return (await response.json()) as any;
-  };
-  const account = await post('/console/register', { email: 'reads@example.com', password: 'bench password' });
-  const terminal = await post(`/api/v1/merchants/${account.merchant_id}/pos-terminals`, { serialNumber: 'READS-1' }, account.key.token);
-  return { token: account.key.token, consoleToken: account.console_token, accountId: account.account_id, merchantId: account.merchant_id, serial: 'READS-1', secret: terminal.secret };
-}
-
-/** The records: the account's own (2,000 of each kind), and `total` others spread over 500 merchants. */
-function* records(world: World, total: number): Generator<[string, string, StoredRecord]> {
-  const at = (i: number) => new Date(Date.parse('2026-01-01T00:00:00.000Z') + i * 1000).toISOString();
-  const own = 2000;
-  for (let i = 0; i < own + total; i += 1) {
-    const mine = i < own;
-    const merchant = mine ? world.merchantId : `mer_other${i % 500}`;
-    const terminal = mine ? world.serial : `OTHER-${i % 500}`;
-    const account = mine ? world.accountId : `acc_other${i % 500}`;
-    const kind = mine ? i % 3 : i % 3;
-    if (kind === 0 || mine) {
-      const orderId = `o${i}`;
-      yield ['orders', orderKey(merchant, orderId), { orderId, merchantId: merchant, terminal, amount: 100 + (i % 900), currency: 'USD', status: i % 4 ? 'PAID' : 'PENDING', createdAt: at(i), updatedAt: at(i), history: [], account_id: account }];
-    }
-    if (kind === 1 || mine) {
-      const batchNumber = `B${String(i).padStart(7, '0')}`;
-      yield ['settlements', settlementKey(terminal, batchNumber), { batchNumber, transactionCount: i % 90, closedAt: at(i), currencyReference: 'USD', terminal, debitBatch: `D${(i * 7919) % 1_000_003}`, merchantId: merchant, receivedAt: at(i) }];
-    }
-    if (kind === 2 || mine) {
-      const entry = traceEntry(account, i % 2 ? 'webhook.attempt' : 'session.created', at(i), { session_id: `ses_${i % 1000}`, status: 200, result: 'succeeded' });
-      yield ['trace', entry.id, entry];
-    }
-  }
-}
-
-async function seedLowdb(dir: string, world: World, total: number): Promise<void> {
-  const store = await EmbeddedStore.open({ dir });
-  let batch: Array<[string, string, StoredRecord]> = [];
-  const flush = () => store.transact((tx) => {
-    for (const [c, id, v] of batch) tx.put(c, id, v);
-  });
-  for (const record of records(world, total)) {
-    batch.push(record);
-    if (batch.length === 10_000) {
-      await flush();
-      batch = [];
-    }
-  }
-  if (batch.length > 0) await flush();
-  await store.snapshot();
-  await store.close();
-}
-
-async function seedPostgres(url: string, world: World, total: number): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  const tables = new Set<string>();
-  let rows: string[][] = [];
-  const flush = async () => {
-    const byTable = new Map<string, string[][]>();
-    for (const row of rows) {
-      const layout = tableLayout(row[0]!, indexDeclarations[row[0]!]);
-      if (!tables.has(layout.table)) {
-        await client.query(createTableSql(layout));
-        tables.add(layout.table);
-      }
-      byTable.set(layout.table, [...(byTable.get(layout.table) ?? []), row]);
-    }
-    for (const [table, some] of byTable) {
-      await client.query(`INSERT INTO ${ident(table)} (id, data) SELECT i, d::jsonb FROM unnest($1::text[], $2::text[]) AS t(i, d) ON CONFLICT DO NOTHING`, [some.map((r) => r[1]), some.map((r) => r[2])]);
-    }
-    rows = [];
-  };
-  for (const [c, id, v] of records(world, total)) {
-    rows.push([c, encodeKey(id), encodeJson(v)]);
-    if (rows.length === 5000) await flush();
-  }
-  if (rows.length > 0) await flush();
-  for (const table of tables) await client.query(`ANALYZE ${ident(table)}`);
-  await client.end();
-  // A database that has served for a while has its declared indexes: make them before measuring.
-  const store = await PgStore.open({ connectionString: url });
-  store.declareIndexes(indexDeclarations);
-  await store.indexesReady();
-  await store.close();
-  if (args.explain) {
-    const explainer = new pg.Client({ connectionString: url });
-    await explainer.connect();
-    const plans: Array<[string, Query]> = [
-      ['orders', { where: { merchantId: world.merchantId }, orderBy: { field: 'createdAt', direction: 'desc' }, limit: 20, offset: 0 }],
-      ['trace', { where: { account_id: world.accountId }, orderBy: { field: 'listed', direction: 'desc' }, limit: 100 }],
-    ];
-    for (const [collection, query] of plans) {
-      const sql = selectSql(tableLayout(collection, indexDeclarations[collection]), query);
-      const { rows } = await explainer.query(`EXPLAIN ANALYZE ${sql.text}`, sql.values);
-      process.stderr.write(`${collection}:\n${rows.map((row: Record<string, string>) => `  ${Object.values(row)[0]}`).join('\n')}\n`);
-    }
-    await explainer.end();
-  }
-}
-
 const READS: Array<{ name: string; path: (w: World) => string; console?: boolean }> = [
-  { name: 'latest settlement of a terminal (sort=-closedAt&size=1)', path: (w) => `/api/v1/merchants/${w.merchantId}/pos-terminals/${w.serial}/settlements?sort=-closedAt&size=1` },
-  { name: 'merchant\'s orders, first page (size=20)', path: (w) => `/api/v1/merchants/${w.merchantId}/transactions?size=20` },
-  { name: 'settlements sorted by debitBatch (size=5)', path: (w) => `/api/v1/merchants/${w.merchantId}/pos-terminals/${w.serial}/settlements?sort=debitBatch&size=5` },
+  {
+    name: 'latest settlement of a terminal (sort=-closedAt&size=1)',
+    path: (w) => `/api/v1/merchants/${w.merchantId}/pos-terminals/${w.serial}/settlements?sort=-closedAt&size=1`,
+  },
+  {
+    name: "merchant's orders, first page (size=20)",
+    path: (w) => `/api/v1/merchants/${w.merchantId}/transactions?size=20`,
+  },
+  {
+    name: 'settlements sorted by debitBatch (size=5)',
+    path: (w) => `/api/v1/merchants/${w.merchantId}/pos-terminals/${w.serial}/settlements?sort=debitBatch&size=5`,
+  },
   { name: 'console trace (limit=100)', path: () => '/console/trace?limit=100', console: true },
   { name: 'console progress', path: () => '/console/progress', console: true },
 ];
@@ -223,7 +123,11 @@ interface Target {
 }
 
 /** Seeds a store of `size` records, starts the server on it, and reads each read once. */
-async function prepare(store: Target['store'], size: number, cleanups: Array<() => Promise<void> | void>): Promise<Target> {
+async function prepare(
+  store: Target['store'],
+  size: number,
+  cleanups: Array<() => Promise<void> | void>,
+): Promise<Target> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-reads-'));
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
   const cluster = store === 'postgres' ? startThrowawayPostgres() : null;
@@ -233,9 +137,11 @@ async function prepare(store: Target['store'], size: number, cleanups: Array<() 
   const world = await register(empty.url);
   await stopServer(empty.child);
   const seeding = performance.now();
-  if (cluster) await seedPostgres(cluster.url, world, size);
+  if (cluster) await seedPostgres(cluster.url, world, size, Boolean(args.explain));
   else await seedLowdb(dir, world, size);
-  process.stderr.write(`${store}: seeded ${size.toLocaleString('en')} records in ${((performance.now() - seeding) / 1000).toFixed(1)} s\n`);
+  process.stderr.write(
+    `${store}: seeded ${size.toLocaleString('en')} records in ${((performance.now() - seeding) / 1000).toFixed(1)} s\n`,
+  );
   const server = await startServer(env);
   cleanups.push(() => stopServer(server.child));
   const first: number[] = [];
@@ -245,21 +151,49 @@ async function prepare(store: Target['store'], size: number, cleanups: Array<() 
     if (response.status !== 200) throw new Error(`${read.name}: ${response.status} ${await response.text()}`);
     first.push(performance.now() - started);
   }
-  return { store, size, url: server.url, child: server.child, world, startMs: server.ms, first, reads: READS.map(() => []), writes: [] };
+  return {
+    store,
+    size,
+    url: server.url,
+    child: server.child,
+    world,
+    startMs: server.ms,
+    first,
+    reads: READS.map(() => []),
+    writes: [],
+  };
 }
 
-const readHeaders = (read: (typeof READS)[number], world: World) => ({ authorization: `Bearer ${read.console ? world.consoleToken : world.token}` });
+const readHeaders = (read: (typeof READS)[number], world: World) => ({
+  authorization: `Bearer ${read.console ? world.consoleToken : world.token}`,
+});
 
 async function measureRead(target: Target, index: number): Promise<void> {
   const read = READS[index]!;
-  const result = await autocannon({ url: new URL(read.path(target.world), target.url).toString(), headers: readHeaders(read, target.world), connections, duration });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${read.name} on ${target.store} at ${target.size}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  const result = await autocannon({
+    url: new URL(read.path(target.world), target.url).toString(),
+    headers: readHeaders(read, target.world),
+    connections,
+    duration,
+  });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(
+      `${read.name} on ${target.store} at ${target.size}: ${result.non2xx} non-2xx answers, ${result.errors} errors`,
+    );
   target.reads[index]!.push(result.requests.average);
 }
 
 async function measureWrites(target: Target): Promise<void> {
-  const result = await autocannon({ url: target.url, connections: writeConnections, duration, requests: settlementRequests(target.world.serial, target.world.secret, true, duration) });
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`settlement POSTs on ${target.store} at ${target.size}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  const result = await autocannon({
+    url: target.url,
+    connections: writeConnections,
+    duration,
+    requests: settlementRequests(target.world.serial, target.world.secret, true, duration),
+  });
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(
+      `settlement POSTs on ${target.store} at ${target.size}: ${result.non2xx} non-2xx answers, ${result.errors} errors`,
+    );
   target.writes.push(result.requests.average);
 }
 
@@ -268,14 +202,25 @@ const ratio = (a: number, b: number) => (a / b).toFixed(2);
 
 function report(targets: Target[]): string {
   const stores = [...new Set(targets.map((target) => target.store))];
-  const of = (store: Target['store'], size: number) => targets.find((target) => target.store === store && target.size === size)!;
+  const of = (store: Target['store'], size: number) =>
+    targets.find((target) => target.store === store && target.size === size)!;
   const lines: string[] = [];
-  lines.push(`${rounds} interleaved rounds of ${duration} s a run; every server up at once; req/s are medians of the rounds (reads: ${connections} connections, writes: ${writeConnections}).`, '');
-  lines.push('| server | records | start-up s | RSS MB | ' + READS.map((read) => read.name).join(' | ') + ' | signed settlement POST |');
+  lines.push(
+    `${rounds} interleaved rounds of ${duration} s a run; every server up at once; req/s are medians of the rounds (reads: ${connections} connections, writes: ${writeConnections}).`,
+    '',
+  );
+  lines.push(
+    '| server | records | start-up s | RSS MB | ' +
+      READS.map((read) => read.name).join(' | ') +
+      ' | signed settlement POST |',
+  );
   lines.push('|---|---|---|---|' + READS.map(() => '---|').join('') + '---|');
   for (const target of targets) {
-    const rss = Number(readFileSync(`/proc/${target.child.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
-    lines.push(`| ${target.store} | ${n(target.size)} | ${(target.startMs / 1000).toFixed(2)} | ${rss.toFixed(0)} | ${target.reads.map((runs) => n(median(runs))).join(' | ')} | ${n(median(target.writes))} |`);
+    const rss =
+      Number(readFileSync(`/proc/${target.child.pid}/status`, 'utf8').match(/VmRSS:\s+(\d+)/)?.[1] ?? 0) / 1024;
+    lines.push(
+      `| ${target.store} | ${n(target.size)} | ${(target.startMs / 1000).toFixed(2)} | ${rss.toFixed(0)} | ${target.reads.map((runs) => n(median(runs))).join(' | ')} | ${n(median(target.writes))} |`,
+    );
   }
   lines.push('', 'Each store at each size against itself at the smallest (goal ≥ 0.90):', '');
   lines.push('| server | records | ' + READS.map((read) => read.name).join(' | ') + ' | signed settlement POST |');
@@ -284,7 +229,9 @@ function report(targets: Target[]): string {
     const base = of(store, sizes[0]!);
     for (const size of sizes.slice(1)) {
       const target = of(store, size);
-      lines.push(`| ${store} | ${n(size)} ÷ ${n(base.size)} | ${target.reads.map((runs, i) => ratio(median(runs), median(base.reads[i]!))).join(' | ')} | ${ratio(median(target.writes), median(base.writes))} |`);
+      lines.push(
+        `| ${store} | ${n(size)} ÷ ${n(base.size)} | ${target.reads.map((runs, i) => ratio(median(runs), median(base.reads[i]!))).join(' | ')} | ${ratio(median(target.writes), median(base.writes))} |`,
+      );
     }
   }
   if (stores.includes('postgres')) {
@@ -294,17 +241,23 @@ function report(targets: Target[]): string {
     for (const size of sizes) {
       const pg = of('postgres', size);
       const embedded = of('embedded', size);
-      lines.push(`| ${n(size)} | ${pg.reads.map((runs, i) => ratio(median(runs), median(embedded.reads[i]!))).join(' | ')} | ${ratio(median(pg.writes), median(embedded.writes))} |`);
+      lines.push(
+        `| ${n(size)} | ${pg.reads.map((runs, i) => ratio(median(runs), median(embedded.reads[i]!))).join(' | ')} | ${ratio(median(pg.writes), median(embedded.writes))} |`,
+      );
     }
   }
   lines.push('', 'First read (builds what it needs), ms:', '');
   lines.push('| server | records | ' + READS.map((read) => read.name).join(' | ') + ' |');
   lines.push('|---|---|' + READS.map(() => '---|').join(''));
-  for (const target of targets) lines.push(`| ${target.store} | ${n(target.size)} | ${target.first.map((ms) => ms.toFixed(0)).join(' | ')} |`);
+  for (const target of targets)
+    lines.push(`| ${target.store} | ${n(target.size)} | ${target.first.map((ms) => ms.toFixed(0)).join(' | ')} |`);
   return lines.join('\n');
 }
 
-const stores: Array<Target['store']> = ['embedded', ...(!args['no-postgres'] && postgresBin() ? (['postgres'] as const) : [])];
+const stores: Array<Target['store']> = [
+  'embedded',
+  ...(!args['no-postgres'] && postgresBin() ? (['postgres'] as const) : []),
+];
 const cleanups: Array<() => Promise<void> | void> = [];
 try {
   const targets: Target[] = [];
@@ -317,8 +270,13 @@ try {
     process.stderr.write(`round ${round}: signed settlement POSTs\n`);
     for (const target of targets) await measureWrites(target);
   }
-  process.stdout.write(`\nbench:reads, ${new Date().toISOString().slice(0, 10)}, Node ${process.versions.node}; the account's own 6,000 records beside the others\n\n${report(targets)}\n`);
-  if (!stores.includes('postgres')) process.stdout.write(`\nPostgreSQL: ${args['no-postgres'] ? 'skipped (--no-postgres)' : "skipped: no PostgreSQL server binaries here (Debian's postgresql package)"}\n`);
+  process.stdout.write(
+    `\nbench:reads, ${new Date().toISOString().slice(0, 10)}, Node ${process.versions.node}; the account's own 6,000 records beside the others\n\n${report(targets)}\n`,
+  );
+  if (!stores.includes('postgres'))
+    process.stdout.write(
+      `\nPostgreSQL: ${args['no-postgres'] ? 'skipped (--no-postgres)' : "skipped: no PostgreSQL server binaries here (Debian's postgresql package)"}\n`,
+    );
 } finally {
   for (const cleanup of cleanups.reverse()) await cleanup();
 }

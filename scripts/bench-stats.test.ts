@@ -3,12 +3,19 @@ import { formatSteal, median, parseProcStat, percentile, stealPercent } from './
 
 t.test('percentile is the nearest rank', async (t) => {
   t.equal(percentile([5, 1, 4, 2, 3], 50), 3);
-  t.equal(percentile(Array.from({ length: 100 }, (_, i) => i + 1), 99), 99);
+  t.equal(
+    percentile(
+      Array.from({ length: 100 }, (_, i) => i + 1),
+      99,
+    ),
+    99,
+  );
   t.ok(Number.isNaN(percentile([], 99)));
 });
 
 t.test('steal is read from the cpu line of /proc/stat and given as a share of all CPU time', async (t) => {
-  const at = (steal: number, idle: number) => `cpu  100 0 50 ${idle} 10 0 5 ${steal} 7 0\ncpu0 1 2 3 4 5 6 7 8 9 10\nintr 1\n`;
+  const at = (steal: number, idle: number) =>
+    `cpu  100 0 50 ${idle} 10 0 5 ${steal} 7 0\ncpu0 1 2 3 4 5 6 7 8 9 10\nintr 1\n`;
   t.same(parseProcStat(at(20, 800)), { total: 985, steal: 20 }, 'guest time is not counted twice');
   t.equal(stealPercent(parseProcStat(at(20, 800)), parseProcStat(at(30, 890))), 10);
   t.equal(stealPercent(null, parseProcStat(at(30, 890))), null);

@@ -34,7 +34,10 @@ export function parseProcStat(text: string): { total: number; steal: number } {
 }
 
 /** Steal as a percentage of the machine's CPU time between two readings; null when either is missing. */
-export function stealPercent(before: ReturnType<typeof machineCpu>, after: ReturnType<typeof machineCpu>): number | null {
+export function stealPercent(
+  before: ReturnType<typeof machineCpu>,
+  after: ReturnType<typeof machineCpu>,
+): number | null {
   if (!before || !after || after.total <= before.total) return null;
   return ((after.steal - before.steal) / (after.total - before.total)) * 100;
 }

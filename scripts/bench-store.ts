@@ -27,9 +27,19 @@ const sizes = args.sizes!.split(',').map(Number);
 const writes = Number(args.writes);
 const concurrency = Number(args.concurrency);
 
-const record = (i: number) => ({ id: `r${i}`, merchantId: `m${i % 97}`, amount: i, currency: 'USD', status: 'PENDING', createdAt: new Date(1_700_000_000_000 + i).toISOString() });
+const record = (i: number) => ({
+  id: `r${i}`,
+  merchantId: `m${i % 97}`,
+  amount: i,
+  currency: 'USD',
+  status: 'PENDING',
+  createdAt: new Date(1_700_000_000_000 + i).toISOString(),
+});
 
-async function measureWrites(store: EmbeddedStore, from: number): Promise<{ p50: number; p99: number; perSecond: number }> {
+async function measureWrites(
+  store: EmbeddedStore,
+  from: number,
+): Promise<{ p50: number; p99: number; perSecond: number }> {
   const latencies: number[] = [];
   let next = from;
   const end = from + writes;
@@ -61,7 +71,11 @@ async function bareFdatasync(dir: string): Promise<{ p50: number; p99: number; p
     latencies.push(performance.now() - t0);
   }
   await handle.close();
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), perSecond: n / ((performance.now() - started) / 1000) };
+  return {
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    perSecond: n / ((performance.now() - started) / 1000),
+  };
 }
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MiB`;
@@ -70,7 +84,9 @@ const rows: string[] = [];
 const root = await mkdtemp(join(tmpdir(), 'bench-store-'));
 try {
   const bare = await bareFdatasync(root);
-  process.stderr.write(`baseline: one write+fdatasync at a time: p50 ${ms(bare.p50)} ms, ${bare.perSecond.toFixed(0)}/s\n`);
+  process.stderr.write(
+    `baseline: one write+fdatasync at a time: p50 ${ms(bare.p50)} ms, ${bare.perSecond.toFixed(0)}/s\n`,
+  );
   const results: Record<number, { steady: Awaited<ReturnType<typeof measureWrites>> }> = {};
   for (const size of sizes) {
     const dir = join(root, `s${size}`);
@@ -118,7 +134,9 @@ ${rows.join('\n')}
   if (small !== undefined && large !== undefined) {
     const ratio = results[large]!.steady.p99 / results[small]!.steady.p99;
     const speedup = results[small]!.steady.perSecond / bare.perSecond;
-    process.stdout.write(`\np99 at ${large} / p99 at ${small}: ${ratio.toFixed(2)} (target <= 1.5)\nGroup commit vs bare fdatasync: ${speedup.toFixed(1)}x the writes/s\n`);
+    process.stdout.write(
+      `\np99 at ${large} / p99 at ${small}: ${ratio.toFixed(2)} (target <= 1.5)\nGroup commit vs bare fdatasync: ${speedup.toFixed(1)}x the writes/s\n`,
+    );
   }
 } finally {
   await rm(root, { recursive: true, force: true });

@@ -15,7 +15,9 @@ import { Link } from '../terminal/protocol/link.js';
 import { openSerial } from '../terminal/serial-port.js';
 import { PtyPair } from '../terminal/pty-pair.js';
 
-const { values } = parseArgs({ options: { sales: { type: 'string', default: '50' }, help: { type: 'boolean', short: 'h' } } });
+const { values } = parseArgs({
+  options: { sales: { type: 'string', default: '50' }, help: { type: 'boolean', short: 'h' } },
+});
 if (values.help) {
   process.stdout.write(`usage: npm run bench:transbank -- [--sales N]
 
@@ -33,7 +35,8 @@ if (!Number.isInteger(sales) || sales < 1) {
   process.exit(2);
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 async function timed(count: number, work: (i: number) => Promise<unknown>): Promise<number[]> {
   const took: number[] = [];
@@ -57,7 +60,10 @@ try {
   const host = new Link(hostPort);
   let answered: (() => void) | null = null;
   host.on('message', () => answered?.());
-  const reference = await timed(200, () => new Promise<void>((resolve) => ((answered = resolve), void host.send('0100'))));
+  const reference = await timed(
+    200,
+    () => new Promise<void>((resolve) => ((answered = resolve), void host.send('0100'))),
+  );
   host.close();
   await new Promise((resolve) => hostPort.close(resolve));
   await new Promise((resolve) => svcPort.close(resolve));
@@ -75,7 +81,8 @@ try {
   await new Promise((resolve) => posPort.close(resolve));
 
   const rate = (took: number[]) => (1000 / (took.reduce((sum, each) => sum + each, 0) / took.length)).toFixed(1);
-  const row = (name: string, took: number[]) => `| ${name} | ${took.length} | ${rate(took)} | ${percentile(took, 50).toFixed(1)} | ${percentile(took, 99).toFixed(1)} |`;
+  const row = (name: string, took: number[]) =>
+    `| ${name} | ${took.length} | ${rate(took)} | ${percentile(took, 50).toFixed(1)} | ${percentile(took, 99).toFixed(1)} |`;
   process.stdout.write(
     [
       '| over a socat pty | operations | per second | p50 ms | p99 ms |',

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { pacedLoad, requireAllAnswered } from './bench/paced-load.js';
 import { formatSteal, median } from './bench-stats.js';
+import type { JsonAnswer } from '../contracts/json-answer.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -42,7 +43,9 @@ const roundCount = Number(args.rounds);
 const dir = await mkdtemp(join(tmpdir(), 'bench-webhooks-'));
 const children: ChildProcess[] = [];
 try {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./bench/webhook-server.js', import.meta.url)), dir], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./bench/webhook-server.js', import.meta.url)), dir], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   children.push(child);
   const lines: string[] = [];
   const waiters: Array<(line: string) => void> = [];
@@ -53,22 +56,39 @@ try {
       else lines.push(line);
     }
   });
-  const nextLine = () => new Promise<string>((resolve) => (lines.length > 0 ? resolve(lines.shift()!) : waiters.push(resolve)));
+  const nextLine = () =>
+    new Promise<string>((resolve) => (lines.length > 0 ? resolve(lines.shift()!) : waiters.push(resolve)));
   const base = `http://127.0.0.1:${/port (\d+)/.exec(await nextLine())![1]}`;
   const pending = async () => {
     child.stdin!.write('pending\n');
     return Number(/pending (\d+)/.exec(await nextLine())![1]);
   };
   const json = async (path: string, body: unknown, token?: string) => {
-    const response = await fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+    const response = await fetch(base + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      body: JSON.stringify(body),
+    });
     if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-    return response.json() as Promise<any>;
+    return response.json() as Promise<JsonAnswer>;
   };
   const account = await json('/console/register', { email: 'bench@example.com', password: 'bench password' });
   const token = account.key.token;
-  const agreement = await json('/api/v1/ext/agreements', { name: 'bench', currency_reference: 'USD', split: false, payment_methods: ['card'] }, token);
-  const probe = await json('/api/v1/ext/payment-sessions/buttons', { agreement_id: agreement.agreement_id, amount_reference: 1 }, token);
-  const read = () => ({ method: 'GET', path: `/payment-sessions/${probe.session_id}`, headers: { authorization: `Bearer ${token}` } });
+  const agreement = await json(
+    '/api/v1/ext/agreements',
+    { name: 'bench', currency_reference: 'USD', split: false, payment_methods: ['card'] },
+    token,
+  );
+  const probe = await json(
+    '/api/v1/ext/payment-sessions/buttons',
+    { agreement_id: agreement.agreement_id, amount_reference: 1 },
+    token,
+  );
+  const read = () => ({
+    method: 'GET',
+    path: `/payment-sessions/${probe.session_id}`,
+    headers: { authorization: `Bearer ${token}` },
+  });
 
   /**
    * Creates `count` sessions to `url` (Request batches of 100) with delivery
@@ -78,7 +98,17 @@ try {
     child.stdin!.write('pause\n');
     for (let made = 0; made < count; made += 100) {
       const size = Math.min(100, count - made);
-      await json('/api/v1/ext/payment-sessions/requests', { sessions: Array.from({ length: size }, () => ({ agreement_id: agreement.agreement_id, amount_reference: 1, webhook_url: url })) }, token);
+      await json(
+        '/api/v1/ext/payment-sessions/requests',
+        {
+          sessions: Array.from({ length: size }, () => ({
+            agreement_id: agreement.agreement_id,
+            amount_reference: 1,
+            webhook_url: url,
+          })),
+        },
+        token,
+      );
     }
     const started = performance.now();
     child.stdin!.write('resume\n');
@@ -92,7 +122,10 @@ try {
 
   /** API reads at the steady rate; every one must answer 2xx, or the figures mean nothing. */
   const apiReads = async (durationS: number, warmupS?: number) =>
-    requireAllAnswered('API reads', await pacedLoad({ baseUrl: base, rate, durationS, ...(warmupS === undefined ? {} : { warmupS }), next: read }));
+    requireAllAnswered(
+      'API reads',
+      await pacedLoad({ baseUrl: base, rate, durationS, ...(warmupS === undefined ? {} : { warmupS }), next: read }),
+    );
 
   process.stderr.write('warm-up: API reads…\n');
   await apiReads(1);
@@ -107,9 +140,23 @@ try {
     });
   }).listen(0, '127.0.0.1');
   await new Promise((resolve) => local.once('listening', resolve));
-  const relay = spawn(process.execPath, [fileURLToPath(new URL('./relay/svc-relay.js', import.meta.url)), '--base-url', base, '--token', token, '--forward-to', `http://127.0.0.1:${(local.address() as AddressInfo).port}/hook`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const relay = spawn(
+    process.execPath,
+    [
+      fileURLToPath(new URL('./relay/svc-relay.js', import.meta.url)),
+      '--base-url',
+      base,
+      '--token',
+      token,
+      '--forward-to',
+      `http://127.0.0.1:${(local.address() as AddressInfo).port}/hook`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   children.push(relay);
-  await new Promise<void>((resolve) => relay.stdout!.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('relay connected') && resolve()));
+  await new Promise<void>((resolve) =>
+    relay.stdout!.setEncoding('utf8').on('data', (chunk: string) => chunk.includes('relay connected') && resolve()),
+  );
   relay.stdout!.resume();
 
   process.stderr.write('warm-up: a drain through each route…\n');
@@ -124,7 +171,9 @@ try {
   // Each round measures the idle API twice (A, then B): the ratio B / A is what the machine alone swings by.
   const rounds: Array<{ idleA: Paced; idleB: Paced; busy: Paced; loopback: number; relay: number }> = [];
   for (let round = 1; round <= roundCount; round += 1) {
-    process.stderr.write(`round ${round}: API idle twice, then ${events} deliveries through the loopback receiver with the API measured meanwhile, then ${events} through the relay…\n`);
+    process.stderr.write(
+      `round ${round}: API idle twice, then ${events} deliveries through the loopback receiver with the API measured meanwhile, then ${events} through the relay…\n`,
+    );
     const idleA = await apiReads(window, 0);
     const idleB = await apiReads(window, 0);
     let busy: Paced | null = null;
@@ -143,7 +192,10 @@ try {
   const answerOnly = (r: (typeof rounds)[number]) => r.busy.answerP99 / r.idleA.answerP99;
   const control = (r: (typeof rounds)[number]) => r.idleB.p99 / r.idleA.p99;
   const deliveryRows = rounds.map((r, i) => `| ${i + 1} | ${r.loopback.toFixed(0)} | ${r.relay.toFixed(0)} |`);
-  const apiRows = rounds.map((r, i) => `| ${i + 1} | ${both(r.idleA)} | ${both(r.idleB)} | ${both(r.busy)} | ${fromDue(r).toFixed(2)} / ${answerOnly(r).toFixed(2)} | ${control(r).toFixed(2)} | ${formatSteal(r.idleA.steal)} / ${formatSteal(r.idleB.steal)} / ${formatSteal(r.busy.steal)} |`);
+  const apiRows = rounds.map(
+    (r, i) =>
+      `| ${i + 1} | ${both(r.idleA)} | ${both(r.idleB)} | ${both(r.busy)} | ${fromDue(r).toFixed(2)} / ${answerOnly(r).toFixed(2)} | ${control(r).toFixed(2)} | ${formatSteal(r.idleA.steal)} / ${formatSteal(r.idleB.steal)} / ${formatSteal(r.busy.steal)} |`,
+  );
   process.stdout.write(`
 Deliveries: ${events} events a run, each a Request-batch session's created event, created with delivery paused; time from resuming to the last delivery closed. Relay: svc-relay in its own process forwarding to a local HTTP receiver (${received} received in all). ${rounds.length} interleaved rounds.
 
@@ -161,7 +213,10 @@ ${apiRows.join('\n')}
 
 deliveries/s, median of rounds (target >= 1000): loopback ${median(rounds.map((r) => r.loopback)).toFixed(0)}, relay ${median(rounds.map((r) => r.relay)).toFixed(0)}
 API p99 during delivery / idle, median of rounds (target <= 1.20): ${median(rounds.map(fromDue)).toFixed(2)} from due time, ${median(rounds.map(answerOnly)).toFixed(2)} from sending
-Idle / idle, the same measurement twice with nothing delivered: ${rounds.map(control).map((v) => v.toFixed(2)).join(', ')}
+Idle / idle, the same measurement twice with nothing delivered: ${rounds
+    .map(control)
+    .map((v) => v.toFixed(2))
+    .join(', ')}
 `);
 } finally {
   for (const child of children) child.kill('SIGTERM');

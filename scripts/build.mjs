@@ -12,8 +12,12 @@ let tsc;
 try {
   tsc = require.resolve('typescript/bin/tsc');
 } catch {
-  if (!process.argv.includes('--if-available')) throw new Error('TypeScript is not installed: run npm ci (with dev dependencies) first');
-  if (!existsSync('dist')) process.stderr.write('build: TypeScript is not installed, so dist/ was not built; install the packed tarball, or run npm ci once with dev dependencies\n');
+  if (!process.argv.includes('--if-available'))
+    throw new Error('TypeScript is not installed: run npm ci (with dev dependencies) first');
+  if (!existsSync('dist'))
+    process.stderr.write(
+      'build: TypeScript is not installed, so dist/ was not built; install the packed tarball, or run npm ci once with dev dependencies\n',
+    );
   process.exit(0);
 }
 execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });

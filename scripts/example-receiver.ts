@@ -16,7 +16,9 @@ export interface ReceiverOptions {
   now?: () => number;
 }
 
-export function startExampleReceiver(options: ReceiverOptions): Promise<{ server: Server; url: string; seen: Set<string>; rejected: number }> {
+export function startExampleReceiver(
+  options: ReceiverOptions,
+): Promise<{ server: Server; url: string; seen: Set<string>; rejected: number }> {
   const seen = new Set<string>();
   const state = { rejected: 0 };
   const server = createServer((req, res) => {
@@ -24,7 +26,12 @@ export function startExampleReceiver(options: ReceiverOptions): Promise<{ server
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const rawBody = Buffer.concat(chunks);
-      const verdict = verifyWebhook({ rawBody, headers: req.headers, secret: options.secret, ...(options.now ? { now: options.now() } : {}) });
+      const verdict = verifyWebhook({
+        rawBody,
+        headers: req.headers,
+        secret: options.secret,
+        ...(options.now ? { now: options.now() } : {}),
+      });
       if (!verdict.ok) {
         state.rejected += 1;
         res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ error: verdict.reason }));
@@ -55,11 +62,15 @@ export function startExampleReceiver(options: ReceiverOptions): Promise<{ server
 if (import.meta.url === `file://${process.argv[1]}`) {
   const secret = process.env.WEBHOOK_SECRET;
   if (!secret) {
-    process.stderr.write('example-receiver: set WEBHOOK_SECRET to the account\'s key.webhook_secret\n');
+    process.stderr.write("example-receiver: set WEBHOOK_SECRET to the account's key.webhook_secret\n");
     process.exit(2);
   }
   const portArg = process.argv.indexOf('--port');
   const port = portArg > 0 ? Number(process.argv[portArg + 1]) : 4000;
-  const { url } = await startExampleReceiver({ secret, port, onEvent: (event, key) => process.stdout.write(`${event.event} ${event.event_id} (idempotency-key ${key})\n`) });
+  const { url } = await startExampleReceiver({
+    secret,
+    port,
+    onEvent: (event, key) => process.stdout.write(`${event.event} ${event.event_id} (idempotency-key ${key})\n`),
+  });
   process.stdout.write(`example receiver listening on ${url}\n`);
 }

@@ -22,9 +22,15 @@ t.test('npm pack, then a production-only install of the tarball: every command a
   t.ok(tarball, 'a tarball');
   const app = join(dir, 'app');
   await run('mkdir', ['-p', app]);
-  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'packed-install-check', version: '1.0.0', private: true }));
+  await writeFile(
+    join(app, 'package.json'),
+    JSON.stringify({ name: 'packed-install-check', version: '1.0.0', private: true }),
+  );
   // The registry's packages come from the local cache where it has them (npm ci filled it).
-  await run('npm', ['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', join(dir, tarball!)], { cwd: app, maxBuffer: 16 * 1024 * 1024 });
+  await run('npm', ['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', join(dir, tarball!)], {
+    cwd: app,
+    maxBuffer: 16 * 1024 * 1024,
+  });
   const installed = await readdir(join(app, 'node_modules'));
   t.notOk(installed.includes('typescript') || installed.includes('tsx'), 'no TypeScript tooling installed');
   for (const command of COMMANDS) {
@@ -40,7 +46,13 @@ t.test('npm pack, then a production-only install of the tarball: every command a
   await t.test('the installed svc-contracts runs checks against a real server', async (t) => {
     const server = await startTestServer(t);
     server.clock.set(Date.now());
-    const suite = await run(join(app, 'node_modules', '.bin', 'svc-contracts'), ['--base-url', server.baseUrl, '--allow-mutations', '--checks', 'orders.lists,document.served']).catch((error: { stdout?: string; stderr?: string }) => error);
+    const suite = await run(join(app, 'node_modules', '.bin', 'svc-contracts'), [
+      '--base-url',
+      server.baseUrl,
+      '--allow-mutations',
+      '--checks',
+      'orders.lists,document.served',
+    ]).catch((error: { stdout?: string; stderr?: string }) => error);
     t.match(suite.stdout, /checks: 2 passed, 0 failed, \d+ skipped[\s\S]*PASSED/, suite.stderr?.slice(-400) ?? '');
   });
 });

@@ -93,8 +93,13 @@ function shardEntries(files) {
     const mine = files.filter((_, i) => i % shards === shard);
     if (mine.length === 0) continue;
     const entry = join(dir, `unit-${shard + 1}-of-${shards}.test.ts`);
-    const imports = mine.map((file) => `await import(${JSON.stringify(pathToFileURL(join(root, file)).href)});\n`).join('');
-    writeFileSync(entry, `// The unit tier's shard ${shard + 1} of ${shards}, written by scripts/test-tiers.mjs.\n${imports}`);
+    const imports = mine
+      .map((file) => `await import(${JSON.stringify(pathToFileURL(join(root, file)).href)});\n`)
+      .join('');
+    writeFileSync(
+      entry,
+      `// The unit tier's shard ${shard + 1} of ${shards}, written by scripts/test-tiers.mjs.\n${imports}`,
+    );
     entries.push(relative(root, entry));
   }
   return entries;
@@ -108,8 +113,14 @@ if (command === '--list') {
   const files = listed.filter((entry) => entry.tier === 'unit').map((entry) => entry.file);
   const full = command === 'all' ? listed.filter((entry) => entry.tier === 'full').map((entry) => entry.file) : [];
   const entries = shardEntries(files);
-  process.stderr.write(`${command === 'unit' ? 'unit tier' : 'every test'}: ${files.length} in-process test files in ${entries.length} processes${full.length ? `, and ${full.length} files a process each` : ''} (node scripts/test-tiers.mjs --list says which and why)\n`);
-  const tap = spawnSync(process.execPath, [join(root, 'node_modules/tap/dist/esm/run.mjs'), ...rest, ...entries, ...full], { cwd: root, stdio: 'inherit' });
+  process.stderr.write(
+    `${command === 'unit' ? 'unit tier' : 'every test'}: ${files.length} in-process test files in ${entries.length} processes${full.length ? `, and ${full.length} files a process each` : ''} (node scripts/test-tiers.mjs --list says which and why)\n`,
+  );
+  const tap = spawnSync(
+    process.execPath,
+    [join(root, 'node_modules/tap/dist/esm/run.mjs'), ...rest, ...entries, ...full],
+    { cwd: root, stdio: 'inherit' },
+  );
   process.exit(tap.status ?? 1);
 } else {
   process.stdout.write(usage);

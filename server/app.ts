@@ -75,7 +75,13 @@ export interface AppDeps {
 
 /** The Koa app with the background jobs `main.ts` starts and stops. */
 export type SimulatorApp = Koa<AppState> & {
-  jobs: { scheduler: AccreditationScheduler; dispatcher: WebhookDispatcher; relay: RelayHub; purge: () => Promise<number>; consoleStreams: TraceStreams };
+  jobs: {
+    scheduler: AccreditationScheduler;
+    dispatcher: WebhookDispatcher;
+    relay: RelayHub;
+    purge: () => Promise<number>;
+    consoleStreams: TraceStreams;
+  };
   /** Tells the app an origin it is reached at, once listening (loopback webhook routing). */
   addOrigin(origin: string): void;
   /** The domain services behind the routes, for in-process callers (the payment page, tests). */
@@ -83,7 +89,16 @@ export type SimulatorApp = Koa<AppState> & {
 };
 
 /** Builds the whole backend as a Koa app; `main.ts` gives it real parts, tests their own. */
-export function createApp({ store, sharing = 'one-process', clock, config, log = silentLogger, securityGuards: substitutes = {}, eventSink, webhookSignalAfter }: AppDeps): SimulatorApp {
+export function createApp({
+  store,
+  sharing = 'one-process',
+  clock,
+  config,
+  log = silentLogger,
+  securityGuards: substitutes = {},
+  eventSink,
+  webhookSignalAfter,
+}: AppDeps): SimulatorApp {
   const doc = openApiDocument;
   const validators = { exact: new SchemaValidator(doc), coercing: new SchemaValidator(doc, { coerceTypes: true }) };
   const accounts = new AccountService(store, clock, config);
@@ -93,7 +108,10 @@ export function createApp({ store, sharing = 'one-process', clock, config, log =
   // A signed request's handler writes through the store its guard hands it, which makes the signature's claim with the first write.
   const storeOf = (ctx: AppContext): Store => ctx.state.store ?? store;
   const catalog = new CatalogService(store, clock);
-  const checkSessionInput = (value: unknown) => validators.exact.check({ $ref: '#/components/schemas/SessionCreateRequest' }, value).map((issue) => ({ in: 'body' as const, ...issue }));
+  const checkSessionInput = (value: unknown) =>
+    validators.exact
+      .check({ $ref: '#/components/schemas/SessionCreateRequest' }, value)
+      .map((issue) => ({ in: 'body' as const, ...issue }));
   const origins = new Set<string>(config.publicUrl ? [config.publicUrl] : []);
   const receivers = new Receivers(store, clock);
   const instance = sharedState ? randomUUID() : undefined;
@@ -110,17 +128,25 @@ export function createApp({ store, sharing = 'one-process', clock, config, log =
     loopback: (accountId, receiver, request) => ({
       status: receiverStatus[receiver],
       body: receiverAnswerBody(receiver),
-      record: (tx) => receivers.record(tx, accountId, receiver, { rawBody: Buffer.from(request.body), headers: request.headers }),
+      record: (tx) =>
+        receivers.record(tx, accountId, receiver, { rawBody: Buffer.from(request.body), headers: request.headers }),
     }),
     relay,
     log,
     ...(webhookSignalAfter ? { signalAfter: webhookSignalAfter } : {}),
   });
-  const sink: EventSink = eventSink ? { emitted: (events) => (dispatcher.emitted(events), eventSink.emitted(events)) } : dispatcher;
+  const sink: EventSink = eventSink
+    ? { emitted: (events) => (dispatcher.emitted(events), eventSink.emitted(events)) }
+    : dispatcher;
   const sessions = new SessionService(store, clock, sink, config.accreditationDelayMs, checkSessionInput);
   const stops = new StopService(store, clock);
   const scheduler = new AccreditationScheduler(store, clock, sessions, log);
-  const consoleStreams = new TraceStreams(store, (token) => accounts.authenticate(token, ['console']).then(() => true, () => false));
+  const consoleStreams = new TraceStreams(store, (token) =>
+    accounts.authenticate(token, ['console']).then(
+      () => true,
+      () => false,
+    ),
+  );
   // Accepted signatures are records of the store, claimed with the request's own write where it has one: durable before
   // the answer on either store, so a restart, a crash included, neither refuses a fresh signature nor accepts an old one.
   const signatures = storeSignatureLedger(store);
@@ -129,37 +155,48 @@ export function createApp({ store, sharing = 'one-process', clock, config, log =
     apiBearer: requireToken(['api', 'login'], accounts),
     consoleBearer: requireToken(['console'], accounts),
     // These claim their signature with their one write: a settlement's insert, a confirmation's order update.
-    posSignature: posSignatureGuard(store, clock, config.posSignatureToleranceSeconds, signatures, new Set(['notifySettlement', 'commitOrderPayment', 'commitOrderVoid'])),
+    posSignature: posSignatureGuard(
+      store,
+      clock,
+      config.posSignatureToleranceSeconds,
+      signatures,
+      new Set(['notifySettlement', 'commitOrderPayment', 'commitOrderVoid']),
+    ),
   };
   for (const [scheme, guard] of Object.entries(substitutes)) if (guard) securityGuards[scheme] = guard;
   // Koa 3's ctx.origin is the Origin request header, not this server's origin.
   const publicUrl = (ctx: AppContext) => config.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
 
   const router = new Router<AppState>();
-  bindOperations(router, doc, {
-    ...systemHandlers(store, doc, performance.now(), publicUrl),
-    ...accountHandlers(accounts, publicUrl),
-    // What a clock move made due happens before the answer: accreditations, webhook attempts, the purge.
-    ...clockHandlers(store, clock, async (accountId) => {
-      await scheduler.runDue(accountId);
-      await dispatcher.runDue();
-      await purgeExpired(store, clock, config.dataTtlDays, accountId);
-    }),
-    ...terminalHandlers(terminals),
-    ...orderHandlers((ctx) => new OrderService(storeOf(ctx), clock)),
-    ...settlementHandlers((ctx) => new SettlementService(storeOf(ctx), clock), terminals),
-    ...sessionHandlers({ store, clock, catalog, sessions, stops, publicUrl }),
-    ...webhookHandlers(receivers, dispatcher),
-    ...relayHandlers(relay),
-    ...consoleHandlers(store, sessions, publicUrl, config, consoleStreams),
-    ...payHandlers(store, clock, sessions),
-  }, {
-    readBody: readBody(config.bodyLimitBytes),
-    authenticate: (security) => authenticate(security, securityGuards),
-    validate: (entry) => validateRequest(doc, entry, validators),
-    scope: merchantScope,
-    rateBrake: rateBrake(clock, sharedState ? storeRateCounter(store) : undefined),
-  });
+  bindOperations(
+    router,
+    doc,
+    {
+      ...systemHandlers(store, doc, performance.now(), publicUrl),
+      ...accountHandlers(accounts, publicUrl),
+      // What a clock move made due happens before the answer: accreditations, webhook attempts, the purge.
+      ...clockHandlers(store, clock, async (accountId) => {
+        await scheduler.runDue(accountId);
+        await dispatcher.runDue();
+        await purgeExpired(store, clock, config.dataTtlDays, accountId);
+      }),
+      ...terminalHandlers(terminals),
+      ...orderHandlers((ctx) => new OrderService(storeOf(ctx), clock)),
+      ...settlementHandlers((ctx) => new SettlementService(storeOf(ctx), clock), terminals),
+      ...sessionHandlers({ store, clock, catalog, sessions, stops, publicUrl }),
+      ...webhookHandlers(receivers, dispatcher),
+      ...relayHandlers(relay),
+      ...consoleHandlers(store, sessions, publicUrl, config, consoleStreams),
+      ...payHandlers(store, clock, sessions),
+    },
+    {
+      readBody: readBody(config.bodyLimitBytes),
+      authenticate: (security) => authenticate(security, securityGuards),
+      validate: (entry) => validateRequest(doc, entry, validators),
+      scope: merchantScope,
+      rateBrake: rateBrake(clock, sharedState ? storeRateCounter(store) : undefined),
+    },
+  );
 
   const app = new Koa<AppState>();
   app.silent = true; // errors are logged below, without secrets, not by Koa's default printer
@@ -169,8 +206,13 @@ export function createApp({ store, sharing = 'one-process', clock, config, log =
   app.use(router.routes());
   app.use(unmatchedRoute(router));
   app.on('error', (error: Error, ctx?: AppContext) => {
-    if (clientWentAway(error)) return log.debug('client went away before the answer ended', { method: ctx?.method, path: ctx?.path });
+    if (clientWentAway(error))
+      return log.debug('client went away before the answer ended', { method: ctx?.method, path: ctx?.path });
     log.error('unhandled error', { error: error.message, stack: error.stack, method: ctx?.method, path: ctx?.path });
   });
-  return Object.assign(app, { jobs: { scheduler, dispatcher, relay, consoleStreams, purge: () => purgeExpired(store, clock, config.dataTtlDays) }, services: { sessions }, addOrigin: (origin: string) => void origins.add(origin) });
+  return Object.assign(app, {
+    jobs: { scheduler, dispatcher, relay, consoleStreams, purge: () => purgeExpired(store, clock, config.dataTtlDays) },
+    services: { sessions },
+    addOrigin: (origin: string) => void origins.add(origin),
+  });
 }

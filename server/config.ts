@@ -65,7 +65,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   if (env.HOST) config.host = env.HOST;
   if (env.DATA_DIR) config.dataDir = env.DATA_DIR;
   if (env.DATABASE_URL) {
-    if (!/^postgres(ql)?:\/\//.test(env.DATABASE_URL)) throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// connection string');
+    if (!/^postgres(ql)?:\/\//.test(env.DATABASE_URL))
+      throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// connection string');
     config.databaseUrl = env.DATABASE_URL;
   }
   if (env.SIM_PUBLIC_URL) {
@@ -82,22 +83,32 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     config.accreditationDelayMs = integer('SIM_ACCREDITATION_DELAY_MS', env.SIM_ACCREDITATION_DELAY_MS, 0, 86_400_000);
   }
   if (env.WEBHOOK_LADDER !== undefined) {
-    if (env.WEBHOOK_LADDER !== 'sim' && env.WEBHOOK_LADDER !== 'production') throw new ConfigError(`WEBHOOK_LADDER must be sim or production, got ${JSON.stringify(env.WEBHOOK_LADDER)}`);
+    if (env.WEBHOOK_LADDER !== 'sim' && env.WEBHOOK_LADDER !== 'production')
+      throw new ConfigError(`WEBHOOK_LADDER must be sim or production, got ${JSON.stringify(env.WEBHOOK_LADDER)}`);
     config.webhookLadder = env.WEBHOOK_LADDER;
   }
-  if (env.WEBHOOK_CONCURRENCY !== undefined) config.webhookConcurrency = integer('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 1, 256);
-  if (env.WEBHOOK_MAX_PER_SECOND !== undefined) config.webhookMaxPerSecond = integer('WEBHOOK_MAX_PER_SECOND', env.WEBHOOK_MAX_PER_SECOND, 1, 1_000_000);
-  if (env.WEBHOOK_LEASE_MS !== undefined) config.webhookLeaseMs = integer('WEBHOOK_LEASE_MS', env.WEBHOOK_LEASE_MS, 6000, 3_600_000);
-  if (env.SIM_DATA_TTL_DAYS !== undefined) config.dataTtlDays = integer('SIM_DATA_TTL_DAYS', env.SIM_DATA_TTL_DAYS, 1, 36_500);
+  if (env.WEBHOOK_CONCURRENCY !== undefined)
+    config.webhookConcurrency = integer('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 1, 256);
+  if (env.WEBHOOK_MAX_PER_SECOND !== undefined)
+    config.webhookMaxPerSecond = integer('WEBHOOK_MAX_PER_SECOND', env.WEBHOOK_MAX_PER_SECOND, 1, 1_000_000);
+  if (env.WEBHOOK_LEASE_MS !== undefined)
+    config.webhookLeaseMs = integer('WEBHOOK_LEASE_MS', env.WEBHOOK_LEASE_MS, 6000, 3_600_000);
+  if (env.SIM_DATA_TTL_DAYS !== undefined)
+    config.dataTtlDays = integer('SIM_DATA_TTL_DAYS', env.SIM_DATA_TTL_DAYS, 1, 36_500);
   if (env.SIM_FRAME_ANCESTORS !== undefined) {
     // A CSP source list: origins, schemes, 'self' or 'none', separated by spaces; nothing that could end the directive.
-    if (!/^[A-Za-z0-9'*:/.\-]+( [A-Za-z0-9'*:/.\-]+)*$/.test(env.SIM_FRAME_ANCESTORS)) {
-      throw new ConfigError(`SIM_FRAME_ANCESTORS must be a CSP source list such as "'self' https://shop.example", got ${JSON.stringify(env.SIM_FRAME_ANCESTORS)}`);
+    if (!/^[A-Za-z0-9'*:/.-]+( [A-Za-z0-9'*:/.-]+)*$/.test(env.SIM_FRAME_ANCESTORS)) {
+      throw new ConfigError(
+        `SIM_FRAME_ANCESTORS must be a CSP source list such as "'self' https://shop.example", got ${JSON.stringify(env.SIM_FRAME_ANCESTORS)}`,
+      );
     }
     config.frameAncestors = env.SIM_FRAME_ANCESTORS;
   }
   if (env.LOG_LEVEL !== undefined) {
-    if (!isLogLevel(env.LOG_LEVEL)) throw new ConfigError(`LOG_LEVEL must be one of debug, info, warn, error, silent; got ${JSON.stringify(env.LOG_LEVEL)}`);
+    if (!isLogLevel(env.LOG_LEVEL))
+      throw new ConfigError(
+        `LOG_LEVEL must be one of debug, info, warn, error, silent; got ${JSON.stringify(env.LOG_LEVEL)}`,
+      );
     config.logLevel = env.LOG_LEVEL;
   }
   return config;
@@ -105,6 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
 
 function integer(name: string, value: string, min: number, max: number): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value) || n < min || n > max) throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value) || n < min || n > max)
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
   return n;
 }

@@ -103,9 +103,15 @@ export class NotFoundError extends AppError {
 
 export class MethodNotAllowedError extends AppError {
   constructor(method: string, path: string, allowed: string[]) {
-    super('METHOD_NOT_ALLOWED', `${method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`, undefined, undefined, {
-      Allow: allowed.join(', '),
-    });
+    super(
+      'METHOD_NOT_ALLOWED',
+      `${method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`,
+      undefined,
+      undefined,
+      {
+        Allow: allowed.join(', '),
+      },
+    );
   }
 }
 

@@ -19,7 +19,10 @@ export class FaultLog {
 
   failed(error: unknown): void {
     this.failures += 1;
-    if (this.failures === 1) this.log.error(`${this.what} failed; retrying until it works again`, { error: (error as Error).message ?? String(error) });
+    if (this.failures === 1)
+      this.log.error(`${this.what} failed; retrying until it works again`, {
+        error: (error as Error).message ?? String(error),
+      });
   }
 
   succeeded(): void {

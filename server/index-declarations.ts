@@ -1,6 +1,13 @@
 import { orderIndexes } from './orders/order.js';
 import { sessionIndexes } from './sessions/session.js';
-import { agreementIndexes, batchIndexes, eventIndexes, partnerIndexes, splitAgreementIndexes, stopIndexes } from './sessions/session-indexes.js';
+import {
+  agreementIndexes,
+  batchIndexes,
+  eventIndexes,
+  partnerIndexes,
+  splitAgreementIndexes,
+  stopIndexes,
+} from './sessions/session-indexes.js';
 import { settlementIndexes } from './settlements/settlement.js';
 import type { IndexDeclarations } from './store/memory-state.js';
 import { signatureIndexes } from './terminals/signature-ledger.js';

@@ -19,7 +19,10 @@ export function isLogLevel(value: string): value is LogLevel {
   return value in rank;
 }
 
-export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
+export function createLogger(
+  level: LogLevel,
+  write: (line: string) => void = (line) => process.stderr.write(line),
+): Logger {
   const emit = (at: Exclude<LogLevel, 'silent'>) => (message: string, fields?: Fields) => {
     if (rank[at] < rank[level]) return;
     write(`${JSON.stringify({ at: new Date().toISOString(), level: at, message, ...fields })}\n`);

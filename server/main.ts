@@ -33,19 +33,29 @@ try {
 } catch (error) {
   if (error instanceof StoreLockedError) fail(error.message);
   if (error instanceof StoreCorruptError) {
-    fail(`${error.message}\n  'npm run store:check -- ${config.dataDir}' lists every damaged line; 'npm run store:repair -- ${config.dataDir}' cuts them out, keeping a backup, and says what that loses`);
+    fail(
+      `${error.message}\n  'npm run store:check -- ${config.dataDir}' lists every damaged line; 'npm run store:repair -- ${config.dataDir}' cuts them out, keeping a backup, and says what that loses`,
+    );
   }
   if (config.databaseUrl) fail(`cannot use DATABASE_URL: ${(error as Error).message}`);
   throw error;
 }
 
 // On a database, several instances may serve together: what they must agree on lives in it.
-const app = createApp({ store, sharing: config.databaseUrl ? 'instances' : 'one-process', clock: systemClock, config, log });
+const app = createApp({
+  store,
+  sharing: config.databaseUrl ? 'instances' : 'one-process',
+  clock: systemClock,
+  config,
+  log,
+});
 app.jobs.scheduler.start();
 const server = createServer(app.callback());
 app.jobs.relay.attach(server);
 await app.jobs.relay.ready();
-server.on('error', (error: NodeJS.ErrnoException) => fail(`cannot listen on ${config.host}:${config.port}: ${error.code ?? error.message}`));
+server.on('error', (error: NodeJS.ErrnoException) =>
+  fail(`cannot listen on ${config.host}:${config.port}: ${error.code ?? error.message}`),
+);
 server.listen(config.port, config.host);
 await once(server, 'listening');
 const address = server.address();
@@ -59,7 +69,9 @@ const purgeTimer = setInterval(() => {
 }, 3_600_000);
 purgeTimer.unref();
 log.info('listening', { url: `http://${config.host}:${port}`, store: store.kind });
-process.stdout.write(`svc-pos-sim listening on http://${config.host}:${port} (${config.databaseUrl ? 'data in PostgreSQL' : `data in ${config.dataDir}`})\n`);
+process.stdout.write(
+  `svc-pos-sim listening on http://${config.host}:${port} (${config.databaseUrl ? 'data in PostgreSQL' : `data in ${config.dataDir}`})\n`,
+);
 
 let stopping = false;
 async function stop(signal: string): Promise<void> {

@@ -13,24 +13,36 @@ import { startServerProcess, stopServerProcess } from './testing/server-process.
 const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
 const walkthrough = /### Walkthrough[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
 
-t.test('the README walkthrough runs, and runs again on the same data', { skip: missingTool('curl', () => spawnSync('curl', ['--version']).status === 0, 'install Debian\'s curl package') }, async (t) => {
-  t.ok(walkthrough, 'the README has the walkthrough');
-  const data = mkdtempSync(join(tmpdir(), 'walkthrough-'));
-  t.teardown(() => rmSync(data, { recursive: true, force: true }));
-  const server = await startServerProcess({ DATA_DIR: join(data, 'store') });
-  t.teardown(() => stopServerProcess(server));
-  const script = walkthrough!.replace(/^B=.*$/m, `B=${server.baseUrl}`);
-  t.not(script, walkthrough, 'the base URL is pointed at this server');
-  for (const run of ['first', 'second']) {
-    const result = await bash(script, data);
-    t.equal(result.stderr, '', `${run} run: nothing on stderr`);
-    t.equal(result.code, 0, `${run} run: exits 0`);
-    const lines = result.stdout.trim().split('\n');
-    t.match(lines[0], /^pay it in a browser: http:\/\/\S+\/pay\/\S+ {3}\(key 000000 pays\)$/, `${run} run: the page's address`);
-    t.same(lines.slice(1, 3), ['paid', 'accredited'], `${run} run: paid, then accredited once the clock moved`);
-    t.same(lines.slice(3).map((line) => line.split(' ')[1]), ['payment_session.accredited', 'payment_session.paid', 'payment_session.created'], `${run} run: the three webhooks, newest first`);
-  }
-});
+t.test(
+  'the README walkthrough runs, and runs again on the same data',
+  { skip: missingTool('curl', () => spawnSync('curl', ['--version']).status === 0, "install Debian's curl package") },
+  async (t) => {
+    t.ok(walkthrough, 'the README has the walkthrough');
+    const data = mkdtempSync(join(tmpdir(), 'walkthrough-'));
+    t.teardown(() => rmSync(data, { recursive: true, force: true }));
+    const server = await startServerProcess({ DATA_DIR: join(data, 'store') });
+    t.teardown(() => stopServerProcess(server));
+    const script = walkthrough!.replace(/^B=.*$/m, `B=${server.baseUrl}`);
+    t.not(script, walkthrough, 'the base URL is pointed at this server');
+    for (const run of ['first', 'second']) {
+      const result = await bash(script, data);
+      t.equal(result.stderr, '', `${run} run: nothing on stderr`);
+      t.equal(result.code, 0, `${run} run: exits 0`);
+      const lines = result.stdout.trim().split('\n');
+      t.match(
+        lines[0],
+        /^pay it in a browser: http:\/\/\S+\/pay\/\S+ {3}\(key 000000 pays\)$/,
+        `${run} run: the page's address`,
+      );
+      t.same(lines.slice(1, 3), ['paid', 'accredited'], `${run} run: paid, then accredited once the clock moved`);
+      t.same(
+        lines.slice(3).map((line) => line.split(' ')[1]),
+        ['payment_session.accredited', 'payment_session.paid', 'payment_session.created'],
+        `${run} run: the three webhooks, newest first`,
+      );
+    }
+  },
+);
 
 function bash(script: string, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

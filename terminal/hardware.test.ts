@@ -2,7 +2,13 @@ import t, { type Test } from 'tap';
 import { parseArgs } from 'node:util';
 import { Link } from './protocol/link.js';
 import { decodeMessage } from './protocol/messages.js';
-import { decodeResponse, encodeRequest, type RequestCode, type ResponseCode, type TransbankMessage } from './protocol/transbank/messages.js';
+import {
+  decodeResponse,
+  encodeRequest,
+  type RequestCode,
+  type ResponseCode,
+  type TransbankMessage,
+} from './protocol/transbank/messages.js';
 import { describeResponseCode } from './protocol/transbank/response-codes.js';
 import { openPort } from './pty-pair.js';
 import { waitFor } from '../server/testing/wait-for.js';
@@ -34,23 +40,40 @@ if (dialect === 'transbank') {
     const ask = async (request: TransbankMessage<RequestCode>, expect: ResponseCode, timeoutMs = 10_000) => {
       answers.length = 0;
       await link.send(encodeRequest(request));
-      await waitFor(() => answers.some((payload) => payload.startsWith(expect)), timeoutMs, `the POS to answer ${request.code} with ${expect}`);
+      await waitFor(
+        () => answers.some((payload) => payload.startsWith(expect)),
+        timeoutMs,
+        `the POS to answer ${request.code} with ${expect}`,
+      );
       return decodeResponse(answers.find((payload) => payload.startsWith(expect))!);
     };
     await link.send(encodeRequest({ code: '0100', fields: {} }));
     t.pass('the POS acknowledged the poll');
     const keys = await ask({ code: '0800', fields: {} }, '0810');
-    t.equal(keys.fields.responseCode, '00', `load keys: ${describeResponseCode(String(keys.fields.responseCode), '0800')}`);
+    t.equal(
+      keys.fields.responseCode,
+      '00',
+      `load keys: ${describeResponseCode(String(keys.fields.responseCode), '0800')}`,
+    );
     t.comment(`commerce ${String(keys.fields.commerceCode)}, terminal ${String(keys.fields.terminalId)}`);
     const totals = await ask({ code: '0700', fields: {} }, '0710');
     t.comment(`open batch: ${String(totals.fields.transactionCount)} sale(s), ${String(totals.fields.total)} CLP`);
     const last = await ask({ code: '0250', fields: {} }, '0260');
-    t.ok(['00', '11'].includes(String(last.fields.responseCode)), `last sale: ${describeResponseCode(String(last.fields.responseCode), '0250')}`);
+    t.ok(
+      ['00', '11'].includes(String(last.fields.responseCode)),
+      `last sale: ${describeResponseCode(String(last.fields.responseCode), '0250')}`,
+    );
     const amount = Number(process.env.TERMINAL_TEST_SALE_AMOUNT ?? 0);
     if (amount > 0) {
       t.comment(`selling ${amount} CLP: pay it with a card on the POS`);
-      const sale = await ask({ code: '0200', fields: { amount, ticket: 'HWTEST', sendStatus: false } }, '0210', 150_000);
-      t.comment(`sale: ${describeResponseCode(String(sale.fields.responseCode), '0200')}, authorization ${String(sale.fields.authorizationCode)}, operation ${String(sale.fields.operationNumber)}`);
+      const sale = await ask(
+        { code: '0200', fields: { amount, ticket: 'HWTEST', sendStatus: false } },
+        '0210',
+        150_000,
+      );
+      t.comment(
+        `sale: ${describeResponseCode(String(sale.fields.responseCode), '0200')}, authorization ${String(sale.fields.authorizationCode)}, operation ${String(sale.fields.operationNumber)}`,
+      );
       t.match(sale.fields, { ticket: 'HWTEST', amount });
     }
   });

@@ -7,7 +7,7 @@ const socat = '/usr/bin/socat';
 
 /** Why pseudo-terminal tests cannot run here, or false. Under CI they always run (.ci/run installs socat). */
 export function socatSkip(): string | false {
-  return missingTool(`socat (${socat})`, () => existsSync(socat), 'install Debian\'s socat package');
+  return missingTool(`socat (${socat})`, () => existsSync(socat), "install Debian's socat package");
 }
 
 /** A real pseudo-terminal pair made by socat, its two ends named `host` and `device` in `dir`. */
@@ -22,7 +22,9 @@ export class PtyPair {
   }
 
   async start(): Promise<void> {
-    this.process = spawn(socat, [`pty,raw,echo=0,link=${this.host}`, `pty,raw,echo=0,link=${this.device}`], { stdio: 'ignore' });
+    this.process = spawn(socat, [`pty,raw,echo=0,link=${this.host}`, `pty,raw,echo=0,link=${this.device}`], {
+      stdio: 'ignore',
+    });
     const deadline = Date.now() + 15_000;
     // socat makes the links once both pseudo-terminals exist: a few milliseconds, longer on a loaded machine.
     while (!existsSync(this.host) || !existsSync(this.device)) {

@@ -31,10 +31,21 @@ export const TERMINAL_SECRET: CredentialKind = {
   shape: { pattern: /^[0-9a-f]{64}$/, says: '64 lowercase hex characters, as shown once at provisioning' },
 };
 
-export const WEBHOOK_SECRET: CredentialKind = { what: 'the webhook secret', flag: '--secret', fileFlag: '--secret-file', env: 'SVC_WEBHOOK_SECRET' };
+export const WEBHOOK_SECRET: CredentialKind = {
+  what: 'the webhook secret',
+  flag: '--secret',
+  fileFlag: '--secret-file',
+  env: 'SVC_WEBHOOK_SECRET',
+};
 
 /** An API or login token of the account (sk_…); one variable for every command. */
-export const API_TOKEN: CredentialKind = { what: 'the API token', flag: '--token', fileFlag: '--token-file', env: 'SVC_TOKEN', formerEnv: ['SVC_API_TOKEN'] };
+export const API_TOKEN: CredentialKind = {
+  what: 'the API token',
+  flag: '--token',
+  fileFlag: '--token-file',
+  env: 'SVC_TOKEN',
+  formerEnv: ['SVC_API_TOKEN'],
+};
 
 export interface CredentialInput {
   /** The value of kind.flag, if given. */
@@ -53,7 +64,11 @@ export function readCredential(kind: CredentialKind, input: CredentialInput): Cr
   const warnings: string[] = [];
   const envName = [kind.env, ...(kind.formerEnv ?? [])].find((name) => input.env[name]);
   if (envName && envName !== kind.env) warnings.push(`${envName} is an old name: use ${kind.env}`);
-  const given = [input.file !== undefined ? fileFlagName : null, envName ?? null, input.flag !== undefined ? flagName : null].filter((name) => name !== null);
+  const given = [
+    input.file !== undefined ? fileFlagName : null,
+    envName ?? null,
+    input.flag !== undefined ? flagName : null,
+  ].filter((name) => name !== null);
   if (given.length > 1) warnings.push(`${kind.what} is given by ${given.join(' and ')}; ${given[0]} is used`);
   let value: string | undefined;
   if (input.file !== undefined) {
@@ -61,18 +76,23 @@ export function readCredential(kind: CredentialKind, input: CredentialInput): Cr
       value = (input.read ?? ((path) => readFileSync(path, 'utf8')))(input.file).trim();
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      return { error: `${fileFlagName} ${input.file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}` };
+      return {
+        error: `${fileFlagName} ${input.file}: ${code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+      };
     }
     if (value === '') return { error: `${fileFlagName} ${input.file} is empty: it should hold ${kind.what}` };
   } else if (envName) {
     value = input.env[envName]!.trim();
     if (value === '') return { error: `${envName} is empty: it should hold ${kind.what}` };
   } else if (input.flag !== undefined) {
-    warnings.push(`${flagName} is visible to every local user in ps (and npm prints it): prefer ${fileFlagName} or ${kind.env}`);
+    warnings.push(
+      `${flagName} is visible to every local user in ps (and npm prints it): prefer ${fileFlagName} or ${kind.env}`,
+    );
     value = input.flag.trim();
     if (value === '') return { error: `${flagName} is empty: it should be ${kind.what}` };
   }
-  if (value !== undefined && kind.shape && !kind.shape.pattern.test(value)) return { error: `${kind.what} is ${kind.shape.says}; what was given is not (${value.length} characters)` };
+  if (value !== undefined && kind.shape && !kind.shape.pattern.test(value))
+    return { error: `${kind.what} is ${kind.shape.says}; what was given is not (${value.length} characters)` };
   return { value, warnings };
 }
 

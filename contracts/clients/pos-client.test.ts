@@ -26,8 +26,23 @@ t.test('signatures match the independently computed vectors', async (t) => {
 });
 
 t.test('signPosRequest gives both headers for the time given', async (t) => {
-  const headers = signPosRequest({ secret, method: 'POST', url: '/api/v1/pos-terminals/POS-1/settlements', body: settlementBody, now: Date.parse(timestamp) });
-  t.same(headers, { 'x-pos-timestamp': timestamp, 'x-pos-signature': '301e62e1cd8ca0fe9cd7ee44251d479820f5d8415ce3eced19139876f979968c' });
-  const fromBuffer = signPosRequest({ secret, method: 'POST', url: '/api/v1/pos-terminals/POS-1/settlements', body: Buffer.from(settlementBody), now: new Date(timestamp) });
+  const headers = signPosRequest({
+    secret,
+    method: 'POST',
+    url: '/api/v1/pos-terminals/POS-1/settlements',
+    body: settlementBody,
+    now: Date.parse(timestamp),
+  });
+  t.same(headers, {
+    'x-pos-timestamp': timestamp,
+    'x-pos-signature': '301e62e1cd8ca0fe9cd7ee44251d479820f5d8415ce3eced19139876f979968c',
+  });
+  const fromBuffer = signPosRequest({
+    secret,
+    method: 'POST',
+    url: '/api/v1/pos-terminals/POS-1/settlements',
+    body: Buffer.from(settlementBody),
+    now: new Date(timestamp),
+  });
   t.equal(fromBuffer['x-pos-signature'], headers['x-pos-signature'], 'bytes and text sign the same');
 });

@@ -2,6 +2,7 @@
 // typed client that sends signed requests. The bridge and the scripts use it.
 import { computePosSignature } from '../pos-signature.js';
 import type { Settlement } from '../pos-types.js';
+import type { JsonAnswer } from '../json-answer.js';
 
 export { computePosSignature };
 
@@ -53,7 +54,7 @@ type OrderStatus = 'PENDING' | 'PAID' | 'DISCARDED' | 'VOID_PENDING' | 'VOIDED';
 export type Answer = {
   title?: string;
   detail?: string;
-  data?: any;
+  data?: JsonAnswer;
   message?: string;
   code?: string;
   currentStatus?: string;
@@ -65,13 +66,24 @@ export class PosClient {
   constructor(private readonly options: PosClientOptions) {}
 
   listOrders(query: { status?: OrderStatus; size?: number; page?: number } = {}): Promise<PosResponse<Answer>> {
-    const params = new URLSearchParams(Object.entries(query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)]));
+    const params = new URLSearchParams(
+      Object.entries(query)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, String(v)]),
+    );
     const search = params.size > 0 ? `?${params}` : '';
     return this.send('GET', `${this.base()}/transactions${search}`);
   }
 
-  commitPayment(orderId: string, payment: { authorizationCode: string; paidAt: string; amount?: number }): Promise<PosResponse<Answer>> {
-    return this.send('POST', `${this.base()}/transactions/${encodeURIComponent(orderId)}/commit`, JSON.stringify(payment));
+  commitPayment(
+    orderId: string,
+    payment: { authorizationCode: string; paidAt: string; amount?: number },
+  ): Promise<PosResponse<Answer>> {
+    return this.send(
+      'POST',
+      `${this.base()}/transactions/${encodeURIComponent(orderId)}/commit`,
+      JSON.stringify(payment),
+    );
   }
 
   commitVoid(orderId: string): Promise<PosResponse<Answer>> {
@@ -83,11 +95,23 @@ export class PosClient {
   }
 
   /** Signs and sends one request; `url` is the request target (path plus query). */
-  async send(method: string, url: string, body?: string, contentType = 'application/json'): Promise<PosResponse<Answer>> {
+  async send(
+    method: string,
+    url: string,
+    body?: string,
+    contentType = 'application/json',
+  ): Promise<PosResponse<Answer>> {
     const { secret, baseUrl, now = Date.now, timeoutMs = 10_000, fetch: send = fetch } = this.options;
-    const headers: Record<string, string> = { ...signPosRequest({ secret, method, url, ...(body !== undefined ? { body } : {}), now: now() }) };
+    const headers: Record<string, string> = {
+      ...signPosRequest({ secret, method, url, ...(body !== undefined ? { body } : {}), now: now() }),
+    };
     if (body !== undefined) headers['content-type'] = contentType;
-    const response = await send(new URL(url, baseUrl), { method, headers, body, signal: AbortSignal.timeout(timeoutMs) });
+    const response = await send(new URL(url, baseUrl), {
+      method,
+      headers,
+      body,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     const text = await response.text();
     let parsed: Answer;
     try {

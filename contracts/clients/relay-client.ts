@@ -121,9 +121,18 @@ export function startRelayClient(options: RelayClientOptions): RelayClient {
     // The local receiver could not be reached: the simulator counts it as a failed attempt.
     const status = 'status' in result ? result.status : 502;
     if ('error' in result) options.log(`  ${message.event_id}: local receiver unreachable: ${result.error}`);
-    options.log(`${new Date().toISOString()} ${message.event_id} → POST ${options.forwardTo}: ${status} (${Math.round(performance.now() - started)} ms)`);
+    options.log(
+      `${new Date().toISOString()} ${message.event_id} → POST ${options.forwardTo}: ${status} (${Math.round(performance.now() - started)} ms)`,
+    );
     // `error` says why there was no answer; a simulator that does not read it still sees the 502.
-    socket?.send(JSON.stringify({ type: 'result', delivery_id: message.delivery_id, status, ...('error' in result ? { error: `local receiver unreachable: ${result.error}` } : { body: result.body }) }));
+    socket?.send(
+      JSON.stringify({
+        type: 'result',
+        delivery_id: message.delivery_id,
+        status,
+        ...('error' in result ? { error: `local receiver unreachable: ${result.error}` } : { body: result.body }),
+      }),
+    );
   };
 
   connect();

@@ -18,7 +18,10 @@ export const accountPaths: PathItems = {
       security: [],
       requestBody: jsonBody('RegisterRequest'),
       responses: {
-        '201': jsonResponse('The new account with its API key, console token and default receivers.', ref('Registration')),
+        '201': jsonResponse(
+          'The new account with its API key, console token and default receivers.',
+          ref('Registration'),
+        ),
         ...bodyErrors,
         ...writeErrors,
         '409': responseRef('Conflict'),
@@ -49,7 +52,10 @@ export const accountPaths: PathItems = {
       security: [],
       requestBody: jsonBody('LoginRequest'),
       responses: {
-        '200': jsonResponse('A login token (expires after expires_in s), a refresh token and the new console token.', ref('Session')),
+        '200': jsonResponse(
+          'A login token (expires after expires_in s), a refresh token and the new console token.',
+          ref('Session'),
+        ),
         ...bodyErrors,
         ...writeErrors,
         '401': responseRef('Unauthorized'),
@@ -64,7 +70,11 @@ export const accountPaths: PathItems = {
       security: [],
       requestBody: jsonBody('RefreshRequest'),
       responses: {
-        '200': jsonResponse('Like login, without rotating the console token. The previous refresh token stays valid.', ref('Session'), simHeader),
+        '200': jsonResponse(
+          'Like login, without rotating the console token. The previous refresh token stays valid.',
+          ref('Session'),
+          simHeader,
+        ),
         ...bodyErrors,
         ...writeErrors,
         '401': responseRef('Unauthorized'),

@@ -4,7 +4,7 @@ export const consolePaths: PathItems = {
   '/console/keys': {
     get: {
       operationId: 'getConsoleKeys',
-      summary: 'The account\'s API keys and default receivers',
+      summary: "The account's API keys and default receivers",
       tags: ['console'],
       security: [{ consoleBearer: [] }],
       responses: {

@@ -7,11 +7,11 @@ export const controlPaths: PathItems = {
   '/control/clock': {
     get: {
       operationId: 'getControlClock',
-      summary: 'The calling account\'s clock',
+      summary: "The calling account's clock",
       tags: ['control'],
       security: apiAuth,
       responses: {
-        '200': jsonResponse('The account\'s now and how far it runs ahead of the server clock.', ref('AccountClock')),
+        '200': jsonResponse("The account's now and how far it runs ahead of the server clock.", ref('AccountClock')),
         '401': responseRef('Unauthorized'),
       },
     },
@@ -20,8 +20,9 @@ export const controlPaths: PathItems = {
     get: {
       operationId: 'getNextDue',
       'x-ours': true, // not an operation of the interface (profiles.ts)
-      summary: 'What the calling account\'s clock reaches next: a webhook attempt or a scheduled accreditation',
-      description: 'The earliest pending webhook attempt (the head of each session\'s queue) or scheduled accreditation of the account, found through an index; null when nothing waits. Advancing the clock by in_ms makes it happen.',
+      summary: "What the calling account's clock reaches next: a webhook attempt or a scheduled accreditation",
+      description:
+        "The earliest pending webhook attempt (the head of each session's queue) or scheduled accreditation of the account, found through an index; null when nothing waits. Advancing the clock by in_ms makes it happen.",
       tags: ['control'],
       security: apiAuth,
       responses: {
@@ -33,13 +34,14 @@ export const controlPaths: PathItems = {
   '/control/clock/advance': {
     post: {
       operationId: 'advanceControlClock',
-      summary: 'Move the calling account\'s clock forward',
-      description: 'Due dates, scheduled accreditations, webhook retries and token expiry of the account happen as if the time had passed.',
+      summary: "Move the calling account's clock forward",
+      description:
+        'Due dates, scheduled accreditations, webhook retries and token expiry of the account happen as if the time had passed.',
       tags: ['control'],
       security: apiAuth,
       requestBody: jsonBody('ClockAdvanceRequest'),
       responses: {
-        '200': jsonResponse('The account\'s clock after the move.', ref('AccountClock')),
+        '200': jsonResponse("The account's clock after the move.", ref('AccountClock')),
         ...bodyErrors,
         ...writeErrors,
         '401': responseRef('Unauthorized'),
@@ -51,8 +53,9 @@ export const controlPaths: PathItems = {
     post: {
       operationId: 'sendThroughRelay',
       'x-ours': true, // not an operation of the interface (profiles.ts)
-      summary: 'POST a request through the account\'s relay to its local receiver',
-      description: 'The relay connected with the calling key (svc-relay) POSTs the body and headers, byte for byte, to its --forward-to receiver and reports the status, within the same 5 s limit as a webhook attempt. Nothing is signed or stored: the caller builds the request.',
+      summary: "POST a request through the account's relay to its local receiver",
+      description:
+        'The relay connected with the calling key (svc-relay) POSTs the body and headers, byte for byte, to its --forward-to receiver and reports the status, within the same 5 s limit as a webhook attempt. Nothing is signed or stored: the caller builds the request.',
       tags: ['control'],
       security: apiAuth,
       requestBody: jsonBody('RelayDeliveryRequest'),
@@ -77,7 +80,12 @@ export function withTestAliases(paths: PathItems): PathItems {
     aliases[path.replace(/^\/control\//, '/__test__/')] = Object.fromEntries(
       Object.entries(item).map(([method, operation]) => [
         method,
-        { ...operation, operationId: `${operation!.operationId}ViaTestAlias`, summary: `${operation!.summary} (alias under /__test__)`, 'x-alias-of': operation!.operationId },
+        {
+          ...operation,
+          operationId: `${operation!.operationId}ViaTestAlias`,
+          summary: `${operation!.summary} (alias under /__test__)`,
+          'x-alias-of': operation!.operationId,
+        },
       ]),
     );
   }

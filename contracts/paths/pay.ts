@@ -2,23 +2,36 @@ import { oursResponse } from '../helpers.js';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { ref, responseRef, type PathItems } from '../components.js';
 
-const page = (description: string): OpenAPIV3_1.ResponseObject => ({ description, content: { 'text/html': { schema: { type: 'string' } } } });
+const page = (description: string): OpenAPIV3_1.ResponseObject => ({
+  description,
+  content: { 'text/html': { schema: { type: 'string' } } },
+});
 const pageOrError = (description: string): OpenAPIV3_1.ResponseObject => ({
   description: `${description} An HTML page for a form post; the error body for a JSON request.`,
   content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: ref('Error') } },
 });
-const sessionId: OpenAPIV3_1.ParameterObject = { name: 'session_id', in: 'path', required: true, schema: { type: 'string', maxLength: 64 } };
+const sessionId: OpenAPIV3_1.ParameterObject = {
+  name: 'session_id',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', maxLength: 64 },
+};
 
 export const payPaths: PathItems = {
   '/pay/{session_id}': {
     get: {
       operationId: 'showPaymentPage',
       summary: 'The payment page of a session',
-      description: 'HTML: the amount, only the agreement\'s payment methods with the fields each needs, a countdown to the due date, the payment-key input and the choice of how leg 2 ends.',
+      description:
+        "HTML: the amount, only the agreement's payment methods with the fields each needs, a countdown to the due date, the payment-key input and the choice of how leg 2 ends.",
       tags: ['simulator'],
       security: [],
       parameters: [sessionId],
-      responses: { '200': page('The page (or, when the session is no longer pending, its status).'), '400': responseRef('BadRequest'), '404': oursResponse(page('No such session.')) }, // an HTML page is ours (profiles.ts)
+      responses: {
+        '200': page('The page (or, when the session is no longer pending, its status).'),
+        '400': responseRef('BadRequest'),
+        '404': oursResponse(page('No such session.')),
+      }, // an HTML page is ours (profiles.ts)
     },
     post: {
       operationId: 'payPaymentPage',

@@ -7,13 +7,36 @@ const signed = [{ posSignature: [] }];
 
 // openapi-types types a 3.1 parameter's schema as a 3.0 schema; the cast is the one place that shows.
 const asParameterSchema = (schema: OpenAPIV3_1.SchemaObject) => schema as OpenAPIV3_1.ParameterObject['schema'];
-const path = (name: string, schema: OpenAPIV3_1.SchemaObject, description: string): OpenAPIV3_1.ParameterObject => ({ name, in: 'path', required: true, schema: asParameterSchema(schema), description });
-const merchantIdParam = path('merchantId', { type: 'string', maxLength: 64 }, 'The `merchant_id` of the calling account.');
+const path = (name: string, schema: OpenAPIV3_1.SchemaObject, description: string): OpenAPIV3_1.ParameterObject => ({
+  name,
+  in: 'path',
+  required: true,
+  schema: asParameterSchema(schema),
+  description,
+});
+const merchantIdParam = path(
+  'merchantId',
+  { type: 'string', maxLength: 64 },
+  'The `merchant_id` of the calling account.',
+);
 const serialParam = path('serialNumber', serialNumber, 'Serial number of the terminal.');
 const orderIdParam = path('orderId', orderId, 'The order.');
-const statusParam: OpenAPIV3_1.ParameterObject = { name: 'status', in: 'query', schema: asParameterSchema(orderStatus), description: 'Only orders in this status.' };
-const sizeParam: OpenAPIV3_1.ParameterObject = { name: 'size', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } };
-const pageParam: OpenAPIV3_1.ParameterObject = { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 } };
+const statusParam: OpenAPIV3_1.ParameterObject = {
+  name: 'status',
+  in: 'query',
+  schema: asParameterSchema(orderStatus),
+  description: 'Only orders in this status.',
+};
+const sizeParam: OpenAPIV3_1.ParameterObject = {
+  name: 'size',
+  in: 'query',
+  schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+};
+const pageParam: OpenAPIV3_1.ParameterObject = {
+  name: 'page',
+  in: 'query',
+  schema: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 1 },
+};
 
 const orderAnswer = (description: string) => jsonResponse(description, ref('OrderEnvelope'));
 const conflict = { '409': responseRef('OrderConflict') };
@@ -39,7 +62,7 @@ export const posPaths: PathItems = {
     },
     get: {
       operationId: 'listTerminals',
-      summary: 'The merchant\'s terminals, without secrets',
+      summary: "The merchant's terminals, without secrets",
       tags: ['terminals'],
       security: bearer,
       parameters: [merchantIdParam],
@@ -54,7 +77,7 @@ export const posPaths: PathItems = {
   '/api/v1/merchants/{merchantId}/pos-terminals/{serialNumber}/secret': {
     post: {
       operationId: 'rotateTerminalSecret',
-      summary: 'Replace a terminal\'s secret; the old one stops working at once',
+      summary: "Replace a terminal's secret; the old one stops working at once",
       tags: ['terminals'],
       security: bearer,
       parameters: [merchantIdParam, serialParam],
@@ -70,7 +93,7 @@ export const posPaths: PathItems = {
   '/api/v1/merchants/{merchantId}/transactions': {
     post: {
       operationId: 'createOrder',
-      summary: 'Create an order for one of the merchant\'s terminals',
+      summary: "Create an order for one of the merchant's terminals",
       tags: ['orders'],
       security: bearer,
       parameters: [merchantIdParam],
@@ -86,7 +109,7 @@ export const posPaths: PathItems = {
     },
     get: {
       operationId: 'listMerchantOrders',
-      summary: 'The merchant\'s orders, optionally in one status',
+      summary: "The merchant's orders, optionally in one status",
       tags: ['orders'],
       security: bearer,
       parameters: [merchantIdParam, statusParam, sizeParam, pageParam],
@@ -117,7 +140,8 @@ export const posPaths: PathItems = {
     post: {
       operationId: 'invalidateOrder',
       summary: 'Discard a PENDING order or ask to void a PAID one',
-      description: 'PENDING → DISCARDED; PAID → VOID_PENDING; DISCARDED and VOID_PENDING answer 200 unchanged; VOIDED answers 409. Takes no body; an optional `{ "reason" }` is kept in the history.',
+      description:
+        'PENDING → DISCARDED; PAID → VOID_PENDING; DISCARDED and VOID_PENDING answer 200 unchanged; VOIDED answers 409. Takes no body; an optional `{ "reason" }` is kept in the history.',
       tags: ['orders'],
       security: bearer,
       parameters: [merchantIdParam, orderIdParam],
@@ -135,12 +159,12 @@ export const posPaths: PathItems = {
   '/api/v1/pos-terminals/{serialNumber}/transactions': {
     get: {
       operationId: 'listTerminalOrders',
-      summary: 'The terminal\'s orders, optionally in one status (e.g. VOID_PENDING)',
+      summary: "The terminal's orders, optionally in one status (e.g. VOID_PENDING)",
       tags: ['orders'],
       security: signed,
       parameters: [serialParam, statusParam, sizeParam, pageParam],
       responses: {
-        '200': jsonResponse('A page of this terminal\'s orders, newest first.', ref('OrderListEnvelope')),
+        '200': jsonResponse("A page of this terminal's orders, newest first.", ref('OrderListEnvelope')),
         '400': responseRef('BadRequest'),
         ...signatureErrors,
       },
@@ -150,7 +174,8 @@ export const posPaths: PathItems = {
     post: {
       operationId: 'commitOrderPayment',
       summary: 'Payment confirmation from the POS',
-      description: 'PENDING → PAID; DISCARDED → PAID, recorded as overriding the discard; PAID answers 200 unchanged with the same authorizationCode, else 409; VOID_PENDING and VOIDED answer 409. An `amount` different from the order\'s answers 422.',
+      description:
+        "PENDING → PAID; DISCARDED → PAID, recorded as overriding the discard; PAID answers 200 unchanged with the same authorizationCode, else 409; VOID_PENDING and VOIDED answer 409. An `amount` different from the order's answers 422.",
       tags: ['orders'],
       security: signed,
       parameters: [serialParam, orderIdParam],
@@ -188,7 +213,8 @@ export const posPaths: PathItems = {
     post: {
       operationId: 'notifySettlement',
       summary: 'Report a closed batch',
-      description: 'Idempotent by (terminal, batchNumber): the same six fields again answer 200 with the stored settlement (`detail` says it was a replay); different fields answer 409 SETTLEMENT_CONFLICT.',
+      description:
+        'Idempotent by (terminal, batchNumber): the same six fields again answer 200 with the stored settlement (`detail` says it was a replay); different fields answer 409 SETTLEMENT_CONFLICT.',
       tags: ['settlements'],
       security: signed,
       parameters: [serialParam],
@@ -205,7 +231,7 @@ export const posPaths: PathItems = {
   '/api/v1/merchants/{merchantId}/pos-terminals/{serialNumber}/settlements': {
     get: {
       operationId: 'listSettlements',
-      summary: 'A terminal\'s settlements; the latest is sort=-closedAt&size=1',
+      summary: "A terminal's settlements; the latest is sort=-closedAt&size=1",
       tags: ['settlements'],
       security: bearer,
       parameters: [
@@ -214,13 +240,27 @@ export const posPaths: PathItems = {
         {
           name: 'sort',
           in: 'query',
-          schema: { type: 'string', enum: settlementFields.flatMap((field) => [field, `-${field}`]), default: '-closedAt' },
+          schema: {
+            type: 'string',
+            enum: settlementFields.flatMap((field) => [field, `-${field}`]),
+            default: '-closedAt',
+          },
           description: 'A field name; a leading minus sorts descending.',
         },
         sizeParam,
         pageParam,
-        { name: 'from', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Only settlements closed at or after this time.' },
-        { name: 'to', in: 'query', schema: { type: 'string', format: 'date-time' }, description: 'Only settlements closed at or before this time.' },
+        {
+          name: 'from',
+          in: 'query',
+          schema: { type: 'string', format: 'date-time' },
+          description: 'Only settlements closed at or after this time.',
+        },
+        {
+          name: 'to',
+          in: 'query',
+          schema: { type: 'string', format: 'date-time' },
+          description: 'Only settlements closed at or before this time.',
+        },
       ],
       responses: {
         '200': jsonResponse('A page of settlements.', ref('SettlementListEnvelope')),

@@ -18,7 +18,12 @@ export const systemPaths: PathItems = {
       summary: 'The icon browsers ask for',
       tags: ['simulator'],
       security: [],
-      responses: { '200': { description: 'A 16×16 icon.', content: { 'image/x-icon': { schema: { type: 'string', contentMediaType: 'image/x-icon' } } } } },
+      responses: {
+        '200': {
+          description: 'A 16×16 icon.',
+          content: { 'image/x-icon': { schema: { type: 'string', contentMediaType: 'image/x-icon' } } },
+        },
+      },
     },
   },
   '/health': {
@@ -29,7 +34,19 @@ export const systemPaths: PathItems = {
       security: [],
       responses: {
         '200': jsonResponse('The server is up; names its store.', ref('Health')),
-        '503': { ...jsonResponse('The server is up but its store cannot take work (the database is away, or the journal failed); says why.', ref('Health')), headers: { 'Retry-After': { required: true, description: 'Seconds to wait before asking again.', schema: { type: 'integer', minimum: 0 } } } },
+        '503': {
+          ...jsonResponse(
+            'The server is up but its store cannot take work (the database is away, or the journal failed); says why.',
+            ref('Health'),
+          ),
+          headers: {
+            'Retry-After': {
+              required: true,
+              description: 'Seconds to wait before asking again.',
+              schema: { type: 'integer', minimum: 0 },
+            },
+          },
+        },
       },
     },
   },
@@ -40,7 +57,13 @@ export const systemPaths: PathItems = {
       summary: 'This OpenAPI 3.1 document',
       tags: ['simulator'],
       security: [],
-      responses: { '200': jsonResponse('The document.', { type: 'object', required: ['openapi'], properties: { openapi: { enum: ['3.1.0'] } } }) },
+      responses: {
+        '200': jsonResponse('The document.', {
+          type: 'object',
+          required: ['openapi'],
+          properties: { openapi: { enum: ['3.1.0'] } },
+        }),
+      },
     },
   },
 };

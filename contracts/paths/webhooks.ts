@@ -3,34 +3,80 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import { jsonResponse, ref, responseRef, writeErrors, type Operation, type PathItems } from '../components.js';
 
 const deliveryHeaders: OpenAPIV3_1.ParameterObject[] = [
-  { name: 'svc-signature', in: 'header', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{64}$' }, description: 'Lowercase hex HMAC-SHA256, keyed with the account\'s webhook secret, of svc-timestamp + "." + the raw body.' },
-  { name: 'svc-timestamp', in: 'header', required: true, schema: { type: 'string', format: 'date-time' }, description: 'The event\'s created_at (a manual resend signs a fresh one).' },
-  { name: 'idempotency-key', in: 'header', required: true, schema: { type: 'string', format: 'uuid' }, description: 'UUID v4, one per emission, the same across its retries and resends.' },
+  {
+    name: 'svc-signature',
+    in: 'header',
+    required: true,
+    schema: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+    description:
+      'Lowercase hex HMAC-SHA256, keyed with the account\'s webhook secret, of svc-timestamp + "." + the raw body.',
+  },
+  {
+    name: 'svc-timestamp',
+    in: 'header',
+    required: true,
+    schema: { type: 'string', format: 'date-time' },
+    description: "The event's created_at (a manual resend signs a fresh one).",
+  },
+  {
+    name: 'idempotency-key',
+    in: 'header',
+    required: true,
+    schema: { type: 'string', format: 'uuid' },
+    description: 'UUID v4, one per emission, the same across its retries and resends.',
+  },
 ];
 
-const delivery = (schema: string, summary: string, operationId: string): OpenAPIV3_1.PathItemObject => ({
-  post: {
-    operationId,
-    summary,
-    security: [{ svcSignature: [] }],
-    parameters: deliveryHeaders as OpenAPIV3_1.ParameterObject[],
-    requestBody: { required: true, content: { 'application/json': { schema: ref(schema) } } },
-    responses: { '200': { description: 'Any 2xx within 5 s closes the delivery; anything else is retried on the ladder.' } },
-  },
-} as OpenAPIV3_1.PathItemObject);
+const delivery = (schema: string, summary: string, operationId: string): OpenAPIV3_1.PathItemObject =>
+  ({
+    post: {
+      operationId,
+      summary,
+      security: [{ svcSignature: [] }],
+      parameters: deliveryHeaders as OpenAPIV3_1.ParameterObject[],
+      requestBody: { required: true, content: { 'application/json': { schema: ref(schema) } } },
+      responses: {
+        '200': { description: 'Any 2xx within 5 s closes the delivery; anything else is retried on the ladder.' },
+      },
+    },
+  }) as OpenAPIV3_1.PathItemObject;
 
 /** spec: Events: what the simulator sends to webhook_url. */
 export const webhookDeliveries: Record<string, OpenAPIV3_1.PathItemObject> = {
   'payment_session.created': delivery('SessionCreatedEvent', 'A session was created', 'webhookSessionCreated'),
   'payment_session.paid': delivery('SessionPaidEvent', 'Leg 1 paid', 'webhookSessionPaid'),
   'payment_session.accredited': delivery('SessionAccreditedEvent', 'Leg 2 accredited', 'webhookSessionAccredited'),
-  'payment_session.accreditation_to_recipient_failed': delivery('AccreditationToRecipientFailedEvent', 'Leg 2: one receiver\'s credit failed', 'webhookAccreditationToRecipientFailed'),
+  'payment_session.accreditation_to_recipient_failed': delivery(
+    'AccreditationToRecipientFailedEvent',
+    "Leg 2: one receiver's credit failed",
+    'webhookAccreditationToRecipientFailed',
+  ),
   // Listed by the production interface; the simulator does not emit these (see /fidelidad).
-  'payment_session.payment_completed': delivery('PaymentCompletedEvent', 'Production only: payment completed', 'webhookPaymentCompleted'),
-  'payment_session.partially_accredited': delivery('PartiallyAccreditedEvent', 'Production only: partially accredited', 'webhookPartiallyAccredited'),
-  'payment_session.accreditations_completed': delivery('AccreditationsCompletedEvent', 'Production only: accreditations completed', 'webhookAccreditationsCompleted'),
-  'payment_session.accreditation_to_recipient_completed': delivery('AccreditationToRecipientCompletedEvent', 'Production only: one receiver credited', 'webhookAccreditationToRecipientCompleted'),
-  'payment_session.failed_credit': delivery('FailedCreditEvent', 'Production only: a credit failed', 'webhookFailedCredit'),
+  'payment_session.payment_completed': delivery(
+    'PaymentCompletedEvent',
+    'Production only: payment completed',
+    'webhookPaymentCompleted',
+  ),
+  'payment_session.partially_accredited': delivery(
+    'PartiallyAccreditedEvent',
+    'Production only: partially accredited',
+    'webhookPartiallyAccredited',
+  ),
+  'payment_session.accreditations_completed': delivery(
+    'AccreditationsCompletedEvent',
+    'Production only: accreditations completed',
+    'webhookAccreditationsCompleted',
+  ),
+  'payment_session.accreditation_to_recipient_completed': delivery(
+    'AccreditationToRecipientCompletedEvent',
+    'Production only: one receiver credited',
+    'webhookAccreditationToRecipientCompleted',
+  ),
+  'payment_session.failed_credit': delivery(
+    'FailedCreditEvent',
+    'Production only: a credit failed',
+    'webhookFailedCredit',
+  ),
 };
 
 /**
@@ -38,15 +84,23 @@ export const webhookDeliveries: Record<string, OpenAPIV3_1.PathItemObject> = {
  * surfaces; addendum §1 hooks), each its own operation so that a client
  * generated from the document has all four. One handler serves them.
  */
-function defaultReceiver(receiver: 'paid' | 'accredited' | 'fail' | 'captura', operationId: string, summary: string): PathItems {
-  const answer: OpenAPIV3_1.ResponsesObject = receiver === 'fail' ? { '500': responseRef('ReceiverFailure') } : { '200': jsonResponse('Received and recorded.', ref('Received')) };
+function defaultReceiver(
+  receiver: 'paid' | 'accredited' | 'fail' | 'captura',
+  operationId: string,
+  summary: string,
+): PathItems {
+  const answer: OpenAPIV3_1.ResponsesObject =
+    receiver === 'fail'
+      ? { '500': responseRef('ReceiverFailure') }
+      : { '200': jsonResponse('Received and recorded.', ref('Received')) };
   return {
     [`/console/hooks/{account_id}/${receiver}`]: {
       post: {
         operationId,
         'x-alias-of': 'receiveWebhook',
         summary,
-        description: 'Every call is recorded in the trace as webhook.received with the raw body, the parsed body, the headers, the signature and the idempotency key.',
+        description:
+          'Every call is recorded in the trace as webhook.received with the raw body, the parsed body, the headers, the signature and the idempotency key.',
         tags: ['simulator'],
         security: [],
         'x-raw-body': true,
@@ -66,12 +120,20 @@ function defaultReceiver(receiver: 'paid' | 'accredited' | 'fail' | 'captura', o
 export const webhookPaths: PathItems = {
   ...defaultReceiver('paid', 'receivePaidWebhook', 'The default receiver "paid": answers 200.'),
   ...defaultReceiver('accredited', 'receiveAccreditedWebhook', 'The default receiver "accredited": answers 200.'),
-  ...defaultReceiver('fail', 'receiveFailWebhook', 'The default receiver "fail": answers 500 on purpose, to exercise retries.'),
-  ...defaultReceiver('captura', 'receiveCapturaWebhook', 'The default receiver "captura": accepts anything and answers 200.'),
+  ...defaultReceiver(
+    'fail',
+    'receiveFailWebhook',
+    'The default receiver "fail": answers 500 on purpose, to exercise retries.',
+  ),
+  ...defaultReceiver(
+    'captura',
+    'receiveCapturaWebhook',
+    'The default receiver "captura": accepts anything and answers 200.',
+  ),
   '/console/webhooks/{event_id}/resend': {
     post: {
       operationId: 'resendWebhook',
-      summary: 'Attempt an event\'s delivery again now',
+      summary: "Attempt an event's delivery again now",
       description:
         'A new attempt with the same idempotency-key and a fresh svc-timestamp and signature; it does not move the retry ladder. A 2xx closes a delivery still pending. ' +
         'With a body { "url" }, the attempt goes to that URL instead (routed by the same rules: loopback, relay or direct); the session\'s webhook_url stays as it is.',
@@ -86,7 +148,14 @@ export const webhookPaths: PathItems = {
             schema: withOursProperties(['url'], {
               type: 'object',
               additionalProperties: false,
-              properties: { url: { type: 'string', maxLength: 2048, pattern: '^https?://', description: 'Another receiver for this attempt only.' } },
+              properties: {
+                url: {
+                  type: 'string',
+                  maxLength: 2048,
+                  pattern: '^https?://',
+                  description: 'Another receiver for this attempt only.',
+                },
+              },
             }),
           },
         },
@@ -110,13 +179,24 @@ export const webhookPaths: PathItems = {
         'The events POST /console/webhooks/resend-failed would resend now: delivery ended given up or undelivered, and not delivered by a resend since; newest first, at most 10, `more` when there are others. The console shows its resend button only when there is one.',
       tags: ['console'],
       security: [{ consoleBearer: [] }],
-      parameters: [{ name: 'session_id', in: 'query', required: false, schema: { type: 'string', maxLength: 64 }, description: 'Only this session\'s events.' }],
+      parameters: [
+        {
+          name: 'session_id',
+          in: 'query',
+          required: false,
+          schema: { type: 'string', maxLength: 64 },
+          description: "Only this session's events.",
+        },
+      ],
       responses: {
         '200': jsonResponse('The failed events.', {
           type: 'object',
           required: ['event_ids', 'more'],
           additionalProperties: false,
-          properties: { event_ids: { type: 'array', maxItems: 10, items: { type: 'string' } }, more: { type: 'boolean' } },
+          properties: {
+            event_ids: { type: 'array', maxItems: 10, items: { type: 'string' } },
+            more: { type: 'boolean' },
+          },
         }),
         '400': responseRef('BadRequest'),
         '401': responseRef('Unauthorized'),
@@ -134,14 +214,25 @@ export const webhookPaths: PathItems = {
       security: [{ consoleBearer: [] }],
       requestBody: {
         required: false,
-        content: { 'application/json': { schema: { type: 'object', additionalProperties: false, properties: { session_id: { type: 'string', maxLength: 64, description: 'Only this session\'s events.' } } } } },
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              additionalProperties: false,
+              properties: { session_id: { type: 'string', maxLength: 64, description: "Only this session's events." } },
+            },
+          },
+        },
       },
       responses: {
         '200': jsonResponse('The attempts made.', {
           type: 'object',
           required: ['resent', 'more'],
           additionalProperties: false,
-          properties: { resent: { type: 'array', maxItems: 10, items: ref('AttemptOutcome') }, more: { type: 'boolean' } },
+          properties: {
+            resent: { type: 'array', maxItems: 10, items: ref('AttemptOutcome') },
+            more: { type: 'boolean' },
+          },
         }),
         '400': responseRef('BadRequest'),
         '401': responseRef('Unauthorized'),

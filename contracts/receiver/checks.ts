@@ -91,7 +91,8 @@ export const CHECKS: Check[] = [
   ...signedEventChecks,
   {
     id: 'retry-acknowledged',
-    title: 'an automatic retry (the same bytes, signature and idempotency-key) is acknowledged again, not refused as a duplicate',
+    title:
+      'an automatic retry (the same bytes, signature and idempotency-key) is acknowledged again, not refused as a duplicate',
     source: `${RULES} (deduplicate by idempotency-key); spec Events, Delivery and retries`,
     required: true,
     phase: 1,
@@ -111,8 +112,18 @@ export const CHECKS: Check[] = [
       const paid = () => event('payment_session.paid');
       // Signed over the body as built; sent changed.
       return inTurn(
-        () => ctx.probe('one byte of the body changed', { ...paid(), alter: (signed) => signed.replace('120.5', '920.5') }, 'non-2xx'),
-        () => ctx.probe('a field added to the body', { ...paid(), alter: (signed) => `${signed.slice(0, -1)},"refund":true}` }, 'non-2xx'),
+        () =>
+          ctx.probe(
+            'one byte of the body changed',
+            { ...paid(), alter: (signed) => signed.replace('120.5', '920.5') },
+            'non-2xx',
+          ),
+        () =>
+          ctx.probe(
+            'a field added to the body',
+            { ...paid(), alter: (signed) => `${signed.slice(0, -1)},"refund":true}` },
+            'non-2xx',
+          ),
         () => ctx.probe('signed with another secret', { ...paid(), secretSuffix: 'x' }, 'non-2xx'),
         () => ctx.probe('no svc-signature header', { ...paid(), omit: ['svc-signature'] }, 'non-2xx'),
         () => ctx.probe('no svc-timestamp header', { ...paid(), omit: ['svc-timestamp'] }, 'non-2xx'),
@@ -129,23 +140,29 @@ export const CHECKS: Check[] = [
     run: (ctx) => {
       const spaced = (body: Record<string, unknown>) => JSON.stringify(body, null, 1);
       // The same JSON with other spacing, under the signature of the compact bytes: a signature over re-serialised JSON cannot tell them apart.
-      const respaced: DeliveryRecipe = { ...event('payment_session.paid'), alter: (signed) => spaced(JSON.parse(signed) as Record<string, unknown>) };
+      const respaced: DeliveryRecipe = {
+        ...event('payment_session.paid'),
+        alter: (signed) => spaced(JSON.parse(signed) as Record<string, unknown>),
+      };
       // Signed as sent, but not as JSON.stringify would write it.
       const spacedSigned = event('payment_session.paid', newSession(), {}, spaced);
       return inTurn(
-        () => ctx.probe('the signed body re-sent with other spacing, under its original signature', respaced, 'non-2xx'),
-        () => ctx.probe('a correctly signed body whose bytes are not JSON.stringify\'s', spacedSigned, '2xx'),
+        () =>
+          ctx.probe('the signed body re-sent with other spacing, under its original signature', respaced, 'non-2xx'),
+        () => ctx.probe("a correctly signed body whose bytes are not JSON.stringify's", spacedSigned, '2xx'),
       );
     },
   },
   {
     id: 'timestamp-tolerance',
-    title: 'a timestamp more than 5 minutes away is refused; one inside is accepted (probed 10 s either side of the limit, signed as sent)',
+    title:
+      'a timestamp more than 5 minutes away is refused; one inside is accepted (probed 10 s either side of the limit, signed as sent)',
     source: `${RULES} (reject a stale timestamp to prevent replay; the worked example's 5-minute limit)`,
     required: true,
     phase: 1,
     run: (ctx) => {
-      const send = (name: string, offsetMs: number, expect: Expectation) => () => ctx.probe(name, { ...event('payment_session.paid'), offsetMs }, expect);
+      const send = (name: string, offsetMs: number, expect: Expectation) => () =>
+        ctx.probe(name, { ...event('payment_session.paid'), offsetMs }, expect);
       return inTurn(
         send('signed 5 min 10 s ago', -(FIVE_MINUTES_MS + TOLERANCE_MARGIN_MS), 'non-2xx'),
         send('signed 5 min 10 s ahead', FIVE_MINUTES_MS + TOLERANCE_MARGIN_MS, 'non-2xx'),
@@ -160,17 +177,24 @@ export const CHECKS: Check[] = [
     required: true,
     phase: 1,
     run: (ctx) => {
-      const withLoyalty = (body: Record<string, unknown>) => JSON.stringify({ ...body, data: { ...(body.data as object), loyalty_points: 12 } });
+      const withLoyalty = (body: Record<string, unknown>) =>
+        JSON.stringify({ ...body, data: { ...(body.data as object), loyalty_points: 12 } });
       return inTurn(
         () => ctx.probe('event payment_session.something_new', event('payment_session.something_new'), '2xx'),
-        () => ctx.probe('a known event with fields it did not have', event('payment_session.paid', newSession(), { api_version: '2027-01' }, withLoyalty), '2xx'),
+        () =>
+          ctx.probe(
+            'a known event with fields it did not have',
+            event('payment_session.paid', newSession(), { api_version: '2027-01' }, withLoyalty),
+            '2xx',
+          ),
       );
     },
   },
   {
     id: 'sessions-interleaved',
     title: 'events of two sessions arriving interleaved are each acknowledged on their own, within 5 s',
-    source: 'spec Events, Signature rule 5 (order within a session, none across sessions); addendum §7 (a later event of a session waits for the earlier)',
+    source:
+      'spec Events, Signature rule 5 (order within a session, none across sessions); addendum §7 (a later event of a session waits for the earlier)',
     required: true,
     phase: 3,
     run: async (ctx) => {
@@ -180,23 +204,43 @@ export const CHECKS: Check[] = [
       const chain = async (label: string) => {
         const session = newSession();
         const probes: Probe[] = [];
-        for (const type of types) probes.push(await ctx.probe(`${label} ${type.replace('payment_session.', '')}`, event(type, session), '2xx', { withinMs: ctx.maxLatencyMs }));
+        for (const type of types)
+          probes.push(
+            await ctx.probe(`${label} ${type.replace('payment_session.', '')}`, event(type, session), '2xx', {
+              withinMs: ctx.maxLatencyMs,
+            }),
+          );
         return probes;
       };
       const [first, second] = await Promise.all([chain('session 1'), chain('session 2')]);
       return { probes: first!.flatMap((probe, i) => [probe, second![i]!]) };
     },
   },
-  latencyCheck('latency', 'answers within 5 s at the 99th percentile of 50 deliveries (slower answers are failed attempts, retried)', true, (ctx) => ctx.maxLatencyMs),
-  latencyCheck('latency-ideal', 'answers within 2 s at the 99th percentile (the spec\'s ideal; advice)', false, () => 2000),
+  latencyCheck(
+    'latency',
+    'answers within 5 s at the 99th percentile of 50 deliveries (slower answers are failed attempts, retried)',
+    true,
+    (ctx) => ctx.maxLatencyMs,
+  ),
+  latencyCheck(
+    'latency-ideal',
+    "answers within 2 s at the 99th percentile (the spec's ideal; advice)",
+    false,
+    () => 2000,
+  ),
   {
     id: 'concurrency',
-    title: '20 deliveries at once are all acknowledged, each within 5 s (the simulator\'s attempt limit)',
-    source: 'spec Events, Delivery and retries (the simulator attempts deliveries of different sessions concurrently; no answer within 5 s is a failed attempt)',
+    title: "20 deliveries at once are all acknowledged, each within 5 s (the simulator's attempt limit)",
+    source:
+      'spec Events, Delivery and retries (the simulator attempts deliveries of different sessions concurrently; no answer within 5 s is a failed attempt)',
     required: true,
     phase: 3,
     run: async (ctx) => ({
-      probes: await Promise.all(Array.from({ length: 20 }, (_, i) => ctx.probe(`delivery ${i + 1} of 20`, event('payment_session.paid'), '2xx', { withinMs: ctx.maxLatencyMs }))),
+      probes: await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          ctx.probe(`delivery ${i + 1} of 20`, event('payment_session.paid'), '2xx', { withinMs: ctx.maxLatencyMs }),
+        ),
+      ),
     }),
   },
 ];
@@ -227,7 +271,15 @@ function latencyCheck(id: string, title: string, required: boolean, limitMs: (ct
       const passed = probes.length === 50 && at(99) <= limit && unanswered === 0;
       const note = `p50 ${Math.round(at(50))} ms, p99 ${Math.round(at(99))} ms over ${probes.length} deliveries (limit ${limit} ms)${probes.length < 50 ? '; stopped at the first over the limit' : ''}`;
       // Only the time is graded here: a refused delivery fails its own check, not this one.
-      return { probes: probes.map((probe) => ({ ...probe, withinMs: limit, passed: probe.answer.status !== null && probe.answer.ms <= limit })), passed, note };
+      return {
+        probes: probes.map((probe) => ({
+          ...probe,
+          withinMs: limit,
+          passed: probe.answer.status !== null && probe.answer.ms <= limit,
+        })),
+        passed,
+        note,
+      };
     },
   };
 }

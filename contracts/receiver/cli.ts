@@ -1,5 +1,5 @@
 // svc-contracts receiver: grades an integrator's webhook receiver against the receiver rules.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startRelayClient, type RelayClient } from '../clients/relay-client.js';
 import { API_TOKEN, howToGive, readCredential, WEBHOOK_SECRET, type CredentialKind } from '../cli/credential.js';
@@ -54,7 +54,9 @@ function checkWritable(option: string, path: string): void {
   try {
     writeFileSync(path, '', { flag: 'a' });
   } catch (error) {
-    fail(`${option} ${path}: cannot write there (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    fail(
+      `${option} ${path}: cannot write there (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
 }
 
@@ -69,9 +71,19 @@ export async function receiverCli(argv: string[]): Promise<number> {
     ({ values } = parseArgs({
       args: argv,
       options: {
-        url: { type: 'string' }, secret: { type: 'string' }, 'secret-file': { type: 'string' }, 'via-relay': { type: 'boolean' },
-        'base-url': { type: 'string' }, token: { type: 'string' }, 'token-file': { type: 'string' }, checks: { type: 'string' }, 'list-checks': { type: 'boolean' },
-        'request-timeout': { type: 'string' }, junit: { type: 'string' }, report: { type: 'string' }, help: { type: 'boolean', short: 'h' },
+        url: { type: 'string' },
+        secret: { type: 'string' },
+        'secret-file': { type: 'string' },
+        'via-relay': { type: 'boolean' },
+        'base-url': { type: 'string' },
+        token: { type: 'string' },
+        'token-file': { type: 'string' },
+        checks: { type: 'string' },
+        'list-checks': { type: 'boolean' },
+        'request-timeout': { type: 'string' },
+        junit: { type: 'string' },
+        report: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
       },
     }));
   } catch (error) {
@@ -82,22 +94,37 @@ export async function receiverCli(argv: string[]): Promise<number> {
     return 0;
   }
   if (values['list-checks']) {
-    for (const check of CHECKS) process.stdout.write(`${check.id}${check.required ? '' : ' (advice)'}\n  ${check.title}\n  source: ${check.source}\n`);
+    for (const check of CHECKS)
+      process.stdout.write(
+        `${check.id}${check.required ? '' : ' (advice)'}\n  ${check.title}\n  source: ${check.source}\n`,
+      );
     process.stdout.write(`\nnot graded: ${NOT_GRADED}\n`);
     return 0;
   }
   const url = values.url ?? fail('--url is required');
   if (!URL.canParse(url)) fail('--url must be an absolute URL');
-  if (!['http:', 'https:'].includes(new URL(url).protocol)) fail(`--url must be an http:// or https:// URL, not ${new URL(url).protocol}//`);
-  const secret = credential(WEBHOOK_SECRET, values.secret, values['secret-file']) ?? fail(`${howToGive(WEBHOOK_SECRET)} (the account's key.webhook_secret, whsec_…)`);
+  if (!['http:', 'https:'].includes(new URL(url).protocol))
+    fail(`--url must be an http:// or https:// URL, not ${new URL(url).protocol}//`);
+  const secret =
+    credential(WEBHOOK_SECRET, values.secret, values['secret-file']) ??
+    fail(`${howToGive(WEBHOOK_SECRET)} (the account's key.webhook_secret, whsec_…)`);
   // Report files are checked before the run, so a typo does not cost a whole run and a stack trace.
   for (const option of ['junit', 'report'] as const) if (values[option]) checkWritable(`--${option}`, values[option]);
   const timeoutSeconds = values['request-timeout'] === undefined ? 10 : Number(values['request-timeout']);
   // It was milliseconds here once: a figure no one means in seconds is refused with the hint, never read as hours.
-  if (timeoutSeconds > 3600) fail(`--request-timeout is in seconds, as in svc-contracts; ${values['request-timeout']} would be over an hour (for ${values['request-timeout']} ms, give ${timeoutSeconds / 1000})`);
-  if (!(timeoutSeconds >= 0.1)) fail(`--request-timeout must be a number of seconds from 0.1 to 3600, got ${JSON.stringify(values['request-timeout'])}`);
+  if (timeoutSeconds > 3600)
+    fail(
+      `--request-timeout is in seconds, as in svc-contracts; ${values['request-timeout']} would be over an hour (for ${values['request-timeout']} ms, give ${timeoutSeconds / 1000})`,
+    );
+  if (!(timeoutSeconds >= 0.1))
+    fail(
+      `--request-timeout must be a number of seconds from 0.1 to 3600, got ${JSON.stringify(values['request-timeout'])}`,
+    );
   const timeoutMs = Math.round(timeoutSeconds * 1000);
-  const only = values.checks?.split(',').map((id) => id.trim()).filter(Boolean);
+  const only = values.checks
+    ?.split(',')
+    .map((id) => id.trim())
+    .filter(Boolean);
   const unknown = only?.filter((id) => !CHECKS.some((check) => check.id === id)) ?? [];
   if (unknown.length > 0) fail(`unknown checks: ${unknown.join(', ')} (see --list-checks)`);
 
@@ -105,9 +132,20 @@ export async function receiverCli(argv: string[]): Promise<number> {
   let transport: Transport;
   if (values['via-relay']) {
     const baseUrl = values['base-url'] ?? fail('--via-relay needs --base-url');
-    const token = credential(API_TOKEN, values.token, values['token-file']) ?? fail(`--via-relay needs the account's API token: ${howToGive(API_TOKEN)}`);
-    relay = startRelayClient({ baseUrl, token, forwardTo: url, log: (line) => process.stderr.write(`relay: ${line}\n`) });
-    const connected = await Promise.race([relay.connected.then(() => true), relay.finished.then(() => false), new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000).unref())]);
+    const token =
+      credential(API_TOKEN, values.token, values['token-file']) ??
+      fail(`--via-relay needs the account's API token: ${howToGive(API_TOKEN)}`);
+    relay = startRelayClient({
+      baseUrl,
+      token,
+      forwardTo: url,
+      log: (line) => process.stderr.write(`relay: ${line}\n`),
+    });
+    const connected = await Promise.race([
+      relay.connected.then(() => true),
+      relay.finished.then(() => false),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000).unref()),
+    ]);
     if (!connected) {
       relay.stop();
       process.stderr.write(`svc-contracts receiver: could not connect a relay to ${baseUrl}\n`);

@@ -40,7 +40,10 @@ export interface DeliveryRecipe {
   idempotencyKey?: string;
 }
 
-const hex = (bytes: number) => randomBytes(bytes).toString('hex').slice(0, bytes * 2);
+const hex = (bytes: number) =>
+  randomBytes(bytes)
+    .toString('hex')
+    .slice(0, bytes * 2);
 
 /** A session's ids, so that several events can belong to one session. */
 export function newSession() {
@@ -48,7 +51,13 @@ export function newSession() {
 }
 
 /** The body of one event, as the simulator sends it. */
-export function eventBody(type: string, createdAt: string, session = newSession(), extra: Record<string, unknown> = {}, eventId = `evt_${hex(9)}`): Record<string, unknown> {
+export function eventBody(
+  type: string,
+  createdAt: string,
+  session = newSession(),
+  extra: Record<string, unknown> = {},
+  eventId = `evt_${hex(9)}`,
+): Record<string, unknown> {
   const status = type.endsWith('created') ? 'pending' : type.endsWith('paid') ? 'paid' : 'accredited';
   const data: Record<string, unknown> = {
     session_id: session.session_id,
@@ -64,9 +73,17 @@ export function eventBody(type: string, createdAt: string, session = newSession(
 }
 
 /** A recipe for one event of `type`, its created_at the signing time (the event id fixed now, so a retry is the same event). */
-export function event(type: string, session = newSession(), extra: Record<string, unknown> = {}, shape: (body: Record<string, unknown>) => string = (body) => JSON.stringify(body)): DeliveryRecipe {
+export function event(
+  type: string,
+  session = newSession(),
+  extra: Record<string, unknown> = {},
+  shape: (body: Record<string, unknown>) => string = (body) => JSON.stringify(body),
+): DeliveryRecipe {
   const eventId = `evt_${hex(9)}`;
-  return { body: (timestamp) => shape(eventBody(type, timestamp, session, extra, eventId)), idempotencyKey: randomUUID() };
+  return {
+    body: (timestamp) => shape(eventBody(type, timestamp, session, extra, eventId)),
+    idempotencyKey: randomUUID(),
+  };
 }
 
 /** The delivery a recipe makes when sent at `now`. */
@@ -85,10 +102,20 @@ export function materialise(recipe: DeliveryRecipe, secret: string, now: number)
 }
 
 /** A correctly signed delivery of `body` at `timestamp` (the example receiver's tests use it). */
-export function signed(secret: string, timestamp: string, body: Record<string, unknown> | string, idempotencyKey: string = randomUUID()): Delivery {
+export function signed(
+  secret: string,
+  timestamp: string,
+  body: Record<string, unknown> | string,
+  idempotencyKey: string = randomUUID(),
+): Delivery {
   const raw = typeof body === 'string' ? body : JSON.stringify(body);
   return {
-    headers: { 'content-type': 'application/json', 'svc-signature': signWebhook(secret, timestamp, raw), 'svc-timestamp': timestamp, 'idempotency-key': idempotencyKey },
+    headers: {
+      'content-type': 'application/json',
+      'svc-signature': signWebhook(secret, timestamp, raw),
+      'svc-timestamp': timestamp,
+      'idempotency-key': idempotencyKey,
+    },
     body: raw,
   };
 }

@@ -28,7 +28,8 @@ export interface Grade {
 }
 
 /** What the grade cannot see, said in every report. */
-export const NOT_GRADED = 'Deduplication is not graded: whether a receiver processes a retry twice cannot be seen from its answers (retry-acknowledged only checks a retry is acknowledged, not refused as a duplicate); deduplicate by idempotency-key.';
+export const NOT_GRADED =
+  'Deduplication is not graded: whether a receiver processes a retry twice cannot be seen from its answers (retry-acknowledged only checks a retry is acknowledged, not refused as a duplicate); deduplicate by idempotency-key.';
 
 export interface GradeOptions {
   transport: Transport;
@@ -41,10 +42,25 @@ export interface GradeOptions {
   onCheck?: (result: CheckResult) => void;
 }
 
-export const passes = (expect: Expectation, status: number | null) => (expect === '2xx' ? status !== null && status >= 200 && status < 300 : status !== null && (status < 200 || status >= 300));
+export const passes = (expect: Expectation, status: number | null) =>
+  expect === '2xx'
+    ? status !== null && status >= 200 && status < 300
+    : status !== null && (status < 200 || status >= 300);
 
-const graded = (name: string, recipe: DeliveryRecipe, delivery: Delivery, expect: Expectation, answer: Answer, withinMs?: number): Probe => ({
-  name, recipe, delivery, expect, answer, ...(withinMs !== undefined ? { withinMs } : {}),
+const graded = (
+  name: string,
+  recipe: DeliveryRecipe,
+  delivery: Delivery,
+  expect: Expectation,
+  answer: Answer,
+  withinMs?: number,
+): Probe => ({
+  name,
+  recipe,
+  delivery,
+  expect,
+  answer,
+  ...(withinMs !== undefined ? { withinMs } : {}),
   passed: passes(expect, answer.status) && (withinMs === undefined || answer.ms <= withinMs),
 });
 
@@ -60,7 +76,13 @@ export async function gradeReceiver(options: GradeOptions): Promise<Grade> {
   // Every answer in the order it came, with its check, to tell a receiver that stopped from one never reached.
   const answered: Array<{ check: string; probe: Probe }> = [];
   let current = '';
-  const sent = async (name: string, recipe: DeliveryRecipe, delivery: Delivery, expect: Expectation, withinMs?: number) => {
+  const sent = async (
+    name: string,
+    recipe: DeliveryRecipe,
+    delivery: Delivery,
+    expect: Expectation,
+    withinMs?: number,
+  ) => {
     const check = current;
     const probe = graded(name, recipe, delivery, expect, await options.transport.send(delivery), withinMs);
     answered.push({ check, probe });
@@ -70,7 +92,8 @@ export async function gradeReceiver(options: GradeOptions): Promise<Grade> {
     secret: options.secret,
     now,
     maxLatencyMs: options.maxLatencyMs ?? 5000,
-    probe: (name, recipe, expect, probeOptions) => sent(name, recipe, materialise(recipe, options.secret, now()), expect, probeOptions?.withinMs),
+    probe: (name, recipe, expect, probeOptions) =>
+      sent(name, recipe, materialise(recipe, options.secret, now()), expect, probeOptions?.withinMs),
     resend: (name, previous, expect) => sent(name, previous.recipe, previous.delivery, expect),
   };
   const chosen = options.only ? CHECKS.filter((check) => options.only!.includes(check.id)) : CHECKS;
@@ -81,8 +104,14 @@ export async function gradeReceiver(options: GradeOptions): Promise<Grade> {
     const run = await check.run(ctx);
     const passed = run.passed ?? run.probes.every((probe) => probe.passed);
     const result: CheckResult = {
-      id: check.id, title: check.title, source: check.source, required: check.required,
-      outcome: passed ? 'pass' : 'fail', probes: run.probes, ms: performance.now() - started, ...(run.note ? { note: run.note } : {}),
+      id: check.id,
+      title: check.title,
+      source: check.source,
+      required: check.required,
+      outcome: passed ? 'pass' : 'fail',
+      probes: run.probes,
+      ms: performance.now() - started,
+      ...(run.note ? { note: run.note } : {}),
     };
     results.set(check.id, result);
     options.onCheck?.(result);
@@ -99,8 +128,17 @@ export async function gradeReceiver(options: GradeOptions): Promise<Grade> {
   }
   const checks = chosen.map((check) => results.get(check.id)!);
   const required = checks.filter((check) => check.required);
-  const score = required.length === 0 ? 100 : Math.round((1000 * required.filter((check) => check.outcome === 'pass').length) / required.length) / 10;
-  const grade: Grade = { target: options.transport.target, checks, score, passed: required.every((check) => check.outcome === 'pass'), hints: [] };
+  const score =
+    required.length === 0
+      ? 100
+      : Math.round((1000 * required.filter((check) => check.outcome === 'pass').length) / required.length) / 10;
+  const grade: Grade = {
+    target: options.transport.target,
+    checks,
+    score,
+    passed: required.every((check) => check.outcome === 'pass'),
+    hints: [],
+  };
   describeReach(grade, answered);
   if (signedAllRefused(answered.map((entry) => entry.probe))) {
     grade.hints.push(
@@ -117,13 +155,18 @@ function describeReach(grade: Grade, answered: Array<{ check: string; probe: Pro
   let lastAnswered = answered.length - 1;
   while (lastAnswered >= 0 && answered[lastAnswered]!.probe.answer.status === null) lastAnswered -= 1;
   if (lastAnswered === -1) {
-    if (answered.every((entry) => entry.probe.answer.unreachable)) grade.unreachable = answered[0]!.probe.answer.error ?? 'no answer';
+    if (answered.every((entry) => entry.probe.answer.unreachable))
+      grade.unreachable = answered[0]!.probe.answer.error ?? 'no answer';
     return;
   }
   const after = answered.slice(lastAnswered + 1);
   if (after.length > 0 && after.every((entry) => entry.probe.answer.unreachable)) {
     const last = answered[lastAnswered]!;
-    grade.stoppedAfter = { check: last.check, probe: last.probe.name, reason: after[0]!.probe.answer.error ?? 'no answer' };
+    grade.stoppedAfter = {
+      check: last.check,
+      probe: last.probe.name,
+      reason: after[0]!.probe.answer.error ?? 'no answer',
+    };
   }
 }
 

@@ -23,7 +23,12 @@ const cli = fileURLToPath(new URL('../suite/cli.ts', import.meta.url));
 const run = promisify(execFile);
 
 /** The example receiver with one rule broken, as integrators break them. */
-type Mistake = 'no signature check' | 'signature over JSON.stringify(body)' | 'no timestamp check' | '500 on an unknown event type' | 'a handler slower than the attempt limit';
+type Mistake =
+  | 'no signature check'
+  | 'signature over JSON.stringify(body)'
+  | 'no timestamp check'
+  | '500 on an unknown event type'
+  | 'a handler slower than the attempt limit';
 
 function mistakenReceiver(mistake: Mistake): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
@@ -37,10 +42,20 @@ function mistakenReceiver(mistake: Mistake): Promise<{ server: Server; url: stri
         verdict = { ok: !Number.isNaN(at) && Math.abs(Date.now() - at) <= 300_000 };
       } else {
         const rawBody = mistake === 'signature over JSON.stringify(body)' ? JSON.stringify(JSON.parse(raw)) : raw;
-        verdict = verifyWebhook({ rawBody, headers: req.headers, secret: SECRET, ...(mistake === 'no timestamp check' ? { toleranceSeconds: Number.POSITIVE_INFINITY } : {}) });
+        verdict = verifyWebhook({
+          rawBody,
+          headers: req.headers,
+          secret: SECRET,
+          ...(mistake === 'no timestamp check' ? { toleranceSeconds: Number.POSITIVE_INFINITY } : {}),
+        });
       }
       if (!verdict.ok) return void res.writeHead(401).end('{"error":"bad signature"}');
-      if (mistake === '500 on an unknown event type' && !/^payment_session\.(created|paid|accredited|accreditation_to_recipient_failed)$/.test((JSON.parse(raw) as { event: string }).event)) {
+      if (
+        mistake === '500 on an unknown event type' &&
+        !/^payment_session\.(created|paid|accredited|accreditation_to_recipient_failed)$/.test(
+          (JSON.parse(raw) as { event: string }).event,
+        )
+      ) {
         return void res.writeHead(500).end('{"error":"unknown event"}');
       }
       const answer = () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
@@ -48,14 +63,32 @@ function mistakenReceiver(mistake: Mistake): Promise<{ server: Server; url: stri
       else answer();
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks` })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks` }),
+    ),
+  );
 }
 
 t.test('the example receiver scores 100 %', async (t) => {
   const receiver = await startExampleReceiver({ secret: SECRET });
   t.teardown(() => receiver.server.close());
   const grade = await gradeReceiver({ transport: directTransport(receiver.url, 10_000), secret: SECRET });
-  t.same(grade.checks.filter((check) => check.outcome !== 'pass').map((check) => `${check.id}: ${check.note ?? check.probes.filter((p) => !p.passed).map((p) => `${p.name} → ${p.answer.status ?? p.answer.error}`).join('; ')}`), []);
+  t.same(
+    grade.checks
+      .filter((check) => check.outcome !== 'pass')
+      .map(
+        (check) =>
+          `${check.id}: ${
+            check.note ??
+            check.probes
+              .filter((p) => !p.passed)
+              .map((p) => `${p.name} → ${p.answer.status ?? p.answer.error}`)
+              .join('; ')
+          }`,
+      ),
+    [],
+  );
   t.equal(grade.score, 100);
   t.equal(grade.passed, true);
   t.equal(grade.checks.length, CHECKS.length, 'every check ran');
@@ -70,20 +103,33 @@ t.test('a receiver with each common mistake fails the check of that mistake, and
     'a handler slower than the attempt limit': 'latency',
   };
   // Every answer over the attempt limit is a failed attempt, so slowness also fails the checks that grade each answer's time.
-  const alsoFailed: Partial<Record<Mistake, string[]>> = { 'a handler slower than the attempt limit': ['sessions-interleaved', 'concurrency'] };
+  const alsoFailed: Partial<Record<Mistake, string[]>> = {
+    'a handler slower than the attempt limit': ['sessions-interleaved', 'concurrency'],
+  };
   // Graded side by side: the slow one takes about half a minute whatever else runs.
   await Promise.all(
     (Object.keys(expected) as Mistake[]).map(async (mistake) => {
       const receiver = await mistakenReceiver(mistake);
       try {
-        const grade = await gradeReceiver({ transport: directTransport(receiver.url, 10_000), secret: SECRET, maxLatencyMs: LIMIT_MS });
-        const failedRequired = grade.checks.filter((check) => check.required && check.outcome === 'fail').map((check) => check.id);
+        const grade = await gradeReceiver({
+          transport: directTransport(receiver.url, 10_000),
+          secret: SECRET,
+          maxLatencyMs: LIMIT_MS,
+        });
+        const failedRequired = grade.checks
+          .filter((check) => check.required && check.outcome === 'fail')
+          .map((check) => check.id);
         const wanted = [expected[mistake], ...(alsoFailed[mistake] ?? [])];
         t.same(failedRequired.sort(), wanted.sort(), `${mistake}: fails ${wanted.join(', ')} only`);
         t.equal(grade.passed, false, `${mistake}: the run fails`);
         t.ok(grade.score < 100, `${mistake}: score ${grade.score} %`);
         t.comment(`${mistake}: ${grade.score} %, failed ${failedRequired.join(', ')}`);
-        if (mistake === 'no signature check') t.equal(grade.checks.find((check) => check.id === 'signature-over-raw-bytes')?.outcome, 'skipped', 'the raw-bytes check is not graded without a signature check');
+        if (mistake === 'no signature check')
+          t.equal(
+            grade.checks.find((check) => check.id === 'signature-over-raw-bytes')?.outcome,
+            'skipped',
+            'the raw-bytes check is not graded without a signature check',
+          );
       } finally {
         receiver.server.close();
       }
@@ -91,15 +137,33 @@ t.test('a receiver with each common mistake fails the check of that mistake, and
   );
 });
 
-t.test('through the simulator\'s relay, as in a demo, the example receiver scores 100 %', async (t) => {
+t.test("through the simulator's relay, as in a demo, the example receiver scores 100 %", async (t) => {
   const server = await startTestServer(t);
   const account = await registerAccount(server.api);
   const receiver = await startExampleReceiver({ secret: account.key.webhook_secret });
   t.teardown(() => receiver.server.close());
   const dir = t.testdir();
-  const result = await run(process.execPath, ['--import', 'tsx', cli, 'receiver', '--url', receiver.url, '--via-relay', '--base-url', server.baseUrl, '--junit', join(dir, 'junit.xml'), '--report', join(dir, 'grade.json')], {
-    env: { ...process.env, SVC_WEBHOOK_SECRET: account.key.webhook_secret, SVC_TOKEN: account.key.token },
-  }).catch((error: { code: number; stdout: string; stderr: string }) => error);
+  const result = await run(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      cli,
+      'receiver',
+      '--url',
+      receiver.url,
+      '--via-relay',
+      '--base-url',
+      server.baseUrl,
+      '--junit',
+      join(dir, 'junit.xml'),
+      '--report',
+      join(dir, 'grade.json'),
+    ],
+    {
+      env: { ...process.env, SVC_WEBHOOK_SECRET: account.key.webhook_secret, SVC_TOKEN: account.key.token },
+    },
+  ).catch((error: { code: number; stdout: string; stderr: string }) => error);
   t.match(result.stdout, /score: 100 %/, 'every check passes through the relay');
   t.match(result.stdout, /through the relay of/);
   const junit = await readFile(join(dir, 'junit.xml'), 'utf8');
@@ -113,21 +177,44 @@ t.test('the command: exit 1 with each failure as curl, JUnit failures, usage err
   const receiver = await mistakenReceiver('no timestamp check');
   t.teardown(() => receiver.server.close());
   const dir = t.testdir();
-  const failing = await run(process.execPath, ['--import', 'tsx', cli, 'receiver', '--url', receiver.url, '--secret', SECRET, '--checks', 'timestamp-tolerance,signed-paid', '--junit', join(dir, 'junit.xml')]).then(
+  const failing = await run(process.execPath, [
+    '--import',
+    'tsx',
+    cli,
+    'receiver',
+    '--url',
+    receiver.url,
+    '--secret',
+    SECRET,
+    '--checks',
+    'timestamp-tolerance,signed-paid',
+    '--junit',
+    join(dir, 'junit.xml'),
+  ]).then(
     () => null,
     (error: { code: number; stdout: string; stderr: string }) => error,
   );
   t.equal(failing?.code, 1);
   t.match(failing?.stdout, /\| timestamp-tolerance \| yes \| FAIL \|/);
   t.match(failing?.stdout, /signed 5 min 10 s ago: expected non-2xx, got 200/);
-  t.match(failing?.stdout, /TS=\$\(node -e 'console\.log\(new Date\(Date\.now\(\) \+ \(-310000\)\)\.toISOString\(\)\)'\);/, 'the curl line signs anew, 5 min 10 s back from when it runs');
-  t.match(failing?.stdout, /curl -sS -X POST 'http:\/\/127\.0\.0\.1:\d+\/webhooks' -H 'content-type: application\/json' -H "svc-timestamp: \$TS" -H "svc-signature: \$SIG"/);
+  t.match(
+    failing?.stdout,
+    /TS=\$\(node -e 'console\.log\(new Date\(Date\.now\(\) \+ \(-310000\)\)\.toISOString\(\)\)'\);/,
+    'the curl line signs anew, 5 min 10 s back from when it runs',
+  );
+  t.match(
+    failing?.stdout,
+    /curl -sS -X POST 'http:\/\/127\.0\.0\.1:\d+\/webhooks' -H 'content-type: application\/json' -H "svc-timestamp: \$TS" -H "svc-signature: \$SIG"/,
+  );
   t.match(failing?.stderr, /warning: --secret is visible to every local user in ps/);
   const junit = await readFile(join(dir, 'junit.xml'), 'utf8');
   t.match(junit, /tests="2" failures="1"/);
   t.match(junit, /<failure message="a timestamp more than 5 minutes away/);
 
-  const usage = await run(process.execPath, ['--import', 'tsx', cli, 'receiver', '--secret', SECRET]).then(() => null, (error: { code: number; stderr: string }) => error);
+  const usage = await run(process.execPath, ['--import', 'tsx', cli, 'receiver', '--secret', SECRET]).then(
+    () => null,
+    (error: { code: number; stderr: string }) => error,
+  );
   t.equal(usage?.code, 2);
   t.match(usage?.stderr, /--url is required/);
   const help = await run(process.execPath, ['--import', 'tsx', cli, 'receiver', '--help']);

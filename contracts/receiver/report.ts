@@ -38,7 +38,12 @@ const answerOf = (probe: Probe) =>
     : `${probe.answer.status} in ${Math.round(probe.answer.ms)} ms${probe.withinMs !== undefined && probe.answer.ms > probe.withinMs ? ` (over the ${probe.withinMs} ms a delivery attempt may take)` : ''}${probe.answer.body ? `: ${probe.answer.body.replace(/\s+/g, ' ').slice(0, 160)}` : ''}`;
 
 export function textReport(grade: Grade, url: string): string {
-  const lines = [`receiver grade for ${grade.target}`, '', '| check | required | result | detail |', '|---|---|---|---|'];
+  const lines = [
+    `receiver grade for ${grade.target}`,
+    '',
+    '| check | required | result | detail |',
+    '|---|---|---|---|',
+  ];
   for (const check of grade.checks) {
     const failed = check.probes.filter((probe) => !probe.passed).length;
     const detail = check.note ?? `${check.probes.length - failed} of ${check.probes.length} deliveries as expected`;
@@ -53,18 +58,27 @@ export function textReport(grade: Grade, url: string): string {
   }
   const required = grade.checks.filter((check) => check.required);
   lines.push('', ...reachLines(grade), ...grade.hints.map((hint) => `hint: ${hint}`));
-  lines.push(`note: ${NOT_GRADED}`, 'The curl lines sign anew when run: export SVC_WEBHOOK_SECRET=whsec_… first (they need node and openssl).');
-  lines.push('', `score: ${grade.score} % (${required.filter((check) => check.outcome === 'pass').length} of ${required.length} required checks passed)`, grade.passed ? 'PASSED' : 'FAILED');
+  lines.push(
+    `note: ${NOT_GRADED}`,
+    'The curl lines sign anew when run: export SVC_WEBHOOK_SECRET=whsec_… first (they need node and openssl).',
+  );
+  lines.push(
+    '',
+    `score: ${grade.score} % (${required.filter((check) => check.outcome === 'pass').length} of ${required.length} required checks passed)`,
+    grade.passed ? 'PASSED' : 'FAILED',
+  );
   return `${lines.join('\n')}\n`;
 }
 
-
 /** Lines saying the receiver was never reached, or stopped answering, and after what. */
 function reachLines(grade: Grade): string[] {
-  if (grade.unreachable) return [`UNREACHABLE: no delivery reached the receiver (${grade.unreachable}); is it running, and at this URL?`];
+  if (grade.unreachable)
+    return [`UNREACHABLE: no delivery reached the receiver (${grade.unreachable}); is it running, and at this URL?`];
   if (grade.stoppedAfter) {
     const { check, probe, reason } = grade.stoppedAfter;
-    return [`STOPPED: the receiver answered until "${probe}" (check ${check}) and nothing after it (${reason}): did it crash? Its log around that delivery says why.`];
+    return [
+      `STOPPED: the receiver answered until "${probe}" (check ${check}) and nothing after it (${reason}): did it crash? Its log around that delivery says why.`,
+    ];
   }
   return [];
 }
@@ -72,18 +86,31 @@ function reachLines(grade: Grade): string[] {
 /** JUnit XML: one test case per check; a failure lists its failed deliveries with curl lines. */
 export function junitReport(grade: Grade, url: string): string {
   const failures = grade.checks.filter((check) => check.outcome === 'fail' && check.required).length;
-  const skipped = grade.checks.filter((check) => check.outcome === 'skipped' || (check.outcome === 'fail' && !check.required)).length;
+  const skipped = grade.checks.filter(
+    (check) => check.outcome === 'skipped' || (check.outcome === 'fail' && !check.required),
+  ).length;
   const seconds = (ms: number) => (ms / 1000).toFixed(3);
   const total = grade.checks.reduce((sum, check) => sum + check.ms, 0);
   const cases = grade.checks.map((check) => {
     const open = `    <testcase classname="svc-contracts.receiver" name="${xml(`${check.id}: ${check.title}`)}" time="${seconds(check.ms)}">`;
-    const detail = [`source: ${check.source}`, ...(check.note ? [check.note] : []), ...check.probes.filter((probe) => !probe.passed).map((probe) => `${probe.name}: expected ${probe.expect}, got ${answerOf(probe)}\n${curlOf(url, probe)}`)].join('\n');
+    const detail = [
+      `source: ${check.source}`,
+      ...(check.note ? [check.note] : []),
+      ...check.probes
+        .filter((probe) => !probe.passed)
+        .map((probe) => `${probe.name}: expected ${probe.expect}, got ${answerOf(probe)}\n${curlOf(url, probe)}`),
+    ].join('\n');
     if (check.outcome === 'pass') return `${open}</testcase>`;
-    if (check.outcome === 'skipped') return `${open}\n      <skipped message="${xml(check.note ?? 'skipped')}"/>\n    </testcase>`;
-    if (!check.required) return `${open}\n      <skipped message="${xml(`advice not met: ${check.note ?? check.title}`)}"/>\n    </testcase>`;
+    if (check.outcome === 'skipped')
+      return `${open}\n      <skipped message="${xml(check.note ?? 'skipped')}"/>\n    </testcase>`;
+    if (!check.required)
+      return `${open}\n      <skipped message="${xml(`advice not met: ${check.note ?? check.title}`)}"/>\n    </testcase>`;
     return `${open}\n      <failure message="${xml(check.title)}" type="ReceiverRule">${xml(detail)}</failure>\n    </testcase>`;
   });
-  return junitDocument({ name: 'svc-contracts receiver', suite: `receiver ${grade.target}`, seconds: total / 1000, failures, skipped }, cases);
+  return junitDocument(
+    { name: 'svc-contracts receiver', suite: `receiver ${grade.target}`, seconds: total / 1000, failures, skipped },
+    cases,
+  );
 }
 
 export function jsonReport(grade: Grade, url: string): string {
@@ -98,7 +125,16 @@ export function jsonReport(grade: Grade, url: string): string {
       not_graded: NOT_GRADED,
       checks: grade.checks.map((check) => ({
         ...check,
-        probes: check.probes.map((probe) => ({ name: probe.name, expect: probe.expect, ...(probe.withinMs !== undefined ? { within_ms: probe.withinMs } : {}), passed: probe.passed, status: probe.answer.status, error: probe.answer.error, ms: Math.round(probe.answer.ms), curl: curlOf(url, probe) })),
+        probes: check.probes.map((probe) => ({
+          name: probe.name,
+          expect: probe.expect,
+          ...(probe.withinMs !== undefined ? { within_ms: probe.withinMs } : {}),
+          passed: probe.passed,
+          status: probe.answer.status,
+          error: probe.answer.error,
+          ms: Math.round(probe.answer.ms),
+          curl: curlOf(url, probe),
+        })),
       })),
     },
     null,

@@ -26,15 +26,37 @@ export function directTransport(url: string, timeoutMs: number): Transport {
     async send(delivery) {
       const started = performance.now();
       try {
-        const response = await fetch(url, { method: 'POST', headers: delivery.headers, body: delivery.body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+        const response = await fetch(url, {
+          method: 'POST',
+          headers: delivery.headers,
+          body: delivery.body,
+          redirect: 'manual',
+          signal: AbortSignal.timeout(timeoutMs),
+        });
         const text = await response.text().catch(() => '');
-        return { status: response.status, error: null, body: text.slice(0, ANSWER_SHOWN_CHARS), ms: performance.now() - started };
+        return {
+          status: response.status,
+          error: null,
+          body: text.slice(0, ANSWER_SHOWN_CHARS),
+          ms: performance.now() - started,
+        };
       } catch (error) {
-        if ((error as Error).name === 'TimeoutError') return { status: null, error: `no answer within ${timeoutMs} ms`, body: '', ms: performance.now() - started };
+        if ((error as Error).name === 'TimeoutError')
+          return { status: null, error: `no answer within ${timeoutMs} ms`, body: '', ms: performance.now() - started };
         const code = causeCode(error);
         const unreachable = code !== undefined && UNREACHABLE.has(code);
-        const reason = !unreachable ? describe(error) : DROPPED.has(code) ? `the connection was closed without an answer (${code})` : `unreachable: nothing answers at ${url} (${code})`;
-        return { status: null, error: reason, ...(unreachable ? { unreachable } : {}), body: '', ms: performance.now() - started };
+        const reason = !unreachable
+          ? describe(error)
+          : DROPPED.has(code)
+            ? `the connection was closed without an answer (${code})`
+            : `unreachable: nothing answers at ${url} (${code})`;
+        return {
+          status: null,
+          error: reason,
+          ...(unreachable ? { unreachable } : {}),
+          body: '',
+          ms: performance.now() - started,
+        };
       }
     },
   };
@@ -59,12 +81,30 @@ export function relayTransport(baseUrl: string, token: string, receiverUrl: stri
           body: JSON.stringify({ headers: delivery.headers, body: delivery.body }),
           signal: AbortSignal.timeout(timeoutMs),
         });
-        const answer = (await response.json().catch(() => null)) as { status?: number | null; error?: string | null; message?: string } | null;
-        if (!response.ok) return { status: null, error: `the simulator answered ${response.status}: ${answer?.message ?? ''}`, body: '', ms: performance.now() - started };
+        const answer = (await response.json().catch(() => null)) as {
+          status?: number | null;
+          error?: string | null;
+          message?: string;
+        } | null;
+        if (!response.ok)
+          return {
+            status: null,
+            error: `the simulator answered ${response.status}: ${answer?.message ?? ''}`,
+            body: '',
+            ms: performance.now() - started,
+          };
         // The relay client says so when the local receiver cannot be reached (older clients answer 502 alone).
         const unreachable = typeof answer?.error === 'string' && /unreachable/.test(answer.error);
-        const error = unreachable ? `unreachable through the relay: ${answer!.error!.replace(/^through the relay: /, '')} (${receiverUrl})` : answer?.error ?? null;
-        return { status: answer?.status ?? null, error, ...(unreachable ? { unreachable } : {}), body: '', ms: performance.now() - started };
+        const error = unreachable
+          ? `unreachable through the relay: ${answer!.error!.replace(/^through the relay: /, '')} (${receiverUrl})`
+          : (answer?.error ?? null);
+        return {
+          status: answer?.status ?? null,
+          error,
+          ...(unreachable ? { unreachable } : {}),
+          body: '',
+          ms: performance.now() - started,
+        };
       } catch (error) {
         return { status: null, error: describe(error), body: '', ms: performance.now() - started };
       }
@@ -73,7 +113,15 @@ export function relayTransport(baseUrl: string, token: string, receiverUrl: stri
 }
 
 /** Error codes that mean nothing took the connection. */
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNRESET', 'UND_ERR_SOCKET']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ECONNRESET',
+  'UND_ERR_SOCKET',
+]);
 
 /** Of those, the ones where something took the connection and then dropped it. */
 const DROPPED = new Set(['ECONNRESET', 'UND_ERR_SOCKET']);

@@ -17,34 +17,66 @@ export const consoleSchemas: Record<string, Schema> = {
     additionalProperties: true,
   },
   // The cursor (live polling) is ours (profiles.ts).
-  TraceList: withOursRequired(['cursor'], closed(['data', 'cursor'], {
-    data: { type: 'array', items: ref('TraceEntry') },
-    cursor: { type: 'string', pattern: '^[0-9]+$', description: 'Give it as `after` to get only the entries written since these (a live view polls with it).' },
-  }, 'Newest first.')),
-  SessionList: closed(['data'], { data: { type: 'array', items: ref('PaymentSession') } }, 'The account\'s sessions, newest first.'),
-  ConsoleSession: closed(['session', 'admissible_outcomes'], {
-    session: ref('PaymentSession'),
-    admissible_outcomes: {
-      type: 'array',
-      description: 'The forced outcomes the rules admit now (addendum §6), leg 1 before leg 2; empty once the session can take none.',
-      items: closed(['leg', 'outcome'], { leg: { type: 'integer', enum: [1, 2] }, outcome: { type: 'string', enum: ['paid', 'failed', 'expired', 'accredited', 'accreditation_failed'] } }),
+  TraceList: withOursRequired(
+    ['cursor'],
+    closed(
+      ['data', 'cursor'],
+      {
+        data: { type: 'array', items: ref('TraceEntry') },
+        cursor: {
+          type: 'string',
+          pattern: '^[0-9]+$',
+          description: 'Give it as `after` to get only the entries written since these (a live view polls with it).',
+        },
+      },
+      'Newest first.',
+    ),
+  ),
+  SessionList: closed(
+    ['data'],
+    { data: { type: 'array', items: ref('PaymentSession') } },
+    "The account's sessions, newest first.",
+  ),
+  ConsoleSession: closed(
+    ['session', 'admissible_outcomes'],
+    {
+      session: ref('PaymentSession'),
+      admissible_outcomes: {
+        type: 'array',
+        description:
+          'The forced outcomes the rules admit now (addendum §6), leg 1 before leg 2; empty once the session can take none.',
+        items: closed(['leg', 'outcome'], {
+          leg: { type: 'integer', enum: [1, 2] },
+          outcome: { type: 'string', enum: ['paid', 'failed', 'expired', 'accredited', 'accreditation_failed'] },
+        }),
+      },
     },
-  }, 'One session as the console shows it.'),
+    'One session as the console shows it.',
+  ),
   Progress: closed(['steps', 'done', 'total'], {
     steps: {
       type: 'array',
-      items: closed(['id', 'title', 'done'], { id: { type: 'string' }, title: { type: 'string' }, done: { type: 'boolean' }, at: isoTime }),
+      items: closed(['id', 'title', 'done'], {
+        id: { type: 'string' },
+        title: { type: 'string' },
+        done: { type: 'boolean' },
+        at: isoTime,
+      }),
     },
     done: { type: 'integer', minimum: 0 },
     total: { type: 'integer', minimum: 0 },
   }),
   RateLimitRequest: closed(['per_minute'], {
-    per_minute: { oneOf: [{ type: 'integer', minimum: 1, maximum: 100_000 }, { type: 'null' }], description: 'Requests per minute; null switches the brake off.' },
+    per_minute: {
+      oneOf: [{ type: 'integer', minimum: 1, maximum: 100_000 }, { type: 'null' }],
+      description: 'Requests per minute; null switches the brake off.',
+    },
   }),
   RateLimit: closed(['per_minute'], { per_minute: { oneOf: [{ type: 'integer' }, { type: 'null' }] } }),
   PayRequest: {
     type: 'object',
-    description: 'method, payment_key, leg2, and the method\'s own fields (all strings), each as `field` or `method.field` (the page holds every method\'s fields, so it sends the latter).',
+    description:
+      "method, payment_key, leg2, and the method's own fields (all strings), each as `field` or `method.field` (the page holds every method's fields, so it sends the latter).",
     properties: {
       method: { type: 'string', enum: ['card', 'transfer', 'mobile_payment', 'wallet'] },
       payment_key: { type: 'string', maxLength: 64 },
@@ -53,18 +85,26 @@ export const consoleSchemas: Record<string, Schema> = {
     additionalProperties: { type: 'string', maxLength: 256 },
   },
   // The JSON answer of a payment is ours beyond the session and its status (profiles.ts).
-  PayResult: withOursRequired(['outcome', 'accreditation'], closed(['session_id', 'status', 'outcome', 'accreditation'], {
-    session_id: { type: 'string' },
-    status: { type: 'string', enum: ['pending', 'paid', 'failed', 'expired'] },
-    outcome: { type: 'string', enum: ['paid', 'failed', 'expired'] },
-    reason: { type: 'string', enum: ['insufficient_funds', 'rejected_by_issuer', 'invalid_key'] },
-    accreditation: { type: 'string', enum: ['none', 'scheduled', 'accredited', 'failed'] },
-  })),
+  PayResult: withOursRequired(
+    ['outcome', 'accreditation'],
+    closed(['session_id', 'status', 'outcome', 'accreditation'], {
+      session_id: { type: 'string' },
+      status: { type: 'string', enum: ['pending', 'paid', 'failed', 'expired'] },
+      outcome: { type: 'string', enum: ['paid', 'failed', 'expired'] },
+      reason: { type: 'string', enum: ['insufficient_funds', 'rejected_by_issuer', 'invalid_key'] },
+      accreditation: { type: 'string', enum: ['none', 'scheduled', 'accredited', 'failed'] },
+    }),
+  ),
   Fidelidad: closed(['version', 'differences'], {
     version: { type: 'string' },
     differences: {
       type: 'array',
-      items: closed(['id', 'topic', 'production', 'simulator'], { id: { type: 'string' }, topic: { type: 'string' }, production: { type: 'string' }, simulator: { type: 'string' } }),
+      items: closed(['id', 'topic', 'production', 'simulator'], {
+        id: { type: 'string' },
+        topic: { type: 'string' },
+        production: { type: 'string' },
+        simulator: { type: 'string' },
+      }),
     },
   }),
 };

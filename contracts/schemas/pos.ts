@@ -6,7 +6,14 @@ export const serialNumber: Schema = { type: 'string', pattern: '^[A-Za-z0-9._-]{
 export const orderId: Schema = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$', examples: ['ord_1001'] };
 export const currency: Schema = { type: 'string', pattern: '^[A-Z]{3}$', examples: ['USD'] };
 export const orderStatus: Schema = { type: 'string', enum: ['PENDING', 'PAID', 'DISCARDED', 'VOID_PENDING', 'VOIDED'] };
-export const settlementFields = ['batchNumber', 'transactionCount', 'closedAt', 'currencyReference', 'terminal', 'debitBatch'] as const;
+export const settlementFields = [
+  'batchNumber',
+  'transactionCount',
+  'closedAt',
+  'currencyReference',
+  'terminal',
+  'debitBatch',
+] as const;
 
 const envelope = (description: string, data: Schema | { $ref: string }): Schema => ({
   type: 'object',
@@ -58,7 +65,7 @@ export const posSchemas: Record<string, Schema> = {
     required: ['terminal', 'amount', 'currency'],
     properties: {
       orderId: { ...orderId, description: 'Generated when absent; 409 when taken.' },
-      terminal: { ...serialNumber, description: 'Serial number of one of this merchant\'s terminals.' },
+      terminal: { ...serialNumber, description: "Serial number of one of this merchant's terminals." },
       amount: { type: 'integer', minimum: 1, maximum: 1_000_000_000_000, description: 'Minor units.' },
       currency,
       description: { type: 'string', maxLength: 256 },
@@ -75,13 +82,23 @@ export const posSchemas: Record<string, Schema> = {
       actor: { type: 'string', enum: ['merchant', 'pos'] },
       at: isoTime,
       overridesDiscard: { type: 'boolean', enum: [true], description: 'On a commit that overrode a discard.' },
-      reason: { type: 'string', description: 'The merchant\'s reason, when an invalidation gave one.' },
+      reason: { type: 'string', description: "The merchant's reason, when an invalidation gave one." },
     },
     additionalProperties: false,
   },
   Order: {
     type: 'object',
-    required: ['orderId', 'merchantId', 'terminal', 'amount', 'currency', 'status', 'createdAt', 'updatedAt', 'history'],
+    required: [
+      'orderId',
+      'merchantId',
+      'terminal',
+      'amount',
+      'currency',
+      'status',
+      'createdAt',
+      'updatedAt',
+      'history',
+    ],
     properties: {
       orderId,
       merchantId: { type: 'string' },
@@ -111,7 +128,7 @@ export const posSchemas: Record<string, Schema> = {
     properties: {
       authorizationCode: { type: 'string', pattern: '^[A-Za-z0-9]{1,32}$' },
       paidAt: isoTime,
-      amount: { type: 'integer', minimum: 1, description: 'When given, must equal the order\'s amount (else 422).' },
+      amount: { type: 'integer', minimum: 1, description: "When given, must equal the order's amount (else 422)." },
     },
     additionalProperties: false,
   },
@@ -128,6 +145,9 @@ export const posSchemas: Record<string, Schema> = {
     },
     additionalProperties: false,
   },
-  SettlementEnvelope: envelope('The registered settlement; `detail` says whether it was new or a replay.', ref('Settlement')),
+  SettlementEnvelope: envelope(
+    'The registered settlement; `detail` says whether it was new or a replay.',
+    ref('Settlement'),
+  ),
   SettlementListEnvelope: envelope('A page of settlements.', { type: 'array', items: ref('Settlement') }),
 };

@@ -111,12 +111,23 @@ if (values.help) {
 }
 if (values['list-checks']) {
   for (const check of checkCatalogue) {
-    const runs = check.mutates ? 'with --allow-mutations' : check.id === 'document.read-only' ? 'read-only runs' : 'every run';
-    const decided = check.decisions?.length ? `\n    open choices (interface accepts each; see below): ${check.decisions.join(', ')}` : '';
-    process.stdout.write(`${check.id} (${runs}${check.strictOnly ? ', strict only' : ''})\n    ${check.title}\n    source: ${check.source}${decided}\n`);
+    const runs = check.mutates
+      ? 'with --allow-mutations'
+      : check.id === 'document.read-only'
+        ? 'read-only runs'
+        : 'every run';
+    const decided = check.decisions?.length
+      ? `\n    open choices (interface accepts each; see below): ${check.decisions.join(', ')}`
+      : '';
+    process.stdout.write(
+      `${check.id} (${runs}${check.strictOnly ? ', strict only' : ''})\n    ${check.title}\n    source: ${check.source}${decided}\n`,
+    );
   }
   process.stdout.write('\nWhat the spec and addendum leave open, and how each profile treats it:\n');
-  for (const choice of openChoices) process.stdout.write(`${choice.id}\n    open: ${choice.open}\n    interface: ${choice.interface}\n    strict (ours): ${choice.ours}\n`);
+  for (const choice of openChoices)
+    process.stdout.write(
+      `${choice.id}\n    open: ${choice.open}\n    interface: ${choice.interface}\n    strict (ours): ${choice.ours}\n`,
+    );
   process.exit(0);
 }
 if (!values['base-url']) fail('--base-url is required');
@@ -126,17 +137,39 @@ try {
   fail('--base-url must be an absolute URL');
 }
 const profile = (values.profile ?? 'strict') as Profile;
-if (!profiles.includes(profile)) fail(`--profile must be one of ${profiles.join(', ')}, got ${JSON.stringify(values.profile)}`);
+if (!profiles.includes(profile))
+  fail(`--profile must be one of ${profiles.join(', ')}, got ${JSON.stringify(values.profile)}`);
 const timeoutSeconds = values['request-timeout'] === undefined ? 10 : Number(values['request-timeout']);
-if (!(timeoutSeconds > 0 && timeoutSeconds <= 3600)) fail(`--request-timeout must be a number of seconds from 0.001 to 3600, got ${JSON.stringify(values['request-timeout'])}`);
+if (!(timeoutSeconds > 0 && timeoutSeconds <= 3600))
+  fail(
+    `--request-timeout must be a number of seconds from 0.001 to 3600, got ${JSON.stringify(values['request-timeout'])}`,
+  );
 const settleSeconds = values['settle-timeout'] === undefined ? 5 : Number(values['settle-timeout']);
-if (!(settleSeconds > 0 && settleSeconds <= 600)) fail(`--settle-timeout must be a number of seconds from 0.001 to 600, got ${JSON.stringify(values['settle-timeout'])}`);
-const list = (value: string | undefined) => (value === undefined ? undefined : value.split(',').map((item) => item.trim()).filter(Boolean));
-const selection = { ...(values.checks ? { checks: list(values.checks)! } : {}), ...(values['exclude-checks'] ? { excludeChecks: list(values['exclude-checks'])! } : {}), ...(values.operation ? { operations: list(values.operation)! } : {}) };
+if (!(settleSeconds > 0 && settleSeconds <= 600))
+  fail(
+    `--settle-timeout must be a number of seconds from 0.001 to 600, got ${JSON.stringify(values['settle-timeout'])}`,
+  );
+const list = (value: string | undefined) =>
+  value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean);
+const selection = {
+  ...(values.checks ? { checks: list(values.checks)! } : {}),
+  ...(values['exclude-checks'] ? { excludeChecks: list(values['exclude-checks'])! } : {}),
+  ...(values.operation ? { operations: list(values.operation)! } : {}),
+};
 const unknown = unknownNames(selection);
 if (unknown.length > 0) fail(`no such ${unknown.join(', ')} (svc-contracts --list-checks)`);
 
-const CONSOLE_TOKEN: CredentialKind = { what: 'the console token', flag: '--console-token', fileFlag: '--console-token-file', env: 'SVC_CONSOLE_TOKEN' };
+const CONSOLE_TOKEN: CredentialKind = {
+  what: 'the console token',
+  flag: '--console-token',
+  fileFlag: '--console-token-file',
+  env: 'SVC_CONSOLE_TOKEN',
+};
 const credential = (kind: CredentialKind, flag: string | undefined, file: string | undefined) => {
   const answer = readCredential(kind, { flag, file, env: process.env });
   if ('error' in answer) return fail(answer.error);
@@ -149,12 +182,18 @@ const baseUrl = values['base-url']!;
 const allowMutations = values['allow-mutations'] ?? false;
 // A selection that leaves nothing to run is a mistake to say, not a pass.
 if (!checkCatalogue.some((check) => skipReason(check, { ...selection, profile, allowMutations }) === null)) {
-  const needsMutations = checkCatalogue.some((check) => skipReason(check, { ...selection, profile, allowMutations: true }) === null);
-  fail(`the selection leaves no check to run${needsMutations && !allowMutations ? ' (the checks selected need --allow-mutations)' : ''}`);
+  const needsMutations = checkCatalogue.some(
+    (check) => skipReason(check, { ...selection, profile, allowMutations: true }) === null,
+  );
+  fail(
+    `the selection leaves no check to run${needsMutations && !allowMutations ? ' (the checks selected need --allow-mutations)' : ''}`,
+  );
 }
 const notThere = await unreachable(baseUrl, timeoutSeconds * 1000);
 if (notThere) {
-  process.stderr.write(`svc-contracts: cannot reach ${baseUrl} (${notThere}); is the server running? Nothing was checked.\n`);
+  process.stderr.write(
+    `svc-contracts: cannot reach ${baseUrl} (${notThere}); is the server running? Nothing was checked.\n`,
+  );
   process.exit(3);
 }
 const started = performance.now();
@@ -172,7 +211,9 @@ const result = await runSuite({
 const seconds = (performance.now() - started) / 1000;
 const { violations, failures, coverage, checks } = result;
 const out: string[] = [];
-out.push(`contract suite against ${baseUrl} (profile ${profile}, ${allowMutations ? 'with mutations' : 'read-only'}), ${seconds.toFixed(1)} s`);
+out.push(
+  `contract suite against ${baseUrl} (profile ${profile}, ${allowMutations ? 'with mutations' : 'read-only'}), ${seconds.toFixed(1)} s`,
+);
 const count = (outcome: string) => checks.filter((c) => c.outcome === outcome).length;
 out.push(`checks: ${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped`);
 if (failures.length > 0) {
@@ -182,10 +223,15 @@ if (failures.length > 0) {
 if (violations.length > 0) {
   const groups = groupViolations(violations);
   out.push(`\n${violations.length} answers break the document, in ${groups.length} way(s):`);
-  for (const g of groups) out.push(`  ${g.operation} ${g.status} ${g.pointer || '(answer)'}: expected ${g.expected}, got ${g.got}${g.count > 1 ? ` (×${g.count})` : ''}\n    e.g. ${g.requests[0]}`);
+  for (const g of groups)
+    out.push(
+      `  ${g.operation} ${g.status} ${g.pointer || '(answer)'}: expected ${g.expected}, got ${g.got}${g.count > 1 ? ` (×${g.count})` : ''}\n    e.g. ${g.requests[0]}`,
+    );
 }
 if (allowMutations) {
-  out.push(`\ncoverage: ${coverage.exercised} of ${coverage.total} operation × status pairs exercised; ${coverage.allowed.length} listed with a reason; ${coverage.gaps.length} unlisted gaps${result.coverageJudged ? '' : ' (not judged: only a whole strict run is)'}`);
+  out.push(
+    `\ncoverage: ${coverage.exercised} of ${coverage.total} operation × status pairs exercised; ${coverage.allowed.length} listed with a reason; ${coverage.gaps.length} unlisted gaps${result.coverageJudged ? '' : ' (not judged: only a whole strict run is)'}`,
+  );
   if (result.coverageJudged) for (const gap of coverage.gaps) out.push(`  not exercised: ${gap}`);
 }
 const failed = suiteFailed(result);
@@ -193,7 +239,17 @@ out.push(failed ? '\nFAILED' : '\nPASSED');
 process.stdout.write(`${out.join('\n')}\n`);
 if (values.junit) writeFileSync(values.junit, junitSuiteReport(result, baseUrl, seconds));
 if (values.report) {
-  const report = { baseUrl, profile, passed: !failed, seconds, checks, failures, violations, violationGroups: groupViolations(violations), coverage: { ...coverage, judged: result.coverageJudged, table: coverageTable(coverage) } };
+  const report = {
+    baseUrl,
+    profile,
+    passed: !failed,
+    seconds,
+    checks,
+    failures,
+    violations,
+    violationGroups: groupViolations(violations),
+    coverage: { ...coverage, judged: result.coverageJudged, table: coverageTable(coverage) },
+  };
   writeFileSync(values.report, `${JSON.stringify(report, null, 2)}\n`);
 }
 process.exit(failed ? 1 : 0);

@@ -3,5 +3,6 @@
 // file read at run time, so the compiled svc-contracts carries it.
 
 export const coverageAllowList: Readonly<Record<string, string>> = {
-  '* 503': 'STORE_UNAVAILABLE: the store refused a write (a failed fdatasync, a full disk); no request from outside can cause it. The store tests cover it.',
+  '* 503':
+    'STORE_UNAVAILABLE: the store refused a write (a failed fdatasync, a full disk); no request from outside can cause it. The store tests cover it.',
 };

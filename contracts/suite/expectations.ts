@@ -27,11 +27,14 @@ export interface FailedExpectation {
 
 /** One line a person reads. */
 export function describeFailure(f: FailedExpectation): string {
-  const where = f.request ? `${f.request} → ${f.status === 0 ? 'no answer' : f.status}${f.pointer ? ` ${f.pointer}` : ''}: ` : '';
+  const where = f.request
+    ? `${f.request} → ${f.status === 0 ? 'no answer' : f.status}${f.pointer ? ` ${f.pointer}` : ''}: `
+    : '';
   return `[${f.check}] ${where}expected ${f.expected}, got ${f.got} (${f.source})`;
 }
 
-const show = (value: unknown) => (value === undefined ? 'nothing' : JSON.stringify(value)?.slice(0, 200) ?? String(value));
+const show = (value: unknown) =>
+  value === undefined ? 'nothing' : (JSON.stringify(value)?.slice(0, 200) ?? String(value));
 
 /**
  * What a check asserts, each failure recorded with the check's id and
@@ -69,10 +72,14 @@ export class Expectations {
   /** The exact status, and the error `code` when one is given. */
   status(response: SuiteResponse, status: number, code?: string): boolean {
     if (response.status !== status) {
-      const got = response.status === 0 ? 'no answer' : `${response.status}${typeof response.body?.code === 'string' ? ` ${response.body.code}` : ''}`;
+      const got =
+        response.status === 0
+          ? 'no answer'
+          : `${response.status}${typeof response.body?.code === 'string' ? ` ${response.body.code}` : ''}`;
       return this.fail(response, '', `${status}${code ? ` ${code}` : ''}`, got);
     }
-    if (code !== undefined && response.body?.code !== code) return this.fail(response, '/code', show(code), show(response.body?.code));
+    if (code !== undefined && response.body?.code !== code)
+      return this.fail(response, '/code', show(code), show(response.body?.code));
     return true;
   }
 
@@ -83,7 +90,14 @@ export class Expectations {
    */
   success(response: SuiteResponse, what = 'a 2xx'): boolean {
     if (response.status >= 200 && response.status < 300) return true;
-    return this.fail(response, '', what, response.status === 0 ? 'no answer' : `${response.status}${typeof response.body?.code === 'string' ? ` ${response.body.code}` : ''}`);
+    return this.fail(
+      response,
+      '',
+      what,
+      response.status === 0
+        ? 'no answer'
+        : `${response.status}${typeof response.body?.code === 'string' ? ` ${response.body.code}` : ''}`,
+    );
   }
 
   /** A value of the answer's body equals `expected` (deep, as JSON). */

@@ -23,7 +23,11 @@ function worldValues(world: Partial<World>): Record<string, string | undefined> 
 }
 
 /** The operation's path with its parameters filled from the world; an id the world lacks is `no-such-order` or `unknown`. */
-export function concretePath(entry: OperationEntry, world: Partial<World>, overrides: Record<string, string> = {}): string {
+export function concretePath(
+  entry: OperationEntry,
+  world: Partial<World>,
+  overrides: Record<string, string> = {},
+): string {
   const values: Record<string, string | undefined> = { orderId: 'no-such-order', ...worldValues(world), ...overrides };
   return entry.path.replace(/\{([^}]+)\}/g, (_all, name: string) => encodeURIComponent(values[name] ?? 'unknown'));
 }
@@ -47,7 +51,11 @@ function jsonBodySchema(doc: OpenAPIV3_1.Document, entry: OperationEntry): OpenA
  * another media type, an oversized body, a bad path parameter. Each must get
  * a documented 4xx with the error schema; another answer is a problem.
  */
-export async function negativeRequests(ctx: ScenarioContext, world: World, options: { mutations: boolean }): Promise<void> {
+export async function negativeRequests(
+  ctx: ScenarioContext,
+  world: World,
+  options: { mutations: boolean },
+): Promise<void> {
   // In the interface profile: not the operations that are ours alone, and not the probes whose answer only this
   // document fixes (415 for another media type, 400 for an unknown field or an out-of-range value of ours).
   const interfaceOnly = ctx.profile === 'interface';
@@ -72,32 +80,67 @@ export async function negativeRequests(ctx: ScenarioContext, world: World, optio
       const answer = await ctx.http(method, path, request);
       if (status !== 401 && unknownIdInPath && answer.status === 404) return;
       // No answer at all is already reported, by name, by the client.
-      if (answer.status !== 0 && answer.status !== status) ctx.expectations.fail(answer, '', `${status}${unknownIdInPath && status !== 401 ? ' (or 404)' : ''} for ${what}`, `${answer.status}${answer.body?.code ? ` ${answer.body.code}` : ''}`);
+      if (answer.status !== 0 && answer.status !== status)
+        ctx.expectations.fail(
+          answer,
+          '',
+          `${status}${unknownIdInPath && status !== 401 ? ' (or 404)' : ''} for ${what}`,
+          `${answer.status}${answer.body?.code ? ` ${answer.body.code}` : ''}`,
+        );
     };
     if (scheme === 'apiBearer' || scheme === 'consoleBearer' || scheme === 'posSignature') {
       await expect(401, 'no credentials', {});
-      if (scheme !== 'posSignature') await expect(401, 'a token of the other kind', { token: scheme === 'apiBearer' ? world.consoleToken : world.token });
+      if (scheme !== 'posSignature')
+        await expect(401, 'a token of the other kind', {
+          token: scheme === 'apiBearer' ? world.consoleToken : world.token,
+        });
     }
     if (!authenticated) continue;
     const schema = jsonBodySchema(doc, entry);
     if (schema && scheme !== 'posSignature') {
-      await expect(400, 'malformed JSON', { raw: '{"broken": ', headers: { 'content-type': 'application/json' }, ...(token ? { token } : {}) });
-      if (!interfaceOnly) await expect(415, 'a text/plain body', { raw: 'hello', headers: { 'content-type': 'text/plain' }, ...(token ? { token } : {}) });
-      await expect(413, 'a body over 1 MiB', { raw: `{"x":"${'y'.repeat(1024 * 1024)}"}`, headers: { 'content-type': 'application/json' }, ...(token ? { token } : {}) });
+      await expect(400, 'malformed JSON', {
+        raw: '{"broken": ',
+        headers: { 'content-type': 'application/json' },
+        ...(token ? { token } : {}),
+      });
+      if (!interfaceOnly)
+        await expect(415, 'a text/plain body', {
+          raw: 'hello',
+          headers: { 'content-type': 'text/plain' },
+          ...(token ? { token } : {}),
+        });
+      await expect(413, 'a body over 1 MiB', {
+        raw: `{"x":"${'y'.repeat(1024 * 1024)}"}`,
+        headers: { 'content-type': 'application/json' },
+        ...(token ? { token } : {}),
+      });
       const required = (schema.required ?? []) as string[];
       if (required.length > 0) await expect(400, 'missing required fields', { json: {}, ...(token ? { token } : {}) });
-      if (schema.additionalProperties === false && !interfaceOnly) await expect(400, 'an unknown property', { json: { not_a_field: true }, ...(token ? { token } : {}) });
+      if (schema.additionalProperties === false && !interfaceOnly)
+        await expect(400, 'an unknown property', { json: { not_a_field: true }, ...(token ? { token } : {}) });
       const firstProperty = Object.keys(schema.properties ?? {})[0];
-      if (firstProperty) await expect(400, 'a wrong type', { json: { [firstProperty]: [[{}]] }, ...(token ? { token } : {}) });
+      if (firstProperty)
+        await expect(400, 'a wrong type', { json: { [firstProperty]: [[{}]] }, ...(token ? { token } : {}) });
       const outOfRange = outOfRangeValue(schema);
-      if (outOfRange && !interfaceOnly) await expect(400, `an out-of-range ${outOfRange[0]}`, { json: { [outOfRange[0]]: outOfRange[1] }, ...(token ? { token } : {}) });
+      if (outOfRange && !interfaceOnly)
+        await expect(400, `an out-of-range ${outOfRange[0]}`, {
+          json: { [outOfRange[0]]: outOfRange[1] },
+          ...(token ? { token } : {}),
+        });
     }
-    const pathParameters = (entry.operation.parameters ?? []).map((p) => resolveRef<OpenAPIV3_1.ParameterObject>(doc, p)).filter((p) => p.in === 'path');
-    const boundedParameter = pathParameters.find((p) => typeof (p.schema as { maxLength?: number } | undefined)?.maxLength === 'number' || typeof (p.schema as { pattern?: string } | undefined)?.pattern === 'string');
+    const pathParameters = (entry.operation.parameters ?? [])
+      .map((p) => resolveRef<OpenAPIV3_1.ParameterObject>(doc, p))
+      .filter((p) => p.in === 'path');
+    const boundedParameter = pathParameters.find(
+      (p) =>
+        typeof (p.schema as { maxLength?: number } | undefined)?.maxLength === 'number' ||
+        typeof (p.schema as { pattern?: string } | undefined)?.pattern === 'string',
+    );
     if (boundedParameter && scheme !== 'posSignature' && documented.includes('400') && !interfaceOnly) {
       const bad = concretePath(entry, world, { [boundedParameter.name]: 'x'.repeat(300) });
       const answer = await ctx.http(method, bad, { ...(token ? { token } : {}), ...(schema ? { json: {} } : {}) });
-      if (answer.status !== 0 && answer.status !== 400 && answer.status !== 404) ctx.expectations.fail(answer, '', '400 or 404 for a path parameter out of its bounds', `${answer.status}`);
+      if (answer.status !== 0 && answer.status !== 400 && answer.status !== 404)
+        ctx.expectations.fail(answer, '', '400 or 404 for a path parameter out of its bounds', `${answer.status}`);
     }
   }
 }
@@ -110,14 +153,29 @@ export async function rateLimitScenario(ctx: ScenarioContext): Promise<void> {
   await http('PUT', '/console/rate-limit', { json: { per_minute: 1 }, token: account.console_token });
   await http('PUT', '/console/rate-limit', { json: { per_minute: 0 }, token: account.console_token }); // 400
   await http('GET', '/control/clock', { token: account.key.token }); // uses the one request of the minute
-  const world = { merchantId: account.merchant_id, accountId: account.account_id, sessionId: 'ses_000000000000000000', stopId: 'stp_000000000000000000', batchId: 'bat_000000000000000000' };
+  const world = {
+    merchantId: account.merchant_id,
+    accountId: account.account_id,
+    sessionId: 'ses_000000000000000000',
+    stopId: 'stp_000000000000000000',
+    batchId: 'bat_000000000000000000',
+  };
   const ours = ctx.profile === 'interface' ? oursOnlyOperations(openApiDocument) : new Set<string>();
   for (const entry of listOperations(openApiDocument)) {
     if (!rateLimitedPrefixes.some((prefix) => entry.path.startsWith(prefix))) continue;
     const method = entry.method.toUpperCase();
     if (ours.has(entry.operationId)) continue;
-    const answer = await http(method, concretePath(entry, world), { token: account.key.token, ...(method === 'GET' ? {} : { json: {} }) });
-    if (answer.status !== 0 && answer.status !== 429) ctx.expectations.fail(answer, '', '429 RATE_LIMITED: braked at 1 a minute, the second request', `${answer.status}`);
+    const answer = await http(method, concretePath(entry, world), {
+      token: account.key.token,
+      ...(method === 'GET' ? {} : { json: {} }),
+    });
+    if (answer.status !== 0 && answer.status !== 429)
+      ctx.expectations.fail(
+        answer,
+        '',
+        '429 RATE_LIMITED: braked at 1 a minute, the second request',
+        `${answer.status}`,
+      );
   }
   // Reset sets the account back, brake included: then it answers.
   await http('PUT', '/console/rate-limit', { json: { per_minute: null }, token: account.console_token });
@@ -131,19 +189,47 @@ export async function signedNegatives(ctx: ScenarioContext, world: World): Promi
   // The order `any` exists nowhere: in `interface`, its 404 may win over the body's answer (open choice not-found-or-invalid-first).
   const interfaceOnly = ctx.profile === 'interface';
   const expect = async (status: number, what: string, send: Promise<{ status: number }>, namesNoOrder = false) => {
-    const answer = await send.catch((error: unknown) => ctx.problem(`signed ${what} got no answer (${networkReason(error)}), expected ${status}`));
+    const answer = await send.catch((error: unknown) =>
+      ctx.problem(`signed ${what} got no answer (${networkReason(error)}), expected ${status}`),
+    );
     if (answer && interfaceOnly && namesNoOrder && answer.status === 404) return;
-    if (answer && answer.status !== 599 && answer.status !== status) ctx.expectations.fail(null, '', `${status} for a signed ${what}`, `${answer.status}`);
+    if (answer && answer.status !== 599 && answer.status !== status)
+      ctx.expectations.fail(null, '', `${status} for a signed ${what}`, `${answer.status}`);
   };
   await expect(400, 'list with size=0', world.pos.send('GET', `${base}/transactions?size=0`));
-  await expect(400, 'commit with malformed JSON', world.pos.send('POST', `${base}/transactions/any/commit`, '{"broken": '), true);
+  await expect(
+    400,
+    'commit with malformed JSON',
+    world.pos.send('POST', `${base}/transactions/any/commit`, '{"broken": '),
+    true,
+  );
   await expect(400, 'commit without fields', world.pos.send('POST', `${base}/transactions/any/commit`, '{}'), true);
-  if (!interfaceOnly) await expect(415, 'commit as text/plain', world.pos.send('POST', `${base}/transactions/any/commit`, 'hello', 'text/plain'));
-  await expect(413, 'commit over 1 MiB', world.pos.send('POST', `${base}/transactions/any/commit`, `{"x":"${'y'.repeat(1024 * 1024)}"}`), true);
-  await expect(400, 'void with a bad order id', world.pos.send('POST', `${base}/transactions/${'x'.repeat(100)}/invalidation/commit`), true);
+  if (!interfaceOnly)
+    await expect(
+      415,
+      'commit as text/plain',
+      world.pos.send('POST', `${base}/transactions/any/commit`, 'hello', 'text/plain'),
+    );
+  await expect(
+    413,
+    'commit over 1 MiB',
+    world.pos.send('POST', `${base}/transactions/any/commit`, `{"x":"${'y'.repeat(1024 * 1024)}"}`),
+    true,
+  );
+  await expect(
+    400,
+    'void with a bad order id',
+    world.pos.send('POST', `${base}/transactions/${'x'.repeat(100)}/invalidation/commit`),
+    true,
+  );
   await expect(400, 'settlement without fields', world.pos.send('POST', `${base}/settlements`, '{}'));
-  if (!interfaceOnly) await expect(415, 'settlement as text/plain', world.pos.send('POST', `${base}/settlements`, 'hello', 'text/plain'));
-  await expect(413, 'settlement over 1 MiB', world.pos.send('POST', `${base}/settlements`, `{"x":"${'y'.repeat(1024 * 1024)}"}`));
+  if (!interfaceOnly)
+    await expect(415, 'settlement as text/plain', world.pos.send('POST', `${base}/settlements`, 'hello', 'text/plain'));
+  await expect(
+    413,
+    'settlement over 1 MiB',
+    world.pos.send('POST', `${base}/settlements`, `{"x":"${'y'.repeat(1024 * 1024)}"}`),
+  );
 }
 
 /** A value just outside a property's bounds (minimum, maximum, maxLength, enum), if the schema has one. */
@@ -154,7 +240,8 @@ function outOfRangeValue(schema: OpenAPIV3_1.SchemaObject): [string, unknown] | 
     if (typeof property.exclusiveMinimum === 'number') return [name, property.exclusiveMinimum];
     if (typeof property.maximum === 'number') return [name, property.maximum + 1];
     if (typeof property.maxLength === 'number') return [name, 'x'.repeat(property.maxLength + 1)];
-    if (Array.isArray(property.enum) && property.enum.every((v) => typeof v === 'string')) return [name, 'not-one-of-them'];
+    if (Array.isArray(property.enum) && property.enum.every((v) => typeof v === 'string'))
+      return [name, 'not-one-of-them'];
   }
   return null;
 }

@@ -43,7 +43,8 @@ export class Recorder {
   record(method: string, path: string, status: number, headers: Headers, text: string): Violation[] {
     const operation = this.locator.operationFor(method, path);
     if (operation) this.observe(operation.operationId, status);
-    if (this.answers.length < KEPT_ANSWERS && text.length <= KEPT_BODY_BYTES) this.answers.push({ method, path, status, headers, text });
+    if (this.answers.length < KEPT_ANSWERS && text.length <= KEPT_BODY_BYTES)
+      this.answers.push({ method, path, status, headers, text });
     if (operation && this.oursOnly.has(operation.operationId)) return [];
     const found = this.validator.check({ method, path, status, headers, text });
     for (const violation of found) this.violations.push({ ...violation, request: `${method} ${path}` });
@@ -60,7 +61,9 @@ export class Recorder {
 
 /** Every documented operation × status, as "operationId status". */
 export function documentedPairs(): string[] {
-  return listOperations(openApiDocument).flatMap((entry) => Object.keys(entry.operation.responses ?? {}).map((status) => `${entry.operationId} ${status}`));
+  return listOperations(openApiDocument).flatMap((entry) =>
+    Object.keys(entry.operation.responses ?? {}).map((status) => `${entry.operationId} ${status}`),
+  );
 }
 
 export interface CoverageReport {
@@ -82,12 +85,17 @@ export function coverage(recorder: Recorder, allowList: Record<string, string>):
   const reasonFor = (pair: string) => allowList[pair] ?? allowList[`* ${pair.split(' ')[1]}`];
   const rows = listOperations(openApiDocument).map((entry) => ({
     operation: entry.operationId,
-    statuses: Object.keys(entry.operation.responses ?? {}).map((status) => ({ status, exercised: exercisedPair(`${entry.operationId} ${status}`) })),
+    statuses: Object.keys(entry.operation.responses ?? {}).map((status) => ({
+      status,
+      exercised: exercisedPair(`${entry.operationId} ${status}`),
+    })),
   }));
   return {
     total: pairs.length,
     exercised: pairs.length - missing.length,
-    allowed: missing.filter((pair) => reasonFor(pair) !== undefined).map((pair) => ({ pair, reason: reasonFor(pair)! })),
+    allowed: missing
+      .filter((pair) => reasonFor(pair) !== undefined)
+      .map((pair) => ({ pair, reason: reasonFor(pair)! })),
     gaps: missing.filter((pair) => reasonFor(pair) === undefined),
     rows,
   };
@@ -97,6 +105,8 @@ export function coverageTable(report: CoverageReport): string {
   return [
     '| operation | statuses (✓ exercised, · not) |',
     '|---|---|',
-    ...report.rows.map((row) => `| ${row.operation} | ${row.statuses.map((s) => `${s.exercised ? '✓' : '·'}${s.status}`).join(' ')} |`),
+    ...report.rows.map(
+      (row) => `| ${row.operation} | ${row.statuses.map((s) => `${s.exercised ? '✓' : '·'}${s.status}`).join(' ')} |`,
+    ),
   ].join('\n');
 }

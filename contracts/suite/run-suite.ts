@@ -1,7 +1,14 @@
 import { openApiDocument } from '../openapi.js';
 import { oursOnlyOperations, type Profile } from '../profiles.js';
 import { CheckStopped, type CheckContext } from './checks/check.js';
-import { behaviouralChecks, checkCatalogue, skipReason, touches, type CheckInfo, type Selection } from './checks/catalogue.js';
+import {
+  behaviouralChecks,
+  checkCatalogue,
+  skipReason,
+  touches,
+  type CheckInfo,
+  type Selection,
+} from './checks/catalogue.js';
 import { checkServedDocument } from './checks/served-document.js';
 import { coverageAllowList } from './coverage-allowlist.js';
 import { Expectations, type FailedExpectation } from './expectations.js';
@@ -62,10 +69,13 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
   const failures: FailedExpectation[] = [];
   const log = options.log ?? (() => undefined);
   let current: CheckInfo = checkCatalogue[0]!;
-  const operationOf = (response: SuiteResponse) => recorder.operationFor(response.request.method, response.request.target.split('?')[0]!);
-  const expectationsFor = (check: CheckInfo) => new Expectations((failure) => failures.push(failure), check.id, check.source, operationOf);
+  const operationOf = (response: SuiteResponse) =>
+    recorder.operationFor(response.request.method, response.request.target.split('?')[0]!);
+  const expectationsFor = (check: CheckInfo) =>
+    new Expectations((failure) => failures.push(failure), check.id, check.source, operationOf);
   // Free-text problems of the document scenarios, and requests that got no answer, belong to the check running.
-  const problem = (message: string) => void expectationsFor(current).fail(null, '', 'what the scenario expects', message);
+  const problem = (message: string) =>
+    void expectationsFor(current).fail(null, '', 'what the scenario expects', message);
   const limits: RequestLimits = {
     timeoutMs: options.requestTimeoutMs ?? 10_000,
     noAnswer: (request: SuiteResponse['request'], reason: string) =>
@@ -92,12 +102,14 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
   const worldOf = () => (world ??= mutatingScenarios(scenarioCtx));
   const runners: Record<string, () => Promise<void>> = {
     'document.read-only': async () => {
-      for (const path of ['/health', '/openapi.json', '/fidelidad', '/console', '/console/app.js', '/relay']) await http('GET', path);
+      for (const path of ['/health', '/openapi.json', '/fidelidad', '/console', '/console/app.js', '/relay'])
+        await http('GET', path);
       const readWorld = { token: options.token ?? 'sk_none', consoleToken: options.consoleToken ?? 'ct_none' } as World;
       if (options.token) await http('GET', '/control/clock', { token: options.token });
       if (options.consoleToken) {
         const keys = await http('GET', '/console/keys', { token: options.consoleToken });
-        for (const path of ['/console/trace?limit=5', '/console/sessions', '/console/progress']) await http('GET', path, { token: options.consoleToken });
+        for (const path of ['/console/trace?limit=5', '/console/sessions', '/console/progress'])
+          await http('GET', path, { token: options.consoleToken });
         readWorld.accountId = /hooks\/([^/]+)\//.exec(keys.body?.hooks?.paid ?? '')?.[1] ?? 'acc_none';
       }
       await negativeRequests(scenarioCtx, readWorld, { mutations: false });
@@ -110,11 +122,32 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     },
     'document.rate-brake': () => rateLimitScenario(scenarioCtx),
     // Answers of operations that are ours alone were asked for by the scenarios, not by the interface: not held to a served document.
-    'document.served': async () => checkServedDocument(expectationsFor(current), await http('GET', '/openapi.json'), profile, recorder.answers.filter((a) => !oursOnly.has(recorder.operationFor(a.method, a.path)))),
-    ...Object.fromEntries(behaviouralChecks.map((check) => [check.id, () => check.run({ http, baseUrl: options.baseUrl, profile, expect: expectationsFor(current), settleMs } satisfies CheckContext)])),
+    'document.served': async () =>
+      checkServedDocument(
+        expectationsFor(current),
+        await http('GET', '/openapi.json'),
+        profile,
+        recorder.answers.filter((a) => !oursOnly.has(recorder.operationFor(a.method, a.path))),
+      ),
+    ...Object.fromEntries(
+      behaviouralChecks.map((check) => [
+        check.id,
+        () =>
+          check.run({
+            http,
+            baseUrl: options.baseUrl,
+            profile,
+            expect: expectationsFor(current),
+            settleMs,
+          } satisfies CheckContext),
+      ]),
+    ),
   };
   // The served document is checked last, against every answer seen.
-  const order = [...checkCatalogue.filter((c) => c.id !== 'document.served'), checkCatalogue.find((c) => c.id === 'document.served')!];
+  const order = [
+    ...checkCatalogue.filter((c) => c.id !== 'document.served'),
+    checkCatalogue.find((c) => c.id === 'document.served')!,
+  ];
   const checks: CheckResult[] = [];
   for (const check of order) {
     const reason = skipReason(check, { ...options, profile });
@@ -130,14 +163,34 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
       await runners[check.id]!();
     } catch (error) {
       // A check that cannot go on fails; the run goes on with the next.
-      expectationsFor(check).fail(null, '', 'the check to run to its end', error instanceof CheckStopped ? error.message : `it stopped: ${(error as Error).stack ?? error}`);
+      expectationsFor(check).fail(
+        null,
+        '',
+        'the check to run to its end',
+        error instanceof CheckStopped ? error.message : `it stopped: ${(error as Error).stack ?? error}`,
+      );
     }
-    const ran: CheckResult = { id: check.id, title: check.title, source: check.source, outcome: failures.length > before ? 'failed' : 'passed', seconds: (performance.now() - started) / 1000 };
+    const ran: CheckResult = {
+      id: check.id,
+      title: check.title,
+      source: check.source,
+      outcome: failures.length > before ? 'failed' : 'passed',
+      seconds: (performance.now() - started) / 1000,
+    };
     checks.push(ran);
     log(checkLine(ran, failures.length - before));
   }
   // With --operation, answers of other operations are not this run's business.
-  const violations = options.operations ? recorder.violations.filter((v) => touches({ operations: [v.operation] }, options.operations!)) : recorder.violations;
+  const violations = options.operations
+    ? recorder.violations.filter((v) => touches({ operations: [v.operation] }, options.operations!))
+    : recorder.violations;
   const selected = Boolean(options.checks || options.excludeChecks || options.operations);
-  return { profile, violations, failures, checks, coverage: coverage(recorder, options.allowList ?? defaultAllowList()), coverageJudged: options.allowMutations && profile === 'strict' && !selected };
+  return {
+    profile,
+    violations,
+    failures,
+    checks,
+    coverage: coverage(recorder, options.allowList ?? defaultAllowList()),
+    coverageJudged: options.allowMutations && profile === 'strict' && !selected,
+  };
 }

@@ -1,5 +1,6 @@
 import { shellQuote } from '../shell-quote.js';
 import type { Recorder } from './recorder.js';
+import type { JsonAnswer } from '../json-answer.js';
 
 /** What was sent, to name it in a report and send it again. */
 export interface SentRequest {
@@ -14,7 +15,7 @@ export interface SuiteResponse {
   status: number;
   headers: Headers;
   text: string;
-  body: any;
+  body: JsonAnswer;
   request: SentRequest;
 }
 
@@ -34,7 +35,13 @@ export interface RequestLimits {
 }
 
 /** What a scenario gets for a request that got no answer: status 0, never recorded as a violation. */
-const noAnswerFor = (request: SentRequest): SuiteResponse => ({ status: 0, headers: new Headers(), text: '', body: undefined, request });
+const noAnswerFor = (request: SentRequest): SuiteResponse => ({
+  status: 0,
+  headers: new Headers(),
+  text: '',
+  body: undefined,
+  request,
+});
 
 /**
  * A curl line for a request. A bearer token stands as $SVC_TOKEN (a report
@@ -67,7 +74,8 @@ export function curlLine(method: string, url: URL, headers: Record<string, strin
 /** Why a fetch got no answer, in words. */
 function noAnswer(error: unknown, timeoutMs: number): string {
   const name = (error as Error).name;
-  if (name === 'TimeoutError' || name === 'AbortError') return `no answer within ${timeoutMs / 1000} s (--request-timeout)`;
+  if (name === 'TimeoutError' || name === 'AbortError')
+    return `no answer within ${timeoutMs / 1000} s (--request-timeout)`;
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   return `network error: ${cause?.code ?? cause?.message ?? (error as Error).message}`;
 }
@@ -88,7 +96,11 @@ export async function unreachable(baseUrl: string, timeoutMs: number): Promise<s
 }
 
 /** HTTP for the suite: every answer goes through the recorder; nothing throws on a bad answer or on none. */
-export function suiteClient(baseUrl: string, recorder: Recorder, limits: RequestLimits = { timeoutMs: 10_000, noAnswer: () => undefined }) {
+export function suiteClient(
+  baseUrl: string,
+  recorder: Recorder,
+  limits: RequestLimits = { timeoutMs: 10_000, noAnswer: () => undefined },
+) {
   return async function request(method: string, path: string, options: SuiteRequest = {}): Promise<SuiteResponse> {
     const headers: Record<string, string> = { ...options.headers };
     let body: string | undefined = options.raw;
@@ -98,7 +110,11 @@ export function suiteClient(baseUrl: string, recorder: Recorder, limits: Request
     }
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     const url = new URL(path, baseUrl);
-    const sent: SentRequest = { method, target: `${url.pathname}${url.search}`, curl: curlLine(method, url, headers, body) };
+    const sent: SentRequest = {
+      method,
+      target: `${url.pathname}${url.search}`,
+      curl: curlLine(method, url, headers, body),
+    };
     let response: Response;
     let text: string;
     try {
@@ -127,7 +143,10 @@ export type SuiteHttp = ReturnType<typeof suiteClient>;
  * go through the recorder too; one that gets no answer is reported, and the
  * client sees a 599 (never recorded) so the scenario goes on.
  */
-export function recordingFetch(recorder: Recorder, limits: RequestLimits = { timeoutMs: 10_000, noAnswer: () => undefined }): typeof fetch {
+export function recordingFetch(
+  recorder: Recorder,
+  limits: RequestLimits = { timeoutMs: 10_000, noAnswer: () => undefined },
+): typeof fetch {
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     let response: Response;
@@ -137,7 +156,10 @@ export function recordingFetch(recorder: Recorder, limits: RequestLimits = { tim
       text = await response.text();
     } catch (error) {
       const method = init?.method ?? 'GET';
-      limits.noAnswer({ method, target: `${url.pathname}${url.search}`, curl: curlLine(method, url, {}, undefined) }, noAnswer(error, limits.timeoutMs));
+      limits.noAnswer(
+        { method, target: `${url.pathname}${url.search}`, curl: curlLine(method, url, {}, undefined) },
+        noAnswer(error, limits.timeoutMs),
+      );
       return new Response(null, { status: 599 });
     }
     recorder.record(init?.method ?? 'GET', url.pathname, response.status, response.headers, text);

@@ -26,7 +26,8 @@ export function groupViolations(violations: readonly RecordedViolation[]): Viola
     const group = groups.get(key);
     if (group) {
       group.count += 1;
-      if (group.requests.length < 5 && !group.requests.includes(violation.request)) group.requests.push(violation.request);
+      if (group.requests.length < 5 && !group.requests.includes(violation.request))
+        group.requests.push(violation.request);
     } else {
       groups.set(key, { ...violation, pointer, count: 1, requests: [violation.request] });
     }
@@ -50,30 +51,50 @@ export function junitSuiteReport(result: SuiteResult, baseUrl: string, seconds: 
       continue;
     }
     const detail = failed.map((f) => `${describeFailure(f)}${f.curl ? `\n  ${f.curl}` : ''}`).join('\n');
-    cases.push(`${open}\n      <failure message="${xml(`${failed.length} failed expectation(s); ${describeFailure(failed[0]!)}`.slice(0, 500))}" type="FailedExpectation">${xml(`${check.source}\n${detail}`)}</failure>\n    </testcase>`);
+    cases.push(
+      `${open}\n      <failure message="${xml(`${failed.length} failed expectation(s); ${describeFailure(failed[0]!)}`.slice(0, 500))}" type="FailedExpectation">${xml(`${check.source}\n${detail}`)}</failure>\n    </testcase>`,
+    );
   }
   const failing = new Set<string>();
   for (const group of groupViolations(result.violations)) {
     failing.add(`${group.operation} ${group.status}`);
     const detail = `${group.operation} answered ${group.status}; at ${group.pointer || '(the answer)'} expected ${group.expected}, got ${group.got}\n${group.count} answer(s), e.g.:\n${group.requests.join('\n')}`;
-    cases.push(`    <testcase classname="svc-contracts.document" name="${xml(`${group.operation} ${group.status} ${group.pointer || '(answer)'}`)}">\n      <failure message="${xml(`expected ${group.expected}, got ${group.got}`)}" type="DocumentViolation">${xml(detail)}</failure>\n    </testcase>`);
+    cases.push(
+      `    <testcase classname="svc-contracts.document" name="${xml(`${group.operation} ${group.status} ${group.pointer || '(answer)'}`)}">\n      <failure message="${xml(`expected ${group.expected}, got ${group.got}`)}" type="DocumentViolation">${xml(detail)}</failure>\n    </testcase>`,
+    );
   }
   for (const row of result.coverage.rows) {
     for (const { status, exercised } of row.statuses) {
-      if (exercised && !failing.has(`${row.operation} ${status}`)) cases.push(`    <testcase classname="svc-contracts.document" name="${xml(`${row.operation} ${status}`)}"/>`);
+      if (exercised && !failing.has(`${row.operation} ${status}`))
+        cases.push(`    <testcase classname="svc-contracts.document" name="${xml(`${row.operation} ${status}`)}"/>`);
     }
   }
   if (result.coverageJudged) {
     for (const gap of result.coverage.gaps) {
-      cases.push(`    <testcase classname="svc-contracts.coverage" name="${xml(gap)}">\n      <failure message="not exercised and not listed with a reason" type="CoverageGap"/>\n    </testcase>`);
+      cases.push(
+        `    <testcase classname="svc-contracts.coverage" name="${xml(gap)}">\n      <failure message="not exercised and not listed with a reason" type="CoverageGap"/>\n    </testcase>`,
+      );
     }
   }
   const failures = cases.filter((c) => c.includes('<failure')).length;
   const skipped = cases.filter((c) => c.includes('<skipped')).length;
-  return junitDocument({ name: 'svc-contracts', suite: `contract suite against ${baseUrl} (profile ${result.profile})`, seconds, failures, skipped }, cases);
+  return junitDocument(
+    {
+      name: 'svc-contracts',
+      suite: `contract suite against ${baseUrl} (profile ${result.profile})`,
+      seconds,
+      failures,
+      skipped,
+    },
+    cases,
+  );
 }
 
 /** Whether the run failed: a violation, a failed expectation, or (on a whole strict run) a coverage gap. */
 export function suiteFailed(result: SuiteResult): boolean {
-  return result.violations.length > 0 || result.failures.length > 0 || (result.coverageJudged && result.coverage.gaps.length > 0);
+  return (
+    result.violations.length > 0 ||
+    result.failures.length > 0 ||
+    (result.coverageJudged && result.coverage.gaps.length > 0)
+  );
 }

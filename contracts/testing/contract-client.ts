@@ -1,6 +1,7 @@
 import { formatViolations, ResponseValidator } from '../response-validator.js';
+import type { JsonAnswer } from '../json-answer.js';
 
-export interface ClientResponse<T = any> {
+export interface ClientResponse<T = JsonAnswer> {
   status: number;
   headers: Headers;
   text: string;
@@ -28,7 +29,11 @@ const sharedValidator = new ResponseValidator();
  * allow throws ContractViolationError, failing the test that made the call.
  */
 export function contractClient(baseUrl: string, validator: ResponseValidator = sharedValidator) {
-  async function request<T = any>(method: string, path: string, options: RequestOptions = {}): Promise<ClientResponse<T>> {
+  async function request<T = JsonAnswer>(
+    method: string,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<ClientResponse<T>> {
     const headers: Record<string, string> = { ...options.headers };
     let body: string | Buffer | undefined = options.raw;
     if (options.json !== undefined) {
@@ -39,8 +44,17 @@ export function contractClient(baseUrl: string, validator: ResponseValidator = s
     const payload = typeof body === 'string' || body === undefined ? body : new Uint8Array(body);
     const response = await fetch(new URL(path, baseUrl), { method, headers, body: payload, redirect: 'manual' });
     const text = await response.text();
-    const violations = validator.check({ method, path: new URL(path, baseUrl).pathname, status: response.status, headers: response.headers, text });
-    if (violations.length > 0) throw new ContractViolationError(`answer breaks the OpenAPI document:\n${formatViolations(violations)}\nbody: ${text.slice(0, 500)}`);
+    const violations = validator.check({
+      method,
+      path: new URL(path, baseUrl).pathname,
+      status: response.status,
+      headers: response.headers,
+      text,
+    });
+    if (violations.length > 0)
+      throw new ContractViolationError(
+        `answer breaks the OpenAPI document:\n${formatViolations(violations)}\nbody: ${text.slice(0, 500)}`,
+      );
     let parsed: unknown;
     try {
       parsed = text ? JSON.parse(text) : undefined;
@@ -51,10 +65,10 @@ export function contractClient(baseUrl: string, validator: ResponseValidator = s
   }
   return {
     request,
-    get: <T = any>(path: string, options?: RequestOptions) => request<T>('GET', path, options),
-    post: <T = any>(path: string, options?: RequestOptions) => request<T>('POST', path, options),
-    put: <T = any>(path: string, options?: RequestOptions) => request<T>('PUT', path, options),
-    delete: <T = any>(path: string, options?: RequestOptions) => request<T>('DELETE', path, options),
+    get: <T = JsonAnswer>(path: string, options?: RequestOptions) => request<T>('GET', path, options),
+    post: <T = JsonAnswer>(path: string, options?: RequestOptions) => request<T>('POST', path, options),
+    put: <T = JsonAnswer>(path: string, options?: RequestOptions) => request<T>('PUT', path, options),
+    delete: <T = JsonAnswer>(path: string, options?: RequestOptions) => request<T>('DELETE', path, options),
   };
 }
 
@@ -70,8 +84,17 @@ export function validatingFetch(validator: ResponseValidator = sharedValidator):
     const text = await response.text();
     const url = new URL(input instanceof Request ? input.url : String(input));
     const method = init?.method ?? (input instanceof Request ? input.method : 'GET');
-    const violations = validator.check({ method, path: url.pathname, status: response.status, headers: response.headers, text });
-    if (violations.length > 0) throw new ContractViolationError(`answer breaks the OpenAPI document:\n${formatViolations(violations)}\nbody: ${text.slice(0, 500)}`);
+    const violations = validator.check({
+      method,
+      path: url.pathname,
+      status: response.status,
+      headers: response.headers,
+      text,
+    });
+    if (violations.length > 0)
+      throw new ContractViolationError(
+        `answer breaks the OpenAPI document:\n${formatViolations(violations)}\nbody: ${text.slice(0, 500)}`,
+      );
     return new Response(text === '' ? null : text, { status: response.status, headers: response.headers });
   };
 }

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
+import type { JsonAnswer } from '../json-answer.js';
 
 // A proxy in front of a real deployment that breaks one rule of the
 // interface: it may rewrite a request before passing it on, or the answer
@@ -36,7 +37,7 @@ export interface Mutation {
   answer?(request: ProxiedRequest, answer: ProxiedAnswer, memory: ProxyMemory): void;
 }
 
-const json = (text: string): any => {
+const json = (text: string): JsonAnswer => {
   try {
     return JSON.parse(text);
   } catch {
@@ -61,24 +62,44 @@ async function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /** Serves the proxy on a random loopback port; `mutation` undefined passes everything through. */
-export async function startMutatingProxy(upstream: string, mutation?: Mutation): Promise<{ baseUrl: string; server: Server; close(): Promise<void> }> {
+export async function startMutatingProxy(
+  upstream: string,
+  mutation?: Mutation,
+): Promise<{ baseUrl: string; server: Server; close(): Promise<void> }> {
   const memory: ProxyMemory = new Map();
   const target = new URL(upstream);
   const server = createServer(async (req, res) => {
     try {
-      const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'content-length', 'connection', 'transfer-encoding'].includes(name)).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : value ?? '']));
-      const request: ProxiedRequest = { method: req.method ?? 'GET', url: new URL(req.url ?? '/', upstream), headers, body: await readBody(req) };
+      const headers = Object.fromEntries(
+        Object.entries(req.headers)
+          .filter(([name]) => !['host', 'content-length', 'connection', 'transfer-encoding'].includes(name))
+          .map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')]),
+      );
+      const request: ProxiedRequest = {
+        method: req.method ?? 'GET',
+        url: new URL(req.url ?? '/', upstream),
+        headers,
+        body: await readBody(req),
+      };
       let answer = mutation?.request?.(request, memory) ?? undefined;
       if (!answer) {
-        const response = await fetch(new URL(`${request.url.pathname}${request.url.search}`, upstream), { method: request.method, headers: request.headers, redirect: 'manual', ...(request.body !== '' || !['GET', 'HEAD'].includes(request.method) ? { body: request.body } : {}) });
+        const response = await fetch(new URL(`${request.url.pathname}${request.url.search}`, upstream), {
+          method: request.method,
+          headers: request.headers,
+          redirect: 'manual',
+          ...(request.body !== '' || !['GET', 'HEAD'].includes(request.method) ? { body: request.body } : {}),
+        });
         const answerHeaders: Record<string, string> = {};
         response.headers.forEach((value, name) => {
-          if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(name)) answerHeaders[name] = value;
+          if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection', 'keep-alive'].includes(name))
+            answerHeaders[name] = value;
         });
         answer = { status: response.status, headers: answerHeaders, text: await response.text() };
         mutation?.answer?.(request, answer, memory);
       }
-      res.writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.text) }).end(answer.text);
+      res
+        .writeHead(answer.status, { ...answer.headers, 'content-length': Buffer.byteLength(answer.text) })
+        .end(answer.text);
     } catch (error) {
       res.writeHead(502, { 'content-type': 'text/plain' }).end(`proxy: ${(error as Error).message}`);
     }
@@ -86,7 +107,12 @@ export async function startMutatingProxy(upstream: string, mutation?: Mutation):
   // The relay: the upgrade request and everything after it, byte for byte.
   server.on('upgrade', (req, socket, head) => {
     const upstreamSocket = connect(Number(target.port), target.hostname, () => {
-      const lines = [`${req.method} ${req.url} HTTP/1.1`, ...Object.entries(req.headers).map(([name, value]) => `${name}: ${Array.isArray(value) ? value.join(', ') : value}`)];
+      const lines = [
+        `${req.method} ${req.url} HTTP/1.1`,
+        ...Object.entries(req.headers).map(
+          ([name, value]) => `${name}: ${Array.isArray(value) ? value.join(', ') : value}`,
+        ),
+      ];
       upstreamSocket.write(`${lines.join('\r\n')}\r\n\r\n`);
       if (head.length > 0) upstreamSocket.write(head);
       upstreamSocket.pipe(socket).pipe(upstreamSocket);

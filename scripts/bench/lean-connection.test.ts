@@ -4,7 +4,10 @@ import t, { type Test } from 'tap';
 import { encodeRequest, frameAnswer, LeanConnection } from './lean-connection.js';
 import { pacedLoad, requireAllAnswered } from './paced-load.js';
 
-async function listen(t: Test, handle: (req: IncomingMessage, body: Buffer, res: ServerResponse) => void): Promise<number> {
+async function listen(
+  t: Test,
+  handle: (req: IncomingMessage, body: Buffer, res: ServerResponse) => void,
+): Promise<number> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk)).on('end', () => handle(req, Buffer.concat(chunks), res));
@@ -18,23 +21,60 @@ async function listen(t: Test, handle: (req: IncomingMessage, body: Buffer, res:
 }
 
 t.test('sends requests one after another on one connection and reads answers of any size', async (t) => {
-  const seen: Array<{ method: string; url: string; body: string; length: string | undefined; custom: string | undefined }> = [];
+  const seen: Array<{
+    method: string;
+    url: string;
+    body: string;
+    length: string | undefined;
+    custom: string | undefined;
+  }> = [];
   const port = await listen(t, (req, body, res) => {
-    seen.push({ method: req.method!, url: req.url!, body: body.toString('utf8'), length: req.headers['content-length'], custom: req.headers['x-custom'] as string | undefined });
-    res.writeHead(seen.length === 2 ? 409 : 200, { 'content-length': String(seen.length === 3 ? 300_000 : 2) }).end(seen.length === 3 ? 'x'.repeat(300_000) : 'ok');
+    seen.push({
+      method: req.method!,
+      url: req.url!,
+      body: body.toString('utf8'),
+      length: req.headers['content-length'],
+      custom: req.headers['x-custom'] as string | undefined,
+    });
+    res
+      .writeHead(seen.length === 2 ? 409 : 200, { 'content-length': String(seen.length === 3 ? 300_000 : 2) })
+      .end(seen.length === 3 ? 'x'.repeat(300_000) : 'ok');
   });
   const connection = await LeanConnection.open('127.0.0.1', port);
   t.teardown(() => connection.destroy());
   const host = `127.0.0.1:${port}`;
   const body = '{"name":"Zoë ✓"}';
-  t.equal(await connection.send(encodeRequest({ method: 'POST', path: '/a?b=1', headers: { 'x-custom': 'yes', 'content-length': '999' }, body }, host)), 200);
-  t.equal(await connection.send(encodeRequest({ method: 'GET', path: '/c', headers: {} }, host)), 409, 'a status is reported as it is');
-  t.equal(await connection.send(encodeRequest({ method: 'GET', path: '/big', headers: {} }, host)), 200, 'an answer arriving in many chunks');
-  t.same(seen[0], { method: 'POST', url: '/a?b=1', body, length: String(Buffer.byteLength(body)), custom: 'yes' }, 'exact bytes; content-length is computed, never taken from the headers given');
+  t.equal(
+    await connection.send(
+      encodeRequest(
+        { method: 'POST', path: '/a?b=1', headers: { 'x-custom': 'yes', 'content-length': '999' }, body },
+        host,
+      ),
+    ),
+    200,
+  );
+  t.equal(
+    await connection.send(encodeRequest({ method: 'GET', path: '/c', headers: {} }, host)),
+    409,
+    'a status is reported as it is',
+  );
+  t.equal(
+    await connection.send(encodeRequest({ method: 'GET', path: '/big', headers: {} }, host)),
+    200,
+    'an answer arriving in many chunks',
+  );
+  t.same(
+    seen[0],
+    { method: 'POST', url: '/a?b=1', body, length: String(Buffer.byteLength(body)), custom: 'yes' },
+    'exact bytes; content-length is computed, never taken from the headers given',
+  );
   t.same(seen[1], { method: 'GET', url: '/c', body: '', length: undefined, custom: undefined });
   t.ok(connection.open);
   await t.rejects(
-    Promise.all([connection.send(encodeRequest({ method: 'GET', path: '/d', headers: {} }, host)), connection.send(encodeRequest({ method: 'GET', path: '/e', headers: {} }, host))]),
+    Promise.all([
+      connection.send(encodeRequest({ method: 'GET', path: '/d', headers: {} }, host)),
+      connection.send(encodeRequest({ method: 'GET', path: '/e', headers: {} }, host)),
+    ]),
     /already in flight/,
   );
 });
@@ -86,7 +126,12 @@ t.test('paced load: every request of the window answered and measured, the first
   let statusOf = 200;
   const port = await listen(t, (_req, _body, res) => res.writeHead(statusOf).end('{}'));
   let n = 0;
-  const next = () => ({ method: 'POST', path: `/x/${(n += 1)}`, headers: { 'content-type': 'application/json' }, body: '{"a":1}' });
+  const next = () => ({
+    method: 'POST',
+    path: `/x/${(n += 1)}`,
+    headers: { 'content-type': 'application/json' },
+    body: '{"a":1}',
+  });
   const ok = await pacedLoad({ baseUrl: `http://127.0.0.1:${port}`, rate: 500, durationS: 0.2, warmupS: 0.1, next });
   t.equal(ok.completed, 100, '500/s for 0.2 s');
   t.equal(ok.sent, 100);
@@ -94,7 +139,13 @@ t.test('paced load: every request of the window answered and measured, the first
   t.ok(ok.p99 >= ok.p50 && ok.max >= ok.p99 && ok.answerP99 >= ok.answerP50);
   t.equal(n, 150, 'the warm-up sends at the same rate, unmeasured');
   statusOf = 503;
-  const refused = await pacedLoad({ baseUrl: `http://127.0.0.1:${port}`, rate: 500, durationS: 0.02, warmupS: 0, next });
+  const refused = await pacedLoad({
+    baseUrl: `http://127.0.0.1:${port}`,
+    rate: 500,
+    durationS: 0.02,
+    warmupS: 0,
+    next,
+  });
   t.equal(refused.non2xx, refused.sent);
   const down = await pacedLoad({ baseUrl: 'http://127.0.0.1:1', rate: 500, durationS: 0.02, warmupS: 0, next });
   t.equal(down.errors, down.sent);

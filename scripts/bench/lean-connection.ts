@@ -98,7 +98,8 @@ export function frameAnswer(bytes: Buffer): { status: number; end: number } | Er
     const end = headEnd + 4 + Number(length);
     return bytes.length >= end ? { status, end } : null;
   }
-  if (!/\r\ntransfer-encoding: *chunked/i.test(head)) return new Error('an answer with neither content-length nor chunked encoding');
+  if (!/\r\ntransfer-encoding: *chunked/i.test(head))
+    return new Error('an answer with neither content-length nor chunked encoding');
   let at = headEnd + 4;
   for (;;) {
     const lineEnd = bytes.indexOf('\r\n', at);
@@ -115,7 +116,10 @@ export function frameAnswer(bytes: Buffer): { status: number; end: number } | Er
 }
 
 /** A request as bytes on the wire: request line, Host, the given headers, content-length, body. */
-export function encodeRequest(request: { method: string; path: string; headers: Record<string, string>; body?: string }, host: string): Buffer {
+export function encodeRequest(
+  request: { method: string; path: string; headers: Record<string, string>; body?: string },
+  host: string,
+): Buffer {
   const body = request.body === undefined ? null : Buffer.from(request.body, 'utf8');
   let head = `${request.method} ${request.path} HTTP/1.1\r\nhost: ${host}\r\n`;
   for (const [name, value] of Object.entries(request.headers)) {

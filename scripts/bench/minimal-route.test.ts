@@ -13,14 +13,21 @@ const secret = 'ab'.repeat(32);
 // bench:pos compares the real route with this one, so it must do the same durable work for a good signature.
 t.test('the reference route answers a signed settlement once it is on disk, and refuses a bad signature', async (t) => {
   const dir = t.testdir();
-  const child = spawn(process.execPath, ['--import', 'tsx', script, dir, secret], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', script, dir, secret], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   t.teardown(() => void child.kill());
   const [chunk] = (await once(child.stdout!, 'data')) as [Buffer];
   const base = `http://127.0.0.1:${/port (\d+)/.exec(String(chunk))![1]}`;
   const path = '/api/v1/pos-terminals/SN-1/settlements';
   const body = JSON.stringify({ batchNumber: 'B1', transactionCount: 3 });
   const timestamp = new Date().toISOString();
-  const post = (signature: string) => fetch(base + path, { method: 'POST', headers: { 'content-type': 'application/json', 'x-pos-timestamp': timestamp, 'x-pos-signature': signature }, body });
+  const post = (signature: string) =>
+    fetch(base + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-pos-timestamp': timestamp, 'x-pos-signature': signature },
+      body,
+    });
 
   const answer = await post(computePosSignature(secret, timestamp, path, body));
   t.equal(answer.status, 200);

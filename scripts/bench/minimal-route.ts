@@ -38,9 +38,15 @@ async function keep(key: string, record: unknown): Promise<unknown> {
     }
     return settlements.get(key);
   }
-  const inserted = await pool.query({ name: 'keep', text: 'INSERT INTO minimal_settlements (key, data) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', values: [key, JSON.stringify(record)] });
+  const inserted = await pool.query({
+    name: 'keep',
+    text: 'INSERT INTO minimal_settlements (key, data) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING',
+    values: [key, JSON.stringify(record)],
+  });
   if (inserted.rowCount === 1) return record;
-  return (await pool.query({ name: 'read', text: 'SELECT data FROM minimal_settlements WHERE key = $1', values: [key] })).rows[0]?.data;
+  return (
+    await pool.query({ name: 'read', text: 'SELECT data FROM minimal_settlements WHERE key = $1', values: [key] })
+  ).rows[0]?.data;
 }
 
 const app = new Koa();
@@ -55,7 +61,10 @@ app.use(async (ctx) => {
   }
   const settlement = JSON.parse(raw.toString('utf8')) as { batchNumber: string };
   const key = `${ctx.path}#${settlement.batchNumber}`;
-  ctx.body = { title: 'Settlement notification', data: await keep(key, { ...settlement, receivedAt: new Date().toISOString() }) };
+  ctx.body = {
+    title: 'Settlement notification',
+    data: await keep(key, { ...settlement, receivedAt: new Date().toISOString() }),
+  };
 });
 const server = createServer(app.callback()).listen(0, '127.0.0.1', () => {
   process.stdout.write(`port ${(server.address() as AddressInfo).port}\n`);

@@ -31,7 +31,9 @@ export interface PacedResult {
 /** Answers `result` when every request got a 2xx; throws, naming `title` and the first failure, otherwise. */
 export function requireAllAnswered(title: string, result: PacedResult): PacedResult {
   if (result.non2xx > 0 || result.errors > 0) {
-    throw new Error(`${title}: ${result.non2xx} non-2xx answers and ${result.errors} errors${result.firstError ? ` (first: ${result.firstError})` : ''}`);
+    throw new Error(
+      `${title}: ${result.non2xx} non-2xx answers and ${result.errors} errors${result.firstError ? ` (first: ${result.firstError})` : ''}`,
+    );
   }
   return result;
 }

@@ -21,7 +21,9 @@ if (!dir) {
   process.exit(2);
 }
 const onPostgres = /^postgres(ql)?:\/\//.test(dir);
-const store: Store = onPostgres ? await PgStore.open({ connectionString: dir, max: 20 }) : await EmbeddedStore.open({ dir });
+const store: Store = onPostgres
+  ? await PgStore.open({ connectionString: dir, max: 20 })
+  : await EmbeddedStore.open({ dir });
 const trustSerial: Middleware<AppState> = async (ctx, next) => {
   const terminal = await store.get<TerminalRecord>('terminals', ctx.params.serialNumber ?? '');
   if (!terminal) throw new Error('unknown terminal');

@@ -20,7 +20,10 @@ export function nextSettlement(serial: string, secret: string, signed: boolean):
     terminal: serial,
     debitBatch: `D${batch}`,
   });
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(body)),
+  };
   if (signed) {
     const timestamp = new Date().toISOString();
     headers['x-pos-timestamp'] = timestamp;
@@ -33,14 +36,25 @@ export function nextSettlement(serial: string, secret: string, signed: boolean):
 export const PREPARED_PER_SECOND = 12_000;
 
 /** `count` settlement POSTs made now; past them, more are made on the fly. Timestamps stay well inside the 300 s tolerance for a run of minutes. */
-export function preparedSettlements(serial: string, secret: string, signed: boolean, count: number): () => PacedRequest {
+export function preparedSettlements(
+  serial: string,
+  secret: string,
+  signed: boolean,
+  count: number,
+): () => PacedRequest {
   const ready = Array.from({ length: Math.ceil(count) }, () => nextSettlement(serial, secret, signed));
   let taken = 0;
   return () => (taken < ready.length ? ready[taken++]! : nextSettlement(serial, secret, signed));
 }
 
 /** autocannon's requests for `seconds` of settlement POSTs at up to `perSecond`, made now. */
-export function settlementRequests(serial: string, secret: string, signed: boolean, seconds: number, perSecond = PREPARED_PER_SECOND): autocannon.Request[] {
+export function settlementRequests(
+  serial: string,
+  secret: string,
+  signed: boolean,
+  seconds: number,
+  perSecond = PREPARED_PER_SECOND,
+): autocannon.Request[] {
   const next = preparedSettlements(serial, secret, signed, seconds * perSecond);
   return [
     {
@@ -48,7 +62,10 @@ export function settlementRequests(serial: string, secret: string, signed: boole
       path: `/api/v1/pos-terminals/${encodeURIComponent(serial)}/settlements`,
       setupRequest: (request) => {
         // autocannon sets content-length itself.
-        const { body, headers: { 'content-length': _length, ...headers } } = next();
+        const {
+          body,
+          headers: { 'content-length': _length, ...headers },
+        } = next();
         return { ...request, body, headers };
       },
     },

@@ -20,8 +20,14 @@ const store = await EmbeddedStore.open({ dir });
 const loopDelay = monitorEventLoopDelay({ resolution: 1 });
 loopDelay.enable();
 const gcPauses: number[] = [];
-new PerformanceObserver((list) => gcPauses.push(...list.getEntries().map((entry) => entry.duration))).observe({ entryTypes: ['gc'] });
-const app = createApp({ store, clock: systemClock, config: { ...loadConfig(process.env), dataDir: dir, logLevel: 'silent', scryptCost: 1024 } });
+new PerformanceObserver((list) => gcPauses.push(...list.getEntries().map((entry) => entry.duration))).observe({
+  entryTypes: ['gc'],
+});
+const app = createApp({
+  store,
+  clock: systemClock,
+  config: { ...loadConfig(process.env), dataDir: dir, logLevel: 'silent', scryptCost: 1024 },
+});
 const server = createServer(app.callback());
 app.jobs.relay.attach(server);
 server.listen(0, '127.0.0.1', () => {
@@ -42,7 +48,9 @@ createInterface({ input: process.stdin }).on('line', async (line) => {
   if (command === 'stats') {
     const ms = (ns: number) => (ns / 1e6).toFixed(1);
     const gcMax = Math.max(0, ...gcPauses).toFixed(1);
-    process.stderr.write(`server event loop delay p50 ${ms(loopDelay.percentile(50))} p99 ${ms(loopDelay.percentile(99))} max ${ms(loopDelay.max)} ms; gc pauses ${gcPauses.length}, max ${gcMax} ms\n`);
+    process.stderr.write(
+      `server event loop delay p50 ${ms(loopDelay.percentile(50))} p99 ${ms(loopDelay.percentile(99))} max ${ms(loopDelay.max)} ms; gc pauses ${gcPauses.length}, max ${gcMax} ms\n`,
+    );
   }
 });
 process.on('SIGTERM', () => process.exit(0));

@@ -20,7 +20,10 @@ export const MUTATED_MODULES: MutatedModule[] = [
   { file: 'server/settlements/settlement.ts', tests: ['server/settlements/settlement.test.ts'] },
   // Terminals: the request signature and the replay decision (memory and store-backed).
   { file: 'contracts/pos-signature.ts', tests: ['server/terminals/pos-signature.test.ts'] },
-  { file: 'server/terminals/pos-signature-guard.ts', tests: ['server/terminals/pos-signature.test.ts', 'server/terminals/pos-signature-shared.test.ts'] },
+  {
+    file: 'server/terminals/pos-signature-guard.ts',
+    tests: ['server/terminals/pos-signature.test.ts', 'server/terminals/pos-signature-shared.test.ts'],
+  },
   { file: 'server/terminals/replay-cache.ts', tests: ['server/terminals/replay-cache.test.ts'] },
   { file: 'server/terminals/memory-signature-ledger.ts', tests: ['server/terminals/memory-signature-ledger.test.ts'] },
   { file: 'server/terminals/store-signature-ledger.ts', tests: ['server/terminals/store-signature-ledger.test.ts'] },
@@ -33,14 +36,20 @@ export const MUTATED_MODULES: MutatedModule[] = [
   { file: 'server/webhooks/turns.ts', tests: ['server/webhooks/turns.test.ts'] },
   // The store: what the journal and the snapshot accept, how a list is planned.
   { file: 'server/store/journal-codec.ts', tests: ['server/store/journal-codec.test.ts'] },
-  { file: 'server/store/snapshot-codec.ts', tests: ['server/store/snapshot-codec.test.ts', 'server/store/integrity.test.ts'] },
+  {
+    file: 'server/store/snapshot-codec.ts',
+    tests: ['server/store/snapshot-codec.test.ts', 'server/store/integrity.test.ts'],
+  },
   { file: 'server/store/query.ts', tests: ['server/store/query.test.ts', 'server/store/record-index.test.ts'] },
   { file: 'server/store/write-fully.ts', tests: ['server/store/write-fully.test.ts'] },
   { file: 'server/store/pg-tables.ts', tests: ['server/store/pg-tables.test.ts'] },
   // The serial line: framing, link, messages.
   { file: 'terminal/protocol/frame.ts', tests: ['terminal/protocol/frame.test.ts'] },
   { file: 'terminal/protocol/frame-parser.ts', tests: ['terminal/protocol/frame.test.ts'] },
-  { file: 'terminal/protocol/link.ts', tests: ['terminal/protocol/link-rules.test.ts', 'terminal/protocol/link.test.ts'] },
+  {
+    file: 'terminal/protocol/link.ts',
+    tests: ['terminal/protocol/link-rules.test.ts', 'terminal/protocol/link.test.ts'],
+  },
   { file: 'terminal/protocol/messages.ts', tests: ['terminal/protocol/messages.test.ts'] },
   // The Transbank POS Integrado dialect: its message tables and the emulated POS.
   { file: 'terminal/protocol/transbank/messages.ts', tests: ['terminal/protocol/transbank/messages.test.ts'] },

@@ -28,7 +28,14 @@ error. A module takes minutes: run a few by name while working on them.
 
 let parsed;
 try {
-  parsed = parseArgs({ allowPositionals: true, options: { concurrency: { type: 'string', default: '2' }, list: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  parsed = parseArgs({
+    allowPositionals: true,
+    options: {
+      concurrency: { type: 'string', default: '2' },
+      list: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
 } catch (error) {
   process.stderr.write(`mutate: ${(error as Error).message}\n\n${usage}`);
   process.exit(2);
@@ -44,25 +51,36 @@ async function main(): Promise<void> {
     process.stderr.write(`mutate: --concurrency must be a whole number, at least 1\n\n${usage}`);
     return void process.exit(2);
   }
-  const chosen = positionals.length === 0 ? MUTATED_MODULES : MUTATED_MODULES.filter((module) => positionals.some((name) => module.file.includes(name)));
+  const chosen =
+    positionals.length === 0
+      ? MUTATED_MODULES
+      : MUTATED_MODULES.filter((module) => positionals.some((name) => module.file.includes(name)));
   if (chosen.length === 0) {
     process.stderr.write(`mutate: no module matches ${positionals.join(', ')} (see --list)\n`);
     return void process.exit(2);
   }
-  
+
   const scores: Score[] = [];
   for (const [i, module] of chosen.entries()) {
     process.stderr.write(`mutating ${module.file} (${i + 1} of ${chosen.length})…\n`);
     const score = await mutate(module, concurrency);
     scores.push(score);
-    process.stderr.write(`  ${score.score.toFixed(1)} % (${score.killed} killed, ${score.survived} survived, ${score.equivalent} equivalent, of ${score.mutants}) in ${Math.round(score.seconds)} s\n`);
+    process.stderr.write(
+      `  ${score.score.toFixed(1)} % (${score.killed} killed, ${score.survived} survived, ${score.equivalent} equivalent, of ${score.mutants}) in ${Math.round(score.seconds)} s\n`,
+    );
   }
   process.stdout.write('| module | mutants | killed | survived | equivalent | score |\n|---|---|---|---|---|---|\n');
   for (const s of scores) {
-    process.stdout.write(`| ${s.file} | ${s.mutants} | ${s.killed} | ${s.survived} | ${s.equivalent} | ${s.score.toFixed(1)} %${s.score < BREAK_THRESHOLD ? ' (below the threshold)' : ''} |\n`);
+    process.stdout.write(
+      `| ${s.file} | ${s.mutants} | ${s.killed} | ${s.survived} | ${s.equivalent} | ${s.score.toFixed(1)} %${s.score < BREAK_THRESHOLD ? ' (below the threshold)' : ''} |\n`,
+    );
   }
   const below = scores.filter((s) => s.score < BREAK_THRESHOLD);
-  process.stdout.write(below.length === 0 ? `every module at ${BREAK_THRESHOLD} % or more\n` : `${below.length} module(s) below ${BREAK_THRESHOLD} %: see reports/mutation/<module>/survivors.txt\n`);
+  process.stdout.write(
+    below.length === 0
+      ? `every module at ${BREAK_THRESHOLD} % or more\n`
+      : `${below.length} module(s) below ${BREAK_THRESHOLD} %: see reports/mutation/<module>/survivors.txt\n`,
+  );
   process.exitCode = below.length === 0 ? 0 : 1;
 }
 
@@ -105,10 +123,13 @@ async function mutate(module: MutatedModule, concurrency: number): Promise<Score
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk));
     child.stderr.on('data', (chunk: Buffer) => (out += chunk));
-    child.on('exit', (code) => (code === 0 ? done(out) : fail(new Error(`stryker exited with ${code}:\n${out.slice(-2000)}`))));
+    child.on('exit', (code) =>
+      code === 0 ? done(out) : fail(new Error(`stryker exited with ${code}:\n${out.slice(-2000)}`)),
+    );
   });
   writeFileSync(join(dir, 'survivors.txt'), log);
-  const files = (JSON.parse(readFileSync(report, 'utf8')) as { files: Record<string, { mutants: ReportedMutant[] }> }).files;
+  const files = (JSON.parse(readFileSync(report, 'utf8')) as { files: Record<string, { mutants: ReportedMutant[] }> })
+    .files;
   const mutants = Object.values(files).flatMap((file) => file.mutants);
   const killed = mutants.filter((m) => m.status === 'Killed' || m.status === 'Timeout').length;
   const survived = mutants.filter((m) => m.status === 'Survived' || m.status === 'NoCoverage').length;
@@ -143,7 +164,10 @@ interface ReportedMutant {
 function equivalentList(file: string, mutants: ReportedMutant[]): string {
   if (mutants.length === 0) return `${file}: no mutant declared equivalent\n`;
   return mutants
-    .map((m) => `${file}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName}${m.replacement === undefined ? '' : ` -> ${m.replacement}`}\n    ${m.statusReason ?? 'no reason given'}\n`)
+    .map(
+      (m) =>
+        `${file}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName}${m.replacement === undefined ? '' : ` -> ${m.replacement}`}\n    ${m.statusReason ?? 'no reason given'}\n`,
+    )
     .join('');
 }
 

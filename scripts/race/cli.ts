@@ -11,9 +11,18 @@ import { systemClock } from '../../server/clock.js';
 import { defaultConfig } from '../../server/config.js';
 import { EmbeddedStore } from '../../server/store/embedded-store.js';
 import { PosClient } from '../../contracts/clients/pos-client.js';
-import { checkInvariants, completeVoids, interleavings, runInterleaving, seeded, type OrderRun, type RaceTarget } from './race.js';
+import {
+  checkInvariants,
+  completeVoids,
+  interleavings,
+  runInterleaving,
+  seeded,
+  type OrderRun,
+  type RaceTarget,
+} from './race.js';
 import { legend, markdown, summarise, svg, table } from './report.js';
 import { runSerialRace } from './serial-race.js';
+import type { JsonAnswer } from '../../contracts/json-answer.js';
 
 const usage = `usage: npm run race -- [--base-url URL] [--orders N] [--seed S] [--via-serial] [--report DIR]
 
@@ -32,7 +41,14 @@ invariant breaks. The same seed gives the same amounts and latencies (order ids 
 `;
 
 const { values } = parseArgs({
-  options: { 'base-url': { type: 'string' }, orders: { type: 'string', default: '20' }, seed: { type: 'string', default: '1' }, 'via-serial': { type: 'boolean' }, report: { type: 'string', default: 'race-report' }, help: { type: 'boolean', short: 'h' } },
+  options: {
+    'base-url': { type: 'string' },
+    orders: { type: 'string', default: '20' },
+    seed: { type: 'string', default: '1' },
+    'via-serial': { type: 'boolean' },
+    report: { type: 'string', default: 'race-report' },
+    help: { type: 'boolean', short: 'h' },
+  },
 });
 if (values.help) {
   process.stdout.write(usage);
@@ -63,13 +79,21 @@ if (!baseUrl) {
 }
 
 const json = async (path: string, body: unknown, token?: string) => {
-  const response = await fetch(new URL(path, baseUrl), { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+  const response = await fetch(new URL(path, baseUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
   if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
-  return response.json() as Promise<any>;
+  return response.json() as Promise<JsonAnswer>;
 };
 const run = `r${seed}x${Date.now().toString(36)}`;
 const account = await json('/console/register', { email: `${run}@race.example.com`, password: 'race password' });
-const terminal = (await json(`/api/v1/merchants/${account.merchant_id}/pos-terminals`, { serialNumber: `RACE-${run}` }, account.key.token)) as { serialNumber: string; secret: string };
+const terminal = (await json(
+  `/api/v1/merchants/${account.merchant_id}/pos-terminals`,
+  { serialNumber: `RACE-${run}` },
+  account.key.token,
+)) as { serialNumber: string; secret: string };
 const target: RaceTarget = {
   baseUrl,
   merchantId: account.merchant_id,
@@ -96,7 +120,9 @@ if (values['via-serial']) {
   summaries.push({ ...summarise('simultaneous', runs), interleaving: 'serial (bridge + device)' as never });
 }
 const failures = checkInvariants(all);
-process.stdout.write(`\n${table(summaries)}\n\n${legend(summaries)}\n\n${failures.length === 0 ? `All invariants hold over ${all.length} orders.` : `${failures.length} invariant violations:\n${failures.join('\n')}`}\n`);
+process.stdout.write(
+  `\n${table(summaries)}\n\n${legend(summaries)}\n\n${failures.length === 0 ? `All invariants hold over ${all.length} orders.` : `${failures.length} invariant violations:\n${failures.join('\n')}`}\n`,
+);
 await mkdir(values.report!, { recursive: true });
 await writeFile(join(values.report!, 'race.md'), markdown(summaries, failures, seed));
 await writeFile(join(values.report!, 'race.svg'), svg(summaries));

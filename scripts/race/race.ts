@@ -4,7 +4,15 @@ import { PosClient, type PosResponse, type Answer } from '../../contracts/client
 // addendum §3): the merchant's invalidation and the POS's payment
 // confirmation of the same order, under chosen interleavings.
 
-export const interleavings = ['discard-first', 'commit-first', 'simultaneous', 'merchant-delayed', 'pos-delayed', 'both-jittered', 'lost-answer-retry'] as const;
+export const interleavings = [
+  'discard-first',
+  'commit-first',
+  'simultaneous',
+  'merchant-delayed',
+  'pos-delayed',
+  'both-jittered',
+  'lost-answer-retry',
+] as const;
 export type Interleaving = (typeof interleavings)[number];
 
 export interface RaceTarget {
@@ -43,17 +51,31 @@ export function seeded(seed: number): () => number {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function merchantCall(target: RaceTarget, path: string, method = 'POST', json?: unknown): Promise<{ status: number; body: Answer }> {
+async function merchantCall(
+  target: RaceTarget,
+  path: string,
+  method = 'POST',
+  json?: unknown,
+): Promise<{ status: number; body: Answer }> {
   const response = await fetch(new URL(`/api/v1/merchants/${target.merchantId}${path}`, target.baseUrl), {
     method,
-    headers: { authorization: `Bearer ${target.merchantToken}`, ...(json ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${target.merchantToken}`,
+      ...(json ? { 'content-type': 'application/json' } : {}),
+    },
     ...(json ? { body: JSON.stringify(json) } : {}),
   });
   return { status: response.status, body: (await response.json().catch(() => ({}))) as Answer };
 }
 
 /** Runs `count` orders under one interleaving; answers what each side got and what became of each order. */
-export async function runInterleaving(target: RaceTarget, interleaving: Interleaving, count: number, random: () => number, prefix: string): Promise<OrderRun[]> {
+export async function runInterleaving(
+  target: RaceTarget,
+  interleaving: Interleaving,
+  count: number,
+  random: () => number,
+  prefix: string,
+): Promise<OrderRun[]> {
   const runs: OrderRun[] = [];
   for (let i = 0; i < count; i += 1) {
     const orderId = `${prefix}-${interleaving}-${i}`;
@@ -61,12 +83,30 @@ export async function runInterleaving(target: RaceTarget, interleaving: Interlea
     const latency = 1 + Math.floor(random() * 15);
     // Each side's own delay, 0-8 ms, drawn per order: which request the server takes first varies order by order.
     const jitter = { merchant: Math.floor(random() * 9), pos: Math.floor(random() * 9) };
-    const created = await merchantCall(target, '/transactions', 'POST', { orderId, terminal: target.terminal, amount, currency: 'USD' });
+    const created = await merchantCall(target, '/transactions', 'POST', {
+      orderId,
+      terminal: target.terminal,
+      amount,
+      currency: 'USD',
+    });
     if (created.status !== 201) throw new Error(`creating ${orderId}: ${created.status} ${created.body.message ?? ''}`);
-    const run: OrderRun = { orderId, amount, interleaving, merchant: { statuses: [] }, pos: { statuses: [] }, collected: false, final: null };
-    const invalidate = async () => run.merchant.statuses.push((await merchantCall(target, `/transactions/${orderId}/invalidation`)).status);
+    const run: OrderRun = {
+      orderId,
+      amount,
+      interleaving,
+      merchant: { statuses: [] },
+      pos: { statuses: [] },
+      collected: false,
+      final: null,
+    };
+    const invalidate = async () =>
+      run.merchant.statuses.push((await merchantCall(target, `/transactions/${orderId}/invalidation`)).status);
     const commit = async () => {
-      const answer: PosResponse<Answer> = await target.pos.commitPayment(orderId, { authorizationCode: `AUTH${i}`, paidAt: new Date().toISOString(), amount });
+      const answer: PosResponse<Answer> = await target.pos.commitPayment(orderId, {
+        authorizationCode: `AUTH${i}`,
+        paidAt: new Date().toISOString(),
+        amount,
+      });
       run.pos.statuses.push(answer.status);
       if (answer.status === 200) run.collected = true;
     };
@@ -93,10 +133,7 @@ export async function runInterleaving(target: RaceTarget, interleaving: Interlea
         break;
       case 'lost-answer-retry':
         // Both sides lose their first answer and send again, signed anew.
-        await Promise.all([
-          commit().then(commit),
-          invalidate().then(invalidate),
-        ]);
+        await Promise.all([commit().then(commit), invalidate().then(invalidate)]);
         break;
     }
     runs.push(run);
@@ -112,11 +149,18 @@ export async function completeVoids(target: RaceTarget, runs: OrderRun[]): Promi
   }
   for (const run of runs) {
     const current = await merchantCall(target, `/transactions/${run.orderId}`, 'GET');
-    run.final = current.status === 200 ? { status: current.body.data.status, history: current.body.data.history } : null;
+    run.final =
+      current.status === 200 ? { status: current.body.data.status, history: current.body.data.history } : null;
   }
 }
 
-const legal = new Set(['PENDING->DISCARDED', 'PENDING->PAID', 'DISCARDED->PAID', 'PAID->VOID_PENDING', 'VOID_PENDING->VOIDED']);
+const legal = new Set([
+  'PENDING->DISCARDED',
+  'PENDING->PAID',
+  'DISCARDED->PAID',
+  'PAID->VOID_PENDING',
+  'VOID_PENDING->VOIDED',
+]);
 
 /** The invariants; each failure says which order broke which rule. */
 export function checkInvariants(runs: OrderRun[]): string[] {
@@ -131,13 +175,18 @@ export function checkInvariants(runs: OrderRun[]): string[] {
       if (status !== 200 && status !== 409) failures.push(`${orderId}: an answer was ${status}, not 2xx or 409`);
     }
     const chain = final.history;
-    if (chain.some((step) => !legal.has(`${step.from}->${step.to}`))) failures.push(`${orderId}: an illegal transition in ${JSON.stringify(chain)}`);
-    if (chain.length > 0 && (chain[0]!.from !== 'PENDING' || chain.at(-1)!.to !== final.status)) failures.push(`${orderId}: the history does not lead from PENDING to ${final.status}`);
-    if (chain.some((step, index) => index > 0 && chain[index - 1]!.to !== step.from)) failures.push(`${orderId}: the history has a gap`);
+    if (chain.some((step) => !legal.has(`${step.from}->${step.to}`)))
+      failures.push(`${orderId}: an illegal transition in ${JSON.stringify(chain)}`);
+    if (chain.length > 0 && (chain[0]!.from !== 'PENDING' || chain.at(-1)!.to !== final.status))
+      failures.push(`${orderId}: the history does not lead from PENDING to ${final.status}`);
+    if (chain.some((step, index) => index > 0 && chain[index - 1]!.to !== step.from))
+      failures.push(`${orderId}: the history has a gap`);
     if (run.collected) {
       const voidAsked = final.status === 'VOIDED';
-      if (final.status !== 'PAID' && !voidAsked) failures.push(`${orderId}: money collected but the order is ${final.status}`);
-      if (voidAsked && !chain.some((step) => step.to === 'VOID_PENDING')) failures.push(`${orderId}: voided without going through VOID_PENDING`);
+      if (final.status !== 'PAID' && !voidAsked)
+        failures.push(`${orderId}: money collected but the order is ${final.status}`);
+      if (voidAsked && !chain.some((step) => step.to === 'VOID_PENDING'))
+        failures.push(`${orderId}: voided without going through VOID_PENDING`);
     } else if (final.status === 'PAID' || final.status === 'VOIDED') {
       failures.push(`${orderId}: recorded as ${final.status} though no payment was accepted`);
     }

@@ -2,7 +2,13 @@ import type { Interleaving, OrderRun } from './race.js';
 
 const statuses = ['PAID', 'VOIDED', 'DISCARDED', 'VOID_PENDING', 'PENDING'] as const;
 // Each at least 4.5:1 against the white counts written on it.
-const colours: Record<string, string> = { PAID: '#2e7d32', VOIDED: '#1565c0', DISCARDED: '#616161', VOID_PENDING: '#9a6700', PENDING: '#6d4c41' };
+const colours: Record<string, string> = {
+  PAID: '#2e7d32',
+  VOIDED: '#1565c0',
+  DISCARDED: '#616161',
+  VOID_PENDING: '#9a6700',
+  PENDING: '#6d4c41',
+};
 
 export interface Summary {
   interleaving: Interleaving;
@@ -17,8 +23,13 @@ export interface Summary {
 }
 
 export function summarise(interleaving: Interleaving, runs: OrderRun[]): Summary {
-  const tally = (values: Array<string | number>) => values.reduce<Record<string, number>>((counts, value) => ({ ...counts, [value]: (counts[String(value)] ?? 0) + 1 }), {});
-  const money = (status: string) => runs.filter((r) => r.final?.status === status).reduce((sum, r) => sum + r.amount, 0) / 100;
+  const tally = (values: Array<string | number>) =>
+    values.reduce<Record<string, number>>(
+      (counts, value) => ({ ...counts, [value]: (counts[String(value)] ?? 0) + 1 }),
+      {},
+    );
+  const money = (status: string) =>
+    runs.filter((r) => r.final?.status === status).reduce((sum, r) => sum + r.amount, 0) / 100;
   return {
     interleaving,
     orders: runs.length,
@@ -34,13 +45,19 @@ export function summarise(interleaving: Interleaving, runs: OrderRun[]): Summary
   };
 }
 
-const counts = (tally: Record<string, number>) => Object.entries(tally).map(([key, n]) => `${key}×${n}`).join(' ');
+const counts = (tally: Record<string, number>) =>
+  Object.entries(tally)
+    .map(([key, n]) => `${key}×${n}`)
+    .join(' ');
 
 export function table(summaries: Summary[]): string {
   return [
     '| interleaving | orders | taken first: merchant / POS | merchant answers | POS answers | final states | recorded PAID | voided |',
     '|---|---|---|---|---|---|---|---|',
-    ...summaries.map((s) => `| ${s.interleaving} | ${s.orders} | ${s.firstApplied.merchant} / ${s.firstApplied.pos} | ${counts(s.merchant)} | ${counts(s.pos)} | ${counts(s.finals)} | ${s.paid.toFixed(2)} USD | ${s.voided.toFixed(2)} USD |`),
+    ...summaries.map(
+      (s) =>
+        `| ${s.interleaving} | ${s.orders} | ${s.firstApplied.merchant} / ${s.firstApplied.pos} | ${counts(s.merchant)} | ${counts(s.pos)} | ${counts(s.finals)} | ${s.paid.toFixed(2)} USD | ${s.voided.toFixed(2)} USD |`,
+    ),
   ].join('\n');
 }
 
@@ -48,7 +65,7 @@ export function table(summaries: Summary[]): string {
 export function legend(summaries: Summary[]): string {
   return [
     'How to read it:',
-    '- taken first: how many orders the server changed first on the merchant\'s invalidation (PENDING → DISCARDED) or on the POS\'s payment (PENDING → PAID).',
+    "- taken first: how many orders the server changed first on the merchant's invalidation (PENDING → DISCARDED) or on the POS's payment (PENDING → PAID).",
     '- merchant answers, POS answers: the HTTP statuses each side got, with how many (200×20: twenty answers 200; 409 is a refusal of a transition the order no longer allows).',
     '- final states: where each order ended once the POS confirmed the voids the merchant asked for (PAID: the payment stands; VOIDED: collected, then given back).',
     '',
@@ -85,8 +102,10 @@ export const captions: Record<Interleaving, string> = {
   simultaneous: 'Both sent at the same instant: either order, never both lost',
   'merchant-delayed': 'POS commits; the discard follows 1-15 ms later',
   'pos-delayed': 'Merchant discards; the commit follows 1-15 ms later',
-  'both-jittered': 'Each side waits its own 0-8 ms, drawn per order: either may arrive first, so outcomes mix (PAID when the discard came first, VOIDED otherwise)',
-  'lost-answer-retry': 'Both sides send again after losing the first answer: a repeat that changes nothing answers 200 (the merchant\'s; the POS\'s while the order is PAID), the POS\'s repeat after a void began answers 409; nothing happens twice',
+  'both-jittered':
+    'Each side waits its own 0-8 ms, drawn per order: either may arrive first, so outcomes mix (PAID when the discard came first, VOIDED otherwise)',
+  'lost-answer-retry':
+    "Both sides send again after losing the first answer: a repeat that changes nothing answers 200 (the merchant's; the POS's while the order is PAID), the POS's repeat after a void began answers 409; nothing happens twice",
 };
 
 /** Splits `text` into lines of at most `width` characters, at spaces: an SVG text does not wrap by itself. */
@@ -105,7 +124,8 @@ export function wrap(text: string, width: number): string[] {
   return lines;
 }
 
-const escapeXml = (text: string) => text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
+const escapeXml = (text: string) =>
+  text.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]!);
 
 /**
  * One horizontal bar per interleaving, stacked by final state with the count
@@ -119,8 +139,13 @@ export function svg(summaries: Summary[]): string {
   const top = 56;
   const width = left + barArea + 350;
   // About 5.6 px a character at 10 px sans-serif: the captions wrap inside the picture's width.
-  const captionLines = summaries.map((summary) => wrap(captions[summary.interleaving], Math.floor((width - 2 * left) / 5.6)));
-  const rowTops = captionLines.reduce<number[]>((tops, lines, i) => [...tops, tops[i]! + 50 + lines.length * 13], [top]);
+  const captionLines = summaries.map((summary) =>
+    wrap(captions[summary.interleaving], Math.floor((width - 2 * left) / 5.6)),
+  );
+  const rowTops = captionLines.reduce<number[]>(
+    (tops, lines, i) => [...tops, tops[i]! + 50 + lines.length * 13],
+    [top],
+  );
   const max = Math.max(1, ...summaries.map((s) => s.orders));
   const scale = barArea / max;
   const occurring = statuses.filter((status) => summaries.some((s) => s.finals[status]));
@@ -132,8 +157,11 @@ export function svg(summaries: Summary[]): string {
       .map((status) => {
         const n = summary.finals[status]!;
         const w = n * scale;
-        const segment = `<rect x="${x.toFixed(1)}" y="${y + 16}" width="${w.toFixed(1)}" height="22" fill="${colours[status]}"><title>${status}: ${n}</title></rect>` +
-          (w >= 26 ? `<text x="${(x + w / 2).toFixed(1)}" y="${y + 31}" font-size="11" text-anchor="middle" fill="#fff">${n}</text>` : '');
+        const segment =
+          `<rect x="${x.toFixed(1)}" y="${y + 16}" width="${w.toFixed(1)}" height="22" fill="${colours[status]}"><title>${status}: ${n}</title></rect>` +
+          (w >= 26
+            ? `<text x="${(x + w / 2).toFixed(1)}" y="${y + 31}" font-size="11" text-anchor="middle" fill="#fff">${n}</text>`
+            : '');
         x += w;
         return segment;
       })
@@ -153,16 +181,34 @@ ${captionLines[index]!.map((line, i) => `<text x="${left}" y="${y + 52 + i * 13}
   });
   const axisY = rowTops[summaries.length]!;
   const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => Math.round(f * max)).filter((n, i, all) => all.indexOf(n) === i);
-  const axis = `<line x1="${left}" y1="${axisY}" x2="${left + barArea}" y2="${axisY}" stroke="#444"/>` +
-    ticks.map((n) => `<line x1="${left + n * scale}" y1="${axisY}" x2="${left + n * scale}" y2="${axisY + 5}" stroke="#444"/><text x="${left + n * scale}" y="${axisY + 17}" font-size="10" text-anchor="middle">${n}</text>`).join('') +
+  const axis =
+    `<line x1="${left}" y1="${axisY}" x2="${left + barArea}" y2="${axisY}" stroke="#444"/>` +
+    ticks
+      .map(
+        (n) =>
+          `<line x1="${left + n * scale}" y1="${axisY}" x2="${left + n * scale}" y2="${axisY + 5}" stroke="#444"/><text x="${left + n * scale}" y="${axisY + 17}" font-size="10" text-anchor="middle">${n}</text>`,
+      )
+      .join('') +
     `<text x="${left + barArea / 2}" y="${axisY + 32}" font-size="11" text-anchor="middle">orders (final state after the POS confirmed the voids asked for)</text>`;
   const legend = occurring
-    .map((status, i) => `<rect x="${left + i * 120}" y="30" width="12" height="12" fill="${colours[status]}"/><text x="${left + i * 120 + 17}" y="40" font-size="11">${status}</text>`)
+    .map(
+      (status, i) =>
+        `<rect x="${left + i * 120}" y="30" width="12" height="12" fill="${colours[status]}"/><text x="${left + i * 120 + 17}" y="40" font-size="11">${status}</text>`,
+    )
     .join('');
   const total = summaries.reduce((n, s) => n + s.orders, 0);
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${axisY + 44}" viewBox="0 0 ${width} ${axisY + 44}" font-family="sans-serif" role="img" aria-labelledby="race-title race-desc">
 <title id="race-title">Discard versus commit: final state of each order, per interleaving</title>
-<desc id="race-desc">${escapeXml(`${total} orders in ${summaries.length} interleavings. ${summaries.map((s) => `${s.interleaving}: ${Object.entries(s.finals).map(([k, n]) => `${n} ${k}`).join(', ')} (taken first: merchant ${s.firstApplied.merchant}, POS ${s.firstApplied.pos})`).join('; ')}.`)}</desc>
+<desc id="race-desc">${escapeXml(
+    `${total} orders in ${summaries.length} interleavings. ${summaries
+      .map(
+        (s) =>
+          `${s.interleaving}: ${Object.entries(s.finals)
+            .map(([k, n]) => `${n} ${k}`)
+            .join(', ')} (taken first: merchant ${s.firstApplied.merchant}, POS ${s.firstApplied.pos})`,
+      )
+      .join('; ')}.`,
+  )}</desc>
 <rect width="100%" height="100%" fill="#fff"/>
 <text x="${left}" y="18" font-size="14" font-weight="bold">Discard versus commit: final state of each order, per interleaving</text>
 ${legend}

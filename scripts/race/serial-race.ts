@@ -15,7 +15,12 @@ import type { OrderRun, RaceTarget } from './race.js';
  * end carries the sales to the server, and the merchant's invalidations
  * arrive meanwhile after seeded delays.
  */
-export async function runSerialRace(target: RaceTarget, count: number, random: () => number, prefix: string): Promise<OrderRun[]> {
+export async function runSerialRace(
+  target: RaceTarget,
+  count: number,
+  random: () => number,
+  prefix: string,
+): Promise<OrderRun[]> {
   const dir = await mkdtemp(join(tmpdir(), 'race-serial-'));
   const line = new PtyPair(dir);
   await line.start();
@@ -23,7 +28,14 @@ export async function runSerialRace(target: RaceTarget, count: number, random: (
   const devicePort = await openPort(line.device);
   device.attach(new Link(devicePort));
   const state = await BridgeState.open(join(dir, 'bridge-state'), target.terminal);
-  const bridge = new Bridge({ dialect: svcDialect, open: () => openPort(line.host), client: target.pos, state, pollMs: 5, answerTimeoutMs: 2000 });
+  const bridge = new Bridge({
+    dialect: svcDialect,
+    open: () => openPort(line.host),
+    client: target.pos,
+    state,
+    pollMs: 5,
+    answerTimeoutMs: 2000,
+  });
   const runs: OrderRun[] = [];
   try {
     for (let i = 0; i < count; i += 1) {
@@ -35,20 +47,38 @@ export async function runSerialRace(target: RaceTarget, count: number, random: (
         body: JSON.stringify({ orderId, terminal: target.terminal, amount, currency: 'USD' }),
       });
       if (response.status !== 201) throw new Error(`creating ${orderId}: ${response.status}`);
-      runs.push({ orderId, amount, interleaving: 'simultaneous', merchant: { statuses: [] }, pos: { statuses: [] }, collected: false, final: null });
+      runs.push({
+        orderId,
+        amount,
+        interleaving: 'simultaneous',
+        merchant: { statuses: [] },
+        pos: { statuses: [] },
+        collected: false,
+        final: null,
+      });
     }
     const running = bridge.run();
     await Promise.all(
       runs.map(async (run) => {
         await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 40)));
-        const answer = await fetch(new URL(`/api/v1/merchants/${target.merchantId}/transactions/${run.orderId}/invalidation`, target.baseUrl), { method: 'POST', headers: { authorization: `Bearer ${target.merchantToken}` } });
+        const answer = await fetch(
+          new URL(`/api/v1/merchants/${target.merchantId}/transactions/${run.orderId}/invalidation`, target.baseUrl),
+          { method: 'POST', headers: { authorization: `Bearer ${target.merchantToken}` } },
+        );
         run.merchant.statuses.push(answer.status);
       }),
     );
     // Every charge asked and every record carried: nothing left on the device, nothing PENDING.
     for (let waited = 0; waited < 10_000; waited += 50) {
       const pending = await target.pos.listOrders({ status: 'PENDING' });
-      if (device.snapshot.records.length === 0 && device.snapshot.charges.length === 0 && (pending.body.data as unknown[]).every((o) => !(o as { orderId: string }).orderId.startsWith(`${prefix}-serial`))) break;
+      if (
+        device.snapshot.records.length === 0 &&
+        device.snapshot.charges.length === 0 &&
+        (pending.body.data as unknown[]).every(
+          (o) => !(o as { orderId: string }).orderId.startsWith(`${prefix}-serial`),
+        )
+      )
+        break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     await bridge.stop();

@@ -13,7 +13,10 @@ const cli = fileURLToPath(new URL('./svc-relay.ts', import.meta.url));
 const forwardTo = 'http://127.0.0.1:9/webhooks';
 
 t.test('without a token: a usage error that says how to give one', async (t) => {
-  const { code, err } = await runCommand(['--import', 'tsx', cli, '--base-url', 'http://127.0.0.1:9', '--forward-to', forwardTo], { ...process.env, SVC_TOKEN: '' });
+  const { code, err } = await runCommand(
+    ['--import', 'tsx', cli, '--base-url', 'http://127.0.0.1:9', '--forward-to', forwardTo],
+    { ...process.env, SVC_TOKEN: '' },
+  );
   t.equal(code, 2);
   t.match(err, /svc-relay: missing the token \(give the API token with --token-file FILE or SVC_TOKEN\)/);
 });
@@ -23,8 +26,15 @@ t.test('a token from a file connects quietly; one on the command line connects w
   const account = await registerAccount(server.api);
   const file = `${t.testdir()}/token`;
   writeFileSync(file, `${account.key.token}\n`);
-  for (const [how, args] of [['file', ['--token-file', file]], ['flag', ['--token', account.key.token]]] as const) {
-    const child = spawn(process.execPath, ['--import', 'tsx', cli, '--base-url', server.baseUrl, '--forward-to', forwardTo, ...args], { env: { ...process.env, SVC_TOKEN: '' } });
+  for (const [how, args] of [
+    ['file', ['--token-file', file]],
+    ['flag', ['--token', account.key.token]],
+  ] as const) {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', cli, '--base-url', server.baseUrl, '--forward-to', forwardTo, ...args],
+      { env: { ...process.env, SVC_TOKEN: '' } },
+    );
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));

@@ -49,12 +49,19 @@ if ('error' in given) {
 for (const warning of given.warnings) process.stderr.write(`svc-relay: warning: ${warning}\n`);
 const token = given.value;
 const forwardTo = values['forward-to'];
-const missing = [!baseUrl && '--base-url', !token && `the token (${howToGive(API_TOKEN)})`, !forwardTo && '--forward-to'].filter(Boolean);
+const missing = [
+  !baseUrl && '--base-url',
+  !token && `the token (${howToGive(API_TOKEN)})`,
+  !forwardTo && '--forward-to',
+].filter(Boolean);
 if (missing.length > 0) {
   process.stderr.write(`svc-relay: missing ${missing.join(', ')}\n\n${usage}`);
   process.exit(2);
 }
-for (const [name, value] of [['--base-url', baseUrl], ['--forward-to', forwardTo]] as const) {
+for (const [name, value] of [
+  ['--base-url', baseUrl],
+  ['--forward-to', forwardTo],
+] as const) {
   try {
     new URL(value!);
   } catch {

@@ -42,8 +42,15 @@ try {
   parsed = parseArgs({
     allowPositionals: true,
     options: {
-      'base-url': { type: 'string' }, terminal: { type: 'string' }, secret: { type: 'string' }, 'secret-file': { type: 'string' }, 'merchant-token': { type: 'string' }, 'merchant-token-file': { type: 'string' },
-      'merchant-id': { type: 'string' }, 'via-serial': { type: 'string' }, help: { type: 'boolean', short: 'h' },
+      'base-url': { type: 'string' },
+      terminal: { type: 'string' },
+      secret: { type: 'string' },
+      'secret-file': { type: 'string' },
+      'merchant-token': { type: 'string' },
+      'merchant-token-file': { type: 'string' },
+      'merchant-id': { type: 'string' },
+      'via-serial': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
     },
   });
 } catch (error) {
@@ -61,7 +68,9 @@ const bar = (done: number, total: number) => {
   if (!process.stderr.isTTY) return;
   const width = 30;
   const filled = Math.round((done / total) * width);
-  process.stderr.write(`\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}${done === total ? '\n' : ''}`);
+  process.stderr.write(
+    `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${total}${done === total ? '\n' : ''}`,
+  );
 };
 const out = (line: string) => {
   if (process.stderr.isTTY) process.stderr.write('\r\x1b[K');
@@ -70,11 +79,15 @@ const out = (line: string) => {
 
 if (values['via-serial']) {
   const items = await loadBatches(files, values.terminal!).catch((error: Error) => fail(error.message));
-  const port = await openSerial(values['via-serial']).catch((error: Error) => fail(`cannot open ${values['via-serial']}: ${error.message}`));
+  const port = await openSerial(values['via-serial']).catch((error: Error) =>
+    fail(`cannot open ${values['via-serial']}: ${error.message}`),
+  );
   const device = new EmulatedTerminal({ serial: values.terminal!, log: (line) => out(line) });
   device.attach(new Link(port));
   for (const { settlement } of items) device.queueSettlement(settlement);
-  out(`${items.length} settlements queued on ${values['via-serial']} as terminal ${values.terminal}; waiting for the bridge to collect them`);
+  out(
+    `${items.length} settlements queued on ${values['via-serial']} as terminal ${values.terminal}; waiting for the bridge to collect them`,
+  );
   while (device.snapshot.records.length > 0) {
     bar(items.length - device.snapshot.records.length, items.length);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -97,17 +110,35 @@ const credential = (kind: CredentialKind, flag: string | undefined, file: string
 };
 let secret = credential(TERMINAL_SECRET, values.secret, values['secret-file']);
 if (!secret) {
-  const merchantToken = values['merchant-id'] ? credential(MERCHANT_TOKEN, values['merchant-token'], values['merchant-token-file']) : undefined;
-  if (!merchantToken || !values['merchant-id']) fail('give the terminal\'s secret (--secret-file FILE or SVC_TERMINAL_SECRET), or --merchant-id with an API token (--merchant-token-file FILE or SVC_TOKEN) to provision the terminal');
-  const response = await fetch(new URL(`/api/v1/merchants/${encodeURIComponent(values['merchant-id']!)}/pos-terminals`, values['base-url']), {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${merchantToken}` },
-    body: JSON.stringify({ serialNumber: values.terminal }),
-  }).catch((error: Error) => fail(`cannot reach ${values['base-url']}: ${error.message}`));
+  const merchantToken = values['merchant-id']
+    ? credential(MERCHANT_TOKEN, values['merchant-token'], values['merchant-token-file'])
+    : undefined;
+  if (!merchantToken || !values['merchant-id'])
+    fail(
+      "give the terminal's secret (--secret-file FILE or SVC_TERMINAL_SECRET), or --merchant-id with an API token (--merchant-token-file FILE or SVC_TOKEN) to provision the terminal",
+    );
+  const response = await fetch(
+    new URL(`/api/v1/merchants/${encodeURIComponent(values['merchant-id']!)}/pos-terminals`, values['base-url']),
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${merchantToken}` },
+      body: JSON.stringify({ serialNumber: values.terminal }),
+    },
+  ).catch((error: Error) => fail(`cannot reach ${values['base-url']}: ${error.message}`));
   const body = (await response.json().catch(() => ({}))) as { secret?: string; message?: string };
-  if (response.status !== 201) fail(`provisioning ${values.terminal} failed: ${response.status} ${body.message ?? ''}${response.status === 409 ? ' (already provisioned: give its secret with --secret-file or SVC_TERMINAL_SECRET)' : ''}`);
+  if (response.status !== 201)
+    fail(
+      `provisioning ${values.terminal} failed: ${response.status} ${body.message ?? ''}${response.status === 409 ? ' (already provisioned: give its secret with --secret-file or SVC_TERMINAL_SECRET)' : ''}`,
+    );
   secret = body.secret!;
   out(`provisioned ${values.terminal}; its secret (shown once): ${secret}`);
 }
-const { exitCode } = await replayBatches({ baseUrl: values['base-url']!, terminal: values.terminal!, secret: secret!, files, out, progress: bar }).catch((error: Error) => fail(error.message));
+const { exitCode } = await replayBatches({
+  baseUrl: values['base-url']!,
+  terminal: values.terminal!,
+  secret: secret!,
+  files,
+  out,
+  progress: bar,
+}).catch((error: Error) => fail(error.message));
 process.exit(exitCode);

@@ -37,8 +37,12 @@ function intendedOf(file: string, data: { intended?: unknown }, count: number): 
   if (!Array.isArray(data.intended)) throw new Error(`${file}: "intended" is a list of { index, outcome, why }`);
   for (const entry of data.intended as Array<{ index?: unknown; outcome?: unknown; why?: unknown }>) {
     const { index, outcome, why } = entry ?? {};
-    if (!Number.isInteger(index) || (index as number) < 0 || (index as number) >= count) throw new Error(`${file}: "intended" names settlement ${String(index)}, which the file does not have (0 to ${count - 1})`);
-    if (!outcomes.includes(outcome as Outcome)) throw new Error(`${file}: "intended" outcome of #${String(index)} is one of ${outcomes.join(', ')}`);
+    if (!Number.isInteger(index) || (index as number) < 0 || (index as number) >= count)
+      throw new Error(
+        `${file}: "intended" names settlement ${String(index)}, which the file does not have (0 to ${count - 1})`,
+      );
+    if (!outcomes.includes(outcome as Outcome))
+      throw new Error(`${file}: "intended" outcome of #${String(index)} is one of ${outcomes.join(', ')}`);
     if (typeof why !== 'string' || !why) throw new Error(`${file}: "intended" #${String(index)} says why`);
     byIndex.set(index as number, { outcome: outcome as Outcome, why });
   }
@@ -47,7 +51,9 @@ function intendedOf(file: string, data: { intended?: unknown }, count: number): 
 
 /** Whether a result counts as a failure: refused when nothing said it would be, or other than its file intended. */
 export const failed = (result: ItemResult): boolean =>
-  result.intended ? result.outcome !== result.intended.outcome : result.outcome === 'conflict' || result.outcome === 'rejected';
+  result.intended
+    ? result.outcome !== result.intended.outcome
+    : result.outcome === 'conflict' || result.outcome === 'rejected';
 
 export interface ReplayOptions {
   baseUrl: string;
@@ -70,7 +76,7 @@ export async function loadBatches(files: string[], terminal: string): Promise<Ba
     try {
       data = JSON.parse(await readFile(file, 'utf8'));
     } catch (error) {
-      throw new Error(`${file}: ${(error as Error).message}`);
+      throw new Error(`${file}: ${(error as Error).message}`, { cause: error });
     }
     if (!Array.isArray(data.settlements)) throw new Error(`${file}: expected { "settlements": [...] }`);
     const intended = intendedOf(file, data, data.settlements.length);
@@ -92,7 +98,13 @@ export async function loadBatches(files: string[], terminal: string): Promise<Ba
  * its file meant to be refused was not.
  */
 export async function replayBatches(options: ReplayOptions): Promise<{ results: ItemResult[]; exitCode: number }> {
-  const client = new PosClient({ baseUrl: options.baseUrl, serialNumber: options.terminal, secret: options.secret, ...(options.fetch ? { fetch: options.fetch } : {}), ...(options.now ? { now: options.now } : {}) });
+  const client = new PosClient({
+    baseUrl: options.baseUrl,
+    serialNumber: options.terminal,
+    secret: options.secret,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
   const items = await loadBatches(options.files, options.terminal);
   const results: ItemResult[] = [];
   for (const [done, { file, index, settlement, intended }] of items.entries()) {
@@ -100,15 +112,42 @@ export async function replayBatches(options: ReplayOptions): Promise<{ results: 
     try {
       const response = await client.notifySettlement(settlement);
       const outcome: Outcome =
-        response.status === 200 ? (/already registered/.test(response.body.detail ?? '') ? 'replayed' : 'created') : response.status === 409 ? 'conflict' : 'rejected';
-      result = { file, index, batchNumber: settlement.batchNumber, outcome, status: response.status, ...(outcome === 'conflict' || outcome === 'rejected' ? { reason: `${response.body.code ?? response.status}: ${response.body.message ?? ''}` } : {}) };
+        response.status === 200
+          ? /already registered/.test(response.body.detail ?? '')
+            ? 'replayed'
+            : 'created'
+          : response.status === 409
+            ? 'conflict'
+            : 'rejected';
+      result = {
+        file,
+        index,
+        batchNumber: settlement.batchNumber,
+        outcome,
+        status: response.status,
+        ...(outcome === 'conflict' || outcome === 'rejected'
+          ? { reason: `${response.body.code ?? response.status}: ${response.body.message ?? ''}` }
+          : {}),
+      };
     } catch (error) {
-      result = { file, index, batchNumber: settlement.batchNumber, outcome: 'rejected', reason: `not sent: ${(error as Error).message}` };
+      result = {
+        file,
+        index,
+        batchNumber: settlement.batchNumber,
+        outcome: 'rejected',
+        reason: `not sent: ${(error as Error).message}`,
+      };
     }
     if (intended) result.intended = intended;
     results.push(result);
-    const purpose = !intended ? '' : result.outcome === intended.outcome ? ` (intended: ${intended.why})` : ` (NOT AS INTENDED: the file expects ${intended.outcome}, because ${intended.why})`;
-    options.out(`${result.outcome.padEnd(8)} ${result.batchNumber} (${file} #${index})${result.reason ? ` ${result.reason}` : ''}${purpose}`);
+    const purpose = !intended
+      ? ''
+      : result.outcome === intended.outcome
+        ? ` (intended: ${intended.why})`
+        : ` (NOT AS INTENDED: the file expects ${intended.outcome}, because ${intended.why})`;
+    options.out(
+      `${result.outcome.padEnd(8)} ${result.batchNumber} (${file} #${index})${result.reason ? ` ${result.reason}` : ''}${purpose}`,
+    );
     options.progress?.(done + 1, items.length);
   }
   const count = (outcome: Outcome) => results.filter((r) => r.outcome === outcome).length;

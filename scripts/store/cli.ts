@@ -35,7 +35,10 @@ const fail = (message: string): never => {
 
 let parsed;
 try {
-  parsed = parseArgs({ allowPositionals: true, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  parsed = parseArgs({
+    allowPositionals: true,
+    options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+  });
 } catch (error) {
   fail((error as Error).message);
 }
@@ -56,11 +59,15 @@ function describe(report: StoreReport): void {
   if (!snapshot) say('snapshot: none');
   else {
     const covers = snapshot.seq === null ? 'header damaged' : `covers entries up to ${snapshot.seq}`;
-    say(`snapshot: ${basename(snapshot.path)} (${snapshot.format === 'legacy' ? 'written before checksums: only its shape can be checked' : 'checksummed'}), ${covers}, ${snapshot.records} intact records`);
+    say(
+      `snapshot: ${basename(snapshot.path)} (${snapshot.format === 'legacy' ? 'written before checksums: only its shape can be checked' : 'checksummed'}), ${covers}, ${snapshot.records} intact records`,
+    );
     for (const damage of snapshot.damage) say(`  DAMAGED line ${damage.line}: ${damage.reason}`);
   }
   const bytes = journal.files.reduce((sum, file) => sum + file.bytes, 0);
-  say(`journal: ${journal.files.length} file(s), ${bytes} bytes, ${journal.entries} entries to replay, last ${journal.lastSeq}`);
+  say(
+    `journal: ${journal.files.length} file(s), ${bytes} bytes, ${journal.entries} entries to replay, last ${journal.lastSeq}`,
+  );
   for (const damage of journal.damage) say(`  DAMAGED ${basename(damage.file)} line ${damage.line}: ${damage.reason}`);
   if (journal.torn) say(`  note: ${basename(journal.torn.file)} line ${journal.torn.line}: ${journal.torn.reason}`);
 }
@@ -91,9 +98,14 @@ try {
   else {
     say(`backup of every file before the repair: ${result.backupDir}`);
     for (const action of result.actions) say(`- ${action}`);
-    say(`lost: ${result.lostAcknowledgedEntries} acknowledged journal entries, ${result.droppedSnapshotRecords} snapshot records`);
+    say(
+      `lost: ${result.lostAcknowledgedEntries} acknowledged journal entries, ${result.droppedSnapshotRecords} snapshot records`,
+    );
     if (after.damaged) say('result: still DAMAGED (see store:check)');
-    else if (lost) say(`result: start-up will accept this directory, but NOT whole: the repair dropped ${result.lostAcknowledgedEntries} acknowledged entries and ${result.droppedSnapshotRecords} records (kept in ${result.backupDir})`);
+    else if (lost)
+      say(
+        `result: start-up will accept this directory, but NOT whole: the repair dropped ${result.lostAcknowledgedEntries} acknowledged entries and ${result.droppedSnapshotRecords} records (kept in ${result.backupDir})`,
+      );
     else say('result: whole, nothing lost; start-up will accept this directory');
   }
   process.exit(after.damaged || lost ? 1 : 0);

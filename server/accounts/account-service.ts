@@ -1,5 +1,11 @@
 import { accountNow, iso, type Clock } from '../clock.js';
-import { ConflictError, DuplicateKeyError, InvalidCredentialsError, InvalidTokenError, WrongTokenKindError } from '../errors.js';
+import {
+  ConflictError,
+  DuplicateKeyError,
+  InvalidCredentialsError,
+  InvalidTokenError,
+  WrongTokenKindError,
+} from '../errors.js';
 
 import type { Store } from '../store/store.js';
 import { describeKind, tokenPrefix, type Account, type TokenKind, type TokenRecord } from './account.js';
@@ -49,17 +55,21 @@ export class AccountService {
       password_hash: passwordHash,
       created_at: iso(this.clock.now()),
       clock_offset_ms: 0,
-      keys: [{ token: newSecret(tokenPrefix.api), webhook_secret: newSecret('whsec'), created_at: iso(this.clock.now()) }],
+      keys: [
+        { token: newSecret(tokenPrefix.api), webhook_secret: newSecret('whsec'), created_at: iso(this.clock.now()) },
+      ],
       console_token: withConsoleToken ? newSecret(tokenPrefix.console) : null,
     };
     try {
       await this.store.transact((tx) => {
         tx.insert('emails', account.email.toLowerCase(), { account_id: account.account_id });
-        if (account.short_name) tx.insert('short_names', account.short_name.toLowerCase(), { account_id: account.account_id });
+        if (account.short_name)
+          tx.insert('short_names', account.short_name.toLowerCase(), { account_id: account.account_id });
         tx.insert('accounts', account.account_id, account);
         tx.insert('merchants', account.merchant_id, { account_id: account.account_id });
         tx.insert('tokens', tokenDigest(account.keys[0]!.token), tokenRecord('api', account, null));
-        if (account.console_token) tx.insert('tokens', tokenDigest(account.console_token), tokenRecord('console', account, null));
+        if (account.console_token)
+          tx.insert('tokens', tokenDigest(account.console_token), tokenRecord('console', account, null));
       });
     } catch (error) {
       if (error instanceof DuplicateKeyError && (error.collection === 'emails' || error.collection === 'short_names')) {
@@ -73,9 +83,10 @@ export class AccountService {
 
   /** Checks the password, rotates the console token and issues a login and a refresh token. */
   async login(input: LoginInput): Promise<IssuedTokens> {
-    const index = input.email !== undefined
-      ? await this.store.get<{ account_id: string }>('emails', input.email.toLowerCase())
-      : await this.store.get<{ account_id: string }>('short_names', (input.short_name ?? '').toLowerCase());
+    const index =
+      input.email !== undefined
+        ? await this.store.get<{ account_id: string }>('emails', input.email.toLowerCase())
+        : await this.store.get<{ account_id: string }>('short_names', (input.short_name ?? '').toLowerCase());
     const account = index && (await this.store.get<Account>('accounts', index.account_id));
     const passwordOk = await verifyPassword(input.password, account ? account.password_hash : await this.decoyHash);
     if (!account || !passwordOk) throw new InvalidCredentialsError();
@@ -113,22 +124,38 @@ export class AccountService {
    */
   async authenticate(token: string, allowed: TokenKind[]): Promise<{ account: Account; kind: TokenKind }> {
     if (!TOKEN_SHAPE.test(token)) throw new InvalidTokenError();
-    const [record, account] = await this.store.getLinked<TokenRecord, Account>('tokens', tokenDigest(token), 'account_id', 'accounts');
+    const [record, account] = await this.store.getLinked<TokenRecord, Account>(
+      'tokens',
+      tokenDigest(token),
+      'account_id',
+      'accounts',
+    );
     if (!record || !account) throw new InvalidTokenError();
     if (record.expires_at !== null && accountNow(this.clock, account) >= record.expires_at) {
       throw new InvalidTokenError('the login token has expired; log in again or use the refresh token');
     }
     if (!allowed.includes(record.kind)) {
-      throw new WrongTokenKindError(describeKind[record.kind], allowed.map((kind) => `a ${describeKind[kind]} token`).join(' or '));
+      throw new WrongTokenKindError(
+        describeKind[record.kind],
+        allowed.map((kind) => `a ${describeKind[kind]} token`).join(' or '),
+      );
     }
     return { account, kind: record.kind };
   }
 
-  private issue(tx: { insert: (c: string, id: string, v: TokenRecord) => void }, account: Account, consoleToken: string): IssuedTokens {
+  private issue(
+    tx: { insert: (c: string, id: string, v: TokenRecord) => void },
+    account: Account,
+    consoleToken: string,
+  ): IssuedTokens {
     const ttl = this.options.loginTokenTtlSeconds;
     const token = newSecret(tokenPrefix.login);
     const refreshToken = newSecret(tokenPrefix.refresh);
-    tx.insert('tokens', tokenDigest(token), tokenRecord('login', account, accountNow(this.clock, account) + ttl * 1000));
+    tx.insert(
+      'tokens',
+      tokenDigest(token),
+      tokenRecord('login', account, accountNow(this.clock, account) + ttl * 1000),
+    );
     tx.insert('tokens', tokenDigest(refreshToken), tokenRecord('refresh', account, null));
     return { token, refreshToken, expires_in: ttl, console_token: consoleToken };
   }

@@ -35,7 +35,10 @@ export const describeKind: Record<TokenKind, string> = {
   refresh: 'refresh',
 };
 
-export function hookUrls(publicUrl: string, accountId: string): { paid: string; accredited: string; fail: string; captura: string } {
+export function hookUrls(
+  publicUrl: string,
+  accountId: string,
+): { paid: string; accredited: string; fail: string; captura: string } {
   const base = `${publicUrl}/console/hooks/${accountId}`;
   return { paid: `${base}/paid`, accredited: `${base}/accredited`, fail: `${base}/fail`, captura: `${base}/captura` };
 }

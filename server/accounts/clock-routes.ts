@@ -11,7 +11,11 @@ import type { Account } from './account.js';
  * The per-account clock of the control plane (addendum §6). `afterAdvance`
  * lets what the time move made due happen before the answer.
  */
-export function clockHandlers(store: Store, clock: Clock, afterAdvance: (accountId: string) => Promise<unknown> = async () => undefined): OperationHandlers {
+export function clockHandlers(
+  store: Store,
+  clock: Clock,
+  afterAdvance: (accountId: string) => Promise<unknown> = async () => undefined,
+): OperationHandlers {
   const answer = (account: Account) => ({ now: iso(accountNow(clock, account)), offset_ms: account.clock_offset_ms });
   return {
     getControlClock: async (ctx: AppContext) => {
@@ -20,15 +24,31 @@ export function clockHandlers(store: Store, clock: Clock, afterAdvance: (account
     getNextDue: async (ctx: AppContext) => {
       const account = ctx.state.account!;
       // Each through the account's due-time index: the first record of each, nothing more.
-      const byDue = { where: { account_id: account.account_id }, range: { field: 'due_ms', max: QUEUED - 1 }, orderBy: { field: 'due_ms', direction: 'asc' as const }, limit: 1 };
+      const byDue = {
+        where: { account_id: account.account_id },
+        range: { field: 'due_ms', max: QUEUED - 1 },
+        orderBy: { field: 'due_ms', direction: 'asc' as const },
+        limit: 1,
+      };
       const [delivery] = await store.list<DeliveryRecord>('deliveries', byDue);
       const [schedule] = await store.list<ScheduleRecord>('schedules', byDue);
       const candidates = [
-        ...(delivery ? [{ at: delivery.next_attempt_at, kind: 'webhook_attempt' as const, session_id: delivery.session_id, event_id: delivery.event_id }] : []),
+        ...(delivery
+          ? [
+              {
+                at: delivery.next_attempt_at,
+                kind: 'webhook_attempt' as const,
+                session_id: delivery.session_id,
+                event_id: delivery.event_id,
+              },
+            ]
+          : []),
         ...(schedule ? [{ at: schedule.due_at, kind: 'accreditation' as const, session_id: schedule.session_id }] : []),
       ].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
       const next = candidates[0];
-      ctx.body = { next: next ? { ...next, in_ms: Math.max(0, Date.parse(next.at) - accountNow(clock, account)) } : null };
+      ctx.body = {
+        next: next ? { ...next, in_ms: Math.max(0, Date.parse(next.at) - accountNow(clock, account)) } : null,
+      };
     },
     advanceControlClock: async (ctx: AppContext) => {
       const { ms } = ctx.state.body as { ms: number };

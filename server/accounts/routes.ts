@@ -28,7 +28,12 @@ export function accountHandlers(accounts: AccountService, publicUrl: (ctx: AppCo
     },
     getConsoleKeys: async (ctx) => {
       const account = ctx.state.account!;
-      ctx.body = { account_id: account.account_id, merchant_id: account.merchant_id, keys: account.keys, hooks: hookUrls(publicUrl(ctx), account.account_id) };
+      ctx.body = {
+        account_id: account.account_id,
+        merchant_id: account.merchant_id,
+        keys: account.keys,
+        hooks: hookUrls(publicUrl(ctx), account.account_id),
+      };
     },
     refreshToken: async (ctx) => {
       const { refreshToken } = ctx.state.body as { refreshToken: string };

@@ -25,8 +25,14 @@ t.test('constant-time hex comparison answers equality, and inequality for other 
   t.equal(bytesEqualHex(Buffer.alloc(32), 'zz'.repeat(32)), false, 'text that is not hex never matches');
 });
 
-t.test('ids are 18 lowercase hex characters behind their prefix, and never repeat across refills of the random pool', async (t) => {
-  const ids = Array.from({ length: 2000 }, () => newId('trc'));
-  t.ok(ids.every((id) => /^trc_[0-9a-f]{18}$/.test(id)), 'format');
-  t.equal(new Set(ids).size, ids.length, 'all different, over four refills');
-});
+t.test(
+  'ids are 18 lowercase hex characters behind their prefix, and never repeat across refills of the random pool',
+  async (t) => {
+    const ids = Array.from({ length: 2000 }, () => newId('trc'));
+    t.ok(
+      ids.every((id) => /^trc_[0-9a-f]{18}$/.test(id)),
+      'format',
+    );
+    t.equal(new Set(ids).size, ids.length, 'all different, over four refills');
+  },
+);

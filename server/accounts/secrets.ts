@@ -57,7 +57,12 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !n || !r || !p || !salt || !hash) return false;
   const N = Number(n);
-  const key = await scryptAsync(password, Buffer.from(salt, 'hex'), { N, r: Number(r), p: Number(p), maxmem: 256 * N * Number(r) });
+  const key = await scryptAsync(password, Buffer.from(salt, 'hex'), {
+    N,
+    r: Number(r),
+    p: Number(p),
+    maxmem: 256 * N * Number(r),
+  });
   const expected = Buffer.from(hash, 'hex');
   return key.length === expected.length && timingSafeEqual(key, expected);
 }

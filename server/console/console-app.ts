@@ -10,7 +10,8 @@ import { AppError } from '../errors.js';
 
 /** The package's root: the nearest folder above this module with a package.json (the checkout, or the installed package). */
 function packageRoot(from: string): string {
-  for (let dir = dirname(from); dir !== dirname(dir); dir = dirname(dir)) if (existsSync(join(dir, 'package.json'))) return dir;
+  for (let dir = dirname(from); dir !== dirname(dir); dir = dirname(dir))
+    if (existsSync(join(dir, 'package.json'))) return dir;
   throw new Error(`no package.json above ${from}`);
 }
 
@@ -18,10 +19,15 @@ let script: Promise<string> | undefined;
 
 /** The console's script; a checkout never built answers 503 saying how to build it. */
 export function consoleApp(): Promise<string> {
-  script ??= readFile(join(packageRoot(fileURLToPath(import.meta.url)), 'dist', 'console', 'app.js'), 'utf8').catch((error: NodeJS.ErrnoException) => {
-    script = undefined; // built later: read then
-    if (error.code !== 'ENOENT') throw error;
-    throw new AppError('INTERNAL_ERROR', 'the web console\'s script is not built in this checkout: run npm run build (npm start builds it)');
-  });
+  script ??= readFile(join(packageRoot(fileURLToPath(import.meta.url)), 'dist', 'console', 'app.js'), 'utf8').catch(
+    (error: NodeJS.ErrnoException) => {
+      script = undefined; // built later: read then
+      if (error.code !== 'ENOENT') throw error;
+      throw new AppError(
+        'INTERNAL_ERROR',
+        "the web console's script is not built in this checkout: run npm run build (npm start builds it)",
+      );
+    },
+  );
   return script;
 }

@@ -24,14 +24,19 @@ const dated: Array<[collection: string, field: string]> = [
  * Answers how many records went.
  */
 export async function purgeExpired(store: Store, clock: Clock, ttlDays: number, accountId?: string): Promise<number> {
-  const accounts = accountId ? [await store.get<Account>('accounts', accountId)].filter((a): a is Account => a !== undefined) : await store.list<Account>('accounts');
+  const accounts = accountId
+    ? [await store.get<Account>('accounts', accountId)].filter((a): a is Account => a !== undefined)
+    : await store.list<Account>('accounts');
   let deleted = 0;
   for (const account of accounts) {
     const cutoff = iso(accountNow(clock, account) - ttlDays * 86_400_000);
     deleted += await store.transact(async (tx) => {
       let count = 0;
       for (const [collection, field] of dated) {
-        const old = await tx.list<Record<string, unknown>>(collection, { where: { account_id: account.account_id }, range: { field, max: cutoff } });
+        const old = await tx.list<Record<string, unknown>>(collection, {
+          where: { account_id: account.account_id },
+          range: { field, max: cutoff },
+        });
         for (const record of old) {
           if (record[field] === cutoff) continue; // strictly older than the lifetime
           tx.delete(collection, keyOf(collection, record));

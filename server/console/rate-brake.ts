@@ -59,7 +59,13 @@ export function rateBrake(clock: Clock, counter: RateCounter = memoryRateCounter
     };
     if (count > limit) {
       const retryAfter = String(Math.max(1, resetAt - Math.floor(now / 1000)));
-      throw new AppError('RATE_LIMITED', `the rate brake allows ${limit} requests a minute; try again in ${retryAfter} s`, undefined, undefined, { ...headers, 'Retry-After': retryAfter });
+      throw new AppError(
+        'RATE_LIMITED',
+        `the rate brake allows ${limit} requests a minute; try again in ${retryAfter} s`,
+        undefined,
+        undefined,
+        { ...headers, 'Retry-After': retryAfter },
+      );
     }
     ctx.set(headers);
     await next();

@@ -25,7 +25,13 @@ const traceWhere = (ctx: AppContext, query: TraceFilters) => ({
   ...(query.session_id ? { session_id: query.session_id } : {}),
 });
 
-export function consoleHandlers(store: Store, sessions: SessionService, publicUrl: (ctx: AppContext) => string, settings: Parameters<typeof fidelidad>[0], streams: TraceStreams): OperationHandlers {
+export function consoleHandlers(
+  store: Store,
+  sessions: SessionService,
+  publicUrl: (ctx: AppContext) => string,
+  settings: Parameters<typeof fidelidad>[0],
+  streams: TraceStreams,
+): OperationHandlers {
   const differences = fidelidad(settings);
   return {
     getConsoleTrace: async (ctx) => {
@@ -33,21 +39,44 @@ export function consoleHandlers(store: Store, sessions: SessionService, publicUr
       const limit = query.limit ?? 100;
       if (query.result) {
         // Attempts by how they ended: through the (account, type, result) index, in write order.
-        if (query.session_id) throw new ValidationError([{ in: 'query', pointer: '/result', message: 'result does not combine with session_id' }]);
+        if (query.session_id)
+          throw new ValidationError([
+            { in: 'query', pointer: '/result', message: 'result does not combine with session_id' },
+          ]);
         const where = { account_id: ctx.state.account!.account_id, type: 'webhook.attempt', result: query.result };
         const entries = query.after
-          ? (await store.list<TraceEntry>('trace', { where, range: { field: 'order', min: Number(query.after) + 1 }, orderBy: { field: 'order', direction: 'asc' }, limit })).reverse()
+          ? (
+              await store.list<TraceEntry>('trace', {
+                where,
+                range: { field: 'order', min: Number(query.after) + 1 },
+                orderBy: { field: 'order', direction: 'asc' },
+                limit,
+              })
+            ).reverse()
           : await store.list<TraceEntry>('trace', { where, orderBy: { field: 'order', direction: 'desc' }, limit });
-        const newest = entries.reduce((most, entry) => Math.max(most, entry.order), query.after ? Number(query.after) : 0);
+        const newest = entries.reduce(
+          (most, entry) => Math.max(most, entry.order),
+          query.after ? Number(query.after) : 0,
+        );
         ctx.body = { data: entries.map(publicEntry), cursor: String(newest) };
         return;
       }
       const where = traceWhere(ctx, query);
       // Listed by `at` (when it happened); polled by `order` (when it was written: an attempt's entry is written when it ends).
       const entries = query.after
-        ? (await store.list<TraceEntry>('trace', { where, range: { field: 'order', min: Number(query.after) + 1 }, orderBy: { field: 'order', direction: 'asc' }, limit })).reverse()
+        ? (
+            await store.list<TraceEntry>('trace', {
+              where,
+              range: { field: 'order', min: Number(query.after) + 1 },
+              orderBy: { field: 'order', direction: 'asc' },
+              limit,
+            })
+          ).reverse()
         : await store.list<TraceEntry>('trace', { where, orderBy: { field: 'listed', direction: 'desc' }, limit });
-      const newest = entries.reduce((most, entry) => Math.max(most, entry.order), query.after ? Number(query.after) : 0);
+      const newest = entries.reduce(
+        (most, entry) => Math.max(most, entry.order),
+        query.after ? Number(query.after) : 0,
+      );
       ctx.body = { data: entries.map(publicEntry), cursor: String(newest) };
     },
     streamConsoleTrace: async (ctx) => {
@@ -57,17 +86,47 @@ export function consoleHandlers(store: Store, sessions: SessionService, publicUr
     },
     getConsoleSessions: async (ctx) => {
       const account = ctx.state.account!;
-      const { limit = 100, page = 1, status, accreditation, id_prefix: prefix } = ctx.state.query as { limit?: number; page?: number; status?: string; accreditation?: string; id_prefix?: string };
+      const {
+        limit = 100,
+        page = 1,
+        status,
+        accreditation,
+        id_prefix: prefix,
+      } = ctx.state.query as {
+        limit?: number;
+        page?: number;
+        status?: string;
+        accreditation?: string;
+        id_prefix?: string;
+      };
       const offset = (page - 1) * limit;
       let stored: SessionRecord[];
       if (prefix !== undefined) {
         // The ids that start with it: a range of the (account, session_id) index, in id order.
-        if (status || accreditation) throw new ValidationError([{ in: 'query', pointer: '/id_prefix', message: 'id_prefix does not combine with status or accreditation' }]);
+        if (status || accreditation)
+          throw new ValidationError([
+            { in: 'query', pointer: '/id_prefix', message: 'id_prefix does not combine with status or accreditation' },
+          ]);
         const range = { field: 'session_id', min: prefix, max: `${prefix}\uffff` };
-        stored = await store.list<SessionRecord>('sessions', { where: { account_id: account.account_id }, range, orderBy: { field: 'session_id', direction: 'asc' }, limit, offset });
+        stored = await store.list<SessionRecord>('sessions', {
+          where: { account_id: account.account_id },
+          range,
+          orderBy: { field: 'session_id', direction: 'asc' },
+          limit,
+          offset,
+        });
       } else {
-        const where = { account_id: account.account_id, ...(status ? { status } : {}), ...(accreditation ? { accreditation_status: accreditation } : {}) };
-        stored = await store.list<SessionRecord>('sessions', { where, orderBy: { field: 'created_at', direction: 'desc' }, limit, offset });
+        const where = {
+          account_id: account.account_id,
+          ...(status ? { status } : {}),
+          ...(accreditation ? { accreditation_status: accreditation } : {}),
+        };
+        stored = await store.list<SessionRecord>('sessions', {
+          where,
+          orderBy: { field: 'created_at', direction: 'desc' },
+          limit,
+          offset,
+        });
       }
       // Read each through the session service, so due dates apply as in a status read.
       const current = await Promise.all(stored.map((session) => sessions.read(account, session.session_id)));

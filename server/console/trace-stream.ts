@@ -37,7 +37,13 @@ export class TraceStreams {
   ) {}
 
   /** Answers `ctx` with the stream of entries matching `where` written after `after` (or from now). */
-  async serve(ctx: AppContext, where: Record<string, string>, after: string | undefined, maxSeconds: number | undefined, token: string): Promise<void> {
+  async serve(
+    ctx: AppContext,
+    where: Record<string, string>,
+    after: string | undefined,
+    maxSeconds: number | undefined,
+    token: string,
+  ): Promise<void> {
     let cursor = after !== undefined ? Number(after) : await this.newest(where);
     const stream = new PassThrough();
     ctx.status = 200;
@@ -68,17 +74,26 @@ export class TraceStreams {
 
     const look = async (): Promise<void> => {
       try {
-        const entries = await this.store.list<TraceEntry>('trace', { where, range: { field: 'order', min: cursor + 1 }, orderBy: { field: 'order', direction: 'asc' }, limit: 200 });
+        const entries = await this.store.list<TraceEntry>('trace', {
+          where,
+          range: { field: 'order', min: cursor + 1 },
+          orderBy: { field: 'order', direction: 'asc' },
+          limit: 200,
+        });
         if (ended) return;
         if (entries.length > 0) {
           cursor = entries.at(-1)!.order;
-          send(`event: entries\ndata: ${JSON.stringify({ data: entries.reverse().map(publicEntry), cursor: String(cursor) })}\n\n`);
+          send(
+            `event: entries\ndata: ${JSON.stringify({ data: entries.reverse().map(publicEntry), cursor: String(cursor) })}\n\n`,
+          );
         }
         const now = Date.now();
         if (now - checked >= this.timing.tokenCheckMs) {
           checked = now;
           if (!(await this.tokenStillValid(token))) {
-            send('event: unauthorized\ndata: {"message":"this console token no longer opens the console: a newer login replaced it"}\n\n');
+            send(
+              'event: unauthorized\ndata: {"message":"this console token no longer opens the console: a newer login replaced it"}\n\n',
+            );
             return end();
           }
         }
@@ -100,7 +115,11 @@ export class TraceStreams {
   }
 
   private async newest(where: Record<string, string>): Promise<number> {
-    const [last] = await this.store.list<TraceEntry>('trace', { where, orderBy: { field: 'order', direction: 'desc' }, limit: 1 });
+    const [last] = await this.store.list<TraceEntry>('trace', {
+      where,
+      orderBy: { field: 'order', direction: 'desc' },
+      limit: 1,
+    });
     return last?.order ?? 0;
   }
 }

@@ -10,7 +10,10 @@ import type { AppState } from './context.js';
  * its scheme and `guards` maps each scheme to the middleware that checks it.
  * Operations with no security requirement pass through.
  */
-export function authenticate(security: OpenAPIV3_1.SecurityRequirementObject[] | undefined, guards: Record<string, Middleware<AppState>>): Middleware<AppState> {
+export function authenticate(
+  security: OpenAPIV3_1.SecurityRequirementObject[] | undefined,
+  guards: Record<string, Middleware<AppState>>,
+): Middleware<AppState> {
   const schemes = [...new Set((security ?? []).flatMap((requirement) => Object.keys(requirement)))];
   if (schemes.length === 0) return (_ctx, next) => next();
   if (schemes.length > 1) throw new Error(`one security scheme per operation is supported, got ${schemes.join(', ')}`);

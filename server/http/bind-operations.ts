@@ -24,7 +24,12 @@ export interface OperationGuards {
  * operation without a handler, or a handler for no documented operation,
  * stops the app from being built: the document and the routes cannot drift.
  */
-export function bindOperations(router: Router<AppState>, doc: OpenAPIV3_1.Document, handlers: OperationHandlers, guards: OperationGuards): void {
+export function bindOperations(
+  router: Router<AppState>,
+  doc: OpenAPIV3_1.Document,
+  handlers: OperationHandlers,
+  guards: OperationGuards,
+): void {
   const operations = listOperations(doc);
   const documented = new Set(operations.map((entry) => entry.handlerId));
   const stray = Object.keys(handlers).filter((id) => !documented.has(id));
@@ -32,7 +37,8 @@ export function bindOperations(router: Router<AppState>, doc: OpenAPIV3_1.Docume
 
   for (const entry of operations) {
     const handler = handlers[entry.handlerId];
-    if (!handler) throw new Error(`operation ${entry.operationId} (${entry.method.toUpperCase()} ${entry.path}) has no handler`);
+    if (!handler)
+      throw new Error(`operation ${entry.operationId} (${entry.method.toUpperCase()} ${entry.path}) has no handler`);
     const markOperation: Middleware<AppState> = (ctx, next) => {
       ctx.state.operationId = entry.operationId;
       return next();

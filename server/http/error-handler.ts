@@ -23,6 +23,7 @@ export function errorHandler(): Middleware<AppState> {
 
 function toAppError(thrown: unknown): AppError {
   if (thrown instanceof AppError) return thrown;
-  if (thrown instanceof DuplicateKeyError) return new AppError('ALREADY_EXISTS', `${thrown.collection} ${thrown.id} already exists`);
+  if (thrown instanceof DuplicateKeyError)
+    return new AppError('ALREADY_EXISTS', `${thrown.collection} ${thrown.id} already exists`);
   return new AppError('INTERNAL_ERROR', 'internal error; the server log has the details');
 }

@@ -22,7 +22,20 @@ const HOSTILE_PARAMS = ['a%00b', '%00', '%ED%A0%80', '%FF'];
 // Numbers a numeric parameter must refuse with 400 on both stores: past any
 // bound as Infinity, negative zero, a fraction, past 2^53, and text that
 // JavaScript alone reads as a number.
-const HOSTILE_NUMBERS = ['1e309', '-1e309', '-0', '1.5', '9007199254740993', '1e3', '0x10', '%205', '+5', '', 'NaN', 'Infinity'];
+const HOSTILE_NUMBERS = [
+  '1e309',
+  '-1e309',
+  '-0',
+  '1.5',
+  '9007199254740993',
+  '1e3',
+  '0x10',
+  '%205',
+  '+5',
+  '',
+  'NaN',
+  'Infinity',
+];
 
 type Schema = OpenAPIV3_1.SchemaObject;
 const resolve = (schema: unknown): Schema => resolveRef<Schema>(openApiDocument, schema as Schema);
@@ -45,11 +58,17 @@ function sample(schema: Schema, name: string, world: World): unknown {
   switch (type) {
     case 'object': {
       const required = new Set(s.required ?? []);
-      return Object.fromEntries(Object.entries(s.properties ?? {}).filter(([key]) => required.has(key)).map(([key, value]) => [key, sample(value as Schema, key, world)]));
+      return Object.fromEntries(
+        Object.entries(s.properties ?? {})
+          .filter(([key]) => required.has(key))
+          .map(([key, value]) => [key, sample(value as Schema, key, world)]),
+      );
     }
     case 'array': {
       const min = s.minItems ?? 1;
-      return Array.from({ length: Math.max(1, min) }, () => sample((s as { items?: Schema }).items as Schema, name, world));
+      return Array.from({ length: Math.max(1, min) }, () =>
+        sample((s as { items?: Schema }).items as Schema, name, world),
+      );
     }
     case 'integer':
     case 'number':
@@ -73,41 +92,81 @@ function stringLeaves(schema: Schema, path: Array<string | number> = [], depth =
   if (s.allOf) return s.allOf.flatMap((part) => stringLeaves(part as Schema, path, depth + 1));
   const type = Array.isArray(s.type) ? s.type.find((each) => each !== 'null') : s.type;
   if (type === 'string' && !s.enum && s.const === undefined) return [path];
-  if (type === 'object') return Object.entries(s.properties ?? {}).flatMap(([key, value]) => stringLeaves(value as Schema, [...path, key], depth + 1));
-  if (type === 'array' && (s as { items?: Schema }).items) return stringLeaves((s as { items?: Schema }).items as Schema, [...path, 0], depth + 1);
+  if (type === 'object')
+    return Object.entries(s.properties ?? {}).flatMap(([key, value]) =>
+      stringLeaves(value as Schema, [...path, key], depth + 1),
+    );
+  if (type === 'array' && (s as { items?: Schema }).items)
+    return stringLeaves((s as { items?: Schema }).items as Schema, [...path, 0], depth + 1);
   return [];
 }
 
-function withValueAt(body: unknown, path: Array<string | number>, value: unknown, schema: Schema, world: World): unknown {
+function withValueAt(
+  body: unknown,
+  path: Array<string | number>,
+  value: unknown,
+  schema: Schema,
+  world: World,
+): unknown {
   if (path.length === 0) return value;
   const s = resolve(schema);
   const [key, ...rest] = path as [string | number, ...Array<string | number>];
   if (typeof key === 'number') {
-    const items = Array.isArray(body) && body.length > 0 ? [...body] : [sample((s as { items?: Schema }).items as Schema, '', world)];
+    const items =
+      Array.isArray(body) && body.length > 0
+        ? [...body]
+        : [sample((s as { items?: Schema }).items as Schema, '', world)];
     items[0] = withValueAt(items[0], rest, value, (s as { items?: Schema }).items as Schema, world);
     return items;
   }
-  const properties = (s.allOf ? Object.assign({}, ...s.allOf.map((part) => resolve(part).properties)) : s.properties) as Record<string, Schema>;
-  const current = (body as Record<string, unknown>)?.[key] ?? (rest.length > 0 ? sample(properties[key]!, key, world) : undefined);
+  const properties = (
+    s.allOf ? Object.assign({}, ...s.allOf.map((part) => resolve(part).properties)) : s.properties
+  ) as Record<string, Schema>;
+  const current =
+    (body as Record<string, unknown>)?.[key] ?? (rest.length > 0 ? sample(properties[key]!, key, world) : undefined);
   return { ...(body as Record<string, unknown>), [key]: withValueAt(current, rest, value, properties[key]!, world) };
 }
 
 async function probeEverything(t: Test, store: Store, sharing: AppDeps['sharing'] = 'one-process') {
   const clock = new ManualClock(Date.now());
-  const { api, stop, baseUrl } = await serveApp({ store, sharing, clock, config: { ...defaultConfig, scryptCost: 1024, logLevel: 'silent' } });
+  const { api, stop, baseUrl } = await serveApp({
+    store,
+    sharing,
+    clock,
+    config: { ...defaultConfig, scryptCost: 1024, logLevel: 'silent' },
+  });
   t.teardown(stop);
-  const account = (await api.post('/console/register', { json: { email: `hostile-${store.kind}@example.com`, password: '12345678' } })).body;
+  const account = (
+    await api.post('/console/register', { json: { email: `hostile-${store.kind}@example.com`, password: '12345678' } })
+  ).body;
   const token = account.key.token as string;
   const post = async (path: string, json: unknown) => (await api.post(path, { json, token })).body;
-  const terminal = await post(`/api/v1/merchants/${account.merchant_id}/pos-terminals`, { serialNumber: `HOST-${store.kind}` });
-  const agreement = await post('/api/v1/ext/agreements', { name: 'Shop', currency_reference: 'USD', split: true, payment_methods: ['card'] });
+  const terminal = await post(`/api/v1/merchants/${account.merchant_id}/pos-terminals`, {
+    serialNumber: `HOST-${store.kind}`,
+  });
+  const agreement = await post('/api/v1/ext/agreements', {
+    name: 'Shop',
+    currency_reference: 'USD',
+    split: true,
+    payment_methods: ['card'],
+  });
   const partner = await post('/api/v1/ext/partners', { name: 'P', document_id: 'D-1' });
   await post('/api/v1/ext/split-agreements', { agreement_id: agreement.agreement_id, partner_id: partner.partner_id });
-  const session = await post('/api/v1/ext/payment-sessions/buttons', { agreement_id: agreement.agreement_id, amount_reference: 10 });
+  const session = await post('/api/v1/ext/payment-sessions/buttons', {
+    agreement_id: agreement.agreement_id,
+    amount_reference: 10,
+  });
   const world: World = {
-    account_id: account.account_id, merchantId: account.merchant_id, serialNumber: terminal.serialNumber, terminal: terminal.serialNumber,
-    agreement_id: agreement.agreement_id, partner_id: partner.partner_id, session_id: session.session_id, receiver: 'captura',
-    currency_reference: 'USD', currency: 'USD',
+    account_id: account.account_id,
+    merchantId: account.merchant_id,
+    serialNumber: terminal.serialNumber,
+    terminal: terminal.serialNumber,
+    agreement_id: agreement.agreement_id,
+    partner_id: partner.partner_id,
+    session_id: session.session_id,
+    receiver: 'captura',
+    currency_reference: 'USD',
+    currency: 'USD',
   };
 
   const serverErrors: string[] = [];
@@ -122,7 +181,11 @@ async function probeEverything(t: Test, store: Store, sharing: AppDeps['sharing'
     const headers: Record<string, string> = raw === undefined ? {} : { 'content-type': 'application/json' };
     if (scheme === 'apiBearer') headers.authorization = `Bearer ${token}`;
     if (scheme === 'consoleBearer') headers.authorization = `Bearer ${account.console_token}`;
-    if (scheme === 'posSignature') Object.assign(headers, signPosRequest({ secret: terminal.secret, method, url, body: raw ?? '', now: clock.now() + (serial += 1) }));
+    if (scheme === 'posSignature')
+      Object.assign(
+        headers,
+        signPosRequest({ secret: terminal.secret, method, url, body: raw ?? '', now: clock.now() + (serial += 1) }),
+      );
     probes += 1;
     const response = await fetch(`${baseUrl}${url}`, { method, headers, ...(raw !== undefined ? { body: raw } : {}) });
     // A stream that was opened (the console's trace stream) stays open: its status is the answer.
@@ -131,7 +194,14 @@ async function probeEverything(t: Test, store: Store, sharing: AppDeps['sharing'
       return { status: response.status, text: '' };
     }
     const text = await response.text();
-    if (response.status >= 500 && !(entry.operationId === 'receiveFailWebhook' && response.status === 500 && text.includes('RECEIVER_FAILS_ON_PURPOSE'))) {
+    if (
+      response.status >= 500 &&
+      !(
+        entry.operationId === 'receiveFailWebhook' &&
+        response.status === 500 &&
+        text.includes('RECEIVER_FAILS_ON_PURPOSE')
+      )
+    ) {
       serverErrors.push(`${entry.operationId} ${what}: ${response.status} ${text.slice(0, 120)}`);
     }
     return { status: response.status, text };
@@ -139,12 +209,22 @@ async function probeEverything(t: Test, store: Store, sharing: AppDeps['sharing'
 
   for (const entry of listOperations(openApiDocument)) {
     if (entry.path === '/relay') continue; // a WebSocket upgrade
-    const parameters = (entry.operation.parameters ?? []).map((p) => resolveRef<OpenAPIV3_1.ParameterObject>(openApiDocument, p));
+    const parameters = (entry.operation.parameters ?? []).map((p) =>
+      resolveRef<OpenAPIV3_1.ParameterObject>(openApiDocument, p),
+    );
     const pathWith = (overrides: Record<string, string>) =>
-      entry.path.replace(/\{([^}]+)\}/g, (_, name: string) => overrides[name] ?? encodeURIComponent(world[name] ?? 'x1'));
-    const bodySchema = entry.operation.requestBody && !(entry.operation as { 'x-raw-body'?: boolean })['x-raw-body']
-      ? resolve(resolveRef<OpenAPIV3_1.RequestBodyObject>(openApiDocument, entry.operation.requestBody).content['application/json']?.schema)
-      : null;
+      entry.path.replace(
+        /\{([^}]+)\}/g,
+        (_, name: string) => overrides[name] ?? encodeURIComponent(world[name] ?? 'x1'),
+      );
+    const bodySchema =
+      entry.operation.requestBody && !(entry.operation as { 'x-raw-body'?: boolean })['x-raw-body']
+        ? resolve(
+            resolveRef<OpenAPIV3_1.RequestBodyObject>(openApiDocument, entry.operation.requestBody).content[
+              'application/json'
+            ]?.schema,
+          )
+        : null;
     const rawBodyOperation = (entry.operation as { 'x-raw-body'?: boolean })['x-raw-body'] === true;
     const baseBody = () => {
       if (rawBodyOperation) return { anything: 'goes' };
@@ -156,20 +236,24 @@ async function probeEverything(t: Test, store: Store, sharing: AppDeps['sharing'
     };
 
     for (const parameter of parameters.filter((p) => p.in === 'path')) {
-      for (const value of HOSTILE_PARAMS) await send(entry, pathWith({ [parameter.name]: value }), `path ${parameter.name}=${value}`, baseBody());
+      for (const value of HOSTILE_PARAMS)
+        await send(entry, pathWith({ [parameter.name]: value }), `path ${parameter.name}=${value}`, baseBody());
     }
     for (const parameter of parameters.filter((p) => p.in === 'query')) {
-      for (const value of HOSTILE_PARAMS) await send(entry, `${pathWith({})}?${parameter.name}=${value}`, `query ${parameter.name}=${value}`, baseBody());
+      for (const value of HOSTILE_PARAMS)
+        await send(entry, `${pathWith({})}?${parameter.name}=${value}`, `query ${parameter.name}=${value}`, baseBody());
       if (resolve(parameter.schema).type !== 'integer') continue;
       for (const value of HOSTILE_NUMBERS) {
         const what = `query ${parameter.name}=${value}`;
         const { status, text } = await send(entry, `${pathWith({})}?${parameter.name}=${value}`, what, baseBody());
         numericProbes += 1;
-        if (status !== 400 || !text.includes('VALIDATION_FAILED')) numericNot400.push(`${entry.operationId} ${what}: ${status} ${text.slice(0, 120)}`);
+        if (status !== 400 || !text.includes('VALIDATION_FAILED'))
+          numericNot400.push(`${entry.operationId} ${what}: ${status} ${text.slice(0, 120)}`);
       }
     }
     if (rawBodyOperation) {
-      for (const value of HOSTILE_STRINGS) await send(entry, pathWith({}), `raw body ${JSON.stringify(value)}`, { note: value, [value]: 1 });
+      for (const value of HOSTILE_STRINGS)
+        await send(entry, pathWith({}), `raw body ${JSON.stringify(value)}`, { note: value, [value]: 1 });
       await send(entry, pathWith({}), 'a body of raw bytes with NUL', 'raw\u0000bytes, not JSON');
     }
     if (bodySchema) {
@@ -183,7 +267,11 @@ async function probeEverything(t: Test, store: Store, sharing: AppDeps['sharing'
   }
   t.same(serverErrors, [], `${probes} probes, no 5xx`);
   t.ok(numericProbes >= 10 * HOSTILE_NUMBERS.length, `${numericProbes} numeric query probes`);
-  t.same(numericNot400, [], 'every malformed or out-of-range number in a numeric query parameter answers 400 VALIDATION_FAILED');
+  t.same(
+    numericNot400,
+    [],
+    'every malformed or out-of-range number in a numeric query parameter answers 400 VALIDATION_FAILED',
+  );
   return { api, baseUrl, token, account, terminal, clock, world };
 }
 
@@ -191,27 +279,81 @@ async function probeEverything(t: Test, store: Store, sharing: AppDeps['sharing'
 async function readsBackEqual(t: Test, probe: Awaited<ReturnType<typeof probeEverything>>, store: string) {
   const { api, baseUrl, token, account, terminal, clock } = probe;
   const text = 'nul\u0000 lone\ud800 low\udc00 soh\u0001 pair😀 \\u0000 end';
-  const agreement = await api.post('/api/v1/ext/agreements', { json: { name: text, currency_reference: 'USD', split: false, payment_methods: ['transfer'] }, token });
+  const agreement = await api.post('/api/v1/ext/agreements', {
+    json: { name: text, currency_reference: 'USD', split: false, payment_methods: ['transfer'] },
+    token,
+  });
   t.equal(agreement.status, 201, `${store}: agreement accepted`);
   t.equal(agreement.body.name, text);
-  t.equal((await api.get(`/api/v1/ext/agreements/${agreement.body.agreement_id}`, { token })).body?.name ?? text, text, `${store}: agreement name reads back equal`);
-  const labelled = await api.post(`/api/v1/merchants/${account.merchant_id}/pos-terminals`, { json: { serialNumber: `LBL-${store}`, label: text }, token });
+  t.equal(
+    (await api.get(`/api/v1/ext/agreements/${agreement.body.agreement_id}`, { token })).body?.name ?? text,
+    text,
+    `${store}: agreement name reads back equal`,
+  );
+  const labelled = await api.post(`/api/v1/merchants/${account.merchant_id}/pos-terminals`, {
+    json: { serialNumber: `LBL-${store}`, label: text },
+    token,
+  });
   t.equal(labelled.status, 201);
-  const terminals = (await api.get(`/api/v1/merchants/${account.merchant_id}/pos-terminals`, { token })).body.data as Array<{ serialNumber: string; label: string }>;
-  t.equal(terminals.find((each) => each.serialNumber === `LBL-${store}`)?.label, text, `${store}: terminal label reads back equal`);
-  const order = await api.post(`/api/v1/merchants/${account.merchant_id}/transactions`, { json: { terminal: terminal.serialNumber, amount: 5, currency: 'USD', description: text }, token });
+  const terminals = (await api.get(`/api/v1/merchants/${account.merchant_id}/pos-terminals`, { token })).body
+    .data as Array<{ serialNumber: string; label: string }>;
+  t.equal(
+    terminals.find((each) => each.serialNumber === `LBL-${store}`)?.label,
+    text,
+    `${store}: terminal label reads back equal`,
+  );
+  const order = await api.post(`/api/v1/merchants/${account.merchant_id}/transactions`, {
+    json: { terminal: terminal.serialNumber, amount: 5, currency: 'USD', description: text },
+    token,
+  });
   t.equal(order.status, 201);
-  t.equal((await api.get(`/api/v1/merchants/${account.merchant_id}/transactions/${order.body.data.orderId}`, { token })).body.data.description, text, `${store}: order description reads back equal`);
-  const session = await api.post('/api/v1/ext/payment-sessions/buttons', { json: { agreement_id: agreement.body.agreement_id, amount_reference: 3, description: text }, token });
+  t.equal(
+    (await api.get(`/api/v1/merchants/${account.merchant_id}/transactions/${order.body.data.orderId}`, { token })).body
+      .data.description,
+    text,
+    `${store}: order description reads back equal`,
+  );
+  const session = await api.post('/api/v1/ext/payment-sessions/buttons', {
+    json: { agreement_id: agreement.body.agreement_id, amount_reference: 3, description: text },
+    token,
+  });
   t.equal(session.status, 201);
-  t.equal((await api.get(`/api/v1/ext/payment-sessions/${session.body.session_id}`, { token })).body.description, text, `${store}: session description reads back equal`);
+  t.equal(
+    (await api.get(`/api/v1/ext/payment-sessions/${session.body.session_id}`, { token })).body.description,
+    text,
+    `${store}: session description reads back equal`,
+  );
   const url = `/api/v1/pos-terminals/${terminal.serialNumber}/settlements`;
-  const settlement = { batchNumber: 'B\u0000\ud800', debitBatch: 'D\udc00', closedAt: new Date(clock.now()).toISOString(), transactionCount: 1, currencyReference: 'USD', terminal: terminal.serialNumber };
+  const settlement = {
+    batchNumber: 'B\u0000\ud800',
+    debitBatch: 'D\udc00',
+    closedAt: new Date(clock.now()).toISOString(),
+    transactionCount: 1,
+    currencyReference: 'USD',
+    terminal: terminal.serialNumber,
+  };
   const raw = JSON.stringify(settlement);
-  const sent = await fetch(`${baseUrl}${url}`, { method: 'POST', headers: { 'content-type': 'application/json', ...signPosRequest({ secret: terminal.secret, method: 'POST', url, body: raw, now: clock.now() + 999 }) }, body: raw });
+  const sent = await fetch(`${baseUrl}${url}`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      ...signPosRequest({ secret: terminal.secret, method: 'POST', url, body: raw, now: clock.now() + 999 }),
+    },
+    body: raw,
+  });
   t.equal(sent.status, 200, `${store}: settlement accepted`);
-  const listed = (await api.get(`/api/v1/merchants/${account.merchant_id}/pos-terminals/${terminal.serialNumber}/settlements?sort=-closedAt&size=5`, { token })).body as { data: Array<{ batchNumber: string; debitBatch: string }> };
-  t.ok(listed.data.some((each) => each.batchNumber === settlement.batchNumber && each.debitBatch === settlement.debitBatch), `${store}: settlement fields read back equal`);
+  const listed = (
+    await api.get(
+      `/api/v1/merchants/${account.merchant_id}/pos-terminals/${terminal.serialNumber}/settlements?sort=-closedAt&size=5`,
+      { token },
+    )
+  ).body as { data: Array<{ batchNumber: string; debitBatch: string }> };
+  t.ok(
+    listed.data.some(
+      (each) => each.batchNumber === settlement.batchNumber && each.debitBatch === settlement.debitBatch,
+    ),
+    `${store}: settlement fields read back equal`,
+  );
 }
 
 t.test('hostile text on the embedded store: no 5xx, and what is accepted reads back equal', async (t) => {
@@ -219,7 +361,11 @@ t.test('hostile text on the embedded store: no 5xx, and what is accepted reads b
   await readsBackEqual(t, probe, 'lowdb');
 });
 
-t.test('hostile text on PostgreSQL: no 5xx, and what is accepted reads back equal', { skip: postgresSkip() }, async (t) => {
-  const probe = await probeEverything(t, await PgStore.open({ connectionString: startPostgres(t) }), 'instances');
-  await readsBackEqual(t, probe, 'postgres');
-});
+t.test(
+  'hostile text on PostgreSQL: no 5xx, and what is accepted reads back equal',
+  { skip: postgresSkip() },
+  async (t) => {
+    const probe = await probeEverything(t, await PgStore.open({ connectionString: startPostgres(t) }), 'instances');
+    await readsBackEqual(t, probe, 'postgres');
+  },
+);

@@ -30,10 +30,17 @@ t.test('a body over 1 MiB answers 413 whether its length is declared or streamed
 
   // Chunked: no content-length, so the limit is enforced while reading.
   const streamed = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = httpRequest(`${baseUrl}/console/register`, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8').on('data', (chunk) => (body += chunk)).on('end', () => resolve({ status: res.statusCode!, body }));
-    });
+    const req = httpRequest(
+      `${baseUrl}/console/register`,
+      { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' } },
+      (res) => {
+        let body = '';
+        res
+          .setEncoding('utf8')
+          .on('data', (chunk) => (body += chunk))
+          .on('end', () => resolve({ status: res.statusCode!, body }));
+      },
+    );
     req.on('error', reject);
     for (let i = 0; i < 20; i += 1) req.write('x'.repeat(64 * 1024));
     req.end();
@@ -44,7 +51,10 @@ t.test('a body over 1 MiB answers 413 whether its length is declared or streamed
 
 t.test('malformed JSON answers 400 MALFORMED_JSON', async (t) => {
   const { api } = await startTestServer(t);
-  const response = await api.post('/console/register', { raw: '{"email": ', headers: { 'content-type': 'application/json' } });
+  const response = await api.post('/console/register', {
+    raw: '{"email": ',
+    headers: { 'content-type': 'application/json' },
+  });
   t.equal(response.status, 400);
   t.equal(response.body.code, 'MALFORMED_JSON');
 });
@@ -62,21 +72,56 @@ t.test('invalid bodies answer 400 VALIDATION_FAILED with a JSON pointer per fiel
   const cases: Array<{ name: string; json?: unknown; raw?: string; expect: Array<{ in: string; pointer: string }> }> = [
     { name: 'missing body', raw: '', expect: [{ in: 'body', pointer: '' }] },
     { name: 'not an object', json: [1, 2], expect: [{ in: 'body', pointer: '' }] },
-    { name: 'missing fields', json: {}, expect: [{ in: 'body', pointer: '/email' }, { in: 'body', pointer: '/password' }] },
-    { name: 'wrong types', json: { email: 5, password: true }, expect: [{ in: 'body', pointer: '/email' }, { in: 'body', pointer: '/password' }] },
-    { name: 'unknown field', json: { email: 'a@example.com', password: '12345678', admin: true }, expect: [{ in: 'body', pointer: '/admin' }] },
-    { name: 'short password', json: { email: 'a@example.com', password: 'short' }, expect: [{ in: 'body', pointer: '/password' }] },
-    { name: 'not an email', json: { email: 'nobody', password: '12345678' }, expect: [{ in: 'body', pointer: '/email' }] },
+    {
+      name: 'missing fields',
+      json: {},
+      expect: [
+        { in: 'body', pointer: '/email' },
+        { in: 'body', pointer: '/password' },
+      ],
+    },
+    {
+      name: 'wrong types',
+      json: { email: 5, password: true },
+      expect: [
+        { in: 'body', pointer: '/email' },
+        { in: 'body', pointer: '/password' },
+      ],
+    },
+    {
+      name: 'unknown field',
+      json: { email: 'a@example.com', password: '12345678', admin: true },
+      expect: [{ in: 'body', pointer: '/admin' }],
+    },
+    {
+      name: 'short password',
+      json: { email: 'a@example.com', password: 'short' },
+      expect: [{ in: 'body', pointer: '/password' }],
+    },
+    {
+      name: 'not an email',
+      json: { email: 'nobody', password: '12345678' },
+      expect: [{ in: 'body', pointer: '/email' }],
+    },
   ];
   for (const c of cases) {
-    const response = await api.post('/console/register', c.json !== undefined ? { json: c.json } : { raw: c.raw ?? '', headers: { 'content-type': 'application/json' } });
+    const response = await api.post(
+      '/console/register',
+      c.json !== undefined ? { json: c.json } : { raw: c.raw ?? '', headers: { 'content-type': 'application/json' } },
+    );
     t.equal(response.status, 400, c.name);
     t.equal(response.body.code, 'VALIDATION_FAILED', c.name);
     t.match(response.body.details, c.expect, c.name);
   }
-  const advance = await api.post('/control/clock/advance', { json: { ms: 'soon' }, token: (await registerAccount(api)).key.token });
+  const advance = await api.post('/control/clock/advance', {
+    json: { ms: 'soon' },
+    token: (await registerAccount(api)).key.token,
+  });
   t.equal(advance.status, 400);
-  t.same(advance.body.details.map((d: { pointer: string }) => d.pointer), ['/ms']);
+  t.same(
+    advance.body.details.map((d: { pointer: string }) => d.pointer),
+    ['/ms'],
+  );
 });
 
 t.test('/health answers ok with the store kind, /openapi.json the document', async (t) => {
@@ -100,7 +145,9 @@ t.test('an unexpected failure answers 500 INTERNAL_ERROR without a stack or the 
   t.teardown(() => {
     store.transact = original;
   });
-  const response = await api.post('/control/clock/advance', { json: { ms: 1000 }, token: account.key.token }).catch((e: Error) => e);
+  const response = await api
+    .post('/control/clock/advance', { json: { ms: 1000 }, token: account.key.token })
+    .catch((e: Error) => e);
   // 500 is not documented for the operation, so the contract client refuses it; check the raw answer instead.
   t.match((response as Error).message, /status 500/);
   t.notMatch((response as Error).message, /secret\/path|at .*\.ts/);

@@ -8,6 +8,7 @@ import type { AppState } from './context.js';
  */
 export const merchantScope: Middleware<AppState> = async (ctx, next) => {
   const merchantId = ctx.state.params?.merchantId;
-  if (merchantId !== undefined && merchantId !== ctx.state.account?.merchant_id) throw new NotFoundError(`merchant ${merchantId}`);
+  if (merchantId !== undefined && merchantId !== ctx.state.account?.merchant_id)
+    throw new NotFoundError(`merchant ${merchantId}`);
   await next();
 };

@@ -19,7 +19,11 @@ export interface RequestValidators {
  * document only. Unknown query parameters are ignored; every problem found
  * is reported, each with its JSON pointer.
  */
-export function validateRequest(doc: OpenAPIV3_1.Document, entry: OperationEntry, validators: RequestValidators): Middleware<AppState> {
+export function validateRequest(
+  doc: OpenAPIV3_1.Document,
+  entry: OperationEntry,
+  validators: RequestValidators,
+): Middleware<AppState> {
   const parameters = (entry.operation.parameters ?? []).map((p) => resolveRef<OpenAPIV3_1.ParameterObject>(doc, p));
   const pathParameters = parameters.filter((p) => p.in === 'path');
   const queryParameters = parameters.filter((p) => p.in === 'query');
@@ -29,7 +33,10 @@ export function validateRequest(doc: OpenAPIV3_1.Document, entry: OperationEntry
   const integerQuery = integerNames(doc, queryParameters);
   // `x-raw-body` operations take any body as bytes (the default receivers accept anything).
   const rawBody = (entry.operation as { 'x-raw-body'?: boolean })['x-raw-body'] === true;
-  const requestBody = entry.operation.requestBody && !rawBody ? resolveRef<OpenAPIV3_1.RequestBodyObject>(doc, entry.operation.requestBody) : undefined;
+  const requestBody =
+    entry.operation.requestBody && !rawBody
+      ? resolveRef<OpenAPIV3_1.RequestBodyObject>(doc, entry.operation.requestBody)
+      : undefined;
   const mediaTypes = Object.keys(requestBody?.content ?? {});
 
   return async (ctx, next) => {
@@ -70,7 +77,9 @@ const DECIMAL_INTEGER = /^-?[0-9]+$/;
 
 /** Names of the parameters whose schema is an integer. */
 function integerNames(doc: OpenAPIV3_1.Document, parameters: OpenAPIV3_1.ParameterObject[]): string[] {
-  return parameters.filter((p) => resolveRef<OpenAPIV3_1.SchemaObject>(doc, p.schema ?? {}).type === 'integer').map((p) => p.name);
+  return parameters
+    .filter((p) => resolveRef<OpenAPIV3_1.SchemaObject>(doc, p.schema ?? {}).type === 'integer')
+    .map((p) => p.name);
 }
 
 /**
@@ -93,7 +102,10 @@ function takeIntegers(names: string[], values: Record<string, unknown>): SchemaI
       values[name] = number === 0 ? 0 : number; // -0 reads as 0
       continue;
     }
-    issues.push({ pointer: `/${name}`, message: 'must be a whole number written in decimal digits, at most 9007199254740991' });
+    issues.push({
+      pointer: `/${name}`,
+      message: 'must be a whole number written in decimal digits, at most 9007199254740991',
+    });
     delete values[name];
   }
   return issues;

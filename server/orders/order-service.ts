@@ -35,7 +35,8 @@ export class OrderService {
       return await this.store.transact(async (tx) => {
         const terminal = await tx.get<TerminalRecord>('terminals', input.terminal);
         // A terminal of another merchant is indistinguishable from an unknown one (addendum §0).
-        if (!terminal || terminal.merchantId !== account.merchant_id) throw new NotFoundError(`terminal ${input.terminal}`);
+        if (!terminal || terminal.merchantId !== account.merchant_id)
+          throw new NotFoundError(`terminal ${input.terminal}`);
         const record: OrderRecord = {
           orderId,
           merchantId: account.merchant_id,
@@ -53,7 +54,8 @@ export class OrderService {
         return publicOrder(record);
       });
     } catch (error) {
-      if (error instanceof DuplicateKeyError) throw new ConflictError('ALREADY_EXISTS', `order ${orderId} already exists`);
+      if (error instanceof DuplicateKeyError)
+        throw new ConflictError('ALREADY_EXISTS', `order ${orderId} already exists`);
       throw error;
     }
   }
@@ -83,34 +85,54 @@ export class OrderService {
    * write that finds the account changed since (its clock moved, say)
    * decides again on the account as it is now.
    */
-  async transition(account: Account, orderId: string, trigger: Trigger, terminal?: string): Promise<{ order: Order; changed: boolean }> {
+  async transition(
+    account: Account,
+    orderId: string,
+    trigger: Trigger,
+    terminal?: string,
+  ): Promise<{ order: Order; changed: boolean }> {
     const key = orderKey(account.merchant_id, orderId);
     let on = account;
     for (let attempt = 1; ; attempt += 1) {
       const record = await this.store.get<OrderRecord>('orders', key);
       // A terminal sees only its own orders.
-      if (!record || (terminal !== undefined && record.terminal !== terminal)) throw new NotFoundError(`order ${orderId}`);
+      if (!record || (terminal !== undefined && record.terminal !== terminal))
+        throw new NotFoundError(`order ${orderId}`);
       const outcome = applyTrigger(publicOrder(record), trigger, iso(accountNow(this.clock, on)));
       switch (outcome.result) {
         case 'changed': {
           const next = { ...outcome.order, account_id: record.account_id };
-          if (await this.replaceIf(key, record, next, (changed) => (on = changed))) return { order: outcome.order, changed: true };
+          if (await this.replaceIf(key, record, next, (changed) => (on = changed)))
+            return { order: outcome.order, changed: true };
           // Changed meanwhile: nothing was written; decide again on the order as it is now.
-          if (attempt === MAX_TRANSITION_ATTEMPTS) throw new StoreUnavailableError(`order ${orderId} changed ${attempt} times while this transition was being decided; nothing was written, try again`);
+          if (attempt === MAX_TRANSITION_ATTEMPTS)
+            throw new StoreUnavailableError(
+              `order ${orderId} changed ${attempt} times while this transition was being decided; nothing was written, try again`,
+            );
           continue;
         }
         case 'unchanged':
           return { order: outcome.order, changed: false };
         case 'conflict':
-          throw new AppError('ORDER_STATE_CONFLICT', outcome.reason, undefined, { currentStatus: outcome.currentStatus });
+          throw new AppError('ORDER_STATE_CONFLICT', outcome.reason, undefined, {
+            currentStatus: outcome.currentStatus,
+          });
         case 'amount-mismatch':
-          throw new AppError('AMOUNT_MISMATCH', `the order's amount is ${outcome.expected}, the confirmation says ${outcome.got}`);
+          throw new AppError(
+            'AMOUNT_MISMATCH',
+            `the order's amount is ${outcome.expected}, the confirmation says ${outcome.got}`,
+          );
       }
     }
   }
 
   /** The order replaced if it is still `expected`; false when it is not, or when `account` changed under the decision (then told to `onAccount`). */
-  private async replaceIf(key: string, expected: OrderRecord, next: OrderRecord, onAccount: (account: Account) => void): Promise<boolean> {
+  private async replaceIf(
+    key: string,
+    expected: OrderRecord,
+    next: OrderRecord,
+    onAccount: (account: Account) => void,
+  ): Promise<boolean> {
     try {
       return await this.store.replaceIf('orders', key, expected, next);
     } catch (error) {

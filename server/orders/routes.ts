@@ -4,13 +4,26 @@ import type { CreateOrderInput, ListQuery, OrderService } from './order-service.
 import type { Order } from './order.js';
 import type { Trigger } from './transitions.js';
 
-const envelope = (title: string, data: Order | Order[], detail?: string) => ({ title, ...(detail ? { detail } : {}), data });
+const envelope = (title: string, data: Order | Order[], detail?: string) => ({
+  title,
+  ...(detail ? { detail } : {}),
+  data,
+});
 
 /** `ordersOf(ctx)`: the order service over the store the request writes through. */
 export function orderHandlers(ordersOf: (ctx: AppContext) => OrderService): OperationHandlers {
   const transition = async (ctx: AppContext, trigger: Trigger, title: string) => {
-    const { order, changed } = await ordersOf(ctx).transition(ctx.state.account!, ctx.state.params!.orderId!, trigger, ctx.state.terminal?.serialNumber);
-    ctx.body = envelope(title, order, changed ? `the order is now ${order.status}` : `the order was already ${order.status}; nothing changed`);
+    const { order, changed } = await ordersOf(ctx).transition(
+      ctx.state.account!,
+      ctx.state.params!.orderId!,
+      trigger,
+      ctx.state.terminal?.serialNumber,
+    );
+    ctx.body = envelope(
+      title,
+      order,
+      changed ? `the order is now ${order.status}` : `the order was already ${order.status}; nothing changed`,
+    );
   };
   return {
     createOrder: async (ctx) => {
@@ -27,12 +40,19 @@ export function orderHandlers(ordersOf: (ctx: AppContext) => OrderService): Oper
     },
     listTerminalOrders: async (ctx) => {
       const terminal = ctx.state.terminal!;
-      const list = await ordersOf(ctx).list({ merchantId: terminal.merchantId, terminal: terminal.serialNumber }, listQuery(ctx));
+      const list = await ordersOf(ctx).list(
+        { merchantId: terminal.merchantId, terminal: terminal.serialNumber },
+        listQuery(ctx),
+      );
       ctx.body = envelope('Terminal orders', list);
     },
     invalidateOrder: async (ctx) => {
       const reason = (ctx.state.body as { reason?: string } | undefined)?.reason;
-      await transition(ctx, { kind: 'invalidation', ...(reason !== undefined ? { reason } : {}) }, 'Order invalidation');
+      await transition(
+        ctx,
+        { kind: 'invalidation', ...(reason !== undefined ? { reason } : {}) },
+        'Order invalidation',
+      );
     },
     commitOrderPayment: async (ctx) => {
       const body = ctx.state.body as { authorizationCode: string; paidAt: string; amount?: number };

@@ -13,7 +13,9 @@ const order = (status: OrderStatus, extra: Partial<Order> = {}): Order => ({
   createdAt: '2026-11-21T10:00:00.000Z',
   updatedAt: '2026-11-21T10:00:00.000Z',
   history: [],
-  ...(status === 'PAID' || status === 'VOID_PENDING' || status === 'VOIDED' ? { authorizationCode: 'A1', paidAt: '2026-11-21T10:01:00.000Z' } : {}),
+  ...(status === 'PAID' || status === 'VOID_PENDING' || status === 'VOIDED'
+    ? { authorizationCode: 'A1', paidAt: '2026-11-21T10:01:00.000Z' }
+    : {}),
   ...extra,
 });
 const invalidation: Trigger = { kind: 'invalidation' };
@@ -68,18 +70,38 @@ for (const [trigger, from, expected] of cells) {
 
 t.test('a commit that differs in amount answers amount-mismatch (422), whatever the status', async (t) => {
   for (const status of ['PENDING', 'PAID', 'DISCARDED'] as const) {
-    t.same(applyTrigger(order(status), { ...commit, amount: 1499 } as Trigger, at), { result: 'amount-mismatch', expected: 1500, got: 1499 });
+    t.same(applyTrigger(order(status), { ...commit, amount: 1499 } as Trigger, at), {
+      result: 'amount-mismatch',
+      expected: 1500,
+      got: 1499,
+    });
   }
-  t.equal(applyTrigger(order('PENDING'), { ...commit, amount: 1500 } as Trigger, at).result, 'changed', 'the same amount is fine');
+  t.equal(
+    applyTrigger(order('PENDING'), { ...commit, amount: 1500 } as Trigger, at).result,
+    'changed',
+    'the same amount is fine',
+  );
 });
 
 t.test('a repeated commit with another authorization code on a PAID order is a conflict', async (t) => {
-  t.match(applyTrigger(order('PAID'), { ...commit, authorizationCode: 'OTHER' } as Trigger, at), { result: 'conflict', currentStatus: 'PAID', reason: 'the order is already PAID with another authorizationCode' });
+  t.match(applyTrigger(order('PAID'), { ...commit, authorizationCode: 'OTHER' } as Trigger, at), {
+    result: 'conflict',
+    currentStatus: 'PAID',
+    reason: 'the order is already PAID with another authorizationCode',
+  });
 });
 
 t.test('a conflict says which transition is not allowed from which status', async (t) => {
-  t.same(applyTrigger(order('VOIDED'), commit, at), { result: 'conflict', currentStatus: 'VOIDED', reason: 'commit is not allowed on a VOIDED order' });
-  t.same(applyTrigger(order('PENDING'), { kind: 'invalidation/commit' }, at), { result: 'conflict', currentStatus: 'PENDING', reason: 'invalidation/commit is not allowed on a PENDING order' });
+  t.same(applyTrigger(order('VOIDED'), commit, at), {
+    result: 'conflict',
+    currentStatus: 'VOIDED',
+    reason: 'commit is not allowed on a VOIDED order',
+  });
+  t.same(applyTrigger(order('PENDING'), { kind: 'invalidation/commit' }, at), {
+    result: 'conflict',
+    currentStatus: 'PENDING',
+    reason: 'invalidation/commit is not allowed on a PENDING order',
+  });
 });
 
 t.test('only a commit out of DISCARDED is marked as overriding the discard', async (t) => {
@@ -101,31 +123,42 @@ t.test('a commit records its authorization code and time; a discard overridden s
   const paid = applyTrigger(discarded.order, commit, '2026-11-21T10:06:00.000Z');
   if (paid.result !== 'changed') throw new Error('expected a change');
   t.match(paid.order, { status: 'PAID', authorizationCode: 'A1', paidAt: '2026-11-21T10:04:00.000Z' });
-  t.same(paid.order.history.map((h) => `${h.from}->${h.to}`), ['PENDING->DISCARDED', 'DISCARDED->PAID']);
+  t.same(
+    paid.order.history.map((h) => `${h.from}->${h.to}`),
+    ['PENDING->DISCARDED', 'DISCARDED->PAID'],
+  );
   t.equal(paid.order.history[1]!.overridesDiscard, true);
 });
 
-t.test('a void keeps the payment it voids: authorizationCode and paidAt survive the invalidation and the void commit', async (t) => {
-  const paid = order('PAID');
-  const voidPending = applyTrigger(paid, invalidation, at);
-  t.equal(voidPending.result, 'changed');
-  if (voidPending.result !== 'changed') return;
-  t.match(voidPending.order, { status: 'VOID_PENDING', authorizationCode: 'A1', paidAt: '2026-11-21T10:01:00.000Z' });
-  const voided = applyTrigger(voidPending.order, voidCommit, at);
-  t.equal(voided.result, 'changed');
-  if (voided.result !== 'changed') return;
-  t.match(voided.order, { status: 'VOIDED', authorizationCode: 'A1', paidAt: '2026-11-21T10:01:00.000Z' });
-  t.ok(Object.hasOwn(voided.order, 'authorizationCode') && voided.order.authorizationCode !== undefined, 'not wiped to undefined');
-  // A discard of an unpaid order adds no payment fields.
-  const discarded = applyTrigger(order('PENDING'), invalidation, at);
-  if (discarded.result === 'changed') t.notOk('authorizationCode' in discarded.order, 'no authorizationCode appears on a discard');
-});
+t.test(
+  'a void keeps the payment it voids: authorizationCode and paidAt survive the invalidation and the void commit',
+  async (t) => {
+    const paid = order('PAID');
+    const voidPending = applyTrigger(paid, invalidation, at);
+    t.equal(voidPending.result, 'changed');
+    if (voidPending.result !== 'changed') return;
+    t.match(voidPending.order, { status: 'VOID_PENDING', authorizationCode: 'A1', paidAt: '2026-11-21T10:01:00.000Z' });
+    const voided = applyTrigger(voidPending.order, voidCommit, at);
+    t.equal(voided.result, 'changed');
+    if (voided.result !== 'changed') return;
+    t.match(voided.order, { status: 'VOIDED', authorizationCode: 'A1', paidAt: '2026-11-21T10:01:00.000Z' });
+    t.ok(
+      Object.hasOwn(voided.order, 'authorizationCode') && voided.order.authorizationCode !== undefined,
+      'not wiped to undefined',
+    );
+    // A discard of an unpaid order adds no payment fields.
+    const discarded = applyTrigger(order('PENDING'), invalidation, at);
+    if (discarded.result === 'changed')
+      t.notOk('authorizationCode' in discarded.order, 'no authorizationCode appears on a discard');
+  },
+);
 
-t.test('a discard\'s reason is kept in its history entry; a discard without one adds no reason field', async (t) => {
+t.test("a discard's reason is kept in its history entry; a discard without one adds no reason field", async (t) => {
   const withReason = applyTrigger(order('PENDING'), { kind: 'invalidation', reason: 'customer left' }, at);
   if (withReason.result === 'changed') t.equal(withReason.order.history.at(-1)?.reason, 'customer left');
   else t.fail(withReason.result);
   const without = applyTrigger(order('PENDING'), invalidation, at);
-  if (without.result === 'changed') t.notOk('reason' in without.order.history.at(-1)!, 'no reason: undefined is not written into the history');
+  if (without.result === 'changed')
+    t.notOk('reason' in without.order.history.at(-1)!, 'no reason: undefined is not written into the history');
   else t.fail(without.result);
 });

@@ -21,12 +21,28 @@ export type Outcome =
 type Cell = 'unchanged' | 'conflict' | OrderStatus;
 
 const table: Record<Trigger['kind'], Record<OrderStatus, Cell>> = {
-  invalidation: { PENDING: 'DISCARDED', PAID: 'VOID_PENDING', DISCARDED: 'unchanged', VOID_PENDING: 'unchanged', VOIDED: 'conflict' },
+  invalidation: {
+    PENDING: 'DISCARDED',
+    PAID: 'VOID_PENDING',
+    DISCARDED: 'unchanged',
+    VOID_PENDING: 'unchanged',
+    VOIDED: 'conflict',
+  },
   commit: { PENDING: 'PAID', PAID: 'unchanged', DISCARDED: 'PAID', VOID_PENDING: 'conflict', VOIDED: 'conflict' },
-  'invalidation/commit': { PENDING: 'conflict', PAID: 'conflict', DISCARDED: 'conflict', VOID_PENDING: 'VOIDED', VOIDED: 'unchanged' },
+  'invalidation/commit': {
+    PENDING: 'conflict',
+    PAID: 'conflict',
+    DISCARDED: 'conflict',
+    VOID_PENDING: 'VOIDED',
+    VOIDED: 'unchanged',
+  },
 };
 
-const actorOf: Record<Trigger['kind'], HistoryEntry['actor']> = { invalidation: 'merchant', commit: 'pos', 'invalidation/commit': 'pos' };
+const actorOf: Record<Trigger['kind'], HistoryEntry['actor']> = {
+  invalidation: 'merchant',
+  commit: 'pos',
+  'invalidation/commit': 'pos',
+};
 
 export function applyTrigger(order: Order, trigger: Trigger, at: string): Outcome {
   // Stryker disable next-line ConditionalExpression: only a commit carries an amount (the kind test is for the type)
@@ -35,12 +51,20 @@ export function applyTrigger(order: Order, trigger: Trigger, at: string): Outcom
   }
   const cell = table[trigger.kind][order.status];
   if (cell === 'conflict') {
-    return { result: 'conflict', currentStatus: order.status, reason: `${trigger.kind} is not allowed on a ${order.status} order` };
+    return {
+      result: 'conflict',
+      currentStatus: order.status,
+      reason: `${trigger.kind} is not allowed on a ${order.status} order`,
+    };
   }
   if (cell === 'unchanged') {
     // A repeated payment confirmation is the same one only with the same authorization code.
     if (trigger.kind === 'commit' && trigger.authorizationCode !== order.authorizationCode) {
-      return { result: 'conflict', currentStatus: order.status, reason: 'the order is already PAID with another authorizationCode' };
+      return {
+        result: 'conflict',
+        currentStatus: order.status,
+        reason: 'the order is already PAID with another authorizationCode',
+      };
     }
     return { result: 'unchanged', order };
   }
@@ -49,6 +73,10 @@ export function applyTrigger(order: Order, trigger: Trigger, at: string): Outcom
   if (order.status === 'DISCARDED') entry.overridesDiscard = true;
   // Stryker disable next-line ConditionalExpression: only a discard carries a reason (the kind test is for the type)
   if (trigger.kind === 'invalidation' && trigger.reason !== undefined) entry.reason = trigger.reason;
-  const paid = trigger.kind === 'commit' ? { authorizationCode: trigger.authorizationCode, paidAt: trigger.paidAt } : {};
-  return { result: 'changed', order: { ...order, ...paid, status: cell, updatedAt: at, history: [...order.history, entry] } };
+  const paid =
+    trigger.kind === 'commit' ? { authorizationCode: trigger.authorizationCode, paidAt: trigger.paidAt } : {};
+  return {
+    result: 'changed',
+    order: { ...order, ...paid, status: cell, updatedAt: at, history: [...order.history, entry] },
+  };
 }

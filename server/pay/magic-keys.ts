@@ -1,6 +1,9 @@
 // addendum §8: the payment page's magic keys.
 
-export type PageOutcome = { outcome: 'paid' } | { outcome: 'failed'; reason: 'insufficient_funds' | 'rejected_by_issuer' | 'invalid_key' } | { outcome: 'expired' };
+export type PageOutcome =
+  | { outcome: 'paid' }
+  | { outcome: 'failed'; reason: 'insufficient_funds' | 'rejected_by_issuer' | 'invalid_key' }
+  | { outcome: 'expired' };
 
 export function outcomeOfKey(key: string): PageOutcome {
   switch (key.trim()) {
@@ -21,12 +24,36 @@ export function outcomeOfKey(key: string): PageOutcome {
  * The fields each payment method asks for on the page (spec: Simulator-only surfaces, 4).
  * `neverEchoed`: card data a payment page must never send back, not even to re-fill a refused form.
  */
-export const methodFields: Record<string, Array<{ name: string; label: string; autocomplete?: string; inputmode?: string; placeholder?: string; neverEchoed?: boolean }>> = {
+export const methodFields: Record<
+  string,
+  Array<{
+    name: string;
+    label: string;
+    autocomplete?: string;
+    inputmode?: string;
+    placeholder?: string;
+    neverEchoed?: boolean;
+  }>
+> = {
   card: [
     { name: 'card_holder', label: 'Name on the card', autocomplete: 'cc-name' },
-    { name: 'card_number', label: 'Card number', autocomplete: 'cc-number', inputmode: 'numeric', placeholder: '4111 1111 1111 1111', neverEchoed: true },
+    {
+      name: 'card_number',
+      label: 'Card number',
+      autocomplete: 'cc-number',
+      inputmode: 'numeric',
+      placeholder: '4111 1111 1111 1111',
+      neverEchoed: true,
+    },
     { name: 'card_expiry', label: 'Expiry (MM/YY)', autocomplete: 'cc-exp', placeholder: '12/29' },
-    { name: 'card_cvv', label: 'Security code', autocomplete: 'cc-csc', inputmode: 'numeric', placeholder: '123', neverEchoed: true },
+    {
+      name: 'card_cvv',
+      label: 'Security code',
+      autocomplete: 'cc-csc',
+      inputmode: 'numeric',
+      placeholder: '123',
+      neverEchoed: true,
+    },
   ],
   transfer: [
     { name: 'bank', label: 'Bank' },
@@ -39,4 +66,9 @@ export const methodFields: Record<string, Array<{ name: string; label: string; a
   wallet: [{ name: 'wallet_id', label: 'Wallet e-mail or id', autocomplete: 'email' }],
 };
 
-export const methodLabels: Record<string, string> = { card: 'Card', transfer: 'Bank transfer', mobile_payment: 'Mobile payment', wallet: 'Wallet' };
+export const methodLabels: Record<string, string> = {
+  card: 'Card',
+  transfer: 'Bank transfer',
+  mobile_payment: 'Mobile payment',
+  wallet: 'Wallet',
+};

@@ -37,12 +37,21 @@ export interface FormEcho {
   leg2?: string;
 }
 
-export function paymentPage(session: SessionRecord, methods: string[], nowMs: number, error?: string, echo: FormEcho = {}): string {
+export function paymentPage(
+  session: SessionRecord,
+  methods: string[],
+  nowMs: number,
+  error?: string,
+  echo: FormEcho = {},
+): string {
   const amount = formatAmount(session);
   const dueMs = session.due_date_session ? Date.parse(session.due_date_session) : null;
   const chosen = echo.method && methods.includes(echo.method) ? echo.method : methods[0];
   const methodChoices = methods
-    .map((method) => `<label><input type="radio" name="method" value="${escapeHtml(method)}"${method === chosen ? ' checked' : ''} data-method> ${escapeHtml(methodLabels[method] ?? method)}</label>`)
+    .map(
+      (method) =>
+        `<label><input type="radio" name="method" value="${escapeHtml(method)}"${method === chosen ? ' checked' : ''} data-method> ${escapeHtml(methodLabels[method] ?? method)}</label>`,
+    )
     .join('\n');
   // Every method's fields are in the page and none is required by the browser: without JavaScript the
   // payer fills those of the method chosen, and the server checks exactly those. The script only hides the others.
@@ -130,7 +139,12 @@ const LOCAL_TIMES = `for (const element of document.querySelectorAll('[data-loca
  */
 const FOLLOW_LEG2 = `setTimeout(() => location.replace(document.querySelector('main a').href), 2000);`;
 
-const statusWords: Record<string, string> = { pending: 'waiting for payment', paid: 'paid', failed: 'failed', expired: 'expired' };
+const statusWords: Record<string, string> = {
+  pending: 'waiting for payment',
+  paid: 'paid',
+  failed: 'failed',
+  expired: 'expired',
+};
 
 /** Where the session stands, leg 2 included, in words. */
 function standing(session: SessionRecord): string {
@@ -165,7 +179,10 @@ ${due !== null ? `<p>Accreditation expected at ${escapeHtml(formatUtc(due))}<spa
 }
 
 export function notFoundPage(sessionId: string): string {
-  return layout('Payment not found', `<h1>Payment not found</h1><p class="result bad" role="alert">There is no payment session ${escapeHtml(sessionId)}.</p>`);
+  return layout(
+    'Payment not found',
+    `<h1>Payment not found</h1><p class="result bad" role="alert">There is no payment session ${escapeHtml(sessionId)}.</p>`,
+  );
 }
 
 function formatAmount(session: SessionRecord): string {

@@ -84,9 +84,19 @@ export class RelayHub implements WebhookTransport, LocalRelays {
       if (request.signal.aborted) return onAbort();
       request.signal.addEventListener('abort', onAbort);
       connection.pending.set(delivery_id, done);
-      connection.socket.send(JSON.stringify({ type: 'webhook', delivery_id, event_id: request.event_id, url: request.url, headers: request.headers, body: request.body }), (error) => {
-        if (error) done({ error: `relay send failed: ${error.message}` });
-      });
+      connection.socket.send(
+        JSON.stringify({
+          type: 'webhook',
+          delivery_id,
+          event_id: request.event_id,
+          url: request.url,
+          headers: request.headers,
+          body: request.body,
+        }),
+        (error) => {
+          if (error) done({ error: `relay send failed: ${error.message}` });
+        },
+      );
     });
   }
 
@@ -106,7 +116,8 @@ export class RelayHub implements WebhookTransport, LocalRelays {
 
   private async upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://relay.invalid');
-    if (url.pathname !== '/relay') return refuse(socket, 404, { message: `no WebSocket endpoint at ${url.pathname}`, code: 'NOT_FOUND' });
+    if (url.pathname !== '/relay')
+      return refuse(socket, 404, { message: `no WebSocket endpoint at ${url.pathname}`, code: 'NOT_FOUND' });
     const token = bearerToken(request.headers.authorization ?? '') ?? url.searchParams.get('token');
     let account: Account;
     try {
@@ -119,8 +130,14 @@ export class RelayHub implements WebhookTransport, LocalRelays {
     try {
       await this.link?.claim(account.account_id, iso(accountNow(this.clock, account)));
     } catch (error) {
-      this.log.warn('could not record where a relay is connected', { account_id: account.account_id, error: (error as Error).message });
-      return refuse(socket, 503, { message: 'the relay could not be registered; try again', code: 'STORE_UNAVAILABLE' });
+      this.log.warn('could not record where a relay is connected', {
+        account_id: account.account_id,
+        error: (error as Error).message,
+      });
+      return refuse(socket, 503, {
+        message: 'the relay could not be registered; try again',
+        code: 'STORE_UNAVAILABLE',
+      });
     }
     this.wss.handleUpgrade(request, socket, head, (ws) => this.connected(ws, account));
   }
@@ -132,7 +149,10 @@ export class RelayHub implements WebhookTransport, LocalRelays {
     if (previous) previous.socket.close(REPLACED, 'replaced by a newer relay for the same key');
     void this.record(account, 'relay.connected', { replaced_previous: Boolean(previous) });
     this.link?.announce(account.account_id).catch((error: Error) => {
-      this.log.warn('could not tell the other instances of a relay', { account_id: account.account_id, error: error.message });
+      this.log.warn('could not tell the other instances of a relay', {
+        account_id: account.account_id,
+        error: error.message,
+      });
     });
 
     socket.on('message', (data) => {
@@ -163,7 +183,9 @@ export class RelayHub implements WebhookTransport, LocalRelays {
       }
       void this.record(account, 'relay.closed', { code });
     });
-    socket.on('error', (error) => this.log.warn('relay socket error', { account_id: account.account_id, error: error.message }));
+    socket.on('error', (error) =>
+      this.log.warn('relay socket error', { account_id: account.account_id, error: error.message }),
+    );
   }
 
   private async record(account: Account, type: string, fields: Record<string, unknown>): Promise<void> {
@@ -180,6 +202,9 @@ export class RelayHub implements WebhookTransport, LocalRelays {
 
 function refuse(socket: Duplex, status: number, body: Record<string, unknown>): void {
   const text = JSON.stringify(body);
-  const reason = status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : status === 503 ? 'Service Unavailable' : 'Error';
-  socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+  const reason =
+    status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : status === 503 ? 'Service Unavailable' : 'Error';
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
 }

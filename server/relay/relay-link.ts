@@ -87,7 +87,10 @@ export class RelayLink {
         request.signal.removeEventListener('abort', onAbort);
         resolve(result);
       };
-      const onAbort = () => done({ error: `timed out after ${ATTEMPT_TIMEOUT_MS} ms waiting for the relay (connected to another instance)` });
+      const onAbort = () =>
+        done({
+          error: `timed out after ${ATTEMPT_TIMEOUT_MS} ms waiting for the relay (connected to another instance)`,
+        });
       if (request.signal.aborted) return onAbort();
       request.signal.addEventListener('abort', onAbort);
       this.waiting.set(call_id, done);
@@ -107,7 +110,8 @@ export class RelayLink {
       void this.answer(String(message.call_id), String(message.caller), message.request as Call);
       return;
     }
-    if (message.type === 'connected' && message.instance !== this.instance) void this.yieldIfRouteMoved(String(message.account_id));
+    if (message.type === 'connected' && message.instance !== this.instance)
+      void this.yieldIfRouteMoved(String(message.account_id));
   }
 
   /**
@@ -127,12 +131,18 @@ export class RelayLink {
       const route = await this.store.get<RelayRoute>('relay_routes', accountId);
       if (route && route.instance !== this.instance) this.local.replacedElsewhere(accountId, connection);
     } catch (error) {
-      this.log.warn('could not check where a relay is connected', { account_id: accountId, error: (error as Error).message });
+      this.log.warn('could not check where a relay is connected', {
+        account_id: accountId,
+        error: (error as Error).message,
+      });
     }
   }
 
   private async answer(call_id: string, caller: string, call: Call): Promise<void> {
-    const result = await withAttemptLimit(async (signal): Promise<AttemptResult> => (await this.local.sendLocal({ ...call, signal })) ?? { error: 'no relay connected for this account' });
+    const result = await withAttemptLimit(
+      async (signal): Promise<AttemptResult> =>
+        (await this.local.sendLocal({ ...call, signal })) ?? { error: 'no relay connected for this account' },
+    );
     await this.store.bus.publish(CHANNEL, { type: 'result', call_id, caller, result }).catch((error: Error) => {
       this.log.warn('could not answer a relayed delivery to its instance', { call_id, error: error.message });
     });

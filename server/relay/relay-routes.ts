@@ -16,7 +16,14 @@ export function relayHandlers(relay: RelayHub): OperationHandlers {
       const { headers, body } = ctx.state.body as { headers: Record<string, string>; body: string };
       const started = performance.now();
       const result = await withAttemptLimit((signal) =>
-        relay.send({ account_id: ctx.state.account!.account_id, event_id: `grader_${randomUUID()}`, url: 'relay:', headers, body, signal }),
+        relay.send({
+          account_id: ctx.state.account!.account_id,
+          event_id: `grader_${randomUUID()}`,
+          url: 'relay:',
+          headers,
+          body,
+          signal,
+        }),
       );
       ctx.body = {
         status: 'status' in result ? result.status : null,

@@ -26,10 +26,19 @@ t.test('a local receiver behind the relay client gets every delivery, exact and 
   const server = await startTestServer(t);
   const { sessionTo, force, account, secret } = await webhookSetup(server);
   const events: string[] = [];
-  const receiver = await startExampleReceiver({ secret, now: () => server.clock.now(), onEvent: (event) => events.push(event.event) });
+  const receiver = await startExampleReceiver({
+    secret,
+    now: () => server.clock.now(),
+    onEvent: (event) => events.push(event.event),
+  });
   t.teardown(() => receiver.server.close());
   const lines: string[] = [];
-  const client = startRelayClient({ baseUrl: server.baseUrl, token: account.key.token, forwardTo: receiver.url, log: (line) => lines.push(line) });
+  const client = startRelayClient({
+    baseUrl: server.baseUrl,
+    token: account.key.token,
+    forwardTo: receiver.url,
+    log: (line) => lines.push(line),
+  });
   t.teardown(() => client.stop());
   await client.connected;
 
@@ -38,10 +47,21 @@ t.test('a local receiver behind the relay client gets every delivery, exact and 
   await force(session.session_id, 2, 'accredited');
   await server.app.jobs.dispatcher.runDue();
   await new Promise((resolve) => setImmediate(resolve));
-  t.same(events, ['payment_session.created', 'payment_session.paid', 'payment_session.accredited'], 'in order, each verified by the receiver');
+  t.same(
+    events,
+    ['payment_session.created', 'payment_session.paid', 'payment_session.accredited'],
+    'in order, each verified by the receiver',
+  );
   t.equal(receiver.rejected, 0, 'no signature failed');
   const attempts = await traceOf(server, account.account_id, 'webhook.attempt');
-  t.same(attempts.map((a) => [a.routing, a.status]), [['relay', 200], ['relay', 200], ['relay', 200]]);
+  t.same(
+    attempts.map((a) => [a.routing, a.status]),
+    [
+      ['relay', 200],
+      ['relay', 200],
+      ['relay', 200],
+    ],
+  );
   t.equal(lines.filter((line) => line.includes('→ POST')).length, 3, 'one line per delivery');
   t.equal((await traceOf(server, account.account_id, 'relay.connected')).length, 1);
 });
@@ -50,7 +70,9 @@ t.test('with no relay connected the attempt fails with the reason and the ladder
   const server = await startTestServer(t);
   const { sessionTo, account } = await webhookSetup(server);
   await sessionTo('http://192.168.1.20/hook');
-  t.match(await traceOf(server, account.account_id, 'webhook.attempt'), [{ routing: 'relay', error: /no relay connected/ }]);
+  t.match(await traceOf(server, account.account_id, 'webhook.attempt'), [
+    { routing: 'relay', error: /no relay connected/ },
+  ]);
   server.clock.advance(2000);
   await server.app.jobs.dispatcher.runDue();
   t.equal((await traceOf(server, account.account_id, 'webhook.attempt')).length, 2);
@@ -73,7 +95,12 @@ t.test('the relay client stops, saying why, when replaced', async (t) => {
   const server = await startTestServer(t);
   const { account } = await webhookSetup(server);
   const lines: string[] = [];
-  const client = startRelayClient({ baseUrl: server.baseUrl, token: account.key.token, forwardTo: 'http://127.0.0.1:9/x', log: (line) => lines.push(line) });
+  const client = startRelayClient({
+    baseUrl: server.baseUrl,
+    token: account.key.token,
+    forwardTo: 'http://127.0.0.1:9/x',
+    log: (line) => lines.push(line),
+  });
   await client.connected;
   const other = new WebSocket(wsUrl(server.baseUrl), { headers: { authorization: `Bearer ${account.key.token}` } });
   t.teardown(() => other.close());
@@ -85,7 +112,13 @@ t.test('the relay client reconnects after the connection drops', async (t) => {
   const server = await startTestServer(t);
   const { account } = await webhookSetup(server);
   const lines: string[] = [];
-  const client = startRelayClient({ baseUrl: server.baseUrl, token: account.key.token, forwardTo: 'http://127.0.0.1:9/x', log: (line) => lines.push(line), minBackoffMs: 10 });
+  const client = startRelayClient({
+    baseUrl: server.baseUrl,
+    token: account.key.token,
+    forwardTo: 'http://127.0.0.1:9/x',
+    log: (line) => lines.push(line),
+    minBackoffMs: 10,
+  });
   t.teardown(() => client.stop());
   await client.connected;
   // Drop every relay connection from the server side, as an unplugged network would.
@@ -93,7 +126,10 @@ t.test('the relay client reconnects after the connection drops', async (t) => {
   await traceOf(server, account.account_id, 'relay.closed');
   const reconnected = await new Promise<boolean>((resolve) => {
     const check = setInterval(() => {
-      if (lines.filter((line) => line.startsWith('relay connected')).length >= 1 && lines.some((line) => line.includes('reconnecting'))) {
+      if (
+        lines.filter((line) => line.startsWith('relay connected')).length >= 1 &&
+        lines.some((line) => line.includes('reconnecting'))
+      ) {
         clearInterval(check);
         resolve(true);
       }
@@ -110,10 +146,22 @@ t.test('console tokens and unknown tokens are refused with 401 at the upgrade; a
   t.equal(JSON.parse(consoleToken.body).code, 'WRONG_TOKEN_KIND');
   t.equal((await upgradeStatus(wsUrl(server.baseUrl), { authorization: `Bearer sk_${'0'.repeat(64)}` })).status, 401);
   t.equal((await upgradeStatus(wsUrl(server.baseUrl))).status, 401);
-  t.equal((await upgradeStatus(`${server.baseUrl.replace('http', 'ws')}/elsewhere`, { authorization: `Bearer ${account.key.token}` })).status, 404);
+  t.equal(
+    (
+      await upgradeStatus(`${server.baseUrl.replace('http', 'ws')}/elsewhere`, {
+        authorization: `Bearer ${account.key.token}`,
+      })
+    ).status,
+    404,
+  );
   const plain = await server.api.get('/relay');
   t.equal(plain.status, 426);
   const lines: string[] = [];
-  const refused = startRelayClient({ baseUrl: server.baseUrl, token: account.console_token, forwardTo: 'http://127.0.0.1:9/x', log: (line) => lines.push(line) });
+  const refused = startRelayClient({
+    baseUrl: server.baseUrl,
+    token: account.console_token,
+    forwardTo: 'http://127.0.0.1:9/x',
+    log: (line) => lines.push(line),
+  });
   t.match(await refused.finished, { reason: /refused/ });
 });

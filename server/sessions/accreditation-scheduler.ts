@@ -36,12 +36,14 @@ export class AccreditationScheduler {
     const previous = this.running ?? Promise.resolve();
     const run = previous.then(() => this.fireDue(accountId));
     // Only the caller of runDue sees a run's failure; the chain never holds a rejection nobody handles.
-    const settled: Promise<void> = run.then(
-      () => undefined,
-      () => undefined,
-    ).finally(() => {
-      if (this.running === settled) this.running = null;
-    });
+    const settled: Promise<void> = run
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => {
+        if (this.running === settled) this.running = null;
+      });
     this.running = settled;
     return run;
   }
@@ -63,7 +65,11 @@ export class AccreditationScheduler {
     // An account's own after its clock moved; otherwise what is due on the server's clock, from the index (due-times.ts).
     const schedules = accountId
       ? await this.store.list<ScheduleRecord>('schedules', { where: { account_id: accountId } })
-      : await this.store.list<ScheduleRecord>('schedules', { range: { field: 'due_ms', max: this.clock.now() }, orderBy: { field: 'due_ms', direction: 'asc' }, limit: PASS_LIMIT });
+      : await this.store.list<ScheduleRecord>('schedules', {
+          range: { field: 'due_ms', max: this.clock.now() },
+          orderBy: { field: 'due_ms', direction: 'asc' },
+          limit: PASS_LIMIT,
+        });
     let fired = 0;
     for (const schedule of schedules) {
       const account = await this.store.get<Account>('accounts', schedule.account_id);
@@ -78,7 +84,12 @@ export class AccreditationScheduler {
   /** Schedules stored before due times have none (due-times.ts gives them one). */
   private async upgradeLegacySchedules(): Promise<void> {
     if (this.legacyUpgraded) return;
-    await giveDueTimes<ScheduleRecord>(this.store, 'schedules', (schedule) => schedule.session_id, (_tx, schedule, offsetMs) => realDue(schedule.due_at, offsetMs));
+    await giveDueTimes<ScheduleRecord>(
+      this.store,
+      'schedules',
+      (schedule) => schedule.session_id,
+      (_tx, schedule, offsetMs) => realDue(schedule.due_at, offsetMs),
+    );
     this.legacyUpgraded = true;
   }
 }

@@ -40,7 +40,13 @@ export const publicPartner = (record: PartnerRecord) => hide(record);
 export const publicSplitAgreement = (record: SplitAgreementRecord) => hide(record);
 
 /** A record of the calling account, or NOT_FOUND (another account's is indistinguishable from none). */
-export async function owned<T extends { account_id: string }>(tx: Pick<Transaction, 'get'>, collection: string, id: string, account: Account, what: string): Promise<T> {
+export async function owned<T extends { account_id: string }>(
+  tx: Pick<Transaction, 'get'>,
+  collection: string,
+  id: string,
+  account: Account,
+  what: string,
+): Promise<T> {
   const record = (await tx.get(collection, id)) as unknown as T | undefined;
   if (!record || record.account_id !== account.account_id) throw new NotFoundError(`${what} ${id}`);
   return record;
@@ -53,30 +59,61 @@ export class CatalogService {
     private readonly clock: Clock,
   ) {}
 
-  async createAgreement(account: Account, input: Pick<AgreementRecord, 'name' | 'currency_reference' | 'split' | 'payment_methods'>): Promise<AgreementRecord> {
-    const record: AgreementRecord = { agreement_id: newId('agr'), account_id: account.account_id, ...pick(input, ['name', 'currency_reference', 'split', 'payment_methods']), created_at: this.now(account) };
+  async createAgreement(
+    account: Account,
+    input: Pick<AgreementRecord, 'name' | 'currency_reference' | 'split' | 'payment_methods'>,
+  ): Promise<AgreementRecord> {
+    const record: AgreementRecord = {
+      agreement_id: newId('agr'),
+      account_id: account.account_id,
+      ...pick(input, ['name', 'currency_reference', 'split', 'payment_methods']),
+      created_at: this.now(account),
+    };
     await this.store.transact((tx) => tx.insert('agreements', record.agreement_id, record));
     return record;
   }
 
   async createPartner(account: Account, input: Pick<PartnerRecord, 'name' | 'document_id'>): Promise<PartnerRecord> {
-    const record: PartnerRecord = { partner_id: newId('ptn'), account_id: account.account_id, name: input.name, document_id: input.document_id, created_at: this.now(account) };
+    const record: PartnerRecord = {
+      partner_id: newId('ptn'),
+      account_id: account.account_id,
+      name: input.name,
+      document_id: input.document_id,
+      created_at: this.now(account),
+    };
     await this.store.transact((tx) => tx.insert('partners', record.partner_id, record));
     return record;
   }
 
-  async createSplitAgreement(account: Account, input: { agreement_id: string; partner_id: string }): Promise<SplitAgreementRecord> {
+  async createSplitAgreement(
+    account: Account,
+    input: { agreement_id: string; partner_id: string },
+  ): Promise<SplitAgreementRecord> {
     return this.store.transact(async (tx) => {
       const agreement = await owned<AgreementRecord>(tx, 'agreements', input.agreement_id, account, 'agreement');
       await owned<PartnerRecord>(tx, 'partners', input.partner_id, account, 'partner');
       if (!agreement.split) {
-        throw new ValidationError([{ in: 'body', pointer: '/agreement_id', message: 'the agreement was created with split: false' }]);
+        throw new ValidationError([
+          { in: 'body', pointer: '/agreement_id', message: 'the agreement was created with split: false' },
+        ]);
       }
       const linkKey = splitLinkKey(input.agreement_id, input.partner_id);
-      if (await tx.get('split_links', linkKey)) throw new ConflictError('ALREADY_EXISTS', 'the partner is already linked to this agreement');
-      const record: SplitAgreementRecord = { split_agreement_id: newId('spl'), account_id: account.account_id, agreement_id: input.agreement_id, partner_id: input.partner_id, created_at: this.now(account) };
+      if (await tx.get('split_links', linkKey))
+        throw new ConflictError('ALREADY_EXISTS', 'the partner is already linked to this agreement');
+      const record: SplitAgreementRecord = {
+        split_agreement_id: newId('spl'),
+        account_id: account.account_id,
+        agreement_id: input.agreement_id,
+        partner_id: input.partner_id,
+        created_at: this.now(account),
+      };
       tx.insert('split_agreements', record.split_agreement_id, record);
-      tx.insert('split_links', linkKey, { account_id: account.account_id, agreement_id: input.agreement_id, partner_id: input.partner_id, split_agreement_id: record.split_agreement_id });
+      tx.insert('split_links', linkKey, {
+        account_id: account.account_id,
+        agreement_id: input.agreement_id,
+        partner_id: input.partner_id,
+        split_agreement_id: record.split_agreement_id,
+      });
       return record;
     });
   }

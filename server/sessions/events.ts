@@ -60,7 +60,12 @@ export interface EventSink {
 export const silentSink: EventSink = { emitted: () => undefined };
 
 /** Outbox records for the effects of one change, numbered after the session's previous events. */
-export function outboxEvents(session: SessionRecord, effects: readonly EventEffect[], createdAt: string, webhookSecret: string): { events: OutboxEvent[]; session: SessionRecord } {
+export function outboxEvents(
+  session: SessionRecord,
+  effects: readonly EventEffect[],
+  createdAt: string,
+  webhookSecret: string,
+): { events: OutboxEvent[]; session: SessionRecord } {
   let seq = session.event_seq;
   const events = effects.map((effect) => {
     seq += 1;
@@ -100,7 +105,12 @@ export function outboxEvents(session: SessionRecord, effects: readonly EventEffe
  * once (its account's offset gives the real instant) unless an earlier one
  * of its session is still pending: then it waits, QUEUED, for its turn.
  */
-export async function recordEvents(tx: Pick<Transaction, 'insert' | 'list'>, events: readonly OutboxEvent[], offsetMs: number, options: { newSession?: boolean } = {}): Promise<void> {
+export async function recordEvents(
+  tx: Pick<Transaction, 'insert' | 'list'>,
+  events: readonly OutboxEvent[],
+  offsetMs: number,
+  options: { newSession?: boolean } = {},
+): Promise<void> {
   let queued = false;
   for (const event of events) {
     // A session just created has nothing pending; otherwise one look at the session's first pending delivery.

@@ -26,14 +26,29 @@ t.test('amounts convert to cents exactly, including values binary floats cannot 
 });
 
 t.test('split credits: one per partner and the owner takes the rest', async (t) => {
-  const credits = splitCredits(10_000, [{ partner_id: 'p1', amount_cents: 3_333 }, { partner_id: 'p2', amount_cents: 2_500 }], 'owner', 'credited');
-  t.same(credits.map((c) => [c.receiver_id, c.receiver_type, c.gross_cents, c.commission_cents, c.net_cents]), [
-    ['p1', 'partner', 3_333, 33, 3_300],
-    ['p2', 'partner', 2_500, 25, 2_475],
-    ['owner', 'owner', 4_167, 42, 4_125],
-  ]);
+  const credits = splitCredits(
+    10_000,
+    [
+      { partner_id: 'p1', amount_cents: 3_333 },
+      { partner_id: 'p2', amount_cents: 2_500 },
+    ],
+    'owner',
+    'credited',
+  );
+  t.same(
+    credits.map((c) => [c.receiver_id, c.receiver_type, c.gross_cents, c.commission_cents, c.net_cents]),
+    [
+      ['p1', 'partner', 3_333, 33, 3_300],
+      ['p2', 'partner', 2_500, 25, 2_475],
+      ['owner', 'owner', 4_167, 42, 4_125],
+    ],
+  );
   t.same(creditsSummary(credits), { gross_amount: 100, commissions: 1, net_amount: 99, total_credits: 3 });
-  t.same(splitCredits(500, [], 'owner', 'failed').map((c) => c.status), ['failed'], 'without split the owner is the one receiver');
+  t.same(
+    splitCredits(500, [], 'owner', 'failed').map((c) => c.status),
+    ['failed'],
+    'without split the owner is the one receiver',
+  );
   t.throws(() => splitCredits(100, [{ partner_id: 'p', amount_cents: 101 }], 'owner', 'credited'));
 });
 
@@ -57,7 +72,12 @@ t.test('property: for random distributions the credits add up and each commissio
     const ok =
       credits.length === partners + 1 &&
       credits.reduce((s, c) => s + c.gross_cents, 0) === total &&
-      credits.every((c) => c.commission_cents * 100 <= c.gross_cents + 50 && c.gross_cents + 50 < (c.commission_cents + 1) * 100 && c.net_cents === c.gross_cents - c.commission_cents);
+      credits.every(
+        (c) =>
+          c.commission_cents * 100 <= c.gross_cents + 50 &&
+          c.gross_cents + 50 < (c.commission_cents + 1) * 100 &&
+          c.net_cents === c.gross_cents - c.commission_cents,
+      );
     if (!ok) {
       t.fail(`run ${run}: ${JSON.stringify({ total, distribution, credits })}`);
       return;
@@ -71,22 +91,56 @@ t.test('property: for random distributions the credits add up and each commissio
   t.pass('500 random distributions hold every invariant');
 });
 
-t.test('a split distribution equal to the whole amount is allowed: the partner gets it all, the owner nothing; one cent more is refused', async (t) => {
-  const credits = splitCredits(12_345, [{ partner_id: 'p1', amount_cents: 12_345 }], 'owner', 'credited');
-  t.same(credits.map((c) => [c.receiver_id, c.gross_cents, c.commission_cents, c.net_cents]), [['p1', 12_345, 123, 12_222], ['owner', 0, 0, 0]]);
-  t.throws(() => splitCredits(12_345, [{ partner_id: 'p1', amount_cents: 12_346 }], 'owner', 'credited'), /exceeds/);
-});
+t.test(
+  'a split distribution equal to the whole amount is allowed: the partner gets it all, the owner nothing; one cent more is refused',
+  async (t) => {
+    const credits = splitCredits(12_345, [{ partner_id: 'p1', amount_cents: 12_345 }], 'owner', 'credited');
+    t.same(
+      credits.map((c) => [c.receiver_id, c.gross_cents, c.commission_cents, c.net_cents]),
+      [
+        ['p1', 12_345, 123, 12_222],
+        ['owner', 0, 0, 0],
+      ],
+    );
+    t.throws(() => splitCredits(12_345, [{ partner_id: 'p1', amount_cents: 12_346 }], 'owner', 'credited'), /exceeds/);
+  },
+);
 
-t.test('a credit is answered in the currency\'s units, exactly, with its receiver and status', async (t) => {
-  t.same(publicCredit({ receiver_id: 'ptn_1', receiver_type: 'partner', gross_cents: 123_456_789, commission_cents: 1_234_568, net_cents: 122_222_221, status: 'credited' }), {
-    receiver_id: 'ptn_1',
-    receiver_type: 'partner',
-    gross_amount: 1_234_567.89,
-    commission: 12_345.68,
-    net_amount: 1_222_222.21,
-    status: 'credited',
-  });
-  t.same(publicCredit({ receiver_id: 'acc_1', receiver_type: 'owner', gross_cents: 1, commission_cents: 0, net_cents: 1, status: 'failed' }), {
-    receiver_id: 'acc_1', receiver_type: 'owner', gross_amount: 0.01, commission: 0, net_amount: 0.01, status: 'failed',
-  });
+t.test("a credit is answered in the currency's units, exactly, with its receiver and status", async (t) => {
+  t.same(
+    publicCredit({
+      receiver_id: 'ptn_1',
+      receiver_type: 'partner',
+      gross_cents: 123_456_789,
+      commission_cents: 1_234_568,
+      net_cents: 122_222_221,
+      status: 'credited',
+    }),
+    {
+      receiver_id: 'ptn_1',
+      receiver_type: 'partner',
+      gross_amount: 1_234_567.89,
+      commission: 12_345.68,
+      net_amount: 1_222_222.21,
+      status: 'credited',
+    },
+  );
+  t.same(
+    publicCredit({
+      receiver_id: 'acc_1',
+      receiver_type: 'owner',
+      gross_cents: 1,
+      commission_cents: 0,
+      net_cents: 1,
+      status: 'failed',
+    }),
+    {
+      receiver_id: 'acc_1',
+      receiver_type: 'owner',
+      gross_amount: 0.01,
+      commission: 0,
+      net_amount: 0.01,
+      status: 'failed',
+    },
+  );
 });

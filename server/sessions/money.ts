@@ -28,14 +28,29 @@ export interface Credit {
  * One credit per receiver: each partner of the distribution, then the owner
  * with what remains (addendum §5). The distribution must not exceed the total.
  */
-export function splitCredits(totalCents: number, distribution: Array<{ partner_id: string; amount_cents: number }>, ownerId: string, status: Credit['status']): Credit[] {
+export function splitCredits(
+  totalCents: number,
+  distribution: Array<{ partner_id: string; amount_cents: number }>,
+  ownerId: string,
+  status: Credit['status'],
+): Credit[] {
   const distributed = distribution.reduce((sum, part) => sum + part.amount_cents, 0);
   if (distributed > totalCents) throw new Error('the distribution exceeds the session amount');
   const credit = (receiver_id: string, receiver_type: Credit['receiver_type'], gross: number): Credit => {
     const commission = commissionCents(gross);
-    return { receiver_id, receiver_type, gross_cents: gross, commission_cents: commission, net_cents: gross - commission, status };
+    return {
+      receiver_id,
+      receiver_type,
+      gross_cents: gross,
+      commission_cents: commission,
+      net_cents: gross - commission,
+      status,
+    };
   };
-  return [...distribution.map((part) => credit(part.partner_id, 'partner', part.amount_cents)), credit(ownerId, 'owner', totalCents - distributed)];
+  return [
+    ...distribution.map((part) => credit(part.partner_id, 'partner', part.amount_cents)),
+    credit(ownerId, 'owner', totalCents - distributed),
+  ];
 }
 
 export function creditsSummary(credits: Credit[]) {

@@ -44,4 +44,3 @@ export async function resetAccount(store: Store, clock: Clock, accountId: string
     return deleted;
   });
 }
-

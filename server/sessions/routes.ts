@@ -36,12 +36,18 @@ export function sessionHandlers({ store, clock, catalog, sessions, stops, public
   };
 
   return {
-    createAgreement: async (ctx) => created(ctx, publicAgreement(await catalog.createAgreement(account(ctx), body(ctx)))),
+    createAgreement: async (ctx) =>
+      created(ctx, publicAgreement(await catalog.createAgreement(account(ctx), body(ctx)))),
     createPartner: async (ctx) => created(ctx, publicPartner(await catalog.createPartner(account(ctx), body(ctx)))),
-    createSplitAgreement: async (ctx) => created(ctx, publicSplitAgreement(await catalog.createSplitAgreement(account(ctx), body(ctx)))),
-    createButtonSession: async (ctx) => created(ctx, view(ctx)(await sessions.create(account(ctx), body<SessionInput>(ctx), 'button'))),
+    createSplitAgreement: async (ctx) =>
+      created(ctx, publicSplitAgreement(await catalog.createSplitAgreement(account(ctx), body(ctx)))),
+    createButtonSession: async (ctx) =>
+      created(ctx, view(ctx)(await sessions.create(account(ctx), body<SessionInput>(ctx), 'button'))),
     createRequestBatch: async (ctx) => {
-      const { batch, sessions: list } = await sessions.createRequestBatch(account(ctx), body<{ sessions: SessionInput[] }>(ctx).sessions);
+      const { batch, sessions: list } = await sessions.createRequestBatch(
+        account(ctx),
+        body<{ sessions: SessionInput[] }>(ctx).sessions,
+      );
       created(ctx, { batch_id: batch.batch_id, sessions: list.map(view(ctx)) });
     },
     getRequestBatch: async (ctx) => {
@@ -66,11 +72,18 @@ export function sessionHandlers({ store, clock, catalog, sessions, stops, public
       ctx.status = 204;
     },
     reorderStops: async (ctx) => {
-      ctx.body = { data: (await stops.reorder(account(ctx), body<{ stop_ids: string[] }>(ctx).stop_ids)).map(publicStop) };
+      ctx.body = {
+        data: (await stops.reorder(account(ctx), body<{ stop_ids: string[] }>(ctx).stop_ids)).map(publicStop),
+      };
     },
     addStopSessions: async (ctx) => {
       const request = body<{ sessions: unknown[]; continue_on_error?: boolean }>(ctx);
-      const results = await sessions.createForStop(account(ctx), param(ctx, 'stop_id'), request.sessions, request.continue_on_error ?? false);
+      const results = await sessions.createForStop(
+        account(ctx),
+        param(ctx, 'stop_id'),
+        request.sessions,
+        request.continue_on_error ?? false,
+      );
       ctx.status = results.every((result) => result.status === 201) ? 201 : 207;
       ctx.body = {
         results: results.map((result) =>

@@ -25,7 +25,8 @@ function catalog(split = true) {
   return { get: async (collection: string, id: string) => records.get(`${collection}/${id}`) as never };
 }
 
-const build = (input: Partial<SessionInput>, split = true) => buildSession(catalog(split), account, { agreement_id: 'agr_1', amount_reference: 100, ...input }, 'button', NOW);
+const build = (input: Partial<SessionInput>, split = true) =>
+  buildSession(catalog(split), account, { agreement_id: 'agr_1', amount_reference: 100, ...input }, 'button', NOW);
 
 async function refusal(t: Test, input: Partial<SessionInput>, split = true): Promise<SessionInputError> {
   const error = await build(input, split).then(
@@ -36,63 +37,119 @@ async function refusal(t: Test, input: Partial<SessionInput>, split = true): Pro
   return error;
 }
 
-t.test('a valid body becomes a pending session in cents, with the agreement\'s currency and the defaults the addendum fixes', async (t) => {
-  const session = await build({ amount_reference: 1234.56 });
-  t.match(session, {
-    session_id: /^ses_/,
-    payment_id: /^pay_/,
-    account_id: 'acc_1',
-    status: 'pending',
-    agreement_id: 'agr_1',
-    amount_cents: 123_456,
-    currency_reference: 'CLP',
-    due_date_session: null,
-    due_date_reached_behavior: 'expire',
-    webhook_url: null,
-    description: null,
-    created_at: NOW,
-    origin: 'button',
-    accreditation: { status: 'none' },
-    event_seq: 0,
-  });
-  t.same(session.distribution, []);
-});
+t.test(
+  "a valid body becomes a pending session in cents, with the agreement's currency and the defaults the addendum fixes",
+  async (t) => {
+    const session = await build({ amount_reference: 1234.56 });
+    t.match(session, {
+      session_id: /^ses_/,
+      payment_id: /^pay_/,
+      account_id: 'acc_1',
+      status: 'pending',
+      agreement_id: 'agr_1',
+      amount_cents: 123_456,
+      currency_reference: 'CLP',
+      due_date_session: null,
+      due_date_reached_behavior: 'expire',
+      webhook_url: null,
+      description: null,
+      created_at: NOW,
+      origin: 'button',
+      accreditation: { status: 'none' },
+      event_seq: 0,
+    });
+    t.same(session.distribution, []);
+  },
+);
 
-t.test('what the body sets is kept: the due date normalised to UTC, keep_active, the webhook, the description', async (t) => {
-  const session = await build({ due_date_session: '2026-11-22T10:00:00-03:00', due_date_reached_behavior: 'keep_active', webhook_url: 'https://example.com/hook', description: 'mesa 4', currency_reference: 'CLP' });
-  t.equal(session.due_date_session, '2026-11-22T13:00:00.000Z');
-  t.equal(session.due_date_reached_behavior, 'keep_active');
-  t.equal(session.webhook_url, 'https://example.com/hook');
-  t.equal(session.description, 'mesa 4');
-});
+t.test(
+  'what the body sets is kept: the due date normalised to UTC, keep_active, the webhook, the description',
+  async (t) => {
+    const session = await build({
+      due_date_session: '2026-11-22T10:00:00-03:00',
+      due_date_reached_behavior: 'keep_active',
+      webhook_url: 'https://example.com/hook',
+      description: 'mesa 4',
+      currency_reference: 'CLP',
+    });
+    t.equal(session.due_date_session, '2026-11-22T13:00:00.000Z');
+    t.equal(session.due_date_reached_behavior, 'keep_active');
+    t.equal(session.webhook_url, 'https://example.com/hook');
+    t.equal(session.description, 'mesa 4');
+  },
+);
 
 t.test('a split is kept in cents, partner by partner, and may add up to the whole amount', async (t) => {
-  const session = await build({ amount_reference: 100, split: { distribution: [{ partner_id: 'ptn_1', amount_reference: 60.5 }, { partner_id: 'ptn_2', amount_reference: 39.5 }] } });
-  t.same(session.distribution, [{ partner_id: 'ptn_1', amount_cents: 6050 }, { partner_id: 'ptn_2', amount_cents: 3950 }]);
+  const session = await build({
+    amount_reference: 100,
+    split: {
+      distribution: [
+        { partner_id: 'ptn_1', amount_reference: 60.5 },
+        { partner_id: 'ptn_2', amount_reference: 39.5 },
+      ],
+    },
+  });
+  t.same(session.distribution, [
+    { partner_id: 'ptn_1', amount_cents: 6050 },
+    { partner_id: 'ptn_2', amount_cents: 3950 },
+  ]);
 });
 
 t.test('a distribution over the amount by one cent is refused at /split/distribution', async (t) => {
-  const error = await refusal(t, { amount_reference: 100, split: { distribution: [{ partner_id: 'ptn_1', amount_reference: 60.5 }, { partner_id: 'ptn_2', amount_reference: 39.51 }] } });
+  const error = await refusal(t, {
+    amount_reference: 100,
+    split: {
+      distribution: [
+        { partner_id: 'ptn_1', amount_reference: 60.5 },
+        { partner_id: 'ptn_2', amount_reference: 39.51 },
+      ],
+    },
+  });
   t.equal(error.pointer, '/split/distribution');
-  t.match(error.answer(), { code: 'VALIDATION_FAILED', details: [{ in: 'body', message: /adds up to more than amount_reference/ }] });
-  t.equal(error.answer().details?.[0]?.pointer, '/split/distribution', 'alone, the pointer is the field\'s, with nothing before it');
+  t.match(error.answer(), {
+    code: 'VALIDATION_FAILED',
+    details: [{ in: 'body', message: /adds up to more than amount_reference/ }],
+  });
+  t.equal(
+    error.answer().details?.[0]?.pointer,
+    '/split/distribution',
+    "alone, the pointer is the field's, with nothing before it",
+  );
 });
 
-t.test('another currency than the agreement\'s is refused, naming the agreement\'s', async (t) => {
+t.test("another currency than the agreement's is refused, naming the agreement's", async (t) => {
   const error = await refusal(t, { currency_reference: 'USD' });
   t.equal(error.pointer, '/currency_reference');
-  t.match(error.answer(), { code: 'VALIDATION_FAILED', details: [{ pointer: '/currency_reference', message: "must be the agreement's currency, CLP" }] });
+  t.match(error.answer(), {
+    code: 'VALIDATION_FAILED',
+    details: [{ pointer: '/currency_reference', message: "must be the agreement's currency, CLP" }],
+  });
 });
 
-t.test('an agreement or partner that is unknown or another account\'s is a 404 naming where, never a 400', async (t) => {
+t.test("an agreement or partner that is unknown or another account's is a 404 naming where, never a 400", async (t) => {
   for (const agreement_id of ['agr_missing', 'agr_other']) {
     const error = await refusal(t, { agreement_id });
     t.equal(error.pointer, '/agreement_id');
-    t.match(error.answer(), { code: 'NOT_FOUND', message: `agreement ${agreement_id} not found` }, 'alone, the message is the store\'s');
-    t.match(error.answer('/sessions/3'), { code: 'NOT_FOUND', message: `/sessions/3/agreement_id: agreement ${agreement_id} not found` }, 'in a batch, it names the item');
+    t.match(
+      error.answer(),
+      { code: 'NOT_FOUND', message: `agreement ${agreement_id} not found` },
+      "alone, the message is the store's",
+    );
+    t.match(
+      error.answer('/sessions/3'),
+      { code: 'NOT_FOUND', message: `/sessions/3/agreement_id: agreement ${agreement_id} not found` },
+      'in a batch, it names the item',
+    );
   }
   for (const partner_id of ['ptn_missing', 'ptn_other']) {
-    const error = await refusal(t, { split: { distribution: [{ partner_id: 'ptn_1', amount_reference: 1 }, { partner_id, amount_reference: 1 }] } });
+    const error = await refusal(t, {
+      split: {
+        distribution: [
+          { partner_id: 'ptn_1', amount_reference: 1 },
+          { partner_id, amount_reference: 1 },
+        ],
+      },
+    });
     t.equal(error.pointer, '/split/distribution/1/partner_id');
     t.equal(error.answer().code, 'NOT_FOUND');
     t.equal(error.answer().message, `partner ${partner_id} not found`);
@@ -100,24 +157,63 @@ t.test('an agreement or partner that is unknown or another account\'s is a 404 n
 });
 
 t.test('a partner twice in a distribution is refused where it appears the second time', async (t) => {
-  const error = await refusal(t, { split: { distribution: [{ partner_id: 'ptn_1', amount_reference: 1 }, { partner_id: 'ptn_1', amount_reference: 1 }] } });
+  const error = await refusal(t, {
+    split: {
+      distribution: [
+        { partner_id: 'ptn_1', amount_reference: 1 },
+        { partner_id: 'ptn_1', amount_reference: 1 },
+      ],
+    },
+  });
   t.equal(error.pointer, '/split/distribution/1/partner_id');
-  t.match(error.answer('/sessions/0'), { code: 'VALIDATION_FAILED', details: [{ pointer: '/sessions/0/split/distribution/1/partner_id', message: 'a partner may appear once in a distribution' }] });
+  t.match(error.answer('/sessions/0'), {
+    code: 'VALIDATION_FAILED',
+    details: [
+      {
+        pointer: '/sessions/0/split/distribution/1/partner_id',
+        message: 'a partner may appear once in a distribution',
+      },
+    ],
+  });
 });
 
-t.test('on a split agreement an unlinked partner is refused; with split false the distribution is taken as sent (spec: Errors, 2)', async (t) => {
-  const error = await refusal(t, { split: { distribution: [{ partner_id: 'ptn_unlinked', amount_reference: 1 }] } });
-  t.equal(error.pointer, '/split/distribution/0/partner_id');
-  t.match(error.answer(), { details: [{ message: 'the partner has no split-reception agreement with this agreement' }] });
-  const session = await build({ split: { distribution: [{ partner_id: 'ptn_unlinked', amount_reference: 1 }] } }, false);
-  t.same(session.distribution, [{ partner_id: 'ptn_unlinked', amount_cents: 100 }]);
-});
+t.test(
+  'on a split agreement an unlinked partner is refused; with split false the distribution is taken as sent (spec: Errors, 2)',
+  async (t) => {
+    const error = await refusal(t, { split: { distribution: [{ partner_id: 'ptn_unlinked', amount_reference: 1 }] } });
+    t.equal(error.pointer, '/split/distribution/0/partner_id');
+    t.match(error.answer(), {
+      details: [{ message: 'the partner has no split-reception agreement with this agreement' }],
+    });
+    const session = await build(
+      { split: { distribution: [{ partner_id: 'ptn_unlinked', amount_reference: 1 }] } },
+      false,
+    );
+    t.same(session.distribution, [{ partner_id: 'ptn_unlinked', amount_cents: 100 }]);
+  },
+);
 
-t.test('a store failure while reading the catalog passes through unchanged, not as the caller\'s fault', async (t) => {
+t.test("a store failure while reading the catalog passes through unchanged, not as the caller's fault", async (t) => {
   const away = new AppError('STORE_UNAVAILABLE', 'the database is away');
   const tx = { get: async () => Promise.reject(away) };
   await t.rejects(buildSession(tx, account, { agreement_id: 'agr_1', amount_reference: 1 }, 'button', NOW), away);
   const partnersAway = catalog();
-  const failing = { get: async (collection: string, id: string) => (collection === 'partners' ? Promise.reject(away) : partnersAway.get(collection, id)) };
-  await t.rejects(buildSession(failing, account, { agreement_id: 'agr_1', amount_reference: 1, split: { distribution: [{ partner_id: 'ptn_1', amount_reference: 1 }] } }, 'button', NOW), away);
+  const failing = {
+    get: async (collection: string, id: string) =>
+      collection === 'partners' ? Promise.reject(away) : partnersAway.get(collection, id),
+  };
+  await t.rejects(
+    buildSession(
+      failing,
+      account,
+      {
+        agreement_id: 'agr_1',
+        amount_reference: 1,
+        split: { distribution: [{ partner_id: 'ptn_1', amount_reference: 1 }] },
+      },
+      'button',
+      NOW,
+    ),
+    away,
+  );
 });

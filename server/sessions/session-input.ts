@@ -34,7 +34,8 @@ export class SessionInputError extends Error {
    */
   answer(prefix = ''): AppError {
     const pointer = `${prefix}${this.pointer}`;
-    if (this.error.code === 'NOT_FOUND') return new AppError('NOT_FOUND', prefix ? `${pointer}: ${this.error.message}` : this.error.message);
+    if (this.error.code === 'NOT_FOUND')
+      return new AppError('NOT_FOUND', prefix ? `${pointer}: ${this.error.message}` : this.error.message);
     return new ValidationError([{ in: 'body', pointer, message: this.error.message }]);
   }
 }
@@ -45,18 +46,29 @@ export class SessionInputError extends Error {
  * a split agreement each partner must be linked to it (else 400); the
  * distribution may not exceed the amount; the currency is the agreement's.
  */
-export async function buildSession(tx: Pick<Transaction, 'get'>, account: Account, input: SessionInput, origin: Origin, now: string): Promise<SessionRecord> {
+export async function buildSession(
+  tx: Pick<Transaction, 'get'>,
+  account: Account,
+  input: SessionInput,
+  origin: Origin,
+  now: string,
+): Promise<SessionRecord> {
   const fail = (error: AppError, pointer: string): never => {
     throw new SessionInputError(error, pointer);
   };
-  const invalid = (pointer: string, message: string) => fail(new ValidationError([{ in: 'body', pointer, message }] as ErrorDetail[], message), pointer);
+  const invalid = (pointer: string, message: string) =>
+    fail(new ValidationError([{ in: 'body', pointer, message }] as ErrorDetail[], message), pointer);
 
   // Only an unknown id is the input's fault; anything else (the database away) passes through unchanged.
-  const notFoundAt = (pointer: string) => (error: unknown): never => {
-    if (error instanceof AppError && error.code === 'NOT_FOUND') fail(error, pointer);
-    throw error;
-  };
-  const agreement = await owned<AgreementRecord>(tx, 'agreements', input.agreement_id, account, 'agreement').catch(notFoundAt('/agreement_id'));
+  const notFoundAt =
+    (pointer: string) =>
+    (error: unknown): never => {
+      if (error instanceof AppError && error.code === 'NOT_FOUND') fail(error, pointer);
+      throw error;
+    };
+  const agreement = await owned<AgreementRecord>(tx, 'agreements', input.agreement_id, account, 'agreement').catch(
+    notFoundAt('/agreement_id'),
+  );
   if (input.currency_reference !== undefined && input.currency_reference !== agreement.currency_reference) {
     invalid('/currency_reference', `must be the agreement's currency, ${agreement.currency_reference}`);
   }
@@ -65,7 +77,8 @@ export async function buildSession(tx: Pick<Transaction, 'get'>, account: Accoun
   for (const [index, part] of (input.split?.distribution ?? []).entries()) {
     const pointer = `/split/distribution/${index}/partner_id`;
     await owned<PartnerRecord>(tx, 'partners', part.partner_id, account, 'partner').catch(notFoundAt(pointer));
-    if (distribution.some((seen) => seen.partner_id === part.partner_id)) invalid(pointer, 'a partner may appear once in a distribution');
+    if (distribution.some((seen) => seen.partner_id === part.partner_id))
+      invalid(pointer, 'a partner may appear once in a distribution');
     // A split agreement needs each partner linked; with split: false the distribution is accepted as is (spec: Errors, 2).
     if (agreement.split && !(await tx.get('split_links', splitLinkKey(agreement.agreement_id, part.partner_id)))) {
       invalid(pointer, 'the partner has no split-reception agreement with this agreement');

@@ -4,7 +4,11 @@ import type { Leg2Outcome, SessionRecord, SessionStatus } from './session.js';
 // spec: Payment session (simulator behaviour), rules 1–8; addendum §5, §6.
 // Pure: the session and a trigger in, the session and its effects out.
 
-export type EventName = 'payment_session.created' | 'payment_session.paid' | 'payment_session.accredited' | 'payment_session.accreditation_to_recipient_failed';
+export type EventName =
+  | 'payment_session.created'
+  | 'payment_session.paid'
+  | 'payment_session.accredited'
+  | 'payment_session.accreditation_to_recipient_failed';
 
 /** An event to emit with the change that caused it; `receiver_id` for a failed credit. */
 export interface EventEffect {
@@ -29,7 +33,11 @@ export type Trigger =
 export type Outcome =
   | { result: 'changed'; session: SessionRecord; events: EventEffect[]; schedule?: 'set' | 'cancel' }
   | { result: 'unchanged'; session: SessionRecord }
-  | { result: 'rejected'; code: 'INVALID_FORCED_TRANSITION' | 'SESSION_ALREADY_PAID' | 'SESSION_NOT_PAYABLE'; reason: string };
+  | {
+      result: 'rejected';
+      code: 'INVALID_FORCED_TRANSITION' | 'SESSION_ALREADY_PAID' | 'SESSION_NOT_PAYABLE';
+      reason: string;
+    };
 
 const leg1Outcomes = ['paid', 'failed', 'expired'];
 const leg2Outcomes = ['accredited', 'accreditation_failed'];
@@ -40,22 +48,33 @@ export function transition(session: SessionRecord, trigger: Trigger): Outcome {
       return dueDate(session, trigger.now);
     case 'expire':
       // rule 6: expiring a paid session answers 422.
-      if (session.status === 'paid') return reject('SESSION_ALREADY_PAID', 'the session is already paid and cannot expire');
+      if (session.status === 'paid')
+        return reject('SESSION_ALREADY_PAID', 'the session is already paid and cannot expire');
       if (session.status === 'expired') return { result: 'unchanged', session };
       return changed({ ...session, status: 'expired' }, []);
     case 'force':
       return force(session, trigger.leg, trigger.outcome);
     case 'page':
-      if (session.status !== 'pending') return reject('SESSION_NOT_PAYABLE', `the session is ${session.status}, not pending`);
+      if (session.status !== 'pending')
+        return reject('SESSION_NOT_PAYABLE', `the session is ${session.status}, not pending`);
       if (trigger.outcome === 'paid') {
         // rule 3: paying through the page schedules leg 2.
         const paid = leg1(session, 'paid');
-        return { ...paid, session: { ...paid.session, accreditation: { status: 'scheduled', scheduled_for: trigger.accreditAt, outcome: trigger.leg2 } }, schedule: 'set' };
+        return {
+          ...paid,
+          session: {
+            ...paid.session,
+            accreditation: { status: 'scheduled', scheduled_for: trigger.accreditAt, outcome: trigger.leg2 },
+          },
+          schedule: 'set',
+        };
       }
-      if (trigger.outcome === 'failed') return changed({ ...session, status: 'failed', failure_reason: trigger.reason }, []);
+      if (trigger.outcome === 'failed')
+        return changed({ ...session, status: 'failed', failure_reason: trigger.reason }, []);
       return changed({ ...session, status: 'expired' }, []);
     case 'scheduled-accreditation':
-      if (session.status !== 'paid' || session.accreditation.status !== 'scheduled') return { result: 'unchanged', session };
+      if (session.status !== 'paid' || session.accreditation.status !== 'scheduled')
+        return { result: 'unchanged', session };
       return leg2(session, session.accreditation.outcome ?? 'accredited');
   }
 }
@@ -66,28 +85,46 @@ export function transition(session: SessionRecord, trigger: Trigger): Outcome {
  * the rules.
  */
 export function admissibleOutcomes(session: SessionRecord): Array<{ leg: 1 | 2; outcome: string }> {
-  const candidates = [...leg1Outcomes.map((outcome) => ({ leg: 1 as const, outcome })), ...leg2Outcomes.map((outcome) => ({ leg: 2 as const, outcome }))];
+  const candidates = [
+    ...leg1Outcomes.map((outcome) => ({ leg: 1 as const, outcome })),
+    ...leg2Outcomes.map((outcome) => ({ leg: 2 as const, outcome })),
+  ];
   return candidates.filter(({ leg, outcome }) => force(session, leg, outcome).result !== 'rejected');
 }
 
 /** rule 7: past its due date, an expire-mode pending session is expired; keep_active stays pending. */
 function dueDate(session: SessionRecord, now: number): Outcome {
-  if (session.status !== 'pending' || session.due_date_reached_behavior !== 'expire' || session.due_date_session === null) return { result: 'unchanged', session };
+  if (
+    session.status !== 'pending' ||
+    session.due_date_reached_behavior !== 'expire' ||
+    session.due_date_session === null
+  )
+    return { result: 'unchanged', session };
   if (Date.parse(session.due_date_session) > now) return { result: 'unchanged', session };
   return changed({ ...session, status: 'expired' }, []);
 }
 
 function force(session: SessionRecord, leg: 1 | 2, outcome: string): Outcome {
   if (leg === 1) {
-    if (!leg1Outcomes.includes(outcome)) return reject('INVALID_FORCED_TRANSITION', `${outcome} is not a leg 1 outcome; leg 1 takes ${leg1Outcomes.join(', ')}`);
+    if (!leg1Outcomes.includes(outcome))
+      return reject(
+        'INVALID_FORCED_TRANSITION',
+        `${outcome} is not a leg 1 outcome; leg 1 takes ${leg1Outcomes.join(', ')}`,
+      );
     // rule 2: leg 1 cannot be forced on a paid session.
-    if (session.status === 'paid') return reject('INVALID_FORCED_TRANSITION', 'leg 1 cannot be forced on a session that is already paid');
+    if (session.status === 'paid')
+      return reject('INVALID_FORCED_TRANSITION', 'leg 1 cannot be forced on a session that is already paid');
     // rule 4: forcing paid does not schedule the accreditation.
     return leg1(session, outcome as SessionStatus);
   }
-  if (!leg2Outcomes.includes(outcome)) return reject('INVALID_FORCED_TRANSITION', `${outcome} is not a leg 2 outcome; leg 2 takes ${leg2Outcomes.join(', ')}`);
+  if (!leg2Outcomes.includes(outcome))
+    return reject(
+      'INVALID_FORCED_TRANSITION',
+      `${outcome} is not a leg 2 outcome; leg 2 takes ${leg2Outcomes.join(', ')}`,
+    );
   // rule 2: leg 2 requires a paid session.
-  if (session.status !== 'paid') return reject('INVALID_FORCED_TRANSITION', `leg 2 requires the session to be paid; it is ${session.status}`);
+  if (session.status !== 'paid')
+    return reject('INVALID_FORCED_TRANSITION', `leg 2 requires the session to be paid; it is ${session.status}`);
   if (session.accreditation.status !== 'none' && session.accreditation.status !== 'scheduled') {
     return reject('INVALID_FORCED_TRANSITION', `the accreditation already ended: ${session.accreditation.status}`);
   }
@@ -105,11 +142,18 @@ function leg1(session: SessionRecord, status: SessionStatus): Outcome & { result
 function leg2(session: SessionRecord, outcome: Leg2Outcome): Outcome & { result: 'changed' } {
   const status = outcome === 'accredited' ? 'credited' : 'failed';
   const credits = splitCredits(session.amount_cents, session.distribution, session.account_id, status);
-  const next: SessionRecord = { ...session, accreditation: { status: outcome === 'accredited' ? 'accredited' : 'failed' }, credits };
+  const next: SessionRecord = {
+    ...session,
+    accreditation: { status: outcome === 'accredited' ? 'accredited' : 'failed' },
+    credits,
+  };
   const events: EventEffect[] =
     outcome === 'accredited'
       ? [{ event: 'payment_session.accredited' }]
-      : credits.map((credit) => ({ event: 'payment_session.accreditation_to_recipient_failed', receiver_id: credit.receiver_id }));
+      : credits.map((credit) => ({
+          event: 'payment_session.accreditation_to_recipient_failed',
+          receiver_id: credit.receiver_id,
+        }));
   return changed(next, events);
 }
 
@@ -117,6 +161,9 @@ function changed(session: SessionRecord, events: EventEffect[]): Outcome & { res
   return { result: 'changed', session, events };
 }
 
-function reject(code: 'INVALID_FORCED_TRANSITION' | 'SESSION_ALREADY_PAID' | 'SESSION_NOT_PAYABLE', reason: string): Outcome {
+function reject(
+  code: 'INVALID_FORCED_TRANSITION' | 'SESSION_ALREADY_PAID' | 'SESSION_NOT_PAYABLE',
+  reason: string,
+): Outcome {
   return { result: 'rejected', code, reason };
 }

@@ -21,7 +21,8 @@ export interface BatchRecord {
 }
 
 /** One item of a stop's session batch, as the operation answers it. */
-export type ItemResult = { index: number; status: 201; session: SessionRecord } | { index: number; status: 400 | 404; error: AppError };
+export type ItemResult =
+  { index: number; status: 201; session: SessionRecord } | { index: number; status: 400 | 404; error: AppError };
 
 /**
  * Payment sessions: creation, reads, expiry, forced outcomes, the payment
@@ -49,18 +50,28 @@ export class SessionService {
   }
 
   /** A Request batch: all or nothing (the simulator ignores continue_on_error). */
-  async createRequestBatch(account: Account, inputs: SessionInput[]): Promise<{ batch: BatchRecord; sessions: SessionRecord[] }> {
+  async createRequestBatch(
+    account: Account,
+    inputs: SessionInput[],
+  ): Promise<{ batch: BatchRecord; sessions: SessionRecord[] }> {
     const { result, events } = await this.store.transact(async (tx) => {
       const now = this.now(account);
       const created: SessionRecord[] = [];
       const events: OutboxEvent[] = [];
       for (const [index, input] of inputs.entries()) {
-        const session = await buildSession(tx, account, input, 'request', now).catch(rethrowAnswer(`/sessions/${index}`));
+        const session = await buildSession(tx, account, input, 'request', now).catch(
+          rethrowAnswer(`/sessions/${index}`),
+        );
         const inserted = await this.insert(tx, account, session);
         created.push(inserted.result);
         events.push(...inserted.events);
       }
-      const batch: BatchRecord = { batch_id: newId('bat'), account_id: account.account_id, session_ids: created.map((s) => s.session_id), created_at: now };
+      const batch: BatchRecord = {
+        batch_id: newId('bat'),
+        account_id: account.account_id,
+        session_ids: created.map((s) => s.session_id),
+        created_at: now,
+      };
       tx.insert('batches', batch.batch_id, batch);
       return { result: { batch, sessions: created }, events };
     });
@@ -79,7 +90,12 @@ export class SessionService {
    * continue_on_error the first failing item fails the whole batch and
    * nothing is created; with it, the good items are created.
    */
-  async createForStop(account: Account, stopId: string, items: unknown[], continueOnError: boolean): Promise<ItemResult[]> {
+  async createForStop(
+    account: Account,
+    stopId: string,
+    items: unknown[],
+    continueOnError: boolean,
+  ): Promise<ItemResult[]> {
     const { result, events } = await this.store.transact(async (tx) => {
       const stop = await owned<{ account_id: string; session_ids: string[] }>(tx, 'stops', stopId, account, 'stop');
       const now = this.now(account);
@@ -89,7 +105,15 @@ export class SessionService {
         const problems = this.checkInput(item);
         let outcome: ItemResult;
         if (problems.length > 0) {
-          outcome = { index, status: 400, error: new AppError('VALIDATION_FAILED', `${problems[0]!.pointer || '/'} ${problems[0]!.message}`, problems.map((p) => ({ ...p, pointer: `/sessions/${index}${p.pointer}` }))) };
+          outcome = {
+            index,
+            status: 400,
+            error: new AppError(
+              'VALIDATION_FAILED',
+              `${problems[0]!.pointer || '/'} ${problems[0]!.message}`,
+              problems.map((p) => ({ ...p, pointer: `/sessions/${index}${p.pointer}` })),
+            ),
+          };
         } else {
           try {
             const session = await buildSession(tx, account, item as SessionInput, 'stop', now);
@@ -106,7 +130,11 @@ export class SessionService {
           const error = outcome.error;
           // Nothing of this batch is kept: throwing rolls the transaction back.
           // The item's own message does not name the item (its result carries `index`): named once here.
-          throw new AppError('VALIDATION_FAILED', `item ${index}: ${error.message}`, error.details ?? [{ in: 'body', pointer: `/sessions/${index}`, message: error.message }]);
+          throw new AppError(
+            'VALIDATION_FAILED',
+            `item ${index}: ${error.message}`,
+            error.details ?? [{ in: 'body', pointer: `/sessions/${index}`, message: error.message }],
+          );
         }
         results.push(outcome);
       }
@@ -132,10 +160,22 @@ export class SessionService {
   }
 
   /** The payment page's outcome; on payment, leg 2 is scheduled after the accreditation delay. */
-  async payViaPage(account: Account, sessionId: string, page: { outcome: 'paid'; leg2: 'accredited' | 'accreditation_failed' } | { outcome: 'failed'; reason: string } | { outcome: 'expired' }): Promise<SessionRecord> {
+  async payViaPage(
+    account: Account,
+    sessionId: string,
+    page:
+      | { outcome: 'paid'; leg2: 'accredited' | 'accreditation_failed' }
+      | { outcome: 'failed'; reason: string }
+      | { outcome: 'expired' },
+  ): Promise<SessionRecord> {
     const trigger: Trigger =
       page.outcome === 'paid'
-        ? { kind: 'page', outcome: 'paid', leg2: page.leg2, accreditAt: iso(accountNow(this.clock, account) + this.accreditationDelayMs) }
+        ? {
+            kind: 'page',
+            outcome: 'paid',
+            leg2: page.leg2,
+            accreditAt: iso(accountNow(this.clock, account) + this.accreditationDelayMs),
+          }
         : page.outcome === 'failed'
           ? { kind: 'page', outcome: 'failed', reason: page.reason }
           : { kind: 'page', outcome: 'expired' };
@@ -172,15 +212,29 @@ export class SessionService {
       const emitted = outboxEvents(session, effects, at, webhookSecret(account));
       tx.put('sessions', sessionId, storedSession(emitted.session));
       if (session.status !== stored.status) {
-        trace(tx, account.account_id, 'session.status_changed', at, { session_id: sessionId, from: stored.status, to: session.status, cause: trigger?.kind ?? 'due-date' });
+        trace(tx, account.account_id, 'session.status_changed', at, {
+          session_id: sessionId,
+          from: stored.status,
+          to: session.status,
+          cause: trigger?.kind ?? 'due-date',
+        });
       }
       if (trigger?.kind === 'force') {
-        trace(tx, account.account_id, 'control.outcome', at, { session_id: sessionId, leg: trigger.leg, outcome: trigger.outcome });
+        trace(tx, account.account_id, 'control.outcome', at, {
+          session_id: sessionId,
+          leg: trigger.leg,
+          outcome: trigger.outcome,
+        });
       }
       await recordEvents(tx, emitted.events, account.clock_offset_ms);
       if (schedule === 'set') {
         const dueAt = emitted.session.accreditation.scheduled_for!;
-        tx.put('schedules', sessionId, { session_id: sessionId, account_id: account.account_id, due_at: dueAt, due_ms: realDue(dueAt, account.clock_offset_ms) } satisfies ScheduleRecord);
+        tx.put('schedules', sessionId, {
+          session_id: sessionId,
+          account_id: account.account_id,
+          due_at: dueAt,
+          due_ms: realDue(dueAt, account.clock_offset_ms),
+        } satisfies ScheduleRecord);
       } else if (schedule === 'cancel') {
         tx.delete('schedules', sessionId);
       }
@@ -190,10 +244,23 @@ export class SessionService {
     return result;
   }
 
-  private async insert(tx: Transaction, account: Account, session: SessionRecord): Promise<{ result: SessionRecord; events: OutboxEvent[] }> {
-    const emitted = outboxEvents(session, [{ event: 'payment_session.created' }], session.created_at, webhookSecret(account));
+  private async insert(
+    tx: Transaction,
+    account: Account,
+    session: SessionRecord,
+  ): Promise<{ result: SessionRecord; events: OutboxEvent[] }> {
+    const emitted = outboxEvents(
+      session,
+      [{ event: 'payment_session.created' }],
+      session.created_at,
+      webhookSecret(account),
+    );
     tx.insert('sessions', session.session_id, storedSession(emitted.session));
-    trace(tx, account.account_id, 'session.created', session.created_at, { session_id: session.session_id, origin: session.origin, amount_reference: session.amount_cents / 100 });
+    trace(tx, account.account_id, 'session.created', session.created_at, {
+      session_id: session.session_id,
+      origin: session.origin,
+      amount_reference: session.amount_cents / 100,
+    });
     await recordEvents(tx, emitted.events, account.clock_offset_ms, { newSession: true });
     return { result: emitted.session, events: emitted.events };
   }

@@ -15,7 +15,12 @@ export function publicSession(session: SessionRecord, publicUrl: string) {
     webhook_url: session.webhook_url,
     pay_url: `${publicUrl}/pay/${session.session_id}`,
     created_at: session.created_at,
-    accreditation: { status: accreditation.status, ...(accreditation.status === 'scheduled' && accreditation.scheduled_for ? { scheduled_for: accreditation.scheduled_for } : {}) },
+    accreditation: {
+      status: accreditation.status,
+      ...(accreditation.status === 'scheduled' && accreditation.scheduled_for
+        ? { scheduled_for: accreditation.scheduled_for }
+        : {}),
+    },
     session_payment: { ...paymentReference(session), ...creditFields(session) },
     description: session.description,
     ...(session.failure_reason ? { failure_reason: session.failure_reason } : {}),
@@ -30,5 +35,8 @@ export function paymentReference(session: SessionRecord) {
 /** receiver_credits and receiver_credits_summary, once leg 2 has ended. */
 export function creditFields(session: SessionRecord) {
   if (!session.credits) return {};
-  return { receiver_credits: session.credits.map(publicCredit), receiver_credits_summary: creditsSummary(session.credits) };
+  return {
+    receiver_credits: session.credits.map(publicCredit),
+    receiver_credits_summary: creditsSummary(session.credits),
+  };
 }

@@ -34,7 +34,9 @@ export interface SessionRecord {
 
 /** A session as written: with the top-level copies its indexes list it by. */
 export function storedSession(session: SessionRecord): SessionRecord {
-  return session.accreditation_status === session.accreditation.status ? session : { ...session, accreditation_status: session.accreditation.status };
+  return session.accreditation_status === session.accreditation.status
+    ? session
+    : { ...session, accreditation_status: session.accreditation.status };
 }
 
 /** The console's sessions of an account, newest first. */

@@ -26,7 +26,10 @@ export class StopService {
   ) {}
 
   list(account: Account): Promise<StopRecord[]> {
-    return this.store.list<StopRecord>('stops', { where: { account_id: account.account_id }, orderBy: { field: 'position', direction: 'asc' } });
+    return this.store.list<StopRecord>('stops', {
+      where: { account_id: account.account_id },
+      orderBy: { field: 'position', direction: 'asc' },
+    });
   }
 
   get(account: Account, stopId: string): Promise<StopRecord> {
@@ -38,10 +41,25 @@ export class StopService {
       const stops = await this.ordered(tx, account);
       const position = input.position ?? stops.length + 1;
       if (position > stops.length + 1) {
-        throw new ValidationError([{ in: 'body', pointer: '/position', message: `must be from 1 to ${stops.length + 1}, the positions there are` }]);
+        throw new ValidationError([
+          {
+            in: 'body',
+            pointer: '/position',
+            message: `must be from 1 to ${stops.length + 1}, the positions there are`,
+          },
+        ]);
       }
-      const stop: StopRecord = { stop_id: newId('stp'), account_id: account.account_id, name: input.name, address: input.address ?? null, position, session_ids: [], created_at: iso(accountNow(this.clock, account)) };
-      for (const other of stops) if (other.position >= position) tx.put('stops', other.stop_id, { ...other, position: other.position + 1 });
+      const stop: StopRecord = {
+        stop_id: newId('stp'),
+        account_id: account.account_id,
+        name: input.name,
+        address: input.address ?? null,
+        position,
+        session_ids: [],
+        created_at: iso(accountNow(this.clock, account)),
+      };
+      for (const other of stops)
+        if (other.position >= position) tx.put('stops', other.stop_id, { ...other, position: other.position + 1 });
       tx.insert('stops', stop.stop_id, stop);
       return stop;
     });
@@ -66,7 +84,9 @@ export class StopService {
       if (unknown !== undefined) throw new NotFoundError(`stop ${unknown}`);
       if (stopIds.length !== stops.length) {
         const missing = stops.filter((stop) => !stopIds.includes(stop.stop_id)).map((stop) => stop.stop_id);
-        throw new ValidationError([{ in: 'body', pointer: '/stop_ids', message: `must list every stop once; missing ${missing.join(', ')}` }]);
+        throw new ValidationError([
+          { in: 'body', pointer: '/stop_ids', message: `must list every stop once; missing ${missing.join(', ')}` },
+        ]);
       }
       return stopIds.map((id, index) => {
         const moved = { ...byId.get(id)!, position: index + 1 };
@@ -77,7 +97,10 @@ export class StopService {
   }
 
   private ordered(tx: Transaction, account: Account): Promise<StopRecord[]> {
-    return tx.list<StopRecord>('stops', { where: { account_id: account.account_id }, orderBy: { field: 'position', direction: 'asc' } });
+    return tx.list<StopRecord>('stops', {
+      where: { account_id: account.account_id },
+      orderBy: { field: 'position', direction: 'asc' },
+    });
   }
 }
 
@@ -94,7 +117,13 @@ export const stopMocks = {
   query: {
     data: [
       { stop_id: 'stp_example', name: 'Example stop', address: '1 Example Street', position: 1, status: 'active' },
-      { stop_id: 'stp_example_2', name: 'Second example stop', address: '2 Example Street', position: 2, status: 'active' },
+      {
+        stop_id: 'stp_example_2',
+        name: 'Second example stop',
+        address: '2 Example Street',
+        position: 2,
+        status: 'active',
+      },
     ],
   },
 };

@@ -5,14 +5,23 @@ import type { Settlement } from './settlement.js';
 import type { SettlementQuery, SettlementService } from './settlement-service.js';
 
 /** `settlementsOf(ctx)`: the settlement service over the store the request writes through. */
-export function settlementHandlers(settlementsOf: (ctx: AppContext) => SettlementService, terminals: TerminalService): OperationHandlers {
+export function settlementHandlers(
+  settlementsOf: (ctx: AppContext) => SettlementService,
+  terminals: TerminalService,
+): OperationHandlers {
   return {
     notifySettlement: async (ctx) => {
-      const { settlement, replayed } = await settlementsOf(ctx).notify(ctx.state.terminal!, ctx.state.account!, ctx.state.body as Settlement);
+      const { settlement, replayed } = await settlementsOf(ctx).notify(
+        ctx.state.terminal!,
+        ctx.state.account!,
+        ctx.state.body as Settlement,
+      );
       // spec: Settlement operations, 1: the notification answers 200, new or replayed.
       ctx.body = {
         title: 'Settlement notification',
-        detail: replayed ? 'this batch was already registered with the same fields; nothing changed' : 'settlement registered',
+        detail: replayed
+          ? 'this batch was already registered with the same fields; nothing changed'
+          : 'settlement registered',
         data: settlement,
       };
     },
@@ -20,13 +29,18 @@ export function settlementHandlers(settlementsOf: (ctx: AppContext) => Settlemen
       const account = ctx.state.account!;
       const serial = ctx.state.params!.serialNumber!;
       const query = ctx.state.query as Partial<SettlementQuery>;
-      const data = await settlementsOf(ctx).list(account, serial, {
-        sort: query.sort ?? '-closedAt',
-        size: query.size ?? 20,
-        page: query.page ?? 1,
-        ...(query.from ? { from: query.from } : {}),
-        ...(query.to ? { to: query.to } : {}),
-      }, () => terminals.get(account, serial));
+      const data = await settlementsOf(ctx).list(
+        account,
+        serial,
+        {
+          sort: query.sort ?? '-closedAt',
+          size: query.size ?? 20,
+          page: query.page ?? 1,
+          ...(query.from ? { from: query.from } : {}),
+          ...(query.to ? { to: query.to } : {}),
+        },
+        () => terminals.get(account, serial),
+      );
       ctx.body = { title: 'Settlements', data };
     },
   };

@@ -3,7 +3,14 @@ import { accountNow, iso, type Clock } from '../clock.js';
 import { AppError, ValidationError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import { TerminalChangedError, type TerminalRecord } from '../terminals/terminal.js';
-import { parseSort, publicSettlement, sameSettlement, settlementKey, type Settlement, type SettlementRecord } from './settlement.js';
+import {
+  parseSort,
+  publicSettlement,
+  sameSettlement,
+  settlementKey,
+  type Settlement,
+  type SettlementRecord,
+} from './settlement.js';
 
 export interface SettlementQuery {
   sort: string;
@@ -21,9 +28,19 @@ export class SettlementService {
   ) {}
 
   /** Registers a batch close; the same six fields again answer the stored one, different ones 409. */
-  async notify(terminal: TerminalRecord, account: Account, settlement: Settlement): Promise<{ settlement: Settlement; replayed: boolean }> {
+  async notify(
+    terminal: TerminalRecord,
+    account: Account,
+    settlement: Settlement,
+  ): Promise<{ settlement: Settlement; replayed: boolean }> {
     if (settlement.terminal !== terminal.serialNumber) {
-      throw new ValidationError([{ in: 'body', pointer: '/terminal', message: `must equal the serial number of the path, ${terminal.serialNumber}` }]);
+      throw new ValidationError([
+        {
+          in: 'body',
+          pointer: '/terminal',
+          message: `must equal the serial number of the path, ${terminal.serialNumber}`,
+        },
+      ]);
     }
     const key = settlementKey(terminal.serialNumber, settlement.batchNumber);
     const build = (by: TerminalRecord, on: Account): SettlementRecord => ({
@@ -43,12 +60,18 @@ export class SettlementService {
     const { record, inserted } = stored;
     if (inserted) return { settlement: publicSettlement(record), replayed: false };
     if (!sameSettlement(record, settlement)) {
-      throw new AppError('SETTLEMENT_CONFLICT', `batch ${settlement.batchNumber} of terminal ${terminal.serialNumber} is already registered with other fields`);
+      throw new AppError(
+        'SETTLEMENT_CONFLICT',
+        `batch ${settlement.batchNumber} of terminal ${terminal.serialNumber} is already registered with other fields`,
+      );
     }
     return { settlement: publicSettlement(record), replayed: true };
   }
 
-  private async insertIfAbsent(key: string, record: SettlementRecord): Promise<{ record: SettlementRecord; inserted: boolean }> {
+  private async insertIfAbsent(
+    key: string,
+    record: SettlementRecord,
+  ): Promise<{ record: SettlementRecord; inserted: boolean }> {
     const stored = await this.store.insertIfAbsent<SettlementRecord>('settlements', key, record);
     return stored ? { record: stored, inserted: false } : { record, inserted: true };
   }
@@ -61,17 +84,31 @@ export class SettlementService {
    * terminal it is: `checkTerminal` (an unknown terminal, or another
    * merchant's, is NOT_FOUND) is read only for a page without them.
    */
-  async list(account: Account, serial: string, query: SettlementQuery, checkTerminal: () => Promise<unknown>): Promise<Settlement[]> {
+  async list(
+    account: Account,
+    serial: string,
+    query: SettlementQuery,
+    checkTerminal: () => Promise<unknown>,
+  ): Promise<Settlement[]> {
     const bounds = query.from !== undefined || query.to !== undefined;
     const records = await this.store.list<SettlementRecord>('settlements', {
       where: { terminal: serial },
       // closedAt is stored in one format (UTC with milliseconds), so its text order is its time order.
-      ...(bounds ? { range: { field: 'closedAt', ...(query.from ? { min: normalise(query.from) } : {}), ...(query.to ? { max: normalise(query.to) } : {}) } } : {}),
+      ...(bounds
+        ? {
+            range: {
+              field: 'closedAt',
+              ...(query.from ? { min: normalise(query.from) } : {}),
+              ...(query.to ? { max: normalise(query.to) } : {}),
+            },
+          }
+        : {}),
       orderBy: parseSort(query.sort),
       limit: query.size,
       offset: (query.page - 1) * query.size,
     });
-    if (records.length === 0 || records.some((record) => record.merchantId !== account.merchant_id)) await checkTerminal();
+    if (records.length === 0 || records.some((record) => record.merchantId !== account.merchant_id))
+      await checkTerminal();
     return records.map(publicSettlement);
   }
 }

@@ -1,5 +1,14 @@
 import t from 'tap';
-import { parseSort, publicSettlement, sameSettlement, settlementKey, settlementFields, settlementIndexes, type Settlement, type SettlementRecord } from './settlement.js';
+import {
+  parseSort,
+  publicSettlement,
+  sameSettlement,
+  settlementKey,
+  settlementFields,
+  settlementIndexes,
+  type Settlement,
+  type SettlementRecord,
+} from './settlement.js';
 
 // A batch close is kept once per terminal and batch number: a replay with
 // the same six fields is the same close, any difference is a conflict
@@ -24,7 +33,8 @@ t.test('a replay with the same six fields is the same close; a change in any one
     terminal: 'SN-2',
     debitBatch: 'D-2',
   };
-  for (const field of settlementFields) t.notOk(sameSettlement(close, { ...close, [field]: changes[field] }), `${field} differs`);
+  for (const field of settlementFields)
+    t.notOk(sameSettlement(close, { ...close, [field]: changes[field] }), `${field} differs`);
   t.notOk(sameSettlement(close, { ...close, transactionCount: '12' as never }), 'the count as text is another value');
   t.ok(sameSettlement(close, { ...close, merchantId: 'm_1' } as Settlement), 'what the server adds is not compared');
 });
@@ -42,18 +52,33 @@ t.test('sort: a field sorts ascending, a leading minus descending', async (t) =>
   t.same(parseSort('batchNumber'), { field: 'batchNumber', direction: 'asc' });
 });
 
-t.test('every sortable field has a terminal index ordered by its own type, and a merchant index serves the reset', async (t) => {
-  const byField = new Map(settlementIndexes.filter((index) => index.order).map((index) => [index.order!.field, index]));
-  t.equal(byField.size, settlementFields.length);
-  t.same(byField.get('transactionCount'), { equals: ['terminal'], order: { field: 'transactionCount', type: 'number' } }, 'a count sorts as a number: 9 before 10');
-  t.same(byField.get('closedAt'), { equals: ['terminal'], order: { field: 'closedAt', type: 'time' } });
-  for (const field of ['batchNumber', 'currencyReference', 'terminal', 'debitBatch']) t.same(byField.get(field), { equals: ['terminal'], order: { field, type: 'text' } }, field);
-  t.ok(settlementIndexes.some((index) => !index.order && index.equals.length === 1 && index.equals[0] === 'merchantId'));
-});
+t.test(
+  'every sortable field has a terminal index ordered by its own type, and a merchant index serves the reset',
+  async (t) => {
+    const byField = new Map(
+      settlementIndexes.filter((index) => index.order).map((index) => [index.order!.field, index]),
+    );
+    t.equal(byField.size, settlementFields.length);
+    t.same(
+      byField.get('transactionCount'),
+      { equals: ['terminal'], order: { field: 'transactionCount', type: 'number' } },
+      'a count sorts as a number: 9 before 10',
+    );
+    t.same(byField.get('closedAt'), { equals: ['terminal'], order: { field: 'closedAt', type: 'time' } });
+    for (const field of ['batchNumber', 'currencyReference', 'terminal', 'debitBatch'])
+      t.same(byField.get(field), { equals: ['terminal'], order: { field, type: 'text' } }, field);
+    t.ok(
+      settlementIndexes.some((index) => !index.order && index.equals.length === 1 && index.equals[0] === 'merchantId'),
+    );
+  },
+);
 
-t.test('a close is kept under its terminal and batch number: the same batch number on another terminal is another close', async (t) => {
-  t.equal(settlementKey('SN-1', 'B-42'), settlementKey('SN-1', 'B-42'));
-  t.not(settlementKey('SN-1', 'B-42'), settlementKey('SN-2', 'B-42'));
-  t.not(settlementKey('SN-1', 'B-42'), settlementKey('SN-1', 'B-43'));
-  t.equal(settlementKey('SN-1', 'B-42'), 'SN-1/B-42');
-});
+t.test(
+  'a close is kept under its terminal and batch number: the same batch number on another terminal is another close',
+  async (t) => {
+    t.equal(settlementKey('SN-1', 'B-42'), settlementKey('SN-1', 'B-42'));
+    t.not(settlementKey('SN-1', 'B-42'), settlementKey('SN-2', 'B-42'));
+    t.not(settlementKey('SN-1', 'B-42'), settlementKey('SN-1', 'B-43'));
+    t.equal(settlementKey('SN-1', 'B-42'), 'SN-1/B-42');
+  },
+);

@@ -2,7 +2,14 @@ import type { Settlement } from '../../contracts/pos-types.js';
 import type { Query } from '../store/store.js';
 import type { IndexDeclaration } from '../store/store.js';
 
-export const settlementFields = ['batchNumber', 'transactionCount', 'closedAt', 'currencyReference', 'terminal', 'debitBatch'] as const;
+export const settlementFields = [
+  'batchNumber',
+  'transactionCount',
+  'closedAt',
+  'currencyReference',
+  'terminal',
+  'debitBatch',
+] as const;
 type Field = (typeof settlementFields)[number];
 
 export type { Settlement } from '../../contracts/pos-types.js';

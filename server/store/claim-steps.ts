@@ -1,5 +1,14 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Claim, ClaimedWrite, ClaimedWriteOutcome, LinkedRead, LinkedRecords, ReadBasis, StoredRecord, Transaction } from './store.js';
+import type {
+  Claim,
+  ClaimedWrite,
+  ClaimedWriteOutcome,
+  LinkedRead,
+  LinkedRecords,
+  ReadBasis,
+  StoredRecord,
+  Transaction,
+} from './store.js';
 
 // Store.claimAndRead and Store.claimAndWrite as the steps of one
 // transaction, for a store whose transactions are cheap and isolated (the
@@ -17,7 +26,10 @@ export async function claimIn(tx: Transaction, claim: Claim): Promise<boolean> {
 }
 
 /** The record of `read` and the one its field names, each absent when there is none. */
-export async function readLinkedIn<T extends StoredRecord, L extends StoredRecord>(tx: Pick<Transaction, 'get'>, read: LinkedRead): Promise<LinkedRecords<T, L>> {
+export async function readLinkedIn<T extends StoredRecord, L extends StoredRecord>(
+  tx: Pick<Transaction, 'get'>,
+  read: LinkedRead,
+): Promise<LinkedRecords<T, L>> {
   const record = await tx.get<T>(read.collection, read.id);
   const link = record?.[read.field];
   const linked = typeof link === 'string' ? await tx.get<L>(read.linkedCollection, link) : undefined;
@@ -37,7 +49,13 @@ export function basisHolds(found: LinkedRecords, basis: ReadBasis): boolean {
   return true;
 }
 
-export async function claimAndWriteIn<T extends StoredRecord, L extends StoredRecord>(tx: Transaction, claim: Claim, read: LinkedRead, basis: ReadBasis, write: ClaimedWrite): Promise<ClaimedWriteOutcome<T, L>> {
+export async function claimAndWriteIn<T extends StoredRecord, L extends StoredRecord>(
+  tx: Transaction,
+  claim: Claim,
+  read: LinkedRead,
+  basis: ReadBasis,
+  write: ClaimedWrite,
+): Promise<ClaimedWriteOutcome<T, L>> {
   const claimed = await claimIn(tx, claim);
   const found = await readLinkedIn<T, L>(tx, read);
   if (!basisHolds(found, basis)) return { claimed, written: false, changed: found };
@@ -48,7 +66,8 @@ export async function claimAndWriteIn<T extends StoredRecord, L extends StoredRe
     tx.insert(write.collection, write.id, write.value);
     return { claimed, written: true };
   }
-  if (!there || (there !== write.expected && !isDeepStrictEqual(there, write.expected))) return { claimed, written: false };
+  if (!there || (there !== write.expected && !isDeepStrictEqual(there, write.expected)))
+    return { claimed, written: false };
   tx.put(write.collection, write.id, write.value);
   return { claimed, written: true };
 }

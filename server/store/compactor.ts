@@ -66,7 +66,10 @@ export class Compactor {
     if (!force && performance.now() < this.retryAfter) return;
     void this.snapshot(seq).catch((error: Error) => {
       this.retryAfter = performance.now() + SNAPSHOT_RETRY_MS;
-      this.parts.log.error('snapshot failed; the journal still holds every change', { error: error.message, retryInMs: SNAPSHOT_RETRY_MS });
+      this.parts.log.error('snapshot failed; the journal still holds every change', {
+        error: error.message,
+        retryInMs: SNAPSHOT_RETRY_MS,
+      });
     });
   }
 

@@ -11,9 +11,17 @@ export interface WriterLife {
 }
 
 /** Runs the crash writer on `dir` until `lifeMs` past ready, SIGKILLs it, and answers what it acknowledged. */
-export function runWriterUntilKilled(dir: string, runId: string, lifeMs: number, env: Record<string, string> = {}): Promise<WriterLife> {
+export function runWriterUntilKilled(
+  dir: string,
+  runId: string,
+  lifeMs: number,
+  env: Record<string, string> = {},
+): Promise<WriterLife> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', writer, dir, runId], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, ['--import', 'tsx', writer, dir, runId], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...env },
+    });
     let out = '';
     let err = '';
     let ready = false;

@@ -22,7 +22,9 @@ const store = await EmbeddedStore.open({
   snapshotMinJournalBytes: env('CRASH_WRITER_MIN_JOURNAL_BYTES', 32 * 1024),
   snapshotPacing: { loopShare: env('CRASH_WRITER_LOOP_SHARE', 0.25) },
 });
-process.stderr.write(`opened ${JSON.stringify({ ms: performance.now() - started, journalBytes: store.openStats.journalBytes, records: store.openStats.records })}\n`);
+process.stderr.write(
+  `opened ${JSON.stringify({ ms: performance.now() - started, journalBytes: store.openStats.journalBytes, records: store.openStats.records })}\n`,
+);
 process.stdout.write('ready\n');
 
 let next = 0;

@@ -13,7 +13,8 @@ import { lockDirectory } from './dir-lock.js';
 
 const permitted = (command: string[]) => spawnSync(command[0]!, command.slice(1), { stdio: 'ignore' }).status === 0;
 const bindSkip = process.platform !== 'linux' || process.getuid?.() !== 0 ? 'bind mounts need root on Linux' : false;
-const unshareSkip = process.platform !== 'linux' || !permitted(['unshare', '-n', 'true']) ? 'unshare -n is not permitted here' : false;
+const unshareSkip =
+  process.platform !== 'linux' || !permitted(['unshare', '-n', 'true']) ? 'unshare -n is not permitted here' : false;
 
 const refusal = (started: Promise<ServerProcess>) =>
   started.then(
@@ -24,16 +25,19 @@ const refusal = (started: Promise<ServerProcess>) =>
     (error: { code: number; stderr: string }) => error,
   );
 
-t.test('in one process: a second lock on the directory, through a symlink, is refused until the first is released', async (t) => {
-  const dir = join(t.testdir({ data: {} }), 'data');
-  const link = join(t.testdirName, 'link');
-  symlinkSync(dir, link);
-  const first = await lockDirectory(dir);
-  await t.rejects(lockDirectory(link), StoreLockedError);
-  await first.release();
-  const again = await lockDirectory(link);
-  await again.release();
-});
+t.test(
+  'in one process: a second lock on the directory, through a symlink, is refused until the first is released',
+  async (t) => {
+    const dir = join(t.testdir({ data: {} }), 'data');
+    const link = join(t.testdirName, 'link');
+    symlinkSync(dir, link);
+    const first = await lockDirectory(dir);
+    await t.rejects(lockDirectory(link), StoreLockedError);
+    await first.release();
+    const again = await lockDirectory(link);
+    await again.release();
+  },
+);
 
 t.test('a second server through a bind mount of the same directory refuses to start', { skip: bindSkip }, async (t) => {
   // Not under t.testdir: its removal would meet the mount.

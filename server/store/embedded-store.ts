@@ -17,7 +17,18 @@ import { SnapshotFileAdapter, type SnapshotData, type SnapshotPacing } from './s
 import { lockDirectory, type DirectoryLock } from './dir-lock.js';
 import { legacySnapshotDisagreement } from './store-check.js';
 import { claimAndWriteIn, claimIn, readLinkedIn } from './claim-steps.js';
-import type { Claim, ClaimedWrite, ClaimedWriteOutcome, LinkedRead, LinkedRecords, Query, ReadBasis, Store, StoredRecord, Transaction } from './store.js';
+import type {
+  Claim,
+  ClaimedWrite,
+  ClaimedWriteOutcome,
+  LinkedRead,
+  LinkedRecords,
+  Query,
+  ReadBasis,
+  Store,
+  StoredRecord,
+  Transaction,
+} from './store.js';
 import { LocalBus } from './bus.js';
 
 export interface EmbeddedStoreOptions {
@@ -45,7 +56,6 @@ export interface OpenStats {
   /** Bytes of journal on disk at start-up, after the snapshot. */
   journalBytes: number;
 }
-
 
 /**
  * The embedded default store: the whole state in memory, every transaction
@@ -95,9 +105,16 @@ export class EmbeddedStore implements Store {
       snapshots.data = null; // the records now live in `state`
 
       const replay = await replayJournal(dir, snapshotSeq, (entry) => state.apply(entry.ops));
-      if (replay.droppedTornLine) log.warn('dropped a torn last journal line (a write cut short by a crash or a full disk; a batch is acknowledged only once written whole, so never acknowledged)', replay.droppedTornLine);
+      if (replay.droppedTornLine)
+        log.warn(
+          'dropped a torn last journal line (a write cut short by a crash or a full disk; a batch is acknowledged only once written whole, so never acknowledged)',
+          replay.droppedTornLine,
+        );
       const writer = await JournalWriter.open(dir, replay.lastSeq + 1, replay.continuable);
-      const snapshotBytes = await stat(snapshotPath).then((s) => s.size, () => 0);
+      const snapshotBytes = await stat(snapshotPath).then(
+        (s) => s.size,
+        () => 0,
+      );
       const openStats = {
         records: state.totalRecords,
         snapshotSeq,
@@ -118,7 +135,8 @@ export class EmbeddedStore implements Store {
         log,
       });
       const store = new EmbeddedStore(state, writer, lock, compactor, replay.lastSeq, openStats);
-      if (legacySnapshot) log.warn('the snapshot predates checksums; writing a checksummed one now', { file: snapshotPath });
+      if (legacySnapshot)
+        log.warn('the snapshot predates checksums; writing a checksummed one now', { file: snapshotPath });
       if (interruptedSnapshot && compactor.due()) {
         // The last run was killed while writing a snapshot it needed. Had
         // this run compacted off the path to listening as well, kills that
@@ -129,7 +147,9 @@ export class EmbeddedStore implements Store {
         // one replays a short journal.
         const started = performance.now();
         await snapshotFiles.unpaced(() => store.snapshot());
-        log.warn('the last run was stopped while writing a snapshot; compacted before serving', { ms: Math.round(performance.now() - started) });
+        log.warn('the last run was stopped while writing a snapshot; compacted before serving', {
+          ms: Math.round(performance.now() - started),
+        });
         return store;
       }
       // A long journal left by earlier runs is compacted soon after start-up,
@@ -149,7 +169,12 @@ export class EmbeddedStore implements Store {
     return this.once(this.state.get(collection, id) as T | undefined, this.pending.forRecord(collection, id));
   }
 
-  async getLinked<T extends StoredRecord, L extends StoredRecord>(collection: string, id: string, field: string, linkedCollection: string): Promise<[T | undefined, L | undefined]> {
+  async getLinked<T extends StoredRecord, L extends StoredRecord>(
+    collection: string,
+    id: string,
+    field: string,
+    linkedCollection: string,
+  ): Promise<[T | undefined, L | undefined]> {
     const record = await this.get<T>(collection, id);
     const link = record?.[field];
     return [record, typeof link === 'string' ? await this.get<L>(linkedCollection, link) : undefined];
@@ -164,7 +189,11 @@ export class EmbeddedStore implements Store {
     return this.once(total, this.pending.forCollection(collection));
   }
 
-  async insertIfAbsent<T extends StoredRecord>(collection: string, id: string, value: StoredRecord): Promise<T | undefined> {
+  async insertIfAbsent<T extends StoredRecord>(
+    collection: string,
+    id: string,
+    value: StoredRecord,
+  ): Promise<T | undefined> {
     return this.transact(async (tx) => {
       const existing = await tx.get<T>(collection, id);
       if (!existing) tx.insert(collection, id, value);
@@ -182,11 +211,22 @@ export class EmbeddedStore implements Store {
     });
   }
 
-  claimAndRead<T extends StoredRecord, L extends StoredRecord>(claim: Claim, read: LinkedRead): Promise<{ claimed: boolean } & LinkedRecords<T, L>> {
-    return this.transact(async (tx) => ({ claimed: await claimIn(tx, claim), ...(await readLinkedIn<T, L>(tx, read)) }));
+  claimAndRead<T extends StoredRecord, L extends StoredRecord>(
+    claim: Claim,
+    read: LinkedRead,
+  ): Promise<{ claimed: boolean } & LinkedRecords<T, L>> {
+    return this.transact(async (tx) => ({
+      claimed: await claimIn(tx, claim),
+      ...(await readLinkedIn<T, L>(tx, read)),
+    }));
   }
 
-  claimAndWrite<T extends StoredRecord, L extends StoredRecord>(claim: Claim, read: LinkedRead, basis: ReadBasis, write: ClaimedWrite): Promise<ClaimedWriteOutcome<T, L>> {
+  claimAndWrite<T extends StoredRecord, L extends StoredRecord>(
+    claim: Claim,
+    read: LinkedRead,
+    basis: ReadBasis,
+    write: ClaimedWrite,
+  ): Promise<ClaimedWriteOutcome<T, L>> {
     return this.transact((tx) => claimAndWriteIn<T, L>(tx, claim, read, basis, write));
   }
 
@@ -199,7 +239,8 @@ export class EmbeddedStore implements Store {
   async transact<R>(work: (tx: Transaction) => Promise<R> | R): Promise<R> {
     const { result, durable } = await this.mutex.run(async () => {
       if (this.closed) throw new StoreUnavailableError('the store is closed');
-      if (this.writer.failed) throw new StoreUnavailableError(`journal write failed (${this.writer.failed.message}); restart the server`);
+      if (this.writer.failed)
+        throw new StoreUnavailableError(`journal write failed (${this.writer.failed.message}); restart the server`);
       const tx = new OverlayTransaction(this.state);
       const result = await work(tx);
       const ops = tx.commitOps();
@@ -211,7 +252,10 @@ export class EmbeddedStore implements Store {
       const keys = ops.map((op): [string, string] => [op.c, op.id]);
       this.pending.add(seq, keys);
       const durable = this.writer.append(seq, line);
-      void durable.then(() => this.pending.settle(seq, keys), () => undefined);
+      void durable.then(
+        () => this.pending.settle(seq, keys),
+        () => undefined,
+      );
       return { result, durable };
     });
     await durable;
@@ -230,7 +274,8 @@ export class EmbeddedStore implements Store {
 
   async ping(): Promise<void> {
     if (this.closed) throw new StoreUnavailableError('the store is closed');
-    if (this.writer.failed) throw new StoreUnavailableError(`journal write failed (${this.writer.failed.message}); restart the server`);
+    if (this.writer.failed)
+      throw new StoreUnavailableError(`journal write failed (${this.writer.failed.message}); restart the server`);
   }
 
   /**

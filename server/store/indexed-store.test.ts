@@ -27,7 +27,12 @@ const declarations: IndexDeclaration[] = [
 ];
 
 function randomRecord(): StoredRecord {
-  return { owner: pick(owners), kind: pick(kinds), ...(random() < 0.9 ? { at: pick(times) } : {}), ...(random() < 0.85 ? { n: Math.floor(random() * 30) } : {}) };
+  return {
+    owner: pick(owners),
+    kind: pick(kinds),
+    ...(random() < 0.9 ? { at: pick(times) } : {}),
+    ...(random() < 0.85 ? { n: Math.floor(random() * 30) } : {}),
+  };
 }
 
 function randomQuery(): Query {
@@ -39,7 +44,15 @@ function randomQuery(): Query {
   return {
     where,
     orderBy: { field, direction: random() < 0.5 ? 'asc' : 'desc' },
-    ...(random() < 0.4 ? { range: { field, ...(random() < 0.7 ? { min: pick(values) } : {}), ...(random() < 0.7 ? { max: pick(values) } : {}) } } : {}),
+    ...(random() < 0.4
+      ? {
+          range: {
+            field,
+            ...(random() < 0.7 ? { min: pick(values) } : {}),
+            ...(random() < 0.7 ? { max: pick(values) } : {}),
+          },
+        }
+      : {}),
     ...(random() < 0.6 ? { limit: 1 + Math.floor(random() * 6) } : {}),
     ...(random() < 0.4 ? { offset: Math.floor(random() * 5) } : {}),
   };
@@ -78,7 +91,10 @@ t.test('indexed lists answer what the scan answers, through changes, replay and 
       const got = await store.list('items', query);
       const expected = runQuery([...mirror.entries()], query);
       compared += 1;
-      if (JSON.stringify(got) !== JSON.stringify(expected)) return t.fail(`${when}: ${JSON.stringify(query)} answered ${JSON.stringify(got)}, the scan ${JSON.stringify(expected)}`);
+      if (JSON.stringify(got) !== JSON.stringify(expected))
+        return t.fail(
+          `${when}: ${JSON.stringify(query)} answered ${JSON.stringify(got)}, the scan ${JSON.stringify(expected)}`,
+        );
     }
   };
   for (let round = 0; round < 12; round += 1) {
@@ -101,52 +117,78 @@ t.test('indexed lists answer what the scan answers, through changes, replay and 
   t.ok(compared >= 700, `${compared} queries compared`);
 });
 
-t.test('a list of a declared collection that no declared index serves fails under unindexedQueries: throw', async (t) => {
-  const store = await EmbeddedStore.open({ dir: t.testdir(), unindexedQueries: 'throw' });
-  t.teardown(() => store.close());
-  store.declareIndexes({ items: declarations });
-  await t.rejects(store.list('items', { where: { kind: 'x' }, orderBy: { field: 'at', direction: 'asc' } }), /no declared index of items serves/);
-  t.same(await store.list('others', { where: { kind: 'x' } }), [], 'an undeclared collection is scanned');
-});
+t.test(
+  'a list of a declared collection that no declared index serves fails under unindexedQueries: throw',
+  async (t) => {
+    const store = await EmbeddedStore.open({ dir: t.testdir(), unindexedQueries: 'throw' });
+    t.teardown(() => store.close());
+    store.declareIndexes({ items: declarations });
+    await t.rejects(
+      store.list('items', { where: { kind: 'x' }, orderBy: { field: 'at', direction: 'asc' } }),
+      /no declared index of items serves/,
+    );
+    t.same(await store.list('others', { where: { kind: 'x' } }), [], 'an undeclared collection is scanned');
+  },
+);
 
 /** JSON with keys in one order: jsonb does not keep a document's key order. */
 function canonical(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v));
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : v,
+  );
 }
 
-t.test('on PostgreSQL, lists of the declared shapes run in SQL and answer what the scan answers, through changes', { skip: postgresSkip() }, async (t) => {
-  const store = await PgStore.open({ connectionString: startPostgres(t) });
-  t.teardown(() => store.close());
-  store.declareIndexes({ items: declarations });
-  await store.indexesReady();
-  const mirror = new Map<string, StoredRecord>();
-  let compared = 0;
-  const failures: string[] = [];
-  for (let round = 0; round < 10; round += 1) {
-    await randomChanges(store, mirror);
-    for (let q = 0; q < 40; q += 1) {
-      const query = randomQuery();
-      const got = await (store as Store).list('items', query);
-      const expected = runQuery([...mirror.entries()], query);
-      compared += 1;
-      if (canonical(got) !== canonical(expected)) failures.push(`${JSON.stringify(query)} answered ${JSON.stringify(got)}, the scan ${JSON.stringify(expected)}`);
+t.test(
+  'on PostgreSQL, lists of the declared shapes run in SQL and answer what the scan answers, through changes',
+  { skip: postgresSkip() },
+  async (t) => {
+    const store = await PgStore.open({ connectionString: startPostgres(t) });
+    t.teardown(() => store.close());
+    store.declareIndexes({ items: declarations });
+    await store.indexesReady();
+    const mirror = new Map<string, StoredRecord>();
+    let compared = 0;
+    const failures: string[] = [];
+    for (let round = 0; round < 10; round += 1) {
+      await randomChanges(store, mirror);
+      for (let q = 0; q < 40; q += 1) {
+        const query = randomQuery();
+        const got = await (store as Store).list('items', query);
+        const expected = runQuery([...mirror.entries()], query);
+        compared += 1;
+        if (canonical(got) !== canonical(expected))
+          failures.push(
+            `${JSON.stringify(query)} answered ${JSON.stringify(got)}, the scan ${JSON.stringify(expected)}`,
+          );
+      }
     }
-  }
-  t.same(failures.slice(0, 3), [], `${compared} queries compared, ${failures.length} differed`);
-  // The ordered page comes from the index, with no sort of the collection.
-  const served = selectSql(tableLayout('items', declarations), { where: { owner: 'a' }, orderBy: { field: 'at', direction: 'desc' }, limit: 1 });
-  t.ok(served.complete, 'SQL answers the whole list');
-  type Client = { query: (sql: string, values?: unknown[]) => Promise<{ rows: Array<Record<string, string>> }>; release: () => void };
-  const client = await (store as unknown as { pool: { connect: () => Promise<Client> } }).pool.connect();
-  let plan: string;
-  try {
-    await client.query('ANALYZE items');
-    await client.query('SET enable_seqscan = off'); // a few hundred rows: a scan would be as cheap, so ask what the index gives
-    plan = (await client.query(`EXPLAIN ${served.text}`, served.values)).rows.map((row) => Object.values(row)[0]).join('\n');
-    await client.query('RESET enable_seqscan');
-  } finally {
-    client.release();
-  }
-  t.match(plan, /Index Scan Backward using items_ix_/, plan);
-  t.notMatch(plan, /Sort/, 'no sort: the index gives the order');
-});
+    t.same(failures.slice(0, 3), [], `${compared} queries compared, ${failures.length} differed`);
+    // The ordered page comes from the index, with no sort of the collection.
+    const served = selectSql(tableLayout('items', declarations), {
+      where: { owner: 'a' },
+      orderBy: { field: 'at', direction: 'desc' },
+      limit: 1,
+    });
+    t.ok(served.complete, 'SQL answers the whole list');
+    type Client = {
+      query: (sql: string, values?: unknown[]) => Promise<{ rows: Array<Record<string, string>> }>;
+      release: () => void;
+    };
+    const client = await (store as unknown as { pool: { connect: () => Promise<Client> } }).pool.connect();
+    let plan: string;
+    try {
+      await client.query('ANALYZE items');
+      await client.query('SET enable_seqscan = off'); // a few hundred rows: a scan would be as cheap, so ask what the index gives
+      plan = (await client.query(`EXPLAIN ${served.text}`, served.values)).rows
+        .map((row) => Object.values(row)[0])
+        .join('\n');
+      await client.query('RESET enable_seqscan');
+    } finally {
+      client.release();
+    }
+    t.match(plan, /Index Scan Backward using items_ix_/, plan);
+    t.notMatch(plan, /Sort/, 'no sort: the index gives the order');
+  },
+);

@@ -8,15 +8,19 @@ import { EmbeddedStore } from './embedded-store.js';
 // Damage on disk is refused at start-up, naming the file and line; only a
 // write cut short (a line without its newline) is dropped.
 
-const openError = (dir: string) => EmbeddedStore.open({ dir }).then(
-  (store) => store.close().then(() => null),
-  (error: unknown) => error,
-);
+const openError = (dir: string) =>
+  EmbeddedStore.open({ dir }).then(
+    (store) => store.close().then(() => null),
+    (error: unknown) => error,
+  );
 
 /** A directory holding a snapshot of `records` records and no journal after it. */
 async function snapshotted(dir: string, records: number): Promise<Buffer> {
   const store = await EmbeddedStore.open({ dir });
-  for (let i = 0; i < records; i += 1) await store.transact((tx) => tx.put('settlements', `s${i}`, { batchNumber: `B${i}`, transactionCount: 7, note: 'é€' }));
+  for (let i = 0; i < records; i += 1)
+    await store.transact((tx) =>
+      tx.put('settlements', `s${i}`, { batchNumber: `B${i}`, transactionCount: 7, note: 'é€' }),
+    );
   await store.snapshot();
   await store.close();
   return readFile(join(dir, 'snapshot.jsonl'));
@@ -96,14 +100,20 @@ async function journalOfThree(dir: string) {
   return { dir, file: file!, text: await readFile(file.path, 'utf8') };
 }
 
-t.test('a complete last journal line with a bad checksum refuses start-up: it may have been acknowledged', async (t) => {
-  const { dir, file, text } = await journalOfThree(t.testdir());
-  await writeFile(file.path, text.replace('"i":2', '"i":5'));
-  const error = await openError(dir);
-  t.type(error, StoreCorruptError);
-  t.match((error as Error).message, new RegExp(`${file.name} line 3: checksum mismatch \\(a complete line, so not a torn write\\)`));
-  t.equal((await readFile(file.path, 'utf8')).length, text.length, 'nothing was cut off');
-});
+t.test(
+  'a complete last journal line with a bad checksum refuses start-up: it may have been acknowledged',
+  async (t) => {
+    const { dir, file, text } = await journalOfThree(t.testdir());
+    await writeFile(file.path, text.replace('"i":2', '"i":5'));
+    const error = await openError(dir);
+    t.type(error, StoreCorruptError);
+    t.match(
+      (error as Error).message,
+      new RegExp(`${file.name} line 3: checksum mismatch \\(a complete line, so not a torn write\\)`),
+    );
+    t.equal((await readFile(file.path, 'utf8')).length, text.length, 'nothing was cut off');
+  },
+);
 
 t.test('a last journal line cut short is dropped, and start-up goes on', async (t) => {
   const { dir, file, text } = await journalOfThree(t.testdir());
@@ -114,30 +124,44 @@ t.test('a last journal line cut short is dropped, and start-up goes on', async (
   t.equal(await reopened.get('items', 'i2'), undefined);
 });
 
-t.test('thirty short runs with a restart after each: the journal on disk stays bounded and a snapshot exists', async (t) => {
-  const dir = t.testdir();
-  const threshold = 8 * 1024;
-  const overBound: string[] = [];
-  let largest = 0;
-  for (let run = 0; run < 30; run += 1) {
-    // Each run writes about 2.5 KiB: far less than the threshold, which only restarts add up to.
-    const store = await EmbeddedStore.open({ dir, snapshotMinJournalBytes: threshold });
-    for (let i = 0; i < 10; i += 1) await store.transact((tx) => tx.put('items', `r${run}-${i}`, { pad: 'x'.repeat(200) }));
-    await store.close();
-    const files = await listJournalFiles(dir);
-    const journal = (await Promise.all(files.map((f) => stat(f.path).then((s) => s.size)))).reduce((a, b) => a + b, 0);
-    const snapshot = await stat(join(dir, 'snapshot.jsonl')).then((s) => s.size, () => 0);
-    // Compaction starts once the journal outgrows max(threshold, snapshot); one run's writes may come on top.
-    if (journal > Math.max(threshold, snapshot) + 2600) overBound.push(`run ${run}: journal ${journal} B, snapshot ${snapshot} B`);
-    largest = Math.max(largest, journal);
-  }
-  t.ok((await readdir(dir)).includes('snapshot.jsonl'), 'a snapshot was written');
-  t.same(overBound, [], `the journal on disk stayed within its bound (at most ${largest} bytes)`);
-  t.ok((await listJournalFiles(dir)).length <= 1, 'a restart goes on in the newest journal file instead of leaving a file each');
-  const store = await EmbeddedStore.open({ dir });
-  t.teardown(() => store.close());
-  t.equal(await store.count('items'), 300, 'nothing lost to compaction');
-});
+t.test(
+  'thirty short runs with a restart after each: the journal on disk stays bounded and a snapshot exists',
+  async (t) => {
+    const dir = t.testdir();
+    const threshold = 8 * 1024;
+    const overBound: string[] = [];
+    let largest = 0;
+    for (let run = 0; run < 30; run += 1) {
+      // Each run writes about 2.5 KiB: far less than the threshold, which only restarts add up to.
+      const store = await EmbeddedStore.open({ dir, snapshotMinJournalBytes: threshold });
+      for (let i = 0; i < 10; i += 1)
+        await store.transact((tx) => tx.put('items', `r${run}-${i}`, { pad: 'x'.repeat(200) }));
+      await store.close();
+      const files = await listJournalFiles(dir);
+      const journal = (await Promise.all(files.map((f) => stat(f.path).then((s) => s.size)))).reduce(
+        (a, b) => a + b,
+        0,
+      );
+      const snapshot = await stat(join(dir, 'snapshot.jsonl')).then(
+        (s) => s.size,
+        () => 0,
+      );
+      // Compaction starts once the journal outgrows max(threshold, snapshot); one run's writes may come on top.
+      if (journal > Math.max(threshold, snapshot) + 2600)
+        overBound.push(`run ${run}: journal ${journal} B, snapshot ${snapshot} B`);
+      largest = Math.max(largest, journal);
+    }
+    t.ok((await readdir(dir)).includes('snapshot.jsonl'), 'a snapshot was written');
+    t.same(overBound, [], `the journal on disk stayed within its bound (at most ${largest} bytes)`);
+    t.ok(
+      (await listJournalFiles(dir)).length <= 1,
+      'a restart goes on in the newest journal file instead of leaving a file each',
+    );
+    const store = await EmbeddedStore.open({ dir });
+    t.teardown(() => store.close());
+    t.equal(await store.count('items'), 300, 'nothing lost to compaction');
+  },
+);
 
 t.test('a torn line only counts at the end of the newest journal', async (t) => {
   const dir = t.testdir();
@@ -148,5 +172,8 @@ t.test('a torn line only counts at the end of the newest journal', async (t) => 
   await appendFile(first!.path, '{"seq":2,"crc":"00');
   // A later file makes the unfinished line part of a closed journal.
   await writeFile(join(dir, 'journal-0000000000000002.jsonl'), '');
-  t.match(String(await openError(dir)), /line 2: not a journal entry \(an unfinished line in a journal that was closed\)/);
+  t.match(
+    String(await openError(dir)),
+    /line 2: not a journal entry \(an unfinished line in a journal that was closed\)/,
+  );
 });

@@ -8,10 +8,14 @@ import { decodeEntry, encodeEntry } from './journal-codec.js';
 // bug, or by hand) is refused at start-up, never replayed.
 
 /** A line whose checksum is right for whatever `opsJson` holds. */
-const lineWith = (opsJson: string, seq = 7) => `{"seq":${seq},"crc":"${crc32(opsJson).toString(16).padStart(8, '0')}","ops":${opsJson}}`;
+const lineWith = (opsJson: string, seq = 7) =>
+  `{"seq":${seq},"crc":"${crc32(opsJson).toString(16).padStart(8, '0')}","ops":${opsJson}}`;
 
 t.test('a line the writer wrote reads back as written', async (t) => {
-  const ops = [{ op: 'put', c: 'orders', id: 'o1', v: { status: 'PAID', amount: 1500 } }, { op: 'del', c: 'orders', id: 'o0' }] as const;
+  const ops = [
+    { op: 'put', c: 'orders', id: 'o1', v: { status: 'PAID', amount: 1500 } },
+    { op: 'del', c: 'orders', id: 'o0' },
+  ] as const;
   const line = encodeEntry(42, ops as never);
   t.ok(line.endsWith('\n'));
   t.same(decodeEntry(line.slice(0, -1)), { seq: 42, ops });
@@ -34,9 +38,14 @@ t.test('a line with a right checksum and malformed operations is refused', async
     'a put whose value is not an object': '[{"op":"put","c":"a","id":"1","v":"x"}]',
     'one good op and one bad': '[{"op":"del","c":"a","id":"1"},{"op":"drop","c":"a","id":"2"}]',
   };
-  for (const [what, ops] of Object.entries(malformed)) t.throws(() => decodeEntry(lineWith(ops)), /malformed operations/, what);
+  for (const [what, ops] of Object.entries(malformed))
+    t.throws(() => decodeEntry(lineWith(ops)), /malformed operations/, what);
   t.same(decodeEntry(lineWith('[]')), { seq: 7, ops: [] }, 'an empty list of operations is well formed');
-  t.same(decodeEntry(lineWith('[{"op":"del","c":"a","id":"1"}]')).ops, [{ op: 'del', c: 'a', id: '1' }], 'a delete needs no value');
+  t.same(
+    decodeEntry(lineWith('[{"op":"del","c":"a","id":"1"}]')).ops,
+    [{ op: 'del', c: 'a', id: '1' }],
+    'a delete needs no value',
+  );
 });
 
 t.test('a wrong checksum, or a line not shaped as an entry, is refused before its operations are read', async (t) => {
@@ -44,7 +53,11 @@ t.test('a wrong checksum, or a line not shaped as an entry, is refused before it
   t.throws(() => decodeEntry(good.replace('"id":"1"', '"id":"2"')), /checksum mismatch/);
   t.throws(() => decodeEntry(`${good} `), /not a journal entry/);
   t.throws(() => decodeEntry(`x${good}`), /not a journal entry/, 'nothing may come before the entry');
-  t.throws(() => decodeEntry(`${good.slice(0, -1)}}}`), /checksum mismatch/, "nor after it: the checksum covers the operations to the last brace");
+  t.throws(
+    () => decodeEntry(`${good.slice(0, -1)}}}`),
+    /checksum mismatch/,
+    'nor after it: the checksum covers the operations to the last brace',
+  );
   t.throws(() => decodeEntry(good.replace('"seq":3', '"seq":-3')), /not a journal entry/);
   t.throws(() => decodeEntry(good.replace(/"crc":"[0-9a-f]{8}"/, '"crc":"XYZ"')), /not a journal entry/);
 });

@@ -52,7 +52,12 @@ export async function replayJournal(
         } catch (error) {
           const reason = (error as Error).message;
           if (!torn) throw new StoreCorruptError(file.path, number, `${reason} (a complete line, so not a torn write)`);
-          if (!isNewest) throw new StoreCorruptError(file.path, number, `${reason} (an unfinished line in a journal that was closed)`);
+          if (!isNewest)
+            throw new StoreCorruptError(
+              file.path,
+              number,
+              `${reason} (an unfinished line in a journal that was closed)`,
+            );
           await truncateDurably(file.path, offsetInBatch(batch, i));
           droppedTornLine = { file: file.path, line: number };
           endsComplete = true;
@@ -71,5 +76,11 @@ export async function replayJournal(
     journalBytes += bytes;
     if (isNewest && endsComplete) continuable = { name: file.name, bytes };
   }
-  return { lastSeq, applied, journalBytes, ...(droppedTornLine ? { droppedTornLine } : {}), ...(continuable ? { continuable } : {}) };
+  return {
+    lastSeq,
+    applied,
+    journalBytes,
+    ...(droppedTornLine ? { droppedTornLine } : {}),
+    ...(continuable ? { continuable } : {}),
+  };
 }

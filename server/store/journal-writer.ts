@@ -66,7 +66,8 @@ export class JournalWriter {
     continueFile?: { name: string; bytes: number },
     openFile: OpenJournalFile = (path) => open(path, 'a'),
   ): Promise<JournalWriter> {
-    if (!continueFile) return new JournalWriter(dir, await openJournalFile(dir, nextSeq, openFile), nextSeq - 1, openFile);
+    if (!continueFile)
+      return new JournalWriter(dir, await openJournalFile(dir, nextSeq, openFile), nextSeq - 1, openFile);
     const writer = new JournalWriter(dir, await openFile(join(dir, continueFile.name)), nextSeq - 1, openFile);
     writer.bytes = continueFile.bytes;
     return writer;
@@ -106,7 +107,11 @@ export class JournalWriter {
    */
   rotate(nextSeq: number): Promise<number> {
     return new Promise((resolve, reject) => {
-      this.queue.push({ kind: 'rotate', nextSeq, done: (error, closedBytes) => (error ? reject(error) : resolve(closedBytes ?? 0)) });
+      this.queue.push({
+        kind: 'rotate',
+        nextSeq,
+        done: (error, closedBytes) => (error ? reject(error) : resolve(closedBytes ?? 0)),
+      });
       this.kick();
     });
   }
@@ -133,7 +138,9 @@ export class JournalWriter {
         continue;
       }
       const rotateAt = this.queue.findIndex((item) => item.kind === 'rotate');
-      const batch = this.queue.splice(0, rotateAt === -1 ? this.queue.length : rotateAt) as Array<Item & { kind: 'entry' }>;
+      const batch = this.queue.splice(0, rotateAt === -1 ? this.queue.length : rotateAt) as Array<
+        Item & { kind: 'entry' }
+      >;
       await this.writeBatch(batch);
     }
   }
@@ -154,7 +161,10 @@ export class JournalWriter {
     this.releaseWaiters();
   }
 
-  private async switchFile(request: { nextSeq: number; done: (error: Error | null, closedBytes?: number) => void }): Promise<void> {
+  private async switchFile(request: {
+    nextSeq: number;
+    done: (error: Error | null, closedBytes?: number) => void;
+  }): Promise<void> {
     try {
       const next = await openJournalFile(this.dir, request.nextSeq, this.openFile);
       const previous = this.handle;
@@ -207,7 +217,9 @@ export class JournalWriter {
   }
 
   private unavailable(): StoreUnavailableError {
-    return new StoreUnavailableError(`journal write failed (${this.failure?.message ?? 'unknown'}); restart the server`);
+    return new StoreUnavailableError(
+      `journal write failed (${this.failure?.message ?? 'unknown'}); restart the server`,
+    );
   }
 }
 

@@ -9,9 +9,7 @@ export type IndexDeclarations = Readonly<Record<string, readonly IndexDeclaratio
 export type UnindexedQueries = 'scan' | 'throw';
 
 /** One change inside a journal entry. */
-export type Op =
-  | { op: 'put'; c: string; id: string; v: StoredRecord }
-  | { op: 'del'; c: string; id: string };
+export type Op = { op: 'put'; c: string; id: string; v: StoredRecord } | { op: 'del'; c: string; id: string };
 
 // While a snapshot is being written, deletes leave a tombstone in place so
 // that the snapshot's iterator still meets every key that existed when the
@@ -89,8 +87,13 @@ export class MemoryState {
    * its own writes over them; null when no declared index serves (scan).
    */
   candidates(collection: string, query: Query): Array<[string, StoredRecord]> | null {
-    const filter: Query = { ...(query.where ? { where: query.where } : {}), ...(query.range ? { range: query.range } : {}) };
-    const best = this.declared[collection] ? bestServing(this.indexesOf(collection), (index) => index.declaration, filter) : null;
+    const filter: Query = {
+      ...(query.where ? { where: query.where } : {}),
+      ...(query.range ? { range: query.range } : {}),
+    };
+    const best = this.declared[collection]
+      ? bestServing(this.indexesOf(collection), (index) => index.declaration, filter)
+      : null;
     if (!best) return null;
     if (!best.built) best.fill(this.entries(collection));
     const walk = best.walk(filter, (id) => this.get(collection, id));
@@ -100,7 +103,11 @@ export class MemoryState {
 
   /** The ids of the records matching the query's `where` and `range`: through a declared index, else by a scan. */
   idsMatching(collection: string, query: Pick<Query, 'where' | 'range'>): string[] {
-    const found = this.candidates(collection, query) ?? [...this.entries(collection)].filter(([, record]) => matchesWhere(record, query.where) && inRange(record, query.range));
+    const found =
+      this.candidates(collection, query) ??
+      [...this.entries(collection)].filter(
+        ([, record]) => matchesWhere(record, query.where) && inRange(record, query.range),
+      );
     return found.map(([id]) => id);
   }
 
@@ -108,7 +115,10 @@ export class MemoryState {
   private plan(collection: string, query: Query): RecordIndex | null {
     if (!this.declared[collection]) return null;
     const best = bestServing(this.indexesOf(collection), (index) => index.declaration, query);
-    if (!best && this.unindexed === 'throw') throw new Error(`no declared index of ${collection} serves ${JSON.stringify(query)}: declare one in index-declarations.ts`);
+    if (!best && this.unindexed === 'throw')
+      throw new Error(
+        `no declared index of ${collection} serves ${JSON.stringify(query)}: declare one in index-declarations.ts`,
+      );
     return best;
   }
 

@@ -30,7 +30,9 @@ export class PgBus implements InstanceBus {
     if (Buffer.byteLength(text) > NOTIFY_LIMIT_BYTES) {
       const id = randomUUID();
       await this.pool.query('INSERT INTO bus_spill (id, payload) VALUES ($1, $2)', [id, text]);
-      void this.pool.query(`DELETE FROM bus_spill WHERE created_at < now() - interval '${SPILL_KEEP_MINUTES} minutes'`).catch(() => undefined);
+      void this.pool
+        .query(`DELETE FROM bus_spill WHERE created_at < now() - interval '${SPILL_KEEP_MINUTES} minutes'`)
+        .catch(() => undefined);
       text = JSON.stringify({ $spill: id });
     }
     await this.pool.query('SELECT pg_notify($1, $2)', [pgChannel(channel), text]);
@@ -104,7 +106,9 @@ export class PgBus implements InstanceBus {
     try {
       let message = JSON.parse(payload) as BusMessage;
       if (typeof message.$spill === 'string') {
-        const { rows } = await this.pool.query<{ payload: string }>('SELECT payload FROM bus_spill WHERE id = $1', [message.$spill]);
+        const { rows } = await this.pool.query<{ payload: string }>('SELECT payload FROM bus_spill WHERE id = $1', [
+          message.$spill,
+        ]);
         if (!rows[0]) return;
         message = JSON.parse(rows[0].payload) as BusMessage;
       }

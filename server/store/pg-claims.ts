@@ -60,11 +60,26 @@ export function claimAndReadSql(tables: ClaimTables, claim: Claim, read: LinkedR
  * basis did not hold), existing (for an insert that found a record there,
  * as this statement's snapshot has it).
  */
-export function claimAndWriteSql(tables: ClaimTables & { write: TableLayout }, claim: Claim, read: LinkedRead, basis: ReadBasis, write: ClaimedWrite): Statement {
+export function claimAndWriteSql(
+  tables: ClaimTables & { write: TableLayout },
+  claim: Claim,
+  read: LinkedRead,
+  basis: ReadBasis,
+  write: ClaimedWrite,
+): Statement {
   const claimed = claimSql(tables.claim, claim);
-  const values: unknown[] = [...claimed.values, encodeKey(read.id), read.field, encodeJson(basis.record), encodeKey(write.id), encodeJson(write.value)];
+  const values: unknown[] = [
+    ...claimed.values,
+    encodeKey(read.id),
+    read.field,
+    encodeJson(basis.record),
+    encodeKey(write.id),
+    encodeJson(write.value),
+  ];
   const param = (value: unknown) => `$${values.push(value)}`;
-  const fields = Object.entries(basis.linkedFields).map(([field, value]) => ` AND linked->${param(field)}::text = ${param(encodeJson(value))}::jsonb`);
+  const fields = Object.entries(basis.linkedFields).map(
+    ([field, value]) => ` AND linked->${param(field)}::text = ${param(encodeJson(value))}::jsonb`,
+  );
   const table = ident(tables.write.table);
   const allowed = 'EXISTS (SELECT 1 FROM claim) AND (SELECT yes FROM current)';
   const writing =

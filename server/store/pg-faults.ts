@@ -15,10 +15,21 @@ const UNAVAILABLE_CLASSES = new Set([
 ]);
 
 /** Socket errors of the connection to the database. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOENT',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+]);
 
 /** Messages the pg client gives its own connection failures, which carry no code. */
-const CLIENT_MESSAGES = /Connection terminated|not queryable|timeout exceeded when trying to connect|Client was closed|Connection ended|the database system is|Cannot use a pool after calling end/i;
+const CLIENT_MESSAGES =
+  /Connection terminated|not queryable|timeout exceeded when trying to connect|Client was closed|Connection ended|the database system is|Cannot use a pool after calling end/i;
 
 export function isUnavailable(error: unknown): boolean {
   if (error instanceof StoreUnavailableError) return true;
@@ -33,7 +44,10 @@ export function isUnavailable(error: unknown): boolean {
 /** The error as the store reports it: a fault of the database becomes StoreUnavailableError; anything else is left as it is. */
 export function asStoreFault(error: unknown): unknown {
   if (error instanceof StoreUnavailableError || !isUnavailable(error)) return error;
-  return new StoreUnavailableError((error as Error).message, `the database is unavailable (${(error as Error).message}); nothing was written, try again`);
+  return new StoreUnavailableError(
+    (error as Error).message,
+    `the database is unavailable (${(error as Error).message}); nothing was written, try again`,
+  );
 }
 
 /** For `.catch`: rethrows as asStoreFault says. */

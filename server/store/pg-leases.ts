@@ -7,7 +7,13 @@ import type { Statement } from './pg-claims.js';
 // instances never work on the same record at once.
 
 /** Leases the records among `ids` that no other instance holds; answers their ids. Rows being leased right now are skipped, not waited for. */
-export function leaseSql(layout: TableLayout, collection: string, ids: readonly string[], owner: string, ms: number): Statement {
+export function leaseSql(
+  layout: TableLayout,
+  collection: string,
+  ids: readonly string[],
+  owner: string,
+  ms: number,
+): Statement {
   return {
     text: `WITH free AS (
              SELECT id FROM ${ident(layout.table)} WHERE id = ANY($2::text[]) FOR UPDATE SKIP LOCKED
@@ -23,5 +29,8 @@ export function leaseSql(layout: TableLayout, collection: string, ids: readonly 
 
 /** Gives `owner`'s leases of `ids` back. */
 export function releaseSql(collection: string, ids: readonly string[], owner: string): Statement {
-  return { text: 'DELETE FROM leases WHERE collection = $1 AND id = ANY($2::text[]) AND owner = $3', values: [encodeKey(collection), ids.map(encodeKey), owner] };
+  return {
+    text: 'DELETE FROM leases WHERE collection = $1 AND id = ANY($2::text[]) AND owner = $3',
+    values: [encodeKey(collection), ids.map(encodeKey), owner],
+  };
 }

@@ -56,7 +56,10 @@ async function moveToTables(client: pg.PoolClient): Promise<void> {
   for (const { collection } of rows) {
     const layout = tableLayout(decodeKey(collection));
     await client.query(createTableSql(layout));
-    await client.query(`INSERT INTO ${ident(layout.table)} (id, data) SELECT id, data FROM records WHERE collection = $1`, [collection]);
+    await client.query(
+      `INSERT INTO ${ident(layout.table)} (id, data) SELECT id, data FROM records WHERE collection = $1`,
+      [collection],
+    );
   }
   await client.query('DROP TABLE records');
 }
@@ -67,7 +70,9 @@ export async function migrate(pool: pg.Pool): Promise<number[]> {
   try {
     await client.query('BEGIN');
     await client.query("SELECT pg_advisory_xact_lock(hashtext('svc-pos-sim migrations'))");
-    await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    await client.query(
+      'CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+    );
     const { rows } = await client.query<{ version: number }>('SELECT version FROM schema_migrations');
     const applied = new Set(rows.map((row) => row.version));
     const ran: number[] = [];

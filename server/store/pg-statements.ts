@@ -26,14 +26,20 @@ const preparedNames = new Map<string, string>();
 export type Queryable = Pick<pg.PoolClient, 'query'>;
 
 /** The rows a list's statement returns, records frozen. */
-export async function selectRows<R extends { data: StoredRecord }>(db: Queryable, statement: { text: string; values: unknown[] }): Promise<R[]> {
+export async function selectRows<R extends { data: StoredRecord }>(
+  db: Queryable,
+  statement: { text: string; values: unknown[] },
+): Promise<R[]> {
   const { rows } = await db.query<R>(prepared(statement.text, statement.values)).catch(rethrowAsStoreFault);
   for (const row of rows) deepFreeze(row.data);
   return rows;
 }
 
 /** The rows of a statement that selects ids too, as [id, record]. */
-export async function selectEntries<T extends StoredRecord>(db: Queryable, statement: { text: string; values: unknown[] }): Promise<Array<[string, T]>> {
+export async function selectEntries<T extends StoredRecord>(
+  db: Queryable,
+  statement: { text: string; values: unknown[] },
+): Promise<Array<[string, T]>> {
   return (await selectRows<{ id: string; data: T }>(db, statement)).map((row) => [decodeKey(row.id), row.data]);
 }
 

@@ -31,7 +31,12 @@ t.test('migrations run once, even when several instances start together', { skip
 
 t.test('the whole app on PostgreSQL passes the contract suite', { skip: postgresSkip() }, async (t) => {
   const store = await PgStore.open({ connectionString: startPostgres(t) });
-  const { baseUrl, stop } = await serveApp({ store, sharing: 'instances', clock: systemClock, config: { ...defaultConfig, scryptCost: 1024, logLevel: 'silent' } });
+  const { baseUrl, stop } = await serveApp({
+    store,
+    sharing: 'instances',
+    clock: systemClock,
+    config: { ...defaultConfig, scryptCost: 1024, logLevel: 'silent' },
+  });
   t.teardown(stop);
   const result = await runSuite({ baseUrl, allowMutations: true });
   t.same(result.violations, []);
@@ -47,36 +52,48 @@ async function twoStores(t: Test): Promise<readonly [PgStore, PgStore]> {
   return stores;
 }
 
-t.test('instances sharing the database never hold a lease on the same record at once', { skip: postgresSkip() }, async (t) => {
-  const [a, b] = await twoStores(t);
-  const ids = Array.from({ length: 200 }, (_, i) => `d${i}`);
-  await a.transact((tx) => {
-    for (const id of ids) tx.put('deliveries', id, { id });
-  });
+t.test(
+  'instances sharing the database never hold a lease on the same record at once',
+  { skip: postgresSkip() },
+  async (t) => {
+    const [a, b] = await twoStores(t);
+    const ids = Array.from({ length: 200 }, (_, i) => `d${i}`);
+    await a.transact((tx) => {
+      for (const id of ids) tx.put('deliveries', id, { id });
+    });
 
-  // Both ask for all of them at the same moment: each record goes to exactly one.
-  const [forA, forB] = await Promise.all([a.lease('deliveries', ids, 60_000), b.lease('deliveries', ids, 60_000)]);
-  t.same(forA.filter((id) => forB.includes(id)), [], 'no record leased to both');
-  t.same([...forA, ...forB].sort(), [...ids].sort(), 'and none left out');
+    // Both ask for all of them at the same moment: each record goes to exactly one.
+    const [forA, forB] = await Promise.all([a.lease('deliveries', ids, 60_000), b.lease('deliveries', ids, 60_000)]);
+    t.same(
+      forA.filter((id) => forB.includes(id)),
+      [],
+      'no record leased to both',
+    );
+    t.same([...forA, ...forB].sort(), [...ids].sort(), 'and none left out');
 
-  const heldByA = forA[0] ?? forB[0]!;
-  const holder = forA.includes(heldByA) ? a : b;
-  const other = holder === a ? b : a;
-  t.same(await other.lease('deliveries', [heldByA], 60_000), [], 'a live lease of another instance is refused');
-  await holder.release('deliveries', [heldByA]);
-  t.same(await other.lease('deliveries', [heldByA], 60_000), [heldByA], 'given back, it can be taken');
-  await other.lease('deliveries', [heldByA], 0); // renewed with no time left: expired at once
-  t.same(await holder.lease('deliveries', [heldByA], 60_000), [heldByA], 'an expired lease is taken over');
-});
+    const heldByA = forA[0] ?? forB[0]!;
+    const holder = forA.includes(heldByA) ? a : b;
+    const other = holder === a ? b : a;
+    t.same(await other.lease('deliveries', [heldByA], 60_000), [], 'a live lease of another instance is refused');
+    await holder.release('deliveries', [heldByA]);
+    t.same(await other.lease('deliveries', [heldByA], 60_000), [heldByA], 'given back, it can be taken');
+    await other.lease('deliveries', [heldByA], 0); // renewed with no time left: expired at once
+    t.same(await holder.lease('deliveries', [heldByA], 60_000), [heldByA], 'an expired lease is taken over');
+  },
+);
 
-t.test('a bus message published by one instance reaches another, spilled through a table when large', { skip: postgresSkip() }, async (t) => {
-  const [a, b] = await twoStores(t);
-  const received: unknown[] = [];
-  let arrivedBoth = () => {};
-  const two = new Promise<void>((resolve) => (arrivedBoth = resolve));
-  await b.bus.subscribe('instances_test', (message) => received.push(message) === 2 && arrivedBoth());
-  await a.bus.publish('instances_test', { small: true });
-  await a.bus.publish('instances_test', { large: 'y'.repeat(20_000) });
-  await two;
-  t.same(received, [{ small: true }, { large: 'y'.repeat(20_000) }]);
-});
+t.test(
+  'a bus message published by one instance reaches another, spilled through a table when large',
+  { skip: postgresSkip() },
+  async (t) => {
+    const [a, b] = await twoStores(t);
+    const received: unknown[] = [];
+    let arrivedBoth = () => {};
+    const two = new Promise<void>((resolve) => (arrivedBoth = resolve));
+    await b.bus.subscribe('instances_test', (message) => received.push(message) === 2 && arrivedBoth());
+    await a.bus.publish('instances_test', { small: true });
+    await a.bus.publish('instances_test', { large: 'y'.repeat(20_000) });
+    await two;
+    t.same(received, [{ small: true }, { large: 'y'.repeat(20_000) }]);
+  },
+);

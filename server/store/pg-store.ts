@@ -15,7 +15,18 @@ import { listOn, prepared, typeParser } from './pg-statements.js';
 import { alterTableSql, countSql, createTableSql, ident, tableLayout, type TableLayout } from './pg-tables.js';
 import { decodeKey, encodeJson, encodeKey } from './pg-text.js';
 import { runSerializable } from './pg-transaction.js';
-import type { Claim, ClaimedWrite, ClaimedWriteOutcome, LinkedRead, LinkedRecords, Query, ReadBasis, Store, StoredRecord, Transaction } from './store.js';
+import type {
+  Claim,
+  ClaimedWrite,
+  ClaimedWriteOutcome,
+  LinkedRead,
+  LinkedRecords,
+  Query,
+  ReadBasis,
+  Store,
+  StoredRecord,
+  Transaction,
+} from './store.js';
 
 export { migrate };
 
@@ -31,8 +42,14 @@ export { migrate };
 // connection that failed is thrown away, never handed out again.
 
 /** The records a claim step read, frozen, each left out when absent. */
-function presentFrozen<T extends StoredRecord, L extends StoredRecord>(row: { record: T | null; linked: L | null }): LinkedRecords<T, L> {
-  return { ...(row.record ? { record: deepFreeze(row.record) } : {}), ...(row.linked ? { linked: deepFreeze(row.linked) } : {}) };
+function presentFrozen<T extends StoredRecord, L extends StoredRecord>(row: {
+  record: T | null;
+  linked: L | null;
+}): LinkedRecords<T, L> {
+  return {
+    ...(row.record ? { record: deepFreeze(row.record) } : {}),
+    ...(row.linked ? { linked: deepFreeze(row.linked) } : {}),
+  };
 }
 
 export class PgStore implements Store {
@@ -74,7 +91,14 @@ export class PgStore implements Store {
       await pool.end();
       throw error;
     }
-    return new PgStore(pool, options.connectionString, new PgBus(pool, options.connectionString, log), connections, log, schema);
+    return new PgStore(
+      pool,
+      options.connectionString,
+      new PgBus(pool, options.connectionString, log),
+      connections,
+      log,
+      schema,
+    );
   }
 
   private declared: IndexDeclarations = {};
@@ -141,11 +165,20 @@ export class PgStore implements Store {
    * serializable "is it there?" read locks the key's whole index page, and
    * sequential keys, such as one terminal's batches, share that page).
    */
-  async insertIfAbsent<T extends StoredRecord>(collection: string, id: string, value: StoredRecord): Promise<T | undefined> {
+  async insertIfAbsent<T extends StoredRecord>(
+    collection: string,
+    id: string,
+    value: StoredRecord,
+  ): Promise<T | undefined> {
     const table = ident((await this.table(collection)).table);
     const key = encodeKey(id);
     const { rowCount } = await this.pool
-      .query(prepared(`INSERT INTO ${table} (id, data) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO NOTHING`, [key, encodeJson(value)]))
+      .query(
+        prepared(`INSERT INTO ${table} (id, data) VALUES ($1, $2::jsonb) ON CONFLICT (id) DO NOTHING`, [
+          key,
+          encodeJson(value),
+        ]),
+      )
       .catch(rethrowAsStoreFault);
     this.connections.succeeded();
     if (rowCount === 1) return undefined;
@@ -156,7 +189,9 @@ export class PgStore implements Store {
   /** The record an insert of `id` found there, read in a statement of its own (whose snapshot includes the writer that won). */
   private async readWinner<T extends StoredRecord>(collection: string, id: string): Promise<T> {
     const table = ident((await this.table(collection)).table);
-    const { rows } = await this.pool.query<{ data: T }>(prepared(`SELECT data FROM ${table} WHERE id = $1`, [encodeKey(id)])).catch(rethrowAsStoreFault);
+    const { rows } = await this.pool
+      .query<{ data: T }>(prepared(`SELECT data FROM ${table} WHERE id = $1`, [encodeKey(id)]))
+      .catch(rethrowAsStoreFault);
     if (!rows[0]) throw new StoreUnavailableError(`${collection} ${id} was there a moment ago and is gone; try again`);
     return deepFreeze(rows[0].data);
   }
@@ -165,15 +200,32 @@ export class PgStore implements Store {
   async replaceIf(collection: string, id: string, expected: StoredRecord, next: StoredRecord): Promise<boolean> {
     const table = ident((await this.table(collection)).table);
     const { rowCount } = await this.pool
-      .query(prepared(`UPDATE ${table} SET data = $3::jsonb WHERE id = $1 AND data = $2::jsonb`, [encodeKey(id), encodeJson(expected), encodeJson(next)]))
+      .query(
+        prepared(`UPDATE ${table} SET data = $3::jsonb WHERE id = $1 AND data = $2::jsonb`, [
+          encodeKey(id),
+          encodeJson(expected),
+          encodeJson(next),
+        ]),
+      )
       .catch(rethrowAsStoreFault);
     this.connections.succeeded();
     return rowCount === 1;
   }
 
-  claimAndRead<T extends StoredRecord, L extends StoredRecord>(claim: Claim, read: LinkedRead): Promise<{ claimed: boolean } & LinkedRecords<T, L>> {
+  claimAndRead<T extends StoredRecord, L extends StoredRecord>(
+    claim: Claim,
+    read: LinkedRead,
+  ): Promise<{ claimed: boolean } & LinkedRecords<T, L>> {
     return this.claimStep(async () => {
-      const statement = claimAndReadSql({ claim: await this.table(claim.collection), read: await this.table(read.collection), linked: await this.table(read.linkedCollection) }, claim, read);
+      const statement = claimAndReadSql(
+        {
+          claim: await this.table(claim.collection),
+          read: await this.table(read.collection),
+          linked: await this.table(read.linkedCollection),
+        },
+        claim,
+        read,
+      );
       const row = await this.oneRow<ClaimRow<T, L>>(statement);
       return { claimed: Number(row.claimed) === 1, ...presentFrozen(row) };
     });
@@ -184,10 +236,22 @@ export class PgStore implements Store {
    * there, it is read too (by another statement if it was written after
    * this one began).
    */
-  claimAndWrite<T extends StoredRecord, L extends StoredRecord>(claim: Claim, read: LinkedRead, basis: ReadBasis, write: ClaimedWrite): Promise<ClaimedWriteOutcome<T, L>> {
+  claimAndWrite<T extends StoredRecord, L extends StoredRecord>(
+    claim: Claim,
+    read: LinkedRead,
+    basis: ReadBasis,
+    write: ClaimedWrite,
+  ): Promise<ClaimedWriteOutcome<T, L>> {
     return this.claimStep(async () => {
-      const tables = { claim: await this.table(claim.collection), read: await this.table(read.collection), linked: await this.table(read.linkedCollection), write: await this.table(write.collection) };
-      const row = await this.oneRow<ClaimRow<T, L> & { current: boolean; written: string; existing: StoredRecord | null }>(claimAndWriteSql(tables, claim, read, basis, write));
+      const tables = {
+        claim: await this.table(claim.collection),
+        read: await this.table(read.collection),
+        linked: await this.table(read.linkedCollection),
+        write: await this.table(write.collection),
+      };
+      const row = await this.oneRow<
+        ClaimRow<T, L> & { current: boolean; written: string; existing: StoredRecord | null }
+      >(claimAndWriteSql(tables, claim, read, basis, write));
       const claimed = Number(row.claimed) === 1;
       if (!row.current) return { claimed, written: false, changed: presentFrozen(row) };
       const written = Number(row.written) === 1;
@@ -233,7 +297,9 @@ export class PgStore implements Store {
   async lease(collection: string, ids: readonly string[], ms: number): Promise<string[]> {
     if (ids.length === 0) return [];
     const statement = leaseSql(await this.table(collection), collection, ids, this.instanceId, ms);
-    const { rows } = await this.pool.query<{ id: string }>(prepared(statement.text, statement.values)).catch(rethrowAsStoreFault);
+    const { rows } = await this.pool
+      .query<{ id: string }>(prepared(statement.text, statement.values))
+      .catch(rethrowAsStoreFault);
     return rows.map((row) => decodeKey(row.id));
   }
 
@@ -245,17 +311,27 @@ export class PgStore implements Store {
 
   async get<T extends StoredRecord>(collection: string, id: string): Promise<T | undefined> {
     const table = ident((await this.table(collection)).table);
-    const { rows } = await this.pool.query<{ data: T }>(prepared(`SELECT data FROM ${table} WHERE id = $1`, [encodeKey(id)])).catch(rethrowAsStoreFault);
+    const { rows } = await this.pool
+      .query<{ data: T }>(prepared(`SELECT data FROM ${table} WHERE id = $1`, [encodeKey(id)]))
+      .catch(rethrowAsStoreFault);
     return rows[0] ? deepFreeze(rows[0].data) : undefined;
   }
 
-  async getLinked<T extends StoredRecord, L extends StoredRecord>(collection: string, id: string, field: string, linkedCollection: string): Promise<[T | undefined, L | undefined]> {
+  async getLinked<T extends StoredRecord, L extends StoredRecord>(
+    collection: string,
+    id: string,
+    field: string,
+    linkedCollection: string,
+  ): Promise<[T | undefined, L | undefined]> {
     const table = ident((await this.table(collection)).table);
     const linked = ident((await this.table(linkedCollection)).table);
     // The field's text as jsonb gives it is the linked id as encodeKey writes it: pg-text.ts escapes both alike.
     const { rows } = await this.pool
       .query<{ record: T; linked: L | null }>(
-        prepared(`SELECT r.data AS record, l.data AS linked FROM ${table} r LEFT JOIN ${linked} l ON l.id = r.data->>$2 WHERE r.id = $1`, [encodeKey(id), field]),
+        prepared(
+          `SELECT r.data AS record, l.data AS linked FROM ${table} r LEFT JOIN ${linked} l ON l.id = r.data->>$2 WHERE r.id = $1`,
+          [encodeKey(id), field],
+        ),
       )
       .catch(rethrowAsStoreFault);
     const row = rows[0];
@@ -268,7 +344,9 @@ export class PgStore implements Store {
 
   async count(collection: string, where?: Query['where']): Promise<number> {
     const statement = countSql(await this.table(collection), where);
-    const { rows } = await this.pool.query<{ n: string }>(prepared(statement.text, statement.values)).catch(rethrowAsStoreFault);
+    const { rows } = await this.pool
+      .query<{ n: string }>(prepared(statement.text, statement.values))
+      .catch(rethrowAsStoreFault);
     return Number(rows[0]!.n);
   }
 

@@ -1,19 +1,32 @@
 import t from 'tap';
-import { alterTableSql, countSql, createTableSql, fieldExpression, ident, literal, selectSql, tableLayout, tableName } from './pg-tables.js';
+import {
+  alterTableSql,
+  countSql,
+  createTableSql,
+  fieldExpression,
+  ident,
+  literal,
+  selectSql,
+  tableLayout,
+  tableName,
+} from './pg-tables.js';
 
 // The PostgreSQL layout on its own (pure): table names, typed columns and
 // indexes from declarations, and the SQL of lists. What the statements
 // answer is checked against the in-memory query on a real database in
 // indexed-store.test.ts.
 
-t.test('a collection gets its own name as its table when that is a plain identifier, else a name from its hash', async (t) => {
-  t.equal(tableName('settlements'), 'settlements');
-  t.equal(tableName('split_agreements'), 'split_agreements');
-  for (const odd of ['Orders', 'with space', 'records', 'leases', 'a'.repeat(41), 'ñ']) {
-    t.match(tableName(odd), /^c_[0-9a-f]{24}$/, `${odd} is hashed`);
-  }
-  t.not(tableName('Orders'), tableName('orders '), 'different names, different tables');
-});
+t.test(
+  'a collection gets its own name as its table when that is a plain identifier, else a name from its hash',
+  async (t) => {
+    t.equal(tableName('settlements'), 'settlements');
+    t.equal(tableName('split_agreements'), 'split_agreements');
+    for (const odd of ['Orders', 'with space', 'records', 'leases', 'a'.repeat(41), 'ñ']) {
+      t.match(tableName(odd), /^c_[0-9a-f]{24}$/, `${odd} is hashed`);
+    }
+    t.not(tableName('Orders'), tableName('orders '), 'different names, different tables');
+  },
+);
 
 t.test('declarations make typed columns and one index per distinct shape', async (t) => {
   const layout = tableLayout('settlements', [
@@ -25,88 +38,214 @@ t.test('declarations make typed columns and one index per distinct shape', async
   ]);
   t.same(
     [...layout.columns.values()].map((column) => [column.field, column.type]),
-    [['closedAt', 'text'], ['transactionCount', 'number'], ['terminal', 'text'], ['merchantId', 'text']],
+    [
+      ['closedAt', 'text'],
+      ['transactionCount', 'number'],
+      ['terminal', 'text'],
+      ['merchantId', 'text'],
+    ],
   );
   // (terminal) ordered by terminal is (terminal, id), the same index as (terminal) alone.
   t.equal(layout.indexes.length, 4, 'two declarations that come to one index share it');
   t.ok(layout.indexes.some((index) => index.sql.endsWith('ON "settlements" ("terminal", id)')));
-  t.notOk(layout.indexes.some((index) => /"terminal", "terminal"/.test(index.sql)), 'no column twice in an index');
+  t.notOk(
+    layout.indexes.some((index) => /"terminal", "terminal"/.test(index.sql)),
+    'no column twice in an index',
+  );
   t.ok(layout.indexes.every((index) => index.sql.startsWith('CREATE INDEX CONCURRENTLY IF NOT EXISTS')));
-  t.throws(() => tableLayout('x', [{ equals: [], order: { field: 'at', type: 'number' } }, { equals: [], order: { field: 'at', type: 'text' } }]), /declared both as number and as text/);
+  t.throws(
+    () =>
+      tableLayout('x', [
+        { equals: [], order: { field: 'at', type: 'number' } },
+        { equals: [], order: { field: 'at', type: 'text' } },
+      ]),
+    /declared both as number and as text/,
+  );
 });
 
 t.test('the table is created with generated columns, and an existing one is brought to the layout', async (t) => {
-  const layout = tableLayout('items', [{ equals: ['owner'], order: { field: 'at', type: 'number' } }, { equals: ['id'] }]);
+  const layout = tableLayout('items', [
+    { equals: ['owner'], order: { field: 'at', type: 'number' } },
+    { equals: ['id'] },
+  ]);
   const create = createTableSql(layout);
   t.match(create, /^CREATE TABLE IF NOT EXISTS "items" \(id text COLLATE "C" PRIMARY KEY, data jsonb NOT NULL/);
   t.match(create, /"at" double precision GENERATED ALWAYS AS/);
   t.match(create, /"owner" text COLLATE "C" GENERATED ALWAYS AS/);
-  t.match(create, /"field_id" text/, 'a field named like the table\'s own column gets another name');
-  t.same(alterTableSql(layout, new Map([['id', 'text'], ['data', 'jsonb'], ['at', 'double precision'], ['owner', 'text'], ['field_id', 'text']])), [], 'nothing to do');
+  t.match(create, /"field_id" text/, "a field named like the table's own column gets another name");
   t.same(
-    alterTableSql(layout, new Map([['at', 'text'], ['owner', 'text'], ['field_id', 'text'], ['old', 'text']])),
-    ['ALTER TABLE "items" DROP COLUMN "at"', `ALTER TABLE "items" ADD COLUMN ${create.match(/"at" double precision GENERATED ALWAYS AS .*? STORED/)![0]}`],
+    alterTableSql(
+      layout,
+      new Map([
+        ['id', 'text'],
+        ['data', 'jsonb'],
+        ['at', 'double precision'],
+        ['owner', 'text'],
+        ['field_id', 'text'],
+      ]),
+    ),
+    [],
+    'nothing to do',
+  );
+  t.same(
+    alterTableSql(
+      layout,
+      new Map([
+        ['at', 'text'],
+        ['owner', 'text'],
+        ['field_id', 'text'],
+        ['old', 'text'],
+      ]),
+    ),
+    [
+      'ALTER TABLE "items" DROP COLUMN "at"',
+      `ALTER TABLE "items" ADD COLUMN ${create.match(/"at" double precision GENERATED ALWAYS AS .*? STORED/)![0]}`,
+    ],
     'a column of another type is made again; one no declaration names stays',
   );
 });
 
 t.test('a list is one statement when the columns answer it all, and narrows otherwise', async (t) => {
   const layout = tableLayout('items', [{ equals: ['owner'], order: { field: 'at', type: 'number' } }]);
-  const page = selectSql(layout, { where: { owner: 'a', kind: 'x' }, orderBy: { field: 'at', direction: 'desc' }, limit: 10, offset: 20 });
+  const page = selectSql(layout, {
+    where: { owner: 'a', kind: 'x' },
+    orderBy: { field: 'at', direction: 'desc' },
+    limit: 10,
+    offset: 20,
+  });
   t.ok(page.complete);
-  t.equal(page.text, 'SELECT id, data FROM "items" WHERE "owner" = $1 AND data @> $2::jsonb ORDER BY "at" DESC NULLS LAST, id DESC LIMIT $3 OFFSET $4');
+  t.equal(
+    page.text,
+    'SELECT id, data FROM "items" WHERE "owner" = $1 AND data @> $2::jsonb ORDER BY "at" DESC NULLS LAST, id DESC LIMIT $3 OFFSET $4',
+  );
   t.same(page.values, ['a', '{"kind":"x"}', 10, 20]);
   const range = selectSql(layout, { range: { field: 'at', min: 5 }, orderBy: { field: 'at', direction: 'asc' } });
-  t.equal(range.text, 'SELECT id, data FROM "items" WHERE "at" IS NOT NULL AND "at" >= $1::double precision ORDER BY "at" ASC NULLS FIRST, id ASC');
-  const otherType = selectSql(layout, { where: { owner: 7 }, range: { field: 'at', max: 'z' }, orderBy: { field: 'at', direction: 'asc' }, limit: 1 });
+  t.equal(
+    range.text,
+    'SELECT id, data FROM "items" WHERE "at" IS NOT NULL AND "at" >= $1::double precision ORDER BY "at" ASC NULLS FIRST, id ASC',
+  );
+  const otherType = selectSql(layout, {
+    where: { owner: 7 },
+    range: { field: 'at', max: 'z' },
+    orderBy: { field: 'at', direction: 'asc' },
+    limit: 1,
+  });
   t.notOk(otherType.complete, 'bounds of another type than the column: finished in memory');
-  t.equal(otherType.text, 'SELECT id, data FROM "items" WHERE data @> $1::jsonb', 'a value the column cannot hold is matched in the document');
+  t.equal(
+    otherType.text,
+    'SELECT id, data FROM "items" WHERE data @> $1::jsonb',
+    'a value the column cannot hold is matched in the document',
+  );
   const unordered = selectSql(layout, { orderBy: { field: 'name', direction: 'asc' }, limit: 1 });
   t.notOk(unordered.complete, 'an order without a column: finished in memory');
   t.notMatch(unordered.text, /LIMIT/, 'and not cut short in SQL');
   t.match(selectSql(layout, {}, { lock: true }).text, / FOR UPDATE$/);
-  t.match(selectSql(layout, { where: { owner: 'a' } }, { withIds: false }).text, /^SELECT data FROM/, 'answered whole: the records alone');
-  t.match(selectSql(layout, { orderBy: { field: 'name', direction: 'asc' } }, { withIds: false }).text, /^SELECT id, data FROM/, 'finished in memory: with their ids');
-  t.same(countSql(layout, { owner: 'a' }), { text: 'SELECT count(*) AS n FROM "items" WHERE "owner" = $1', values: ['a'] });
+  t.match(
+    selectSql(layout, { where: { owner: 'a' } }, { withIds: false }).text,
+    /^SELECT data FROM/,
+    'answered whole: the records alone',
+  );
+  t.match(
+    selectSql(layout, { orderBy: { field: 'name', direction: 'asc' } }, { withIds: false }).text,
+    /^SELECT id, data FROM/,
+    'finished in memory: with their ids',
+  );
+  t.same(countSql(layout, { owner: 'a' }), {
+    text: 'SELECT count(*) AS n FROM "items" WHERE "owner" = $1',
+    values: ['a'],
+  });
 });
 
-t.test('names and text in SQL are quoted, and the store\'s own tables and columns are never a collection\'s', async (t) => {
-  for (const own of ['records', 'leases', 'bus_spill', 'schema_migrations']) t.match(tableName(own), /^c_/, `${own} is the store's`);
-  t.equal(ident('a"b'), '"a""b"');
-  t.equal(literal("it's"), "'it''s'");
-  const layout = tableLayout('items', [{ equals: ['data', 'id'] }]);
-  t.same([...layout.columns.values()].map((column) => column.name), ['field_data', 'field_id']);
-  t.same(tableLayout('plain'), { collection: 'plain', table: 'plain', columns: new Map(), indexes: [] }, 'no declarations: id and data alone');
-});
+t.test(
+  "names and text in SQL are quoted, and the store's own tables and columns are never a collection's",
+  async (t) => {
+    for (const own of ['records', 'leases', 'bus_spill', 'schema_migrations'])
+      t.match(tableName(own), /^c_/, `${own} is the store's`);
+    t.equal(ident('a"b'), '"a""b"');
+    t.equal(literal("it's"), "'it''s'");
+    const layout = tableLayout('items', [{ equals: ['data', 'id'] }]);
+    t.same(
+      [...layout.columns.values()].map((column) => column.name),
+      ['field_data', 'field_id'],
+    );
+    t.same(
+      tableLayout('plain'),
+      { collection: 'plain', table: 'plain', columns: new Map(), indexes: [] },
+      'no declarations: id and data alone',
+    );
+  },
+);
 
-t.test('a field declared twice with one type is one column, and an ordered number stays a number when also an equality', async (t) => {
-  const layout = tableLayout('items', [
-    { equals: ['owner'], order: { field: 'at', type: 'number' } },
-    { equals: ['owner', 'at'] },
-    { equals: [], order: { field: 'at', type: 'number' } },
-  ]);
-  t.same([...layout.columns.values()].map((column) => [column.name, column.type]), [['at', 'number'], ['owner', 'text']]);
-  t.match(layout.indexes[0]!.name, /^items_ix_[0-9a-f]{12}$/, 'index names: the table and 12 hex digits of the definition');
-});
+t.test(
+  'a field declared twice with one type is one column, and an ordered number stays a number when also an equality',
+  async (t) => {
+    const layout = tableLayout('items', [
+      { equals: ['owner'], order: { field: 'at', type: 'number' } },
+      { equals: ['owner', 'at'] },
+      { equals: [], order: { field: 'at', type: 'number' } },
+    ]);
+    t.same(
+      [...layout.columns.values()].map((column) => [column.name, column.type]),
+      [
+        ['at', 'number'],
+        ['owner', 'text'],
+      ],
+    );
+    t.match(
+      layout.indexes[0]!.name,
+      /^items_ix_[0-9a-f]{12}$/,
+      'index names: the table and 12 hex digits of the definition',
+    );
+  },
+);
 
-t.test('a generated column reads its field only when the field has the column\'s type', async (t) => {
-  t.equal(fieldExpression('at', 'number'), "(CASE WHEN jsonb_typeof(data->'at') = 'number' THEN (data->>'at')::double precision END)");
+t.test("a generated column reads its field only when the field has the column's type", async (t) => {
+  t.equal(
+    fieldExpression('at', 'number'),
+    "(CASE WHEN jsonb_typeof(data->'at') = 'number' THEN (data->>'at')::double precision END)",
+  );
   t.equal(fieldExpression('who', 'text'), "(CASE WHEN jsonb_typeof(data->'who') = 'string' THEN data->>'who' END)");
-  t.equal(fieldExpression("o'k", 'text', '"t"'), "(CASE WHEN jsonb_typeof(\"t\".data->'o''k') = 'string' THEN \"t\".data->>'o''k' END)");
+  t.equal(
+    fieldExpression("o'k", 'text', '"t"'),
+    "(CASE WHEN jsonb_typeof(\"t\".data->'o''k') = 'string' THEN \"t\".data->>'o''k' END)",
+  );
   const layout = tableLayout('items', [{ equals: ['owner'] }]);
-  t.same(alterTableSql(layout, new Map()), [`ALTER TABLE "items" ADD COLUMN "owner" text COLLATE "C" GENERATED ALWAYS AS ${fieldExpression('owner', 'text')} STORED`], 'a missing column is added, nothing dropped');
+  t.same(
+    alterTableSql(layout, new Map()),
+    [
+      `ALTER TABLE "items" ADD COLUMN "owner" text COLLATE "C" GENERATED ALWAYS AS ${fieldExpression('owner', 'text')} STORED`,
+    ],
+    'a missing column is added, nothing dropped',
+  );
 });
 
-t.test('values go to SQL as the columns hold them: text escaped as keys, numbers cast, and no clause without a condition', async (t) => {
-  const layout = tableLayout('items', [{ equals: ['owner'], order: { field: 'name', type: 'text' } }, { equals: [], order: { field: 'at', type: 'number' } }]);
-  t.same(selectSql(layout, { where: { owner: 'a\u0000b' } }).values, ['a\u0001' + '0b'], 'a text value escaped as pg-text.ts escapes keys');
-  const text = selectSql(layout, { range: { field: 'name', min: 'a\u0000', max: 'z' } });
-  t.equal(text.text, 'SELECT id, data FROM "items" WHERE "name" IS NOT NULL AND "name" >= $1 AND "name" <= $2');
-  t.same(text.values, ['a\u0001' + '0', 'z']);
-  const numbers = selectSql(layout, { range: { field: 'at', max: 9 } });
-  t.equal(numbers.text, 'SELECT id, data FROM "items" WHERE "at" IS NOT NULL AND "at" <= $1::double precision');
-  t.same(numbers.values, [9]);
-  t.equal(selectSql(layout, { limit: 5 }).text, 'SELECT id, data FROM "items" LIMIT $1', 'no order asked: none given, no WHERE');
-  t.same(countSql(layout, undefined), { text: 'SELECT count(*) AS n FROM "items"', values: [] });
-  t.same(countSql(layout, { owner: 'a', kind: 2 }), { text: 'SELECT count(*) AS n FROM "items" WHERE "owner" = $1 AND data @> $2::jsonb', values: ['a', '{"kind":2}'] });
-});
+t.test(
+  'values go to SQL as the columns hold them: text escaped as keys, numbers cast, and no clause without a condition',
+  async (t) => {
+    const layout = tableLayout('items', [
+      { equals: ['owner'], order: { field: 'name', type: 'text' } },
+      { equals: [], order: { field: 'at', type: 'number' } },
+    ]);
+    t.same(
+      selectSql(layout, { where: { owner: 'a\u0000b' } }).values,
+      ['a\u0001' + '0b'],
+      'a text value escaped as pg-text.ts escapes keys',
+    );
+    const text = selectSql(layout, { range: { field: 'name', min: 'a\u0000', max: 'z' } });
+    t.equal(text.text, 'SELECT id, data FROM "items" WHERE "name" IS NOT NULL AND "name" >= $1 AND "name" <= $2');
+    t.same(text.values, ['a\u0001' + '0', 'z']);
+    const numbers = selectSql(layout, { range: { field: 'at', max: 9 } });
+    t.equal(numbers.text, 'SELECT id, data FROM "items" WHERE "at" IS NOT NULL AND "at" <= $1::double precision');
+    t.same(numbers.values, [9]);
+    t.equal(
+      selectSql(layout, { limit: 5 }).text,
+      'SELECT id, data FROM "items" LIMIT $1',
+      'no order asked: none given, no WHERE',
+    );
+    t.same(countSql(layout, undefined), { text: 'SELECT count(*) AS n FROM "items"', values: [] });
+    t.same(countSql(layout, { owner: 'a', kind: 2 }), {
+      text: 'SELECT count(*) AS n FROM "items" WHERE "owner" = $1 AND data @> $2::jsonb',
+      values: ['a', '{"kind":2}'],
+    });
+  },
+);

@@ -63,18 +63,26 @@ export function tableLayout(collection: string, declarations: readonly IndexDecl
   const columns = new Map<string, Column>();
   const want = (field: string, type: ColumnType) => {
     const existing = columns.get(field);
-    if (existing && existing.type !== type) throw new Error(`${collection}.${field} is declared both as ${existing.type} and as ${type}`);
+    if (existing && existing.type !== type)
+      throw new Error(`${collection}.${field} is declared both as ${existing.type} and as ${type}`);
     columns.set(field, { field, name: columnName(field), type });
   };
   // Order fields first: an equality field is text unless it is ordered as a number.
-  for (const declaration of declarations) if (declaration.order) want(declaration.order.field, declaration.order.type === 'number' ? 'number' : 'text');
-  for (const declaration of declarations) for (const field of declaration.equals) if (!columns.has(field)) want(field, 'text');
+  for (const declaration of declarations)
+    if (declaration.order) want(declaration.order.field, declaration.order.type === 'number' ? 'number' : 'text');
+  for (const declaration of declarations)
+    for (const field of declaration.equals) if (!columns.has(field)) want(field, 'text');
   const indexes = new Map<string, { name: string; sql: string }>();
   for (const declaration of declarations) {
     // An order on a field the equalities fix is an order by id alone: the index needs it once, not twice.
-    const ordered = declaration.order && !declaration.equals.includes(declaration.order.field) ? declaration.order.field : undefined;
+    const ordered =
+      declaration.order && !declaration.equals.includes(declaration.order.field) ? declaration.order.field : undefined;
     // Missing values first, as query.ts orders them: a forward walk is ASC NULLS FIRST, a backward one DESC NULLS LAST.
-    const parts = [...declaration.equals.map((field) => ident(columns.get(field)!.name)), ...(ordered ? [`${ident(columns.get(ordered)!.name)} ASC NULLS FIRST`] : []), 'id'];
+    const parts = [
+      ...declaration.equals.map((field) => ident(columns.get(field)!.name)),
+      ...(ordered ? [`${ident(columns.get(ordered)!.name)} ASC NULLS FIRST`] : []),
+      'id',
+    ];
     const body = `ON ${ident(table)} (${parts.join(', ')})`;
     // A table name is at most 40 characters (tableName), so an index name stays within the 63 PostgreSQL allows.
     const name = `${table}_ix_${createHash('sha256').update(body).digest('hex').slice(0, 12)}`;
@@ -100,7 +108,11 @@ function columnDefinition(column: Column): string {
 
 /** Creates the table with its columns, unless it exists. */
 export function createTableSql(layout: TableLayout): string {
-  const columns = ['id text COLLATE "C" PRIMARY KEY', 'data jsonb NOT NULL', ...[...layout.columns.values()].map(columnDefinition)];
+  const columns = [
+    'id text COLLATE "C" PRIMARY KEY',
+    'data jsonb NOT NULL',
+    ...[...layout.columns.values()].map(columnDefinition),
+  ];
   return `CREATE TABLE IF NOT EXISTS ${ident(layout.table)} (${columns.join(', ')})`;
 }
 
@@ -143,7 +155,8 @@ function whereConditions(layout: TableLayout, where: Query['where'], param: (val
   const contained: Record<string, Scalar> = {};
   for (const [field, value] of Object.entries(where ?? {})) {
     const column = layout.columns.get(field);
-    if (column && fits(value, column.type)) conditions.push(`${ident(column.name)} = ${param(column.type === 'text' ? encodeKey(value as string) : value)}`);
+    if (column && fits(value, column.type))
+      conditions.push(`${ident(column.name)} = ${param(column.type === 'text' ? encodeKey(value as string) : value)}`);
     else contained[field] = value;
   }
   if (Object.keys(contained).length > 0) conditions.push(`data @> ${param(encodeJson(contained))}::jsonb`);
@@ -156,7 +169,11 @@ function whereConditions(layout: TableLayout, where: Query['where'], param: (val
  * of another type) leaves the rest to query.ts. With `withIds: false`, a
  * list answered whole selects the records alone.
  */
-export function selectSql(layout: TableLayout, query: Query = {}, options: { lock?: boolean; withIds?: boolean } = {}): SqlQuery {
+export function selectSql(
+  layout: TableLayout,
+  query: Query = {},
+  options: { lock?: boolean; withIds?: boolean } = {},
+): SqlQuery {
   const values: unknown[] = [];
   const param = (value: unknown) => {
     values.push(value);
@@ -172,8 +189,14 @@ export function selectSql(layout: TableLayout, query: Query = {}, options: { loc
       const name = ident(column.name);
       const cast = column.type === 'number' ? '::double precision' : '';
       conditions.push(`${name} IS NOT NULL`);
-      if (range.min !== undefined) conditions.push(`${name} >= ${param(column.type === 'text' ? encodeKey(range.min as string) : range.min)}${cast}`);
-      if (range.max !== undefined) conditions.push(`${name} <= ${param(column.type === 'text' ? encodeKey(range.max as string) : range.max)}${cast}`);
+      if (range.min !== undefined)
+        conditions.push(
+          `${name} >= ${param(column.type === 'text' ? encodeKey(range.min as string) : range.min)}${cast}`,
+        );
+      if (range.max !== undefined)
+        conditions.push(
+          `${name} <= ${param(column.type === 'text' ? encodeKey(range.max as string) : range.max)}${cast}`,
+        );
     } else complete = false;
   }
   const orderColumn = query.orderBy ? layout.columns.get(query.orderBy.field) : undefined;
@@ -200,5 +223,8 @@ export function countSql(layout: TableLayout, where: Query['where']): { text: st
     values.push(value);
     return `$${values.length}`;
   });
-  return { text: `SELECT count(*) AS n FROM ${ident(layout.table)}${conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : ''}`, values };
+  return {
+    text: `SELECT count(*) AS n FROM ${ident(layout.table)}${conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : ''}`,
+    values,
+  };
 }

@@ -10,13 +10,18 @@ export function postgresBin(): string | null {
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return null;
   const versions = readdirSync(root).sort().reverse();
-  for (const version of versions) if (existsSync(join(root, version, 'bin', 'initdb'))) return join(root, version, 'bin');
+  for (const version of versions)
+    if (existsSync(join(root, version, 'bin', 'initdb'))) return join(root, version, 'bin');
   return null;
 }
 
 /** Why PostgreSQL tests cannot run here, or false. Under CI they run (.ci/run installs postgresql). */
 export function postgresSkip(): string | false {
-  return missingTool('PostgreSQL (initdb under /usr/lib/postgresql)', () => postgresBin() !== null, 'install Debian\'s postgresql package');
+  return missingTool(
+    'PostgreSQL (initdb under /usr/lib/postgresql)',
+    () => postgresBin() !== null,
+    "install Debian's postgresql package",
+  );
 }
 
 /**
@@ -50,7 +55,7 @@ export interface ThrowawayPostgres {
 /** A throwaway cluster as `startPostgres` makes, for scripts (the benches): `stop` removes it. */
 export function startThrowawayPostgres(): ThrowawayPostgres {
   const bin = postgresBin();
-  if (!bin) throw new Error('no PostgreSQL server binaries; .ci/run installs Debian\'s postgresql package');
+  if (!bin) throw new Error("no PostgreSQL server binaries; .ci/run installs Debian's postgresql package");
   const dir = mkdtempSync(join(tmpdir(), 'pg-'));
   const data = join(dir, 'data');
   const asPostgres = process.getuid?.() === 0; // initdb refuses to run as root
@@ -59,22 +64,42 @@ export function startThrowawayPostgres(): ThrowawayPostgres {
     chownSync(dir, uid, gid);
   }
   const run = (command: string, args: string[]) => {
-    const full = asPostgres ? ['runuser', ['-u', 'postgres', '--', join(bin, command), ...args]] as const : [join(bin, command), args] as const;
+    const full = asPostgres
+      ? (['runuser', ['-u', 'postgres', '--', join(bin, command), ...args]] as const)
+      : ([join(bin, command), args] as const);
     const result = spawnSync(full[0], full[1], { encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`${command} failed: ${result.stderr || result.stdout}`);
   };
   const port = 20000 + Math.floor(Math.random() * 20000);
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
-  const startArgs = ['-D', data, '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses='' -c fsync=on`, 'start'];
+  const startArgs = [
+    '-D',
+    data,
+    '-l',
+    join(dir, 'log'),
+    '-w',
+    '-o',
+    `-p ${port} -k ${dir} -c listen_addresses='' -c fsync=on`,
+    'start',
+  ];
   run('pg_ctl', startArgs);
   // Asynchronous, so that servers under test in this process keep running while the cluster stops and starts.
   const runAsync = (command: string, args: string[]) =>
     new Promise<void>((resolve, reject) => {
-      const [file, argv] = asPostgres ? ['runuser', ['-u', 'postgres', '--', join(bin, command), ...args]] : [join(bin, command), args];
-      execFile(file, argv, (error, stdout, stderr) => (error ? reject(new Error(`${command} failed: ${stderr || stdout}`)) : resolve()));
+      const [file, argv] = asPostgres
+        ? ['runuser', ['-u', 'postgres', '--', join(bin, command), ...args]]
+        : [join(bin, command), args];
+      execFile(file, argv, (error, stdout, stderr) =>
+        error ? reject(new Error(`${command} failed: ${stderr || stdout}`)) : resolve(),
+      );
     });
   const stop = () => {
-    spawnSync(asPostgres ? 'runuser' : join(bin, 'pg_ctl'), asPostgres ? ['-u', 'postgres', '--', join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop'] : ['-D', data, '-m', 'immediate', 'stop']);
+    spawnSync(
+      asPostgres ? 'runuser' : join(bin, 'pg_ctl'),
+      asPostgres
+        ? ['-u', 'postgres', '--', join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop']
+        : ['-D', data, '-m', 'immediate', 'stop'],
+    );
     rmSync(dir, { recursive: true, force: true });
   };
   return {

@@ -1,12 +1,31 @@
 import t from 'tap';
 import { decodeJson, decodeKey, encodeJson, encodeKey } from './pg-text.js';
 
-const hostile = ['a\u0000b', '\u0000', 'x\u0001y', '\u0001e', '\u00010', '\ud800', 'a\udc00b', '\udc00\ud800', '😀', 'a😀\ud83d', '\\u0000', '\\\u0000', 'plain', ''];
+const hostile = [
+  'a\u0000b',
+  '\u0000',
+  'x\u0001y',
+  '\u0001e',
+  '\u00010',
+  '\ud800',
+  'a\udc00b',
+  '\udc00\ud800',
+  '😀',
+  'a😀\ud83d',
+  '\\u0000',
+  '\\\u0000',
+  'plain',
+  '',
+];
 
 t.test('keys round-trip and never hold NUL or a lone surrogate', async (t) => {
   for (const text of hostile) {
     const encoded = encodeKey(text);
-    t.notMatch(encoded, /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/, JSON.stringify(text));
+    t.notMatch(
+      encoded,
+      /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/,
+      JSON.stringify(text),
+    );
     t.equal(decodeKey(encoded), text, JSON.stringify(text));
   }
   t.equal(encodeKey('plain'), 'plain', 'ordinary text is untouched');

@@ -17,13 +17,19 @@ const KEY_UNESCAPES = /\u0001(0|e|s([0-9a-f]{4}))/g;
 export function encodeKey(text: string): string {
   if (!NEEDS_KEY_ESCAPE.test(text)) return text;
   return text.replace(KEY_ESCAPES, (char) =>
-    char === '\u0000' ? `${ESCAPE}0` : char === ESCAPE ? `${ESCAPE}e` : `${ESCAPE}s${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    char === '\u0000'
+      ? `${ESCAPE}0`
+      : char === ESCAPE
+        ? `${ESCAPE}e`
+        : `${ESCAPE}s${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
 }
 
 export function decodeKey(text: string): string {
   if (!text.includes(ESCAPE)) return text;
-  return text.replace(KEY_UNESCAPES, (_, kind: string, hex?: string) => (kind === '0' ? '\u0000' : kind === 'e' ? ESCAPE : String.fromCharCode(parseInt(hex!, 16))));
+  return text.replace(KEY_UNESCAPES, (_, kind: string, hex?: string) =>
+    kind === '0' ? '\u0000' : kind === 'e' ? ESCAPE : String.fromCharCode(parseInt(hex!, 16)),
+  );
 }
 
 // In JSON text (as JSON.stringify writes it) the three appear as escapes:

@@ -145,7 +145,10 @@ export async function runSerializable<R>(
         continue;
       }
       // Still conflicting after every retry: nothing was written; the client may try again (503, not 500).
-      if (code && RETRYABLE.has(code)) throw new StoreUnavailableError(`too many concurrent conflicting writes (${(error as Error).message}); nothing was written, try again`);
+      if (code && RETRYABLE.has(code))
+        throw new StoreUnavailableError(
+          `too many concurrent conflicting writes (${(error as Error).message}); nothing was written, try again`,
+        );
       throw asStoreFault(error);
     } finally {
       client.removeListener('error', onError);

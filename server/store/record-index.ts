@@ -12,7 +12,6 @@ import type { IndexDeclaration, Query, StoredRecord } from './store.js';
 // (missing first, then numbers, strings, booleans), so an index answers
 // exactly what a scan (runQuery) answers.
 
-
 type Key = unknown[];
 
 // A CommonJS package: its class is the module's `default`.
@@ -72,7 +71,11 @@ export function indexScore(declaration: IndexDeclaration, query: Query): number 
 }
 
 /** The one of `items` whose declaration serves a query best, if any (both stores plan with it). */
-export function bestServing<T>(items: readonly T[], declarationOf: (item: T) => IndexDeclaration, query: Query): T | null {
+export function bestServing<T>(
+  items: readonly T[],
+  declarationOf: (item: T) => IndexDeclaration,
+  query: Query,
+): T | null {
   let best: T | null = null;
   let bestScore = -1;
   for (const item of items) {

@@ -62,7 +62,10 @@ export class SnapshotFileAdapter implements Adapter<SnapshotData | null> {
     private readonly path: string,
     pacing: SnapshotPacing = { loopShare: SNAPSHOT_LOOP_SHARE },
   ) {
-    if (!(pacing.loopShare > 0 && pacing.loopShare <= 1)) throw new RangeError(`a snapshot's share of the event loop must be above 0 and at most 1, not ${pacing.loopShare}`);
+    if (!(pacing.loopShare > 0 && pacing.loopShare <= 1))
+      throw new RangeError(
+        `a snapshot's share of the event loop must be above 0 and at most 1, not ${pacing.loopShare}`,
+      );
     this.loopShare = pacing.loopShare;
     this.rest = pacing.rest ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
     this.now = pacing.now ?? (() => performance.now());
@@ -141,4 +144,3 @@ export class SnapshotFileAdapter implements Adapter<SnapshotData | null> {
     return name.startsWith(`${basename(snapshotPath)}.tmp-`);
   }
 }
-

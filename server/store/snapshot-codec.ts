@@ -74,7 +74,9 @@ export function parseHeader(json: string): { format: string; seq: number } | nul
   try {
     const header = JSON.parse(json) as { format?: unknown; seq?: unknown };
     const known = header.format === SNAPSHOT_FORMAT || header.format === LEGACY_SNAPSHOT_FORMAT;
-    return known && Number.isSafeInteger(header.seq) && (header.seq as number) >= 0 ? { format: header.format as string, seq: header.seq as number } : null;
+    return known && Number.isSafeInteger(header.seq) && (header.seq as number) >= 0
+      ? { format: header.format as string, seq: header.seq as number }
+      : null;
   } catch {
     return null;
   }
@@ -92,7 +94,11 @@ export function parseFooter(json: string): { count: number; crc?: string } | nul
 
 export function isEntry(value: unknown): value is SnapshotEntry {
   return (
-    Array.isArray(value) && value.length === 3 && typeof value[0] === 'string' && typeof value[1] === 'string' &&
-    typeof value[2] === 'object' && value[2] !== null
+    Array.isArray(value) &&
+    value.length === 3 &&
+    typeof value[0] === 'string' &&
+    typeof value[1] === 'string' &&
+    typeof value[2] === 'object' &&
+    value[2] !== null
   );
 }

@@ -4,7 +4,14 @@ import { StoreCorruptError } from '../errors.js';
 import { readLineBatches } from './read-lines.js';
 import { checkSnapshot } from './store-check.js';
 import {
-  hex, isEntry, LEGACY_SNAPSHOT_FORMAT, LINE_PREFIX_CHARS, parseFooter, parseHeader, SNAPSHOT_FORMAT, type SnapshotEntry,
+  hex,
+  isEntry,
+  LEGACY_SNAPSHOT_FORMAT,
+  LINE_PREFIX_CHARS,
+  parseFooter,
+  parseHeader,
+  SNAPSHOT_FORMAT,
+  type SnapshotEntry,
 } from './snapshot-codec.js';
 
 export interface ReadSnapshot {
@@ -53,7 +60,8 @@ export async function readSnapshotFile(path: string): Promise<ReadSnapshot> {
     for (const line of lines) {
       number += 1;
       if (ended) throw await damaged(number, 'data after the footer');
-      if (line.length < LINE_PREFIX_CHARS || line.charCodeAt(8) !== SPACE) throw await damaged(number, 'no line checksum');
+      if (line.length < LINE_PREFIX_CHARS || line.charCodeAt(8) !== SPACE)
+        throw await damaged(number, 'no line checksum');
       const json = line.slice(LINE_PREFIX_CHARS);
       if (seq === null) {
         const header = parseHeader(json);
@@ -65,8 +73,13 @@ export async function readSnapshotFile(path: string): Promise<ReadSnapshot> {
         if (!footer) throw await damaged(number, 'not a snapshot footer');
         // The footer's own bytes are not in the file's checksum.
         fileCrc = crc32(data.subarray(0, data.lastIndexOf(NEWLINE, lastNewline - 1) + 1), fileCrc);
-        if (footer.crc !== hex(fileCrc)) throw await damaged(number, 'file checksum mismatch (a line was added, lost, moved or changed)');
-        if (footer.count !== entries.length + records.length) throw await damaged(number, `footer counts ${footer.count} records, the file holds ${entries.length + records.length}`);
+        if (footer.crc !== hex(fileCrc))
+          throw await damaged(number, 'file checksum mismatch (a line was added, lost, moved or changed)');
+        if (footer.count !== entries.length + records.length)
+          throw await damaged(
+            number,
+            `footer counts ${footer.count} records, the file holds ${entries.length + records.length}`,
+          );
         ended = true;
       } else {
         records.push(json);
@@ -126,10 +139,12 @@ async function readLegacySnapshot(path: string): Promise<ReadSnapshot> {
       if (ended) throw new StoreCorruptError(path, number, 'data after the footer');
       if (seq === null) {
         const header = parseHeader(text);
-        if (!header || header.format !== LEGACY_SNAPSHOT_FORMAT) throw new StoreCorruptError(path, number, 'not a snapshot header');
+        if (!header || header.format !== LEGACY_SNAPSHOT_FORMAT)
+          throw new StoreCorruptError(path, number, 'not a snapshot header');
         seq = header.seq;
       } else if (text.startsWith('{')) {
-        if (parseFooter(text)?.count !== entries.length) throw new StoreCorruptError(path, number, 'footer count does not match');
+        if (parseFooter(text)?.count !== entries.length)
+          throw new StoreCorruptError(path, number, 'footer count does not match');
         ended = true;
       } else {
         parseRecords([text], number, path, entries);

@@ -38,7 +38,9 @@ async function damageLine(path: string, lineIndex: number, from: string, to: str
 
 async function filesOf(dir: string): Promise<Record<string, string>> {
   const names = (await readdir(dir)).filter((name) => name.endsWith('.jsonl'));
-  return Object.fromEntries(await Promise.all(names.map(async (name) => [name, await readFile(join(dir, name), 'utf8')] as const)));
+  return Object.fromEntries(
+    await Promise.all(names.map(async (name) => [name, await readFile(join(dir, name), 'utf8')] as const)),
+  );
 }
 
 t.test('check reports every damaged line of the snapshot and the journal, and changes nothing', async (t) => {
@@ -53,39 +55,55 @@ t.test('check reports every damaged line of the snapshot and the journal, and ch
 
   const report = await checkStore(dir);
   t.equal(report.damaged, true);
-  t.same(report.snapshot!.damage.map((d) => [d.line, d.reason]), [[4, 'checksum mismatch'], [7, 'checksum mismatch'], [12, 'file checksum mismatch (a line was added, lost, moved or changed)']]);
+  t.same(
+    report.snapshot!.damage.map((d) => [d.line, d.reason]),
+    [
+      [4, 'checksum mismatch'],
+      [7, 'checksum mismatch'],
+      [12, 'file checksum mismatch (a line was added, lost, moved or changed)'],
+    ],
+  );
   t.equal(report.snapshot!.damagedRecords, 2);
-  t.same(report.journal.damage.map((d) => [d.file, d.line, d.reason]), [[first!.path, 3, 'checksum mismatch']]);
+  t.same(
+    report.journal.damage.map((d) => [d.file, d.line, d.reason]),
+    [[first!.path, 3, 'checksum mismatch']],
+  );
   t.equal(report.journal.completeLinesFromFirstDamage, 10, 'the damaged entry and the 9 after it were acknowledged');
   t.match(report.journal.torn, { file: second!.path, line: 7 });
   t.same(await filesOf(dir), before, 'not a byte changed');
 
-  const out = await run(process.execPath, ['--import', 'tsx', cli, 'check', dir]).then(() => null, (e: { code: number; stdout: string }) => e);
+  const out = await run(process.execPath, ['--import', 'tsx', cli, 'check', dir]).then(
+    () => null,
+    (e: { code: number; stdout: string }) => e,
+  );
   t.equal(out?.code, 1, 'store:check exits 1 on damage');
   t.match(out?.stdout, /DAMAGED line 4: checksum mismatch/);
   t.match(out?.stdout, /DAMAGED journal-0000000000000011\.jsonl line 3: checksum mismatch/);
   t.match(out?.stdout, /losing 10 acknowledged entries/);
 });
 
-t.test('repair keeps a backup, cuts the journal at the first damage, rewrites the snapshot, and says what that lost', async (t) => {
-  const dir = t.testdir();
-  await populated(dir);
-  const [first] = await listJournalFiles(dir);
-  await damageLine(join(dir, 'snapshot.jsonl'), 3, '"i":2', '"i":3');
-  await damageLine(first!.path, 2, '"i":2', '"i":9');
-  const before = await filesOf(dir);
+t.test(
+  'repair keeps a backup, cuts the journal at the first damage, rewrites the snapshot, and says what that lost',
+  async (t) => {
+    const dir = t.testdir();
+    await populated(dir);
+    const [first] = await listJournalFiles(dir);
+    await damageLine(join(dir, 'snapshot.jsonl'), 3, '"i":2', '"i":3');
+    await damageLine(first!.path, 2, '"i":2', '"i":9');
+    const before = await filesOf(dir);
 
-  const result = await repairStore(dir, new Date('2026-11-22T10:00:00Z'));
-  t.equal(result.lostAcknowledgedEntries, 10);
-  t.equal(result.droppedSnapshotRecords, 1);
-  t.same(await filesOf(result.backupDir!), before, 'the backup holds every file as it was');
-  t.equal((await checkStore(dir)).damaged, false, 'whole afterwards');
+    const result = await repairStore(dir, new Date('2026-11-22T10:00:00Z'));
+    t.equal(result.lostAcknowledgedEntries, 10);
+    t.equal(result.droppedSnapshotRecords, 1);
+    t.same(await filesOf(result.backupDir!), before, 'the backup holds every file as it was');
+    t.equal((await checkStore(dir)).damaged, false, 'whole afterwards');
 
-  const store = await EmbeddedStore.open({ dir });
-  t.teardown(() => store.close());
-  t.equal(await store.count('items'), 9 + 2, 'nine intact snapshot records and the two entries before the cut');
-  t.equal(await store.get('items', 's2'), undefined, 'the damaged record is gone, not served wrong');
-});
+    const store = await EmbeddedStore.open({ dir });
+    t.teardown(() => store.close());
+    t.equal(await store.count('items'), 9 + 2, 'nine intact snapshot records and the two entries before the cut');
+    t.equal(await store.get('items', 's2'), undefined, 'the damaged record is gone, not served wrong');
+  },
+);
 
 t.test('a snapshot whose header seq was changed is repaired to the position its journal starts at', async (t) => {
   const dir = t.testdir();
@@ -135,7 +153,8 @@ t.test('a checksummed snapshot whose header was rewritten in the old format lose
 });
 
 t.test('an old-format snapshot that disagrees with the journal after it is not trusted', async (t) => {
-  const legacy = (seq: number) => [`{"format":"svc-snapshot/1","seq":${seq}}`, '["items","a",{"v":1}]', '{"end":true,"count":1}', ''].join('\n');
+  const legacy = (seq: number) =>
+    [`{"format":"svc-snapshot/1","seq":${seq}}`, '["items","a",{"v":1}]', '{"end":true,"count":1}', ''].join('\n');
   // A genuine journal after seq 2, written by the store; then the snapshot is put back in the old format.
   const dir = t.testdir({ 'snapshot.jsonl': legacy(2) });
   const store = await EmbeddedStore.open({ dir });
@@ -144,7 +163,11 @@ t.test('an old-format snapshot that disagrees with the journal after it is not t
   await store.close();
   const [journal] = await listJournalFiles(dir);
   await writeFile(join(dir, 'snapshot.jsonl'), legacy(journal!.firstSeq + 2));
-  await t.rejects(EmbeddedStore.open({ dir }), /old format .* no journal file starts at/, 'start-up refuses a header the journal contradicts');
+  await t.rejects(
+    EmbeddedStore.open({ dir }),
+    /old format .* no journal file starts at/,
+    'start-up refuses a header the journal contradicts',
+  );
   const report = await checkStore(dir);
   t.equal(report.damaged, true);
   t.match(report.snapshot!.damage[0]!.reason, /cannot be trusted/);
@@ -161,7 +184,10 @@ t.test('a repair that drops records never calls the directory whole, and exits 1
   const dir = t.testdir();
   await populated(dir);
   await damageLine(join(dir, 'snapshot.jsonl'), 3, '"i":2', '"i":3');
-  const out = await run(process.execPath, ['--import', 'tsx', cli, 'repair', dir]).then(() => null, (e: { code: number; stdout: string }) => e);
+  const out = await run(process.execPath, ['--import', 'tsx', cli, 'repair', dir]).then(
+    () => null,
+    (e: { code: number; stdout: string }) => e,
+  );
   t.equal(out?.code, 1);
   t.notMatch(out?.stdout, /result: whole/);
   t.match(out?.stdout, /NOT whole: the repair dropped 0 acknowledged entries and 1 records/);

@@ -5,7 +5,14 @@ import { decodeEntry } from './journal-codec.js';
 import { listJournalFiles } from './journal-files.js';
 import { readLineBatches } from './read-lines.js';
 import {
-  hex, isEntry, LEGACY_SNAPSHOT_FORMAT, openCheckedLine, parseFooter, parseHeader, SNAPSHOT_FORMAT, type SnapshotEntry,
+  hex,
+  isEntry,
+  LEGACY_SNAPSHOT_FORMAT,
+  openCheckedLine,
+  parseFooter,
+  parseHeader,
+  SNAPSHOT_FORMAT,
+  type SnapshotEntry,
 } from './snapshot-codec.js';
 
 // The operator's check of a data directory: every damaged line of the
@@ -81,7 +88,7 @@ export async function checkStore(dir: string): Promise<StoreReport> {
     }
   }
   const oldestJournal = journalFiles[0];
-  const snapshotSeq = !snapshot ? 0 : snapshot.seq ?? (oldestJournal ? oldestJournal.firstSeq - 1 : null);
+  const snapshotSeq = !snapshot ? 0 : (snapshot.seq ?? (oldestJournal ? oldestJournal.firstSeq - 1 : null));
   const journal = await checkJournal(dir, snapshotSeq ?? 0);
   return { dir, snapshot, snapshotSeq, journal, damaged: (snapshot?.damage.length ?? 0) + journal.damage.length > 0 };
 }
@@ -100,8 +107,14 @@ export function legacySnapshotDisagreement(seq: number, journalFiles: readonly {
 }
 
 /** Every damaged line of a snapshot; null when there is none. */
-export async function checkSnapshot(path: string, onRecord?: (entry: SnapshotEntry) => void): Promise<SnapshotReport | null> {
-  const exists = await stat(path).then(() => true, () => false);
+export async function checkSnapshot(
+  path: string,
+  onRecord?: (entry: SnapshotEntry) => void,
+): Promise<SnapshotReport | null> {
+  const exists = await stat(path).then(
+    () => true,
+    () => false,
+  );
   if (!exists) return null;
   const damage: Damage[] = [];
   const report: SnapshotReport = { path, format: 'checksummed', seq: null, records: 0, damagedRecords: 0, damage };
@@ -161,8 +174,10 @@ export async function checkSnapshot(path: string, onRecord?: (entry: SnapshotEnt
         footerAt = number;
         const footer = parseFooter(json);
         if (!footer) flag(number, 'not a snapshot footer');
-        else if (footer.count !== recordLines) flag(number, `footer counts ${footer.count} records, the file holds ${recordLines}`);
-        else if (report.format === 'checksummed' && footer.crc !== hex(fileCrc)) flag(number, 'file checksum mismatch (a line was added, lost, moved or changed)');
+        else if (footer.count !== recordLines)
+          flag(number, `footer counts ${footer.count} records, the file holds ${recordLines}`);
+        else if (report.format === 'checksummed' && footer.crc !== hex(fileCrc))
+          flag(number, 'file checksum mismatch (a line was added, lost, moved or changed)');
         continue;
       } else {
         recordLines += 1;
@@ -195,7 +210,10 @@ const FULL_DISK_BYTES = 64 * 1024;
  * took off again); otherwise a crash in the middle of a write.
  */
 async function tornCause(dir: string): Promise<string> {
-  const free = await statfs(dir).then((fs) => fs.bavail * fs.bsize, () => null);
+  const free = await statfs(dir).then(
+    (fs) => fs.bavail * fs.bsize,
+    () => null,
+  );
   return free !== null && free < FULL_DISK_BYTES
     ? `a write the full disk refused part of (${free} bytes free now)`
     : 'a write cut short by a crash (or by a disk that was full then)';
@@ -204,7 +222,15 @@ async function tornCause(dir: string): Promise<string> {
 /** Every damaged line of the journal files, in sequence order. */
 export async function checkJournal(dir: string, snapshotSeq: number): Promise<JournalReport> {
   const files = await listJournalFiles(dir);
-  const report: JournalReport = { files: [], entries: 0, lastSeq: snapshotSeq, damage: [], firstDamage: null, completeLinesFromFirstDamage: 0, torn: null };
+  const report: JournalReport = {
+    files: [],
+    entries: 0,
+    lastSeq: snapshotSeq,
+    damage: [],
+    firstDamage: null,
+    completeLinesFromFirstDamage: 0,
+    torn: null,
+  };
   let expected = snapshotSeq + 1;
   let started = false; // past the entries the snapshot already holds
   for (const [index, file] of files.entries()) {
@@ -213,7 +239,13 @@ export async function checkJournal(dir: string, snapshotSeq: number): Promise<Jo
     let lines = 0;
     for await (const batch of readLineBatches(file.path)) {
       for (const [i, text] of batch.lines.entries()) {
-        const line: JournalLine = { file: file.path, line: batch.firstNumber + i, offset, complete: batch.lastTerminated || i < batch.lines.length - 1, seq: null };
+        const line: JournalLine = {
+          file: file.path,
+          line: batch.firstNumber + i,
+          offset,
+          complete: batch.lastTerminated || i < batch.lines.length - 1,
+          seq: null,
+        };
         offset += Buffer.byteLength(text, 'utf8') + 1;
         lines += 1;
         if (report.firstDamage && line.complete) report.completeLinesFromFirstDamage += 1;
@@ -224,7 +256,11 @@ export async function checkJournal(dir: string, snapshotSeq: number): Promise<Jo
           reason = (error as Error).message;
         }
         if (reason !== null && !line.complete && isNewest) {
-          report.torn = { file: file.path, line: line.line, reason: `${reason}: ${await tornCause(dir)} (a batch is acknowledged only once every byte of it is written and synced, so this one never was), dropped at start-up` };
+          report.torn = {
+            file: file.path,
+            line: line.line,
+            reason: `${reason}: ${await tornCause(dir)} (a batch is acknowledged only once every byte of it is written and synced, so this one never was), dropped at start-up`,
+          };
           continue;
         }
         if (reason === null && line.seq! <= snapshotSeq && !started) continue;

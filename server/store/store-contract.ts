@@ -57,37 +57,54 @@ export function storeContract(t: Test, makeFactory: (t: Test) => Promise<StoreFa
     t.same(await store.get('b', '1'), { v: 1 });
   });
 
-  withStore('insertIfAbsent records once: concurrent writers of one key, one wins and the others read its record; it survives a reopen', async (t, store, factory) => {
-    t.equal(await store.insertIfAbsent('once', 'k', { v: 'first' }), undefined, 'inserted');
-    t.same(await store.insertIfAbsent('once', 'k', { v: 'second' }), { v: 'first' }, 'the record there, unchanged');
-    const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => store.insertIfAbsent<{ v: number }>('race', 'k', { v: i })));
-    const winners = answers.filter((answer) => answer === undefined).length;
-    t.equal(winners, 1, 'one writer inserted');
-    const stored = await store.get<{ v: number }>('race', 'k');
-    t.ok(answers.every((answer) => answer === undefined || answer.v === stored!.v), 'every other writer read the winner\'s record');
-    const reopened = await factory.open();
-    t.same(await reopened.get('once', 'k'), { v: 'first' }, 'durable');
-    await reopened.close();
-  });
+  withStore(
+    'insertIfAbsent records once: concurrent writers of one key, one wins and the others read its record; it survives a reopen',
+    async (t, store, factory) => {
+      t.equal(await store.insertIfAbsent('once', 'k', { v: 'first' }), undefined, 'inserted');
+      t.same(await store.insertIfAbsent('once', 'k', { v: 'second' }), { v: 'first' }, 'the record there, unchanged');
+      const answers = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => store.insertIfAbsent<{ v: number }>('race', 'k', { v: i })),
+      );
+      const winners = answers.filter((answer) => answer === undefined).length;
+      t.equal(winners, 1, 'one writer inserted');
+      const stored = await store.get<{ v: number }>('race', 'k');
+      t.ok(
+        answers.every((answer) => answer === undefined || answer.v === stored!.v),
+        "every other writer read the winner's record",
+      );
+      const reopened = await factory.open();
+      t.same(await reopened.get('once', 'k'), { v: 'first' }, 'durable');
+      await reopened.close();
+    },
+  );
 
-  withStore('replaceIf replaces a record only as it was read: concurrent replacers of one version, one wins; it survives a reopen', async (t, store, factory) => {
-    await store.transact((tx) => tx.put('cas', 'k', { v: 0, list: [1, 2] }));
-    const read = (await store.get('cas', 'k'))!;
-    t.equal(await store.replaceIf('cas', 'k', { v: 1 }, { v: 9 }), false, 'not as expected: unchanged');
-    t.same(await store.get('cas', 'k'), { v: 0, list: [1, 2] });
-    t.equal(await store.replaceIf('cas', 'k', { list: [1, 2], v: 0 }, { v: 1 }), true, 'equal content, in another key order, is as expected');
-    t.equal(await store.replaceIf('cas', 'k', read, { v: 2 }), false, 'the version read before is no longer there');
-    t.equal(await store.replaceIf('cas', 'missing', { v: 0 }, { v: 1 }), false, 'no record: nothing replaced');
-    t.equal(await store.get('cas', 'missing'), undefined, 'and none created');
-    const current = (await store.get('cas', 'k'))!;
-    const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => store.replaceIf('cas', 'k', current, { v: 100 + i })));
-    t.equal(answers.filter(Boolean).length, 1, 'one replacer of the same version wins');
-    const won = (await store.get<{ v: number }>('cas', 'k'))!;
-    t.equal(won.v, 100 + answers.indexOf(true), 'and its record is the one kept');
-    const reopened = await factory.open();
-    t.same(await reopened.get('cas', 'k'), won, 'durable');
-    await reopened.close();
-  });
+  withStore(
+    'replaceIf replaces a record only as it was read: concurrent replacers of one version, one wins; it survives a reopen',
+    async (t, store, factory) => {
+      await store.transact((tx) => tx.put('cas', 'k', { v: 0, list: [1, 2] }));
+      const read = (await store.get('cas', 'k'))!;
+      t.equal(await store.replaceIf('cas', 'k', { v: 1 }, { v: 9 }), false, 'not as expected: unchanged');
+      t.same(await store.get('cas', 'k'), { v: 0, list: [1, 2] });
+      t.equal(
+        await store.replaceIf('cas', 'k', { list: [1, 2], v: 0 }, { v: 1 }),
+        true,
+        'equal content, in another key order, is as expected',
+      );
+      t.equal(await store.replaceIf('cas', 'k', read, { v: 2 }), false, 'the version read before is no longer there');
+      t.equal(await store.replaceIf('cas', 'missing', { v: 0 }, { v: 1 }), false, 'no record: nothing replaced');
+      t.equal(await store.get('cas', 'missing'), undefined, 'and none created');
+      const current = (await store.get('cas', 'k'))!;
+      const answers = await Promise.all(
+        Array.from({ length: 16 }, (_, i) => store.replaceIf('cas', 'k', current, { v: 100 + i })),
+      );
+      t.equal(answers.filter(Boolean).length, 1, 'one replacer of the same version wins');
+      const won = (await store.get<{ v: number }>('cas', 'k'))!;
+      t.equal(won.v, 100 + answers.indexOf(true), 'and its record is the one kept');
+      const reopened = await factory.open();
+      t.same(await reopened.get('cas', 'k'), won, 'durable');
+      await reopened.close();
+    },
+  );
 
   withStore('getLinked reads a record and the record its field names, in one read', async (t, store) => {
     const odd = 'acc\u0000\ud800 é';
@@ -100,71 +117,147 @@ export function storeContract(t: Test, makeFactory: (t: Test) => Promise<StoreFa
       tx.put('tokens', 't4', { account_id: odd });
     });
     t.same(await store.getLinked('tokens', 't1', 'account_id', 'accounts'), [{ account_id: 'a1' }, { name: 'one' }]);
-    t.same(await store.getLinked('tokens', 't2', 'account_id', 'accounts'), [{ account_id: 'gone' }, undefined], 'a link to nothing');
-    t.same(await store.getLinked('tokens', 't3', 'account_id', 'accounts'), [{ account_id: 7 }, undefined], 'a field that is not a string links nothing');
-    t.same(await store.getLinked('tokens', 't4', 'account_id', 'accounts'), [{ account_id: odd }, { name: 'odd' }], 'any string links its record');
+    t.same(
+      await store.getLinked('tokens', 't2', 'account_id', 'accounts'),
+      [{ account_id: 'gone' }, undefined],
+      'a link to nothing',
+    );
+    t.same(
+      await store.getLinked('tokens', 't3', 'account_id', 'accounts'),
+      [{ account_id: 7 }, undefined],
+      'a field that is not a string links nothing',
+    );
+    t.same(
+      await store.getLinked('tokens', 't4', 'account_id', 'accounts'),
+      [{ account_id: odd }, { name: 'odd' }],
+      'any string links its record',
+    );
     t.same(await store.getLinked('tokens', 'none', 'account_id', 'accounts'), [undefined, undefined]);
   });
 
-  withStore('a claim is made once while it is live, taken over once it is not, and read with a record and its link in one step', async (t, store, factory) => {
-    await store.transact((tx) => {
-      tx.put('things', 'T1', { owner: 'o1', v: 1 });
-      tx.put('owners', 'o1', { clock: 5, name: 'one' });
-    });
-    const claim = (id: string, now: number) => ({ collection: 'claims', id, value: { id, until: now + 100 }, liveUntil: 'until', now });
-    const read = { collection: 'things', id: 'T1', field: 'owner', linkedCollection: 'owners' };
-    t.same(await store.claimAndRead(claim('c1', 1000), read), { claimed: true, record: { owner: 'o1', v: 1 }, linked: { clock: 5, name: 'one' } });
-    t.same(await store.claimAndRead(claim('c1', 1099), read), { claimed: false, record: { owner: 'o1', v: 1 }, linked: { clock: 5, name: 'one' } }, 'live: not claimed again');
-    t.same(await store.claimAndRead(claim('c1', 1100), { ...read, id: 'none' }), { claimed: true }, 'past its time: taken over; nothing to read');
-    t.same(await store.get('claims', 'c1'), { id: 'c1', until: 1200 });
-    const answers = await Promise.all(Array.from({ length: 16 }, () => store.claimAndRead(claim('race', 2000), read)));
-    t.equal(answers.filter((answer) => answer.claimed).length, 1, 'concurrent claimers of one id: one wins');
-    const reopened = await factory.open();
-    t.equal((await reopened.claimAndRead(claim('race', 2001), read)).claimed, false, 'durable');
-    await reopened.close();
-  });
+  withStore(
+    'a claim is made once while it is live, taken over once it is not, and read with a record and its link in one step',
+    async (t, store, factory) => {
+      await store.transact((tx) => {
+        tx.put('things', 'T1', { owner: 'o1', v: 1 });
+        tx.put('owners', 'o1', { clock: 5, name: 'one' });
+      });
+      const claim = (id: string, now: number) => ({
+        collection: 'claims',
+        id,
+        value: { id, until: now + 100 },
+        liveUntil: 'until',
+        now,
+      });
+      const read = { collection: 'things', id: 'T1', field: 'owner', linkedCollection: 'owners' };
+      t.same(await store.claimAndRead(claim('c1', 1000), read), {
+        claimed: true,
+        record: { owner: 'o1', v: 1 },
+        linked: { clock: 5, name: 'one' },
+      });
+      t.same(
+        await store.claimAndRead(claim('c1', 1099), read),
+        { claimed: false, record: { owner: 'o1', v: 1 }, linked: { clock: 5, name: 'one' } },
+        'live: not claimed again',
+      );
+      t.same(
+        await store.claimAndRead(claim('c1', 1100), { ...read, id: 'none' }),
+        { claimed: true },
+        'past its time: taken over; nothing to read',
+      );
+      t.same(await store.get('claims', 'c1'), { id: 'c1', until: 1200 });
+      const answers = await Promise.all(
+        Array.from({ length: 16 }, () => store.claimAndRead(claim('race', 2000), read)),
+      );
+      t.equal(answers.filter((answer) => answer.claimed).length, 1, 'concurrent claimers of one id: one wins');
+      const reopened = await factory.open();
+      t.equal((await reopened.claimAndRead(claim('race', 2001), read)).claimed, false, 'durable');
+      await reopened.close();
+    },
+  );
 
-  withStore('a write made with a claim: only when the claim is new and what it was decided on still holds', async (t, store, factory) => {
-    await store.transact((tx) => {
-      tx.put('things', 'T1', { owner: 'o1', v: 1 });
-      tx.put('owners', 'o1', { clock: 5, name: 'one' });
-      tx.put('boxes', 'b1', { n: 1 });
-    });
-    const claim = (id: string) => ({ collection: 'claims', id, value: { until: 9999 }, liveUntil: 'until', now: 1000 });
-    const read = { collection: 'things', id: 'T1', field: 'owner', linkedCollection: 'owners' };
-    const basis = { record: { owner: 'o1', v: 1 }, linkedFields: { clock: 5 } };
-    const insert = { kind: 'insert' as const, collection: 'boxes', id: 'b2', value: { n: 2 } };
-    t.same(await store.claimAndWrite(claim('w1'), read, basis, insert), { claimed: true, written: true });
-    t.same(await store.claimAndWrite(claim('w2'), read, basis, insert), { claimed: true, written: false, existing: { n: 2 } }, 'an insert of a taken id: the record there');
-    t.same(await store.claimAndWrite(claim('w2'), read, basis, { ...insert, id: 'b3' }), { claimed: false, written: false }, 'a claim made before: nothing written');
-    t.equal(await store.get('boxes', 'b3'), undefined);
-    const replace = { kind: 'replace' as const, collection: 'boxes', id: 'b1', expected: { n: 1 }, value: { n: 10 } };
-    t.same(await store.claimAndWrite(claim('w3'), read, basis, { ...replace, expected: { n: 0 } }), { claimed: true, written: false }, 'a replacement of a record no longer as read');
-    t.same(await store.claimAndWrite(claim('w4'), read, basis, replace), { claimed: true, written: true });
-    t.same(await store.get('boxes', 'b1'), { n: 10 });
-    await store.transact((tx) => tx.put('owners', 'o1', { clock: 6, name: 'one' }));
-    t.same(
-      await store.claimAndWrite(claim('w5'), read, basis, { ...insert, id: 'b5' }),
-      { claimed: true, written: false, changed: { record: { owner: 'o1', v: 1 }, linked: { clock: 6, name: 'one' } } },
-      'the linked record changed: claimed, nothing written, both as they are now',
-    );
-    await store.transact((tx) => tx.delete('owners', 'o1'));
-    t.same(await store.claimAndWrite(claim('w6'), read, { ...basis, linkedFields: { clock: 6 } }, { ...insert, id: 'b6' }), { claimed: true, written: false, changed: { record: { owner: 'o1', v: 1 } } }, 'the link is gone: nothing written');
-    t.same([await store.get('boxes', 'b5'), await store.get('boxes', 'b6')], [undefined, undefined]);
-    const reopened = await factory.open();
-    t.same(await reopened.get('boxes', 'b2'), { n: 2 }, 'the write is durable');
-    t.same(await reopened.get('claims', 'w6'), { until: 9999 }, 'and so is a claim that wrote nothing');
-    await reopened.close();
-  });
+  withStore(
+    'a write made with a claim: only when the claim is new and what it was decided on still holds',
+    async (t, store, factory) => {
+      await store.transact((tx) => {
+        tx.put('things', 'T1', { owner: 'o1', v: 1 });
+        tx.put('owners', 'o1', { clock: 5, name: 'one' });
+        tx.put('boxes', 'b1', { n: 1 });
+      });
+      const claim = (id: string) => ({
+        collection: 'claims',
+        id,
+        value: { until: 9999 },
+        liveUntil: 'until',
+        now: 1000,
+      });
+      const read = { collection: 'things', id: 'T1', field: 'owner', linkedCollection: 'owners' };
+      const basis = { record: { owner: 'o1', v: 1 }, linkedFields: { clock: 5 } };
+      const insert = { kind: 'insert' as const, collection: 'boxes', id: 'b2', value: { n: 2 } };
+      t.same(await store.claimAndWrite(claim('w1'), read, basis, insert), { claimed: true, written: true });
+      t.same(
+        await store.claimAndWrite(claim('w2'), read, basis, insert),
+        { claimed: true, written: false, existing: { n: 2 } },
+        'an insert of a taken id: the record there',
+      );
+      t.same(
+        await store.claimAndWrite(claim('w2'), read, basis, { ...insert, id: 'b3' }),
+        { claimed: false, written: false },
+        'a claim made before: nothing written',
+      );
+      t.equal(await store.get('boxes', 'b3'), undefined);
+      const replace = { kind: 'replace' as const, collection: 'boxes', id: 'b1', expected: { n: 1 }, value: { n: 10 } };
+      t.same(
+        await store.claimAndWrite(claim('w3'), read, basis, { ...replace, expected: { n: 0 } }),
+        { claimed: true, written: false },
+        'a replacement of a record no longer as read',
+      );
+      t.same(await store.claimAndWrite(claim('w4'), read, basis, replace), { claimed: true, written: true });
+      t.same(await store.get('boxes', 'b1'), { n: 10 });
+      await store.transact((tx) => tx.put('owners', 'o1', { clock: 6, name: 'one' }));
+      t.same(
+        await store.claimAndWrite(claim('w5'), read, basis, { ...insert, id: 'b5' }),
+        {
+          claimed: true,
+          written: false,
+          changed: { record: { owner: 'o1', v: 1 }, linked: { clock: 6, name: 'one' } },
+        },
+        'the linked record changed: claimed, nothing written, both as they are now',
+      );
+      await store.transact((tx) => tx.delete('owners', 'o1'));
+      t.same(
+        await store.claimAndWrite(claim('w6'), read, { ...basis, linkedFields: { clock: 6 } }, { ...insert, id: 'b6' }),
+        { claimed: true, written: false, changed: { record: { owner: 'o1', v: 1 } } },
+        'the link is gone: nothing written',
+      );
+      t.same([await store.get('boxes', 'b5'), await store.get('boxes', 'b6')], [undefined, undefined]);
+      const reopened = await factory.open();
+      t.same(await reopened.get('boxes', 'b2'), { n: 2 }, 'the write is durable');
+      t.same(await reopened.get('claims', 'w6'), { until: 9999 }, 'and so is a claim that wrote nothing');
+      await reopened.close();
+    },
+  );
 
-  withStore('deleteUpTo deletes the records whose number field is at most the bound, and no other', async (t, store) => {
-    store.declareIndexes({ marks: [{ equals: [], order: { field: 'until', type: 'number' } }] });
-    await store.transact((tx) => {
-      for (const [id, until] of [['a', 1], ['b', 5], ['c', 6], ['d', 100]] as const) tx.put('marks', id, { until });
-    });
-    await store.deleteUpTo('marks', 'until', 5);
-    t.same((await store.list('marks', { orderBy: { field: 'until', direction: 'asc' } })).map((mark) => mark.until), [6, 100]);
-  });
+  withStore(
+    'deleteUpTo deletes the records whose number field is at most the bound, and no other',
+    async (t, store) => {
+      store.declareIndexes({ marks: [{ equals: [], order: { field: 'until', type: 'number' } }] });
+      await store.transact((tx) => {
+        for (const [id, until] of [
+          ['a', 1],
+          ['b', 5],
+          ['c', 6],
+          ['d', 100],
+        ] as const)
+          tx.put('marks', id, { until });
+      });
+      await store.deleteUpTo('marks', 'until', 5);
+      t.same(
+        (await store.list('marks', { orderBy: { field: 'until', direction: 'asc' } })).map((mark) => mark.until),
+        [6, 100],
+      );
+    },
+  );
 
   withStore('insert of a taken id fails the whole transaction with DuplicateKeyError', async (t, store) => {
     await store.transact((tx) => tx.insert('emails', 'x@example.com', { account: '1' }));
@@ -203,13 +296,34 @@ export function storeContract(t: Test, makeFactory: (t: Test) => Promise<StoreFa
     await store.transact((tx) => {
       for (let i = 1; i <= 9; i += 1) tx.put('orders', `o${i}`, { id: `o${i}`, n: i, kind: i % 2 ? 'odd' : 'even' });
     });
-    const odd = await store.list<{ n: number }>('orders', { where: { kind: 'odd' }, orderBy: { field: 'n', direction: 'desc' } });
-    t.same(odd.map((o) => o.n), [9, 7, 5, 3, 1]);
-    const page = await store.list<{ n: number }>('orders', { orderBy: { field: 'n', direction: 'asc' }, offset: 3, limit: 2 });
-    t.same(page.map((o) => o.n), [4, 5]);
+    const odd = await store.list<{ n: number }>('orders', {
+      where: { kind: 'odd' },
+      orderBy: { field: 'n', direction: 'desc' },
+    });
+    t.same(
+      odd.map((o) => o.n),
+      [9, 7, 5, 3, 1],
+    );
+    const page = await store.list<{ n: number }>('orders', {
+      orderBy: { field: 'n', direction: 'asc' },
+      offset: 3,
+      limit: 2,
+    });
+    t.same(
+      page.map((o) => o.n),
+      [4, 5],
+    );
     t.equal(await store.count('orders', { kind: 'even' }), 4);
-    const bounded = await store.list<{ n: number }>('orders', { range: { field: 'n', min: 3, max: 5 }, where: { kind: 'odd' }, orderBy: { field: 'n', direction: 'asc' } });
-    t.same(bounded.map((o) => o.n), [3, 5], 'range bounds are inclusive and combine with where');
+    const bounded = await store.list<{ n: number }>('orders', {
+      range: { field: 'n', min: 3, max: 5 },
+      where: { kind: 'odd' },
+      orderBy: { field: 'n', direction: 'asc' },
+    });
+    t.same(
+      bounded.map((o) => o.n),
+      [3, 5],
+      'range bounds are inclusive and combine with where',
+    );
     const fromOnly = await store.list<{ n: number }>('orders', { range: { field: 'n', min: 8 } });
     t.same(fromOnly.map((o) => o.n).sort(), [8, 9]);
     t.equal(await store.count('orders'), 9);
@@ -238,9 +352,7 @@ export function storeContract(t: Test, makeFactory: (t: Test) => Promise<StoreFa
   });
 
   withStore('everything committed is there after closing and opening again', async (t, store, factory) => {
-    await Promise.all(
-      Array.from({ length: 50 }, (_, i) => store.transact((tx) => tx.put('items', `i${i}`, { i }))),
-    );
+    await Promise.all(Array.from({ length: 50 }, (_, i) => store.transact((tx) => tx.put('items', `i${i}`, { i }))));
     await store.transact((tx) => tx.delete('items', 'i7'));
     const reopened = await factory.open();
     t.teardown(() => reopened.close());
@@ -249,16 +361,23 @@ export function storeContract(t: Test, makeFactory: (t: Test) => Promise<StoreFa
     t.equal(await reopened.get('items', 'i7'), undefined);
   });
 
-  withStore('a lease answers the existing records asked for, and is renewed or given back by its holder', async (t, store) => {
-    await store.transact((tx) => {
-      tx.put('jobs', 'j1', { n: 1 });
-      tx.put('jobs', 'j2', { n: 2 });
-    });
-    t.same((await store.lease('jobs', ['j1', 'j2', 'missing'], 60_000)).sort(), ['j1', 'j2'], 'a missing record is not leased');
-    t.same(await store.lease('jobs', ['j1'], 60_000), ['j1'], 'the holder renews its own lease');
-    await store.release('jobs', ['j1', 'j2']);
-    t.same(await store.lease('jobs', [], 60_000), []);
-  });
+  withStore(
+    'a lease answers the existing records asked for, and is renewed or given back by its holder',
+    async (t, store) => {
+      await store.transact((tx) => {
+        tx.put('jobs', 'j1', { n: 1 });
+        tx.put('jobs', 'j2', { n: 2 });
+      });
+      t.same(
+        (await store.lease('jobs', ['j1', 'j2', 'missing'], 60_000)).sort(),
+        ['j1', 'j2'],
+        'a missing record is not leased',
+      );
+      t.same(await store.lease('jobs', ['j1'], 60_000), ['j1'], 'the holder renews its own lease');
+      await store.release('jobs', ['j1', 'j2']);
+      t.same(await store.lease('jobs', [], 60_000), []);
+    },
+  );
 
   withStore('a message published on the bus reaches a subscriber of its channel, and no other', async (t, store) => {
     const received: unknown[] = [];

@@ -1,5 +1,17 @@
 import type { InstanceBus } from './bus.js';
-import type { Claim, ClaimedWrite, ClaimedWriteOutcome, IndexDeclaration, LinkedRead, LinkedRecords, Query, ReadBasis, Store, StoredRecord, Transaction } from './store.js';
+import type {
+  Claim,
+  ClaimedWrite,
+  ClaimedWriteOutcome,
+  IndexDeclaration,
+  LinkedRead,
+  LinkedRecords,
+  Query,
+  ReadBasis,
+  Store,
+  StoredRecord,
+  Transaction,
+} from './store.js';
 
 /**
  * A Store that hands every call to another: the base of a store that
@@ -25,7 +37,12 @@ export abstract class StoreDecorator implements Store {
     return this.inner.list<T>(collection, query);
   }
 
-  getLinked<T extends StoredRecord, L extends StoredRecord>(collection: string, id: string, field: string, linkedCollection: string): Promise<[T | undefined, L | undefined]> {
+  getLinked<T extends StoredRecord, L extends StoredRecord>(
+    collection: string,
+    id: string,
+    field: string,
+    linkedCollection: string,
+  ): Promise<[T | undefined, L | undefined]> {
     return this.inner.getLinked<T, L>(collection, id, field, linkedCollection);
   }
 
@@ -45,11 +62,19 @@ export abstract class StoreDecorator implements Store {
     return this.inner.replaceIf(collection, id, expected, next);
   }
 
-  claimAndRead<T extends StoredRecord, L extends StoredRecord>(claim: Claim, read: LinkedRead): Promise<{ claimed: boolean } & LinkedRecords<T, L>> {
+  claimAndRead<T extends StoredRecord, L extends StoredRecord>(
+    claim: Claim,
+    read: LinkedRead,
+  ): Promise<{ claimed: boolean } & LinkedRecords<T, L>> {
     return this.inner.claimAndRead<T, L>(claim, read);
   }
 
-  claimAndWrite<T extends StoredRecord, L extends StoredRecord>(claim: Claim, read: LinkedRead, basis: ReadBasis, write: ClaimedWrite): Promise<ClaimedWriteOutcome<T, L>> {
+  claimAndWrite<T extends StoredRecord, L extends StoredRecord>(
+    claim: Claim,
+    read: LinkedRead,
+    basis: ReadBasis,
+    write: ClaimedWrite,
+  ): Promise<ClaimedWriteOutcome<T, L>> {
     return this.inner.claimAndWrite<T, L>(claim, read, basis, write);
   }
 

@@ -30,12 +30,19 @@ export async function repairStore(dir: string, now = new Date()): Promise<Repair
   const lock = await lockDirectory(dir);
   try {
     const before = await checkStore(dir);
-    const result: RepairResult = { backupDir: null, actions: [], lostAcknowledgedEntries: 0, droppedSnapshotRecords: 0 };
+    const result: RepairResult = {
+      backupDir: null,
+      actions: [],
+      lostAcknowledgedEntries: 0,
+      droppedSnapshotRecords: 0,
+    };
     if (!before.damaged) return { ...result, before };
 
     const snapshotSeq = before.snapshotSeq;
     if (snapshotSeq === null) {
-      throw new RepairRefusedError(`${SNAPSHOT_FILE}'s header is damaged and no journal file tells which position it covers; restore it from a backup`);
+      throw new RepairRefusedError(
+        `${SNAPSHOT_FILE}'s header is damaged and no journal file tells which position it covers; restore it from a backup`,
+      );
     }
     result.backupDir = await backUp(dir, before, now);
 

@@ -117,7 +117,12 @@ export interface Store {
    * the string in its field `field` (a token and its account, a terminal
    * and its account), in one read: on PostgreSQL one statement instead of two.
    */
-  getLinked<T extends StoredRecord, L extends StoredRecord>(collection: string, id: string, field: string, linkedCollection: string): Promise<[T | undefined, L | undefined]>;
+  getLinked<T extends StoredRecord, L extends StoredRecord>(
+    collection: string,
+    id: string,
+    field: string,
+    linkedCollection: string,
+  ): Promise<[T | undefined, L | undefined]>;
   count(collection: string, where?: Query['where']): Promise<number>;
   transact<R>(work: (tx: Transaction) => Promise<R> | R): Promise<R>;
   /**
@@ -140,7 +145,10 @@ export interface Store {
    * statement): answers whether the claim was new and the records as they
    * are now.
    */
-  claimAndRead<T extends StoredRecord, L extends StoredRecord>(claim: Claim, read: LinkedRead): Promise<{ claimed: boolean } & LinkedRecords<T, L>>;
+  claimAndRead<T extends StoredRecord, L extends StoredRecord>(
+    claim: Claim,
+    read: LinkedRead,
+  ): Promise<{ claimed: boolean } & LinkedRecords<T, L>>;
   /**
    * Makes `claim` and, only if it is new and the records of `read` still
    * match `basis`, `write`, in one atomic step (PostgreSQL: one statement,
@@ -156,7 +164,12 @@ export interface Store {
    *     { kind: 'insert', collection: 'settlements', id: 'T1/B1', value: settlement },
    *   );
    */
-  claimAndWrite<T extends StoredRecord, L extends StoredRecord>(claim: Claim, read: LinkedRead, basis: ReadBasis, write: ClaimedWrite): Promise<ClaimedWriteOutcome<T, L>>;
+  claimAndWrite<T extends StoredRecord, L extends StoredRecord>(
+    claim: Claim,
+    read: LinkedRead,
+    basis: ReadBasis,
+    write: ClaimedWrite,
+  ): Promise<ClaimedWriteOutcome<T, L>>;
   /** Deletes the records of `collection` whose number field `field` is at most `max`, through its declared index (markers past their time). */
   deleteUpTo(collection: string, field: string, max: number): Promise<void>;
   /**

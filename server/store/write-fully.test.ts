@@ -11,7 +11,11 @@ import { bytesWrittenBefore, writeFully, writeFullySync, type WritableHandle } f
  * `chunk` bytes, a write that meets the limit is short without an error, and
  * the next one fails with ENOSPC, as Linux does when a disk fills mid-write.
  */
-async function smallDisk(path: string, capacity: number, chunk = 7): Promise<JournalHandle & { readonly size: number }> {
+async function smallDisk(
+  path: string,
+  capacity: number,
+  chunk = 7,
+): Promise<JournalHandle & { readonly size: number }> {
   const file = await open(path, 'a');
   let size = (await file.stat()).size;
   return {
@@ -81,7 +85,11 @@ t.test('a journal batch cut short by a full disk is never acknowledged and leave
   t.match(writer.failed?.message, /ENOSPC.*cut off the journal/);
   await writer.close();
   const text = await readFile(join(dir, journalFileName(1)), 'utf8');
-  t.equal(text, line(1) + line(2) + line(3), 'the partial line is cut off: the file ends with the last acknowledged line');
+  t.equal(
+    text,
+    line(1) + line(2) + line(3),
+    'the partial line is cut off: the file ends with the last acknowledged line',
+  );
   t.equal((await stat(join(dir, journalFileName(1)))).size, disk!.size);
 });
 
@@ -89,7 +97,13 @@ t.test('a batch that filled the disk exactly but could not be synced is cut off 
   const dir = t.testdir();
   const writer = await JournalWriter.open(dir, 1, undefined, async (path) => {
     const handle = await smallDisk(path, 1 << 20);
-    return { ...handle, write: handle.write, truncate: handle.truncate, close: handle.close, datasync: async () => Promise.reject(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' })) };
+    return {
+      ...handle,
+      write: handle.write,
+      truncate: handle.truncate,
+      close: handle.close,
+      datasync: async () => Promise.reject(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' })),
+    };
   });
   await t.rejects(writer.append(1, '{"seq":1}\n'), StoreUnavailableError);
   await writer.close();
@@ -99,7 +113,11 @@ t.test('a batch that filled the disk exactly but could not be synced is cut off 
 t.test('how much a failed write left in the file: what it says, or 0 when it says nothing', async (t) => {
   t.equal(bytesWrittenBefore(Object.assign(new Error('ENOSPC'), { written: 12 })), 12);
   t.equal(bytesWrittenBefore(new Error('EIO')), 0);
-  t.equal(bytesWrittenBefore(Object.assign(new Error('odd'), { written: '12' })), 0, 'a count that is not a number is not taken');
+  t.equal(
+    bytesWrittenBefore(Object.assign(new Error('odd'), { written: '12' })),
+    0,
+    'a count that is not a number is not taken',
+  );
   t.equal(bytesWrittenBefore(null), 0);
   t.equal(bytesWrittenBefore(undefined), 0);
 });

@@ -6,7 +6,12 @@ import { version } from '../version.js';
 import type { AppContext } from '../http/context.js';
 import { favicon, homePage } from './home.js';
 
-export function systemHandlers(store: Store, doc: OpenAPIV3_1.Document, startedAt: number, publicUrl: (ctx: AppContext) => string): OperationHandlers {
+export function systemHandlers(
+  store: Store,
+  doc: OpenAPIV3_1.Document,
+  startedAt: number,
+  publicUrl: (ctx: AppContext) => string,
+): OperationHandlers {
   return {
     showHome: async (ctx) => {
       ctx.type = 'text/html; charset=utf-8';

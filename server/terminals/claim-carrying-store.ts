@@ -26,13 +26,22 @@ export class ClaimCarryingStore extends StoreDecorator {
     return this.attempted;
   }
 
-  override async insertIfAbsent<T extends StoredRecord>(collection: string, id: string, value: StoredRecord): Promise<T | undefined> {
+  override async insertIfAbsent<T extends StoredRecord>(
+    collection: string,
+    id: string,
+    value: StoredRecord,
+  ): Promise<T | undefined> {
     if (this.attempted) return super.insertIfAbsent<T>(collection, id, value);
     const outcome = await this.carry({ kind: 'insert', collection, id, value });
     return outcome.written ? undefined : (outcome.existing as T | undefined);
   }
 
-  override async replaceIf(collection: string, id: string, expected: StoredRecord, next: StoredRecord): Promise<boolean> {
+  override async replaceIf(
+    collection: string,
+    id: string,
+    expected: StoredRecord,
+    next: StoredRecord,
+  ): Promise<boolean> {
     if (this.attempted) return super.replaceIf(collection, id, expected, next);
     return (await this.carry({ kind: 'replace', collection, id, expected, value: next })).written;
   }

@@ -52,13 +52,23 @@ export function posSignatureGuard(
     const signs = (terminal: TerminalRecord | undefined) => {
       // Compute even for an unknown terminal, so both take as long.
       // Stryker disable next-line StringLiteral: the stand-in key only spends the time; an unknown terminal is refused whatever it is
-      const expected = posSignatureBytes(terminal?.secret ?? '0'.repeat(64), timestamp, ctx.originalUrl, ctx.state.rawBody!); // read-body sets it on every request, empty without a body
+      const expected = posSignatureBytes(
+        terminal?.secret ?? '0'.repeat(64),
+        timestamp,
+        ctx.originalUrl,
+        ctx.state.rawBody!,
+      ); // read-body sets it on every request, empty without a body
       return bytesEqualHex(expected, signature) && terminal !== undefined;
     };
     let { terminal, account } = known.get(serial) ?? {};
     if (!terminal || !signs(terminal)) {
       // Not known here, or its secret may have been rotated since: as the store has it now, with its account.
-      [terminal, account] = await store.getLinked<TerminalRecord, Account>('terminals', serial, 'account_id', 'accounts');
+      [terminal, account] = await store.getLinked<TerminalRecord, Account>(
+        'terminals',
+        serial,
+        'account_id',
+        'accounts',
+      );
       if (!signs(terminal)) {
         known.forget(serial);
         throw invalid('the signature does not match');
@@ -70,7 +80,13 @@ export function posSignatureGuard(
     if (Math.abs(now - signedAt) > windowMs) {
       throw new AppError('SIGNATURE_STALE', `x-pos-timestamp is more than ${toleranceSeconds} s from the server clock`);
     }
-    const claim: SignatureClaim = { key: `${serial}:${signature}`, serial, signedAt, expiresAt: signedAt + windowMs, now };
+    const claim: SignatureClaim = {
+      key: `${serial}:${signature}`,
+      serial,
+      signedAt,
+      expiresAt: signedAt + windowMs,
+      now,
+    };
 
     /** A claim's outcome against the terminal and account read with it: the terminal as it is now decides. */
     const settle = (verdict: ReplayVerdict, fresh: TerminalNow): { terminal: TerminalRecord; account: Account } => {
@@ -127,5 +143,6 @@ export function posSignatureGuard(
 }
 
 function refuseReplay(verdict: ReplayVerdict): void {
-  if (verdict === 'replayed') throw new AppError('SIGNATURE_REPLAYED', 'this signature was already accepted; sign each request anew');
+  if (verdict === 'replayed')
+    throw new AppError('SIGNATURE_REPLAYED', 'this signature was already accepted; sign each request anew');
 }

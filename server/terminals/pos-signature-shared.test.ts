@@ -18,17 +18,36 @@ const SERIAL = 'SN-1';
 const URL = `/api/v1/pos-terminals/${SERIAL}/settlements`;
 const FOLDED = 'notifySettlement';
 
-const terminalOf = (secret: string, extra: Partial<TerminalRecord> = {}) => ({ serialNumber: SERIAL, secret, merchantId: 'M1', account_id: 'A1', ...extra }) as unknown as TerminalRecord;
-const accountOf = (clockOffsetMs = 0) => ({ account_id: 'A1', merchant_id: 'M1', clock_offset_ms: clockOffsetMs }) as unknown as Account;
+const terminalOf = (secret: string, extra: Partial<TerminalRecord> = {}) =>
+  ({ serialNumber: SERIAL, secret, merchantId: 'M1', account_id: 'A1', ...extra }) as unknown as TerminalRecord;
+const accountOf = (clockOffsetMs = 0) =>
+  ({ account_id: 'A1', merchant_id: 'M1', clock_offset_ms: clockOffsetMs }) as unknown as Account;
 
 /** The shared store as the fakes have it, and what each was asked. */
 function world() {
-  const now = { terminal: terminalOf('a'.repeat(64)) as TerminalRecord | undefined, account: accountOf() as Account | undefined, away: undefined as Error | undefined };
+  const now = {
+    terminal: terminalOf('a'.repeat(64)) as TerminalRecord | undefined,
+    account: accountOf() as Account | undefined,
+    away: undefined as Error | undefined,
+  };
   const claimed = new Set<string>();
   const records = new Map<string, StoredRecord>();
-  const calls = { getLinked: 0, claimAndRead: 0, claimAndWrite: [] as Array<{ claim: SignatureClaim; basis: { terminal: TerminalRecord; account: Account }; write: ClaimedWrite }>, insertIfAbsent: [] as StoredRecord[], replaceIf: 0 };
+  const calls = {
+    getLinked: 0,
+    claimAndRead: 0,
+    claimAndWrite: [] as Array<{
+      claim: SignatureClaim;
+      basis: { terminal: TerminalRecord; account: Account };
+      write: ClaimedWrite;
+    }>,
+    insertIfAbsent: [] as StoredRecord[],
+    replaceIf: 0,
+  };
   const claim = (key: string) => (claimed.has(key) ? 'replayed' : (claimed.add(key), 'new' as const));
-  const terminalNow = () => ({ ...(now.terminal ? { terminal: now.terminal } : {}), ...(now.terminal && now.account ? { account: now.account } : {}) });
+  const terminalNow = () => ({
+    ...(now.terminal ? { terminal: now.terminal } : {}),
+    ...(now.terminal && now.account ? { account: now.account } : {}),
+  });
   const store = {
     async getLinked() {
       calls.getLinked += 1;
@@ -54,7 +73,11 @@ function world() {
       calls.claimAndWrite.push({ claim: request, basis, write });
       if (now.away) throw now.away;
       const verdict = claim(request.key);
-      const current = now.terminal !== undefined && now.account !== undefined && JSON.stringify(now.terminal) === JSON.stringify(basis.terminal) && now.account.clock_offset_ms === basis.account.clock_offset_ms;
+      const current =
+        now.terminal !== undefined &&
+        now.account !== undefined &&
+        JSON.stringify(now.terminal) === JSON.stringify(basis.terminal) &&
+        now.account.clock_offset_ms === basis.account.clock_offset_ms;
       if (!current) return { verdict, written: false, changed: terminalNow() };
       if (verdict === 'replayed') return { verdict, written: false };
       const there = records.get(write.id);
@@ -72,9 +95,20 @@ function world() {
   const guard = posSignatureGuard(store, clock, 300, ledger, new Set([FOLDED]));
   let signedAt = NOW;
   /** One request through the guard to `handler`, signed with `secret` (the current one by default) or with the headers given. */
-  const request = async (handler: Middleware<AppState>, options: { operationId?: string; secret?: string; headers?: Record<string, string>; serial?: string } = {}) => {
+  const request = async (
+    handler: Middleware<AppState>,
+    options: { operationId?: string; secret?: string; headers?: Record<string, string>; serial?: string } = {},
+  ) => {
     const body = Buffer.from('{"batchNumber":"B1"}');
-    const headers: Record<string, string> = options.headers ?? signPosRequest({ secret: options.secret ?? now.terminal!.secret, method: 'POST', url: URL, body: body.toString(), now: (signedAt += 1) });
+    const headers: Record<string, string> =
+      options.headers ??
+      signPosRequest({
+        secret: options.secret ?? now.terminal!.secret,
+        method: 'POST',
+        url: URL,
+        body: body.toString(),
+        now: (signedAt += 1),
+      });
     const ctx = {
       get: (name: string) => headers[name] ?? '',
       params: { serialNumber: options.serial ?? SERIAL }, // the fakes answer the same terminal for any serial
@@ -93,7 +127,10 @@ type Answered<A> = Middleware<AppState> & { answered?: A };
 const write = (id = 'SN-1/B1'): Answered<{ record: StoredRecord; inserted: boolean }> => {
   const handler: Answered<{ record: StoredRecord; inserted: boolean }> = async (ctx) => {
     const store = ctx.state.store!;
-    const build = (terminal: TerminalRecord, account: Account) => ({ merchantId: terminal.merchantId, offset: account.clock_offset_ms });
+    const build = (terminal: TerminalRecord, account: Account) => ({
+      merchantId: terminal.merchantId,
+      offset: account.clock_offset_ms,
+    });
     const insert = async (record: StoredRecord) => {
       const there = await store.insertIfAbsent(id, id, record);
       return there ? { record: there, inserted: false } : { record, inserted: true };
@@ -108,22 +145,33 @@ const write = (id = 'SN-1/B1'): Answered<{ record: StoredRecord; inserted: boole
 
 const refusal = (code: string) => ({ code });
 
-t.test('a terminal known here: its claim is made with the handler\'s write, one step, nothing read before', async (t) => {
-  const { calls, records, request } = world();
-  await request(async () => undefined, { operationId: 'listSettlements' });
-  t.same([calls.getLinked, calls.claimAndRead], [1, 1], 'first met: read, then claimed (and read) on its own, as other operations are');
-  const handler = write();
-  const { ctx } = await request(handler);
-  t.equal(calls.getLinked, 1, 'known: not read again');
-  t.equal(calls.claimAndRead, 1, 'no claim of its own');
-  t.equal(calls.claimAndWrite.length, 1);
-  t.match(calls.claimAndWrite[0], { claim: { serial: SERIAL, signedAt: NOW + 2, expiresAt: NOW + 2 + 300_000, now: NOW }, basis: { terminal: { secret: 'a'.repeat(64) }, account: { clock_offset_ms: 0 } }, write: { kind: 'insert', collection: 'SN-1/B1', id: 'SN-1/B1', value: { merchantId: 'M1', offset: 0 } } });
-  t.match(calls.claimAndWrite[0]!.claim.key, /^SN-1:[0-9a-f]{64}$/, 'the claim is the serial and the signature');
-  t.same(handler.answered, { record: { merchantId: 'M1', offset: 0 }, inserted: true });
-  t.same(records.get('SN-1/B1'), { merchantId: 'M1', offset: 0 });
-  t.equal(ctx.state.terminal?.serialNumber, SERIAL, 'the handler has the terminal');
-  t.equal(ctx.state.account?.account_id, 'A1', 'and its account');
-});
+t.test(
+  "a terminal known here: its claim is made with the handler's write, one step, nothing read before",
+  async (t) => {
+    const { calls, records, request } = world();
+    await request(async () => undefined, { operationId: 'listSettlements' });
+    t.same(
+      [calls.getLinked, calls.claimAndRead],
+      [1, 1],
+      'first met: read, then claimed (and read) on its own, as other operations are',
+    );
+    const handler = write();
+    const { ctx } = await request(handler);
+    t.equal(calls.getLinked, 1, 'known: not read again');
+    t.equal(calls.claimAndRead, 1, 'no claim of its own');
+    t.equal(calls.claimAndWrite.length, 1);
+    t.match(calls.claimAndWrite[0], {
+      claim: { serial: SERIAL, signedAt: NOW + 2, expiresAt: NOW + 2 + 300_000, now: NOW },
+      basis: { terminal: { secret: 'a'.repeat(64) }, account: { clock_offset_ms: 0 } },
+      write: { kind: 'insert', collection: 'SN-1/B1', id: 'SN-1/B1', value: { merchantId: 'M1', offset: 0 } },
+    });
+    t.match(calls.claimAndWrite[0]!.claim.key, /^SN-1:[0-9a-f]{64}$/, 'the claim is the serial and the signature');
+    t.same(handler.answered, { record: { merchantId: 'M1', offset: 0 }, inserted: true });
+    t.same(records.get('SN-1/B1'), { merchantId: 'M1', offset: 0 });
+    t.equal(ctx.state.terminal?.serialNumber, SERIAL, 'the handler has the terminal');
+    t.equal(ctx.state.account?.account_id, 'A1', 'and its account');
+  },
+);
 
 t.test('a terminal first met is read, then claimed with the write', async (t) => {
   const { calls, request } = world();
@@ -149,16 +197,23 @@ t.test('a replayed signature is refused by the step with the write', async (t) =
 t.test('the operations that do not write with it are claimed before their handler', async (t) => {
   const { calls, request } = world();
   let claimsBefore = -1;
-  await request(async (ctx) => {
-    claimsBefore = calls.claimAndRead;
-    t.equal(ctx.state.store, undefined, 'no store of its own for the handler');
-  }, { operationId: 'listSettlements' });
+  await request(
+    async (ctx) => {
+      claimsBefore = calls.claimAndRead;
+      t.equal(ctx.state.store, undefined, 'no store of its own for the handler');
+    },
+    { operationId: 'listSettlements' },
+  );
   t.equal(claimsBefore, 1);
   await request(async () => undefined, { operationId: 'listSettlements' });
-  t.same([calls.getLinked, calls.claimAndRead, calls.claimAndWrite.length], [1, 2, 0], 'the second time from what is known, still claimed on its own');
+  t.same(
+    [calls.getLinked, calls.claimAndRead, calls.claimAndWrite.length],
+    [1, 2, 0],
+    'the second time from what is known, still claimed on its own',
+  );
 });
 
-t.test('refused before its write, the request still makes its claim, and a replay\'s refusal comes first', async (t) => {
+t.test("refused before its write, the request still makes its claim, and a replay's refusal comes first", async (t) => {
   const { calls, request } = world();
   await request(async () => undefined, { operationId: 'listSettlements' }); // known from here
   const bad = new Error('a bad body');
@@ -166,10 +221,16 @@ t.test('refused before its write, the request still makes its claim, and a repla
     throw bad;
   };
   const first = request(failing);
-  await t.rejects(first, bad, 'the handler\'s refusal, once the claim is made');
+  await t.rejects(first, bad, "the handler's refusal, once the claim is made");
   t.equal(calls.claimAndRead, 2, 'claimed on its own');
   // The same request again: its signature was claimed.
-  const headers = signPosRequest({ secret: 'a'.repeat(64), method: 'POST', url: URL, body: '{"batchNumber":"B1"}', now: NOW + 100 });
+  const headers = signPosRequest({
+    secret: 'a'.repeat(64),
+    method: 'POST',
+    url: URL,
+    body: '{"batchNumber":"B1"}',
+    now: NOW + 100,
+  });
   await request(async () => undefined, { headers, operationId: 'listSettlements' });
   await t.rejects(request(failing, { headers }), refusal('SIGNATURE_REPLAYED'));
 });
@@ -179,9 +240,18 @@ t.test('a handler that ends without writing: the claim is made after it, and can
   await request(async () => undefined, { operationId: 'listSettlements' });
   await request(async () => undefined);
   t.equal(calls.claimAndRead, 2);
-  const headers = signPosRequest({ secret: 'a'.repeat(64), method: 'POST', url: URL, body: '{"batchNumber":"B1"}', now: NOW + 100 });
+  const headers = signPosRequest({
+    secret: 'a'.repeat(64),
+    method: 'POST',
+    url: URL,
+    body: '{"batchNumber":"B1"}',
+    now: NOW + 100,
+  });
   await request(async () => undefined, { headers });
-  await t.rejects(request(async () => undefined, { headers }), refusal('SIGNATURE_REPLAYED'));
+  await t.rejects(
+    request(async () => undefined, { headers }),
+    refusal('SIGNATURE_REPLAYED'),
+  );
 });
 
 t.test('a write that fails is not claimed again: its failure is the answer', async (t) => {
@@ -213,22 +283,33 @@ t.test('a signature is claimed once per request: only the first write carries it
   };
   await request(twice);
   t.equal(calls.claimAndWrite.length, 1);
-  t.same([calls.insertIfAbsent.length, calls.replaceIf, calls.claimAndRead], [1, 1, 0], 'the later writes go to the store as they are; no claim after');
+  t.same(
+    [calls.insertIfAbsent.length, calls.replaceIf, calls.claimAndRead],
+    [1, 1, 0],
+    'the later writes go to the store as they are; no claim after',
+  );
 });
 
-t.test('the account\'s clock moved meanwhile: claimed, then the record built again and written on its own', async (t) => {
-  const { now, calls, records, request } = world();
-  await request(write('SN-1/B0'));
-  now.account = accountOf(3_600_000);
-  const handler = write();
-  await request(handler);
-  t.same(calls.insertIfAbsent, [{ merchantId: 'M1', offset: 3_600_000 }], 'the record built from the account as it is now');
-  t.same(handler.answered, { record: { merchantId: 'M1', offset: 3_600_000 }, inserted: true });
-  t.same(records.get('SN-1/B1'), { merchantId: 'M1', offset: 3_600_000 });
-  await request(write('SN-1/B2'));
-  t.equal(calls.claimAndWrite.at(-1)!.basis.account.clock_offset_ms, 3_600_000, 'and known so from then on');
-  t.equal(calls.insertIfAbsent.length, 1);
-});
+t.test(
+  "the account's clock moved meanwhile: claimed, then the record built again and written on its own",
+  async (t) => {
+    const { now, calls, records, request } = world();
+    await request(write('SN-1/B0'));
+    now.account = accountOf(3_600_000);
+    const handler = write();
+    await request(handler);
+    t.same(
+      calls.insertIfAbsent,
+      [{ merchantId: 'M1', offset: 3_600_000 }],
+      'the record built from the account as it is now',
+    );
+    t.same(handler.answered, { record: { merchantId: 'M1', offset: 3_600_000 }, inserted: true });
+    t.same(records.get('SN-1/B1'), { merchantId: 'M1', offset: 3_600_000 });
+    await request(write('SN-1/B2'));
+    t.equal(calls.claimAndWrite.at(-1)!.basis.account.clock_offset_ms, 3_600_000, 'and known so from then on');
+    t.equal(calls.insertIfAbsent.length, 1);
+  },
+);
 
 t.test('changed meanwhile and the record already there: answered as it is', async (t) => {
   const { now, request } = world();
@@ -239,27 +320,33 @@ t.test('changed meanwhile and the record already there: answered as it is', asyn
   t.same(handler.answered, { record: { merchantId: 'M1', offset: 0 }, inserted: false });
 });
 
-t.test('a secret rotated elsewhere: the old one is refused by the step with the write, and forgotten here', async (t) => {
-  const { now, calls, records, request } = world();
-  await request(write('SN-1/B0'));
-  const old = now.terminal!.secret;
-  now.terminal = terminalOf('b'.repeat(64));
-  await t.rejects(request(write(), { secret: old }), refusal('SIGNATURE_INVALID'));
-  t.equal(records.has('SN-1/B1'), false, 'nothing written');
-  t.equal(calls.insertIfAbsent.length, 0);
-  await request(write('SN-1/B2'));
-  t.equal(calls.getLinked, 2, 'the new secret: read again, as nothing is known');
-});
+t.test(
+  'a secret rotated elsewhere: the old one is refused by the step with the write, and forgotten here',
+  async (t) => {
+    const { now, calls, records, request } = world();
+    await request(write('SN-1/B0'));
+    const old = now.terminal!.secret;
+    now.terminal = terminalOf('b'.repeat(64));
+    await t.rejects(request(write(), { secret: old }), refusal('SIGNATURE_INVALID'));
+    t.equal(records.has('SN-1/B1'), false, 'nothing written');
+    t.equal(calls.insertIfAbsent.length, 0);
+    await request(write('SN-1/B2'));
+    t.equal(calls.getLinked, 2, 'the new secret: read again, as nothing is known');
+  },
+);
 
-t.test('a secret rotated elsewhere: a request signed with the new one is read at once, and written in one step', async (t) => {
-  const { now, calls, request } = world();
-  await request(write('SN-1/B0'));
-  now.terminal = terminalOf('b'.repeat(64));
-  await request(write());
-  t.equal(calls.getLinked, 2, 'what is known here does not sign it: read again before the claim');
-  t.equal(calls.insertIfAbsent.length, 0, 'so the step with the write expects the terminal as it is now');
-  t.same(calls.claimAndWrite.at(-1)!.basis.terminal, now.terminal);
-});
+t.test(
+  'a secret rotated elsewhere: a request signed with the new one is read at once, and written in one step',
+  async (t) => {
+    const { now, calls, request } = world();
+    await request(write('SN-1/B0'));
+    now.terminal = terminalOf('b'.repeat(64));
+    await request(write());
+    t.equal(calls.getLinked, 2, 'what is known here does not sign it: read again before the claim');
+    t.equal(calls.insertIfAbsent.length, 0, 'so the step with the write expects the terminal as it is now');
+    t.same(calls.claimAndWrite.at(-1)!.basis.terminal, now.terminal);
+  },
+);
 
 t.test('changed meanwhile and replayed: refused as a replay', async (t) => {
   const { now, request } = world();
@@ -274,7 +361,11 @@ t.test('a terminal whose account is gone signs nothing, by either step', async (
   now.account = undefined;
   await t.rejects(request(write()), refusal('SIGNATURE_INVALID'));
   t.equal(records.has('SN-1/B1'), false);
-  await t.rejects(request(write()), refusal('SIGNATURE_INVALID'), 'read again: no account, so claimed on its own and refused');
+  await t.rejects(
+    request(write()),
+    refusal('SIGNATURE_INVALID'),
+    'read again: no account, so claimed on its own and refused',
+  );
   t.equal(calls.claimAndRead, 1);
 });
 
@@ -292,13 +383,20 @@ t.test('a secret rotated elsewhere stops the old one on an operation claimed on 
   await request(async () => undefined, { operationId: 'listSettlements' });
   const old = now.terminal!.secret;
   now.terminal = terminalOf('b'.repeat(64));
-  await t.rejects(request(async () => undefined, { operationId: 'listSettlements', secret: old }), refusal('SIGNATURE_INVALID'));
+  await t.rejects(
+    request(async () => undefined, { operationId: 'listSettlements', secret: old }),
+    refusal('SIGNATURE_INVALID'),
+  );
   await request(async () => undefined, { operationId: 'listSettlements' });
   t.equal(calls.getLinked, 2, 'forgotten, so read again for the new one');
 });
 
 /** A transition's handler: replaces `id` if it is still `expected`; a write that finds the account changed says so with the account as it is now. */
-const replace = (expected: StoredRecord, next: StoredRecord, id = 'O1'): Answered<{ replaced: boolean; account?: Account }> => {
+const replace = (
+  expected: StoredRecord,
+  next: StoredRecord,
+  id = 'O1',
+): Answered<{ replaced: boolean; account?: Account }> => {
   const handler: Answered<{ replaced: boolean; account?: Account }> = async (ctx) => {
     handler.answered = await ctx.state.store!.replaceIf('orders', id, expected, next).then(
       (replaced) => ({ replaced }),
@@ -318,31 +416,51 @@ t.test('a replacement is made with the claim in one step, only if the record is 
   await request(first);
   t.same(first.answered, { replaced: true });
   t.same(records.get('O1'), { status: 'PAID' });
-  t.match(calls.claimAndWrite[0]!.write, { kind: 'replace', collection: 'orders', id: 'O1', expected: { status: 'PENDING' }, value: { status: 'PAID' } });
+  t.match(calls.claimAndWrite[0]!.write, {
+    kind: 'replace',
+    collection: 'orders',
+    id: 'O1',
+    expected: { status: 'PENDING' },
+    value: { status: 'PAID' },
+  });
   const late = replace({ status: 'PENDING' }, { status: 'DISCARDED' });
   await request(late);
-  t.same(late.answered, { replaced: false }, 'changed meanwhile: not replaced, the claim made; the caller decides again');
+  t.same(
+    late.answered,
+    { replaced: false },
+    'changed meanwhile: not replaced, the claim made; the caller decides again',
+  );
   t.same(records.get('O1'), { status: 'PAID' });
   t.equal(calls.claimAndRead, 0, 'no claim of its own either time');
 });
 
-t.test('the account\'s clock moved: the claim made, nothing replaced, the account as it is now for deciding again', async (t) => {
-  const { now, records, request } = world();
-  records.set('O1', { status: 'PENDING' });
-  await request(write('SN-1/B0'));
-  now.account = accountOf(60_000);
-  const moved = replace({ status: 'PENDING' }, { status: 'PAID' });
-  const { headers } = await request(moved);
-  t.same(moved.answered, { replaced: false, account: now.account });
-  t.same(records.get('O1'), { status: 'PENDING' }, 'nothing written');
-  await t.rejects(request(replace({ status: 'PENDING' }, { status: 'PAID' }), { headers }), refusal('SIGNATURE_REPLAYED'), 'its signature was claimed');
-});
+t.test(
+  "the account's clock moved: the claim made, nothing replaced, the account as it is now for deciding again",
+  async (t) => {
+    const { now, records, request } = world();
+    records.set('O1', { status: 'PENDING' });
+    await request(write('SN-1/B0'));
+    now.account = accountOf(60_000);
+    const moved = replace({ status: 'PENDING' }, { status: 'PAID' });
+    const { headers } = await request(moved);
+    t.same(moved.answered, { replaced: false, account: now.account });
+    t.same(records.get('O1'), { status: 'PENDING' }, 'nothing written');
+    await t.rejects(
+      request(replace({ status: 'PENDING' }, { status: 'PAID' }), { headers }),
+      refusal('SIGNATURE_REPLAYED'),
+      'its signature was claimed',
+    );
+  },
+);
 
 t.test('a replayed signature is refused by the step with the replacement', async (t) => {
   const { records, request } = world();
   records.set('O1', { status: 'PENDING' });
   const { headers } = await request(replace({ status: 'PENDING' }, { status: 'PAID' }));
-  await t.rejects(request(replace({ status: 'PAID' }, { status: 'VOIDED' }), { headers }), refusal('SIGNATURE_REPLAYED'));
+  await t.rejects(
+    request(replace({ status: 'PAID' }, { status: 'VOIDED' }), { headers }),
+    refusal('SIGNATURE_REPLAYED'),
+  );
   t.same(records.get('O1'), { status: 'PAID' });
 });
 

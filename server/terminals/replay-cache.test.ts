@@ -5,7 +5,11 @@ t.test('a key is a replay until it expires', async (t) => {
   const cache = new ReplayCache(300_000);
   t.equal(cache.checkAndRemember('a', 1_000 + 300_000, 1_000), false);
   t.equal(cache.checkAndRemember('a', 1_000 + 300_000, 2_000), true);
-  t.equal(cache.checkAndRemember('a', 1_000 + 300_000, 301_001), false, 'after expiry it is new again (and stale to the guard)');
+  t.equal(
+    cache.checkAndRemember('a', 1_000 + 300_000, 301_001),
+    false,
+    'after expiry it is new again (and stale to the guard)',
+  );
 });
 
 t.test('memory stays bounded under a steady stream of signatures', async (t) => {
@@ -54,7 +58,11 @@ t.test('an entry leaves two windows after it came, even dated further ahead than
   cache.checkAndRemember('probe', 3_000, 1_999);
   t.equal(cache.size, 2, 'kept for two windows');
   cache.checkAndRemember('probe2', 5_000, 2_000);
-  t.same(cache.live(2_000).map(([key]) => key), ['probe', 'probe2'], 'gone at two windows');
+  t.same(
+    cache.live(2_000).map(([key]) => key),
+    ['probe', 'probe2'],
+    'gone at two windows',
+  );
 });
 
 t.test('live lists what is still fresh, oldest first; the expired are left out', async (t) => {
@@ -62,22 +70,39 @@ t.test('live lists what is still fresh, oldest first; the expired are left out',
   cache.checkAndRemember('a', 500, 0);
   cache.checkAndRemember('b', 900, 10);
   cache.checkAndRemember('c', 600, 20);
-  t.same(cache.live(550), [['b', 900], ['c', 600]]);
+  t.same(cache.live(550), [
+    ['b', 900],
+    ['c', 600],
+  ]);
   t.same(cache.live(600), [['b', 900]], 'c expires at 600');
   t.same(cache.live(900), []);
 });
 
-t.test('signatures remembered from before a restart are refused until they expire; expired ones are not kept', async (t) => {
-  const cache = new ReplayCache(1_000);
-  cache.remember([['kept', 800], ['expired', 500], ['edge', 501]], 500);
-  t.equal(cache.size, 2);
-  t.equal(cache.checkAndRemember('kept', 800, 600), true);
-  t.equal(cache.checkAndRemember('edge', 900, 500), true, 'alive one millisecond past now: remembered');
-  t.equal(cache.checkAndRemember('expired', 900, 600), false, 'expired at the load: new');
-  t.same(cache.live(700).map(([key]) => key), ['kept', 'expired'], 'in the order they came');
-  cache.remember([['later', 2_000]], 1_000);
-  t.equal(cache.checkAndRemember('later', 2_000, 1_500), true);
-});
+t.test(
+  'signatures remembered from before a restart are refused until they expire; expired ones are not kept',
+  async (t) => {
+    const cache = new ReplayCache(1_000);
+    cache.remember(
+      [
+        ['kept', 800],
+        ['expired', 500],
+        ['edge', 501],
+      ],
+      500,
+    );
+    t.equal(cache.size, 2);
+    t.equal(cache.checkAndRemember('kept', 800, 600), true);
+    t.equal(cache.checkAndRemember('edge', 900, 500), true, 'alive one millisecond past now: remembered');
+    t.equal(cache.checkAndRemember('expired', 900, 600), false, 'expired at the load: new');
+    t.same(
+      cache.live(700).map(([key]) => key),
+      ['kept', 'expired'],
+      'in the order they came',
+    );
+    cache.remember([['later', 2_000]], 1_000);
+    t.equal(cache.checkAndRemember('later', 2_000, 1_500), true);
+  },
+);
 
 t.test('memory is given back: entries that left do not pile up in the queue', async (t) => {
   const cache = new ReplayCache(10);
@@ -86,14 +111,21 @@ t.test('memory is given back: entries that left do not pile up in the queue', as
   t.equal(cache.size, 5);
 });
 
-t.test('expiries out of the order of arrival: a key behind a later-expiring one is new once its own time has come', async (t) => {
-  const cache = new ReplayCache(10_000);
-  t.equal(cache.checkAndRemember('late', 1_000, 0), false);
-  t.equal(cache.checkAndRemember('early', 500, 1), false, 'signed earlier, so expiring earlier, but come later');
-  t.equal(cache.checkAndRemember('early', 500, 499), true, 'refused until its expiry');
-  t.equal(cache.checkAndRemember('early', 900, 500), false, 'from its expiry on, new, though still behind "late" in the queue');
-  t.equal(cache.checkAndRemember('early', 900, 600), true, 'and refused under its new expiry');
-});
+t.test(
+  'expiries out of the order of arrival: a key behind a later-expiring one is new once its own time has come',
+  async (t) => {
+    const cache = new ReplayCache(10_000);
+    t.equal(cache.checkAndRemember('late', 1_000, 0), false);
+    t.equal(cache.checkAndRemember('early', 500, 1), false, 'signed earlier, so expiring earlier, but come later');
+    t.equal(cache.checkAndRemember('early', 500, 499), true, 'refused until its expiry');
+    t.equal(
+      cache.checkAndRemember('early', 900, 500),
+      false,
+      'from its expiry on, new, though still behind "late" in the queue',
+    );
+    t.equal(cache.checkAndRemember('early', 900, 600), true, 'and refused under its new expiry');
+  },
+);
 
 t.test('a key accepted anew keeps its new expiry when its old entry leaves from behind another', async (t) => {
   const cache = new ReplayCache(10_000);
@@ -106,7 +138,13 @@ t.test('a key accepted anew keeps its new expiry when its old entry leaves from 
 
 t.test('signatures remembered from before a restart leave when they expire, like any', async (t) => {
   const cache = new ReplayCache(10_000);
-  cache.remember([['a', 100], ['b', 200]], 0);
+  cache.remember(
+    [
+      ['a', 100],
+      ['b', 200],
+    ],
+    0,
+  );
   cache.checkAndRemember('c', 5_000, 300);
   t.equal(cache.size, 1, 'a and b are gone');
 });

@@ -5,7 +5,10 @@ import type { TerminalService } from './terminal-service.js';
 export function terminalHandlers(terminals: TerminalService): OperationHandlers {
   return {
     provisionTerminal: async (ctx) => {
-      const terminal = await terminals.provision(ctx.state.account!, ctx.state.body as { serialNumber: string; label?: string });
+      const terminal = await terminals.provision(
+        ctx.state.account!,
+        ctx.state.body as { serialNumber: string; label?: string },
+      );
       ctx.status = 201;
       ctx.body = terminalSecret(terminal);
     },

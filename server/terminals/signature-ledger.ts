@@ -49,7 +49,11 @@ export interface SignatureLedger {
    * made only if the claim is new and the terminal and its account's clock
    * are still `basis`.
    */
-  claimAndWrite(claim: SignatureClaim, basis: { terminal: TerminalRecord; account: Account }, write: ClaimedWrite): Promise<ClaimedWriteResult>;
+  claimAndWrite(
+    claim: SignatureClaim,
+    basis: { terminal: TerminalRecord; account: Account },
+    write: ClaimedWrite,
+  ): Promise<ClaimedWriteResult>;
 }
 
 /** Where accepted signatures are kept, one record each until a replay of it would be stale anyway. */
@@ -59,7 +63,15 @@ export const SIGNATURES = 'pos_signatures';
 export const signatureIndexes: IndexDeclaration[] = [{ equals: [], order: { field: 'expires_at', type: 'number' } }];
 
 /** A terminal and its account, read in one step. */
-export const terminalWithAccount = (serial: string): LinkedRead => ({ collection: 'terminals', id: serial, field: 'account_id', linkedCollection: 'accounts' });
+export const terminalWithAccount = (serial: string): LinkedRead => ({
+  collection: 'terminals',
+  id: serial,
+  field: 'account_id',
+  linkedCollection: 'accounts',
+});
 
 /** What a write is decided on: the terminal as read, and its account's clock (a record's times are on it). */
-export const decidedOn = ({ terminal, account }: { terminal: TerminalRecord; account: Account }): ReadBasis => ({ record: terminal, linkedFields: { clock_offset_ms: account.clock_offset_ms } });
+export const decidedOn = ({ terminal, account }: { terminal: TerminalRecord; account: Account }): ReadBasis => ({
+  record: terminal,
+  linkedFields: { clock_offset_ms: account.clock_offset_ms },
+});

@@ -24,26 +24,39 @@ async function openStore(t: Test): Promise<Store> {
   return store;
 }
 
-const claim = (key: string, now: number): SignatureClaim => ({ key, serial: 'SN1', signedAt: START, expiresAt: START + WINDOW, now });
+const claim = (key: string, now: number): SignatureClaim => ({
+  key,
+  serial: 'SN1',
+  signedAt: START,
+  expiresAt: START + WINDOW,
+  now,
+});
 
 /** Lets a background sweep finish: it is one store write, no timer. */
 async function settled(): Promise<void> {
   for (let i = 0; i < 20; i += 1) await new Promise((resolve) => setImmediate(resolve));
 }
 
-t.test('a claim is new once, then a replay on any instance of the store; it reads the terminal and its account with it', async (t) => {
-  const store = await openStore(t);
-  const one = storeSignatureLedger(store);
-  const other = storeSignatureLedger(store);
-  t.same(await one.claimAndRead(claim('SN1:a', START)), {
-    verdict: 'new',
-    terminal: { serialNumber: 'SN1', account_id: 'acc_1', secret: 's' },
-    account: { account_id: 'acc_1', clock_offset_ms: 0 },
-  });
-  t.equal((await other.claimAndRead(claim('SN1:a', START + 1))).verdict, 'replayed', 'the other instance refuses it');
-  t.same(await store.get(SIGNATURES, 'SN1:a'), { expires_at: START + WINDOW }, 'the claim carries its expiry');
-  t.equal((await one.claimAndRead(claim('SN1:a', START + WINDOW))).verdict, 'new', 'once expired, the record is taken over');
-});
+t.test(
+  'a claim is new once, then a replay on any instance of the store; it reads the terminal and its account with it',
+  async (t) => {
+    const store = await openStore(t);
+    const one = storeSignatureLedger(store);
+    const other = storeSignatureLedger(store);
+    t.same(await one.claimAndRead(claim('SN1:a', START)), {
+      verdict: 'new',
+      terminal: { serialNumber: 'SN1', account_id: 'acc_1', secret: 's' },
+      account: { account_id: 'acc_1', clock_offset_ms: 0 },
+    });
+    t.equal((await other.claimAndRead(claim('SN1:a', START + 1))).verdict, 'replayed', 'the other instance refuses it');
+    t.same(await store.get(SIGNATURES, 'SN1:a'), { expires_at: START + WINDOW }, 'the claim carries its expiry');
+    t.equal(
+      (await one.claimAndRead(claim('SN1:a', START + WINDOW))).verdict,
+      'new',
+      'once expired, the record is taken over',
+    );
+  },
+);
 
 t.test('a claim with a write: written once, on the terminal and account it was decided on', async (t) => {
   const store = await openStore(t);
@@ -52,8 +65,15 @@ t.test('a claim with a write: written once, on the terminal and account it was d
   const basis = { terminal: terminal!, account: account! };
   const insert = { kind: 'insert' as const, collection: 'settlements', id: 'SN1/B1', value: { batch: 'B1' } };
   t.same(await ledger.claimAndWrite(claim('SN1:a', START), basis, insert), { verdict: 'new', written: true });
-  t.same(await ledger.claimAndWrite(claim('SN1:b', START), basis, insert), { verdict: 'new', written: false, existing: { batch: 'B1' } });
-  t.same(await ledger.claimAndWrite(claim('SN1:b', START), basis, { ...insert, id: 'SN1/B2' }), { verdict: 'replayed', written: false });
+  t.same(await ledger.claimAndWrite(claim('SN1:b', START), basis, insert), {
+    verdict: 'new',
+    written: false,
+    existing: { batch: 'B1' },
+  });
+  t.same(await ledger.claimAndWrite(claim('SN1:b', START), basis, { ...insert, id: 'SN1/B2' }), {
+    verdict: 'replayed',
+    written: false,
+  });
   await store.transact((tx) => tx.put('terminals', 'SN1', { ...terminal, secret: 'rotated' }));
   t.same(
     await ledger.claimAndWrite(claim('SN1:c', START), basis, { ...insert, id: 'SN1/B3' }),
@@ -74,12 +94,16 @@ t.test('expired claims are swept at most every five seconds, the live ones kept'
   await ledger.claimAndRead(claim('SN1:b', START + 5_000));
   await settled();
   t.equal(await store.count(SIGNATURES), 3, 'not again within five seconds');
-  await ledger.claimAndWrite(claim('SN1:c', START + 5_001), { terminal: (await store.get('terminals', 'SN1'))!, account: (await store.get('accounts', 'acc_1'))! } as never, {
-    kind: 'insert',
-    collection: 'settlements',
-    id: 'SN1/B1',
-    value: {},
-  });
+  await ledger.claimAndWrite(
+    claim('SN1:c', START + 5_001),
+    { terminal: (await store.get('terminals', 'SN1'))!, account: (await store.get('accounts', 'acc_1'))! } as never,
+    {
+      kind: 'insert',
+      collection: 'settlements',
+      id: 'SN1/B1',
+      value: {},
+    },
+  );
   await settled();
   t.equal(await store.get(SIGNATURES, 'SN1:old'), undefined, 'a claim with a write sweeps by the same rule');
   t.equal(await store.count(SIGNATURES), 3);

@@ -1,13 +1,25 @@
 import type { Account } from '../accounts/account.js';
 import type { Claim, Store } from '../store/store.js';
-import { decidedOn, SIGNATURES, terminalWithAccount, type SignatureClaim, type SignatureLedger } from './signature-ledger.js';
+import {
+  decidedOn,
+  SIGNATURES,
+  terminalWithAccount,
+  type SignatureClaim,
+  type SignatureLedger,
+} from './signature-ledger.js';
 import type { TerminalRecord } from './terminal.js';
 
 /** Expired records go in small bites: a busy embedded store deletes a few seconds' worth in one transaction, not a minute's. */
 const SWEEP_EVERY_MS = 5_000;
 
 /** A signature's marker: held until its replay would be stale anyway, then taken over by a new claim or swept. */
-const markerOf = ({ key, expiresAt, now }: SignatureClaim): Claim => ({ collection: SIGNATURES, id: key, value: { expires_at: expiresAt }, liveUntil: 'expires_at', now });
+const markerOf = ({ key, expiresAt, now }: SignatureClaim): Claim => ({
+  collection: SIGNATURES,
+  id: key,
+  value: { expires_at: expiresAt },
+  liveUntil: 'expires_at',
+  now,
+});
 
 /**
  * Accepted signatures are records of the store: a signature accepted by one
@@ -27,18 +39,37 @@ export function storeSignatureLedger(store: Store): SignatureLedger {
   };
   return {
     async claimAndRead(claim) {
-      const { claimed, record, linked } = await store.claimAndRead<TerminalRecord, Account>(markerOf(claim), terminalWithAccount(claim.serial));
+      const { claimed, record, linked } = await store.claimAndRead<TerminalRecord, Account>(
+        markerOf(claim),
+        terminalWithAccount(claim.serial),
+      );
       sweepNowAndThen(claim.now);
-      return { verdict: claimed ? 'new' : 'replayed', ...(record ? { terminal: record } : {}), ...(linked ? { account: linked } : {}) };
+      return {
+        verdict: claimed ? 'new' : 'replayed',
+        ...(record ? { terminal: record } : {}),
+        ...(linked ? { account: linked } : {}),
+      };
     },
     async claimAndWrite(claim, basis, write) {
-      const outcome = await store.claimAndWrite<TerminalRecord, Account>(markerOf(claim), terminalWithAccount(claim.serial), decidedOn(basis), write);
+      const outcome = await store.claimAndWrite<TerminalRecord, Account>(
+        markerOf(claim),
+        terminalWithAccount(claim.serial),
+        decidedOn(basis),
+        write,
+      );
       sweepNowAndThen(claim.now);
       const { claimed, written, changed, existing } = outcome;
       return {
         verdict: claimed ? 'new' : 'replayed',
         written,
-        ...(changed ? { changed: { ...(changed.record ? { terminal: changed.record } : {}), ...(changed.linked ? { account: changed.linked } : {}) } } : {}),
+        ...(changed
+          ? {
+              changed: {
+                ...(changed.record ? { terminal: changed.record } : {}),
+                ...(changed.linked ? { account: changed.linked } : {}),
+              },
+            }
+          : {}),
         ...(existing ? { existing } : {}),
       };
     },

@@ -27,14 +27,18 @@ export class TerminalService {
     try {
       await this.store.transact((tx) => tx.insert('terminals', terminal.serialNumber, terminal));
     } catch (error) {
-      if (error instanceof DuplicateKeyError) throw new ConflictError('ALREADY_EXISTS', `serial number ${input.serialNumber} is already provisioned`);
+      if (error instanceof DuplicateKeyError)
+        throw new ConflictError('ALREADY_EXISTS', `serial number ${input.serialNumber} is already provisioned`);
       throw error;
     }
     return terminal;
   }
 
   list(account: Account): Promise<TerminalRecord[]> {
-    return this.store.list<TerminalRecord>('terminals', { where: { merchantId: account.merchant_id }, orderBy: { field: 'createdAt', direction: 'asc' } });
+    return this.store.list<TerminalRecord>('terminals', {
+      where: { merchantId: account.merchant_id },
+      orderBy: { field: 'createdAt', direction: 'asc' },
+    });
   }
 
   /** The merchant's terminal; another merchant's or an unknown one is NOT_FOUND. */

@@ -15,7 +15,12 @@ export interface TerminalRecord {
 }
 
 export function publicTerminal(terminal: TerminalRecord) {
-  return { serialNumber: terminal.serialNumber, label: terminal.label, createdAt: terminal.createdAt, secretRotatedAt: terminal.secretRotatedAt };
+  return {
+    serialNumber: terminal.serialNumber,
+    label: terminal.label,
+    createdAt: terminal.createdAt,
+    secretRotatedAt: terminal.secretRotatedAt,
+  };
 }
 
 export function terminalSecret(terminal: TerminalRecord) {

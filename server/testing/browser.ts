@@ -15,18 +15,30 @@ const executablePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
  * when the browser is missing; elsewhere they are skipped with this reason.
  */
 export function browserSkip(): string | false {
-  return missingTool(`Chromium (${executablePath})`, () => existsSync(executablePath), 'install Debian\'s chromium package, or set CHROMIUM_PATH');
+  return missingTool(
+    `Chromium (${executablePath})`,
+    () => existsSync(executablePath),
+    "install Debian's chromium package, or set CHROMIUM_PATH",
+  );
 }
 
 /** Debian's headless Chromium driven by playwright-core, in a fresh profile removed afterwards. */
 export async function openBrowser(t: Test, options: { javaScriptEnabled?: boolean } = {}): Promise<BrowserContext> {
-  if (!existsSync(executablePath)) throw new Error(`no Chromium at ${executablePath}; .ci/run installs Debian's chromium package`);
+  if (!existsSync(executablePath))
+    throw new Error(`no Chromium at ${executablePath}; .ci/run installs Debian's chromium package`);
   const profile = await mkdtemp(join(tmpdir(), 'chromium-profile-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath,
     headless: true,
     ...(options.javaScriptEnabled === false ? { javaScriptEnabled: false } : {}),
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
   t.teardown(async () => {
     await context.close();
@@ -40,7 +52,16 @@ export async function axeViolations(page: Page): Promise<string[]> {
   // Evaluated through the DevTools protocol, which the page's Content-Security-Policy does not govern.
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axeSource);
   const result = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document, options: unknown) => Promise<{ violations: Array<{ id: string; nodes: Array<{ target: string[] }> }> }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          run: (
+            context: Document,
+            options: unknown,
+          ) => Promise<{ violations: Array<{ id: string; nodes: Array<{ target: string[] }> }> }>;
+        };
+      }
+    ).axe;
     return axe.run(document, {});
   });
   return result.violations.map((v) => `${v.id}: ${v.nodes.length} (${v.nodes[0]?.target.join(' ')})`);
@@ -59,7 +80,9 @@ export async function wordsSplitAcrossLines(page: Page, selector: string): Promi
           const range = document.createRange();
           range.setStart(node, match.index);
           range.setEnd(node, match.index + match[0].length);
-          const lines = new Set([...range.getClientRects()].filter((rect) => rect.width > 0).map((rect) => Math.round(rect.top)));
+          const lines = new Set(
+            [...range.getClientRects()].filter((rect) => rect.width > 0).map((rect) => Math.round(rect.top)),
+          );
           if (lines.size > 1) split.push(match[0]);
         }
       }

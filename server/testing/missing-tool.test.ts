@@ -5,10 +5,21 @@ t.test('a missing tool skips a test with what to install, outside CI only', asyn
   const saved = process.env.CI;
   t.teardown(() => (saved === undefined ? delete process.env.CI : (process.env.CI = saved)));
   delete process.env.CI;
-  t.equal(missingTool('socat', () => false, 'install Debian\'s socat package'), 'socat is not installed: install Debian\'s socat package');
-  t.equal(missingTool('socat', () => true, 'x'), false, 'present: it runs');
+  t.equal(
+    missingTool('socat', () => false, "install Debian's socat package"),
+    "socat is not installed: install Debian's socat package",
+  );
+  t.equal(
+    missingTool('socat', () => true, 'x'),
+    false,
+    'present: it runs',
+  );
   process.env.CI = 'true';
   let asked = false;
-  t.equal(missingTool('socat', () => ((asked = true), false), 'x'), false, 'under CI it runs, and fails if the tool is missing');
+  t.equal(
+    missingTool('socat', () => ((asked = true), false), 'x'),
+    false,
+    'under CI it runs, and fails if the tool is missing',
+  );
   t.notOk(asked, 'without even looking');
 });

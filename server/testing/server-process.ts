@@ -30,13 +30,17 @@ export function startServerProcess(env: Record<string, string>, wrapper: string[
       if (match) resolve({ child, baseUrl: match[1]!, stderr: () => err });
     });
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
-    child.on('exit', (code) => reject(Object.assign(new Error(`server exited with ${code}: ${err}`), { code, stderr: err })));
+    child.on('exit', (code) =>
+      reject(Object.assign(new Error(`server exited with ${code}: ${err}`), { code, stderr: err })),
+    );
   });
 }
 
 /** Resolves once the process has exited (at once if it already has). */
 export function stopped(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+  return new Promise((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
+  );
 }
 
 /** SIGTERM, then waits for the exit. */

@@ -14,7 +14,8 @@ export interface SmallDisk {
 export function smallDiskSkip(): string | false {
   if (process.platform !== 'linux' || process.getuid?.() !== 0) return 'mounting a small tmpfs needs root on Linux';
   const probe = mkdtempSync(join(tmpdir(), 'svc-disk-probe-'));
-  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe], { stdio: 'ignore' }).status === 0;
+  const mounted =
+    spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe], { stdio: 'ignore' }).status === 0;
   if (mounted) spawnSync('umount', [probe]);
   rmSync(probe, { recursive: true, force: true });
   return mounted ? false : 'mounting a tmpfs is not permitted here';

@@ -50,13 +50,26 @@ export async function serveApp(deps: AppDeps) {
  * The real app on real parts for a test: the embedded store in the test's temp
  * dir, HTTP on a random port, a manual clock. Closed when the test ends.
  */
-export async function startTestServer(t: Test, overrides: Partial<Config> = {}, log?: Logger, eventSink?: EventSink, signalAfter?: (ms: number) => AbortSignal): Promise<TestServer> {
+export async function startTestServer(
+  t: Test,
+  overrides: Partial<Config> = {},
+  log?: Logger,
+  eventSink?: EventSink,
+  signalAfter?: (ms: number) => AbortSignal,
+): Promise<TestServer> {
   const dataDir = t.testdir();
   // A cheap scrypt cost keeps tests fast; the production cost is tested in secrets.test.ts.
   const config: Config = { ...defaultConfig, dataDir, port: 0, scryptCost: 1024, logLevel: 'silent', ...overrides };
   const store = await EmbeddedStore.open({ dir: dataDir, unindexedQueries: 'throw' });
   const clock = new ManualClock();
-  const served = await serveApp({ store, clock, config, ...(log ? { log } : {}), ...(eventSink ? { eventSink } : {}), ...(signalAfter ? { webhookSignalAfter: signalAfter } : {}) });
+  const served = await serveApp({
+    store,
+    clock,
+    config,
+    ...(log ? { log } : {}),
+    ...(eventSink ? { eventSink } : {}),
+    ...(signalAfter ? { webhookSignalAfter: signalAfter } : {}),
+  });
   t.teardown(served.stop);
   return { app: served.app, baseUrl: served.baseUrl, api: served.api, clock, store, config, server: served.server };
 }
@@ -100,10 +113,19 @@ export async function merchantWithTerminal(server: TestServer, serialNumber = `P
   });
   if (provisioned.status !== 201) throw new Error(`provisioning failed: ${provisioned.status} ${provisioned.text}`);
   const secret = provisioned.body.secret as string;
-  const pos = new PosClient({ baseUrl: server.baseUrl, serialNumber, secret, now: signingClock(server), fetch: validatingFetch() });
+  const pos = new PosClient({
+    baseUrl: server.baseUrl,
+    serialNumber,
+    secret,
+    now: signingClock(server),
+    fetch: validatingFetch(),
+  });
   const merchantPath = `/api/v1/merchants/${account.merchant_id}`;
   const createOrder = async (fields: Record<string, unknown> = {}) => {
-    const created = await server.api.post(`${merchantPath}/transactions`, { json: { terminal: serialNumber, amount: 1500, currency: 'USD', ...fields }, token: account.key.token });
+    const created = await server.api.post(`${merchantPath}/transactions`, {
+      json: { terminal: serialNumber, amount: 1500, currency: 'USD', ...fields },
+      token: account.key.token,
+    });
     if (created.status !== 201) throw new Error(`order creation failed: ${created.status} ${created.text}`);
     return created.body.data as { orderId: string; status: string };
   };
@@ -116,5 +138,12 @@ export async function merchantWithTerminal(server: TestServer, serialNumber = `P
  */
 export async function bootOnDirectory(dir: string, clock: ManualClock) {
   const store = await EmbeddedStore.open({ dir, unindexedQueries: 'throw' });
-  return { store, ...(await serveApp({ store, clock, config: { ...defaultConfig, dataDir: dir, scryptCost: 1024, logLevel: 'silent' } })) };
+  return {
+    store,
+    ...(await serveApp({
+      store,
+      clock,
+      config: { ...defaultConfig, dataDir: dir, scryptCost: 1024, logLevel: 'silent' },
+    })),
+  };
 }

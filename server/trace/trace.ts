@@ -25,13 +25,32 @@ export interface TraceEntry {
 // order holds across restarts and interleaves the entries of instances sharing a database.
 let lastOrder = 0;
 
-export function traceEntry(accountId: string, type: string, at: string, fields: Record<string, unknown> = {}): TraceEntry {
+export function traceEntry(
+  accountId: string,
+  type: string,
+  at: string,
+  fields: Record<string, unknown> = {},
+): TraceEntry {
   lastOrder = Math.max(lastOrder + 1, Math.floor((performance.timeOrigin + performance.now()) * 1000));
-  return { ...fields, id: newId('trc'), account_id: accountId, type, at, order: lastOrder, listed: `${at}|${String(lastOrder).padStart(17, '0')}` };
+  return {
+    ...fields,
+    id: newId('trc'),
+    account_id: accountId,
+    type,
+    at,
+    order: lastOrder,
+    listed: `${at}|${String(lastOrder).padStart(17, '0')}`,
+  };
 }
 
 /** Writes a trace entry in the transaction of what it records. */
-export function trace(tx: Pick<Transaction, 'insert'>, accountId: string, type: string, at: string, fields: Record<string, unknown> = {}): void {
+export function trace(
+  tx: Pick<Transaction, 'insert'>,
+  accountId: string,
+  type: string,
+  at: string,
+  fields: Record<string, unknown> = {},
+): void {
   const entry = traceEntry(accountId, type, at, fields);
   tx.insert('trace', entry.id, entry);
 }

@@ -19,14 +19,21 @@ const request = (url: string, signal = new AbortController().signal): WebhookReq
   account_id: 'acc_1',
   event_id: 'evt_1',
   url,
-  headers: { 'content-type': 'application/json', 'svc-signature': 'sig', 'svc-timestamp': 'ts', 'idempotency-key': 'k' },
+  headers: {
+    'content-type': 'application/json',
+    'svc-signature': 'sig',
+    'svc-timestamp': 'ts',
+    'idempotency-key': 'k',
+  },
   body: '{"event":"x"}',
   signal,
 });
 
 t.test('a host that resolves to a local or private address goes through the relay, never direct', async (t) => {
   for (const address of ['127.0.0.1', '10.1.2.3', '::1', '::ffff:192.168.0.9']) {
-    const result = await sendDirect(request('http://innocent.example.com/hook'), { resolve: async () => [{ address, family: address.includes(':') ? 6 : 4 }] });
+    const result = await sendDirect(request('http://innocent.example.com/hook'), {
+      resolve: async () => [{ address, family: address.includes(':') ? 6 : 4 }],
+    });
     t.same(result, { reroute: 'relay' }, address);
   }
 });
@@ -35,14 +42,21 @@ t.test('the exact body and headers are sent; the status comes back', async (t) =
   let seen: { body: string; headers: IncomingMessage['headers'] } | null = null;
   const url = await local(t, (req, res) => {
     let body = '';
-    req.on('data', (c) => (body += c)).on('end', () => {
-      seen = { body, headers: req.headers };
-      res.writeHead(204).end();
-    });
+    req
+      .on('data', (c) => (body += c))
+      .on('end', () => {
+        seen = { body, headers: req.headers };
+        res.writeHead(204).end();
+      });
   });
   t.same(await sendDirect(request(url), { allowPrivate: true }), { status: 204, body: '' });
   t.equal(seen!.body, '{"event":"x"}');
-  t.match(seen!.headers, { 'svc-signature': 'sig', 'svc-timestamp': 'ts', 'idempotency-key': 'k', 'content-type': 'application/json' });
+  t.match(seen!.headers, {
+    'svc-signature': 'sig',
+    'svc-timestamp': 'ts',
+    'idempotency-key': 'k',
+    'content-type': 'application/json',
+  });
 });
 
 t.test('a redirect is not followed: it is a failed attempt', async (t) => {
@@ -72,11 +86,15 @@ t.test('a receiver that answers 10 MB is read no further than 64 KiB', async (t)
     res.on('close', () => undefined);
     pump();
   });
-  t.same(await sendDirect(request(url), { allowPrivate: true }), { status: 200, body: `${'x'.repeat(2048)} [cut at 2 KiB]` }, 'the status and the first 2 KiB');
+  t.same(
+    await sendDirect(request(url), { allowPrivate: true }),
+    { status: 200, body: `${'x'.repeat(2048)} [cut at 2 KiB]` },
+    'the status and the first 2 KiB',
+  );
   t.notOk(finished, 'the connection was dropped long before 10 MB went through');
 });
 
-t.test('a receiver that hangs is aborted by the attempt\'s signal', async (t) => {
+t.test("a receiver that hangs is aborted by the attempt's signal", async (t) => {
   const url = await local(t, () => undefined); // never answers
   const timeout = new AbortController();
   const pending = sendDirect(request(url, timeout.signal), { allowPrivate: true });
@@ -85,6 +103,8 @@ t.test('a receiver that hangs is aborted by the attempt\'s signal', async (t) =>
 });
 
 t.test('an unresolvable host is a failed attempt with the reason', async (t) => {
-  const result = await sendDirect(request('http://nowhere.invalid/hook'), { resolve: async () => Promise.reject(Object.assign(new Error('not found'), { code: 'ENOTFOUND' })) });
+  const result = await sendDirect(request('http://nowhere.invalid/hook'), {
+    resolve: async () => Promise.reject(Object.assign(new Error('not found'), { code: 'ENOTFOUND' })),
+  });
   t.same(result, { error: 'cannot resolve nowhere.invalid: ENOTFOUND' });
 });

@@ -18,7 +18,9 @@ export interface DirectOptions {
 export type DirectResult = AttemptResult | { reroute: 'relay' };
 
 const resolveAll = (host: string) =>
-  new Promise<LookupAddress[]>((resolve, reject) => dnsLookup(host, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))));
+  new Promise<LookupAddress[]>((resolve, reject) =>
+    dnsLookup(host, { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses))),
+  );
 
 /**
  * POST over the network (addendum §7): no redirects followed (a 3xx is a
@@ -57,7 +59,8 @@ export async function sendDirect(request: WebhookRequest, options: DirectOptions
         method: 'POST',
         headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
         signal: request.signal,
-        lookup: (_hostname, _options, callback) => (callback as (e: null, a: string, f: number) => void)(null, pinned.address, pinned.family),
+        lookup: (_hostname, _options, callback) =>
+          (callback as (e: null, a: string, f: number) => void)(null, pinned.address, pinned.family),
       },
       (res) => {
         let read = 0;
@@ -76,7 +79,13 @@ export async function sendDirect(request: WebhookRequest, options: DirectOptions
         res.on('error', answered);
       },
     );
-    req.on('error', (error: NodeJS.ErrnoException) => finish({ error: request.signal.aborted ? `timed out after ${ATTEMPT_TIMEOUT_MS} ms` : `${error.code ?? 'error'}: ${error.message}` }));
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      finish({
+        error: request.signal.aborted
+          ? `timed out after ${ATTEMPT_TIMEOUT_MS} ms`
+          : `${error.code ?? 'error'}: ${error.message}`,
+      }),
+    );
     req.end(request.body);
   });
 }

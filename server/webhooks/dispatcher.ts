@@ -1,20 +1,21 @@
 import { signWebhook } from '../../contracts/webhook-signature.js';
 import type { Account } from '../accounts/account.js';
-import { accountNow, iso, type Clock } from '../clock.js';
+import { accountNow, iso } from '../clock.js';
 import { NotFoundError } from '../errors.js';
 import { FaultLog } from '../fault-log.js';
-import type { Logger } from '../log.js';
 import type { EventSink, OutboxEvent, WebhookOutcome } from '../sessions/events.js';
 import type { DeliveryRecord } from './delivery-record.js';
-import type { Store, Transaction } from '../store/store.js';
 import { trace } from '../trace/trace.js';
-import { sendDirect, type DirectResult } from './direct-transport.js';
-import { afterAttempt, withAttemptLimit, type LadderName } from './ladder.js';
+import { sendDirect } from './direct-transport.js';
+import { afterAttempt, withAttemptLimit } from './ladder.js';
 import { giveDueTimes, PASS_LIMIT, promoteNext, QUEUED, realDue, sessionHead } from './due-times.js';
 import { Pacer } from './pacer.js';
 import { routeWebhook } from './routing.js';
 import { Turns } from './turns.js';
-import type { AttemptResult, WebhookRequest, WebhookTransport } from './transport.js';
+import type { AttemptOutcome, DispatcherDeps } from './dispatcher-deps.js';
+import type { Transaction } from '../store/store.js';
+import { failedEvents } from './failed-events.js';
+import type { AttemptResult, WebhookRequest } from './transport.js';
 
 /** How an event stored before outcomes were kept apart says its delivery closed. */
 function legacyDeliveryState(event: OutboxEvent): WebhookOutcome['delivery'] {
@@ -23,50 +24,9 @@ function legacyDeliveryState(event: OutboxEvent): WebhookOutcome['delivery'] {
 
 /** Resends one "resend the failed" call makes at most (each may take up to the 5 s attempt limit). */
 const RESEND_FAILED_LIMIT = 10;
-/** Given-up entries a call looks at, per kind: the newest. */
-const RESEND_FAILED_SCAN = 100;
 
 /** A loopback delivery is answered in process: nothing to abort. */
 const NEVER_ABORTED = new AbortController().signal;
-
-export interface DispatcherDeps {
-  store: Store;
-  clock: Clock;
-  ladder: LadderName;
-  /** Origins the simulator is reached at, for loopback routing. */
-  ownOrigins: () => string[];
-  /**
-   * An in-process delivery to the account's default receiver: its status,
-   * and the receipt to write in the attempt's own transaction.
-   */
-  loopback: (accountId: string, receiver: 'paid' | 'accredited' | 'fail' | 'captura', request: WebhookRequest) => { status: number; body: string; record: (tx: Transaction) => Promise<unknown> };
-  relay: WebhookTransport;
-  direct?: (request: WebhookRequest) => Promise<DirectResult>;
-  log: Logger;
-  /** The attempt's time limit as a signal; injectable so tests need not wait 5 s. */
-  signalAfter?: (ms: number) => AbortSignal;
-  /** Deliveries of different sessions attempted at once. */
-  concurrency?: number;
-  /** Attempts started per second at most (real time); unlimited when absent. */
-  maxPerSecond?: number;
-  /** How long this instance holds a delivery it attempts (instances sharing a database). */
-  leaseMs?: number;
-  /** This instance, named in its attempts' trace entries when several share a database. */
-  instance?: string;
-}
-
-export interface AttemptOutcome {
-  event_id: string;
-  attempt: number;
-  routing: 'loopback' | 'relay' | 'direct' | 'none';
-  /** Where it went: the session's webhook_url, or the URL a manual resend named. */
-  url: string | null;
-  status?: number;
-  /** The start of the receiver's answer (2 KiB at most). */
-  response_body?: string;
-  error?: string;
-  duration_ms: number;
-}
 
 /**
  * Delivers the outbox (addendum §7): each pending delivery is attempted when
@@ -163,39 +123,24 @@ export class WebhookDispatcher implements EventSink {
     if (!event || event.account_id !== account.account_id) throw new NotFoundError(`event ${eventId}`);
     const timestamp = iso(accountNow(this.deps.clock, account));
     const signature = signWebhook(account.keys[0]!.webhook_secret, timestamp, event.body);
-    return this.attempt(url === undefined ? event : { ...event, webhook_url: url }, account, { timestamp, signature, manual: true });
+    return this.attempt(url === undefined ? event : { ...event, webhook_url: url }, account, {
+      timestamp,
+      signature,
+      manual: true,
+    });
   }
 
-  /**
-   * Resends the account's (or one session's) events whose delivery was given
-   * up or left undelivered, newest first, at most `limit` a call: found
-   * through the trace's index of those entries, each checked against its
-   * outcome (one resent by hand since and delivered is left alone).
-   */
-  /**
-   * The account's (or one session's) events whose delivery ended given up or
-   * undelivered and was not delivered since, newest first, at most `limit`;
-   * `more` when there are others. A bounded scan of the newest endings.
-   */
-  async failedEvents(account: Account, sessionId: string | undefined, limit = RESEND_FAILED_LIMIT): Promise<{ event_ids: string[]; more: boolean }> {
-    const { store } = this.deps;
-    const candidates: string[] = [];
-    for (const type of ['webhook.gave_up', 'webhook.undelivered']) {
-      const where = { account_id: account.account_id, type, ...(sessionId ? { session_id: sessionId } : {}) };
-      const entries = await store.list<{ event_id: string; order: number }>('trace', { where, orderBy: { field: 'order', direction: 'desc' }, limit: RESEND_FAILED_SCAN });
-      for (const entry of entries) if (!candidates.includes(entry.event_id)) candidates.push(entry.event_id);
-    }
-    const failed: string[] = [];
-    for (const eventId of candidates) {
-      const outcome = await store.get<WebhookOutcome>('webhook_outcomes', eventId);
-      if (outcome?.delivery === 'delivered' || !(await store.get<OutboxEvent>('events', eventId))) continue;
-      if (failed.length === limit) return { event_ids: failed, more: true };
-      failed.push(eventId);
-    }
-    return { event_ids: failed, more: false };
+  /** What resendFailed would take now: see failedEvents. */
+  failedEvents(account: Account, sessionId: string | undefined, limit = RESEND_FAILED_LIMIT) {
+    return failedEvents(this.deps.store, account.account_id, sessionId, limit);
   }
 
-  async resendFailed(account: Account, sessionId: string | undefined, limit = RESEND_FAILED_LIMIT): Promise<{ resent: AttemptOutcome[]; more: boolean }> {
+  /** Resends the failed events (failedEvents), at most `limit` a call; `more` says to call again. */
+  async resendFailed(
+    account: Account,
+    sessionId: string | undefined,
+    limit = RESEND_FAILED_LIMIT,
+  ): Promise<{ resent: AttemptOutcome[]; more: boolean }> {
     const { event_ids: failed, more } = await this.failedEvents(account, sessionId, limit);
     const resent: AttemptOutcome[] = [];
     for (const eventId of failed) resent.push(await this.resend(account, eventId));
@@ -207,13 +152,19 @@ export class WebhookDispatcher implements EventSink {
     const { store, clock } = this.deps;
     await this.upgradeLegacyDeliveries();
     // Only session heads have a real due time (due-times.ts): the walk examines what is due, nothing else.
-    const listed = await store.list<DeliveryRecord>('deliveries', { range: { field: 'due_ms', max: clock.now() }, orderBy: { field: 'due_ms', direction: 'asc' }, limit: PASS_LIMIT });
+    const listed = await store.list<DeliveryRecord>('deliveries', {
+      range: { field: 'due_ms', max: clock.now() },
+      orderBy: { field: 'due_ms', direction: 'asc' },
+      limit: PASS_LIMIT,
+    });
     const accounts = new Map<string, Account | undefined>();
     const due: Array<{ delivery: DeliveryRecord; account: Account }> = [];
     for (const delivery of listed) {
-      if (!accounts.has(delivery.account_id)) accounts.set(delivery.account_id, await store.get<Account>('accounts', delivery.account_id));
+      if (!accounts.has(delivery.account_id))
+        accounts.set(delivery.account_id, await store.get<Account>('accounts', delivery.account_id));
       const account = accounts.get(delivery.account_id);
-      if (account && Date.parse(delivery.next_attempt_at) <= accountNow(clock, account)) due.push({ delivery, account });
+      if (account && Date.parse(delivery.next_attempt_at) <= accountNow(clock, account))
+        due.push({ delivery, account });
     }
     let next = 0;
     let attempted = 0;
@@ -243,8 +194,14 @@ export class WebhookDispatcher implements EventSink {
   private async upgradeLegacyDeliveries(): Promise<void> {
     if (this.legacyUpgraded) return;
     // The session's first pending delivery is due at its time; the others wait behind it.
-    await giveDueTimes<DeliveryRecord>(this.deps.store, 'deliveries', (d) => d.event_id, async (tx, delivery, offsetMs) =>
-      (await sessionHead(tx, delivery.session_id))?.event_id === delivery.event_id ? realDue(delivery.next_attempt_at, offsetMs) : QUEUED,
+    await giveDueTimes<DeliveryRecord>(
+      this.deps.store,
+      'deliveries',
+      (d) => d.event_id,
+      async (tx, delivery, offsetMs) =>
+        (await sessionHead(tx, delivery.session_id))?.event_id === delivery.event_id
+          ? realDue(delivery.next_attempt_at, offsetMs)
+          : QUEUED,
     );
     this.legacyUpgraded = true;
   }
@@ -260,9 +217,15 @@ export class WebhookDispatcher implements EventSink {
     if ((await store.lease('deliveries', [id], this.deps.leaseMs ?? 15_000)).length === 0) return false;
     try {
       const delivery = await store.get<DeliveryRecord>('deliveries', id);
-      if (!delivery || delivery.attempts !== listed.attempts || Date.parse(delivery.next_attempt_at) > accountNow(clock, account)) return false;
+      if (
+        !delivery ||
+        delivery.attempts !== listed.attempts ||
+        Date.parse(delivery.next_attempt_at) > accountNow(clock, account)
+      )
+        return false;
       const event = await store.get<OutboxEvent>('events', id);
-      if (event) await this.attempt(event, account, { timestamp: event.created_at, signature: event.signature, manual: false });
+      if (event)
+        await this.attempt(event, account, { timestamp: event.created_at, signature: event.signature, manual: false });
       else {
         await store.transact(async (tx) => {
           tx.delete('deliveries', id);
@@ -271,11 +234,20 @@ export class WebhookDispatcher implements EventSink {
       }
       return true;
     } finally {
-      await store.release('deliveries', [id]).catch((error: Error) => this.deps.log.warn('could not release a webhook delivery; its lease will expire', { event_id: id, error: error.message }));
+      await store.release('deliveries', [id]).catch((error: Error) =>
+        this.deps.log.warn('could not release a webhook delivery; its lease will expire', {
+          event_id: id,
+          error: error.message,
+        }),
+      );
     }
   }
 
-  private async attempt(event: OutboxEvent, account: Account, signing: { timestamp: string; signature: string; manual: boolean }): Promise<AttemptOutcome> {
+  private async attempt(
+    event: OutboxEvent,
+    account: Account,
+    signing: { timestamp: string; signature: string; manual: boolean },
+  ): Promise<AttemptOutcome> {
     const { store, clock, ladder } = this.deps;
     const headers = {
       'content-type': 'application/json',
@@ -296,8 +268,18 @@ export class WebhookDispatcher implements EventSink {
       const attempt = (delivery?.attempts ?? closed?.attempts ?? current?.attempts ?? 0) + 1;
       const at = iso(accountNow(clock, account));
       await record?.(tx);
-      const answer = 'status' in result ? { status: result.status, ...(result.body !== undefined ? { response_body: result.body } : {}) } : { error: result.error };
-      const outcome: AttemptOutcome = { event_id: event.event_id, attempt, routing, url: event.webhook_url, ...answer, duration_ms };
+      const answer =
+        'status' in result
+          ? { status: result.status, ...(result.body !== undefined ? { response_body: result.body } : {}) }
+          : { error: result.error };
+      const outcome: AttemptOutcome = {
+        event_id: event.event_id,
+        attempt,
+        routing,
+        url: event.webhook_url,
+        ...answer,
+        duration_ms,
+      };
       trace(tx, account.account_id, 'webhook.attempt', at, {
         session_id: event.session_id,
         event: event.event,
@@ -305,15 +287,29 @@ export class WebhookDispatcher implements EventSink {
         // What was sent, so an operator can see and replay it (the signature is not a secret: the secret is).
         request_headers: headers,
         // What the console's checklist looks entries up by (an index cannot range over status within a type).
-        result: typeof outcome.status === 'number' && outcome.status >= 200 && outcome.status < 300 ? 'succeeded' : 'failed',
+        result:
+          typeof outcome.status === 'number' && outcome.status >= 200 && outcome.status < 300 ? 'succeeded' : 'failed',
         idempotency_key: event.idempotency_key,
         ...(this.deps.instance ? { instance: this.deps.instance } : {}),
         ...(signing.manual ? { manual: true, signature: signing.signature, timestamp: signing.timestamp } : {}),
       });
       if (!current) return outcome; // reset meanwhile
-      const step = afterAttempt({ delivered, pending: delivery !== undefined, manual: signing.manual, closedAs: closed?.delivery ?? legacyDeliveryState(current), routed: routing !== 'none', ladder, attempt });
+      const step = afterAttempt({
+        delivered,
+        pending: delivery !== undefined,
+        manual: signing.manual,
+        closedAs: closed?.delivery ?? legacyDeliveryState(current),
+        routed: routing !== 'none',
+        ladder,
+        attempt,
+      });
       const close = (state: WebhookOutcome['delivery']) =>
-        tx.put('webhook_outcomes', event.event_id, { event_id: event.event_id, account_id: event.account_id, delivery: state, attempts: attempt } satisfies WebhookOutcome);
+        tx.put('webhook_outcomes', event.event_id, {
+          event_id: event.event_id,
+          account_id: event.account_id,
+          delivery: state,
+          attempts: attempt,
+        } satisfies WebhookOutcome);
       const closePending = async () => {
         tx.delete('deliveries', event.event_id);
         await promoteNext(tx, event.session_id, account.clock_offset_ms);
@@ -326,12 +322,22 @@ export class WebhookDispatcher implements EventSink {
         case 'give-up':
           await closePending();
           close(step.as);
-          trace(tx, account.account_id, step.as === 'gave_up' ? 'webhook.gave_up' : 'webhook.undelivered', at, { session_id: event.session_id, event_id: event.event_id, attempts: attempt, last: result });
+          trace(tx, account.account_id, step.as === 'gave_up' ? 'webhook.gave_up' : 'webhook.undelivered', at, {
+            session_id: event.session_id,
+            event_id: event.event_id,
+            attempts: attempt,
+            last: result,
+          });
           break;
         case 'reschedule': {
           // The ladder's step counts from the end of this attempt.
           const nextAttemptAt = iso(accountNow(clock, account) + step.inMs);
-          tx.put('deliveries', event.event_id, { ...delivery, attempts: attempt, next_attempt_at: nextAttemptAt, due_ms: realDue(nextAttemptAt, account.clock_offset_ms) });
+          tx.put('deliveries', event.event_id, {
+            ...delivery,
+            attempts: attempt,
+            next_attempt_at: nextAttemptAt,
+            due_ms: realDue(nextAttemptAt, account.clock_offset_ms),
+          });
           break;
         }
         case 'none':
@@ -344,13 +350,26 @@ export class WebhookDispatcher implements EventSink {
   private async route(
     event: OutboxEvent,
     headers: Record<string, string>,
-  ): Promise<{ routing: AttemptOutcome['routing']; result: AttemptResult; record?: (tx: Transaction) => Promise<unknown> }> {
+  ): Promise<{
+    routing: AttemptOutcome['routing'];
+    result: AttemptResult;
+    record?: (tx: Transaction) => Promise<unknown>;
+  }> {
     if (event.webhook_url === null) return { routing: 'none', result: { error: 'the session has no webhook_url' } };
-    const routing = this.deps
-      .ownOrigins()
-      .map((origin) => routeWebhook(event.webhook_url!, origin, event.account_id))
-      .find((r) => r.kind === 'loopback') ?? routeWebhook(event.webhook_url, this.deps.ownOrigins()[0] ?? '', event.account_id);
-    const request = (signal: AbortSignal): WebhookRequest => ({ account_id: event.account_id, event_id: event.event_id, url: event.webhook_url!, headers, body: event.body, signal });
+    const routing =
+      this.deps
+        .ownOrigins()
+        .map((origin) => routeWebhook(event.webhook_url!, origin, event.account_id))
+        .find((r) => r.kind === 'loopback') ??
+      routeWebhook(event.webhook_url, this.deps.ownOrigins()[0] ?? '', event.account_id);
+    const request = (signal: AbortSignal): WebhookRequest => ({
+      account_id: event.account_id,
+      event_id: event.event_id,
+      url: event.webhook_url!,
+      headers,
+      body: event.body,
+      signal,
+    });
     if (routing.kind === 'loopback') {
       const { status, body, record } = this.deps.loopback(event.account_id, routing.receiver, request(NEVER_ABORTED));
       return { routing: 'loopback', result: { status, body }, record };

@@ -38,8 +38,15 @@ export const scheduleIndexes: IndexDeclaration[] = [
 ];
 
 /** The first pending delivery of a session, if any. */
-export async function sessionHead(tx: Pick<Transaction, 'list'>, sessionId: string): Promise<DeliveryRecord | undefined> {
-  const [head] = await tx.list<DeliveryRecord>('deliveries', { where: { session_id: sessionId }, orderBy: { field: 'seq', direction: 'asc' }, limit: 1 });
+export async function sessionHead(
+  tx: Pick<Transaction, 'list'>,
+  sessionId: string,
+): Promise<DeliveryRecord | undefined> {
+  const [head] = await tx.list<DeliveryRecord>('deliveries', {
+    where: { session_id: sessionId },
+    orderBy: { field: 'seq', direction: 'asc' },
+    limit: 1,
+  });
   return head;
 }
 
@@ -47,19 +54,34 @@ export async function sessionHead(tx: Pick<Transaction, 'list'>, sessionId: stri
  * After a session's head delivery was deleted in this transaction: the next
  * one (if any) becomes the head, due when its own time says.
  */
-export async function promoteNext(tx: Pick<Transaction, 'list' | 'put'>, sessionId: string, offsetMs: number): Promise<void> {
+export async function promoteNext(
+  tx: Pick<Transaction, 'list' | 'put'>,
+  sessionId: string,
+  offsetMs: number,
+): Promise<void> {
   const next = await sessionHead(tx, sessionId);
-  if (next && next.due_ms === QUEUED) tx.put('deliveries', next.event_id, { ...next, due_ms: realDue(next.next_attempt_at, offsetMs) });
+  if (next && next.due_ms === QUEUED)
+    tx.put('deliveries', next.event_id, { ...next, due_ms: realDue(next.next_attempt_at, offsetMs) });
 }
 
 /** An account's clock moved (its offset is now `offsetMs`): its pending records' real due times follow. */
-export async function retimeAccount(tx: Pick<Transaction, 'list' | 'put'>, account: Pick<Account, 'account_id'>, offsetMs: number): Promise<void> {
+export async function retimeAccount(
+  tx: Pick<Transaction, 'list' | 'put'>,
+  account: Pick<Account, 'account_id'>,
+  offsetMs: number,
+): Promise<void> {
   // Only what is not QUEUED: a range on the index, so queued deliveries are not even read.
   const below = { field: 'due_ms', max: QUEUED - 1 };
-  for (const delivery of await tx.list<DeliveryRecord>('deliveries', { where: { account_id: account.account_id }, range: below })) {
+  for (const delivery of await tx.list<DeliveryRecord>('deliveries', {
+    where: { account_id: account.account_id },
+    range: below,
+  })) {
     tx.put('deliveries', delivery.event_id, { ...delivery, due_ms: realDue(delivery.next_attempt_at, offsetMs) });
   }
-  for (const schedule of await tx.list<ScheduleRecord>('schedules', { where: { account_id: account.account_id }, range: below })) {
+  for (const schedule of await tx.list<ScheduleRecord>('schedules', {
+    where: { account_id: account.account_id },
+    range: below,
+  })) {
     tx.put('schedules', schedule.session_id, { ...schedule, due_ms: realDue(schedule.due_at, offsetMs) });
   }
 }

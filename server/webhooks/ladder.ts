@@ -48,7 +48,15 @@ export interface AttemptFacts {
 }
 
 /** The ladder's rule after an attempt (addendum §7): pure, so every case is one line of a table. */
-export function afterAttempt({ delivered, pending, manual, closedAs, routed, ladder, attempt }: AttemptFacts): LadderStep {
+export function afterAttempt({
+  delivered,
+  pending,
+  manual,
+  closedAs,
+  routed,
+  ladder,
+  attempt,
+}: AttemptFacts): LadderStep {
   if (delivered) return { action: 'close', as: 'delivered', closesPending: pending };
   // A resend after the delivery closed: counted, the way it closed kept.
   if (!pending) return { action: 'close', as: closedAs, closesPending: false };
@@ -66,10 +74,16 @@ export const ATTEMPT_TIMEOUT_MS = 5000;
  * to wake the event loop). Like AbortSignal.timeout's, the limit alone keeps
  * no process alive. Tests pass `signalAfter` to control the limit themselves.
  */
-export async function withAttemptLimit<T>(attempt: (signal: AbortSignal) => Promise<T>, signalAfter?: (ms: number) => AbortSignal): Promise<T> {
+export async function withAttemptLimit<T>(
+  attempt: (signal: AbortSignal) => Promise<T>,
+  signalAfter?: (ms: number) => AbortSignal,
+): Promise<T> {
   if (signalAfter) return attempt(signalAfter(ATTEMPT_TIMEOUT_MS));
   const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new DOMException(`no answer within ${ATTEMPT_TIMEOUT_MS} ms`, 'TimeoutError')), ATTEMPT_TIMEOUT_MS);
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`no answer within ${ATTEMPT_TIMEOUT_MS} ms`, 'TimeoutError')),
+    ATTEMPT_TIMEOUT_MS,
+  );
   timer.unref();
   try {
     return await attempt(controller.signal);

@@ -13,7 +13,11 @@ t.test('every default receiver answers its status to any body, and the trace kee
   const account = await registerAccount(server.api);
   const bodies: Array<{ name: string; bytes: Buffer; type: string }> = [
     { name: 'JSON nested 300 deep', bytes: Buffer.from(deep(300)), type: 'application/json' },
-    { name: 'invalid UTF-8', bytes: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xc3, 0x22, 0x7d]), type: 'application/json' },
+    {
+      name: 'invalid UTF-8',
+      bytes: Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0xc3, 0x22, 0x7d]),
+      type: 'application/json',
+    },
     { name: 'binary', bytes: Buffer.from(Array.from({ length: 256 }, (_, i) => i)), type: 'application/octet-stream' },
     { name: 'text/plain', bytes: Buffer.from('just some text, not JSON at all'), type: 'text/plain' },
     { name: 'no media type', bytes: Buffer.from('x=1&y=2'), type: '' },
@@ -31,12 +35,19 @@ t.test('every default receiver answers its status to any body, and the trace kee
       t.equal(response.status, status, `${receiver}, ${body.name}: ${status}`);
     }
   }
-  const trace = await server.api.get(`/console/trace?type=webhook.received&limit=100`, { token: account.console_token });
-  const entries = (trace.body.data as Array<Record<string, unknown>>).filter((entry) => entry.receiver === 'captura').reverse();
+  const trace = await server.api.get(`/console/trace?type=webhook.received&limit=100`, {
+    token: account.console_token,
+  });
+  const entries = (trace.body.data as Array<Record<string, unknown>>)
+    .filter((entry) => entry.receiver === 'captura')
+    .reverse();
   t.equal(entries.length, bodies.length, 'captura recorded every call');
   for (const [i, body] of bodies.entries()) {
     const entry = entries[i]!;
-    const kept = entry.raw_body_base64 !== undefined ? Buffer.from(entry.raw_body_base64 as string, 'base64') : Buffer.from(entry.raw_body as string, 'utf8');
+    const kept =
+      entry.raw_body_base64 !== undefined
+        ? Buffer.from(entry.raw_body_base64 as string, 'base64')
+        : Buffer.from(entry.raw_body as string, 'utf8');
     t.ok(kept.equals(body.bytes), `${body.name}: the exact bytes are in the trace`);
   }
   t.equal(entries[0]!.body, null, 'too deep to parse: no parsed body…');

@@ -15,7 +15,9 @@ export const FAILS_ON_PURPOSE = 'this receiver answers 500 on purpose, to exerci
 
 /** The body a default receiver answers with (the fail receiver's is the error body every 500 of ours has). */
 export function receiverAnswerBody(kind: ReceiverKind): string {
-  return JSON.stringify(receiverStatus[kind] >= 500 ? { message: FAILS_ON_PURPOSE, code: 'RECEIVER_FAILS_ON_PURPOSE' } : { received: true });
+  return JSON.stringify(
+    receiverStatus[kind] >= 500 ? { message: FAILS_ON_PURPOSE, code: 'RECEIVER_FAILS_ON_PURPOSE' } : { received: true },
+  );
 }
 
 export interface ReceivedWebhook {
@@ -47,12 +49,23 @@ export class Receivers {
   }
 
   /** Records a call inside the caller's transaction (an in-process loopback delivery); answers the status. */
-  async record(tx: Pick<Transaction, 'get' | 'insert'>, accountId: string, kind: ReceiverKind, webhook: ReceivedWebhook): Promise<number> {
+  async record(
+    tx: Pick<Transaction, 'get' | 'insert'>,
+    accountId: string,
+    kind: ReceiverKind,
+    webhook: ReceivedWebhook,
+  ): Promise<number> {
     const status = receiverStatus[kind];
     const account = await tx.get<Account>('accounts', accountId);
     if (!account) throw new NotFoundError(`account ${accountId}`);
     const rawBody = webhook.rawBody.toString('utf8');
-    const exactBytes = isUtf8(webhook.rawBody) ? {} : { raw_body_base64: webhook.rawBody.toString('base64'), raw_body_note: 'not UTF-8: raw_body shows it decoded with replacement characters; raw_body_base64 holds the exact bytes' };
+    const exactBytes = isUtf8(webhook.rawBody)
+      ? {}
+      : {
+          raw_body_base64: webhook.rawBody.toString('base64'),
+          raw_body_note:
+            'not UTF-8: raw_body shows it decoded with replacement characters; raw_body_base64 holds the exact bytes',
+        };
     let body: unknown = null;
     let bodyOmitted: string | undefined;
     if (nestsDeeperThan(rawBody)) {

@@ -6,7 +6,10 @@ import { bareAddress, carriedIPv4, hostAddresses, specialRangeOf, type OwnAddres
 // (loopback), through the account's relay (local, private or unparseable
 // addresses), or over the network (direct).
 
-export type Routing = { kind: 'loopback'; receiver: 'paid' | 'accredited' | 'fail' | 'captura' } | { kind: 'relay' } | { kind: 'direct'; url: URL };
+export type Routing =
+  | { kind: 'loopback'; receiver: 'paid' | 'accredited' | 'fail' | 'captura' }
+  | { kind: 'relay' }
+  | { kind: 'direct'; url: URL };
 
 export function routeWebhook(webhookUrl: string, publicUrl: string, accountId: string): Routing {
   let url: URL;

@@ -26,7 +26,12 @@ export interface SpecialRange {
 export const SPECIAL_IPV4: readonly SpecialRange[] = [
   { cidr: '0.0.0.0/8', name: 'this network', source: 'RFC 791', sample: '0.1.2.3' },
   { cidr: '10.0.0.0/8', name: 'private use', source: 'RFC 1918', sample: '10.0.0.5' },
-  { cidr: '100.64.0.0/10', name: 'shared address space (carrier-grade NAT, cloud metadata)', source: 'RFC 6598', sample: '100.100.100.200' },
+  {
+    cidr: '100.64.0.0/10',
+    name: 'shared address space (carrier-grade NAT, cloud metadata)',
+    source: 'RFC 6598',
+    sample: '100.100.100.200',
+  },
   { cidr: '127.0.0.0/8', name: 'loopback', source: 'RFC 1122', sample: '127.0.0.1' },
   { cidr: '169.254.0.0/16', name: 'link local', source: 'RFC 3927', sample: '169.254.169.254' },
   { cidr: '172.16.0.0/12', name: 'private use', source: 'RFC 1918', sample: '172.31.255.255' },
@@ -49,16 +54,38 @@ export const SPECIAL_IPV6: readonly SpecialRange[] = [
   { cidr: '::/128', name: 'unspecified', source: 'RFC 4291', sample: '::' },
   { cidr: '::1/128', name: 'loopback', source: 'RFC 4291', sample: '::1' },
   { cidr: '::ffff:0:0/96', name: 'IPv4-mapped', source: 'RFC 4291', sample: '::ffff:127.0.0.1', embedsIPv4At: 96 },
-  { cidr: '::ffff:0:0:0/96', name: 'IPv4-translated', source: 'RFC 2765', sample: '::ffff:0:127.0.0.1', embedsIPv4At: 96 },
+  {
+    cidr: '::ffff:0:0:0/96',
+    name: 'IPv4-translated',
+    source: 'RFC 2765',
+    sample: '::ffff:0:127.0.0.1',
+    embedsIPv4At: 96,
+  },
   { cidr: '::/96', name: 'IPv4-compatible (deprecated)', source: 'RFC 4291', sample: '::10.1.2.3' },
-  { cidr: '64:ff9b::/96', name: 'IPv4/IPv6 translation (NAT64)', source: 'RFC 6052', sample: '64:ff9b::7f00:1', embedsIPv4At: 96 },
+  {
+    cidr: '64:ff9b::/96',
+    name: 'IPv4/IPv6 translation (NAT64)',
+    source: 'RFC 6052',
+    sample: '64:ff9b::7f00:1',
+    embedsIPv4At: 96,
+  },
   { cidr: '64:ff9b:1::/48', name: 'local-use IPv4/IPv6 translation', source: 'RFC 8215', sample: '64:ff9b:1::8.8.8.8' },
   { cidr: '100::/64', name: 'discard-only', source: 'RFC 6666', sample: '100::1' },
   { cidr: '100:0:0:1::/64', name: 'dummy IPv6 prefix', source: 'RFC 9780', sample: '100:0:0:1::1' },
-  { cidr: '2001::/23', name: 'IETF protocol assignments (Teredo, benchmarking, ORCHID, AMT, …)', source: 'RFC 2928', sample: '2001:0:4136:e378::1' },
+  {
+    cidr: '2001::/23',
+    name: 'IETF protocol assignments (Teredo, benchmarking, ORCHID, AMT, …)',
+    source: 'RFC 2928',
+    sample: '2001:0:4136:e378::1',
+  },
   { cidr: '2001:db8::/32', name: 'documentation', source: 'RFC 3849', sample: '2001:db8::1' },
   { cidr: '2002::/16', name: '6to4', source: 'RFC 3056', sample: '2002:7f00:1::1', embedsIPv4At: 16 },
-  { cidr: '2620:4f:8000::/48', name: 'direct delegation AS112 service', source: 'RFC 7534', sample: '2620:4f:8000::42' },
+  {
+    cidr: '2620:4f:8000::/48',
+    name: 'direct delegation AS112 service',
+    source: 'RFC 7534',
+    sample: '2620:4f:8000::42',
+  },
   { cidr: '3fff::/20', name: 'documentation', source: 'RFC 9637', sample: '3fff:fff::1' },
   { cidr: '5f00::/16', name: 'segment routing SIDs', source: 'RFC 9602', sample: '5f00::1' },
   { cidr: 'fc00::/7', name: 'unique local', source: 'RFC 4193', sample: 'fd00::1' },
@@ -82,7 +109,8 @@ const compile = (ranges: readonly SpecialRange[], width: 32 | 128): Compiled[] =
 const IPV4 = compile(SPECIAL_IPV4, 32);
 const IPV6 = compile(SPECIAL_IPV6, 128);
 
-const within = ({ prefix, bits }: Compiled, value: bigint, width: number) => value >> BigInt(width - bits) === prefix >> BigInt(width - bits);
+const within = ({ prefix, bits }: Compiled, value: bigint, width: number) =>
+  value >> BigInt(width - bits) === prefix >> BigInt(width - bits);
 
 /**
  * The special-purpose range an address lies in, or null for an ordinary
@@ -140,7 +168,9 @@ function ipv4Value(text: string): bigint {
 function ipv6Value(text: string): bigint {
   // A dotted IPv4 tail (::ffff:1.2.3.4) stands for the last two words.
   const tail = text.slice(text.lastIndexOf(':') + 1);
-  const hex = tail.includes('.') ? `${text.slice(0, text.length - tail.length)}${(ipv4Value(tail) >> 16n).toString(16)}:${(ipv4Value(tail) & 0xffffn).toString(16)}` : text;
+  const hex = tail.includes('.')
+    ? `${text.slice(0, text.length - tail.length)}${(ipv4Value(tail) >> 16n).toString(16)}:${(ipv4Value(tail) & 0xffffn).toString(16)}`
+    : text;
   const [head, rest = ''] = hex.split('::');
   const words = (part: string) => (part === '' ? [] : part.split(':'));
   const left = words(head!);
@@ -169,7 +199,8 @@ export class OwnAddresses {
   has(address: string, now = Date.now()): boolean {
     if (!this.cached || now - this.cached.at > this.ttlMs) {
       const set = new Set<string>();
-      for (const list of Object.values(this.read())) for (const entry of list ?? []) set.add(sameAddressKey(entry.address));
+      for (const list of Object.values(this.read()))
+        for (const entry of list ?? []) set.add(sameAddressKey(entry.address));
       this.cached = { at: now, set };
     }
     return this.cached.set.has(sameAddressKey(address));

@@ -4,7 +4,10 @@ import { catalog } from '../sessions/sessions-testkit.js';
 
 /** The account's trace entries of one type, oldest first. */
 export function traceOf(server: TestServer, accountId: string, type: string): Promise<TraceEntry[]> {
-  return server.store.list<TraceEntry>('trace', { where: { account_id: accountId, type }, orderBy: { field: 'order', direction: 'asc' } });
+  return server.store.list<TraceEntry>('trace', {
+    where: { account_id: accountId, type },
+    orderBy: { field: 'order', direction: 'asc' },
+  });
 }
 
 /** An account with an agreement, and a helper creating a session that posts to `webhookUrl`. */

@@ -9,7 +9,13 @@ export class NoAnswerError extends Error {}
  * sale's waits minutes).
  */
 export class AnswerWaiter<M> {
-  private waiting: { accepts: (message: M) => boolean; what: string; resolve: (message: M) => void; reject: (error: Error) => void; timer: unknown } | null = null;
+  private waiting: {
+    accepts: (message: M) => boolean;
+    what: string;
+    resolve: (message: M) => void;
+    reject: (error: Error) => void;
+    timer: unknown;
+  } | null = null;
 
   constructor(private readonly timers: Timers) {}
 
@@ -19,7 +25,13 @@ export class AnswerWaiter<M> {
   }
 
   /** Sends, then waits at most timeoutMs for the first message `accepts` takes. */
-  async request(send: () => Promise<void>, what: string, accepts: (message: M) => boolean, timeoutMs: number, noAnswer: string): Promise<M> {
+  async request(
+    send: () => Promise<void>,
+    what: string,
+    accepts: (message: M) => boolean,
+    timeoutMs: number,
+    noAnswer: string,
+  ): Promise<M> {
     const answered = new Promise<M>((resolve, reject) => {
       const timer = this.timers.setTimeout(() => {
         this.waiting = null;

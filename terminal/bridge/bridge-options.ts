@@ -46,7 +46,10 @@ export const COMMON_DEFAULTS = {
   recordFaultHoldMs: 10 * 60_000,
 };
 
-export function courierOf(options: CommonBridgeOptions, parts: { timers: Timers; log: (line: string) => void; error: (line: string) => void; keptOn: 'device' | 'journal' }): RecordCourier {
+export function courierOf(
+  options: CommonBridgeOptions,
+  parts: { timers: Timers; log: (line: string) => void; error: (line: string) => void; keptOn: 'device' | 'journal' },
+): RecordCourier {
   return new RecordCourier({
     client: options.client,
     state: options.state,

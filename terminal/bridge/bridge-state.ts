@@ -83,7 +83,8 @@ export class BridgeState {
   }
 
   static async open(stateDir: string, serial: string): Promise<BridgeState> {
-    const asked = (await readJson<Record<string, string>>(join(stateDir, encodeURIComponent(serial), 'asked.json'))) ?? {};
+    const asked =
+      (await readJson<Record<string, string>>(join(stateDir, encodeURIComponent(serial), 'asked.json'))) ?? {};
     return new BridgeState(stateDir, serial, new Map(Object.entries(asked)));
   }
 
@@ -127,7 +128,10 @@ export class BridgeState {
 
   /** The decision was carried out: the hold goes, and the audit log keeps what was decided. */
   async release(held: HeldRecord, decision: Decision, outcome: string): Promise<void> {
-    await appendDurably(join(this.dir, 'released.jsonl'), `${JSON.stringify({ ...held, decision, outcome, releasedAt: new Date().toISOString() })}\n`);
+    await appendDurably(
+      join(this.dir, 'released.jsonl'),
+      `${JSON.stringify({ ...held, decision, outcome, releasedAt: new Date().toISOString() })}\n`,
+    );
     await removeDurably(this.decisionPath(held.key));
     await removeDurably(this.heldPath(held.key));
   }
@@ -170,7 +174,10 @@ export class BridgeState {
   }
 
   /** What a held directory keeps, oldest key first, each with the operator's decision if one was made. */
-  private async listWithDecisions<T extends { key: string }>(subdir: string, decisionFor: (key: string) => Promise<Decision | undefined>): Promise<Array<T & { decision?: Decision }>> {
+  private async listWithDecisions<T extends { key: string }>(
+    subdir: string,
+    decisionFor: (key: string) => Promise<Decision | undefined>,
+  ): Promise<Array<T & { decision?: Decision }>> {
     const names = await readdir(join(this.dir, subdir)).catch(() => [] as string[]);
     const held = [];
     for (const name of names.filter((each) => /^[^.]+\.json$/.test(each)).sort()) {
@@ -184,7 +191,8 @@ export class BridgeState {
 
   /** Whether KEY names a held record or a held ask: the operator's decision goes to whichever it is. */
   async decideAny(key: string, decision: Decision): Promise<void> {
-    if (await this.heldAsk(key)) return void (await writeDurably(this.askPath(key, '.decision'), `${JSON.stringify(decision)}\n`));
+    if (await this.heldAsk(key))
+      return void (await writeDurably(this.askPath(key, '.decision'), `${JSON.stringify(decision)}\n`));
     await this.decide(key, decision);
   }
 
@@ -206,7 +214,10 @@ export class BridgeState {
   }
 
   async releaseAsk(held: HeldAsk, decision: Decision, outcome: string): Promise<void> {
-    await appendDurably(join(this.dir, 'released.jsonl'), `${JSON.stringify({ ...held, decision, outcome, releasedAt: new Date().toISOString() })}\n`);
+    await appendDurably(
+      join(this.dir, 'released.jsonl'),
+      `${JSON.stringify({ ...held, decision, outcome, releasedAt: new Date().toISOString() })}\n`,
+    );
     await removeDurably(this.askPath(held.key, '.decision'));
     await removeDurably(this.askPath(held.key));
   }

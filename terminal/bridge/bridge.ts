@@ -64,7 +64,12 @@ export class Bridge {
     this.log = options.log ?? (() => undefined);
     this.error = options.error ?? this.log;
     this.backoff = this.minBackoffMs;
-    this.courier = courierOf(options, { timers: this.timers, log: this.log, error: this.error, keptOn: dialect.recordsKeptOn });
+    this.courier = courierOf(options, {
+      timers: this.timers,
+      log: this.log,
+      error: this.error,
+      keptOn: dialect.recordsKeptOn,
+    });
     const session = new DeviceSession(dialect.codec, this.timers, this.log, dialect.deviceName);
     this.session = session;
     this.device = dialect.create({
@@ -86,7 +91,10 @@ export class Bridge {
    */
   async requestClose(): Promise<void> {
     const now = this.timers.now();
-    await this.options.state.requestClose({ closeId: `C${now.toString(36)}${randomBytes(3).toString('hex')}`, requestedAt: this.iso() });
+    await this.options.state.requestClose({
+      closeId: `C${now.toString(36)}${randomBytes(3).toString('hex')}`,
+      requestedAt: this.iso(),
+    });
   }
 
   /** Runs cycles until stop(); reopens the line after a failure of the line or the device. */
@@ -105,7 +113,8 @@ export class Bridge {
       } catch (error) {
         if (this.stopped) break;
         const cause = (error as Error).message;
-        if (this.lineDown === null) this.log(`line down: ${cause}; reopening, backing off from ${this.backoff} ms to ${this.maxBackoffMs} ms`);
+        if (this.lineDown === null)
+          this.log(`line down: ${cause}; reopening, backing off from ${this.backoff} ms to ${this.maxBackoffMs} ms`);
         this.lineDown = cause;
       }
       await this.disconnect();
@@ -174,7 +183,9 @@ export class Bridge {
     const resend = decision.action === 'resend';
     await state.releaseAsk(held, decision, resend ? 'asked again' : 'not asked again');
     const word = dialect.words[kind];
-    this.log(`held ${word} of ${orderId}: ${resend ? `sending it to the ${dialect.deviceName} again` : `discarded (${decision.reason ?? 'no reason'}); the order stays open on the server`} by operator decision`);
+    this.log(
+      `held ${word} of ${orderId}: ${resend ? `sending it to the ${dialect.deviceName} again` : `discarded (${decision.reason ?? 'no reason'}); the order stays open on the server`} by operator decision`,
+    );
     if (resend) return 'resend';
     await this.device.discarded(kind, orderId);
     return 'wait';
@@ -184,7 +195,9 @@ export class Bridge {
     const { state, dialect } = this.options;
     const key = askKey(kind, orderId);
     await state.holdAsk({ key, kind, orderId, reason, heldAt: this.iso() });
-    this.error(`HELD ${dialect.words[kind]} of ${orderId}: ${reason}. Decide with: ${state.heldCommand()} resend ${key}  (or: discard ${key} --reason "…")`);
+    this.error(
+      `HELD ${dialect.words[kind]} of ${orderId}: ${reason}. Decide with: ${state.heldCommand()} resend ${key}  (or: discard ${key} --reason "…")`,
+    );
   }
 
   /** The money records to the server, oldest first; each is done with once the server holds it. */
@@ -243,4 +256,3 @@ export class Bridge {
     );
   }
 }
-

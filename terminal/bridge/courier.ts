@@ -24,8 +24,20 @@ export interface CourierOptions {
 }
 
 const WORDS = {
-  device: { done: 'confirmed to the device', kept: 'It stays on the device, unconfirmed', waiting: 'records stay on the device', discarded: 'confirmed to the device without the server', discarding: '; confirming it to the device' },
-  journal: { done: 'done', kept: 'It is kept in the bridge\'s journal, undelivered', waiting: 'records are kept in the bridge\'s journal', discarded: 'dropped from the journal without the server', discarding: '' },
+  device: {
+    done: 'confirmed to the device',
+    kept: 'It stays on the device, unconfirmed',
+    waiting: 'records stay on the device',
+    discarded: 'confirmed to the device without the server',
+    discarding: '; confirming it to the device',
+  },
+  journal: {
+    done: 'done',
+    kept: "It is kept in the bridge's journal, undelivered",
+    waiting: "records are kept in the bridge's journal",
+    discarded: 'dropped from the journal without the server',
+    discarding: '',
+  },
 } as const;
 
 /** What to do with a record once the server has seen it: it is done (confirm), it waits (server away), or it is held for an operator. */
@@ -41,7 +53,10 @@ export type Delivery = 'confirm' | 'wait' | 'blocked';
  * success of the same kind of call brings it back. Each change is one line.
  */
 export class RecordCourier {
-  private server: { down: false } | { down: true; call: string; since: number; cause: string; retryAt: number; backoff: number } = { down: false };
+  private server:
+    { down: false } | { down: true; call: string; since: number; cause: string; retryAt: number; backoff: number } = {
+    down: false,
+  };
   /** Since when each record has been answered 5xx, without a break. */
   private readonly faultingSince = new Map<string, number>();
   /** Held records already reported, so a blocked queue is one error line, not one per cycle. */
@@ -82,7 +97,9 @@ export class RecordCourier {
       return await work();
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new ServerFault(`${(error as Error).message}${cause?.code ? ` (${cause.code})` : cause?.message ? ` (${cause.message})` : ''}`);
+      throw new ServerFault(
+        `${(error as Error).message}${cause?.code ? ` (${cause.code})` : cause?.message ? ` (${cause.message})` : ''}`,
+      );
     }
   }
 
@@ -91,7 +108,10 @@ export class RecordCourier {
     const listed = await this.call(() => this.options.client.listOrders({ status, size: 100 }));
     if (listed.status === 200) return listed.body.data as T[];
     const said = `${listed.status} ${listed.body.code ?? ''}${listed.body.message ? `: ${listed.body.message}` : ''}`;
-    const cause = listed.status === 401 ? `the server refuses this terminal's signature (${said}): check the terminal's secret and the clock` : `listing ${status} orders answered ${said}`;
+    const cause =
+      listed.status === 401
+        ? `the server refuses this terminal's signature (${said}): check the terminal's secret and the clock`
+        : `listing ${status} orders answered ${said}`;
     if (listed.status === 401 || listed.status === 429 || listed.status >= 500) throw new ServerFault(cause);
     this.options.error(cause);
     return [];
@@ -108,13 +128,22 @@ export class RecordCourier {
     if (!delivered) return 'wait';
     const { verdict, answer } = delivered;
     if (verdict.kind === 'confirm') {
-      this.options.log(`record ${record.seq} (${record.code} ${describeRecord(record)}) → ${verdict.note}; ${this.words.done}`);
+      this.options.log(
+        `record ${record.seq} (${record.code} ${describeRecord(record)}) → ${verdict.note}; ${this.words.done}`,
+      );
       return 'confirm';
     }
     if (verdict.kind !== 'hold') return 'wait';
     const holding: HeldRecord = {
-      key, record, message: encodeMessage(record), reason: verdict.reason,
-      server: { status: answer.status, ...(answer.body.code ? { code: answer.body.code } : {}), ...(answer.body.message ? { message: answer.body.message } : {}) },
+      key,
+      record,
+      message: encodeMessage(record),
+      reason: verdict.reason,
+      server: {
+        status: answer.status,
+        ...(answer.body.code ? { code: answer.body.code } : {}),
+        ...(answer.body.message ? { message: answer.body.message } : {}),
+      },
       heldAt: new Date(this.options.timers.now()).toISOString(),
     };
     await state.hold(holding);
@@ -130,19 +159,26 @@ export class RecordCourier {
     const { state } = this.options;
     const decision = await state.decision(held.key);
     if (!decision) {
-      if (!this.reported.has(held.key)) this.options.error(`record ${held.record.seq} (${held.record.code} ${describeRecord(held.record)}) is held: ${held.reason}; waiting for an operator's decision`);
+      if (!this.reported.has(held.key))
+        this.options.error(
+          `record ${held.record.seq} (${held.record.code} ${describeRecord(held.record)}) is held: ${held.reason}; waiting for an operator's decision`,
+        );
       this.reported.add(held.key);
       return 'blocked';
     }
     if (decision.action === 'discard') {
       await state.release(held, decision, `discarded: ${this.words.discarded}`);
-      this.options.error(`DISCARDED record ${held.record.seq} (${held.message}) by operator decision: ${decision.reason}${this.words.discarding}`);
+      this.options.error(
+        `DISCARDED record ${held.record.seq} (${held.message}) by operator decision: ${decision.reason}${this.words.discarding}`,
+      );
       return 'confirm';
     }
     // Resend: the hold goes, and the record is delivered afresh (and held again if the server still disagrees).
     await state.release(held, decision, 'resent');
     this.reported.delete(held.key);
-    this.options.log(`resending held record ${held.record.seq} (${held.record.code} ${describeRecord(held.record)}) by operator decision`);
+    this.options.log(
+      `resending held record ${held.record.seq} (${held.record.code} ${describeRecord(held.record)}) by operator decision`,
+    );
     return this.handleRecord(held.record);
   }
 
@@ -151,13 +187,25 @@ export class RecordCourier {
     const { client } = this.options;
     const response = await this.call(() =>
       record.code === '0210'
-        ? client.commitPayment(record.orderId, { authorizationCode: record.authorizationCode, paidAt: record.paidAt, amount: record.amount })
+        ? client.commitPayment(record.orderId, {
+            authorizationCode: record.authorizationCode,
+            paidAt: record.paidAt,
+            amount: record.amount,
+          })
         : record.code === '0230'
           ? client.commitVoid(record.orderId)
-          : client.notifySettlement({ batchNumber: record.batchNumber, transactionCount: record.transactionCount, closedAt: record.closedAt, currencyReference: record.currencyReference, terminal: record.terminal, debitBatch: record.debitBatch }),
+          : client.notifySettlement({
+              batchNumber: record.batchNumber,
+              transactionCount: record.transactionCount,
+              closedAt: record.closedAt,
+              currencyReference: record.currencyReference,
+              terminal: record.terminal,
+              debitBatch: record.debitBatch,
+            }),
     );
     let verdict = verdictFor(record, response);
-    if (verdict.kind === 'compare-paid' && record.code === '0210') verdict = comparePaid(record, await this.findChargedOrder(record.orderId, verdict.status), verdict.status);
+    if (verdict.kind === 'compare-paid' && record.code === '0210')
+      verdict = comparePaid(record, await this.findChargedOrder(record.orderId, verdict.status), verdict.status);
     verdict = this.boundFaults(record, verdict, response.status);
     if (verdict.kind === 'fault') throw new ServerFault(verdict.cause);
     return { verdict, answer: response };
@@ -180,14 +228,21 @@ export class RecordCourier {
     this.faultingSince.set(key, since);
     if (now - since < this.options.recordFaultHoldMs) return verdict;
     this.faultingSince.delete(key);
-    return { kind: 'hold', reason: `the server has answered this record with errors for ${Math.round((now - since) / 1000)} s (${verdict.cause})` };
+    return {
+      kind: 'hold',
+      reason: `the server has answered this record with errors for ${Math.round((now - since) / 1000)} s (${verdict.cause})`,
+    };
   }
 
   /** The order among the terminal's in a charged state, paging (100 a page, at most 50 pages). */
-  private async findChargedOrder(orderId: string, status: ChargedStatus): Promise<{ authorizationCode?: string } | undefined> {
+  private async findChargedOrder(
+    orderId: string,
+    status: ChargedStatus,
+  ): Promise<{ authorizationCode?: string } | undefined> {
     for (let page = 1; page <= 50; page += 1) {
       const listed = await this.call(() => this.options.client.listOrders({ status, size: 100, page }));
-      if (listed.status !== 200) throw new ServerFault(`listing ${status} orders answered ${listed.status} ${listed.body.code ?? ''}`);
+      if (listed.status !== 200)
+        throw new ServerFault(`listing ${status} orders answered ${listed.status} ${listed.body.code ?? ''}`);
       const orders = listed.body.data as Array<{ orderId: string; authorizationCode?: string }>;
       const found = orders.find((order) => order.orderId === orderId);
       if (found || orders.length < 100) return found;
@@ -199,23 +254,30 @@ export class RecordCourier {
     const now = this.options.timers.now();
     const { serverMinBackoffMs: min, serverMaxBackoffMs: max, serverUrl = '' } = this.options;
     if (!this.server.down) {
-      this.options.error(`server ${serverUrl} unavailable for ${call}: ${cause}; ${this.words.waiting}, the line stays open, retrying from ${min} ms up to every ${max / 1000} s`);
+      this.options.error(
+        `server ${serverUrl} unavailable for ${call}: ${cause}; ${this.words.waiting}, the line stays open, retrying from ${min} ms up to every ${max / 1000} s`,
+      );
       this.server = { down: true, call, since: now, cause, retryAt: now + min, backoff: min };
       return;
     }
     const backoff = Math.min(max, this.server.backoff * 2);
-    if (cause !== this.server.cause) this.options.error(`server ${serverUrl} still unavailable, now for ${call}: ${cause}`);
+    if (cause !== this.server.cause)
+      this.options.error(`server ${serverUrl} still unavailable, now for ${call}: ${cause}`);
     this.server = { down: true, call, since: this.server.since, cause, retryAt: now + backoff, backoff };
   }
 
   private up(call: string): void {
     if (!this.server.down || this.server.call !== call) return;
-    this.options.log(`server ${this.options.serverUrl ?? ''} available again for ${call} after ${((this.options.timers.now() - this.server.since) / 1000).toFixed(1)} s`);
+    this.options.log(
+      `server ${this.options.serverUrl ?? ''} available again for ${call} after ${((this.options.timers.now() - this.server.since) / 1000).toFixed(1)} s`,
+    );
     this.server = { down: false };
   }
 }
 
 export function describeRecord(record: RecordMessage): string {
   if (record.code === '0520') return `batch ${record.batchNumber}`;
-  return record.code === '0210' ? `sale ${record.orderId} ${record.amount} ${record.currency} auth ${record.authorizationCode}` : `void ${record.orderId}`;
+  return record.code === '0210'
+    ? `sale ${record.orderId} ${record.amount} ${record.currency} auth ${record.authorizationCode}`
+    : `void ${record.orderId}`;
 }

@@ -22,7 +22,9 @@ export class DeviceError extends Error {
 export type DeviceMessage = { code: string };
 
 /** The answer a request awaits: the messages of its codes where the dialect's messages tell them apart by type, else any message. */
-export type AnswerOf<Res extends DeviceMessage, C extends string> = [Extract<Res, { code: C }>] extends [never] ? Res : Extract<Res, { code: C }>;
+export type AnswerOf<Res extends DeviceMessage, C extends string> = [Extract<Res, { code: C }>] extends [never]
+  ? Res
+  : Extract<Res, { code: C }>;
 
 /** How a dialect's messages cross the line: the host's requests as text, the device's text as answers, and the answers that are not. */
 export interface DeviceCodec<Req extends DeviceMessage, Res extends DeviceMessage> {
@@ -73,7 +75,12 @@ export class DeviceSession<Req extends DeviceMessage, Res extends DeviceMessage>
   }
 
   /** Sends `message` and waits at most `timeoutMs` for an answer whose code is among `expect`. */
-  async request<C extends Res['code']>(message: Req, expect: readonly C[], timeoutMs: number, onProgress?: (message: Res) => void): Promise<AnswerOf<Res, C>> {
+  async request<C extends Res['code']>(
+    message: Req,
+    expect: readonly C[],
+    timeoutMs: number,
+    onProgress?: (message: Res) => void,
+  ): Promise<AnswerOf<Res, C>> {
     const link = this.line();
     this.onProgress = onProgress ?? null;
     try {
@@ -106,6 +113,9 @@ export class DeviceSession<Req extends DeviceMessage, Res extends DeviceMessage>
     if (awaited !== null && this.codec.isProgress?.(message)) return this.onProgress?.(message);
     const failed = awaited !== null ? this.codec.deviceError?.(message) : undefined;
     if (failed) return this.answers.fail(failed);
-    if (!this.answers.offer(message)) this.log(`unexpected message from the ${this.deviceName}: ${payload}${awaited !== null ? ` while waiting for ${awaited}` : ''}`);
+    if (!this.answers.offer(message))
+      this.log(
+        `unexpected message from the ${this.deviceName}: ${payload}${awaited !== null ? ` while waiting for ${awaited}` : ''}`,
+      );
   }
 }

@@ -71,7 +71,10 @@ export interface DialectContext<Req extends DeviceMessage, Res extends DeviceMes
 }
 
 /** A dialect as the bridge starts it: its messages, its words, its defaults, and the device it makes of a context. */
-export interface DialectDefinition<Req extends DeviceMessage = DeviceMessage, Res extends DeviceMessage = DeviceMessage> {
+export interface DialectDefinition<
+  Req extends DeviceMessage = DeviceMessage,
+  Res extends DeviceMessage = DeviceMessage,
+> {
   /** The dialect's name, for the log (--dialect). */
   name: string;
   codec: DeviceCodec<Req, Res>;

@@ -10,20 +10,28 @@ import { appendDurably, writeDurably } from './durable-file.js';
 
 const skip = smallDiskSkip();
 
-t.test('on a full disk an append fails and leaves no half line; a rewrite fails and leaves the old content', { skip }, async (t) => {
-  const disk = mountSmallDisk(64 * 1024);
-  t.teardown(() => disk.remove());
-  const log = join(disk.path, 'released.jsonl');
-  const state = join(disk.path, 'asked.json');
-  await writeDurably(state, '{"before":true}');
-  await appendDurably(log, '{"n":0}\n');
-  // Fill what is left, so the next write is cut short.
-  await writeFile(join(disk.path, 'filler'), Buffer.alloc(64 * 1024)).catch(() => undefined);
+t.test(
+  'on a full disk an append fails and leaves no half line; a rewrite fails and leaves the old content',
+  { skip },
+  async (t) => {
+    const disk = mountSmallDisk(64 * 1024);
+    t.teardown(() => disk.remove());
+    const log = join(disk.path, 'released.jsonl');
+    const state = join(disk.path, 'asked.json');
+    await writeDurably(state, '{"before":true}');
+    await appendDurably(log, '{"n":0}\n');
+    // Fill what is left, so the next write is cut short.
+    await writeFile(join(disk.path, 'filler'), Buffer.alloc(64 * 1024)).catch(() => undefined);
 
-  const line = `${JSON.stringify({ n: 1, pad: 'x'.repeat(8192) })}\n`;
-  await t.rejects(appendDurably(log, line), { code: 'ENOSPC' });
-  t.equal(await readFile(log, 'utf8'), '{"n":0}\n', 'the log ends with its last whole line');
-  await t.rejects(writeDurably(state, JSON.stringify({ after: 'y'.repeat(16384) })), { code: 'ENOSPC' });
-  t.equal(await readFile(state, 'utf8'), '{"before":true}', 'the state file keeps its old content');
-  t.same((await readdir(disk.path)).filter((name) => name.includes('.tmp-')), [], 'no temp file left taking space');
-});
+    const line = `${JSON.stringify({ n: 1, pad: 'x'.repeat(8192) })}\n`;
+    await t.rejects(appendDurably(log, line), { code: 'ENOSPC' });
+    t.equal(await readFile(log, 'utf8'), '{"n":0}\n', 'the log ends with its last whole line');
+    await t.rejects(writeDurably(state, JSON.stringify({ after: 'y'.repeat(16384) })), { code: 'ENOSPC' });
+    t.equal(await readFile(state, 'utf8'), '{"before":true}', 'the state file keeps its old content');
+    t.same(
+      (await readdir(disk.path)).filter((name) => name.includes('.tmp-')),
+      [],
+      'no temp file left taking space',
+    );
+  },
+);

@@ -40,7 +40,10 @@ export async function appendDurably(path: string, line: string): Promise<void> {
       await handle.sync();
     } catch (error) {
       if (bytesWrittenBefore(error) > 0 || (await handle.stat()).size > start) {
-        await handle.truncate(start).then(() => handle.sync()).catch(() => undefined);
+        await handle
+          .truncate(start)
+          .then(() => handle.sync())
+          .catch(() => undefined);
       }
       throw error;
     }
@@ -62,6 +65,6 @@ export async function readJson<T>(path: string): Promise<T | undefined> {
     return JSON.parse(await readFile(path, 'utf8')) as T;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new Error(`${path} is not readable JSON: ${(error as Error).message}`);
+    throw new Error(`${path} is not readable JSON: ${(error as Error).message}`, { cause: error });
   }
 }

@@ -27,23 +27,44 @@ const isCharged = (status: unknown): status is ChargedStatus => chargedStatuses.
 export function verdictFor(record: RecordMessage, response: PosResponse<Answer>): Verdict {
   const { status, body } = response;
   const said = `${status} ${body.code ?? ''}${body.message ? `: ${body.message}` : ''}`.trim();
-  if (status >= 200 && status < 300) return { kind: 'confirm', note: `server ${status}${body.detail ? ` (${body.detail})` : ''}` };
-  if (status === 401) return { kind: 'fault', cause: `the server refuses this terminal's signature (${said}): check the terminal's secret and the clock` };
-  if (status === 408 || status === 425 || status === 429 || status >= 500) return { kind: 'fault', cause: `the server answered ${said}` };
+  if (status >= 200 && status < 300)
+    return { kind: 'confirm', note: `server ${status}${body.detail ? ` (${body.detail})` : ''}` };
+  if (status === 401)
+    return {
+      kind: 'fault',
+      cause: `the server refuses this terminal's signature (${said}): check the terminal's secret and the clock`,
+    };
+  if (status === 408 || status === 425 || status === 429 || status >= 500)
+    return { kind: 'fault', cause: `the server answered ${said}` };
   if (status === 409) {
-    if (record.code === '0210' && isCharged(body.currentStatus)) return { kind: 'compare-paid', status: body.currentStatus };
-    if (record.code === '0230' && body.currentStatus === 'VOIDED') return { kind: 'confirm', note: 'server 409: the order is already VOIDED' };
-    if (record.code === '0520') return { kind: 'hold', reason: `the server holds batch ${record.batchNumber} with other fields (${said})` };
-    return { kind: 'hold', reason: `order ${record.orderId} is ${body.currentStatus ?? 'in another state'} on the server (${said})` };
+    if (record.code === '0210' && isCharged(body.currentStatus))
+      return { kind: 'compare-paid', status: body.currentStatus };
+    if (record.code === '0230' && body.currentStatus === 'VOIDED')
+      return { kind: 'confirm', note: 'server 409: the order is already VOIDED' };
+    if (record.code === '0520')
+      return { kind: 'hold', reason: `the server holds batch ${record.batchNumber} with other fields (${said})` };
+    return {
+      kind: 'hold',
+      reason: `order ${record.orderId} is ${body.currentStatus ?? 'in another state'} on the server (${said})`,
+    };
   }
   return { kind: 'hold', reason: `the server refused the record (${said})` };
 }
 
 /** The verdict once the charged order is known: the same authorization code is the same sale; another is a second charge. */
-export function comparePaid(record: Extract<RecordMessage, { code: '0210' }>, order: { authorizationCode?: string } | undefined, status: ChargedStatus = 'PAID'): Verdict {
-  if (!order) return { kind: 'hold', reason: `order ${record.orderId} is ${status} on the server, but could not be read to compare` };
+export function comparePaid(
+  record: Extract<RecordMessage, { code: '0210' }>,
+  order: { authorizationCode?: string } | undefined,
+  status: ChargedStatus = 'PAID',
+): Verdict {
+  if (!order)
+    return {
+      kind: 'hold',
+      reason: `order ${record.orderId} is ${status} on the server, but could not be read to compare`,
+    };
   const since = status === 'PAID' ? '' : ` (and ${status} since)`;
-  if (order.authorizationCode === record.authorizationCode) return { kind: 'confirm', note: `server 409: the order was already PAID with this authorization code${since}` };
+  if (order.authorizationCode === record.authorizationCode)
+    return { kind: 'confirm', note: `server 409: the order was already PAID with this authorization code${since}` };
   return {
     kind: 'hold',
     reason: `double charge: order ${record.orderId} was already PAID with authorization ${order.authorizationCode ?? '(none)'}${since}; this sale has authorization ${record.authorizationCode} — the customer may have paid twice`,

@@ -20,21 +20,36 @@ const usageError = (message: string, help?: string): never => {
 export async function bridge(argv: string[], io: CliIo): Promise<void> {
   const log = logTo(io);
   const logError = errorTo(io);
-  const { values } = parseOptions({
-    args: argv,
-    options: {
-      path: { type: 'string' }, 'base-url': { type: 'string' }, serial: { type: 'string' }, secret: { type: 'string' }, 'secret-file': { type: 'string' },
-      'state-dir': { type: 'string' }, 'poll-ms': { type: 'string' }, 'answer-timeout-ms': { type: 'string' }, 'close-at': { type: 'string' },
-      dialect: { type: 'string', default: 'svc' }, 'sale-timeout-ms': { type: 'string' },
-      baud: { type: 'string' }, debug: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  const { values } = parseOptions(
+    {
+      args: argv,
+      options: {
+        path: { type: 'string' },
+        'base-url': { type: 'string' },
+        serial: { type: 'string' },
+        secret: { type: 'string' },
+        'secret-file': { type: 'string' },
+        'state-dir': { type: 'string' },
+        'poll-ms': { type: 'string' },
+        'answer-timeout-ms': { type: 'string' },
+        'close-at': { type: 'string' },
+        dialect: { type: 'string', default: 'svc' },
+        'sale-timeout-ms': { type: 'string' },
+        baud: { type: 'string' },
+        debug: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
     },
-  }, usage.bridge);
+    usage.bridge,
+  );
   if (values.help) return void io.out(usage.bridge);
   const missing = (['path', 'base-url', 'serial'] as const).filter((name) => !values[name]);
   if (missing.length > 0) usageError(`bridge needs ${missing.map((m) => `--${m}`).join(', ')}`, usage.bridge);
-  if (values.dialect !== 'svc' && values.dialect !== 'transbank') usageError(`--dialect is svc or transbank, got ${JSON.stringify(values.dialect)}`, usage.bridge);
+  if (values.dialect !== 'svc' && values.dialect !== 'transbank')
+    usageError(`--dialect is svc or transbank, got ${JSON.stringify(values.dialect)}`, usage.bridge);
   const secret = terminalSecret(values, io);
-  if (!URL.canParse(values['base-url']!)) usageError(`--base-url must be an absolute URL, got ${JSON.stringify(values['base-url'])}`);
+  if (!URL.canParse(values['base-url']!))
+    usageError(`--base-url must be an absolute URL, got ${JSON.stringify(values['base-url'])}`);
   const closeAt = values['close-at'] === undefined ? null : dailyTime(values['close-at']);
   const baud = integer('baud', values.baud, 115200)!;
   const stateDir = values['state-dir'] ?? DEFAULT_STATE_DIR;
@@ -52,10 +67,19 @@ export async function bridge(argv: string[], io: CliIo): Promise<void> {
   };
   const dialect =
     values.dialect === 'transbank'
-      ? transbankDialect({ journal: await SaleJournal.open(state.dir), saleTimeoutMs: integer('sale-timeout-ms', values['sale-timeout-ms'], TRANSBANK_DEFAULTS.saleTimeoutMs)! })
+      ? transbankDialect({
+          journal: await SaleJournal.open(state.dir),
+          saleTimeoutMs: integer('sale-timeout-ms', values['sale-timeout-ms'], TRANSBANK_DEFAULTS.saleTimeoutMs)!,
+        })
       : svcDialect;
-  const running: Bridge = new Bridge({ ...common, dialect, answerTimeoutMs: integer('answer-timeout-ms', values['answer-timeout-ms'], dialect.answerTimeoutMs)! });
-  log(`${values.dialect} bridge for ${values.serial} on ${values.path} (${baud} 8N1) → ${values['base-url']}; state in ${state.dir}`);
+  const running: Bridge = new Bridge({
+    ...common,
+    dialect,
+    answerTimeoutMs: integer('answer-timeout-ms', values['answer-timeout-ms'], dialect.answerTimeoutMs)!,
+  });
+  log(
+    `${values.dialect} bridge for ${values.serial} on ${values.path} (${baud} 8N1) → ${values['base-url']}; state in ${state.dir}`,
+  );
   const held = (await state.listHeld()).length + (await state.listHeldAsks()).length;
   if (held > 0) logError(`${held} held from before, waiting for a decision: ${state.heldCommand()}`);
   const close = (why: string) =>
@@ -65,7 +89,8 @@ export async function bridge(argv: string[], io: CliIo): Promise<void> {
     );
   if (closeAt) {
     const last = await state.lastCloseAsked();
-    if (missedClose(closeAt, last?.requestedAt, Date.now())) void close(`the ${values['close-at']} close was missed (the last was asked ${last!.requestedAt})`);
+    if (missedClose(closeAt, last?.requestedAt, Date.now()))
+      void close(`the ${values['close-at']} close was missed (the last was asked ${last!.requestedAt})`);
   }
   const operator = createInterface({ input: io.input }).on('line', (line) => {
     if (line.trim() === 'close') void close('close typed');
@@ -83,7 +108,10 @@ export async function bridge(argv: string[], io: CliIo): Promise<void> {
 }
 
 /** The terminal's secret from --secret-file, SVC_TERMINAL_SECRET or (with a warning) --secret, as every command takes it. */
-function terminalSecret(values: { secret?: string | undefined; 'secret-file'?: string | undefined }, io: CliIo): string {
+function terminalSecret(
+  values: { secret?: string | undefined; 'secret-file'?: string | undefined },
+  io: CliIo,
+): string {
   const answer = readCredential(TERMINAL_SECRET, { flag: values.secret, file: values['secret-file'], env: io.env });
   if ('error' in answer) return usageError(answer.error);
   for (const warning of answer.warnings) io.err(`svc-terminal: warning: ${warning}\n`);
@@ -100,10 +128,13 @@ function dailyTime(text: string): DailyTime {
 function scheduleDaily(at: DailyTime, work: () => void): { stop(): void } {
   let timer: NodeJS.Timeout;
   const next = () => {
-    timer = setTimeout(() => {
-      work();
-      next();
-    }, nextOccurrence(at, Date.now()) - Date.now()).unref();
+    timer = setTimeout(
+      () => {
+        work();
+        next();
+      },
+      nextOccurrence(at, Date.now()) - Date.now(),
+    ).unref();
   };
   next();
   return { stop: () => clearTimeout(timer) };

@@ -10,15 +10,30 @@ import { usage } from './usage.js';
 /** svc-terminal emulate: an emulated device on a serial line, until stopped. */
 export async function emulate(argv: string[], io: CliIo): Promise<void> {
   const log = logTo(io);
-  const { values } = parseOptions({
-    args: argv,
-    options: {
-      path: { type: 'string' }, serial: { type: 'string' }, state: { type: 'string' }, 'auto-approve-ms': { type: 'string' }, baud: { type: 'string' }, debug: { type: 'boolean' },
-      dialect: { type: 'string', default: 'svc' }, 'commerce-code': { type: 'string' }, 'card-delay-ms': { type: 'string' }, 'turnaround-ms': { type: 'string' },
-      'corrupt-frame': { type: 'string' }, 'drop-ack': { type: 'string' }, 'split-gap-ms': { type: 'string' }, 'delay-ms': { type: 'string' }, 'silent-after': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
+  const { values } = parseOptions(
+    {
+      args: argv,
+      options: {
+        path: { type: 'string' },
+        serial: { type: 'string' },
+        state: { type: 'string' },
+        'auto-approve-ms': { type: 'string' },
+        baud: { type: 'string' },
+        debug: { type: 'boolean' },
+        dialect: { type: 'string', default: 'svc' },
+        'commerce-code': { type: 'string' },
+        'card-delay-ms': { type: 'string' },
+        'turnaround-ms': { type: 'string' },
+        'corrupt-frame': { type: 'string' },
+        'drop-ack': { type: 'string' },
+        'split-gap-ms': { type: 'string' },
+        'delay-ms': { type: 'string' },
+        'silent-after': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
     },
-  }, usage.emulate);
+    usage.emulate,
+  );
   if (values.help) return void io.out(usage.emulate);
   if (!values.path || !values.serial) throw new UsageError('emulate needs --path and --serial', usage.emulate);
   const faults: Faults = {};
@@ -43,7 +58,9 @@ export async function emulate(argv: string[], io: CliIo): Promise<void> {
       const link = new Link(line, values.debug ? { debug: log } : {});
       device.attach(link);
       backoff = 500;
-      log(`${values.dialect} device ${values.serial} on ${values.path} (${baud} 8N1)${Object.keys(faults).length ? `, faults ${JSON.stringify(faults)}` : ''}; type "status" or "help"`);
+      log(
+        `${values.dialect} device ${values.serial} on ${values.path} (${baud} 8N1)${Object.keys(faults).length ? `, faults ${JSON.stringify(faults)}` : ''}; type "status" or "help"`,
+      );
       open.line = { port, link };
       link.once('close', () => {
         if (closing) return;
@@ -58,7 +75,10 @@ export async function emulate(argv: string[], io: CliIo): Promise<void> {
     }
   };
   await connect();
-  const operator = createInterface({ input: io.input }).on('line', (line) => line.trim() && io.out(`${device.operator(line)}\n`));
+  const operator = createInterface({ input: io.input }).on(
+    'line',
+    (line) => line.trim() && io.out(`${device.operator(line)}\n`),
+  );
   await stopped(io.stop);
   closing = true;
   operator.close();
@@ -71,15 +91,27 @@ export async function emulate(argv: string[], io: CliIo): Promise<void> {
 
 /** The device the options describe: today's svc terminal, or a Transbank POS Integrado. */
 function emulatedDevice(
-  values: { serial?: string; state?: string; dialect?: string; 'auto-approve-ms'?: string; 'commerce-code'?: string; 'card-delay-ms'?: string; 'turnaround-ms'?: string },
+  values: {
+    serial?: string;
+    state?: string;
+    dialect?: string;
+    'auto-approve-ms'?: string;
+    'commerce-code'?: string;
+    'card-delay-ms'?: string;
+    'turnaround-ms'?: string;
+  },
   log: (line: string) => void,
 ): {
   attach(link: Link): void;
   operator(line: string): string;
 } {
   if (values.dialect === 'transbank') {
-    if (values.serial!.length > 8) throw new UsageError(`a Transbank terminal id is at most 8 characters; --serial ${JSON.stringify(values.serial)} has ${values.serial!.length}`);
-    if (values['commerce-code'] !== undefined && !/^\d{1,12}$/.test(values['commerce-code'])) throw new UsageError('--commerce-code is at most 12 digits');
+    if (values.serial!.length > 8)
+      throw new UsageError(
+        `a Transbank terminal id is at most 8 characters; --serial ${JSON.stringify(values.serial)} has ${values.serial!.length}`,
+      );
+    if (values['commerce-code'] !== undefined && !/^\d{1,12}$/.test(values['commerce-code']))
+      throw new UsageError('--commerce-code is at most 12 digits');
     const pos = new TransbankPos({
       terminalId: values.serial!,
       log,
@@ -88,12 +120,24 @@ function emulatedDevice(
       cardDelayMs: integer('card-delay-ms', values['card-delay-ms'], DEFAULT_CARD_DELAY_MS)!,
       turnaroundMs: integer('turnaround-ms', values['turnaround-ms'], TURNAROUND_MS)!,
     });
-    if (values.state) log(`memory in ${values.state}: ${pos.snapshot.batch.length} sale(s) in the batch, next operation ${pos.snapshot.nextOperation}`);
+    if (values.state)
+      log(
+        `memory in ${values.state}: ${pos.snapshot.batch.length} sale(s) in the batch, next operation ${pos.snapshot.nextOperation}`,
+      );
     return pos;
   }
-  if (values.dialect !== 'svc') throw new UsageError(`--dialect is svc or transbank, got ${JSON.stringify(values.dialect)}`, usage.emulate);
+  if (values.dialect !== 'svc')
+    throw new UsageError(`--dialect is svc or transbank, got ${JSON.stringify(values.dialect)}`, usage.emulate);
   const autoApprove = integer('auto-approve-ms', values['auto-approve-ms']);
-  const device = new EmulatedTerminal({ serial: values.serial!, autoApproveMs: autoApprove ?? null, log, ...(values.state ? { statePath: values.state } : {}) });
-  if (values.state) log(`journal in ${values.state}: ${device.snapshot.records.length} unconfirmed record(s), next batch B${String(device.snapshot.nextBatch).padStart(4, '0')}`);
+  const device = new EmulatedTerminal({
+    serial: values.serial!,
+    autoApproveMs: autoApprove ?? null,
+    log,
+    ...(values.state ? { statePath: values.state } : {}),
+  });
+  if (values.state)
+    log(
+      `journal in ${values.state}: ${device.snapshot.records.length} unconfirmed record(s), next batch B${String(device.snapshot.nextBatch).padStart(4, '0')}`,
+    );
   return device;
 }

@@ -11,6 +11,8 @@ export async function ports(argv: string[], io: CliIo): Promise<void> {
     for (const port of list) io.out(`${port.path}\t${port.manufacturer ?? ''}\t${port.serialNumber ?? ''}\n`);
   } catch (error) {
     const reason = (error as Error).message;
-    throw new CommandError(`this system cannot list its serial ports (${reason})${/udevadm/.test(reason) ? '; on Linux listing needs udevadm (Debian package udev). Give the path directly, e.g. --path /dev/ttyUSB0' : ''}`);
+    throw new CommandError(
+      `this system cannot list its serial ports (${reason})${/udevadm/.test(reason) ? '; on Linux listing needs udevadm (Debian package udev). Give the path directly, e.g. --path /dev/ttyUSB0' : ''}`,
+    );
   }
 }

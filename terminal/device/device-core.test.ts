@@ -23,17 +23,25 @@ t.test('the state is journaled on commit and loaded by the next device on the sa
   first.commit({ n: 1 });
   const second = new DeviceCore<{ n: number }>({ statePath, load: (journal) => journal ?? { n: 0 } });
   t.same(second.state, { n: 1 });
-  t.same(new DeviceCore<{ n: number }>({ load: (journal) => journal ?? { n: 7 } }).state, { n: 7 }, 'without a journal, a new device');
+  t.same(
+    new DeviceCore<{ n: number }>({ load: (journal) => journal ?? { n: 7 } }).state,
+    { n: 7 },
+    'without a journal, a new device',
+  );
 });
 
 t.test('requests worked in turn: one that fails is logged, and the next is worked', async (t) => {
   const logs: string[] = [];
   const core = new DeviceCore<null>({ load: () => null, log: (line) => logs.push(line) });
   const { link, sent, hear } = fakeLine();
-  core.attach(link, async (payload) => {
-    if (payload === 'bad') throw new Error('cannot');
-    await core.send(`ok ${payload}`);
-  }, true);
+  core.attach(
+    link,
+    async (payload) => {
+      if (payload === 'bad') throw new Error('cannot');
+      await core.send(`ok ${payload}`);
+    },
+    true,
+  );
   hear('0100');
   hear('bad');
   hear('0200');

@@ -49,9 +49,15 @@ export class DeviceCore<S> {
    */
   attach(link: Link, onRequest: (payload: string) => Promise<void>, oneAtATime: boolean): void {
     this.link = link;
-    const worked = (payload: string) => onRequest(payload).catch((error: unknown) => this.log(`request ${payload.slice(0, 4)} failed: ${(error as Error).message}`));
+    const worked = (payload: string) =>
+      onRequest(payload).catch((error: unknown) =>
+        this.log(`request ${payload.slice(0, 4)} failed: ${(error as Error).message}`),
+      );
     // A request that fails is logged, and the next is worked all the same.
-    link.on('message', (payload: string) => void (oneAtATime ? (this.work = this.work.then(() => worked(payload))) : worked(payload)));
+    link.on(
+      'message',
+      (payload: string) => void (oneAtATime ? (this.work = this.work.then(() => worked(payload))) : worked(payload)),
+    );
   }
 
   /** Resolves once every request taken in turn so far has been answered. */

@@ -3,7 +3,16 @@ import type { Link } from '../protocol/link.js';
 import { decodeMessage, encodeMessage, MessageError } from '../protocol/messages.js';
 import type { Timers } from '../protocol/timers.js';
 import { DeviceCore } from './device-core.js';
-import { answer, approve, closeBatch, decline, newDevice, queueSettlement, voidOrder, type DeviceState } from './device-state.js';
+import {
+  answer,
+  approve,
+  closeBatch,
+  decline,
+  newDevice,
+  queueSettlement,
+  voidOrder,
+  type DeviceState,
+} from './device-state.js';
 
 export interface EmulatorOptions {
   serial: string;
@@ -31,7 +40,8 @@ export class EmulatedTerminal {
   constructor(private readonly options: EmulatorOptions) {
     this.core = new DeviceCore<DeviceState>({
       ...(options.statePath ? { statePath: options.statePath } : {}),
-      load: (journal) => (journal ? upgraded(journal, options.statePath!, options.serial) : newDevice(options.serial, options.firmware)),
+      load: (journal) =>
+        journal ? upgraded(journal, options.statePath!, options.serial) : newDevice(options.serial, options.firmware),
       ...(options.timers ? { timers: options.timers } : {}),
       ...(options.log ? { log: options.log } : {}),
     });
@@ -111,14 +121,17 @@ export class EmulatedTerminal {
     try {
       request = decodeMessage(payload);
     } catch (error) {
-      await this.reply(encodeMessage({ code: '0990', errorCode: '02', text: (error as MessageError).message.slice(0, 200) }));
+      await this.reply(
+        encodeMessage({ code: '0990', errorCode: '02', text: (error as MessageError).message.slice(0, 200) }),
+      );
       return;
     }
     const { state, reply } = answer(this.state, request);
     this.commit(state); // on disk before the host hears the answer
     this.core.log(`host ${payload} → ${encodeMessage(reply)}`);
     await this.reply(encodeMessage(reply));
-    if (request.code === '0300' && reply.code === '0310' && reply.rc === '00') this.autoApprove('approve', request.orderId);
+    if (request.code === '0300' && reply.code === '0310' && reply.rc === '00')
+      this.autoApprove('approve', request.orderId);
     if (request.code === '0320') this.autoApprove('void', request.orderId);
   }
 
@@ -131,7 +144,13 @@ export class EmulatedTerminal {
 function upgraded(loaded: DeviceState, path: string, serial: string): DeviceState {
   if (loaded.serial !== serial) throw new Error(`${path} is the journal of device ${loaded.serial}, not ${serial}`);
   // Journals written before these fields existed.
-  return { ...loaded, approved: loaded.approved ?? [], declined: loaded.declined ?? [], voided: loaded.voided ?? [], lastCloseId: loaded.lastCloseId ?? null };
+  return {
+    ...loaded,
+    approved: loaded.approved ?? [],
+    declined: loaded.declined ?? [],
+    voided: loaded.voided ?? [],
+    lastCloseId: loaded.lastCloseId ?? null,
+  };
 }
 
 function authorizationCode(): string {

@@ -38,7 +38,7 @@ export class FaultyPort extends Duplex {
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: (error?: Error | null) => void): void {
     const { faults } = this;
-    let data = Buffer.from(chunk);
+    const data = Buffer.from(chunk);
     if (data.length === 1 && data[0] === 0x06) {
       this.acks += 1;
       if (faults.dropAck === this.acks) return done();

@@ -25,7 +25,8 @@ export function isPrintable(payload: Buffer): boolean {
 export function encodeFrame(payload: string): Buffer {
   const bytes = Buffer.from(payload); // anything beyond ASCII becomes bytes over 0x7e, refused below
   if (!isPrintable(bytes)) throw new FrameError('a payload is printable ASCII only');
-  if (bytes.length > MAX_PAYLOAD) throw new FrameError(`a payload is at most ${MAX_PAYLOAD} bytes, got ${bytes.length}`);
+  if (bytes.length > MAX_PAYLOAD)
+    throw new FrameError(`a payload is at most ${MAX_PAYLOAD} bytes, got ${bytes.length}`);
   return Buffer.concat([Buffer.of(STX), bytes, Buffer.of(ETX, lrc(bytes))]);
 }
 

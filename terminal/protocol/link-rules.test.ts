@@ -25,7 +25,11 @@ function line(options: { duplicateWindowMs?: number; debug?: boolean } = {}) {
   const port = new FakePort();
   const timers = new ManualTimers();
   const debug: string[] = [];
-  const link = new Link(port as unknown as Duplex, { timers, ...(options.duplicateWindowMs ? { duplicateWindowMs: options.duplicateWindowMs } : {}), ...(options.debug ? { debug: (entry) => debug.push(entry) } : {}) });
+  const link = new Link(port as unknown as Duplex, {
+    timers,
+    ...(options.duplicateWindowMs ? { duplicateWindowMs: options.duplicateWindowMs } : {}),
+    ...(options.debug ? { debug: (entry) => debug.push(entry) } : {}),
+  });
   const received: string[] = [];
   link.on('message', (payload: string) => received.push(payload));
   const feed = async (bytes: Buffer | number[]) => {
@@ -72,24 +76,31 @@ t.test('an ACK or NAK with nothing outstanding is ignored', async (t) => {
   t.equal(port.writes.length, 1, 'the next send works, sent once');
 });
 
-t.test('a repeat is the same frame again with nothing sent between, within the window (3 tries of 2 s, plus 1 s)', async (t) => {
-  const { feed, received, timers, port } = line();
-  const frame = encodeFrame('0210|1|o|1|USD|A|t');
-  timers.advance(50_000); // a clock well past zero, so the window is measured from the first copy's time
-  await feed(frame);
-  timers.advance(7000);
-  await feed(frame);
-  t.same(received, ['0210|1|o|1|USD|A|t'], 'at 7 000 ms: a repeat');
-  timers.advance(7001);
-  await feed(frame);
-  t.equal(received.length, 2, 'at 7 001 ms after the last: a new message');
-  t.same(port.writes.map((write) => write[0]), [ACK, ACK, ACK], 'each acknowledged');
+t.test(
+  'a repeat is the same frame again with nothing sent between, within the window (3 tries of 2 s, plus 1 s)',
+  async (t) => {
+    const { feed, received, timers, port } = line();
+    const frame = encodeFrame('0210|1|o|1|USD|A|t');
+    timers.advance(50_000); // a clock well past zero, so the window is measured from the first copy's time
+    await feed(frame);
+    timers.advance(7000);
+    await feed(frame);
+    t.same(received, ['0210|1|o|1|USD|A|t'], 'at 7 000 ms: a repeat');
+    timers.advance(7001);
+    await feed(frame);
+    t.equal(received.length, 2, 'at 7 001 ms after the last: a new message');
+    t.same(
+      port.writes.map((write) => write[0]),
+      [ACK, ACK, ACK],
+      'each acknowledged',
+    );
 
-  const other = line();
-  await other.feed(encodeFrame('0280|3'));
-  await other.feed(encodeFrame('0280|4'));
-  t.same(other.received, ['0280|3', '0280|4'], 'another frame is never a repeat');
-});
+    const other = line();
+    await other.feed(encodeFrame('0280|3'));
+    await other.feed(encodeFrame('0280|4'));
+    t.same(other.received, ['0280|3', '0280|4'], 'another frame is never a repeat');
+  },
+);
 
 t.test('after a frame of ours, the same frame again is an answer, not a repeat', async (t) => {
   const { link, feed, received } = line();
@@ -103,32 +114,35 @@ t.test('after a frame of ours, the same frame again is an answer, not a repeat',
   t.same(received, ['0510|00', '0510|00']);
 });
 
-t.test('the line closing, ending or failing shuts the link: pending sends fail, later ones too, nothing more is heard', async (t) => {
-  for (const [event, argument, message] of [
-    ['close', undefined, 'the serial line closed'],
-    ['end', undefined, 'the serial line closed'],
-    ['error', new Error('EIO'), 'the serial line failed: EIO'],
-  ] as const) {
-    const { link, port, feed, received } = line();
-    const closed = new Promise<Error>((resolve) => link.once('close', resolve));
+t.test(
+  'the line closing, ending or failing shuts the link: pending sends fail, later ones too, nothing more is heard',
+  async (t) => {
+    for (const [event, argument, message] of [
+      ['close', undefined, 'the serial line closed'],
+      ['end', undefined, 'the serial line closed'],
+      ['error', new Error('EIO'), 'the serial line failed: EIO'],
+    ] as const) {
+      const { link, port, feed, received } = line();
+      const closed = new Promise<Error>((resolve) => link.once('close', resolve));
+      const pending = link.send('0100').catch((error: Error) => error);
+      await settle();
+      port.emit(event, argument);
+      t.match(await pending, { name: 'DisconnectedError', message }, event);
+      t.match(await closed, { message }, `${event}: the close event says why`);
+      t.equal(link.isClosed, true);
+      await t.rejects(link.send('0100'), { name: 'DisconnectedError', message: 'the serial line is closed' });
+      const writes = port.writes.length;
+      await feed(encodeFrame('0260'));
+      t.same(received, [], 'a frame after the close is not delivered');
+      t.equal(port.writes.length, writes, 'nor acknowledged');
+    }
+    const { link } = line();
     const pending = link.send('0100').catch((error: Error) => error);
-    await settle();
-    port.emit(event, argument);
-    t.match(await pending, { name: 'DisconnectedError', message }, event);
-    t.match(await closed, { message }, `${event}: the close event says why`);
+    link.close();
+    t.match(await pending, { name: 'DisconnectedError', message: 'the link was closed' });
     t.equal(link.isClosed, true);
-    await t.rejects(link.send('0100'), { name: 'DisconnectedError', message: 'the serial line is closed' });
-    const writes = port.writes.length;
-    await feed(encodeFrame('0260'));
-    t.same(received, [], 'a frame after the close is not delivered');
-    t.equal(port.writes.length, writes, 'nor acknowledged');
-  }
-  const { link } = line();
-  const pending = link.send('0100').catch((error: Error) => error);
-  link.close();
-  t.match(await pending, { name: 'DisconnectedError', message: 'the link was closed' });
-  t.equal(link.isClosed, true);
-});
+  },
+);
 
 t.test('at debug level, every frame and link event is a line a technician can read', async (t) => {
   const { link, feed, debug } = line({ debug: true });
@@ -159,21 +173,24 @@ t.test('at debug level, every frame and link event is a line a technician can re
   ]);
 });
 
-t.test('a line that answers within the write itself: the ACK clears the frame\'s timer, nothing fires later', async (t) => {
-  class EchoAckPort extends FakePort {
-    override write(chunk: Buffer): boolean {
-      super.write(chunk);
-      if (chunk[0] === 0x02) this.emit('data', Buffer.of(ACK)); // answered before write returns
-      return true;
+t.test(
+  "a line that answers within the write itself: the ACK clears the frame's timer, nothing fires later",
+  async (t) => {
+    class EchoAckPort extends FakePort {
+      override write(chunk: Buffer): boolean {
+        super.write(chunk);
+        if (chunk[0] === 0x02) this.emit('data', Buffer.of(ACK)); // answered before write returns
+        return true;
+      }
     }
-  }
-  const port = new EchoAckPort();
-  const timers = new ManualTimers();
-  const link = new Link(port as unknown as Duplex, { timers });
-  await link.send('0100');
-  await link.send('0250');
-  timers.advance(60_000);
-  await settle();
-  t.equal(port.writes.length, 2, 'each frame written once: no retry of an acknowledged frame');
-  t.equal(timers.armed, 0, 'no timer left');
-});
+    const port = new EchoAckPort();
+    const timers = new ManualTimers();
+    const link = new Link(port as unknown as Duplex, { timers });
+    await link.send('0100');
+    await link.send('0250');
+    timers.advance(60_000);
+    await settle();
+    t.equal(port.writes.length, 2, 'each frame written once: no retry of an acknowledged frame');
+    t.equal(timers.armed, 0, 'no timer left');
+  },
+);

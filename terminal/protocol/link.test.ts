@@ -83,21 +83,24 @@ t.test('a frame repeated after a lost ACK is acknowledged again but processed on
   t.same(written(), Buffer.of(ACK, ACK), 'both copies acknowledged');
 });
 
-t.test('a bad LRC, or a frame stalled mid-way (injected clock), is answered NAK; the next good frame goes through', async (t) => {
-  const { link, timers, written, incoming } = await mockLine(t);
-  const received: string[] = [];
-  link.on('message', (payload: string) => received.push(payload));
-  const corrupt = encodeFrame('0110|SN1|1.0|1|0');
-  corrupt[corrupt.length - 1] ^= 0x55;
-  await incoming(corrupt);
-  const frame = encodeFrame('0280|7');
-  await incoming(frame.subarray(0, 3));
-  timers.advance(250);
-  await incoming(frame.subarray(3));
-  await incoming(encodeFrame('0260'));
-  t.same(received, ['0260']);
-  t.same(written(), Buffer.of(NAK, NAK, ACK));
-});
+t.test(
+  'a bad LRC, or a frame stalled mid-way (injected clock), is answered NAK; the next good frame goes through',
+  async (t) => {
+    const { link, timers, written, incoming } = await mockLine(t);
+    const received: string[] = [];
+    link.on('message', (payload: string) => received.push(payload));
+    const corrupt = encodeFrame('0110|SN1|1.0|1|0');
+    corrupt[corrupt.length - 1] ^= 0x55;
+    await incoming(corrupt);
+    const frame = encodeFrame('0280|7');
+    await incoming(frame.subarray(0, 3));
+    timers.advance(250);
+    await incoming(frame.subarray(3));
+    await incoming(encodeFrame('0260'));
+    t.same(received, ['0260']);
+    t.same(written(), Buffer.of(NAK, NAK, ACK));
+  },
+);
 
 t.test('the port closing fails what is pending with DisconnectedError, flagged as such', async (t) => {
   const { link, port, settle } = await mockLine(t);
@@ -112,40 +115,46 @@ t.test('the port closing fails what is pending with DisconnectedError, flagged a
   await t.rejects(link.send('0100'), DisconnectedError);
 });
 
-t.test('a frame cut off and followed by silence is NAKed when the gap runs out; NAK and ACK never share a write', async (t) => {
-  const path = `/dev/MOCK${++portNumber}`;
-  SerialPortMock.binding.createPort(path, { record: true });
-  const port = new SerialPortMock({ path, baudRate: 115200 });
-  await new Promise<void>((resolve, reject) => port.on('open', resolve).on('error', reject));
-  const writes: Buffer[] = [];
-  const write = port.write.bind(port) as (chunk: Buffer) => boolean;
-  (port as unknown as { write: (chunk: Buffer) => boolean }).write = (chunk: Buffer) => {
-    writes.push(Buffer.from(chunk));
-    return write(chunk);
-  };
-  const timers = new ManualTimers();
-  const link = new Link(port, { timers });
-  const received: string[] = [];
-  link.on('message', (payload: string) => received.push(payload));
-  t.teardown(async () => {
-    link.close();
-    if (port.isOpen) await new Promise((resolve) => port.close(resolve));
-    SerialPortMock.binding.reset();
-  });
-  const settle = async () => {
-    for (let i = 0; i < 5; i += 1) await new Promise((resolve) => setImmediate(resolve));
-  };
-  const frame = encodeFrame('0110|SN1|1.0.0|0|0');
-  port.port!.emitData(frame.subarray(0, 6)); // cut off, then nothing
-  await settle();
-  timers.advance(200);
-  t.same(writes, [], 'nothing yet, within the gap');
-  timers.advance(2);
-  t.same(writes, [Buffer.of(NAK)], 'NAKed at the gap, with no byte after it');
-  // The sender retransmits on the NAK; the whole frame is ACKed on its own.
-  port.port!.emitData(frame);
-  await settle();
-  t.same(writes, [Buffer.of(NAK), Buffer.of(ACK)]);
-  t.same(received, ['0110|SN1|1.0.0|0|0']);
-  t.ok(writes.every((chunk) => chunk.length === 1), 'every control byte in a write of its own');
-});
+t.test(
+  'a frame cut off and followed by silence is NAKed when the gap runs out; NAK and ACK never share a write',
+  async (t) => {
+    const path = `/dev/MOCK${++portNumber}`;
+    SerialPortMock.binding.createPort(path, { record: true });
+    const port = new SerialPortMock({ path, baudRate: 115200 });
+    await new Promise<void>((resolve, reject) => port.on('open', resolve).on('error', reject));
+    const writes: Buffer[] = [];
+    const write = port.write.bind(port) as (chunk: Buffer) => boolean;
+    (port as unknown as { write: (chunk: Buffer) => boolean }).write = (chunk: Buffer) => {
+      writes.push(Buffer.from(chunk));
+      return write(chunk);
+    };
+    const timers = new ManualTimers();
+    const link = new Link(port, { timers });
+    const received: string[] = [];
+    link.on('message', (payload: string) => received.push(payload));
+    t.teardown(async () => {
+      link.close();
+      if (port.isOpen) await new Promise((resolve) => port.close(resolve));
+      SerialPortMock.binding.reset();
+    });
+    const settle = async () => {
+      for (let i = 0; i < 5; i += 1) await new Promise((resolve) => setImmediate(resolve));
+    };
+    const frame = encodeFrame('0110|SN1|1.0.0|0|0');
+    port.port!.emitData(frame.subarray(0, 6)); // cut off, then nothing
+    await settle();
+    timers.advance(200);
+    t.same(writes, [], 'nothing yet, within the gap');
+    timers.advance(2);
+    t.same(writes, [Buffer.of(NAK)], 'NAKed at the gap, with no byte after it');
+    // The sender retransmits on the NAK; the whole frame is ACKed on its own.
+    port.port!.emitData(frame);
+    await settle();
+    t.same(writes, [Buffer.of(NAK), Buffer.of(ACK)]);
+    t.same(received, ['0110|SN1|1.0.0|0|0']);
+    t.ok(
+      writes.every((chunk) => chunk.length === 1),
+      'every control byte in a write of its own',
+    );
+  },
+);

@@ -78,7 +78,9 @@ export class Link extends EventEmitter {
     const onClose = () => this.shutdown(new DisconnectedError('the serial line closed'));
     port.on('close', onClose);
     port.on('end', onClose);
-    port.on('error', (error: Error) => this.shutdown(new DisconnectedError(`the serial line failed: ${error.message}`)));
+    port.on('error', (error: Error) =>
+      this.shutdown(new DisconnectedError(`the serial line failed: ${error.message}`)),
+    );
   }
 
   get isClosed(): boolean {
@@ -114,7 +116,15 @@ export class Link extends EventEmitter {
     // Armed before the write: a line that answers within the write itself (an in-memory pair) must find it
     // to clear. Cleared when the frame is answered (ACK or NAK) or the link closes, so when it fires its
     // frame is the current one.
-    current.timer = this.timers.setTimeout(() => this.retryOrFail(new LinkTimeoutError(`no ACK for ${current.outgoing.payload.slice(0, 4)} after ${this.tries} tries of ${this.ackTimeoutMs} ms`)), this.ackTimeoutMs);
+    current.timer = this.timers.setTimeout(
+      () =>
+        this.retryOrFail(
+          new LinkTimeoutError(
+            `no ACK for ${current.outgoing.payload.slice(0, 4)} after ${this.tries} tries of ${this.ackTimeoutMs} ms`,
+          ),
+        ),
+      this.ackTimeoutMs,
+    );
     this.port.write(frame);
   }
 
@@ -143,7 +153,11 @@ export class Link extends EventEmitter {
         this.timers.clearTimeout(this.current.timer);
         this.current.naks += 1;
         this.options.debug?.(`NAK for ${this.current.outgoing.payload.slice(0, 4)}`);
-        this.retryOrFail(new NakLimitError(`${this.current.outgoing.payload.slice(0, 4)} was refused (NAK) ${this.current.naks} times`));
+        this.retryOrFail(
+          new NakLimitError(
+            `${this.current.outgoing.payload.slice(0, 4)} was refused (NAK) ${this.current.naks} times`,
+          ),
+        );
         return;
       }
       case 'bad-frame':
@@ -159,7 +173,10 @@ export class Link extends EventEmitter {
         // A peer repeats a frame only while it waits for our ACK: the same frame again, with
         // nothing sent by us in between, is that repeat. After a frame of ours, it is an answer.
         const repeat =
-          !this.sentSinceDelivered && this.lastDelivered !== null && this.lastDelivered.payload === event.payload && now - this.lastDelivered.at <= this.duplicateWindowMs;
+          !this.sentSinceDelivered &&
+          this.lastDelivered !== null &&
+          this.lastDelivered.payload === event.payload &&
+          now - this.lastDelivered.at <= this.duplicateWindowMs;
         this.lastDelivered = { payload: event.payload, at: now };
         this.sentSinceDelivered = false;
         if (repeat) {

@@ -13,9 +13,26 @@ export type Message =
   | { code: '0160'; kind: AskKind; orderId: string; state: AskState }
   | { code: '0510'; rc: string }
   | { code: '0250' }
-  | { code: '0210'; seq: number; orderId: string; amount: number; currency: string; authorizationCode: string; paidAt: string }
+  | {
+      code: '0210';
+      seq: number;
+      orderId: string;
+      amount: number;
+      currency: string;
+      authorizationCode: string;
+      paidAt: string;
+    }
   | { code: '0230'; seq: number; orderId: string; voidedAt: string }
-  | { code: '0520'; seq: number; batchNumber: string; transactionCount: number; closedAt: string; currencyReference: string; terminal: string; debitBatch: string }
+  | {
+      code: '0520';
+      seq: number;
+      batchNumber: string;
+      transactionCount: number;
+      closedAt: string;
+      currencyReference: string;
+      terminal: string;
+      debitBatch: string;
+    }
   | { code: '0260' }
   | { code: '0270'; seq: number }
   | { code: '0280'; seq: number }
@@ -70,7 +87,9 @@ const integers = new Set(['pendingCount', 'amount', 'seq', 'transactionCount']);
 const fieldName = (spec: string) => spec.replace(/\?$/, '');
 
 export function encodeMessage(message: Message): string {
-  const present = layouts[message.code].filter((spec) => !spec.endsWith('?') || (message as Record<string, unknown>)[fieldName(spec)] !== undefined);
+  const present = layouts[message.code].filter(
+    (spec) => !spec.endsWith('?') || (message as Record<string, unknown>)[fieldName(spec)] !== undefined,
+  );
   const fields = present.map((spec) => {
     const name = fieldName(spec);
     const value = (message as Record<string, unknown>)[name];
@@ -87,14 +106,17 @@ export function decodeMessage(payload: string): Message {
   if (!layout) throw new MessageError(`unknown message code ${JSON.stringify(code)}`);
   const required = layout.filter((spec) => !spec.endsWith('?')).length;
   if (fields.length < required || fields.length > layout.length) {
-    throw new MessageError(`${code} takes ${required === layout.length ? layout.length : `${required} to ${layout.length}`} fields, got ${fields.length}`);
+    throw new MessageError(
+      `${code} takes ${required === layout.length ? layout.length : `${required} to ${layout.length}`} fields, got ${fields.length}`,
+    );
   }
   const message: Record<string, unknown> = { code };
   layout.slice(0, fields.length).forEach((spec, index) => {
     const name = fieldName(spec);
     const text = fields[index]!;
     if (integers.has(name)) {
-      if (!/^\d+$/.test(text)) throw new MessageError(`${code} field ${name} must be a whole number, got ${JSON.stringify(text)}`);
+      if (!/^\d+$/.test(text))
+        throw new MessageError(`${code} field ${name} must be a whole number, got ${JSON.stringify(text)}`);
       message[name] = Number(text);
     } else if (name === 'batchOpen') {
       if (text !== '0' && text !== '1') throw new MessageError(`${code} field batchOpen must be 0 or 1`);
@@ -102,7 +124,9 @@ export function decodeMessage(payload: string): Message {
     } else if (name === 'kind' && !askKinds.has(text)) {
       throw new MessageError(`${code} field kind must be charge or void, got ${JSON.stringify(text)}`);
     } else if (name === 'state' && !askStates.has(text)) {
-      throw new MessageError(`${code} field state must be pending, done, declined or unknown, got ${JSON.stringify(text)}`);
+      throw new MessageError(
+        `${code} field state must be pending, done, declined or unknown, got ${JSON.stringify(text)}`,
+      );
     } else {
       message[name] = text;
     }

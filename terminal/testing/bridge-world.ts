@@ -73,9 +73,29 @@ export async function bridgeWorld(t: Test, options: { answerTimeoutMs?: number }
     await line.stop();
   });
   const token = merchant.account.key.token;
-  const order = async (orderId: string) => (await server.api.get(`${merchant.merchantPath}/transactions/${orderId}`, { token })).body.data;
-  const settlements = async () => (await server.api.get(`${merchant.merchantPath}/pos-terminals/${merchant.serialNumber}/settlements?sort=closedAt`, { token })).body.data as Array<{ batchNumber: string; transactionCount: number; closedAt: string }>;
+  const order = async (orderId: string) =>
+    (await server.api.get(`${merchant.merchantPath}/transactions/${orderId}`, { token })).body.data;
+  const settlements = async () =>
+    (
+      await server.api.get(
+        `${merchant.merchantPath}/pos-terminals/${merchant.serialNumber}/settlements?sort=closedAt`,
+        { token },
+      )
+    ).body.data as Array<{ batchNumber: string; transactionCount: number; closedAt: string }>;
   /** One end of the device side of the line, as an emulator opens it. */
   const devicePort = () => open(line.device);
-  return { server, merchant, line, open, devicePort, startBridge, startTransbankBridge, stateDir, logs, errors, order, settlements };
+  return {
+    server,
+    merchant,
+    line,
+    open,
+    devicePort,
+    startBridge,
+    startTransbankBridge,
+    stateDir,
+    logs,
+    errors,
+    order,
+    settlements,
+  };
 }

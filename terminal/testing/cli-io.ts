@@ -8,7 +8,13 @@ export function startCli(argv: string[], env: NodeJS.ProcessEnv = process.env) {
   const input = new PassThrough();
   let out = '';
   let err = '';
-  const io: CliIo = { out: (text) => void (out += text), err: (text) => void (err += text), input, env, stop: stop.signal };
+  const io: CliIo = {
+    out: (text) => void (out += text),
+    err: (text) => void (err += text),
+    input,
+    env,
+    stop: stop.signal,
+  };
   const exited = main(argv, io);
   return {
     exited,
@@ -21,7 +27,10 @@ export function startCli(argv: string[], env: NodeJS.ProcessEnv = process.env) {
 }
 
 /** svc-terminal run to its end in this process. */
-export async function runCli(argv: string[], env?: NodeJS.ProcessEnv): Promise<{ code: number; out: string; err: string }> {
+export async function runCli(
+  argv: string[],
+  env?: NodeJS.ProcessEnv,
+): Promise<{ code: number; out: string; err: string }> {
   const run = startCli(argv, env);
   const code = await run.exited;
   return { code, out: run.out(), err: run.err() };

@@ -5,6 +5,7 @@ import type { Test } from 'tap';
 import { startServerProcess, stopServerProcess, stopped } from '../../server/testing/server-process.js';
 import { PtyPair } from '../pty-pair.js';
 import { waitFor } from '../../server/testing/wait-for.js';
+import type { JsonAnswer } from '../../contracts/json-answer.js';
 
 // What the kill runs share: a server process with a merchant and a terminal,
 // a real pseudo-terminal pair, `svc-terminal` processes started and killed
@@ -18,10 +19,20 @@ export async function killWorld(t: Test, serial: string) {
   const server = await startServerProcess({ DATA_DIR: join(dir, 'data') });
   t.teardown(() => stopServerProcess(server));
   const api = async (method: string, path: string, token: string, body?: unknown) => {
-    const response = await fetch(new URL(path, server.baseUrl), { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
-    return { status: response.status, body: (await response.json()) as any };
+    const response = await fetch(new URL(path, server.baseUrl), {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: response.status, body: (await response.json()) as JsonAnswer };
   };
-  const registered = (await (await fetch(new URL('/console/register', server.baseUrl), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `kill-${serial}@example.com`, password: '12345678' }) })).json()) as any;
+  const registered = (await (
+    await fetch(new URL('/console/register', server.baseUrl), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: `kill-${serial}@example.com`, password: '12345678' }),
+    })
+  ).json()) as JsonAnswer;
   const token = registered.key.token as string;
   const merchantPath = `/api/v1/merchants/${registered.merchant_id}`;
   const terminal = (await api('POST', `${merchantPath}/pos-terminals`, token, { serialNumber: serial })).body;
@@ -30,9 +41,10 @@ export async function killWorld(t: Test, serial: string) {
   t.teardown(() => line.stop());
   /** Every order of the merchant, by id. */
   const allOrders = async () => {
-    const orders = new Map<string, any>();
+    const orders = new Map<string, JsonAnswer>();
     for (let page = 1; ; page += 1) {
-      const listed = (await api('GET', `${merchantPath}/transactions?size=100&page=${page}`, token)).body.data as any[];
+      const listed = (await api('GET', `${merchantPath}/transactions?size=100&page=${page}`, token)).body
+        .data as JsonAnswer[];
       for (const order of listed) orders.set(order.orderId, order);
       if (listed.length < 100) return orders;
     }
@@ -47,7 +59,10 @@ export function processes<Name extends string>(t: Test, argsOf: Record<Name, str
   let ended = false;
   const start = (which: Name) => {
     if (ended) return;
-    const child = spawn(process.execPath, ['--import', 'tsx', cli, ...argsOf[which]], { env: { ...process.env, SVC_TERMINAL_SECRET: secret }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', cli, ...argsOf[which]], {
+      env: { ...process.env, SVC_TERMINAL_SECRET: secret },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output[which] += chunk));
     child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output[which] += chunk));
     running[which] = child;
@@ -75,7 +90,12 @@ export function processes<Name extends string>(t: Test, argsOf: Record<Name, str
  * busy host left the pair forever restarting), then a random while more.
  * `strike` kills and restarts; the counts are kept by target.
  */
-export function killer<Target extends string>(targets: Target[], workDone: () => number, strike: (target: Target) => Promise<void>, { seed = 7, pauseMs = 1500 } = {}) {
+export function killer<Target extends string>(
+  targets: Target[],
+  workDone: () => number,
+  strike: (target: Target) => Promise<void>,
+  { seed = 7, pauseMs = 1500 } = {},
+) {
   let state = seed;
   const random = () => (state = (state * 48271) % 2147483647) / 2147483647;
   let killing = true;
@@ -121,16 +141,28 @@ export interface MerchantSide {
  * a void of every fifth once the device has charged it, a close every 40.
  * Answers the orders voided.
  */
-export async function merchantWork(world: Awaited<ReturnType<typeof killWorld>>, serial: string, side: MerchantSide): Promise<string[]> {
+export async function merchantWork(
+  world: Awaited<ReturnType<typeof killWorld>>,
+  serial: string,
+  side: MerchantSide,
+): Promise<string[]> {
   const { api, merchantPath, token } = world;
   const voided: string[] = [];
   for (let i = 0; i < side.sales; i += 1) {
     await api('POST', `${merchantPath}/transactions`, token, { ...side.order(i), terminal: serial });
     if (i % 5 === 4) {
       const target = side.order(i - 4).orderId;
-      const charged = await waitFor(async () => side.charged((await api('GET', `${merchantPath}/transactions/${target}`, token)).body.data.status), 40_000, `${target} to be charged`).then(() => true, () => false);
+      const charged = await waitFor(
+        async () => side.charged((await api('GET', `${merchantPath}/transactions/${target}`, token)).body.data.status),
+        40_000,
+        `${target} to be charged`,
+      ).then(
+        () => true,
+        () => false,
+      );
       if (!charged) await side.notCharged?.(target);
-      else if ((await api('POST', `${merchantPath}/transactions/${target}/invalidation`, token)).status === 200) voided.push(target);
+      else if ((await api('POST', `${merchantPath}/transactions/${target}/invalidation`, token)).status === 200)
+        voided.push(target);
     }
     if (i % 40 === 39) await side.close();
     await new Promise((resolve) => setTimeout(resolve, side.pauseMs));

@@ -61,8 +61,19 @@ declare module 'transbank-pos-sdk' {
     isConnected(): boolean;
     poll(): Promise<boolean>;
     loadKeys(): Promise<WithTerminal>;
-    sale(amount: number, ticket: string | number, sendStatus?: boolean, callback?: ((status: Status) => void) | null): Promise<SaleAnswer>;
-    multicodeSale(amount: number, ticket: string | number, commerceCode?: string | null, sendStatus?: boolean, callback?: ((status: Status) => void) | null): Promise<SaleAnswer>;
+    sale(
+      amount: number,
+      ticket: string | number,
+      sendStatus?: boolean,
+      callback?: ((status: Status) => void) | null,
+    ): Promise<SaleAnswer>;
+    multicodeSale(
+      amount: number,
+      ticket: string | number,
+      commerceCode?: string | null,
+      sendStatus?: boolean,
+      callback?: ((status: Status) => void) | null,
+    ): Promise<SaleAnswer>;
     getLastSale(): Promise<SaleAnswer>;
     refund(operationNumber: string | number): Promise<RefundAnswer>;
     closeDay(): Promise<WithTerminal>;

@@ -1,5 +1,6 @@
 import type { Check, CheckContext } from './check.js';
-import { advanceClock, createAgreement, createSession, need, readSession, registerAccount, terminalOf, unique } from './fixtures.js';
+import { createAgreement, createSession, need, readSession, registerAccount, terminalOf, unique } from './fixtures.js';
+import { consoleLists } from './console-lists.js';
 
 // The account's surfaces: reset, the rate brake, terminals and their
 // secrets, the error bodies, the console's lists (spec: Simulator-only
@@ -10,15 +11,30 @@ async function reset(ctx: CheckContext): Promise<void> {
   const mine = await registerAccount(http);
   const theirs = await registerAccount(http);
   const myAgreement = await createAgreement(http, mine);
-  const mySession = (await createSession(http, mine, { agreement_id: myAgreement, amount_reference: 2 })).session_id as string;
-  const theirSession = (await createSession(http, theirs, { agreement_id: await createAgreement(http, theirs), amount_reference: 2 })).session_id as string;
+  const mySession = (await createSession(http, mine, { agreement_id: myAgreement, amount_reference: 2 }))
+    .session_id as string;
+  const theirSession = (
+    await createSession(http, theirs, { agreement_id: await createAgreement(http, theirs), amount_reference: 2 })
+  ).session_id as string;
   expect.status(await http('POST', '/control/reset', { token: mine.token }), 200);
   expect.status(await readSession(http, mine, mySession), 404, 'NOT_FOUND');
-  expect.status(await http('POST', '/api/v1/ext/payment-sessions/buttons', { json: { agreement_id: myAgreement, amount_reference: 1 }, token: mine.token }), 404, 'NOT_FOUND');
+  expect.status(
+    await http('POST', '/api/v1/ext/payment-sessions/buttons', {
+      json: { agreement_id: myAgreement, amount_reference: 1 },
+      token: mine.token,
+    }),
+    404,
+    'NOT_FOUND',
+  );
   const sessions = await http('GET', '/console/sessions', { token: mine.consoleToken });
   if (expect.status(sessions, 200)) expect.equal(sessions, '/data', [], 'no sessions after a reset');
   expect.status(await http('GET', '/api/v1/ext/stops', { token: mine.token }), 200); // the account and its tokens stay
-  expect.equal(await readSession(http, theirs, theirSession), '/session_id', theirSession, 'another account\'s data is not touched');
+  expect.equal(
+    await readSession(http, theirs, theirSession),
+    '/session_id',
+    theirSession,
+    "another account's data is not touched",
+  );
   expect.status(await http('POST', '/__test__/reset', { token: mine.token }), 200);
 }
 
@@ -29,23 +45,62 @@ async function rateBrake(ctx: CheckContext): Promise<void> {
   expect.success(await http('PUT', '/console/rate-limit', { json: { per_minute: 2 }, token: braked.consoleToken })); // open choice success-status
   const first = await http('GET', '/api/v1/ext/stops', { token: braked.token });
   if (expect.status(first, 200)) {
-    expect.that(first.headers.get('x-ratelimit-limit') === '2', first, 'header:x-ratelimit-limit', '2', first.headers.get('x-ratelimit-limit') ?? 'none');
-    expect.that(first.headers.get('x-ratelimit-remaining') === '1', first, 'header:x-ratelimit-remaining', '1', first.headers.get('x-ratelimit-remaining') ?? 'none');
+    expect.that(
+      first.headers.get('x-ratelimit-limit') === '2',
+      first,
+      'header:x-ratelimit-limit',
+      '2',
+      first.headers.get('x-ratelimit-limit') ?? 'none',
+    );
+    expect.that(
+      first.headers.get('x-ratelimit-remaining') === '1',
+      first,
+      'header:x-ratelimit-remaining',
+      '1',
+      first.headers.get('x-ratelimit-remaining') ?? 'none',
+    );
     const reset = Number(first.headers.get('x-ratelimit-reset'));
-    expect.that(Number.isInteger(reset) && Math.abs(reset - Date.now() / 1000) <= 120, first, 'header:x-ratelimit-reset', 'epoch seconds within the minute', first.headers.get('x-ratelimit-reset') ?? 'none');
+    expect.that(
+      Number.isInteger(reset) && Math.abs(reset - Date.now() / 1000) <= 120,
+      first,
+      'header:x-ratelimit-reset',
+      'epoch seconds within the minute',
+      first.headers.get('x-ratelimit-reset') ?? 'none',
+    );
   }
   expect.status(await http('GET', '/control/clock', { token: braked.token }), 200);
   const over = await http('GET', '/api/v1/ext/stops', { token: braked.token });
-  if (expect.status(over, 429, 'RATE_LIMITED')) expect.that(/^\d+$/.test(over.headers.get('retry-after') ?? ''), over, 'header:retry-after', 'seconds', over.headers.get('retry-after') ?? 'none');
+  if (expect.status(over, 429, 'RATE_LIMITED'))
+    expect.that(
+      /^\d+$/.test(over.headers.get('retry-after') ?? ''),
+      over,
+      'header:retry-after',
+      'seconds',
+      over.headers.get('retry-after') ?? 'none',
+    );
   expect.status(await http('GET', '/console/keys', { token: braked.consoleToken }), 200); // never /console/**
   expect.status(await http('GET', '/api/v1/ext/stops', { token: free.token }), 200); // another account
   if (ctx.profile === 'strict') {
     // The addendum says what answers carry while the brake is on; that they carry nothing while it is off is ours.
     const freeAnswer = await http('GET', '/api/v1/ext/stops', { token: free.token });
-    expect.that(freeAnswer.headers.get('x-ratelimit-limit') === null, freeAnswer, 'header:x-ratelimit-limit', 'none while the brake is off', freeAnswer.headers.get('x-ratelimit-limit') ?? '');
+    expect.that(
+      freeAnswer.headers.get('x-ratelimit-limit') === null,
+      freeAnswer,
+      'header:x-ratelimit-limit',
+      'none while the brake is off',
+      freeAnswer.headers.get('x-ratelimit-limit') ?? '',
+    );
   }
-  expect.status(await http('PUT', '/console/rate-limit', { json: { per_minute: 0 }, token: braked.consoleToken }), 400, 'VALIDATION_FAILED');
-  expect.status(await http('PUT', '/console/rate-limit', { json: { per_minute: 100_001 }, token: braked.consoleToken }), 400, 'VALIDATION_FAILED');
+  expect.status(
+    await http('PUT', '/console/rate-limit', { json: { per_minute: 0 }, token: braked.consoleToken }),
+    400,
+    'VALIDATION_FAILED',
+  );
+  expect.status(
+    await http('PUT', '/console/rate-limit', { json: { per_minute: 100_001 }, token: braked.consoleToken }),
+    400,
+    'VALIDATION_FAILED',
+  );
   expect.success(await http('PUT', '/console/rate-limit', { json: { per_minute: null }, token: braked.consoleToken }));
   expect.status(await http('GET', '/api/v1/ext/stops', { token: braked.token }), 200);
 }
@@ -55,16 +110,38 @@ async function terminals(ctx: CheckContext): Promise<void> {
   const account = await registerAccount(http);
   const other = await registerAccount(http);
   const serial = `TS-${unique()}`;
-  const created = await http('POST', `${account.merchant}/pos-terminals`, { json: { serialNumber: serial }, token: account.token });
+  const created = await http('POST', `${account.merchant}/pos-terminals`, {
+    json: { serialNumber: serial },
+    token: account.token,
+  });
   if (!expect.status(created, 201)) return;
-  expect.that(/^[0-9a-f]{64}$/.test(created.body?.secret ?? ''), created, '/secret', '64 lowercase hex characters', created.body?.secret);
-  expect.status(await http('POST', `${other.merchant}/pos-terminals`, { json: { serialNumber: serial }, token: other.token }), 409); // unique across the service
+  expect.that(
+    /^[0-9a-f]{64}$/.test(created.body?.secret ?? ''),
+    created,
+    '/secret',
+    '64 lowercase hex characters',
+    created.body?.secret,
+  );
+  expect.status(
+    await http('POST', `${other.merchant}/pos-terminals`, { json: { serialNumber: serial }, token: other.token }),
+    409,
+  ); // unique across the service
   const listed = await http('GET', `${account.merchant}/pos-terminals`, { token: account.token });
-  if (expect.status(listed, 200)) expect.that(!listed.text.includes(created.body.secret) && (listed.body?.data ?? []).some((t: { serialNumber: string }) => t.serialNumber === serial), listed, '/data', `${serial} listed, without its secret`, listed.text.slice(0, 120));
+  if (expect.status(listed, 200))
+    expect.that(
+      !listed.text.includes(created.body.secret) &&
+        (listed.body?.data ?? []).some((t: { serialNumber: string }) => t.serialNumber === serial),
+      listed,
+      '/data',
+      `${serial} listed, without its secret`,
+      listed.text.slice(0, 120),
+    );
   const old = terminalOf(http, serial, created.body.secret);
   const path = `/api/v1/pos-terminals/${encodeURIComponent(serial)}/transactions`;
   expect.status(await old.send('GET', path), 200);
-  const rotated = await http('POST', `${account.merchant}/pos-terminals/${encodeURIComponent(serial)}/secret`, { token: account.token });
+  const rotated = await http('POST', `${account.merchant}/pos-terminals/${encodeURIComponent(serial)}/secret`, {
+    token: account.token,
+  });
   if (!expect.status(rotated, 201)) return;
   expect.status(await old.send('GET', path), 401, 'SIGNATURE_INVALID'); // the old secret no longer signs
   expect.status(await terminalOf(http, serial, rotated.body.secret).send('GET', path), 200);
@@ -73,69 +150,63 @@ async function terminals(ctx: CheckContext): Promise<void> {
 async function errors(ctx: CheckContext): Promise<void> {
   const { http, expect } = ctx;
   const account = await registerAccount(http);
-  const malformed = await http('POST', '/api/v1/ext/agreements', { raw: '{"name": ', headers: { 'content-type': 'application/json' }, token: account.token });
+  const malformed = await http('POST', '/api/v1/ext/agreements', {
+    raw: '{"name": ',
+    headers: { 'content-type': 'application/json' },
+    token: account.token,
+  });
   expect.status(malformed, 400, 'MALFORMED_JSON');
-  expect.status(await http('POST', '/api/v1/ext/agreements', { raw: `{"name":"${'x'.repeat(1024 * 1024)}"}`, headers: { 'content-type': 'application/json' }, token: account.token }), 413, 'PAYLOAD_TOO_LARGE');
-  const invalid = await http('POST', '/api/v1/ext/agreements', { json: { name: 'n', currency_reference: 'usd', split: 'yes', payment_methods: ['card'] }, token: account.token });
+  expect.status(
+    await http('POST', '/api/v1/ext/agreements', {
+      raw: `{"name":"${'x'.repeat(1024 * 1024)}"}`,
+      headers: { 'content-type': 'application/json' },
+      token: account.token,
+    }),
+    413,
+    'PAYLOAD_TOO_LARGE',
+  );
+  const invalid = await http('POST', '/api/v1/ext/agreements', {
+    json: { name: 'n', currency_reference: 'usd', split: 'yes', payment_methods: ['card'] },
+    token: account.token,
+  });
   if (expect.status(invalid, 400, 'VALIDATION_FAILED')) {
     const pointers = ((invalid.body?.details ?? []) as Array<{ pointer?: string }>).map((d) => d.pointer ?? '');
-    expect.that(['currency_reference', 'split'].every((field) => pointers.some((p) => p.endsWith(`/${field}`))), invalid, '/details', 'one detail per offending field, with its JSON pointer (/currency_reference, /split)', pointers.join(', ') || 'none');
+    expect.that(
+      ['currency_reference', 'split'].every((field) => pointers.some((p) => p.endsWith(`/${field}`))),
+      invalid,
+      '/details',
+      'one detail per offending field, with its JSON pointer (/currency_reference, /split)',
+      pointers.join(', ') || 'none',
+    );
   }
   const unknown = await http('GET', `/no-such-route-${unique()}`);
-  if (expect.status(unknown, 404)) expect.that(typeof unknown.body?.message === 'string' && typeof unknown.body?.code === 'string', unknown, '', 'the error body { message, code }', unknown.text.slice(0, 80));
+  if (expect.status(unknown, 404))
+    expect.that(
+      typeof unknown.body?.message === 'string' && typeof unknown.body?.code === 'string',
+      unknown,
+      '',
+      'the error body { message, code }',
+      unknown.text.slice(0, 80),
+    );
   const wrongMethod = await http('DELETE', '/api/v1/ext/agreements', { token: account.token });
-  if (expect.status(wrongMethod, 405)) expect.that((wrongMethod.headers.get('allow') ?? '').includes('POST'), wrongMethod, 'header:allow', 'an Allow header naming POST', wrongMethod.headers.get('allow') ?? 'none');
+  if (expect.status(wrongMethod, 405))
+    expect.that(
+      (wrongMethod.headers.get('allow') ?? '').includes('POST'),
+      wrongMethod,
+      'header:allow',
+      'an Allow header naming POST',
+      wrongMethod.headers.get('allow') ?? 'none',
+    );
   // A repeated create is another object, never a conflict (spec: Errors 1).
   const body = { name: 'same', currency_reference: 'USD', split: false, payment_methods: ['card'] };
-  const a = need(await http('POST', '/api/v1/ext/agreements', { json: body, token: account.token }), 201, 'creating an agreement');
+  const a = need(
+    await http('POST', '/api/v1/ext/agreements', { json: body, token: account.token }),
+    201,
+    'creating an agreement',
+  );
   const b = await http('POST', '/api/v1/ext/agreements', { json: body, token: account.token });
-  if (expect.status(b, 201)) expect.that(b.body?.agreement_id !== a.agreement_id, b, '/agreement_id', 'another agreement', b.body?.agreement_id);
-}
-
-async function consoleLists(ctx: CheckContext): Promise<void> {
-  const { http, expect } = ctx;
-  const account = await registerAccount(http);
-  const agreement = await createAgreement(http, account);
-  const ids: string[] = [];
-  for (let i = 0; i < 3; i += 1) {
-    ids.push((await createSession(http, account, { agreement_id: agreement, amount_reference: i + 1 })).session_id);
-    // Sessions created in the same millisecond have no newest: a millisecond apart on the account's clock, they do.
-    await advanceClock(http, account, 1);
-  }
-  const sessions = await http('GET', '/console/sessions', { token: account.consoleToken });
-  if (expect.status(sessions, 200)) {
-    const listed = ((sessions.body?.data ?? []) as Array<{ session_id: string }>).map((s) => s.session_id);
-    expect.that(JSON.stringify(listed) === JSON.stringify([...ids].reverse()), sessions, '/data', `newest first: ${[...ids].reverse().join(', ')}`, listed.join(', '));
-  }
-  if (ctx.profile === 'strict') {
-    // Ours: the accreditation filter and the search by the start of an id.
-    const listed = async (query: string) => {
-      const answer = await http('GET', `/console/sessions?${query}`, { token: account.consoleToken });
-      return { answer, ids: expect.status(answer, 200) ? ((answer.body?.data ?? []) as Array<{ session_id: string }>).map((s) => s.session_id) : [] };
-    };
-    const none = await listed('accreditation=none');
-    expect.that(none.ids.length === 3, none.answer, '/data', 'the three sessions, none accredited yet', none.ids.join(', '));
-    const accredited = await listed('accreditation=accredited&status=paid');
-    expect.that(accredited.ids.length === 0, accredited.answer, '/data', 'no session', accredited.ids.join(', '));
-    const found = await listed(`id_prefix=${encodeURIComponent(ids[1]!)}`);
-    expect.that(JSON.stringify(found.ids) === JSON.stringify([ids[1]]), found.answer, '/data', ids[1]!, found.ids.join(', '));
-    const all = await listed(`id_prefix=${encodeURIComponent(commonPrefix(ids))}&limit=2`);
-    expect.that(JSON.stringify(all.ids) === JSON.stringify([...ids].sort().slice(0, 2)), all.answer, '/data', 'the first two ids in their order', all.ids.join(', '));
-    expect.status(await http('GET', '/console/sessions?id_prefix=ses&status=paid', { token: account.consoleToken }), 400, 'VALIDATION_FAILED');
-  }
-  const trace = await http('GET', '/console/trace?limit=1000', { token: account.consoleToken });
-  if (expect.status(trace, 200)) {
-    const at = ((trace.body?.data ?? []) as Array<{ at: string }>).map((e) => Date.parse(e.at));
-    expect.that(at.every((t, i) => i === 0 || at[i - 1]! >= t), trace, '/data', 'newest first', at.map((t) => new Date(t).toISOString()).join(', '));
-  }
-  const typed = await http('GET', '/console/trace?type=session.created', { token: account.consoleToken });
-  if (expect.status(typed, 200)) expect.that(((typed.body?.data ?? []) as Array<{ type: string }>).every((e) => e.type === 'session.created') && typed.body.data.length === 3, typed, '/data', 'the three session.created entries only', (typed.body?.data ?? []).map((e: { type: string }) => e.type).join(', '));
-  const one = await http('GET', `/console/trace?session_id=${ids[1]}`, { token: account.consoleToken });
-  if (expect.status(one, 200)) expect.that(((one.body?.data ?? []) as Array<{ session_id?: string }>).every((e) => e.session_id === ids[1]) && one.body.data.length > 0, one, '/data', `entries of ${ids[1]} only`, (one.body?.data ?? []).map((e: { session_id?: string }) => e.session_id).join(', '));
-  expect.equal(await http('GET', '/console/trace?limit=2', { token: account.consoleToken }), '/data/length', 2, 'limit=2');
-  for (const limit of ['0', '1001']) expect.status(await http('GET', `/console/trace?limit=${limit}`, { token: account.consoleToken }), 400, 'VALIDATION_FAILED');
-  const keys = await http('GET', '/console/keys', { token: account.consoleToken });
-  if (expect.status(keys, 200)) expect.that((keys.body?.keys ?? []).some((k: { token: string; webhook_secret: string }) => k.token === account.token && k.webhook_secret === account.webhookSecret) && keys.body?.hooks?.captura === account.hooks.captura, keys, '/keys', 'the account\'s API token and webhook secret, and its receivers', keys.text.slice(0, 80));
+  if (expect.status(b, 201))
+    expect.that(b.body?.agreement_id !== a.agreement_id, b, '/agreement_id', 'another agreement', b.body?.agreement_id);
 }
 
 async function clock(ctx: CheckContext): Promise<void> {
@@ -144,7 +215,9 @@ async function clock(ctx: CheckContext): Promise<void> {
   const other = await registerAccount(http);
   const read = async (who = account) => {
     const answer = await http('GET', '/control/clock', { token: who.token });
-    return expect.status(answer, 200) ? { now: Date.parse(answer.body?.now), offset: Number(answer.body?.offset_ms), answer } : undefined;
+    return expect.status(answer, 200)
+      ? { now: Date.parse(answer.body?.now), offset: Number(answer.body?.offset_ms), answer }
+      : undefined;
   };
   const before = await read();
   const started = Date.now();
@@ -154,34 +227,101 @@ async function clock(ctx: CheckContext): Promise<void> {
   if (!before || !after) return;
   const elapsed = Date.now() - started;
   // The account's clock moved by what was asked, plus whatever real time passed (nothing on a clock that does not run).
-  expect.that(after.offset - before.offset === 60_000, after.answer, '/offset_ms', `${before.offset + 60_000} (60000 more)`, after.offset);
-  expect.that(after.now - before.now >= 60_000 && after.now - before.now <= 60_000 + elapsed + 1000, after.answer, '/now', `60 s later (plus at most the ${elapsed} ms that passed)`, `${after.now - before.now} ms later`);
+  expect.that(
+    after.offset - before.offset === 60_000,
+    after.answer,
+    '/offset_ms',
+    `${before.offset + 60_000} (60000 more)`,
+    after.offset,
+  );
+  expect.that(
+    after.now - before.now >= 60_000 && after.now - before.now <= 60_000 + elapsed + 1000,
+    after.answer,
+    '/now',
+    `60 s later (plus at most the ${elapsed} ms that passed)`,
+    `${after.now - before.now} ms later`,
+  );
   expect.success(await http('POST', '/__test__/clock/advance', { json: { ms: 1 }, token: account.token }));
-  for (const ms of [-5, 'soon']) expect.status(await http('POST', '/control/clock/advance', { json: { ms }, token: account.token }), 400, 'VALIDATION_FAILED');
+  for (const ms of [-5, 'soon'])
+    expect.status(
+      await http('POST', '/control/clock/advance', { json: { ms }, token: account.token }),
+      400,
+      'VALIDATION_FAILED',
+    );
   // A zero step: refused (ours), or accepted leaving the clock where it was (open choice zero-clock-advance).
   const beforeZero = await read();
   const zero = await http('POST', '/control/clock/advance', { json: { ms: 0 }, token: account.token });
-  if (ctx.profile === 'strict' || !(zero.status >= 200 && zero.status < 300)) expect.status(zero, 400, 'VALIDATION_FAILED');
+  if (ctx.profile === 'strict' || !(zero.status >= 200 && zero.status < 300))
+    expect.status(zero, 400, 'VALIDATION_FAILED');
   else {
     const afterZero = await read();
-    if (beforeZero && afterZero) expect.that(afterZero.offset === beforeZero.offset, afterZero.answer, '/offset_ms', `${beforeZero.offset}: a zero step moves nothing`, afterZero.offset);
+    if (beforeZero && afterZero)
+      expect.that(
+        afterZero.offset === beforeZero.offset,
+        afterZero.answer,
+        '/offset_ms',
+        `${beforeZero.offset}: a zero step moves nothing`,
+        afterZero.offset,
+      );
   }
   const untouched = await read(other);
-  if (untouched) expect.that(untouched.offset === 0, untouched.answer, '/offset_ms', '0: another account\'s clock does not move', untouched.offset);
+  if (untouched)
+    expect.that(
+      untouched.offset === 0,
+      untouched.answer,
+      '/offset_ms',
+      "0: another account's clock does not move",
+      untouched.offset,
+    );
 }
 
 export const accountChecks: Check[] = [
-  { id: 'control.clock', title: 'the account clock: an advance moves it by what was asked, only that account\'s, and a bad amount is 400', source: 'addendum §6 (clock)', operations: ['getControlClock', 'advanceControlClock', 'advanceControlClockViaTestAlias'], decisions: ['zero-clock-advance', 'success-status'], run: clock },
-  { id: 'control.reset', title: 'a reset empties the caller\'s account, keeps the account and its tokens, and touches no other', source: 'spec: Simulator-only surfaces (POST /control/reset); addendum §6', operations: ['resetAccount', 'resetAccountViaTestAlias', 'getPaymentSession', 'getConsoleSessions'], decisions: ['answer-bodies'], run: reset },
-  { id: 'control.rate-brake', title: 'the rate brake: X-RateLimit-* headers, 429 RATE_LIMITED with Retry-After over the limit, never on /console/**, never another account, bounds, off with null', source: 'spec: Errors 429, Limits; addendum §8 (rate brake)', operations: ['setRateLimit', 'listStops', 'getControlClock', 'getConsoleKeys'], decisions: ['rate-headers-brake-off', 'success-status'], run: rateBrake },
-  { id: 'terminals.secrets', title: 'terminals: serial numbers unique across the service, secrets of 64 hex shown once and never listed, a rotated secret replaces the old one', source: 'addendum §2', operations: ['provisionTerminal', 'listTerminals', 'rotateTerminalSecret', 'listTerminalOrders'], run: terminals },
-  { id: 'errors.bodies', title: 'error bodies: MALFORMED_JSON, PAYLOAD_TOO_LARGE, VALIDATION_FAILED with a pointer per field, 404 JSON for an unknown route, 405 with Allow; a repeated create is another object', source: 'spec: Errors 1; addendum §0', operations: ['createAgreement'], run: errors },
-  { id: 'console.lists', title: 'the console: sessions and trace newest first, trace filters and limit bounds, the keys', source: 'addendum §8 (console)', operations: ['getConsoleSessions', 'getConsoleTrace', 'getConsoleKeys'], run: consoleLists },
+  {
+    id: 'control.clock',
+    title: "the account clock: an advance moves it by what was asked, only that account's, and a bad amount is 400",
+    source: 'addendum §6 (clock)',
+    operations: ['getControlClock', 'advanceControlClock', 'advanceControlClockViaTestAlias'],
+    decisions: ['zero-clock-advance', 'success-status'],
+    run: clock,
+  },
+  {
+    id: 'control.reset',
+    title: "a reset empties the caller's account, keeps the account and its tokens, and touches no other",
+    source: 'spec: Simulator-only surfaces (POST /control/reset); addendum §6',
+    operations: ['resetAccount', 'resetAccountViaTestAlias', 'getPaymentSession', 'getConsoleSessions'],
+    decisions: ['answer-bodies'],
+    run: reset,
+  },
+  {
+    id: 'control.rate-brake',
+    title:
+      'the rate brake: X-RateLimit-* headers, 429 RATE_LIMITED with Retry-After over the limit, never on /console/**, never another account, bounds, off with null',
+    source: 'spec: Errors 429, Limits; addendum §8 (rate brake)',
+    operations: ['setRateLimit', 'listStops', 'getControlClock', 'getConsoleKeys'],
+    decisions: ['rate-headers-brake-off', 'success-status'],
+    run: rateBrake,
+  },
+  {
+    id: 'terminals.secrets',
+    title:
+      'terminals: serial numbers unique across the service, secrets of 64 hex shown once and never listed, a rotated secret replaces the old one',
+    source: 'addendum §2',
+    operations: ['provisionTerminal', 'listTerminals', 'rotateTerminalSecret', 'listTerminalOrders'],
+    run: terminals,
+  },
+  {
+    id: 'errors.bodies',
+    title:
+      'error bodies: MALFORMED_JSON, PAYLOAD_TOO_LARGE, VALIDATION_FAILED with a pointer per field, 404 JSON for an unknown route, 405 with Allow; a repeated create is another object',
+    source: 'spec: Errors 1; addendum §0',
+    operations: ['createAgreement'],
+    run: errors,
+  },
+  {
+    id: 'console.lists',
+    title: 'the console: sessions and trace newest first, trace filters and limit bounds, the keys',
+    source: 'addendum §8 (console)',
+    operations: ['getConsoleSessions', 'getConsoleTrace', 'getConsoleKeys'],
+    run: consoleLists,
+  },
 ];
-
-/** The longest start the ids share. */
-function commonPrefix(ids: readonly string[]): string {
-  let prefix = ids[0] ?? '';
-  for (const id of ids) while (!id.startsWith(prefix)) prefix = prefix.slice(0, -1);
-  return prefix;
-}

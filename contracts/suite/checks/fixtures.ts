@@ -4,6 +4,7 @@ import { signPosRequest } from '../../clients/pos-client.js';
 import type { SuiteHttp, SuiteResponse } from '../suite-client.js';
 import { CheckStopped } from './check.js';
 import type { TraceEntry } from '../../trace-entry.js';
+import type { JsonAnswer } from '../../json-answer.js';
 
 // What checks set up through the API: accounts, terminals, orders,
 // agreements, sessions; and the waits on background work (deliveries,
@@ -27,10 +28,12 @@ export interface Account {
 /** Every 2xx, for setup steps through operations whose success status is left open (open choice success-status). */
 export const ANY_2XX: number[] = Array.from({ length: 100 }, (_, i) => 200 + i);
 
-export function need(response: SuiteResponse, status: number | number[], what: string): any {
+export function need(response: SuiteResponse, status: number | number[], what: string): JsonAnswer {
   const wanted = Array.isArray(status) ? status : [status];
   if (!wanted.includes(response.status)) {
-    throw new CheckStopped(`setup: ${what} (${response.request.method} ${response.request.target}) answered ${response.status === 0 ? 'nothing' : response.status}${response.body?.code ? ` ${response.body.code}` : ''}, expected ${wanted.join(' or ')}`);
+    throw new CheckStopped(
+      `setup: ${what} (${response.request.method} ${response.request.target}) answered ${response.status === 0 ? 'nothing' : response.status}${response.body?.code ? ` ${response.body.code}` : ''}, expected ${wanted.join(' or ')}`,
+    );
   }
   return response.body;
 }
@@ -38,7 +41,11 @@ export function need(response: SuiteResponse, status: number | number[], what: s
 export async function registerAccount(http: SuiteHttp): Promise<Account> {
   const email = `check-${unique()}@example.com`;
   const password = 'contract suite password';
-  const body = need(await http('POST', '/console/register', { json: { email, password } }), 201, 'registering an account');
+  const body = need(
+    await http('POST', '/console/register', { json: { email, password } }),
+    201,
+    'registering an account',
+  );
   return {
     token: body.key.token,
     consoleToken: body.console_token,
@@ -57,7 +64,12 @@ export interface Terminal {
   /** Headers signing a request as the terminal (addendum §2); each signature is new (signing times move on by 1 ms at least). */
   sign(method: string, path: string, rawBody?: string): Record<string, string>;
   /** Sends a request signed as the terminal; `at` signs it at another time, `secret` with another secret. */
-  send(method: string, path: string, body?: unknown, options?: { at?: number; secret?: string }): Promise<SuiteResponse>;
+  send(
+    method: string,
+    path: string,
+    body?: unknown,
+    options?: { at?: number; secret?: string },
+  ): Promise<SuiteResponse>;
 }
 
 let lastSigned = 0;
@@ -66,13 +78,24 @@ const freshSigningTime = () => (lastSigned = Math.max(Date.now(), lastSigned + 1
 
 export function terminalOf(http: SuiteHttp, serial: string, secret: string): Terminal {
   const sign = (method: string, path: string, rawBody = '', options: { at?: number; secret?: string } = {}) =>
-    ({ ...signPosRequest({ secret: options.secret ?? secret, method, url: path, body: rawBody, now: options.at ?? freshSigningTime() }) }) as Record<string, string>;
+    ({
+      ...signPosRequest({
+        secret: options.secret ?? secret,
+        method,
+        url: path,
+        body: rawBody,
+        now: options.at ?? freshSigningTime(),
+      }),
+    }) as Record<string, string>;
   return {
     serial,
     sign: (method, path, rawBody) => sign(method, path, rawBody),
     send: (method, path, body, options = {}) => {
       const raw = body === undefined ? '' : JSON.stringify(body);
-      const headers = { ...sign(method, path, raw, options), ...(body === undefined ? {} : { 'content-type': 'application/json' }) };
+      const headers = {
+        ...sign(method, path, raw, options),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      };
       return http(method, path, { headers, ...(body === undefined ? {} : { raw }) });
     },
   };
@@ -80,57 +103,132 @@ export function terminalOf(http: SuiteHttp, serial: string, secret: string): Ter
 
 export async function provisionTerminal(http: SuiteHttp, account: Account): Promise<Terminal> {
   const serial = `CK-${unique()}`;
-  const body = need(await http('POST', `${account.merchant}/pos-terminals`, { json: { serialNumber: serial }, token: account.token }), 201, 'provisioning a terminal');
+  const body = need(
+    await http('POST', `${account.merchant}/pos-terminals`, { json: { serialNumber: serial }, token: account.token }),
+    201,
+    'provisioning a terminal',
+  );
   return terminalOf(http, serial, body.secret);
 }
 
-export async function createOrder(http: SuiteHttp, account: Account, terminal: Terminal, amount = 1000): Promise<string> {
+export async function createOrder(
+  http: SuiteHttp,
+  account: Account,
+  terminal: Terminal,
+  amount = 1000,
+): Promise<string> {
   const orderId = `ck-${unique()}`;
-  need(await http('POST', `${account.merchant}/transactions`, { json: { orderId, terminal: terminal.serial, amount, currency: 'USD' }, token: account.token }), 201, 'creating an order');
+  need(
+    await http('POST', `${account.merchant}/transactions`, {
+      json: { orderId, terminal: terminal.serial, amount, currency: 'USD' },
+      token: account.token,
+    }),
+    201,
+    'creating an order',
+  );
   return orderId;
 }
 
-export async function createAgreement(http: SuiteHttp, account: Account, options: { split?: boolean; methods?: string[] } = {}): Promise<string> {
-  const body = need(await http('POST', '/api/v1/ext/agreements', { json: { name: `check ${unique()}`, currency_reference: 'USD', split: options.split ?? false, payment_methods: options.methods ?? ['card', 'transfer'] }, token: account.token }), 201, 'creating an agreement');
+export async function createAgreement(
+  http: SuiteHttp,
+  account: Account,
+  options: { split?: boolean; methods?: string[] } = {},
+): Promise<string> {
+  const body = need(
+    await http('POST', '/api/v1/ext/agreements', {
+      json: {
+        name: `check ${unique()}`,
+        currency_reference: 'USD',
+        split: options.split ?? false,
+        payment_methods: options.methods ?? ['card', 'transfer'],
+      },
+      token: account.token,
+    }),
+    201,
+    'creating an agreement',
+  );
   return body.agreement_id;
 }
 
 export async function createPartner(http: SuiteHttp, account: Account): Promise<string> {
-  return need(await http('POST', '/api/v1/ext/partners', { json: { name: `partner ${unique()}`, document_id: `DOC-${unique()}` }, token: account.token }), 201, 'creating a partner').partner_id;
+  return need(
+    await http('POST', '/api/v1/ext/partners', {
+      json: { name: `partner ${unique()}`, document_id: `DOC-${unique()}` },
+      token: account.token,
+    }),
+    201,
+    'creating a partner',
+  ).partner_id;
 }
 
-export async function createSession(http: SuiteHttp, account: Account, body: Record<string, unknown>): Promise<any> {
-  return need(await http('POST', '/api/v1/ext/payment-sessions/buttons', { json: body, token: account.token }), 201, 'creating a session');
+export async function createSession(
+  http: SuiteHttp,
+  account: Account,
+  body: Record<string, unknown>,
+): Promise<JsonAnswer> {
+  return need(
+    await http('POST', '/api/v1/ext/payment-sessions/buttons', { json: body, token: account.token }),
+    201,
+    'creating a session',
+  );
 }
 
 export async function readSession(http: SuiteHttp, account: Account, sessionId: string): Promise<SuiteResponse> {
   return http('GET', `/api/v1/ext/payment-sessions/${encodeURIComponent(sessionId)}`, { token: account.token });
 }
 
-export async function forceOutcome(http: SuiteHttp, account: Account, sessionId: string, leg: 1 | 2, outcome: string): Promise<SuiteResponse> {
-  return http('POST', `/control/sessions/${encodeURIComponent(sessionId)}/outcome`, { json: { leg, outcome }, token: account.token });
+export async function forceOutcome(
+  http: SuiteHttp,
+  account: Account,
+  sessionId: string,
+  leg: 1 | 2,
+  outcome: string,
+): Promise<SuiteResponse> {
+  return http('POST', `/control/sessions/${encodeURIComponent(sessionId)}/outcome`, {
+    json: { leg, outcome },
+    token: account.token,
+  });
 }
 
 /** The account's clock now, in ms. */
 export async function accountNow(http: SuiteHttp, account: Account): Promise<number> {
-  return Date.parse(need(await http('GET', '/control/clock', { token: account.token }), 200, 'reading the account clock').now);
+  return Date.parse(
+    need(await http('GET', '/control/clock', { token: account.token }), 200, 'reading the account clock').now,
+  );
 }
 
 export async function advanceClock(http: SuiteHttp, account: Account, ms: number): Promise<void> {
-  need(await http('POST', '/control/clock/advance', { json: { ms }, token: account.token }), ANY_2XX, `advancing the account clock by ${ms} ms`);
+  need(
+    await http('POST', '/control/clock/advance', { json: { ms }, token: account.token }),
+    ANY_2XX,
+    `advancing the account clock by ${ms} ms`,
+  );
 }
 
 /** The account's trace entries of a type (oldest first), for one session when given. */
 export type { TraceEntry };
 
-export async function traceOf(http: SuiteHttp, account: Account, type: string, sessionId?: string): Promise<TraceEntry[]> {
+export async function traceOf(
+  http: SuiteHttp,
+  account: Account,
+  type: string,
+  sessionId?: string,
+): Promise<TraceEntry[]> {
   const query = `type=${encodeURIComponent(type)}&limit=1000${sessionId ? `&session_id=${encodeURIComponent(sessionId)}` : ''}`;
-  const body = need(await http('GET', `/console/trace?${query}`, { token: account.consoleToken }), 200, `reading the trace (${type})`);
+  const body = need(
+    await http('GET', `/console/trace?${query}`, { token: account.consoleToken }),
+    200,
+    `reading the trace (${type})`,
+  );
   return [...(body.data as TraceEntry[])].reverse();
 }
 
 /** Asks `probe` until it answers a value (not undefined) or `ms` of real time pass; undefined then. */
-export async function waitFor<T>(probe: () => Promise<T | undefined>, ms: number, everyMs = 50): Promise<T | undefined> {
+export async function waitFor<T>(
+  probe: () => Promise<T | undefined>,
+  ms: number,
+  everyMs = 50,
+): Promise<T | undefined> {
   const until = Date.now() + ms;
   for (;;) {
     const value = await probe();

@@ -1,5 +1,15 @@
 import type { Check, CheckContext } from './check.js';
-import { createAgreement, createOrder, createPartner, createSession, need, provisionTerminal, registerAccount, traceOf, waitFor } from './fixtures.js';
+import {
+  createAgreement,
+  createOrder,
+  createPartner,
+  createSession,
+  need,
+  provisionTerminal,
+  registerAccount,
+  traceOf,
+  waitFor,
+} from './fixtures.js';
 
 // Another account's ids answer 404 NOT_FOUND, in paths and in bodies, never
 // 403, so the two cannot be told apart (spec: Errors 404; addendum §0, §1).
@@ -12,10 +22,30 @@ async function otherAccount(ctx: CheckContext): Promise<void> {
   const theirOrder = await createOrder(http, theirs, theirTerminal);
   const theirAgreement = await createAgreement(http, theirs);
   const theirPartner = await createPartner(http, theirs);
-  const theirSession = (await createSession(http, theirs, { agreement_id: theirAgreement, amount_reference: 5, webhook_url: theirs.hooks.captura })).session_id as string;
-  const theirStop = need(await http('POST', '/api/v1/ext/stops', { json: { name: 'theirs' }, token: theirs.token }), 201, 'creating a stop').stop_id as string;
-  const theirBatch = need(await http('POST', '/api/v1/ext/payment-sessions/requests', { json: { sessions: [{ agreement_id: theirAgreement, amount_reference: 2 }] }, token: theirs.token }), 201, 'creating a request batch').batch_id as string;
-  const theirEvent = await waitFor(async () => (await traceOf(http, theirs, 'webhook.emitted'))[0]?.event_id as string | undefined, ctx.settleMs);
+  const theirSession = (
+    await createSession(http, theirs, {
+      agreement_id: theirAgreement,
+      amount_reference: 5,
+      webhook_url: theirs.hooks.captura,
+    })
+  ).session_id as string;
+  const theirStop = need(
+    await http('POST', '/api/v1/ext/stops', { json: { name: 'theirs' }, token: theirs.token }),
+    201,
+    'creating a stop',
+  ).stop_id as string;
+  const theirBatch = need(
+    await http('POST', '/api/v1/ext/payment-sessions/requests', {
+      json: { sessions: [{ agreement_id: theirAgreement, amount_reference: 2 }] },
+      token: theirs.token,
+    }),
+    201,
+    'creating a request batch',
+  ).batch_id as string;
+  const theirEvent = await waitFor(
+    async () => (await traceOf(http, theirs, 'webhook.emitted'))[0]?.event_id as string | undefined,
+    ctx.settleMs,
+  );
   const myAgreement = await createAgreement(http, mine, { split: true });
   const myTerminal = await provisionTerminal(http, mine);
   const e = (id: string) => encodeURIComponent(id);
@@ -34,31 +64,92 @@ async function otherAccount(ctx: CheckContext): Promise<void> {
     ['GET', `/api/v1/ext/payment-sessions/requests/${e(theirBatch)}`],
     ['GET', `/api/v1/ext/stops/${e(theirStop)}`],
     ['DELETE', `/api/v1/ext/stops/${e(theirStop)}`],
-    ['POST', `/api/v1/ext/stops/${e(theirStop)}/sessions`, { sessions: [{ agreement_id: myAgreement, amount_reference: 1 }], continue_on_error: false }],
+    [
+      'POST',
+      `/api/v1/ext/stops/${e(theirStop)}/sessions`,
+      { sessions: [{ agreement_id: myAgreement, amount_reference: 1 }], continue_on_error: false },
+    ],
     ['POST', '/api/v1/ext/stops/reorder', { stop_ids: [theirStop] }],
     ['POST', '/api/v1/ext/payment-sessions/buttons', { agreement_id: theirAgreement, amount_reference: 1 }],
-    ['POST', '/api/v1/ext/payment-sessions/requests', { sessions: [{ agreement_id: theirAgreement, amount_reference: 1 }] }],
+    [
+      'POST',
+      '/api/v1/ext/payment-sessions/requests',
+      { sessions: [{ agreement_id: theirAgreement, amount_reference: 1 }] },
+    ],
     ['POST', '/api/v1/ext/split-agreements', { agreement_id: myAgreement, partner_id: theirPartner }],
-    ['POST', '/api/v1/ext/split-agreements', { agreement_id: theirAgreement, partner_id: await createPartner(http, mine) }],
-    ['POST', '/api/v1/ext/payment-sessions/buttons', { agreement_id: myAgreement, amount_reference: 10, split: { distribution: [{ partner_id: theirPartner, amount_reference: 1 }] } }],
+    [
+      'POST',
+      '/api/v1/ext/split-agreements',
+      { agreement_id: theirAgreement, partner_id: await createPartner(http, mine) },
+    ],
+    [
+      'POST',
+      '/api/v1/ext/payment-sessions/buttons',
+      {
+        agreement_id: myAgreement,
+        amount_reference: 10,
+        split: { distribution: [{ partner_id: theirPartner, amount_reference: 1 }] },
+      },
+    ],
   ];
-  for (const [method, path, json] of probes) expect.status(await http(method, path, { token: mine.token, ...(json === undefined ? {} : { json }) }), 404, 'NOT_FOUND');
-  if (theirEvent) expect.status(await http('POST', `/console/webhooks/${e(theirEvent)}/resend`, { token: mine.consoleToken }), 404, 'NOT_FOUND');
+  for (const [method, path, json] of probes)
+    expect.status(
+      await http(method, path, { token: mine.token, ...(json === undefined ? {} : { json }) }),
+      404,
+      'NOT_FOUND',
+    );
+  if (theirEvent)
+    expect.status(
+      await http('POST', `/console/webhooks/${e(theirEvent)}/resend`, { token: mine.consoleToken }),
+      404,
+      'NOT_FOUND',
+    );
   else expect.fail(null, '', 'a webhook.emitted entry for the session created', 'none in the trace');
   // Their order, committed by my terminal (a signed request): their order is not mine to touch.
-  expect.status(await myTerminal.send('POST', `/api/v1/pos-terminals/${e(myTerminal.serial)}/transactions/${e(theirOrder)}/commit`, { authorizationCode: 'X1', paidAt: new Date().toISOString() }), 404, 'NOT_FOUND');
+  expect.status(
+    await myTerminal.send(
+      'POST',
+      `/api/v1/pos-terminals/${e(myTerminal.serial)}/transactions/${e(theirOrder)}/commit`,
+      { authorizationCode: 'X1', paidAt: new Date().toISOString() },
+    ),
+    404,
+    'NOT_FOUND',
+  );
   // And nothing of theirs moved.
   const order = await http('GET', `${theirs.merchant}/transactions/${e(theirOrder)}`, { token: theirs.token });
-  if (expect.status(order, 200)) expect.equal(order, '/data/status', 'PENDING', 'another account\'s requests changed nothing');
+  if (expect.status(order, 200))
+    expect.equal(order, '/data/status', 'PENDING', "another account's requests changed nothing");
 }
 
 export const isolationChecks: Check[] = [
   {
     id: 'isolation.other-account',
     decisions: ['answer-bodies'],
-    title: 'another account\'s ids, in paths and in bodies, answer 404 NOT_FOUND and change nothing',
+    title: "another account's ids, in paths and in bodies, answer 404 NOT_FOUND and change nothing",
     source: 'spec: Errors (404); addendum §0, §1',
-    operations: ['listMerchantOrders', 'listTerminals', 'getOrder', 'invalidateOrder', 'listSettlements', 'rotateTerminalSecret', 'createOrder', 'getPaymentSession', 'readPaymentSession', 'expirePaymentSession', 'forceSessionOutcome', 'getRequestBatch', 'getStop', 'deleteStop', 'addStopSessions', 'reorderStops', 'createButtonSession', 'createRequestBatch', 'createSplitAgreement', 'resendWebhook', 'commitOrderPayment'],
+    operations: [
+      'listMerchantOrders',
+      'listTerminals',
+      'getOrder',
+      'invalidateOrder',
+      'listSettlements',
+      'rotateTerminalSecret',
+      'createOrder',
+      'getPaymentSession',
+      'readPaymentSession',
+      'expirePaymentSession',
+      'forceSessionOutcome',
+      'getRequestBatch',
+      'getStop',
+      'deleteStop',
+      'addStopSessions',
+      'reorderStops',
+      'createButtonSession',
+      'createRequestBatch',
+      'createSplitAgreement',
+      'resendWebhook',
+      'commitOrderPayment',
+    ],
     run: otherAccount,
   },
 ];

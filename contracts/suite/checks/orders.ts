@@ -1,6 +1,7 @@
 import type { SuiteHttp } from '../suite-client.js';
 import { CheckStopped, type Check, type CheckContext } from './check.js';
 import { createOrder, need, provisionTerminal, registerAccount, type Account, type Terminal } from './fixtures.js';
+import type { JsonAnswer } from '../../json-answer.js';
 
 // Orders (spec: States and transitions, Order; addendum §3).
 
@@ -33,8 +34,10 @@ const paidAt = () => new Date(Date.now() - 60_000).toISOString();
 function orderOps(http: SuiteHttp, account: Account, terminal: Terminal) {
   const pos = `/api/v1/pos-terminals/${encodeURIComponent(terminal.serial)}/transactions`;
   return {
-    invalidate: (orderId: string) => http('POST', `${account.merchant}/transactions/${orderId}/invalidation`, { token: account.token }),
-    commit: (orderId: string, body: Record<string, unknown> = {}) => terminal.send('POST', `${pos}/${orderId}/commit`, { authorizationCode: AUTH_CODE, paidAt: paidAt(), ...body }),
+    invalidate: (orderId: string) =>
+      http('POST', `${account.merchant}/transactions/${orderId}/invalidation`, { token: account.token }),
+    commit: (orderId: string, body: Record<string, unknown> = {}) =>
+      terminal.send('POST', `${pos}/${orderId}/commit`, { authorizationCode: AUTH_CODE, paidAt: paidAt(), ...body }),
     voidCommit: (orderId: string) => terminal.send('POST', `${pos}/${orderId}/invalidation/commit`),
     read: (orderId: string) => http('GET', `${account.merchant}/transactions/${orderId}`, { token: account.token }),
   };
@@ -73,10 +76,13 @@ async function transitions(ctx: CheckContext): Promise<void> {
       continue;
     }
     const answer =
-      trigger === 'invalidation' ? await ops.invalidate(orderId)
-      : trigger === 'commit' ? await ops.commit(orderId)
-      : trigger === 'commit with another code' ? await ops.commit(orderId, { authorizationCode: 'OTHER9' })
-      : await ops.voidCommit(orderId);
+      trigger === 'invalidation'
+        ? await ops.invalidate(orderId)
+        : trigger === 'commit'
+          ? await ops.commit(orderId)
+          : trigger === 'commit with another code'
+            ? await ops.commit(orderId, { authorizationCode: 'OTHER9' })
+            : await ops.voidCommit(orderId);
     if (!expect.status(answer, status, status === 409 ? 'ORDER_STATE_CONFLICT' : undefined)) continue;
     if (status === 200) expect.equal(answer, '/data/status', to, `${trigger} from ${from}`);
     else expect.equal(answer, '/currentStatus', from, 'a 409 names the status the order is in');
@@ -84,14 +90,34 @@ async function transitions(ctx: CheckContext): Promise<void> {
     if (from === 'DISCARDED' && trigger === 'commit') {
       const history = (answer.body?.data?.history ?? []) as Array<Record<string, unknown>>;
       const last = history[history.length - 1];
-      expect.that(last?.from === 'DISCARDED' && last?.to === 'PAID' && last?.overridesDiscard === true, answer, `/data/history/${history.length - 1}`, 'the commit that overrides a discard recorded as { from: DISCARDED, to: PAID, overridesDiscard: true }', last);
+      expect.that(
+        last?.from === 'DISCARDED' && last?.to === 'PAID' && last?.overridesDiscard === true,
+        answer,
+        `/data/history/${history.length - 1}`,
+        'the commit that overrides a discard recorded as { from: DISCARDED, to: PAID, overridesDiscard: true }',
+        last,
+      );
     }
   }
   // Every transition is in the history, in order (addendum §3).
   const voided = await orderIn(http, account, terminal, 'VOIDED');
   const read = await ops.read(voided);
-  const steps = ((read.body?.data?.history ?? []) as Array<{ from: string; to: string; trigger?: string; actor?: string; at?: string }>).map((h) => `${h.from}→${h.to}`);
-  expect.that(JSON.stringify(steps) === JSON.stringify(['PENDING→PAID', 'PAID→VOID_PENDING', 'VOID_PENDING→VOIDED']), read, '/data/history', 'PENDING→PAID, PAID→VOID_PENDING, VOID_PENDING→VOIDED', steps.join(', '));
+  const steps = (
+    (read.body?.data?.history ?? []) as Array<{
+      from: string;
+      to: string;
+      trigger?: string;
+      actor?: string;
+      at?: string;
+    }>
+  ).map((h) => `${h.from}→${h.to}`);
+  expect.that(
+    JSON.stringify(steps) === JSON.stringify(['PENDING→PAID', 'PAID→VOID_PENDING', 'VOID_PENDING→VOIDED']),
+    read,
+    '/data/history',
+    'PENDING→PAID, PAID→VOID_PENDING, VOID_PENDING→VOIDED',
+    steps.join(', '),
+  );
   const mismatch = await orderIn(http, account, terminal, 'PENDING');
   expect.status(await ops.commit(mismatch, { amount: 999_999 }), 422);
   expect.equal(await ops.read(mismatch), '/data/status', 'PENDING', 'a commit refused for its amount changes nothing');
@@ -106,27 +132,75 @@ async function listFilters(ctx: CheckContext): Promise<void> {
   const paid = await orderIn(http, account, terminal, 'PAID');
   const voidPending = await orderIn(http, account, terminal, 'VOID_PENDING');
   const elsewhere = await orderIn(http, account, other, 'VOID_PENDING');
-  const ids = (body: any) => ((body?.data ?? []) as Array<{ orderId: string }>).map((o) => o.orderId);
-  for (const [status, present, absent] of [['PAID', [paid], [pending, voidPending]], ['PENDING', [pending], [paid]], ['VOID_PENDING', [voidPending, elsewhere], [paid, pending]]] as const) {
-    const answer = await http('GET', `${account.merchant}/transactions?status=${status}&size=100`, { token: account.token });
+  const ids = (body: JsonAnswer) => ((body?.data ?? []) as Array<{ orderId: string }>).map((o) => o.orderId);
+  for (const [status, present, absent] of [
+    ['PAID', [paid], [pending, voidPending]],
+    ['PENDING', [pending], [paid]],
+    ['VOID_PENDING', [voidPending, elsewhere], [paid, pending]],
+  ] as const) {
+    const answer = await http('GET', `${account.merchant}/transactions?status=${status}&size=100`, {
+      token: account.token,
+    });
     if (!expect.status(answer, 200)) continue;
     const listed = ids(answer.body);
-    expect.that((answer.body.data as Array<{ status: string }>).every((o) => o.status === status), answer, '/data', `only ${status} orders`, (answer.body.data as Array<{ status: string }>).map((o) => o.status).join(','));
-    expect.that(present.every((id) => listed.includes(id)) && absent.every((id) => !listed.includes(id)), answer, '/data', `${present.join(', ')} listed and ${absent.join(', ')} not`, listed.join(', '));
+    expect.that(
+      (answer.body.data as Array<{ status: string }>).every((o) => o.status === status),
+      answer,
+      '/data',
+      `only ${status} orders`,
+      (answer.body.data as Array<{ status: string }>).map((o) => o.status).join(','),
+    );
+    expect.that(
+      present.every((id) => listed.includes(id)) && absent.every((id) => !listed.includes(id)),
+      answer,
+      '/data',
+      `${present.join(', ')} listed and ${absent.join(', ')} not`,
+      listed.join(', '),
+    );
   }
   // The terminal's list: its own orders only, filtered the same way (spec: Order operations).
-  const own = await terminal.send('GET', `/api/v1/pos-terminals/${encodeURIComponent(terminal.serial)}/transactions?status=VOID_PENDING`);
-  if (expect.status(own, 200)) expect.that(ids(own.body).includes(voidPending) && !ids(own.body).includes(elsewhere) && !ids(own.body).includes(paid), own, '/data', `${voidPending} only (not another terminal's ${elsewhere}, not the PAID ${paid})`, ids(own.body).join(', '));
+  const own = await terminal.send(
+    'GET',
+    `/api/v1/pos-terminals/${encodeURIComponent(terminal.serial)}/transactions?status=VOID_PENDING`,
+  );
+  if (expect.status(own, 200))
+    expect.that(
+      ids(own.body).includes(voidPending) && !ids(own.body).includes(elsewhere) && !ids(own.body).includes(paid),
+      own,
+      '/data',
+      `${voidPending} only (not another terminal's ${elsewhere}, not the PAID ${paid})`,
+      ids(own.body).join(', '),
+    );
   // Bounds (addendum §0, §3): out of range answers 400, never clamped.
-  for (const query of ['size=0', 'size=101', 'page=0']) expect.status(await http('GET', `${account.merchant}/transactions?${query}`, { token: account.token }), 400, 'VALIDATION_FAILED');
+  for (const query of ['size=0', 'size=101', 'page=0'])
+    expect.status(
+      await http('GET', `${account.merchant}/transactions?${query}`, { token: account.token }),
+      400,
+      'VALIDATION_FAILED',
+    );
   // A status that is not one of the five: 400 (ours), or a list with no order of another status (open choice unknown-status-filter).
   const unknownStatus = await http('GET', `${account.merchant}/transactions?status=REFUNDED`, { token: account.token });
   if (ctx.profile === 'strict' || unknownStatus.status !== 200) expect.status(unknownStatus, 400, 'VALIDATION_FAILED');
-  else expect.that(ids(unknownStatus.body).length === 0, unknownStatus, '/data', 'no order: none is REFUNDED', ids(unknownStatus.body).join(', '));
+  else
+    expect.that(
+      ids(unknownStatus.body).length === 0,
+      unknownStatus,
+      '/data',
+      'no order: none is REFUNDED',
+      ids(unknownStatus.body).join(', '),
+    );
   const full = await http('GET', `${account.merchant}/transactions?size=100`, { token: account.token });
-  if (expect.status(full, 200)) expect.that(ids(full.body).length === 4, full, '/data', 'the 4 orders of the account', ids(full.body).length);
+  if (expect.status(full, 200))
+    expect.that(ids(full.body).length === 4, full, '/data', 'the 4 orders of the account', ids(full.body).length);
   const paged = await http('GET', `${account.merchant}/transactions?size=3&page=2`, { token: account.token });
-  if (expect.status(paged, 200)) expect.that(ids(paged.body).length === 1, paged, '/data', 'the 4th order alone on page 2 of size 3', ids(paged.body).length);
+  if (expect.status(paged, 200))
+    expect.that(
+      ids(paged.body).length === 1,
+      paged,
+      '/data',
+      'the 4th order alone on page 2 of size 3',
+      ids(paged.body).length,
+    );
 }
 
 export const orderChecks: Check[] = [

@@ -12,14 +12,27 @@ import type { SuiteResponse } from '../suite-client.js';
 
 const shape = (path: string) => path.replace(/\{[^}]+\}/g, '{}');
 // By method and path: operationIds are optional in a served document (open choice operation-ids).
-const operationsOf = (doc: OpenAPIV3_1.Document) => new Set(listOperations(doc, { requireIds: false }).map((e) => `${e.method.toUpperCase()} ${shape(e.path)}`));
+const operationsOf = (doc: OpenAPIV3_1.Document) =>
+  new Set(listOperations(doc, { requireIds: false }).map((e) => `${e.method.toUpperCase()} ${shape(e.path)}`));
 
-export function checkServedDocument(expect: Expectations, served: SuiteResponse, profile: 'interface' | 'strict', seen: readonly ObservedAnswer[]): void {
+export function checkServedDocument(
+  expect: Expectations,
+  served: SuiteResponse,
+  profile: 'interface' | 'strict',
+  seen: readonly ObservedAnswer[],
+): void {
   if (!expect.status(served, 200)) return;
   const doc = served.body as OpenAPIV3_1.Document | undefined;
-  if (!doc || typeof doc !== 'object' || typeof doc.openapi !== 'string' || !doc.paths) return void expect.fail(served, '', 'an OpenAPI document (openapi, paths)', served.text.slice(0, 80));
+  if (!doc || typeof doc !== 'object' || typeof doc.openapi !== 'string' || !doc.paths)
+    return void expect.fail(served, '', 'an OpenAPI document (openapi, paths)', served.text.slice(0, 80));
   if (profile === 'strict') {
-    expect.that(JSON.stringify(doc) === JSON.stringify(openApiDocument), served, '', 'this suite\'s own document, unchanged (strict)', differences(doc).slice(0, 5).join('; ') || 'a document that differs');
+    expect.that(
+      JSON.stringify(doc) === JSON.stringify(openApiDocument),
+      served,
+      '',
+      "this suite's own document, unchanged (strict)",
+      differences(doc).slice(0, 5).join('; ') || 'a document that differs',
+    );
     return;
   }
   let theirs: Set<string>;
@@ -31,7 +44,13 @@ export function checkServedDocument(expect: Expectations, served: SuiteResponse,
   // By method and path; the document itself and the /__test__ aliases need not be listed.
   const required = new Set(listedOperations(openApiDocument).map((e) => `${e.method.toUpperCase()} ${shape(e.path)}`));
   const missing = [...required].filter((op) => !theirs.has(op));
-  expect.that(missing.length === 0, served, '/paths', 'every operation of the interface', `${missing.length} missing: ${missing.slice(0, 8).join(', ')}`);
+  expect.that(
+    missing.length === 0,
+    served,
+    '/paths',
+    'every operation of the interface',
+    `${missing.length} missing: ${missing.slice(0, 8).join(', ')}`,
+  );
   let validator: ResponseValidator;
   try {
     validator = new ResponseValidator(doc, { strict: false });
@@ -42,7 +61,9 @@ export function checkServedDocument(expect: Expectations, served: SuiteResponse,
   const ours = new ResponseValidator(openApiDocument);
   const unlisted = (answer: ObservedAnswer) => {
     const entry = ours.operationFor(answer.method, answer.path);
-    return entry !== undefined && listingOptional(entry) && !theirs.has(`${entry.method.toUpperCase()} ${shape(entry.path)}`);
+    return (
+      entry !== undefined && listingOptional(entry) && !theirs.has(`${entry.method.toUpperCase()} ${shape(entry.path)}`)
+    );
   };
   let broken = 0;
   const examples: string[] = [];
@@ -53,17 +74,34 @@ export function checkServedDocument(expect: Expectations, served: SuiteResponse,
       found = validator.check(answer);
     } catch (error) {
       // A schema compiled only when an answer needs it: a reference it cannot resolve is one finding, not a crash.
-      return void expect.fail(served, '', 'a document whose schemas compile', `${answer.method} ${answer.path} ${answer.status}: ${(error as Error).message}`);
+      return void expect.fail(
+        served,
+        '',
+        'a document whose schemas compile',
+        `${answer.method} ${answer.path} ${answer.status}: ${(error as Error).message}`,
+      );
     }
     if (found.length === 0) continue;
     broken += 1;
-    if (examples.length < 5) examples.push(`${answer.method} ${answer.path} ${answer.status}: ${found[0]!.pointer || '(answer)'} expected ${found[0]!.expected}, got ${found[0]!.got}`);
+    if (examples.length < 5)
+      examples.push(
+        `${answer.method} ${answer.path} ${answer.status}: ${found[0]!.pointer || '(answer)'} expected ${found[0]!.expected}, got ${found[0]!.got}`,
+      );
   }
-  expect.that(broken === 0, served, '', `the ${seen.length} answers seen valid against the served document`, `${broken} not, e.g. ${examples.join('; ')}`);
+  expect.that(
+    broken === 0,
+    served,
+    '',
+    `the ${seen.length} answers seen valid against the served document`,
+    `${broken} not, e.g. ${examples.join('; ')}`,
+  );
 }
 
 function differences(doc: OpenAPIV3_1.Document): string[] {
   const ours = operationsOf(openApiDocument);
   const theirs = operationsOf(doc);
-  return [...[...ours].filter((op) => !theirs.has(op)).map((op) => `${op} missing`), ...[...theirs].filter((op) => !ours.has(op)).map((op) => `${op} added`)];
+  return [
+    ...[...ours].filter((op) => !theirs.has(op)).map((op) => `${op} missing`),
+    ...[...theirs].filter((op) => !ours.has(op)).map((op) => `${op} added`),
+  ];
 }

@@ -1,5 +1,6 @@
 import type { Check, CheckContext } from './check.js';
 import { provisionTerminal, registerAccount, unique } from './fixtures.js';
+import type { JsonAnswer } from '../../json-answer.js';
 
 // Settlements (spec: Settlement operations; addendum §4).
 
@@ -11,18 +12,49 @@ async function replayAndConflict(ctx: CheckContext): Promise<void> {
   const account = await registerAccount(http);
   const terminal = await provisionTerminal(http, account);
   const path = `/api/v1/pos-terminals/${encodeURIComponent(terminal.serial)}/settlements`;
-  const settlement: Settlement = { batchNumber: `B${unique()}`.slice(0, 32), transactionCount: 7, closedAt: new Date(Date.now() - 3_600_000).toISOString(), currencyReference: 'USD', terminal: terminal.serial, debitBatch: 'D7' };
+  const settlement: Settlement = {
+    batchNumber: `B${unique()}`.slice(0, 32),
+    transactionCount: 7,
+    closedAt: new Date(Date.now() - 3_600_000).toISOString(),
+    currencyReference: 'USD',
+    terminal: terminal.serial,
+    debitBatch: 'D7',
+  };
   const first = await terminal.send('POST', path, settlement);
   if (expect.status(first, 200)) expect.equal(first, '/data', settlement, 'the registered settlement, its six fields');
   const replay = await terminal.send('POST', path, settlement);
-  if (expect.status(replay, 200)) expect.equal(replay, '/data', settlement, 'the same six fields again: the stored settlement');
+  if (expect.status(replay, 200))
+    expect.equal(replay, '/data', settlement, 'the same six fields again: the stored settlement');
   expect.status(await terminal.send('POST', path, { ...settlement, transactionCount: 8 }), 409, 'SETTLEMENT_CONFLICT');
-  expect.status(await terminal.send('POST', path, { ...settlement, batchNumber: `X${unique()}`.slice(0, 32), terminal: 'ANOTHER-TERMINAL' }), 400, 'VALIDATION_FAILED');
+  expect.status(
+    await terminal.send('POST', path, {
+      ...settlement,
+      batchNumber: `X${unique()}`.slice(0, 32),
+      terminal: 'ANOTHER-TERMINAL',
+    }),
+    400,
+    'VALIDATION_FAILED',
+  );
   const { transactionCount: _dropped, ...missing } = settlement;
   expect.status(await terminal.send('POST', path, missing), 400, 'VALIDATION_FAILED');
-  expect.status(await terminal.send('POST', path, { ...settlement, batchNumber: `U${unique()}`.slice(0, 32), surplus: 1 }), 400, 'VALIDATION_FAILED');
-  const stored = await http('GET', `${account.merchant}/pos-terminals/${encodeURIComponent(terminal.serial)}/settlements`, { token: account.token });
-  if (expect.status(stored, 200)) expect.that((stored.body.data as Settlement[]).filter((s) => s.batchNumber === settlement.batchNumber).length === 1, stored, '/data', 'the batch recorded once, as first sent', stored.body.data);
+  expect.status(
+    await terminal.send('POST', path, { ...settlement, batchNumber: `U${unique()}`.slice(0, 32), surplus: 1 }),
+    400,
+    'VALIDATION_FAILED',
+  );
+  const stored = await http(
+    'GET',
+    `${account.merchant}/pos-terminals/${encodeURIComponent(terminal.serial)}/settlements`,
+    { token: account.token },
+  );
+  if (expect.status(stored, 200))
+    expect.that(
+      (stored.body.data as Settlement[]).filter((s) => s.batchNumber === settlement.batchNumber).length === 1,
+      stored,
+      '/data',
+      'the batch recorded once, as first sent',
+      stored.body.data,
+    );
 }
 
 async function query(ctx: CheckContext): Promise<void> {
@@ -34,50 +66,124 @@ async function query(ctx: CheckContext): Promise<void> {
   const tag = unique().slice(-6);
   // Distinct in every field but terminal, in different orders field by field.
   const settlements: Settlement[] = [
-    { batchNumber: `B1-${tag}`, transactionCount: 5, closedAt: at(2000), currencyReference: 'USD', terminal: terminal.serial, debitBatch: 'D3' },
-    { batchNumber: `B2-${tag}`, transactionCount: 9, closedAt: at(0), currencyReference: 'EUR', terminal: terminal.serial, debitBatch: 'D1' },
-    { batchNumber: `B3-${tag}`, transactionCount: 1, closedAt: at(1000), currencyReference: 'ARS', terminal: terminal.serial, debitBatch: 'D2' },
+    {
+      batchNumber: `B1-${tag}`,
+      transactionCount: 5,
+      closedAt: at(2000),
+      currencyReference: 'USD',
+      terminal: terminal.serial,
+      debitBatch: 'D3',
+    },
+    {
+      batchNumber: `B2-${tag}`,
+      transactionCount: 9,
+      closedAt: at(0),
+      currencyReference: 'EUR',
+      terminal: terminal.serial,
+      debitBatch: 'D1',
+    },
+    {
+      batchNumber: `B3-${tag}`,
+      transactionCount: 1,
+      closedAt: at(1000),
+      currencyReference: 'ARS',
+      terminal: terminal.serial,
+      debitBatch: 'D2',
+    },
   ];
-  for (const s of settlements) expect.status(await terminal.send('POST', `/api/v1/pos-terminals/${encodeURIComponent(terminal.serial)}/settlements`, s), 200);
-  const list = (q: string) => http('GET', `${account.merchant}/pos-terminals/${encodeURIComponent(terminal.serial)}/settlements${q}`, { token: account.token });
-  const batches = (body: any) => ((body?.data ?? []) as Settlement[]).map((s) => s.batchNumber);
+  for (const s of settlements)
+    expect.status(
+      await terminal.send('POST', `/api/v1/pos-terminals/${encodeURIComponent(terminal.serial)}/settlements`, s),
+      200,
+    );
+  const list = (q: string) =>
+    http('GET', `${account.merchant}/pos-terminals/${encodeURIComponent(terminal.serial)}/settlements${q}`, {
+      token: account.token,
+    });
+  const batches = (body: JsonAnswer) => ((body?.data ?? []) as Settlement[]).map((s) => s.batchNumber);
   const ordered = (field: (typeof fields)[number], descending: boolean) =>
-    [...settlements].sort((a, b) => (a[field] < b[field] ? -1 : a[field] > b[field] ? 1 : 0) * (descending ? -1 : 1)).map((s) => s.batchNumber);
+    [...settlements]
+      .sort((a, b) => (a[field] < b[field] ? -1 : a[field] > b[field] ? 1 : 0) * (descending ? -1 : 1))
+      .map((s) => s.batchNumber);
   for (const field of fields) {
     for (const descending of [false, true]) {
       const answer = await list(`?sort=${descending ? '-' : ''}${field}`);
       if (!expect.status(answer, 200)) continue;
       // All three share the terminal: any order sorts them by it.
-      if (field !== 'terminal') expect.that(JSON.stringify(batches(answer.body)) === JSON.stringify(ordered(field, descending)), answer, '/data', `sorted by ${descending ? '-' : ''}${field}: ${ordered(field, descending).join(', ')}`, batches(answer.body).join(', '));
+      if (field !== 'terminal')
+        expect.that(
+          JSON.stringify(batches(answer.body)) === JSON.stringify(ordered(field, descending)),
+          answer,
+          '/data',
+          `sorted by ${descending ? '-' : ''}${field}: ${ordered(field, descending).join(', ')}`,
+          batches(answer.body).join(', '),
+        );
     }
   }
   const byDefault = await list('');
-  if (expect.status(byDefault, 200)) expect.that(JSON.stringify(batches(byDefault.body)) === JSON.stringify(ordered('closedAt', true)), byDefault, '/data', `newest closedAt first by default: ${ordered('closedAt', true).join(', ')}`, batches(byDefault.body).join(', '));
+  if (expect.status(byDefault, 200))
+    expect.that(
+      JSON.stringify(batches(byDefault.body)) === JSON.stringify(ordered('closedAt', true)),
+      byDefault,
+      '/data',
+      `newest closedAt first by default: ${ordered('closedAt', true).join(', ')}`,
+      batches(byDefault.body).join(', '),
+    );
   const latest = await list('?sort=-closedAt&size=1');
-  if (expect.status(latest, 200)) expect.equal(latest, '/data', [settlements[0]], 'the latest settlement (sort=-closedAt&size=1)');
+  if (expect.status(latest, 200))
+    expect.equal(latest, '/data', [settlements[0]], 'the latest settlement (sort=-closedAt&size=1)');
   const page2 = await list('?sort=batchNumber&size=2&page=2');
-  if (expect.status(page2, 200)) expect.that(JSON.stringify(batches(page2.body)) === JSON.stringify([`B3-${tag}`]), page2, '/data', `B3-${tag} alone on page 2 of size 2`, batches(page2.body).join(', '));
+  if (expect.status(page2, 200))
+    expect.that(
+      JSON.stringify(batches(page2.body)) === JSON.stringify([`B3-${tag}`]),
+      page2,
+      '/data',
+      `B3-${tag} alone on page 2 of size 2`,
+      batches(page2.body).join(', '),
+    );
   const from = await list(`?from=${encodeURIComponent(at(1000))}&sort=closedAt`);
-  if (expect.status(from, 200)) expect.that(JSON.stringify(batches(from.body)) === JSON.stringify([`B3-${tag}`, `B1-${tag}`]), from, '/data', `from is inclusive: B3-${tag}, B1-${tag}`, batches(from.body).join(', '));
+  if (expect.status(from, 200))
+    expect.that(
+      JSON.stringify(batches(from.body)) === JSON.stringify([`B3-${tag}`, `B1-${tag}`]),
+      from,
+      '/data',
+      `from is inclusive: B3-${tag}, B1-${tag}`,
+      batches(from.body).join(', '),
+    );
   const to = await list(`?to=${encodeURIComponent(at(1000))}&sort=closedAt`);
-  if (expect.status(to, 200)) expect.that(JSON.stringify(batches(to.body)) === JSON.stringify([`B2-${tag}`, `B3-${tag}`]), to, '/data', `to is inclusive: B2-${tag}, B3-${tag}`, batches(to.body).join(', '));
-  for (const q of ['?sort=amount', '?sort=--closedAt', '?size=0', '?size=101', '?page=0']) expect.status(await list(q), 400, 'VALIDATION_FAILED');
+  if (expect.status(to, 200))
+    expect.that(
+      JSON.stringify(batches(to.body)) === JSON.stringify([`B2-${tag}`, `B3-${tag}`]),
+      to,
+      '/data',
+      `to is inclusive: B2-${tag}, B3-${tag}`,
+      batches(to.body).join(', '),
+    );
+  for (const q of ['?sort=amount', '?sort=--closedAt', '?size=0', '?size=101', '?page=0'])
+    expect.status(await list(q), 400, 'VALIDATION_FAILED');
   const stranger = await registerAccount(http);
   const theirs = await provisionTerminal(http, stranger);
-  expect.status(await http('GET', `${account.merchant}/pos-terminals/${encodeURIComponent(theirs.serial)}/settlements`, { token: account.token }), 404, 'NOT_FOUND');
+  expect.status(
+    await http('GET', `${account.merchant}/pos-terminals/${encodeURIComponent(theirs.serial)}/settlements`, {
+      token: account.token,
+    }),
+    404,
+    'NOT_FOUND',
+  );
 }
 
 export const settlementChecks: Check[] = [
   {
     id: 'settlements.idempotency',
-    title: 'a settlement sent again is 200 with the stored one; different fields 409; the body\'s rules',
+    title: "a settlement sent again is 200 with the stored one; different fields 409; the body's rules",
     source: 'spec: Settlement operations 1; addendum §4',
     operations: ['notifySettlement', 'listSettlements'],
     run: replayAndConflict,
   },
   {
     id: 'settlements.query',
-    title: 'sorting on every field both ways, the default order, paging, from/to inclusive, bounds, another merchant\'s terminal',
+    title:
+      "sorting on every field both ways, the default order, paging, from/to inclusive, bounds, another merchant's terminal",
     source: 'spec: Settlement operations 2-3; addendum §4, §0',
     operations: ['listSettlements'],
     run: query,

@@ -1,83 +1,93 @@
-import { signWebhook } from '../../webhook-signature.js';
 import type { Check, CheckContext } from './check.js';
-import type { Expectations } from '../expectations.js';
-import { ANY_2XX, accountNow, advanceClock, createAgreement, createSession, forceOutcome, need, openRelay, registerAccount, traceOf, waitFor, type Account, type TraceEntry } from './fixtures.js';
+import {
+  ANY_2XX,
+  accountNow,
+  advanceClock,
+  createAgreement,
+  createSession,
+  forceOutcome,
+  need,
+  registerAccount,
+  traceOf,
+  waitFor,
+} from './fixtures.js';
+import type { JsonAnswer } from '../../json-answer.js';
+import { header, checkDelivery, fromTrace, parsed, eventOf, received, emitted } from './deliveries.js';
+
+import { relay, relayRules } from './relay.js';
 
 // Webhooks (spec: Events: headers, signature rule, delivery and retries;
 // addendum §7): checked where they arrive, at the account's own receivers
 // (the trace records what they got, byte for byte) and through the relay.
 
-const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
-
-interface Delivery {
-  /** The exact bytes received. */
-  body: string;
-  headers: Record<string, string>;
-}
-
-const header = (delivery: Delivery, name: string) => Object.entries(delivery.headers).find(([key]) => key.toLowerCase() === name)?.[1];
-
-/** The spec's rules for one delivery: content type, the signature over timestamp + "." + the exact bytes, the key. */
-function checkDelivery(expect: Expectations, delivery: Delivery, secret: string, where: string): void {
-  const timestamp = header(delivery, 'svc-timestamp') ?? '';
-  const signature = header(delivery, 'svc-signature') ?? '';
-  expect.that((header(delivery, 'content-type') ?? '').startsWith('application/json'), null, 'header:content-type', `${where}: application/json`, header(delivery, 'content-type') ?? 'none');
-  expect.that(signature === signWebhook(secret, timestamp, delivery.body), null, 'header:svc-signature', `${where}: HMAC-SHA256 with the account's webhook secret over svc-timestamp + "." + the body as received`, signature || 'none');
-  expect.that(UUID_V4.test(header(delivery, 'idempotency-key') ?? ''), null, 'header:idempotency-key', `${where}: a UUID v4`, header(delivery, 'idempotency-key') ?? 'none');
-}
-
-const fromTrace = (entry: TraceEntry): Delivery => ({ body: String(entry.raw_body ?? ''), headers: (entry.headers ?? {}) as Record<string, string> });
-
-const parsed = (raw: unknown): { event_id?: string; event?: string; data?: { session_id?: string; receiver_id?: string } } => {
-  try {
-    return JSON.parse(String(raw)) ?? {};
-  } catch {
-    return {};
-  }
-};
-const sessionOfBody = (raw: unknown) => parsed(raw).data?.session_id;
-/** The event a received delivery carries, from its body (the addendum fixes event_id there). */
-const eventOf = (entry: TraceEntry) => parsed(entry.raw_body).event_id;
-
-// Each check has an account of its own with one receiver in use, so entries
-// are told apart by what the addendum fixes (the body, event_id), not by
-// fields of ours (the receiver's name) or by a session filter the entry may
-// not carry.
-
-/** Deliveries the account's receivers recorded for a session, oldest first. */
-async function received(ctx: CheckContext, account: Account, sessionId: string): Promise<TraceEntry[]> {
-  return (await traceOf(ctx.http, account, 'webhook.received')).filter((e) => sessionOfBody(e.raw_body) === sessionId);
-}
-
-/** The events emitted for a session, oldest first. */
-async function emitted(ctx: CheckContext, account: Account, sessionId: string): Promise<TraceEntry[]> {
-  return (await traceOf(ctx.http, account, 'webhook.emitted')).filter((e) => (e.session_id ?? sessionOfBody(e.payload)) === sessionId);
-}
-
 async function captura(ctx: CheckContext): Promise<void> {
   const { http, expect } = ctx;
   const account = await registerAccount(http);
   const agreement = await createAgreement(http, account);
-  const session = (await createSession(http, account, { agreement_id: agreement, amount_reference: 9, webhook_url: account.hooks.captura })).session_id as string;
+  const session = (
+    await createSession(http, account, {
+      agreement_id: agreement,
+      amount_reference: 9,
+      webhook_url: account.hooks.captura,
+    })
+  ).session_id as string;
   need(await forceOutcome(http, account, session, 1, 'paid'), ANY_2XX, 'forcing leg 1 paid');
   need(await forceOutcome(http, account, session, 2, 'accredited'), ANY_2XX, 'forcing leg 2 accredited');
   const entries = await waitFor(async () => {
     const got = await received(ctx, account, session);
     return got.length >= 3 ? got : undefined;
   }, ctx.settleMs);
-  if (!entries) return void expect.fail(null, '', 'three deliveries (created, paid, accredited) at the captura receiver', `${(await received(ctx, account, session)).length}`);
+  if (!entries)
+    return void expect.fail(
+      null,
+      '',
+      'three deliveries (created, paid, accredited) at the captura receiver',
+      `${(await received(ctx, account, session)).length}`,
+    );
   const events = entries.map((e) => (JSON.parse(String(e.raw_body)) as { event: string }).event);
-  expect.that(JSON.stringify(events) === JSON.stringify(['payment_session.created', 'payment_session.paid', 'payment_session.accredited']), null, '', 'created, paid, accredited, in that order (events of one session in temporal order)', events.join(', '));
+  expect.that(
+    JSON.stringify(events) ===
+      JSON.stringify(['payment_session.created', 'payment_session.paid', 'payment_session.accredited']),
+    null,
+    '',
+    'created, paid, accredited, in that order (events of one session in temporal order)',
+    events.join(', '),
+  );
   for (const entry of entries) {
     const delivery = fromTrace(entry);
-    const body = JSON.parse(delivery.body) as { event: string; created_at: string; data?: Record<string, any> };
+    const body = JSON.parse(delivery.body) as { event: string; created_at: string; data?: Record<string, JsonAnswer> };
     checkDelivery(expect, delivery, account.webhookSecret, body.event);
-    expect.that(header(delivery, 'svc-timestamp') === body.created_at, null, 'header:svc-timestamp', `${body.event}: the event's created_at (${body.created_at})`, header(delivery, 'svc-timestamp') ?? 'none');
-    expect.that(body.data?.session_id === session, null, '/data/session_id', `${body.event}: ${session}`, body.data?.session_id);
-    if (body.event === 'payment_session.accredited') expect.that(Array.isArray(body.data?.receiver_credits) && typeof body.data?.receiver_credits_summary === 'object', null, '/data', 'receiver_credits and receiver_credits_summary beside session_payment', Object.keys(body.data ?? {}).join(', '));
+    expect.that(
+      header(delivery, 'svc-timestamp') === body.created_at,
+      null,
+      'header:svc-timestamp',
+      `${body.event}: the event's created_at (${body.created_at})`,
+      header(delivery, 'svc-timestamp') ?? 'none',
+    );
+    expect.that(
+      body.data?.session_id === session,
+      null,
+      '/data/session_id',
+      `${body.event}: ${session}`,
+      body.data?.session_id,
+    );
+    if (body.event === 'payment_session.accredited')
+      expect.that(
+        Array.isArray(body.data?.receiver_credits) && typeof body.data?.receiver_credits_summary === 'object',
+        null,
+        '/data',
+        'receiver_credits and receiver_credits_summary beside session_payment',
+        Object.keys(body.data ?? {}).join(', '),
+      );
   }
   const keys = new Set(entries.map((e) => header(fromTrace(e), 'idempotency-key')));
-  expect.that(keys.size === 3, null, 'header:idempotency-key', 'one key per emission (three different)', [...keys].join(', '));
+  expect.that(
+    keys.size === 3,
+    null,
+    'header:idempotency-key',
+    'one key per emission (three different)',
+    [...keys].join(', '),
+  );
 
   // A manual resend: the same key, a fresh timestamp and a signature over it.
   const created = (await emitted(ctx, account, session))[0];
@@ -95,8 +105,20 @@ async function captura(ctx: CheckContext): Promise<void> {
   if (!again) return void cited.fail(resend, '', 'the resent delivery at the receiver', 'none');
   const resent = fromTrace(again);
   checkDelivery(cited, resent, account.webhookSecret, 'resend');
-  cited.that(header(resent, 'idempotency-key') === header(fromTrace(first), 'idempotency-key'), resend, 'header:idempotency-key', `the emission's key ${header(fromTrace(first), 'idempotency-key')}`, header(resent, 'idempotency-key') ?? 'none');
-  cited.that(header(resent, 'svc-timestamp') !== header(fromTrace(first), 'svc-timestamp'), resend, 'header:svc-timestamp', 'a fresh timestamp', header(resent, 'svc-timestamp') ?? 'none');
+  cited.that(
+    header(resent, 'idempotency-key') === header(fromTrace(first), 'idempotency-key'),
+    resend,
+    'header:idempotency-key',
+    `the emission's key ${header(fromTrace(first), 'idempotency-key')}`,
+    header(resent, 'idempotency-key') ?? 'none',
+  );
+  cited.that(
+    header(resent, 'svc-timestamp') !== header(fromTrace(first), 'svc-timestamp'),
+    resend,
+    'header:svc-timestamp',
+    'a fresh timestamp',
+    header(resent, 'svc-timestamp') ?? 'none',
+  );
   cited.that(resent.body === fromTrace(first).body, resend, '', 'the same body bytes', resent.body.slice(0, 80));
 }
 
@@ -106,18 +128,27 @@ async function retries(ctx: CheckContext): Promise<void> {
   const agreement = await createAgreement(http, account);
   // Attempt 1 is made after this moment on the account's clock.
   const beforeSession = await accountNow(http, account);
-  const session = (await createSession(http, account, { agreement_id: agreement, amount_reference: 9, webhook_url: account.hooks.fail })).session_id as string;
+  const session = (
+    await createSession(http, account, {
+      agreement_id: agreement,
+      amount_reference: 9,
+      webhook_url: account.hooks.fail,
+    })
+  ).session_id as string;
   // The account has this one session: every attempt is of its events.
   const attempts = () => traceOf(http, account, 'webhook.attempt');
   const created = (await emitted(ctx, account, session))[0]?.event_id as string | undefined;
   if (!created) return void expect.fail(null, '', 'a webhook.emitted entry for the session created', 'none');
   const ofCreated = async () => (await attempts()).filter((e) => e.event_id === created);
   const count = (n: number) => async () => ((await ofCreated()).length >= n ? true : undefined);
-  if (!(await waitFor(count(1), ctx.settleMs))) return void expect.fail(null, '', 'attempt 1 at once (ladder step 0)', 'no attempt');
+  if (!(await waitFor(count(1), ctx.settleMs)))
+    return void expect.fail(null, '', 'attempt 1 at once (ladder step 0)', 'no attempt');
   // Leg 1 paid while the created event is still retrying: its event waits (events of one session in order).
   need(await forceOutcome(http, account, session, 1, 'paid'), ANY_2XX, 'forcing leg 1 paid');
   const paid = async () => (await attempts()).some((e) => e.event_id !== created) || undefined;
-  const ladder = expect.citing('spec: Delivery and retries (simulator); addendum §7 (ladders, counted from the end of the previous attempt)');
+  const ladder = expect.citing(
+    'spec: Delivery and retries (simulator); addendum §7 (ladders, counted from the end of the previous attempt)',
+  );
   // The ladder is judged by what can be seen whatever clock the trace is stamped on (open choice trace-time-basis):
   // no retry while the account clock is short of the step, a retry once it has passed it. Bounds on the account
   // clock come from reading it (GET /control/clock) around what is counted, never from the trace's times.
@@ -129,14 +160,27 @@ async function retries(ctx: CheckContext): Promise<void> {
     await moment();
     const asOf = await accountNow(http, account);
     const seen = (await ofCreated()).length;
-    if (asOf < deadline) ladder.that(seen < n, null, '', `no attempt ${n} while the account clock is short of ${what}`, `attempt ${n} made by ${deadline - asOf} ms before`);
+    if (asOf < deadline)
+      ladder.that(
+        seen < n,
+        null,
+        '',
+        `no attempt ${n} while the account clock is short of ${what}`,
+        `attempt ${n} made by ${deadline - asOf} ms before`,
+      );
     return asOf; // attempt n, not made by now, starts after this
   };
   /** Moves the account clock past `due` and waits for attempt `n`; answers the clock once it is seen (attempt n ended by then). */
   const attemptAfter = async (due: number, n: number, what: string): Promise<number | undefined> => {
     const now = await accountNow(http, account);
     if (due - now > -300) await advanceClock(http, account, due - now + 300);
-    if (!(await waitFor(count(n), ctx.settleMs))) return void ladder.fail(null, '', `attempt ${n} once the account clock passed ${what}`, `${(await ofCreated()).length} attempts`);
+    if (!(await waitFor(count(n), ctx.settleMs)))
+      return void ladder.fail(
+        null,
+        '',
+        `attempt ${n} once the account clock passed ${what}`,
+        `${(await ofCreated()).length} attempts`,
+      );
     return accountNow(http, account);
   };
   const firstEnded = await accountNow(http, account);
@@ -144,16 +188,35 @@ async function retries(ctx: CheckContext): Promise<void> {
   const secondEnded = await attemptAfter(firstEnded + 2000, 2, 'attempt 1 + 2000 ms');
   if (secondEnded === undefined) return;
   // Counted from the end of attempt 2, not from attempt 1.
-  await noAttemptBefore(secondAfter + 5000, 3, 'attempt 2 + 5000 ms (counted from the end of attempt 2, not from attempt 1)');
+  await noAttemptBefore(
+    secondAfter + 5000,
+    3,
+    'attempt 2 + 5000 ms (counted from the end of attempt 2, not from attempt 1)',
+  );
   if ((await attemptAfter(secondEnded + 5000, 3, 'attempt 2 + 5000 ms')) === undefined) return;
-  const gaveUp = await waitFor(async () => (await traceOf(http, account, 'webhook.gave_up')).find((e) => e.event_id === created), ctx.settleMs);
+  const gaveUp = await waitFor(
+    async () => (await traceOf(http, account, 'webhook.gave_up')).find((e) => e.event_id === created),
+    ctx.settleMs,
+  );
   ladder.that(Boolean(gaveUp), null, '', 'webhook.gave_up after the third attempt', 'none');
   ladder.that((await ofCreated()).length === 3, null, '', 'three attempts in all', `${(await ofCreated()).length}`);
   const order = expect.citing('spec: Signature rule 5; addendum §7 (events of one session delivered in order)');
   const paidAttempts = (await attempts()).filter((e) => e.event_id !== created);
   const createdEnd = (await ofCreated()).map((e) => Date.parse(e.at)).reduce((a, b) => Math.max(a, b), 0);
-  order.that(paidAttempts.every((e) => Date.parse(e.at) >= createdEnd), null, '', 'the paid event attempted only after the created event was given up', paidAttempts.map((e) => e.at).join(', '));
-  order.that(Boolean(await waitFor(paid, ctx.settleMs)), null, '', 'the paid event attempted once the created one was given up', 'not attempted');
+  order.that(
+    paidAttempts.every((e) => Date.parse(e.at) >= createdEnd),
+    null,
+    '',
+    'the paid event attempted only after the created event was given up',
+    paidAttempts.map((e) => e.at).join(', '),
+  );
+  order.that(
+    Boolean(await waitFor(paid, ctx.settleMs)),
+    null,
+    '',
+    'the paid event attempted once the created one was given up',
+    'not attempted',
+  );
   // Every automatic retry: the same bytes, timestamp, signature and key (addendum §7).
   const got = (await received(ctx, account, session)).filter((e) => eventOf(e) === created).map(fromTrace);
   const same = expect.citing('spec: Headers of every delivery (idempotency-key identical across retries); addendum §7');
@@ -161,43 +224,21 @@ async function retries(ctx: CheckContext): Promise<void> {
   for (const [i, delivery] of got.entries()) {
     checkDelivery(same, delivery, account.webhookSecret, `attempt ${i + 1}`);
     if (i === 0) continue;
-    for (const name of ['idempotency-key', 'svc-timestamp', 'svc-signature']) same.that(header(delivery, name) === header(got[0]!, name), null, `header:${name}`, `attempt ${i + 1}: ${name} of attempt 1 (${header(got[0]!, name)})`, header(delivery, name) ?? 'none');
-    same.that(delivery.body === got[0]!.body, null, '', `attempt ${i + 1}: the bytes of attempt 1`, delivery.body.slice(0, 80));
-  }
-}
-
-async function relay(ctx: CheckContext): Promise<void> {
-  const { http, expect } = ctx;
-  const account = await registerAccount(http);
-  const agreement = await createAgreement(http, account);
-  const socket = await openRelay(ctx.baseUrl, account.token);
-  if (!socket) return void expect.fail(null, '', 'GET /relay to open with the API token', 'refused');
-  const messages: Array<{ delivery_id: string; event_id: string; url: string; headers: Record<string, string>; body: string }> = [];
-  let answer = 500;
-  socket.on('message', (data) => {
-    const message = JSON.parse(String(data)) as (typeof messages)[number] & { type: string };
-    if (message.type !== 'webhook') return;
-    messages.push(message);
-    socket.send(JSON.stringify({ type: 'result', delivery_id: message.delivery_id, status: answer }));
-  });
-  try {
-    const target = 'http://localhost:4000/contract-check';
-    const session = (await createSession(http, account, { agreement_id: agreement, amount_reference: 4, webhook_url: target })).session_id as string;
-    const first = await waitFor(async () => messages[0], ctx.settleMs);
-    if (!first) return void expect.fail(null, '', 'the created event through the relay', 'nothing arrived');
-    expect.that(first.url === target, null, '/url', target, first.url);
-    checkDelivery(expect, first, account.webhookSecret, 'through the relay');
-    expect.that((JSON.parse(first.body) as { data?: { session_id?: string } }).data?.session_id === session, null, '/body', `the event of ${session}`, first.body.slice(0, 80));
-    // Answered 500 locally: the retry comes through the relay 2000 ms later on the account clock, the same in every byte.
-    answer = 200;
-    await advanceClock(http, account, 2100);
-    const retry = await waitFor(async () => messages[1], ctx.settleMs);
-    const same = expect.citing('addendum §7 (automatic retries carry the same timestamp, signature and idempotency-key)');
-    if (!retry) return void same.fail(null, '', 'the retry through the relay after the local 500', 'nothing arrived');
-    same.that(retry.event_id === first.event_id && retry.body === first.body, null, '/body', 'the same event, byte for byte', retry.body.slice(0, 80));
-    for (const name of ['idempotency-key', 'svc-timestamp', 'svc-signature']) same.that(header(retry, name) === header(first, name), null, `header:${name}`, `the first attempt's ${name}`, header(retry, name) ?? 'none');
-  } finally {
-    socket.close();
+    for (const name of ['idempotency-key', 'svc-timestamp', 'svc-signature'])
+      same.that(
+        header(delivery, name) === header(got[0]!, name),
+        null,
+        `header:${name}`,
+        `attempt ${i + 1}: ${name} of attempt 1 (${header(got[0]!, name)})`,
+        header(delivery, name) ?? 'none',
+      );
+    same.that(
+      delivery.body === got[0]!.body,
+      null,
+      '',
+      `attempt ${i + 1}: the bytes of attempt 1`,
+      delivery.body.slice(0, 80),
+    );
   }
 }
 
@@ -206,74 +247,96 @@ async function events(ctx: CheckContext): Promise<void> {
   const { http, expect } = ctx;
   const account = await registerAccount(http);
   const agreement = await createAgreement(http, account, { split: true });
-  const partner = need(await http('POST', '/api/v1/ext/partners', { json: { name: 'events partner', document_id: 'EV-1' }, token: account.token }), 201, 'creating a partner').partner_id as string;
-  need(await http('POST', '/api/v1/ext/split-agreements', { json: { agreement_id: agreement, partner_id: partner }, token: account.token }), 201, 'linking the partner');
-  const create = async (split: boolean) => (await createSession(http, account, { agreement_id: agreement, amount_reference: 10, webhook_url: account.hooks.captura, ...(split ? { split: { distribution: [{ partner_id: partner, amount_reference: 4 }] } } : {}) })).session_id as string;
+  const partner = need(
+    await http('POST', '/api/v1/ext/partners', {
+      json: { name: 'events partner', document_id: 'EV-1' },
+      token: account.token,
+    }),
+    201,
+    'creating a partner',
+  ).partner_id as string;
+  need(
+    await http('POST', '/api/v1/ext/split-agreements', {
+      json: { agreement_id: agreement, partner_id: partner },
+      token: account.token,
+    }),
+    201,
+    'linking the partner',
+  );
+  const create = async (split: boolean) =>
+    (
+      await createSession(http, account, {
+        agreement_id: agreement,
+        amount_reference: 10,
+        webhook_url: account.hooks.captura,
+        ...(split ? { split: { distribution: [{ partner_id: partner, amount_reference: 4 }] } } : {}),
+      })
+    ).session_id as string;
   // What reached the captura receiver, from the bytes received (the addendum fixes the body, not the trace's other fields).
-  const deliveredFor = async (session: string) => (await received(ctx, account, session)).map((e) => parsed(e.raw_body) as { event?: string; data?: { receiver_id?: string } });
+  const deliveredFor = async (session: string) =>
+    (await received(ctx, account, session)).map(
+      (e) => parsed(e.raw_body) as { event?: string; data?: { receiver_id?: string } },
+    );
   const failed = await create(false);
   need(await forceOutcome(http, account, failed, 1, 'failed'), ANY_2XX, 'forcing leg 1 failed');
   const expiredSession = await create(false);
   need(await forceOutcome(http, account, expiredSession, 1, 'expired'), ANY_2XX, 'forcing leg 1 expired');
   const credits = await create(true);
   need(await forceOutcome(http, account, credits, 1, 'paid'), ANY_2XX, 'forcing leg 1 paid');
-  need(await forceOutcome(http, account, credits, 2, 'accreditation_failed'), ANY_2XX, 'forcing leg 2 accreditation_failed');
+  need(
+    await forceOutcome(http, account, credits, 2, 'accreditation_failed'),
+    ANY_2XX,
+    'forcing leg 2 accreditation_failed',
+  );
   const accredited = await create(false);
   need(await forceOutcome(http, account, accredited, 1, 'paid'), ANY_2XX, 'forcing leg 1 paid');
   need(await forceOutcome(http, account, accredited, 2, 'accredited'), ANY_2XX, 'forcing leg 2 accredited');
   const expected: Array<[string, string, string[]]> = [
     [failed, 'leg 1 failed', ['payment_session.created']],
     [expiredSession, 'leg 1 expired', ['payment_session.created']],
-    [credits, 'leg 2 accreditation_failed with two receivers', ['payment_session.created', 'payment_session.paid', 'payment_session.accreditation_to_recipient_failed', 'payment_session.accreditation_to_recipient_failed']],
+    [
+      credits,
+      'leg 2 accreditation_failed with two receivers',
+      [
+        'payment_session.created',
+        'payment_session.paid',
+        'payment_session.accreditation_to_recipient_failed',
+        'payment_session.accreditation_to_recipient_failed',
+      ],
+    ],
     [accredited, 'leg 2 accredited', ['payment_session.created', 'payment_session.paid', 'payment_session.accredited']],
   ];
   // Deliveries follow in the background: wait until as many as expected came (or the wait ends) for every session, then read them all.
-  for (const [session, , names] of expected) await waitFor(async () => ((await deliveredFor(session)).length >= names.length ? true : undefined), ctx.settleMs);
+  for (const [session, , names] of expected)
+    await waitFor(async () => ((await deliveredFor(session)).length >= names.length ? true : undefined), ctx.settleMs);
   for (const [session, what, names] of expected) {
     const got = (await deliveredFor(session)).map((body) => body.event ?? '?');
-    expect.that(JSON.stringify(got) === JSON.stringify(names), null, '', `${what}: ${names.join(', ')}`, got.join(', ') || 'none');
+    expect.that(
+      JSON.stringify(got) === JSON.stringify(names),
+      null,
+      '',
+      `${what}: ${names.join(', ')}`,
+      got.join(', ') || 'none',
+    );
   }
-  const failedCredits = (await deliveredFor(credits)).filter((body) => body.event === 'payment_session.accreditation_to_recipient_failed').map((body) => body.data?.receiver_id);
-  expect.that(failedCredits.length === 2 && new Set(failedCredits).size === 2 && failedCredits.includes(partner), null, '/data/receiver_id', `one event per receiver, the partner ${partner} among them`, failedCredits.join(', '));
-}
-
-/** A second relay for the same key closes the first with close code 4000 (addendum §8); routing in the trace (addendum §7). */
-async function relayRules(ctx: CheckContext): Promise<void> {
-  const { http, expect } = ctx;
-  const account = await registerAccount(http);
-  const agreement = await createAgreement(http, account);
-  const open = () => openRelay(ctx.baseUrl, account.token);
-  const first = await open();
-  if (!first) return void expect.fail(null, '', 'GET /relay to open with the API token', 'refused');
-  const closed = new Promise<number>((resolve) => first.once('close', (code) => resolve(code)));
-  const second = await open();
-  if (!second) return void expect.fail(null, '', 'a second relay for the same key to open', 'refused');
-  try {
-    const code = await Promise.race([closed, new Promise<number>((resolve) => setTimeout(() => resolve(0), ctx.settleMs))]);
-    expect.that(code === 4000, null, '', 'the first relay closed with code 4000 when a second opened for the key', code === 0 ? 'still open' : `${code}`);
-    second.on('message', (data) => {
-      const message = JSON.parse(String(data)) as { type: string; delivery_id: string };
-      if (message.type === 'webhook') second.send(JSON.stringify({ type: 'result', delivery_id: message.delivery_id, status: 200 }));
-    });
-    const routed: Array<[string, string]> = [[account.hooks.paid, 'loopback'], ['http://127.0.0.1:4000/hook', 'relay'], ['http://192.168.1.20/hook', 'relay'], ['not a url', 'relay']];
-    for (const [webhook_url, routing] of routed) {
-      // One session at a time: its created event's attempt is the next attempt entry of the account.
-      const before = (await traceOf(http, account, 'webhook.attempt')).length;
-      await createSession(http, account, { agreement_id: agreement, amount_reference: 1, webhook_url });
-      const attempt = await waitFor(async () => (await traceOf(http, account, 'webhook.attempt'))[before], ctx.settleMs);
-      expect.that(attempt?.routing === routing, null, '/routing', `${routing} for ${webhook_url}`, attempt?.routing ?? 'no attempt');
-    }
-  } finally {
-    first.close();
-    second.close();
-  }
+  const failedCredits = (await deliveredFor(credits))
+    .filter((body) => body.event === 'payment_session.accreditation_to_recipient_failed')
+    .map((body) => body.data?.receiver_id);
+  expect.that(
+    failedCredits.length === 2 && new Set(failedCredits).size === 2 && failedCredits.includes(partner),
+    null,
+    '/data/receiver_id',
+    `one event per receiver, the partner ${partner} among them`,
+    failedCredits.join(', '),
+  );
 }
 
 export const webhookChecks: Check[] = [
   {
     id: 'webhooks.captura',
     decisions: ['success-status', 'answer-bodies'],
-    title: 'deliveries at the captura receiver: signed over the exact bytes with the account\'s secret, svc-timestamp the event\'s created_at, a UUID v4 key per emission, a session\'s events in order; a manual resend keeps the key with a fresh timestamp',
+    title:
+      "deliveries at the captura receiver: signed over the exact bytes with the account's secret, svc-timestamp the event's created_at, a UUID v4 key per emission, a session's events in order; a manual resend keeps the key with a fresh timestamp",
     source: 'spec: Events (headers, signature rule); addendum §7',
     operations: ['receiveCapturaWebhook', 'getConsoleTrace', 'resendWebhook', 'forceSessionOutcome'],
     run: captura,
@@ -281,14 +344,16 @@ export const webhookChecks: Check[] = [
   {
     id: 'webhooks.retries',
     decisions: ['trace-time-basis', 'success-status'],
-    title: 'the retry ladder on the account\'s clock (0, 2000, 5000 ms from the end of the previous attempt), then given up; retries identical; a session\'s next event waits',
+    title:
+      "the retry ladder on the account's clock (0, 2000, 5000 ms from the end of the previous attempt), then given up; retries identical; a session's next event waits",
     source: 'spec: Delivery and retries; addendum §7',
     operations: ['receiveFailWebhook', 'getConsoleTrace', 'advanceControlClock', 'forceSessionOutcome'],
     run: retries,
   },
   {
     id: 'webhooks.relay',
-    title: 'deliveries through the relay: the exact signed bytes, and a retry after a local failure identical to the first',
+    title:
+      'deliveries through the relay: the exact signed bytes, and a retry after a local failure identical to the first',
     source: 'spec: Simulator-only surfaces 6, Delivery and retries; addendum §7, §8 (relay)',
     operations: ['openRelay', 'createButtonSession', 'advanceControlClock'],
     run: relay,
@@ -296,14 +361,16 @@ export const webhookChecks: Check[] = [
   {
     id: 'webhooks.events',
     decisions: ['success-status'],
-    title: 'which events each change emits: created, paid, accredited, one failed-credit event per failed credit; failed and expired none',
+    title:
+      'which events each change emits: created, paid, accredited, one failed-credit event per failed credit; failed and expired none',
     source: 'spec: Event kinds (the simulator emits four); addendum §6 (events)',
     operations: ['createButtonSession', 'forceSessionOutcome', 'getConsoleTrace'],
     run: events,
   },
   {
     id: 'webhooks.relay-rules',
-    title: 'a second relay for a key closes the first with 4000; the routing of each webhook_url (loopback, relay for local and private hosts and unparsable URLs)',
+    title:
+      'a second relay for a key closes the first with 4000; the routing of each webhook_url (loopback, relay for local and private hosts and unparsable URLs)',
     source: 'spec: Simulator-only surfaces 6, Delivery and retries 2; addendum §7, §8 (relay)',
     operations: ['openRelay', 'createButtonSession', 'getConsoleTrace'],
     run: relayRules,

@@ -10,14 +10,16 @@ export const posMutations: Mutation[] = [
     caughtBy: 'orders.transitions',
     answer: (request, answer) => {
       const history = jsonAnswer.read(answer)?.data?.history as Array<{ overridesDiscard?: boolean }> | undefined;
-      if (is(request, 'POST', COMMIT) && answer.status === 200 && history?.[history.length - 1]?.overridesDiscard) error(answer, 409, 'ORDER_STATE_CONFLICT', { currentStatus: 'DISCARDED' });
+      if (is(request, 'POST', COMMIT) && answer.status === 200 && history?.[history.length - 1]?.overridesDiscard)
+        error(answer, 409, 'ORDER_STATE_CONFLICT', { currentStatus: 'DISCARDED' });
     },
   },
   {
     name: 'a commit with another amount answers 409 instead of 422',
     caughtBy: 'orders.transitions',
     answer: (request, answer) => {
-      if (is(request, 'POST', COMMIT) && answer.status === 422) error(answer, 409, 'ORDER_STATE_CONFLICT', { currentStatus: 'PENDING' });
+      if (is(request, 'POST', COMMIT) && answer.status === 422)
+        error(answer, 409, 'ORDER_STATE_CONFLICT', { currentStatus: 'PENDING' });
     },
   },
   {
@@ -37,14 +39,32 @@ export const posMutations: Mutation[] = [
     name: 'invalidating a VOIDED order answers 200',
     caughtBy: 'orders.transitions',
     answer: (request, answer) => {
-      if (is(request, 'POST', INVALIDATION) && answer.status === 409 && jsonAnswer.read(answer)?.currentStatus === 'VOIDED') jsonAnswer.write(answer, { title: 'Order', data: { orderId: request.url.pathname.split('/').at(-2), status: 'VOIDED' } }, 200);
+      if (
+        is(request, 'POST', INVALIDATION) &&
+        answer.status === 409 &&
+        jsonAnswer.read(answer)?.currentStatus === 'VOIDED'
+      )
+        jsonAnswer.write(
+          answer,
+          { title: 'Order', data: { orderId: request.url.pathname.split('/').at(-2), status: 'VOIDED' } },
+          200,
+        );
     },
   },
   {
     name: 'a void commit on a PAID order answers 200',
     caughtBy: 'orders.transitions',
     answer: (request, answer) => {
-      if (is(request, 'POST', VOID_COMMIT) && answer.status === 409 && jsonAnswer.read(answer)?.currentStatus === 'PAID') jsonAnswer.write(answer, { title: 'Order', data: { orderId: request.url.pathname.split('/').at(-3), status: 'VOIDED' } }, 200);
+      if (
+        is(request, 'POST', VOID_COMMIT) &&
+        answer.status === 409 &&
+        jsonAnswer.read(answer)?.currentStatus === 'PAID'
+      )
+        jsonAnswer.write(
+          answer,
+          { title: 'Order', data: { orderId: request.url.pathname.split('/').at(-3), status: 'VOIDED' } },
+          200,
+        );
     },
   },
   {
@@ -52,11 +72,12 @@ export const posMutations: Mutation[] = [
     caughtBy: 'orders.transitions',
     answer: (_request, answer) => {
       const body = jsonAnswer.read(answer);
-      if (answer.status === 409 && body?.code === 'ORDER_STATE_CONFLICT') jsonAnswer.write(answer, { ...body, code: 'CONFLICT' });
+      if (answer.status === 409 && body?.code === 'ORDER_STATE_CONFLICT')
+        jsonAnswer.write(answer, { ...body, code: 'CONFLICT' });
     },
   },
   {
-    name: 'the merchant\'s order list ignores ?status=',
+    name: "the merchant's order list ignores ?status=",
     caughtBy: 'orders.lists',
     request: (request) => {
       if (is(request, 'GET', /^\/api\/v1\/merchants\/[^/]+\/transactions$/)) request.url.searchParams.delete('status');
@@ -66,7 +87,11 @@ export const posMutations: Mutation[] = [
     name: 'the order list clamps size=101 to 100 instead of answering 400',
     caughtBy: 'orders.lists',
     request: (request) => {
-      if (is(request, 'GET', /^\/api\/v1\/merchants\/[^/]+\/transactions$/) && Number(request.url.searchParams.get('size')) > 100) request.url.searchParams.set('size', '100');
+      if (
+        is(request, 'GET', /^\/api\/v1\/merchants\/[^/]+\/transactions$/) &&
+        Number(request.url.searchParams.get('size')) > 100
+      )
+        request.url.searchParams.set('size', '100');
     },
   },
   // Settlements (addendum §4).
@@ -84,7 +109,8 @@ export const posMutations: Mutation[] = [
     name: 'a settlement with other fields for a recorded batch answers 200',
     caughtBy: 'settlements.idempotency',
     answer: (request, answer) => {
-      if (is(request, 'POST', SETTLEMENTS_POST) && answer.status === 409) jsonAnswer.write(answer, { title: 'Settlement', detail: 'recorded', data: JSON.parse(request.body) }, 200);
+      if (is(request, 'POST', SETTLEMENTS_POST) && answer.status === 409)
+        jsonAnswer.write(answer, { title: 'Settlement', detail: 'recorded', data: JSON.parse(request.body) }, 200);
     },
   },
   {
@@ -92,19 +118,21 @@ export const posMutations: Mutation[] = [
     caughtBy: 'settlements.query',
     request: (request) => {
       const sort = request.url.searchParams.get('sort');
-      if (is(request, 'GET', SETTLEMENTS_GET) && sort && !sort.startsWith('-')) request.url.searchParams.set('sort', `-${sort}`);
+      if (is(request, 'GET', SETTLEMENTS_GET) && sort && !sort.startsWith('-'))
+        request.url.searchParams.set('sort', `-${sort}`);
     },
   },
   {
-    name: 'the settlement query\'s `to` bound is exclusive',
+    name: "the settlement query's `to` bound is exclusive",
     caughtBy: 'settlements.query',
     request: (request) => {
       const to = request.url.searchParams.get('to');
-      if (is(request, 'GET', SETTLEMENTS_GET) && to) request.url.searchParams.set('to', new Date(Date.parse(to) - 1).toISOString());
+      if (is(request, 'GET', SETTLEMENTS_GET) && to)
+        request.url.searchParams.set('to', new Date(Date.parse(to) - 1).toISOString());
     },
   },
   {
-    name: 'another merchant\'s terminal answers 403 instead of 404',
+    name: "another merchant's terminal answers 403 instead of 404",
     caughtBy: 'settlements.query',
     answer: (request, answer) => {
       if (is(request, 'GET', SETTLEMENTS_GET) && answer.status === 404) error(answer, 403, 'FORBIDDEN');
@@ -116,7 +144,8 @@ export const posMutations: Mutation[] = [
     caughtBy: 'tokens.kinds',
     answer: (_request, answer) => {
       const body = jsonAnswer.read(answer);
-      if (answer.status === 401 && body?.code === 'WRONG_TOKEN_KIND') jsonAnswer.write(answer, { ...body, code: 'INVALID_TOKEN' });
+      if (answer.status === 401 && body?.code === 'WRONG_TOKEN_KIND')
+        jsonAnswer.write(answer, { ...body, code: 'INVALID_TOKEN' });
     },
   },
   {
@@ -131,14 +160,16 @@ export const posMutations: Mutation[] = [
     caughtBy: 'tokens.pos-signature',
     answer: (_request, answer) => {
       const body = jsonAnswer.read(answer);
-      if (answer.status === 401 && body?.code === 'SIGNATURE_STALE') jsonAnswer.write(answer, { ...body, code: 'SIGNATURE_INVALID' });
+      if (answer.status === 401 && body?.code === 'SIGNATURE_STALE')
+        jsonAnswer.write(answer, { ...body, code: 'SIGNATURE_INVALID' });
     },
   },
   {
     name: 'a replayed POS signature is accepted',
     caughtBy: 'tokens.pos-signature',
     answer: (_request, answer) => {
-      if (answer.status === 401 && jsonAnswer.read(answer)?.code === 'SIGNATURE_REPLAYED') jsonAnswer.write(answer, { title: 'Orders', data: [] }, 200);
+      if (answer.status === 401 && jsonAnswer.read(answer)?.code === 'SIGNATURE_REPLAYED')
+        jsonAnswer.write(answer, { title: 'Orders', data: [] }, 200);
     },
   },
 ];

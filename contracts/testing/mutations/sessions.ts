@@ -6,17 +6,18 @@ import { is, error, SESSION, OUTCOME } from './kit.js';
 export const sessionMutations: Mutation[] = [
   // Isolation (spec: Errors 404; addendum §0).
   {
-    name: 'another account\'s session answers 403 instead of 404',
+    name: "another account's session answers 403 instead of 404",
     caughtBy: 'isolation.other-account',
     answer: (request, answer) => {
       if (is(request, 'GET', SESSION) && answer.status === 404) error(answer, 403, 'FORBIDDEN');
     },
   },
   {
-    name: 'an unknown or other account\'s agreement in a body answers 400 instead of 404',
+    name: "an unknown or other account's agreement in a body answers 400 instead of 404",
     caughtBy: 'isolation.other-account',
     answer: (request, answer) => {
-      if (is(request, 'POST', /^\/api\/v1\/ext\/payment-sessions\/buttons$/) && answer.status === 404) error(answer, 400, 'VALIDATION_FAILED');
+      if (is(request, 'POST', /^\/api\/v1\/ext\/payment-sessions\/buttons$/) && answer.status === 404)
+        error(answer, 400, 'VALIDATION_FAILED');
     },
   },
   // Sessions (addendum §5, §6).
@@ -51,7 +52,8 @@ export const sessionMutations: Mutation[] = [
     name: 'expiring a paid session answers 200',
     caughtBy: 'sessions.expire',
     answer: (request, answer) => {
-      if (is(request, 'POST', /\/expire$/) && answer.status === 422) jsonAnswer.write(answer, { session_id: request.url.pathname.split('/').at(-2), status: 'paid' }, 200);
+      if (is(request, 'POST', /\/expire$/) && answer.status === 422)
+        jsonAnswer.write(answer, { session_id: request.url.pathname.split('/').at(-2), status: 'paid' }, 200);
     },
   },
   {
@@ -73,7 +75,13 @@ export const sessionMutations: Mutation[] = [
     caughtBy: 'sessions.due-dates',
     answer: (request, answer) => {
       const body = jsonAnswer.read(answer);
-      if (is(request, 'GET', SESSION) && body?.status === 'expired' && body?.due_date_reached_behavior === 'expire' && body?.due_date_session) jsonAnswer.write(answer, { ...body, status: 'pending' });
+      if (
+        is(request, 'GET', SESSION) &&
+        body?.status === 'expired' &&
+        body?.due_date_reached_behavior === 'expire' &&
+        body?.due_date_session
+      )
+        jsonAnswer.write(answer, { ...body, status: 'pending' });
     },
   },
   {
@@ -92,7 +100,8 @@ export const sessionMutations: Mutation[] = [
     caughtBy: 'stops.order',
     answer: (request, answer) => {
       const body = jsonAnswer.read(answer);
-      if (is(request, 'GET', /^\/api\/v1\/ext\/stops$/) && Array.isArray(body?.data)) jsonAnswer.write(answer, { ...body, data: [...body.data].reverse() });
+      if (is(request, 'GET', /^\/api\/v1\/ext\/stops$/) && Array.isArray(body?.data))
+        jsonAnswer.write(answer, { ...body, data: [...body.data].reverse() });
     },
   },
   {
@@ -103,11 +112,12 @@ export const sessionMutations: Mutation[] = [
     },
   },
   {
-    name: 'the stop mocks answer each account\'s own stop',
+    name: "the stop mocks answer each account's own stop",
     caughtBy: 'stops.mocks',
     answer: (request, answer) => {
       const body = jsonAnswer.read(answer);
-      if (is(request, 'PUT', /^\/api\/v1\/ext\/stops\/[^/]+$/) && body) jsonAnswer.write(answer, { ...body, stop_id: request.url.pathname.split('/').at(-1) });
+      if (is(request, 'PUT', /^\/api\/v1\/ext\/stops\/[^/]+$/) && body)
+        jsonAnswer.write(answer, { ...body, stop_id: request.url.pathname.split('/').at(-1) });
     },
   },
 ];

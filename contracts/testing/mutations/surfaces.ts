@@ -9,7 +9,8 @@ export const surfaceMutations: Mutation[] = [
     name: 'a reset answers 200 and deletes nothing',
     caughtBy: 'control.reset',
     request: (request) => {
-      if (is(request, 'POST', /^\/(control|__test__)\/reset$/)) return { status: 200, headers: { 'content-type': 'application/json' }, text: '{"status":"reset","deleted":0}' };
+      if (is(request, 'POST', /^\/(control|__test__)\/reset$/))
+        return { status: 200, headers: { 'content-type': 'application/json' }, text: '{"status":"reset","deleted":0}' };
     },
   },
   {
@@ -20,12 +21,20 @@ export const surfaceMutations: Mutation[] = [
     },
   },
   {
-    name: 'the terminal list shows each terminal\'s secret',
+    name: "the terminal list shows each terminal's secret",
     caughtBy: 'terminals.secrets',
     answer: (request, answer, memory) => {
       const body = jsonAnswer.read(answer);
-      if (is(request, 'POST', /\/pos-terminals$/) && answer.status === 201) memory.set(`secret:${body.serialNumber}`, body.secret);
-      if (is(request, 'GET', /\/pos-terminals$/) && Array.isArray(body?.data)) jsonAnswer.write(answer, { ...body, data: body.data.map((t: { serialNumber: string }) => ({ ...t, secret: memory.get(`secret:${t.serialNumber}`) })) });
+      if (is(request, 'POST', /\/pos-terminals$/) && answer.status === 201)
+        memory.set(`secret:${body.serialNumber}`, body.secret);
+      if (is(request, 'GET', /\/pos-terminals$/) && Array.isArray(body?.data))
+        jsonAnswer.write(answer, {
+          ...body,
+          data: body.data.map((t: { serialNumber: string }) => ({
+            ...t,
+            secret: memory.get(`secret:${t.serialNumber}`),
+          })),
+        });
     },
   },
   {
@@ -33,7 +42,8 @@ export const surfaceMutations: Mutation[] = [
     caughtBy: 'errors.bodies',
     answer: (_request, answer) => {
       const body = jsonAnswer.read(answer);
-      if (answer.status === 400 && body?.code === 'MALFORMED_JSON') jsonAnswer.write(answer, { ...body, code: 'VALIDATION_FAILED' });
+      if (answer.status === 400 && body?.code === 'MALFORMED_JSON')
+        jsonAnswer.write(answer, { ...body, code: 'VALIDATION_FAILED' });
     },
   },
   {
@@ -41,7 +51,8 @@ export const surfaceMutations: Mutation[] = [
     caughtBy: 'console.lists',
     answer: (request, answer) => {
       const body = jsonAnswer.read(answer);
-      if (is(request, 'GET', /^\/console\/sessions$/) && Array.isArray(body?.data)) jsonAnswer.write(answer, { ...body, data: [...body.data].reverse() });
+      if (is(request, 'GET', /^\/console\/sessions$/) && Array.isArray(body?.data))
+        jsonAnswer.write(answer, { ...body, data: [...body.data].reverse() });
     },
   },
   {
@@ -53,7 +64,11 @@ export const surfaceMutations: Mutation[] = [
         const seen = new Set<string>();
         for (let i = entries.length - 1; i >= 0; i -= 1) {
           const entry = entries[i]!;
-          if (entry.type !== 'webhook.received' || !String(entry.raw_body).includes('accreditation_to_recipient_failed')) continue;
+          if (
+            entry.type !== 'webhook.received' ||
+            !String(entry.raw_body).includes('accreditation_to_recipient_failed')
+          )
+            continue;
           const session = String(entry.session_id);
           if (seen.has(session)) entries.splice(i, 1);
           seen.add(session);
@@ -67,7 +82,9 @@ export const surfaceMutations: Mutation[] = [
     answer: (request, answer) => {
       if (!is(request, 'GET', /^\/console\/trace$/)) return;
       rewriteTrace(answer, (entries) => {
-        for (const entry of entries) if (entry.type === 'webhook.attempt' && entry.routing === 'relay' && entry.session_id) entry.routing = 'direct';
+        for (const entry of entries)
+          if (entry.type === 'webhook.attempt' && entry.routing === 'relay' && entry.session_id)
+            entry.routing = 'direct';
       });
     },
   },

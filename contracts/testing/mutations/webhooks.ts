@@ -14,13 +14,16 @@ export const webhookMutations: Mutation[] = [
         const body = jsonAnswer.read(answer);
         if (body?.console_token) memory.set(`secret:${body.console_token}`, body.key.webhook_secret);
       }
-      const secret = memory.get(`secret:${(request.headers.authorization ?? '').replace(/^Bearer /, '')}`) as string | undefined;
+      const secret = memory.get(`secret:${(request.headers.authorization ?? '').replace(/^Bearer /, '')}`) as
+        string | undefined;
       if (!is(request, 'GET', /^\/console\/trace$/) || !secret) return;
       rewriteTrace(answer, (entries) => {
         for (const entry of entries) {
           if (entry.type !== 'webhook.received' || !entry.headers?.['svc-timestamp']) continue;
           const reserialised = JSON.stringify(entry.body, null, 1);
-          entry.headers['svc-signature'] = createHmac('sha256', secret).update(`${entry.headers['svc-timestamp']}.${reserialised}`).digest('hex');
+          entry.headers['svc-signature'] = createHmac('sha256', secret)
+            .update(`${entry.headers['svc-timestamp']}.${reserialised}`)
+            .digest('hex');
           entry.signature = entry.headers['svc-signature'];
         }
       });
@@ -51,12 +54,14 @@ export const webhookMutations: Mutation[] = [
     answer: (request, answer, memory) => {
       if (is(request, 'GET', /^\/console\/trace$/)) {
         const entries = jsonAnswer.read(answer)?.data as Array<Record<string, unknown>> | undefined;
-        if (entries?.some((entry) => entry.type === 'webhook.attempt' && entry.attempt === 2)) memory.set('second attempt made', true);
+        if (entries?.some((entry) => entry.type === 'webhook.attempt' && entry.attempt === 2))
+          memory.set('second attempt made', true);
         return;
       }
       if (!is(request, 'GET', /^\/(control|__test__)\/clock$/) || !memory.get('second attempt made')) return;
       const body = jsonAnswer.read(answer);
-      if (typeof body?.now === 'string') jsonAnswer.write(answer, { ...body, now: new Date(Date.parse(body.now) - 3000).toISOString() });
+      if (typeof body?.now === 'string')
+        jsonAnswer.write(answer, { ...body, now: new Date(Date.parse(body.now) - 3000).toISOString() });
     },
   },
   {
@@ -69,11 +74,12 @@ export const webhookMutations: Mutation[] = [
     },
   },
   {
-    name: 'an order\'s history leaves out the void',
+    name: "an order's history leaves out the void",
     caughtBy: 'orders.transitions',
     answer: (request, answer) => {
       const body = jsonAnswer.read(answer);
-      if (is(request, 'GET', /^\/api\/v1\/merchants\/[^/]+\/transactions\/[^/]+$/) && body?.data?.status === 'VOIDED') jsonAnswer.write(answer, { ...body, data: { ...body.data, history: body.data.history.slice(0, -1) } });
+      if (is(request, 'GET', /^\/api\/v1\/merchants\/[^/]+\/transactions\/[^/]+$/) && body?.data?.status === 'VOIDED')
+        jsonAnswer.write(answer, { ...body, data: { ...body.data, history: body.data.history.slice(0, -1) } });
     },
   },
   {
@@ -82,7 +88,8 @@ export const webhookMutations: Mutation[] = [
     request: (request) => {
       if (!is(request, 'POST', /^\/api\/v1\/ext\/payment-sessions\/buttons$/)) return;
       const body = JSON.parse(request.body || '{}');
-      if (typeof body.amount_reference === 'number') request.body = JSON.stringify({ ...body, amount_reference: Math.round(body.amount_reference * 100) / 100 });
+      if (typeof body.amount_reference === 'number')
+        request.body = JSON.stringify({ ...body, amount_reference: Math.round(body.amount_reference * 100) / 100 });
     },
   },
 ];

@@ -32,7 +32,10 @@ export async function api<T = any>(path: string, call: Call = {}): Promise<T> {
   const auth = call.apiToken ? state.keys!.keys[0]!.token : state.token;
   const response = await fetch(path, {
     method: call.method ?? 'GET',
-    headers: { authorization: `Bearer ${auth}`, ...(call.json !== undefined ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      authorization: `Bearer ${auth}`,
+      ...(call.json !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
     ...(call.json !== undefined ? { body: JSON.stringify(call.json) } : {}),
   });
   const body = await response.json().catch(() => ({}));

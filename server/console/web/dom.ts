@@ -9,14 +9,22 @@ export function $<E extends HTMLElement = HTMLElement>(id: string): E {
 /** An input, select or textarea by id. */
 export const field = (id: string) => $<HTMLInputElement>(id);
 
-export function el<K extends keyof HTMLElementTagNameMap>(tag: K, text?: unknown, attrs: Record<string, string> = {}): HTMLElementTagNameMap[K] {
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  text?: unknown,
+  attrs: Record<string, string> = {},
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   if (text !== undefined && text !== null) node.textContent = String(text);
   for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, value);
   return node;
 }
 
-export function button(text: string, onClick: (event: MouseEvent) => void, attrs: Record<string, string> = {}): HTMLButtonElement {
+export function button(
+  text: string,
+  onClick: (event: MouseEvent) => void,
+  attrs: Record<string, string> = {},
+): HTMLButtonElement {
   const made = el('button', text, { type: 'button', ...attrs });
   made.addEventListener('click', onClick);
   return made;

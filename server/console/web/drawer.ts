@@ -12,15 +12,26 @@ import type { AttemptOutcome, SignedParts, TraceEntry } from './types.js';
 /** What was signed, and how, for an entry that carries a webhook: the body, its headers, the signature. */
 function signedParts(entry: TraceEntry | null): SignedParts | null {
   if (!entry) return null;
-  if (entry.type === 'webhook.emitted') return { body: entry.payload!, timestamp: entry.at, signature: entry.signature!, key: entry.idempotency_key! };
+  if (entry.type === 'webhook.emitted')
+    return { body: entry.payload!, timestamp: entry.at, signature: entry.signature!, key: entry.idempotency_key! };
   if (entry.type === 'webhook.received' && entry.headers) {
     const h = entry.headers;
-    return { body: entry.raw_body!, timestamp: h['svc-timestamp']!, signature: h['svc-signature']!, key: h['idempotency-key']! };
+    return {
+      body: entry.raw_body!,
+      timestamp: h['svc-timestamp']!,
+      signature: h['svc-signature']!,
+      key: h['idempotency-key']!,
+    };
   }
   // An attempt carries the headers it sent; its body is its event's (the same bytes every attempt).
   if (entry.type === 'webhook.attempt' && entry.request_headers && entry.body !== undefined) {
     const h = entry.request_headers;
-    return { body: entry.body, timestamp: h['svc-timestamp']!, signature: h['svc-signature']!, key: h['idempotency-key']! };
+    return {
+      body: entry.body,
+      timestamp: h['svc-timestamp']!,
+      signature: h['svc-signature']!,
+      key: h['idempotency-key']!,
+    };
   }
   return null;
 }
@@ -43,12 +54,33 @@ function attemptBlock(attempt: TraceEntry, body: string | undefined): HTMLDivEle
   add('Routing', attempt.routing);
   add('Took', `${attempt.duration_ms} ms`);
   if (attempt.error) add('Why no answer', attempt.error);
-  add('Answer', el('pre', attempt.response_body !== null && attempt.response_body !== undefined ? attempt.response_body || '(empty)' : '(not kept: an attempt from before answers were kept)'));
+  add(
+    'Answer',
+    el(
+      'pre',
+      attempt.response_body !== null && attempt.response_body !== undefined
+        ? attempt.response_body || '(empty)'
+        : '(not kept: an attempt from before answers were kept)',
+    ),
+  );
   const sent = attempt.request_headers;
   if (sent) {
-    add('Request headers', el('pre', Object.entries(sent).map(([name, value]) => `${name}: ${value}`).join('\n')));
+    add(
+      'Request headers',
+      el(
+        'pre',
+        Object.entries(sent)
+          .map(([name, value]) => `${name}: ${value}`)
+          .join('\n'),
+      ),
+    );
     if (body !== undefined) {
-      const curl = curlFor(attempt.url, { body, signature: sent['svc-signature']!, timestamp: sent['svc-timestamp']!, key: sent['idempotency-key']! });
+      const curl = curlFor(attempt.url, {
+        body,
+        signature: sent['svc-signature']!,
+        timestamp: sent['svc-timestamp']!,
+        key: sent['idempotency-key']!,
+      });
       add('Replay', [el('pre', curl), copyButton(`curl of attempt ${attempt.attempt}`, curl)]);
     }
   }
@@ -70,7 +102,8 @@ function openDrawer(row: Element | null): void {
 }
 
 export function closeDrawer(): void {
-  if (state.event && location.hash === `#${state.event.event_id ?? state.event.id}`) history.replaceState(null, '', location.pathname + location.search);
+  if (state.event && location.hash === `#${state.event.event_id ?? state.event.id}`)
+    history.replaceState(null, '', location.pathname + location.search);
   $('event-panel').hidden = true;
   $('event-home').append($('event-panel'));
   document.getElementById('event-drawer')?.remove();
@@ -91,10 +124,14 @@ export async function showEvent(id: string, row: Element | null, how: { live?: b
   let emitted = entry.type === 'webhook.emitted' ? entry : null;
   if (entry.event_id) {
     const params = `limit=1000${entry.session_id ? `&session_id=${encodeURIComponent(entry.session_id)}` : ''}`;
-    const related = await api<{ data: TraceEntry[] }>(`/console/trace?type=webhook.attempt&${params}`).catch(() => ({ data: [] as TraceEntry[] }));
+    const related = await api<{ data: TraceEntry[] }>(`/console/trace?type=webhook.attempt&${params}`).catch(() => ({
+      data: [] as TraceEntry[],
+    }));
     attempts = related.data.filter((attempt) => attempt.event_id === entry.event_id).reverse();
     if (!emitted) {
-      const found = await api<{ data: TraceEntry[] }>(`/console/trace?type=webhook.emitted&${params}`).catch(() => ({ data: [] as TraceEntry[] }));
+      const found = await api<{ data: TraceEntry[] }>(`/console/trace?type=webhook.emitted&${params}`).catch(() => ({
+        data: [] as TraceEntry[],
+      }));
       emitted = found.data.find((each) => each.event_id === entry.event_id) ?? null;
     }
   }
@@ -138,17 +175,36 @@ export async function showEvent(id: string, row: Element | null, how: { live?: b
 function resendForm(entry: TraceEntry, last: TraceEntry | undefined, id: string): HTMLFormElement {
   const eventId = entry.event_id!;
   const form = el('form', undefined, { class: 'bar', id: 'drawer-resend' });
-  const input = el('input', undefined, { id: 'drawer-resend-url', type: 'url', size: '40', value: last?.url || state.session?.webhook_url || '' });
+  const input = el('input', undefined, {
+    id: 'drawer-resend-url',
+    type: 'url',
+    size: '40',
+    value: last?.url || state.session?.webhook_url || '',
+  });
   // What the last resend of this event got stays said when the drawer is drawn again (a live update).
-  const result = el('span', state.resent.get(`drawer:${eventId}`) ?? '', { role: 'status', id: 'drawer-resend-result' });
-  form.append(el('label', 'Resend to', { for: 'drawer-resend-url' }), input, el('button', 'Resend', { type: 'submit' }), result);
+  const result = el('span', state.resent.get(`drawer:${eventId}`) ?? '', {
+    role: 'status',
+    id: 'drawer-resend-result',
+  });
+  form.append(
+    el('label', 'Resend to', { for: 'drawer-resend-url' }),
+    input,
+    el('button', 'Resend', { type: 'submit' }),
+    result,
+  );
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     result.textContent = 'resending…';
     try {
       const url = input.value.trim();
-      const answer = await api<AttemptOutcome>(`/console/webhooks/${encodeURIComponent(eventId)}/resend`, { method: 'POST', ...(url && url !== last?.url ? { json: { url } } : {}) });
-      state.resent.set(`drawer:${eventId}`, `Attempt ${answer.attempt} to ${answer.url}: ${answer.status ?? answer.error} (${answer.routing}, ${answer.duration_ms} ms)`);
+      const answer = await api<AttemptOutcome>(`/console/webhooks/${encodeURIComponent(eventId)}/resend`, {
+        method: 'POST',
+        ...(url && url !== last?.url ? { json: { url } } : {}),
+      });
+      state.resent.set(
+        `drawer:${eventId}`,
+        `Attempt ${answer.attempt} to ${answer.url}: ${answer.status ?? answer.error} (${answer.routing}, ${answer.duration_ms} ms)`,
+      );
       await showEvent(id, drawerRow(), { live: true });
     } catch (error) {
       if (!(error instanceof Stopped)) result.textContent = `Resend failed: ${(error as Error).message}`;
@@ -158,7 +214,13 @@ function resendForm(entry: TraceEntry, last: TraceEntry | undefined, id: string)
 }
 
 async function hmacHex(secret: string, text: string): Promise<string> {
-  const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const key = await crypto.subtle.importKey(
+    'raw',
+    new TextEncoder().encode(secret),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['sign'],
+  );
   const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(text)));
   return Array.from(mac, (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
@@ -172,7 +234,9 @@ export function wireDrawer(): void {
     if (!parts) return;
     const expected = await hmacHex(field('verify-secret').value.trim(), `${parts.timestamp}.${parts.body}`);
     const ok = expected === parts.signature;
-    $('verify-result').textContent = ok ? '✓ The signature matches this secret.' : '✗ It does not match: another secret, or the body was changed.';
+    $('verify-result').textContent = ok
+      ? '✓ The signature matches this secret.'
+      : '✗ It does not match: another secret, or the body was changed.';
     $('verify-result').className = ok ? 'ok' : 'bad';
   });
 }

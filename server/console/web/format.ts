@@ -18,7 +18,9 @@ export function money(amount: number, currency: string): string {
 /** A POS order's amount is in minor units (cents): shown in the currency's units. */
 export function minorMoney(amount: number, currency: string): string {
   const format = moneyFormat(currency);
-  return format ? format.format(amount / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 0)) : `${amount} ${currency} (minor units)`;
+  return format
+    ? format.format(amount / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 0))
+    : `${amount} ${currency} (minor units)`;
 }
 
 const RELATIVE = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
@@ -30,7 +32,12 @@ const accountNow = () => (state.clockBase ? state.clockBase.at + (Date.now() - s
 function relativeTime(iso: string): string {
   const seconds = (Date.parse(iso) - accountNow()) / 1000;
   if (Math.abs(seconds) < 60) return seconds <= 0 ? ' (less than a minute ago)' : ' (in less than a minute)';
-  const [unit, size] = Math.abs(seconds) < 3600 ? (['minute', 60] as const) : Math.abs(seconds) < 86400 ? (['hour', 3600] as const) : (['day', 86400] as const);
+  const [unit, size] =
+    Math.abs(seconds) < 3600
+      ? (['minute', 60] as const)
+      : Math.abs(seconds) < 86400
+        ? (['hour', 3600] as const)
+        : (['day', 86400] as const);
   return ` (${RELATIVE.format(Math.trunc(seconds / size), unit)})`;
 }
 
@@ -40,7 +47,11 @@ function relativeTime(iso: string): string {
  * mid-date. The relative part follows the ticking clock (showClock).
  */
 export function when(iso: string | null | undefined): HTMLTimeElement {
-  const node = el('time', iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }) : '', { datetime: iso ?? '', title: iso ?? '' });
+  const node = el(
+    'time',
+    iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' }) : '',
+    { datetime: iso ?? '', title: iso ?? '' },
+  );
   if (iso) node.append(el('span', relativeTime(iso), { class: 'relative muted' }));
   return node;
 }
@@ -54,12 +65,24 @@ export function refreshRelativeTimes(): void {
 }
 
 /** A state as a colour-and-text badge: good (paid, accredited), bad (failed, expired), or waiting. */
-const STATE_TONES: Record<string, string> = { paid: 'ok', accredited: 'ok', credited: 'ok', failed: 'bad', expired: 'bad', pending: 'wait', scheduled: 'wait', none: 'wait' };
+const STATE_TONES: Record<string, string> = {
+  paid: 'ok',
+  accredited: 'ok',
+  credited: 'ok',
+  failed: 'bad',
+  expired: 'bad',
+  pending: 'wait',
+  scheduled: 'wait',
+  none: 'wait',
+};
 export const stateBadge = (value: string) => el('span', value, { class: `badge ${STATE_TONES[value] ?? 'wait'}` });
 
 /** A status as a badge: colour and words, so 500 and 200 never look alike. */
 export function statusBadge(attempt: { status?: number | null }): HTMLSpanElement {
   const ok = typeof attempt.status === 'number' && attempt.status >= 200 && attempt.status < 300;
-  const text = attempt.status !== null && attempt.status !== undefined ? `${attempt.status}${ok ? ' delivered' : ' failed'}` : 'no answer';
+  const text =
+    attempt.status !== null && attempt.status !== undefined
+      ? `${attempt.status}${ok ? ' delivered' : ' failed'}`
+      : 'no answer';
   return el('span', text, { class: `badge ${ok ? 'ok' : 'bad'}` });
 }

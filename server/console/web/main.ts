@@ -14,7 +14,10 @@ import type { Keys, TraceEntry } from './types.js';
 // what counts as done) comes from the server's answers.
 
 /** The controls of the page, but for the two ways in. */
-const controls = () => [...document.querySelectorAll<HTMLInputElement | HTMLButtonElement>('button, input, select, textarea')].filter((control) => !control.closest('#sign-in'));
+const controls = () =>
+  [...document.querySelectorAll<HTMLInputElement | HTMLButtonElement>('button, input, select, textarea')].filter(
+    (control) => !control.closest('#sign-in'),
+  );
 
 /** Before the console is open, only the ways in work: a button that could do nothing is not offered. */
 function waitForSignIn(): void {
@@ -32,7 +35,18 @@ function lock(message: string): void {
   for (const timer of [state.timer, state.pos.timer]) if (timer) clearTimeout(timer);
   for (const timer of [state.progressTimer, state.clockTimer]) if (timer) clearInterval(timer);
   state.stream?.abort();
-  Object.assign(state, { pos: newPosView(), clockBase: null, timer: null, progressTimer: null, stream: null, token: '', keys: null, session: null, event: null, verifyParts: null });
+  Object.assign(state, {
+    pos: newPosView(),
+    clockBase: null,
+    timer: null,
+    progressTimer: null,
+    stream: null,
+    token: '',
+    keys: null,
+    session: null,
+    event: null,
+    verifyParts: null,
+  });
   sessionStorage.removeItem('console-token');
   field('token').value = '';
   field('verify-secret').value = '';
@@ -80,7 +94,9 @@ async function followHash(): Promise<void> {
   const id = decodeURIComponent(location.hash.slice(1));
   if (!id || state.locked || !state.keys) return;
   if (id.startsWith('ses_')) return openSession(id);
-  const answer = await api<{ data: TraceEntry[] }>('/console/trace?limit=1000').catch(() => ({ data: [] as TraceEntry[] }));
+  const answer = await api<{ data: TraceEntry[] }>('/console/trace?limit=1000').catch(() => ({
+    data: [] as TraceEntry[],
+  }));
   for (const entry of answer.data) state.entries.set(entry.id, entry);
   findEntry(id, answer.data);
 }
@@ -90,7 +106,9 @@ function wireLiveBar(): void {
     state.paused = !state.paused;
     $('pause').setAttribute('aria-pressed', String(state.paused));
     $('pause').textContent = state.paused ? 'Resume live updates' : 'Pause live updates';
-    $('live-state').textContent = state.paused ? 'Paused: nothing changes until you resume.' : 'Live: new events appear as they happen.';
+    $('live-state').textContent = state.paused
+      ? 'Paused: nothing changes until you resume.'
+      : 'Live: new events appear as they happen.';
     if (!state.paused && held.length > 0) receive(held.splice(0));
   });
 }
@@ -136,10 +154,15 @@ function wireLogin(): void {
     event.preventDefault();
     const password = field('relogin-password');
     try {
-      const response = await fetch('/api/svcpagos/login', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: field('relogin-email').value.trim(), password: password.value }) });
+      const response = await fetch('/api/svcpagos/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: field('relogin-email').value.trim(), password: password.value }),
+      });
       const body = (await response.json().catch(() => ({}))) as { message?: string; console_token?: string };
       password.value = '';
-      if (!response.ok) return void ($('relogin-result').textContent = `Not logged in: ${body.message ?? `HTTP ${response.status}`}`);
+      if (!response.ok)
+        return void ($('relogin-result').textContent = `Not logged in: ${body.message ?? `HTTP ${response.status}`}`);
       $('relogin-result').textContent = '';
       state.token = body.console_token ?? '';
       await open();

@@ -35,11 +35,19 @@ export async function loadPos(): Promise<void> {
     const base = `/api/v1/merchants/${encodeURIComponent(state.keys.merchant_id)}`;
     const pos = state.pos;
     const terminals = await api<{ data: Terminal[] }>(`${base}/pos-terminals`, { apiToken: true });
-    const orders = await api<{ data: Order[] }>(`${base}/transactions?size=${ORDERS_PER_PAGE}&page=${pos.ordersPage}`, { apiToken: true });
-    const pageOfTerminals = terminals.data.slice((pos.terminalsPage - 1) * TERMINALS_PER_PAGE, pos.terminalsPage * TERMINALS_PER_PAGE);
+    const orders = await api<{ data: Order[] }>(`${base}/transactions?size=${ORDERS_PER_PAGE}&page=${pos.ordersPage}`, {
+      apiToken: true,
+    });
+    const pageOfTerminals = terminals.data.slice(
+      (pos.terminalsPage - 1) * TERMINALS_PER_PAGE,
+      pos.terminalsPage * TERMINALS_PER_PAGE,
+    );
     const settlements: Array<{ serial: string; data: Settlement[] }> = [];
     for (const terminal of pageOfTerminals) {
-      const latest = await api<{ data: Settlement[] }>(`${base}/pos-terminals/${encodeURIComponent(terminal.serialNumber)}/settlements?sort=-closedAt&size=10`, { apiToken: true });
+      const latest = await api<{ data: Settlement[] }>(
+        `${base}/pos-terminals/${encodeURIComponent(terminal.serialNumber)}/settlements?sort=-closedAt&size=10`,
+        { apiToken: true },
+      );
       settlements.push({ serial: terminal.serialNumber, data: latest.data });
     }
     const seen = JSON.stringify([terminals.data, orders.data, settlements, pos.terminalsPage, pos.ordersPage]);
@@ -61,13 +69,33 @@ export async function loadPos(): Promise<void> {
       };
       const history = (order: Order) => (order.history ?? []).map((h) => `${h.from}→${h.to} ${h.at}`).join('; ');
       const parts = [
-        table(`Terminals (${terminals.data.length})`, ['Serial', 'Created'], pageOfTerminals.map((terminal) => [terminal.serialNumber, when(terminal.createdAt)])),
+        table(
+          `Terminals (${terminals.data.length})`,
+          ['Serial', 'Created'],
+          pageOfTerminals.map((terminal) => [terminal.serialNumber, when(terminal.createdAt)]),
+        ),
         pager('terminals', pos.terminalsPage, pos.terminalsPage >= pages, movePos('terminalsPage')),
-        table('Orders, newest first', ['Order', 'Terminal', 'Amount', 'Status', 'History'], orders.data.map((order) => [order.orderId, order.terminal, minorMoney(order.amount, order.currency), order.status, history(order)])),
+        table(
+          'Orders, newest first',
+          ['Order', 'Terminal', 'Amount', 'Status', 'History'],
+          orders.data.map((order) => [
+            order.orderId,
+            order.terminal,
+            minorMoney(order.amount, order.currency),
+            order.status,
+            history(order),
+          ]),
+        ),
         pager('orders', pos.ordersPage, orders.data.length < ORDERS_PER_PAGE, movePos('ordersPage')),
       ];
       for (const each of settlements) {
-        parts.push(table(`Settlements of ${each.serial}, latest first (10)`, ['Batch', 'Transactions', 'Closed', 'Debit batch'], each.data.map((s) => [s.batchNumber, s.transactionCount, when(s.closedAt), s.debitBatch])));
+        parts.push(
+          table(
+            `Settlements of ${each.serial}, latest first (10)`,
+            ['Batch', 'Transactions', 'Closed', 'Debit batch'],
+            each.data.map((s) => [s.batchNumber, s.transactionCount, when(s.closedAt), s.debitBatch]),
+          ),
+        );
       }
       $('pos').replaceChildren(...parts);
     }

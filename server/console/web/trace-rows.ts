@@ -8,15 +8,39 @@ import type { AttemptOutcome, TraceEntry } from './types.js';
 // A trace entry as a row: when, what, its summary, and what can be done
 // with it (its details in the drawer; an emitted event resent).
 
-const SUMMARY_FIELDS = ['session_id', 'event', 'receiver', 'routing', 'attempt', 'attempts', 'status', 'error', 'duration_ms', 'from', 'to', 'outcome', 'manual'];
+const SUMMARY_FIELDS = [
+  'session_id',
+  'event',
+  'receiver',
+  'routing',
+  'attempt',
+  'attempts',
+  'status',
+  'error',
+  'duration_ms',
+  'from',
+  'to',
+  'outcome',
+  'manual',
+];
 
 const summary = (entry: TraceEntry) =>
-  el('code', SUMMARY_FIELDS.filter((name) => name in entry).map((name) => `${name}=${entry[name]}`).join('  '), { class: 'summary' });
+  el(
+    'code',
+    SUMMARY_FIELDS.filter((name) => name in entry)
+      .map((name) => `${name}=${entry[name]}`)
+      .join('  '),
+    { class: 'summary' },
+  );
 
 export function traceRow(entry: TraceEntry): HTMLTableRowElement {
   const tr = el('tr', undefined, { 'data-id': entry.id, 'data-type': entry.type });
   const actions = el('div', undefined, { class: 'bar' });
-  actions.append(button('Details', (event) => void showEvent(entry.id, (event.target as Element).closest('tr')), { 'aria-label': `Details of ${entry.type} ${entry.event_id ?? entry.id}` }));
+  actions.append(
+    button('Details', (event) => void showEvent(entry.id, (event.target as Element).closest('tr')), {
+      'aria-label': `Details of ${entry.type} ${entry.event_id ?? entry.id}`,
+    }),
+  );
   if (entry.type === 'webhook.emitted') {
     const eventId = entry.event_id!;
     actions.append(button('Resend', () => void resend(eventId), { 'aria-label': `Resend ${entry.event} ${eventId}` }));
@@ -32,7 +56,9 @@ export function traceRow(entry: TraceEntry): HTMLTableRowElement {
 async function resend(eventId: string): Promise<void> {
   setResend(eventId, 'resending…');
   try {
-    const result = await api<AttemptOutcome>(`/console/webhooks/${encodeURIComponent(eventId)}/resend`, { method: 'POST' });
+    const result = await api<AttemptOutcome>(`/console/webhooks/${encodeURIComponent(eventId)}/resend`, {
+      method: 'POST',
+    });
     setResend(eventId, `resent: ${result.status ?? result.error} (${result.routing}, ${result.duration_ms} ms)`);
   } catch (error) {
     if (!(error instanceof Stopped)) setResend(eventId, `resend failed: ${(error as Error).message}`);
@@ -41,5 +67,6 @@ async function resend(eventId: string): Promise<void> {
 
 function setResend(eventId: string, text: string): void {
   state.resent.set(eventId, text);
-  for (const span of document.querySelectorAll<HTMLElement>('[data-resend]')) if (span.dataset.resend === eventId) span.textContent = text;
+  for (const span of document.querySelectorAll<HTMLElement>('[data-resend]'))
+    if (span.dataset.resend === eventId) span.textContent = text;
 }

@@ -59,8 +59,11 @@ export async function loadTrace(): Promise<void> {
  */
 export function findEntry(wanted: string, entries: TraceEntry[]): void {
   const matches = (id: unknown) => typeof id === 'string' && id.startsWith(wanted);
-  const found = entries.find((entry) => entry.type === 'webhook.emitted' && matches(entry.event_id)) ?? entries.find((entry) => matches(entry.id) || matches(entry.event_id));
-  if (!found) return void ($('error').textContent = `No entry starting with ${wanted} among the newest 100 with these filters.`);
+  const found =
+    entries.find((entry) => entry.type === 'webhook.emitted' && matches(entry.event_id)) ??
+    entries.find((entry) => matches(entry.id) || matches(entry.event_id));
+  if (!found)
+    return void ($('error').textContent = `No entry starting with ${wanted} among the newest 100 with these filters.`);
   $('error').textContent = '';
   void showEvent(found.id, $('trace').querySelector(`tr[data-id="${CSS.escape(found.id)}"]`));
 }
@@ -82,20 +85,37 @@ function addEntries(entries: TraceEntry[]): void {
     last.remove();
     if (!document.querySelector(`#session-events tr[data-id="${CSS.escape(id)}"]`)) state.entries.delete(id);
   }
-  $('trace-news').textContent = entries.length === 1 ? `New event: ${entries[0]!.type}` : `${entries.length} new events`;
+  $('trace-news').textContent =
+    entries.length === 1 ? `New event: ${entries[0]!.type}` : `${entries.length} new events`;
 }
 
 /** What new entries change elsewhere on the page. */
 async function follow(entries: TraceEntry[]): Promise<void> {
-  if (entries.some((entry) => entry.type.startsWith('session.') || entry.type === 'control.outcome' || entry.type === 'control.reset')) await loadSessions();
+  if (
+    entries.some(
+      (entry) =>
+        entry.type.startsWith('session.') || entry.type === 'control.outcome' || entry.type === 'control.reset',
+    )
+  )
+    await loadSessions();
   await loadProgress();
   // A delivery given up, or one delivered at last, may change what a resend of the failed would take.
-  if (entries.some((entry) => entry.type === 'webhook.gave_up' || entry.type === 'webhook.undelivered' || (entry.type === 'webhook.attempt' && entry.result === 'succeeded'))) await showResendFailed();
+  if (
+    entries.some(
+      (entry) =>
+        entry.type === 'webhook.gave_up' ||
+        entry.type === 'webhook.undelivered' ||
+        (entry.type === 'webhook.attempt' && entry.result === 'succeeded'),
+    )
+  )
+    await showResendFailed();
   const session = state.session;
-  if (session && entries.some((entry) => entry.session_id === session.session_id)) await openSession(session.session_id, { live: true });
+  if (session && entries.some((entry) => entry.session_id === session.session_id))
+    await openSession(session.session_id, { live: true });
   // The drawer open on an event follows its new attempts.
   const open = state.event;
-  if (open?.event_id && !$('event-panel').hidden && entries.some((entry) => entry.event_id === open.event_id)) await showEvent(open.id, drawerRow(), { live: true });
+  if (open?.event_id && !$('event-panel').hidden && entries.some((entry) => entry.event_id === open.event_id))
+    await showEvent(open.id, drawerRow(), { live: true });
 }
 
 /** Entries that came while paused, shown on resume. */
@@ -118,7 +138,10 @@ async function stream(): Promise<void> {
   const params = traceQuery(true);
   params.set('after', state.cursor ?? '0');
   try {
-    const response = await fetch(`/console/trace/stream?${params}`, { headers: { authorization: `Bearer ${state.token}` }, signal: controller.signal });
+    const response = await fetch(`/console/trace/stream?${params}`, {
+      headers: { authorization: `Bearer ${state.token}` },
+      signal: controller.signal,
+    });
     if (response.status === 401) return tokenGone();
     if (!response.ok || !response.body) throw new Error(`HTTP ${response.status}`);
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();

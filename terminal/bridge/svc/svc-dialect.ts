@@ -1,4 +1,10 @@
-import { decodeMessage, encodeMessage, type AskKind, type Message, type RecordMessage } from '../../protocol/messages.js';
+import {
+  decodeMessage,
+  encodeMessage,
+  type AskKind,
+  type Message,
+  type RecordMessage,
+} from '../../protocol/messages.js';
 import type { PendingClose } from '../bridge-state.js';
 import { askKey } from '../bridge-state.js';
 import { DeviceError } from '../device-session.js';
@@ -38,7 +44,9 @@ class SvcDevice implements Dialect {
 
   async establish(): Promise<void> {
     const status = await this.request({ code: '0100' }, ['0110']);
-    this.context.debug?.(`device ${status.serial} firmware ${status.firmware}, ${status.pendingCount} record(s) pending`);
+    this.context.debug?.(
+      `device ${status.serial} firmware ${status.firmware}, ${status.pendingCount} record(s) pending`,
+    );
   }
 
   /**
@@ -58,24 +66,37 @@ class SvcDevice implements Dialect {
       known = await this.request({ code: '0150', kind, orderId: order.orderId }, ['0160']);
     } catch (error) {
       if (!(error instanceof DeviceError)) throw error;
-      await this.context.hold(kind, order.orderId, `the ask was recorded but the order is still open, and the device cannot say whether it got it (${error.message})`);
+      await this.context.hold(
+        kind,
+        order.orderId,
+        `the ask was recorded but the order is still open, and the device cannot say whether it got it (${error.message})`,
+      );
       return 'held';
     }
     const said = known.code === '0160' ? known.state : 'unknown';
     if (said === 'unknown') {
-      log(`the ${kind} of ${order.orderId} never reached the device (cut off on the line or by a restart): asking again`);
+      log(
+        `the ${kind} of ${order.orderId} never reached the device (cut off on the line or by a restart): asking again`,
+      );
       return 'ask';
     }
     if (said === 'declined') {
       this.declined.add(key);
-      log(`the ${kind} of ${order.orderId} was declined at the terminal: not asked again; the order stays open on the server`);
+      log(
+        `the ${kind} of ${order.orderId} was declined at the terminal: not asked again; the order stays open on the server`,
+      );
       return 'declined';
     }
     return 'asked';
   }
 
   charge(order: OrderToAsk): Promise<AskOutcome> {
-    return this.ask('charge', order, { code: '0300', orderId: order.orderId, amount: order.amount, currency: order.currency }, '0310');
+    return this.ask(
+      'charge',
+      order,
+      { code: '0300', orderId: order.orderId, amount: order.amount, currency: order.currency },
+      '0310',
+    );
   }
 
   refund(order: OrderToAsk): Promise<AskOutcome> {
@@ -90,7 +111,11 @@ class SvcDevice implements Dialect {
     const { state, log, iso } = this.context;
     const closed = await this.request({ code: '0500', closeId: close.closeId }, ['0510']);
     await state.closeDone(close, iso());
-    log(closed.code === '0510' && closed.rc === '00' ? `batch close ${close.closeId} done by the device` : `the device refused the batch close: ${encodeMessage(closed)}`);
+    log(
+      closed.code === '0510' && closed.rc === '00'
+        ? `batch close ${close.closeId} done by the device`
+        : `the device refused the batch close: ${encodeMessage(closed)}`,
+    );
   }
 
   async nextRecord(): Promise<RecordMessage | null> {
@@ -100,7 +125,8 @@ class SvcDevice implements Dialect {
 
   async recordDelivered(record: RecordMessage): Promise<void> {
     const confirmed = await this.request({ code: '0270', seq: record.seq }, ['0280']);
-    if (confirmed.code !== '0280' || confirmed.seq !== record.seq) throw new Error(`the device confirmed ${JSON.stringify(confirmed)} instead of ${record.seq}`);
+    if (confirmed.code !== '0280' || confirmed.seq !== record.seq)
+      throw new Error(`the device confirmed ${JSON.stringify(confirmed)} instead of ${record.seq}`);
   }
 
   private async ask(kind: AskKind, order: OrderToAsk, message: Message, answer: '0310' | '0330'): Promise<AskOutcome> {
@@ -114,7 +140,10 @@ class SvcDevice implements Dialect {
       log(`${kind} ${order.orderId} sent to the device`);
       return { asked: true };
     }
-    if (rc === '94') error(`the device says ${order.orderId} was already ${kind === 'charge' ? 'charged' : 'voided'} (rc 94): not asked again; its record is on the device or already delivered`);
+    if (rc === '94')
+      error(
+        `the device says ${order.orderId} was already ${kind === 'charge' ? 'charged' : 'voided'} (rc 94): not asked again; its record is on the device or already delivered`,
+      );
     else error(`the device refused ${encodeMessage(message)}: ${encodeMessage(reply)}`);
     return { asked: false };
   }

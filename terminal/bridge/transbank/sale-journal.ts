@@ -75,7 +75,10 @@ export class SaleJournal {
   ) {}
 
   static async open(dir: string): Promise<SaleJournal> {
-    return new SaleJournal(dir, { ...emptyJournal(), ...((await readJson<SaleJournalData>(join(dir, 'transbank.json'))) ?? {}) });
+    return new SaleJournal(dir, {
+      ...emptyJournal(),
+      ...((await readJson<SaleJournalData>(join(dir, 'transbank.json'))) ?? {}),
+    });
   }
 
   get snapshot(): Readonly<SaleJournalData> {
@@ -117,8 +120,23 @@ export class SaleJournal {
 
   async saleApproved(sale: ApprovedSale): Promise<void> {
     const { [sale.orderId]: _ticket, ...tickets } = this.data.tickets;
-    const record: RecordMessage = { code: '0210', seq: this.data.nextSeq, orderId: sale.orderId, amount: sale.amount, currency: 'CLP', authorizationCode: sale.authorizationCode, paidAt: sale.approvedAt };
-    await this.write({ ...this.data, tickets, inFlight: null, sales: { ...this.data.sales, [sale.orderId]: sale }, outbox: [...this.data.outbox, record], nextSeq: this.data.nextSeq + 1 });
+    const record: RecordMessage = {
+      code: '0210',
+      seq: this.data.nextSeq,
+      orderId: sale.orderId,
+      amount: sale.amount,
+      currency: 'CLP',
+      authorizationCode: sale.authorizationCode,
+      paidAt: sale.approvedAt,
+    };
+    await this.write({
+      ...this.data,
+      tickets,
+      inFlight: null,
+      sales: { ...this.data.sales, [sale.orderId]: sale },
+      outbox: [...this.data.outbox, record],
+      nextSeq: this.data.nextSeq + 1,
+    });
     await this.recordForTechnician({ event: 'sale', ...sale });
   }
 
@@ -147,17 +165,46 @@ export class SaleJournal {
       outbox: [...this.data.outbox, record],
       nextSeq: this.data.nextSeq + 1,
     });
-    await this.recordForTechnician({ event: 'refund', orderId, operationNumber: sale?.operationNumber ?? null, refundedAt: voidedAt });
+    await this.recordForTechnician({
+      event: 'refund',
+      orderId,
+      operationNumber: sale?.operationNumber ?? null,
+      refundedAt: voidedAt,
+    });
   }
 
   /** The POS closed the day: the settlement goes to the outbox, the batch's sales are forgotten, the counter moves on. */
-  async closed(close: Extract<InFlight, { kind: 'close' }>, terminal: string, closedAt: string): Promise<RecordMessage> {
+  async closed(
+    close: Extract<InFlight, { kind: 'close' }>,
+    terminal: string,
+    closedAt: string,
+  ): Promise<RecordMessage> {
     const record: RecordMessage = {
-      code: '0520', seq: this.data.nextSeq, batchNumber: close.batchNumber, transactionCount: close.transactionCount, closedAt,
-      currencyReference: 'CLP', terminal, debitBatch: `D${close.batchNumber.slice(1)}`,
+      code: '0520',
+      seq: this.data.nextSeq,
+      batchNumber: close.batchNumber,
+      transactionCount: close.transactionCount,
+      closedAt,
+      currencyReference: 'CLP',
+      terminal,
+      debitBatch: `D${close.batchNumber.slice(1)}`,
     };
-    await this.write({ ...this.data, inFlight: null, sales: {}, outbox: [...this.data.outbox, record], nextSeq: this.data.nextSeq + 1, nextBatch: this.data.nextBatch + 1, lastCloseId: close.closeId });
-    await this.recordForTechnician({ event: 'close', batchNumber: close.batchNumber, transactionCount: close.transactionCount, total: close.total, closedAt });
+    await this.write({
+      ...this.data,
+      inFlight: null,
+      sales: {},
+      outbox: [...this.data.outbox, record],
+      nextSeq: this.data.nextSeq + 1,
+      nextBatch: this.data.nextBatch + 1,
+      lastCloseId: close.closeId,
+    });
+    await this.recordForTechnician({
+      event: 'close',
+      batchNumber: close.batchNumber,
+      transactionCount: close.transactionCount,
+      total: close.total,
+      closedAt,
+    });
     return record;
   }
 

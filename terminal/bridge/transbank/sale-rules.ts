@@ -15,15 +15,24 @@ export const MAX_AMOUNT = 999_999_999;
  * field is never truncated or converted: it is held, with this reason.
  */
 export function saleAmount(order: { amount: number; currency: string }): { amount: number } | { reason: string } {
-  if (order.currency !== 'CLP') return { reason: `its currency is ${order.currency}; a Transbank POS sells in Chilean pesos (CLP) only` };
-  if (!Number.isInteger(order.amount)) return { reason: `its amount ${order.amount} has a fraction; a Transbank POS sells whole pesos` };
+  if (order.currency !== 'CLP')
+    return { reason: `its currency is ${order.currency}; a Transbank POS sells in Chilean pesos (CLP) only` };
+  if (!Number.isInteger(order.amount))
+    return { reason: `its amount ${order.amount} has a fraction; a Transbank POS sells whole pesos` };
   if (order.amount <= 0) return { reason: `its amount ${order.amount} is not positive` };
-  if (order.amount > MAX_AMOUNT) return { reason: `its amount ${order.amount} has more than 9 digits, the most a POS Integrado sale carries` };
+  if (order.amount > MAX_AMOUNT)
+    return { reason: `its amount ${order.amount} has more than 9 digits, the most a POS Integrado sale carries` };
   return { amount: order.amount };
 }
 
 export type SaleOutcome =
-  | { kind: 'approved'; authorizationCode: string; operationNumber: string; cardType: string | null; last4Digits: string | null }
+  | {
+      kind: 'approved';
+      authorizationCode: string;
+      operationNumber: string;
+      cardType: string | null;
+      last4Digits: string | null;
+    }
   | { kind: 'declined'; responseCode: string }
   | { kind: 'unknown'; reason: string };
 
@@ -47,16 +56,25 @@ export type LastSaleVerdict = SaleOutcome | { kind: 'not-made'; why: string };
 export function lastSaleVerdict(asked: Extract<InFlight, { kind: 'sale' }>, answer: Fields): LastSaleVerdict {
   const responseCode = String(answer.responseCode);
   if (responseCode === '11') return { kind: 'not-made', why: 'the POS has made no sale since it started' };
-  if (responseCode !== APPROVED) return { kind: 'unknown', reason: `asked for its last sale, the POS answered ${describeResponseCode(responseCode, '0250')}` };
-  if (answer.ticket !== asked.ticket) return { kind: 'not-made', why: `the POS's last sale is ticket ${String(answer.ticket)}, not ${asked.ticket}` };
+  if (responseCode !== APPROVED)
+    return {
+      kind: 'unknown',
+      reason: `asked for its last sale, the POS answered ${describeResponseCode(responseCode, '0250')}`,
+    };
+  if (answer.ticket !== asked.ticket)
+    return { kind: 'not-made', why: `the POS's last sale is ticket ${String(answer.ticket)}, not ${asked.ticket}` };
   return approvedIfSame(asked, answer, 'its last sale');
 }
 
 function approvedIfSame(asked: Extract<InFlight, { kind: 'sale' }>, answer: Fields, what: string): SaleOutcome {
   if (answer.ticket !== asked.ticket || answer.amount !== asked.amount) {
-    return { kind: 'unknown', reason: `the POS approved ticket ${String(answer.ticket)} for ${String(answer.amount)} CLP in ${what}, but ticket ${asked.ticket} was sent for ${asked.amount} CLP` };
+    return {
+      kind: 'unknown',
+      reason: `the POS approved ticket ${String(answer.ticket)} for ${String(answer.amount)} CLP in ${what}, but ticket ${asked.ticket} was sent for ${asked.amount} CLP`,
+    };
   }
-  if (typeof answer.authorizationCode !== 'string' || answer.authorizationCode === '') return { kind: 'unknown', reason: `the POS approved ticket ${asked.ticket} without an authorization code` };
+  if (typeof answer.authorizationCode !== 'string' || answer.authorizationCode === '')
+    return { kind: 'unknown', reason: `the POS approved ticket ${asked.ticket} without an authorization code` };
   return {
     kind: 'approved',
     authorizationCode: answer.authorizationCode,
@@ -72,10 +90,17 @@ function approvedIfSame(asked: Extract<InFlight, { kind: 'sale' }>, answer: Fiel
  * that the first one was made. A debit sale (08) and every other refusal
  * are held for an operator: the customer's money is not back.
  */
-export function refundAnswer(responseCode: string): { kind: 'refunded'; note: string } | { kind: 'refused'; reason: string } {
+export function refundAnswer(
+  responseCode: string,
+): { kind: 'refunded'; note: string } | { kind: 'refused'; reason: string } {
   if (responseCode === APPROVED) return { kind: 'refunded', note: 'refunded by the POS' };
-  if (responseCode === '04') return { kind: 'refunded', note: 'the POS had already refunded it (a refund sent again after a lost answer)' };
-  if (responseCode === '08') return { kind: 'refused', reason: `the POS cannot refund a debit sale (${describeResponseCode(responseCode, '1200')}): refund the customer another way, then discard this, or resend it` };
+  if (responseCode === '04')
+    return { kind: 'refunded', note: 'the POS had already refunded it (a refund sent again after a lost answer)' };
+  if (responseCode === '08')
+    return {
+      kind: 'refused',
+      reason: `the POS cannot refund a debit sale (${describeResponseCode(responseCode, '1200')}): refund the customer another way, then discard this, or resend it`,
+    };
   return { kind: 'refused', reason: `the POS refused the refund: ${describeResponseCode(responseCode, '1200')}` };
 }
 

@@ -1,10 +1,31 @@
-import { decodeResponse, encodeRequest, type RequestCode, type ResponseCode, type TransbankMessage } from '../../protocol/transbank/messages.js';
+import {
+  decodeResponse,
+  encodeRequest,
+  type RequestCode,
+  type ResponseCode,
+  type TransbankMessage,
+} from '../../protocol/transbank/messages.js';
 import { describeResponseCode } from '../../protocol/transbank/response-codes.js';
 import type { RecordMessage } from '../../protocol/messages.js';
 import type { PendingClose } from '../bridge-state.js';
-import type { AskKind, AskOutcome, Dialect, DialectContext, DialectDefinition, KnownAsk, OrderToAsk } from '../dialect.js';
+import type {
+  AskKind,
+  AskOutcome,
+  Dialect,
+  DialectContext,
+  DialectDefinition,
+  KnownAsk,
+  OrderToAsk,
+} from '../dialect.js';
 import type { InFlight, SaleJournal } from './sale-journal.js';
-import { closeHappened, lastSaleVerdict, refundAnswer, saleAmount, saleAnswer, type SaleOutcome } from './sale-rules.js';
+import {
+  closeHappened,
+  lastSaleVerdict,
+  refundAnswer,
+  saleAmount,
+  saleAnswer,
+  type SaleOutcome,
+} from './sale-rules.js';
 
 type Request = TransbankMessage<RequestCode>;
 type Response = TransbankMessage<ResponseCode>;
@@ -29,7 +50,10 @@ export const TRANSBANK_DEFAULTS = {
  * established from the POS (the last sale, the refund again, the totals)
  * before anything else goes on the line, never sent again on a guess.
  */
-export function transbankDialect(options: { journal: SaleJournal; saleTimeoutMs?: number }): DialectDefinition<Request, Response> {
+export function transbankDialect(options: {
+  journal: SaleJournal;
+  saleTimeoutMs?: number;
+}): DialectDefinition<Request, Response> {
   return {
     name: 'transbank',
     deviceName: 'POS',
@@ -37,7 +61,8 @@ export function transbankDialect(options: { journal: SaleJournal; saleTimeoutMs?
     recordsKeptOn: 'journal',
     answerTimeoutMs: TRANSBANK_DEFAULTS.answerTimeoutMs,
     codec: { encode: encodeRequest, decode: decodeResponse, isProgress: (message) => message.code === '0900' },
-    create: (context) => new TransbankPosDevice(context, options.journal, options.saleTimeoutMs ?? TRANSBANK_DEFAULTS.saleTimeoutMs),
+    create: (context) =>
+      new TransbankPosDevice(context, options.journal, options.saleTimeoutMs ?? TRANSBANK_DEFAULTS.saleTimeoutMs),
   };
 }
 
@@ -75,7 +100,11 @@ class TransbankPosDevice implements Dialect {
     const { log, hold, iso } = this.context;
     const carried = saleAmount(order);
     if ('reason' in carried) {
-      await hold('charge', order.orderId, `the order cannot be sold on a POS Integrado: ${carried.reason}. It is not truncated or converted`);
+      await hold(
+        'charge',
+        order.orderId,
+        `the order cannot be sold on a POS Integrado: ${carried.reason}. It is not truncated or converted`,
+      );
       return { asked: false };
     }
     const ticket = await this.journal.ticketFor(order.orderId);
@@ -83,8 +112,11 @@ class TransbankPosDevice implements Dialect {
     // Durable before it goes on the line: a bridge restarted after this asks the POS for its last sale first.
     await this.journal.begin(asked);
     log(`sale ${order.orderId}: ${carried.amount} CLP as ticket ${ticket}, on the POS`);
-    const answer = await this.context.session.request({ code: '0200', fields: { amount: carried.amount, ticket, sendStatus: true } }, ['0210'], this.saleTimeoutMs, (progress) =>
-      log(`sale ${order.orderId}: ${describeResponseCode(String(progress.fields.responseCode), '0200')}`),
+    const answer = await this.context.session.request(
+      { code: '0200', fields: { amount: carried.amount, ticket, sendStatus: true } },
+      ['0210'],
+      this.saleTimeoutMs,
+      (progress) => log(`sale ${order.orderId}: ${describeResponseCode(String(progress.fields.responseCode), '0200')}`),
     );
     const outcome = saleAnswer(asked, answer.fields);
     await this.settleSale(asked, outcome);
@@ -95,16 +127,28 @@ class TransbankPosDevice implements Dialect {
     const { hold, iso } = this.context;
     const sale = this.journal.sale(order.orderId);
     if (!sale) {
-      await hold('void', order.orderId, 'the bridge has no sale of this order in the open batch (sold before the last close, or by another cash register), and a POS refunds only by the operation number of a sale in its open batch');
+      await hold(
+        'void',
+        order.orderId,
+        'the bridge has no sale of this order in the open batch (sold before the last close, or by another cash register), and a POS refunds only by the operation number of a sale in its open batch',
+      );
       return { asked: false };
     }
-    const asked: Refund = { kind: 'refund', orderId: order.orderId, operationNumber: sale.operationNumber, startedAt: iso() };
+    const asked: Refund = {
+      kind: 'refund',
+      orderId: order.orderId,
+      operationNumber: sale.operationNumber,
+      startedAt: iso(),
+    };
     await this.journal.begin(asked);
     return (await this.sendRefund(asked)) ? { asked: true, recorded: true } : { asked: false };
   }
 
   async discarded(kind: AskKind, orderId: string): Promise<void> {
-    await this.journal.decline(`${kind === 'charge' ? 'sale' : 'refund'}:${orderId}`, { responseCode: 'discarded', at: this.context.iso() });
+    await this.journal.decline(`${kind === 'charge' ? 'sale' : 'refund'}:${orderId}`, {
+      responseCode: 'discarded',
+      at: this.context.iso(),
+    });
   }
 
   async close(close: PendingClose): Promise<void> {
@@ -113,13 +157,21 @@ class TransbankPosDevice implements Dialect {
     if (journal.inFlight) return;
     if (journal.snapshot.lastCloseId === close.closeId) return void (await state.closeDone(close, iso()));
     const totals = await this.totals();
-    const asked: Close = { kind: 'close', closeId: close.closeId, batchNumber: journal.nextBatchNumber, ...totals, startedAt: iso() };
+    const asked: Close = {
+      kind: 'close',
+      closeId: close.closeId,
+      batchNumber: journal.nextBatchNumber,
+      ...totals,
+      startedAt: iso(),
+    };
     await journal.begin(asked);
     const answer = await this.request({ code: '0500', fields: {} }, ['0510']);
     if (answer.fields.responseCode === '00') return this.finishClose(asked);
     await journal.settled();
     await state.closeDone(close, iso());
-    error(`the POS refused to close the day: ${describeResponseCode(String(answer.fields.responseCode), '0500')}; type close (or wait for --close-at) to try again`);
+    error(
+      `the POS refused to close the day: ${describeResponseCode(String(answer.fields.responseCode), '0500')}; type close (or wait for --close-at) to try again`,
+    );
   }
 
   async nextRecord(): Promise<RecordMessage | null> {
@@ -134,7 +186,9 @@ class TransbankPosDevice implements Dialect {
   private async settleUnanswered(inFlight: InFlight): Promise<void> {
     const { log } = this.context;
     if (inFlight.kind === 'refund') {
-      log(`the refund of ${inFlight.orderId} (operation ${inFlight.operationNumber}) has no answer yet: sending it again (a POS refunds an operation once)`);
+      log(
+        `the refund of ${inFlight.orderId} (operation ${inFlight.operationNumber}) has no answer yet: sending it again (a POS refunds an operation once)`,
+      );
       await this.sendRefund(inFlight);
       return;
     }
@@ -144,16 +198,22 @@ class TransbankPosDevice implements Dialect {
         log(`the close of batch ${inFlight.batchNumber} had no answer; the POS's batch is empty now, so it closed`);
         return this.finishClose(inFlight);
       }
-      log(`the close of batch ${inFlight.batchNumber} had no answer; the POS still has ${totals.transactionCount} sale(s) open, so it did not close: closing again`);
+      log(
+        `the close of batch ${inFlight.batchNumber} had no answer; the POS still has ${totals.transactionCount} sale(s) open, so it did not close: closing again`,
+      );
       return this.journal.settled();
     }
     const last = await this.request({ code: '0250', fields: {} }, ['0260']);
     const verdict = lastSaleVerdict(inFlight, last.fields);
     if (verdict.kind === 'not-made') {
-      log(`the sale of ${inFlight.orderId} (ticket ${inFlight.ticket}) had no answer and was not made: ${verdict.why}; the order stays PENDING and is sold again`);
+      log(
+        `the sale of ${inFlight.orderId} (ticket ${inFlight.ticket}) had no answer and was not made: ${verdict.why}; the order stays PENDING and is sold again`,
+      );
       return this.journal.settled();
     }
-    log(`the sale of ${inFlight.orderId} (ticket ${inFlight.ticket}) had no answer; the POS's last sale says what became of it`);
+    log(
+      `the sale of ${inFlight.orderId} (ticket ${inFlight.ticket}) had no answer; the POS's last sale says what became of it`,
+    );
     return this.settleSale(inFlight, verdict);
   }
 
@@ -161,8 +221,19 @@ class TransbankPosDevice implements Dialect {
     const { journal } = this;
     const { state, log, error, hold, iso } = this.context;
     if (outcome.kind === 'approved') {
-      await journal.saleApproved({ orderId: asked.orderId, ticket: asked.ticket, amount: asked.amount, authorizationCode: outcome.authorizationCode, operationNumber: outcome.operationNumber, cardType: outcome.cardType, last4Digits: outcome.last4Digits, approvedAt: iso() });
-      log(`sale ${asked.orderId} approved: authorization ${outcome.authorizationCode}, operation ${outcome.operationNumber}, card ${outcome.cardType ?? '?'} ****${outcome.last4Digits ?? '????'}; committing it on the server`);
+      await journal.saleApproved({
+        orderId: asked.orderId,
+        ticket: asked.ticket,
+        amount: asked.amount,
+        authorizationCode: outcome.authorizationCode,
+        operationNumber: outcome.operationNumber,
+        cardType: outcome.cardType,
+        last4Digits: outcome.last4Digits,
+        approvedAt: iso(),
+      });
+      log(
+        `sale ${asked.orderId} approved: authorization ${outcome.authorizationCode}, operation ${outcome.operationNumber}, card ${outcome.cardType ?? '?'} ****${outcome.last4Digits ?? '????'}; committing it on the server`,
+      );
       return;
     }
     if (outcome.kind === 'declined') {
@@ -173,7 +244,11 @@ class TransbankPosDevice implements Dialect {
       );
       return;
     }
-    await hold('charge', asked.orderId, `the outcome of sale ticket ${asked.ticket} cannot be established: ${outcome.reason}`);
+    await hold(
+      'charge',
+      asked.orderId,
+      `the outcome of sale ticket ${asked.ticket} cannot be established: ${outcome.reason}`,
+    );
     await journal.settled();
   }
 
@@ -182,7 +257,9 @@ class TransbankPosDevice implements Dialect {
     const verdict = refundAnswer(String(answer.fields.responseCode));
     if (verdict.kind === 'refunded') {
       await this.journal.refunded(asked.orderId, this.context.iso());
-      this.context.log(`refund of ${asked.orderId} (operation ${asked.operationNumber}): ${verdict.note}; committing the void on the server`);
+      this.context.log(
+        `refund of ${asked.orderId} (operation ${asked.operationNumber}): ${verdict.note}; committing the void on the server`,
+      );
       return true;
     }
     await this.context.hold('void', asked.orderId, verdict.reason);
@@ -195,12 +272,17 @@ class TransbankPosDevice implements Dialect {
     await this.journal.closed(asked, state.serial, iso());
     const pending = await state.pendingClose();
     if (pending?.closeId === asked.closeId) await state.closeDone(pending, iso());
-    log(`day closed on the POS: batch ${asked.batchNumber}, ${asked.transactionCount} sale(s), ${asked.total} CLP; sending the settlement`);
+    log(
+      `day closed on the POS: batch ${asked.batchNumber}, ${asked.transactionCount} sale(s), ${asked.total} CLP; sending the settlement`,
+    );
   }
 
   private async totals(): Promise<{ transactionCount: number; total: number }> {
     const answer = await this.request({ code: '0700', fields: {} }, ['0710']);
-    if (answer.fields.responseCode !== '00') throw new Error(`the POS could not give its totals: ${describeResponseCode(String(answer.fields.responseCode), '0700')}`);
+    if (answer.fields.responseCode !== '00')
+      throw new Error(
+        `the POS could not give its totals: ${describeResponseCode(String(answer.fields.responseCode), '0700')}`,
+      );
     return { transactionCount: answer.fields.transactionCount as number, total: answer.fields.total as number };
   }
 

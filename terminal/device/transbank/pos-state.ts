@@ -46,7 +46,16 @@ export interface PosState {
 }
 
 export function newPos(terminalId: string, commerceCode = '597000000001'): PosState {
-  return { terminalId: terminalId.slice(0, 8), commerceCode, keysLoaded: true, mode: 'integrated', nextOperation: 1, batch: [], lastSale: null, closes: 0 };
+  return {
+    terminalId: terminalId.slice(0, 8),
+    commerceCode,
+    keysLoaded: true,
+    mode: 'integrated',
+    nextOperation: 1,
+    batch: [],
+    lastSale: null,
+    closes: 0,
+  };
 }
 
 /** How the next sale ends: approved with a card, or refused with a response code. */
@@ -58,10 +67,21 @@ export type SaleOutcome = { approve: true; cardType: CardType } | { approve: fal
  * it (5 → 05, 26 → 26); any other amount is approved on a credit card. An
  * outcome the operator set for the next sale takes precedence.
  */
-export function outcomeFor(amount: number, operatorChoice: SaleOutcome | null, knownCode: (code: string) => boolean): SaleOutcome {
+export function outcomeFor(
+  amount: number,
+  operatorChoice: SaleOutcome | null,
+  knownCode: (code: string) => boolean,
+): SaleOutcome {
   if (operatorChoice) return operatorChoice;
   const code = String(amount).padStart(2, '0');
-  if (amount >= 1 && amount <= 99 && code !== APPROVED && knownCode(code) && !INTERMEDIATE_CODES.includes(code as never)) return { approve: false, responseCode: code };
+  if (
+    amount >= 1 &&
+    amount <= 99 &&
+    code !== APPROVED &&
+    knownCode(code) &&
+    !INTERMEDIATE_CODES.includes(code as never)
+  )
+    return { approve: false, responseCode: code };
   return { approve: true, cardType: 'CR' };
 }
 
@@ -84,10 +104,15 @@ export interface SaleContext {
   now: Date;
 }
 
-export function answerRequest(state: PosState, request: TransbankMessage<RequestCode>, sale: () => SaleContext): PosReply {
+export function answerRequest(
+  state: PosState,
+  request: TransbankMessage<RequestCode>,
+  sale: () => SaleContext,
+): PosReply {
   const head = { responseCode: APPROVED, commerceCode: state.commerceCode, terminalId: state.terminalId };
   const none = (note?: string): PosReply => ({ state, status: [], answers: [], ...(note ? { note } : {}) });
-  if (state.mode === 'normal') return none('in normal POS mode: the terminal does not answer the cash register (operator: integrated)');
+  if (state.mode === 'normal')
+    return none('in normal POS mode: the terminal does not answer the cash register (operator: integrated)');
   switch (request.code) {
     case '0100':
       return none();
@@ -103,20 +128,45 @@ export function answerRequest(state: PosState, request: TransbankMessage<Request
     case '1200':
       return refund(state, String(request.fields.operationNumber));
     case '0500':
-      return { state: { ...state, batch: [], closes: state.closes + 1 }, status: [], answers: [{ code: '0510', fields: head }] };
+      return {
+        state: { ...state, batch: [], closes: state.closes + 1 },
+        status: [],
+        answers: [{ code: '0510', fields: head }],
+      };
     case '0700': {
       const counted = state.batch.filter((each) => !each.refunded);
       const total = counted.reduce((sum, each) => sum + each.amount, 0);
-      return { state, status: [], answers: [{ code: '0710', fields: { responseCode: APPROVED, transactionCount: counted.length, total } }] };
+      return {
+        state,
+        status: [],
+        answers: [{ code: '0710', fields: { responseCode: APPROVED, transactionCount: counted.length, total } }],
+      };
     }
     case '0260':
       if (request.fields.sendToRegister !== true) return none('sales detail printed on the terminal');
-      return { state, status: [], answers: [...state.batch.map((each) => ({ code: '0261' as const, fields: { ...head, ...detailFields(each) } })), { code: '0261', fields: head }] };
+      return {
+        state,
+        status: [],
+        answers: [
+          ...state.batch.map((each) => ({ code: '0261' as const, fields: { ...head, ...detailFields(each) } })),
+          { code: '0261', fields: head },
+        ],
+      };
     case '0280':
       return { state, status: [], answers: [multicodeLastSaleAnswer(state, request.fields.voucher === true)] };
     case '0290':
       if (request.fields.sendToRegister !== true) return none('multicode sales detail printed on the terminal');
-      return { state, status: [], answers: [...state.batch.map((each) => ({ code: '0291' as const, fields: { ...head, ...detailFields(each), ...multicodeFields(each) } })), { code: '0291', fields: head }] };
+      return {
+        state,
+        status: [],
+        answers: [
+          ...state.batch.map((each) => ({
+            code: '0291' as const,
+            fields: { ...head, ...detailFields(each), ...multicodeFields(each) },
+          })),
+          { code: '0291', fields: head },
+        ],
+      };
   }
 }
 
@@ -125,9 +175,20 @@ const multicodeFields = (sale: PosSale): Fields => ({ change: 0, commerceProvide
 
 /** The last sale as a multicode terminal answers it (0281): with its voucher when asked, as 40-character lines run together. */
 function multicodeLastSaleAnswer(state: PosState, withVoucher: boolean): TransbankMessage<ResponseCode> {
-  if (!state.lastSale) return { code: '0281', fields: { responseCode: '11', commerceCode: state.commerceCode, terminalId: state.terminalId, amount: 0 } };
+  if (!state.lastSale)
+    return {
+      code: '0281',
+      fields: { responseCode: '11', commerceCode: state.commerceCode, terminalId: state.terminalId, amount: 0 },
+    };
   const sale = state.lastSale;
-  return { code: '0281', fields: { ...saleAnswerFields(state, sale), voucher: withVoucher ? voucherOf(state, sale) : '', ...multicodeFields(sale) } };
+  return {
+    code: '0281',
+    fields: {
+      ...saleAnswerFields(state, sale),
+      voucher: withVoucher ? voucherOf(state, sale) : '',
+      ...multicodeFields(sale),
+    },
+  };
 }
 
 /** A sale's voucher as a terminal prints it: 40-character lines, plain ASCII, no separator. */
@@ -136,9 +197,13 @@ export function voucherOf(state: PosState, sale: PosSale): string {
   const amount = `$${sale.amount.toLocaleString('en-US').replace(/,/g, '.')}`;
   return [
     line(`           COMPROBANTE DE VENTA`),
-    line(`COMERCIO ${state.commerceCode}${sale.commerceProvider && sale.commerceProvider !== '0' ? ` / ${sale.commerceProvider}` : ''}`),
+    line(
+      `COMERCIO ${state.commerceCode}${sale.commerceProvider && sale.commerceProvider !== '0' ? ` / ${sale.commerceProvider}` : ''}`,
+    ),
     line(`TERMINAL ${state.terminalId}`),
-    line(`FECHA ${sale.realDate.slice(0, 2)}/${sale.realDate.slice(2, 4)}/${sale.realDate.slice(4)} ${sale.realTime.slice(0, 2)}:${sale.realTime.slice(2, 4)}`),
+    line(
+      `FECHA ${sale.realDate.slice(0, 2)}/${sale.realDate.slice(2, 4)}/${sale.realDate.slice(4)} ${sale.realTime.slice(0, 2)}:${sale.realTime.slice(2, 4)}`,
+    ),
     line(`${sale.cardType === 'DB' ? 'DEBITO' : 'CREDITO'} ****${sale.last4Digits}`),
     line(`BOLETA ${sale.ticket}  OPERACION ${sale.operationNumber}`),
     line(`AUTORIZACION ${sale.authorizationCode}`),
@@ -150,11 +215,19 @@ function runSale(state: PosState, request: TransbankMessage<'0200' | '0270'>, co
   const amount = request.fields.amount as number;
   const ticket = request.fields.ticket as string;
   const multicode = request.code === '0270';
-  const statusFrames = request.fields.sendStatus === true ? INTERMEDIATE_CODES.map((code) => ({ code: '0900' as const, fields: { responseCode: code } })) : [];
+  const statusFrames =
+    request.fields.sendStatus === true
+      ? INTERMEDIATE_CODES.map((code) => ({ code: '0900' as const, fields: { responseCode: code } }))
+      : [];
   const refused = (responseCode: string): PosReply => ({
     state,
     status: statusFrames.slice(0, 1),
-    answers: [{ code: multicode ? '0271' : '0210', fields: { responseCode, commerceCode: state.commerceCode, terminalId: state.terminalId, ticket, amount } }],
+    answers: [
+      {
+        code: multicode ? '0271' : '0210',
+        fields: { responseCode, commerceCode: state.commerceCode, terminalId: state.terminalId, ticket, amount },
+      },
+    ],
   });
   if (amount <= 0) return refused('72');
   if (!state.keysLoaded) return refused('26');
@@ -175,24 +248,41 @@ function runSale(state: PosState, request: TransbankMessage<'0200' | '0270'>, co
     sharesNumber: 0,
     ...(multicode ? { commerceProvider: String(request.fields.commerceProvider ?? '0') } : {}),
   };
-  const next: PosState = { ...state, nextOperation: state.nextOperation % 999_999 + 1, batch: [...state.batch, sale], lastSale: sale };
+  const next: PosState = {
+    ...state,
+    nextOperation: (state.nextOperation % 999_999) + 1,
+    batch: [...state.batch, sale],
+    lastSale: sale,
+  };
   const fields: Fields = { ...saleAnswerFields(state, sale) };
   return {
     state: next,
     // Credit asks for instalments (80); debit does not.
     status: statusFrames.filter((frame) => !(debit && frame.fields.responseCode === '80')),
-    answers: [multicode ? { code: '0271', fields: { ...fields, change: 0, commerceProvider: sale.commerceProvider ?? null } } : { code: '0210', fields }],
+    answers: [
+      multicode
+        ? { code: '0271', fields: { ...fields, change: 0, commerceProvider: sale.commerceProvider ?? null } }
+        : { code: '0210', fields },
+    ],
   };
 }
 
 function lastSaleAnswer(state: PosState): TransbankMessage<ResponseCode> {
-  if (!state.lastSale) return { code: '0260', fields: { responseCode: '11', commerceCode: state.commerceCode, terminalId: state.terminalId, amount: 0 } };
+  if (!state.lastSale)
+    return {
+      code: '0260',
+      fields: { responseCode: '11', commerceCode: state.commerceCode, terminalId: state.terminalId, amount: 0 },
+    };
   return { code: '0260', fields: saleAnswerFields(state, state.lastSale) };
 }
 
 function refund(state: PosState, operationNumber: string): PosReply {
   const head = { commerceCode: state.commerceCode, terminalId: state.terminalId };
-  const refused = (responseCode: string): PosReply => ({ state, status: [], answers: [{ code: '1210', fields: { ...head, responseCode } }] });
+  const refused = (responseCode: string): PosReply => ({
+    state,
+    status: [],
+    answers: [{ code: '1210', fields: { ...head, responseCode } }],
+  });
   const index = state.batch.findIndex((each) => Number(each.operationNumber) === Number(operationNumber));
   const sale = state.batch[index];
   if (!sale) return refused('05');
@@ -200,11 +290,22 @@ function refund(state: PosState, operationNumber: string): PosReply {
   if (sale.cardType === 'DB') return refused('08');
   const refundNumber = String(state.nextOperation).padStart(6, '0');
   const batch = state.batch.map((each, at) => (at === index ? { ...each, refunded: true } : each));
-  const lastSale = state.lastSale?.operationNumber === sale.operationNumber ? { ...state.lastSale, refunded: true } : state.lastSale;
+  const lastSale =
+    state.lastSale?.operationNumber === sale.operationNumber ? { ...state.lastSale, refunded: true } : state.lastSale;
   return {
-    state: { ...state, batch, lastSale, nextOperation: state.nextOperation % 999_999 + 1 },
+    state: { ...state, batch, lastSale, nextOperation: (state.nextOperation % 999_999) + 1 },
     status: [],
-    answers: [{ code: '1210', fields: { ...head, responseCode: APPROVED, authorizationCode: sale.authorizationCode, operationNumber: refundNumber } }],
+    answers: [
+      {
+        code: '1210',
+        fields: {
+          ...head,
+          responseCode: APPROVED,
+          authorizationCode: sale.authorizationCode,
+          operationNumber: refundNumber,
+        },
+      },
+    ],
   };
 }
 
@@ -232,7 +333,13 @@ function saleAnswerFields(state: PosState, sale: PosSale): Fields {
 }
 
 function detailFields(sale: PosSale): Fields {
-  const { responseCode: _rc, commerceCode: _cc, terminalId: _tid, sharesNumber, ...rest } = saleAnswerFields({ commerceCode: '', terminalId: '' } as PosState, sale);
+  const {
+    responseCode: _rc,
+    commerceCode: _cc,
+    terminalId: _tid,
+    sharesNumber,
+    ...rest
+  } = saleAnswerFields({ commerceCode: '', terminalId: '' } as PosState, sale);
   return { ...rest, sharesNumber };
 }
 

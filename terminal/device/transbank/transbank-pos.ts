@@ -1,7 +1,14 @@
 import { randomInt } from 'node:crypto';
 import type { Link } from '../../protocol/link.js';
 import type { Timers } from '../../protocol/timers.js';
-import { decodeRequest, encodeResponse, TransbankMessageError, type RequestCode, type ResponseCode, type TransbankMessage } from '../../protocol/transbank/messages.js';
+import {
+  decodeRequest,
+  encodeResponse,
+  TransbankMessageError,
+  type RequestCode,
+  type ResponseCode,
+  type TransbankMessage,
+} from '../../protocol/transbank/messages.js';
 import { describeResponseCode, isKnownResponseCode } from '../../protocol/transbank/response-codes.js';
 import { DeviceCore } from '../device-core.js';
 import { answerRequest, newPos, outcomeFor, type PosState, type SaleOutcome } from './pos-state.js';
@@ -41,7 +48,10 @@ export class TransbankPos {
   constructor(private readonly options: TransbankPosOptions) {
     this.core = new DeviceCore<PosState>({
       ...(options.statePath ? { statePath: options.statePath } : {}),
-      load: (journal) => (journal ? checked(journal, options.statePath!, options.terminalId) : newPos(options.terminalId, options.commerceCode)),
+      load: (journal) =>
+        journal
+          ? checked(journal, options.statePath!, options.terminalId)
+          : newPos(options.terminalId, options.commerceCode),
       ...(options.timers ? { timers: options.timers } : {}),
       ...(options.log ? { log: options.log } : {}),
     });
@@ -72,7 +82,8 @@ export class TransbankPos {
       case 'next': {
         if (argument === 'approve' || argument === 'credit') this.nextOutcome = { approve: true, cardType: 'CR' };
         else if (argument === 'debit') this.nextOutcome = { approve: true, cardType: 'DB' };
-        else if (argument && /^\d{2}$/.test(argument) && argument !== '00' && isKnownResponseCode(argument)) this.nextOutcome = { approve: false, responseCode: argument };
+        else if (argument && /^\d{2}$/.test(argument) && argument !== '00' && isKnownResponseCode(argument))
+          this.nextOutcome = { approve: false, responseCode: argument };
         else return 'next: approve | credit | debit | a response code such as 05';
         return `the next sale: ${this.nextOutcome.approve ? `approved, ${this.nextOutcome.cardType === 'DB' ? 'debit' : 'credit'}` : `refused ${describeResponseCode(this.nextOutcome.responseCode, '0200')}`}`;
       }
@@ -101,14 +112,21 @@ export class TransbankPos {
       request = decodeRequest(payload);
     } catch (error) {
       const refusal = refusalFor(payload, error as TransbankMessageError, this.state);
-      this.core.log(`cash register ${payload}: ${(error as Error).message}${refusal ? `; answered ${describeResponseCode(refusal.fields.responseCode as string, '0200')}` : '; not answered'}`);
+      this.core.log(
+        `cash register ${payload}: ${(error as Error).message}${refusal ? `; answered ${describeResponseCode(refusal.fields.responseCode as string, '0200')}` : '; not answered'}`,
+      );
       if (refusal) await this.answer([refusal], this.options.turnaroundMs ?? TURNAROUND_MS);
       return;
     }
     const outcome = () => {
       const chosen = outcomeFor(request.fields.amount as number, this.nextOutcome, isKnownResponseCode);
       this.nextOutcome = null;
-      return { outcome: chosen, authorizationCode: authorizationCode(), last4Digits: String(randomInt(10_000)).padStart(4, '0'), now: this.core.now() };
+      return {
+        outcome: chosen,
+        authorizationCode: authorizationCode(),
+        last4Digits: String(randomInt(10_000)).padStart(4, '0'),
+        now: this.core.now(),
+      };
     };
     const reply = answerRequest(this.state, request, outcome);
     const isSale = request.code === '0200' || request.code === '0270';
@@ -119,7 +137,9 @@ export class TransbankPos {
     for (const status of reply.status) await this.answer([status], Math.max(step, turnaround));
     // The terminal's memory changes before the cash register can hear of it.
     this.commit(reply.state);
-    this.core.log(`cash register ${payload} → ${reply.answers.map((each) => encodeResponse(each)).join(' ; ') || reply.note || 'ACK only'}`);
+    this.core.log(
+      `cash register ${payload} → ${reply.answers.map((each) => encodeResponse(each)).join(' ; ') || reply.note || 'ACK only'}`,
+    );
     if (reply.answers.length > 0) await this.answer(reply.answers, Math.max(isSale ? step : 0, turnaround));
   }
 
@@ -137,16 +157,24 @@ export class TransbankPos {
 }
 
 /** A sale whose fields the terminal cannot read is refused with the reference's code for it; anything else gets no answer. */
-function refusalFor(payload: string, error: TransbankMessageError, state: PosState): TransbankMessage<ResponseCode> | null {
+function refusalFor(
+  payload: string,
+  error: TransbankMessageError,
+  state: PosState,
+): TransbankMessage<ResponseCode> | null {
   const code = payload.slice(0, 4);
   if (code !== '0200' && code !== '0270') return null;
   const responseCode = error.field === 'ticket' ? '70' : error.field === 'amount' ? '68' : '61';
-  return { code: code === '0270' ? '0271' : '0210', fields: { responseCode, commerceCode: state.commerceCode, terminalId: state.terminalId, amount: 0 } };
+  return {
+    code: code === '0270' ? '0271' : '0210',
+    fields: { responseCode, commerceCode: state.commerceCode, terminalId: state.terminalId, amount: 0 },
+  };
 }
 
 /** A journal's state, checked as this terminal's. */
 function checked(loaded: PosState, path: string, terminalId: string): PosState {
-  if (loaded.terminalId !== terminalId.slice(0, 8)) throw new Error(`${path} is the memory of terminal ${loaded.terminalId}, not ${terminalId}`);
+  if (loaded.terminalId !== terminalId.slice(0, 8))
+    throw new Error(`${path} is the memory of terminal ${loaded.terminalId}, not ${terminalId}`);
   return loaded;
 }
 

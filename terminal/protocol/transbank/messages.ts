@@ -78,7 +78,14 @@ export const REQUEST_LAYOUTS = {
   /** Sale: amount in whole pesos, ticket, two empty fields, whether to send the intermediate status messages. */
   '0200': [number('amount', 9), text('ticket', 6, false), reserved('empty1'), reserved('empty2'), flag('sendStatus')],
   /** Multicode sale: as a sale, a filler, and the commerce code of the provider (0 when not multicode). */
-  '0270': [number('amount', 9), text('ticket', 6, false), reserved('empty'), reserved('filler'), flag('sendStatus'), digits('commerceProvider', 12, true)],
+  '0270': [
+    number('amount', 9),
+    text('ticket', 6, false),
+    reserved('empty'),
+    reserved('filler'),
+    flag('sendStatus'),
+    digits('commerceProvider', 12, true),
+  ],
   /** Last sale: the POS answers the last sale it made, as 0260. */
   '0250': [],
   /** Refund of a sale, by its operation number. */
@@ -164,11 +171,21 @@ export function decodeResponse(payload: string): TransbankMessage<ResponseCode> 
 function encode(message: TransbankMessage, layout: readonly FieldSpec[]): string {
   const fixed = FIXED_FORMS[message.code];
   if (fixed !== undefined) return fixed;
-  const written = [message.code, ...layout.map((spec) => encodeField(spec, message.fields[spec.name] ?? null, message.code))].join('|');
+  const written = [
+    message.code,
+    ...layout.map((spec) => encodeField(spec, message.fields[spec.name] ?? null, message.code)),
+  ].join('|');
   return ENDS_WITH_SEPARATOR.has(message.code) ? `${written}|` : written;
 }
 
-const FIXED_FORMS: Record<string, string> = { '0100': '0100', '0800': '0800', '0300': '0300', '0250': '0250|', '0500': '0500||', '0700': '0700||' };
+const FIXED_FORMS: Record<string, string> = {
+  '0100': '0100',
+  '0800': '0800',
+  '0300': '0300',
+  '0250': '0250|',
+  '0500': '0500||',
+  '0700': '0700||',
+};
 const ENDS_WITH_SEPARATOR = new Set(['0200', '0270', '1200', '0260', '0210', '0271', '0900']);
 
 function encodeField(spec: FieldSpec, value: FieldValue, code: string): string {
@@ -195,7 +212,8 @@ function decode(payload: string, layouts: Record<string, readonly FieldSpec[]>):
   const layout = layouts[code];
   if (!layout) throw new TransbankMessageError(`unknown command ${JSON.stringify(code)}`);
   const extra = parts.slice(layout.length);
-  if (extra.some((part) => part !== '')) throw new TransbankMessageError(`${code} takes ${layout.length} fields, got ${parts.length}`);
+  if (extra.some((part) => part !== ''))
+    throw new TransbankMessageError(`${code} takes ${layout.length} fields, got ${parts.length}`);
   const fields: Fields = {};
   layout.forEach((spec, index) => {
     if (spec.kind === 'reserved') return;
@@ -213,9 +231,13 @@ function decode(payload: string, layouts: Record<string, readonly FieldSpec[]>):
 }
 
 function check(spec: FieldSpec, written: string, where: string): void {
-  if (written.length > spec.max) throw new TransbankMessageError(`${where} takes at most ${spec.max} characters, got ${written.length}`, spec.name);
-  if ((spec.kind === 'number' || spec.kind === 'digits') && !/^\d+$/.test(written)) throw new TransbankMessageError(`${where} must be digits, got ${JSON.stringify(written)}`, spec.name);
-  if (spec.kind === 'flag' && written !== '0' && written !== '1') throw new TransbankMessageError(`${where} must be 1 or 0, got ${JSON.stringify(written)}`, spec.name);
+  if (written.length > spec.max)
+    throw new TransbankMessageError(`${where} takes at most ${spec.max} characters, got ${written.length}`, spec.name);
+  if ((spec.kind === 'number' || spec.kind === 'digits') && !/^\d+$/.test(written))
+    throw new TransbankMessageError(`${where} must be digits, got ${JSON.stringify(written)}`, spec.name);
+  if (spec.kind === 'flag' && written !== '0' && written !== '1')
+    throw new TransbankMessageError(`${where} must be 1 or 0, got ${JSON.stringify(written)}`, spec.name);
   // Stryker disable next-line ConditionalExpression: digits and flags, already checked above, are printable ASCII without "|" too (the kind test says which rule the message names)
-  if (spec.kind === 'text' && !/^[\x20-\x7b\x7d\x7e]*$/.test(written)) throw new TransbankMessageError(`${where} must be printable ASCII without "|"`, spec.name);
+  if (spec.kind === 'text' && !/^[\x20-\x7b\x7d\x7e]*$/.test(written))
+    throw new TransbankMessageError(`${where} must be printable ASCII without "|"`, spec.name);
 }

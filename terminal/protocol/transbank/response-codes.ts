@@ -39,7 +39,7 @@ const meanings: Record<string, string> = {
   '60': 'wrong number of instalments',
   '61': 'the request could not be built',
   '62': 'internal PIN pad problem',
-  '65': 'the authoriser\'s answer could not be processed',
+  '65': "the authoriser's answer could not be processed",
   '67': 'too many sales: the day must be closed',
   '68': 'amount entry failed',
   '70': 'the ticket field is badly formed (6 characters at most)',
@@ -68,8 +68,18 @@ const meanings: Record<string, string> = {
 
 /** What each request does, for a meaning that depends on it. */
 const requestKinds: Record<RequestCode, string> = {
-  '0100': 'poll', '0800': 'load keys', '0300': 'change to normal', '0200': 'sale', '0270': 'sale', '0250': 'last sale', '0280': 'last sale',
-  '1200': 'refund', '0500': 'close', '0700': 'totals', '0260': 'sales detail', '0290': 'sales detail',
+  '0100': 'poll',
+  '0800': 'load keys',
+  '0300': 'change to normal',
+  '0200': 'sale',
+  '0270': 'sale',
+  '0250': 'last sale',
+  '0280': 'last sale',
+  '1200': 'refund',
+  '0500': 'close',
+  '0700': 'totals',
+  '0260': 'sales detail',
+  '0290': 'sales detail',
 };
 
 // The reference has one table for every message, but a code only means what
@@ -90,7 +100,8 @@ export function describeResponseCode(code: string, request: RequestCode): string
   const kind = requestKinds[request];
   const meaning = meaningsFor[kind]?.[code] ?? meanings[code];
   if (meaning === undefined) return `${code} (not in the reference's table)`;
-  if (refundCodes.has(code) && kind !== 'refund') return `${code} (refused; the code is a refund's, where it means: ${meaning})`;
+  if (refundCodes.has(code) && kind !== 'refund')
+    return `${code} (refused; the code is a refund's, where it means: ${meaning})`;
   return `${code} (${meaning})`;
 }
 
@@ -104,4 +115,30 @@ export const INTERMEDIATE_CODES = ['78', '79', '80', '81', '82'] as const;
  * to answer: a sale refused (01, 02, 07, 09, 11, 13, 74, 77, 26…), a refund
  * refused (04, 05, 08).
  */
-export const REJECTION_CODES = ['01', '02', '03', '04', '05', '06', '07', '08', '09', '10', '11', '12', '13', '17', '20', '21', '22', '24', '26', '27', '67', '74', '76', '77', '93'] as const;
+export const REJECTION_CODES = [
+  '01',
+  '02',
+  '03',
+  '04',
+  '05',
+  '06',
+  '07',
+  '08',
+  '09',
+  '10',
+  '11',
+  '12',
+  '13',
+  '17',
+  '20',
+  '21',
+  '22',
+  '24',
+  '26',
+  '27',
+  '67',
+  '74',
+  '76',
+  '77',
+  '93',
+] as const;

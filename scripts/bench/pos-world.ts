@@ -1,0 +1,31 @@
+import type { JsonAnswer } from '../../contracts/json-answer.js';
+
+// An account and a terminal on a server under measure, made through its API.
+
+export async function json(url: string, method: string, body: unknown, token?: string): Promise<JsonAnswer> {
+  const response = await fetch(url, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+/** An account and a terminal on a server: its merchant, API token and the terminal's secret. */
+export async function provisionWorld(
+  baseUrl: string,
+  serial: string,
+): Promise<{ merchantId: string; token: string; secret: string }> {
+  const account = await json(`${baseUrl}/console/register`, 'POST', {
+    email: `bench-${serial}@example.com`,
+    password: 'bench password',
+  });
+  const terminal = await json(
+    `${baseUrl}/api/v1/merchants/${account.merchant_id}/pos-terminals`,
+    'POST',
+    { serialNumber: serial },
+    account.key.token,
+  );
+  return { merchantId: account.merchant_id, token: account.key.token, secret: terminal.secret };
+}
