@@ -1,4 +1,4 @@
-// The floors of the code base (README, "How the code is laid out"), checked by `npm run lint:deps` in `npm test`.
+// The floors of the code base (docs/layout.md), checked by `npm run lint:deps` in `npm test`.
 // contracts/ is the interface every side shares: the document and its pure helpers at the bottom, the clients of
 // the interface on them, the conformance tools (suite, receiver grader) and their kits on top. server/ and
 // terminal/ stand on contracts/ as peers that talk over HTTP (the terminal borrows the server's durable-file

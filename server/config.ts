@@ -58,7 +58,7 @@ export const defaultConfig: Config = {
 
 export class ConfigError extends Error {}
 
-/** Reads the environment variables the README lists; throws ConfigError naming a bad one. */
+/** Reads the environment variables the README lists (Configuration); throws ConfigError naming a bad one. */
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const config: Config = { ...defaultConfig };
   if (env.PORT !== undefined) config.port = integer('PORT', env.PORT, 0, 65535);

@@ -15,7 +15,7 @@ import { serveApp } from '../testing/test-server.js';
 // Text PostgreSQL cannot hold as it is (NUL, lone surrogates) in every
 // string field of every request body, every path parameter and every query
 // parameter, on both stores: never a 5xx, and what is accepted reads back
-// equal. One rule for both stores (README: text).
+// equal. One rule for both stores (docs/postgresql.md, Text).
 
 const HOSTILE_STRINGS = ['a\u0000b', '\ud800', 'x\udc00y', '\u0001'];
 const HOSTILE_PARAMS = ['a%00b', '%00', '%ED%A0%80', '%FF'];

@@ -5,7 +5,7 @@
 // as they were: U+0001 introduces it, followed by "0" for NUL, "e" for a
 // U+0001 of the data itself, or "s" and four hex digits for a lone
 // surrogate. Every string any client sends is then stored and read back
-// equal on both stores (README: text). Text without those characters, all
+// equal on both stores (docs/postgresql.md, Text). Text without those characters, all
 // but never, passes through untouched after one test.
 
 const ESCAPE = '\u0001';
