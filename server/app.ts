@@ -36,6 +36,7 @@ import { CatalogService } from './sessions/catalog.js';
 import type { EventSink } from './sessions/events.js';
 import { RelayHub } from './relay/relay-hub.js';
 import { relayHandlers } from './relay/relay-routes.js';
+import { relayResumer } from './relay/relay-resume.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { receiverAnswerBody, Receivers, receiverStatus } from './webhooks/receivers.js';
 import { webhookHandlers } from './webhooks/routes.js';
@@ -115,7 +116,7 @@ export function createApp({
   const origins = new Set<string>(config.publicUrl ? [config.publicUrl] : []);
   const receivers = new Receivers(store, clock);
   const instance = sharedState ? randomUUID() : undefined;
-  const relay = new RelayHub(accounts, store, clock, log, instance);
+  const relay = new RelayHub(accounts, store, clock, log, instance, config.relayHeartbeatMs);
   const dispatcher = new WebhookDispatcher({
     store,
     clock,
@@ -135,6 +136,14 @@ export function createApp({
     log,
     ...(webhookSignalAfter ? { signalAfter: webhookSignalAfter } : {}),
   });
+  relay.whenConnected(
+    relayResumer({
+      store,
+      clock,
+      log,
+      resend: (account, eventId) => dispatcher.resend(account, eventId, undefined, { resumed: true }),
+    }),
+  );
   const sink: EventSink = eventSink
     ? { emitted: (events) => (dispatcher.emitted(events), eventSink.emitted(events)) }
     : dispatcher;

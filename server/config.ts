@@ -23,6 +23,8 @@ export interface Config {
    * if the holder died mid-attempt. Longer than an attempt's 5 s limit.
    */
   webhookLeaseMs: number;
+  /** How often the relay pings each client; one that misses a beat is closed (a dead link noticed within two). */
+  relayHeartbeatMs: number;
   /** Simulator data older than this on its account's clock is purged. */
   dataTtlDays: number;
   /** Which retry ladder webhook deliveries climb (addendum §7). */
@@ -52,6 +54,7 @@ export const defaultConfig: Config = {
   webhookConcurrency: 16,
   webhookMaxPerSecond: 1200,
   webhookLeaseMs: 15_000,
+  relayHeartbeatMs: 10_000,
   snapshotMinJournalBytes: 16 * 1024 * 1024,
   frameAncestors: "'self'",
 };
@@ -93,6 +96,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     config.webhookMaxPerSecond = integer('WEBHOOK_MAX_PER_SECOND', env.WEBHOOK_MAX_PER_SECOND, 1, 1_000_000);
   if (env.WEBHOOK_LEASE_MS !== undefined)
     config.webhookLeaseMs = integer('WEBHOOK_LEASE_MS', env.WEBHOOK_LEASE_MS, 6000, 3_600_000);
+  if (env.SIM_RELAY_HEARTBEAT_MS !== undefined)
+    config.relayHeartbeatMs = integer('SIM_RELAY_HEARTBEAT_MS', env.SIM_RELAY_HEARTBEAT_MS, 100, 600_000);
   if (env.SIM_DATA_TTL_DAYS !== undefined)
     config.dataTtlDays = integer('SIM_DATA_TTL_DAYS', env.SIM_DATA_TTL_DAYS, 1, 36_500);
   if (env.SIM_FRAME_ANCESTORS !== undefined) {

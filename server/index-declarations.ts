@@ -13,6 +13,7 @@ import type { IndexDeclarations } from './store/memory-state.js';
 import { signatureIndexes } from './terminals/signature-ledger.js';
 import { terminalIndexes } from './terminals/terminal.js';
 import { traceIndexes } from './trace/trace.js';
+import { relayDeliveryIndexes } from './relay/relay-positions.js';
 import { deliveryIndexes, scheduleIndexes } from './webhooks/due-times.js';
 import type { IndexDeclaration } from './store/store.js';
 
@@ -41,5 +42,6 @@ export const indexDeclarations: IndexDeclarations = {
   deliveries: deliveryIndexes,
   schedules: scheduleIndexes,
   webhook_outcomes: byAccount,
+  relay_deliveries: relayDeliveryIndexes,
   split_links: byAccount,
 };

@@ -1,5 +1,6 @@
 import { WebSocket } from 'ws';
 import { localForwarder } from './local-forward.js';
+import { RelayCursor, type ResumeMessage } from './relay-cursor.js';
 
 export interface RelayClientOptions {
   /** The simulator, e.g. http://127.0.0.1:3000 (ws:// or wss:// is derived). */
@@ -12,6 +13,12 @@ export interface RelayClientOptions {
   log: (line: string) => void;
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  /** The cursor kept from an earlier run (null: a first connection), and where to keep it as it moves. */
+  cursor?: { position: number | null; save: (position: number) => void };
+  /** A first connection (no cursor) asks for what was missed over this long (at most 24 h). */
+  backfillMs?: number;
+  /** How often the client pings the server; a server that misses a beat is taken for gone (a dead link noticed within two). */
+  heartbeatMs?: number;
 }
 
 export interface RelayClient {
@@ -26,6 +33,10 @@ interface WebhookMessage {
   type: 'webhook';
   delivery_id: string;
   event_id: string;
+  /** Its place in the account's relay sequence. */
+  position?: number;
+  /** Sent again because this client missed it. */
+  resumed?: boolean;
   url: string;
   headers: Record<string, string>;
   body: string;
@@ -41,8 +52,17 @@ interface WebhookMessage {
 export function startRelayClient(options: RelayClientOptions): RelayClient {
   const min = options.minBackoffMs ?? 500;
   const max = options.maxBackoffMs ?? 30_000;
-  const url = new URL('/relay', options.baseUrl);
-  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  const base = new URL('/relay', options.baseUrl);
+  base.protocol = base.protocol === 'https:' ? 'wss:' : 'ws:';
+  const cursor = new RelayCursor(options.cursor?.position ?? null, options.cursor?.save);
+  // Where to start: after the kept cursor; a first connection's backfill; or only what comes from now.
+  const relayUrl = () => {
+    const url = new URL(base);
+    if (cursor.position !== null) url.searchParams.set('cursor', String(cursor.position));
+    else if (options.backfillMs) url.searchParams.set('backfill_ms', String(options.backfillMs));
+    return url;
+  };
+  const heartbeatMs = options.heartbeatMs ?? 10_000;
   const local = localForwarder(options.forwardTo);
   let stopped = false;
   let socket: WebSocket | null = null;
@@ -62,11 +82,28 @@ export function startRelayClient(options: RelayClientOptions): RelayClient {
   };
 
   const connect = () => {
-    socket = new WebSocket(url, { headers: { authorization: `Bearer ${options.token}` } });
-    socket.on('open', () => {
+    const current = new WebSocket(relayUrl(), { headers: { authorization: `Bearer ${options.token}` } });
+    socket = current;
+    let alive = true;
+    let beat: NodeJS.Timeout | null = null;
+    current.on('pong', () => (alive = true));
+    current.on('open', () => {
       backoff = min;
-      options.log(`relay connected to ${url.origin}, forwarding to ${options.forwardTo}`);
+      options.log(`relay connected to ${base.origin}, forwarding to ${options.forwardTo}`);
       markConnected();
+      // A link that stops answering (the network gone without a close) is ended here, and reconnected.
+      beat = setInterval(() => {
+        if (!alive) {
+          options.log(`relay link silent for ${heartbeatMs} ms; reconnecting`);
+          current.terminate();
+          return;
+        }
+        alive = false;
+        current.ping();
+      }, heartbeatMs);
+    });
+    current.on('close', () => {
+      if (beat) clearInterval(beat);
     });
     socket.on('unexpected-response', (_request, response) => {
       let text = '';
@@ -83,13 +120,14 @@ export function startRelayClient(options: RelayClientOptions): RelayClient {
       });
     });
     socket.on('message', (data) => {
-      let message: WebhookMessage;
+      let message: WebhookMessage | ResumeMessage;
       try {
-        message = JSON.parse(String(data)) as WebhookMessage;
+        message = JSON.parse(String(data)) as WebhookMessage | ResumeMessage;
       } catch {
         return;
       }
       if (message.type === 'webhook') void forward(message);
+      else if (message.type === 'resume') resumed(message);
     });
     socket.on('close', (code, reason) => {
       if (stopped) return;
@@ -115,6 +153,20 @@ export function startRelayClient(options: RelayClientOptions): RelayClient {
     backoff = Math.min(max, backoff * 2);
   };
 
+  const resumed = (message: ResumeMessage) => {
+    cursor.resumed(message);
+    const count = message.resending.length;
+    if (count > 0)
+      options.log(
+        `resuming ${count} missed deliver${count === 1 ? 'y' : 'ies'}, first routed at ${message.from} (cursor ${message.cursor})`,
+      );
+    else options.log(`nothing missed (cursor ${message.cursor})`);
+    if (message.left_out > 0)
+      options.log(
+        `  ${message.left_out} more missed deliveries were left out: the backfill resends ${count} at most; see them in the console's trace`,
+      );
+  };
+
   const forward = async (message: WebhookMessage) => {
     const started = performance.now();
     const result = await local.forward(message.headers, message.body);
@@ -122,8 +174,9 @@ export function startRelayClient(options: RelayClientOptions): RelayClient {
     const status = 'status' in result ? result.status : 502;
     if ('error' in result) options.log(`  ${message.event_id}: local receiver unreachable: ${result.error}`);
     options.log(
-      `${new Date().toISOString()} ${message.event_id} → POST ${options.forwardTo}: ${status} (${Math.round(performance.now() - started)} ms)`,
+      `${new Date().toISOString()} ${message.event_id}${message.resumed ? ' (resumed)' : ''} → POST ${options.forwardTo}: ${status} (${Math.round(performance.now() - started)} ms)`,
     );
+    if (message.position !== undefined) cursor.answered(message.position, status);
     // `error` says why there was no answer; a simulator that does not read it still sees the 502.
     socket?.send(
       JSON.stringify({

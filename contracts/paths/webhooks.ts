@@ -248,12 +248,30 @@ export const webhookPaths: PathItems = {
       description:
         'Upgrade to a WebSocket with Authorization: Bearer <API or login token> (or ?token=); a console token or an unknown token is refused with 401 before any WebSocket exists. ' +
         'Server → client: { "type": "webhook", "delivery_id", "event_id", "url", "headers", "body" } (body: the exact signed string). Client → server: { "type": "result", "delivery_id", "status", "body"? } (body: the start of the local receiver\'s answer, kept 2 KiB at most with the attempt). ' +
-        'One relay per key: a second connection closes the first with close code 4000, whichever instance each is connected to (several instances on one database). A plain GET answers 426; 503 when where the relay is connected could not be recorded.',
+        'One relay per key: a second connection closes the first with close code 4000, whichever instance each is connected to (several instances on one database). A plain GET answers 426; 503 when where the relay is connected could not be recorded. ' +
+        'Ours: resuming (docs/relay-protocol.md). Each delivery routed to the relay has a position in the account\'s relay sequence, sent as "position"; a client that connects with ?cursor=N first gets { "type": "resume", "v": 1, "cursor", "up_to", "resending", "pending", "left_out", "from" }, then, in order, every delivery after N that ended without a 2xx, as new attempts marked "resumed": true (same idempotency-key and body, fresh svc-timestamp and signature). ?backfill_ms=N (a first connection, no cursor) does the same for what was routed over the last N ms, 1000 deliveries at most. The server pings every SIM_RELAY_HEARTBEAT_MS and closes a relay that misses a beat.',
       tags: ['simulator'],
       security: [],
-      'x-ours-statuses': ['426'], // how a plain GET is refused is ours (profiles.ts)
+      'x-ours-statuses': ['426', '400'], // how a plain GET is refused, and the resume's parameters, are ours (profiles.ts)
+      parameters: [
+        {
+          name: 'cursor',
+          in: 'query',
+          required: false,
+          description: "Ours: the last position up to which the client's receiver answered every delivery with a 2xx.",
+          schema: { type: 'string', pattern: '^[0-9]{1,15}$' },
+        },
+        {
+          name: 'backfill_ms',
+          in: 'query',
+          required: false,
+          description: 'Ours: a first connection asks for what was missed over this many ms (1 to 86,400,000).',
+          schema: { type: 'string', pattern: '^[0-9]{1,15}$' },
+        },
+      ],
       responses: {
         '101': { description: 'Switching to the WebSocket protocol.' },
+        '400': responseRef('BadRequest'),
         '401': responseRef('Unauthorized'),
         '426': responseRef('UpgradeRequired'),
         '503': responseRef('StoreUnavailable'),

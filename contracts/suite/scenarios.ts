@@ -357,6 +357,12 @@ async function relayScenario(ctx: ScenarioContext, token: string, agreementId: s
   const refusal = await relayUpgradeStatus(ctx.baseUrl, `sk_${'0'.repeat(64)}`);
   if (refusal === 401) ctx.recorder.observe('openRelay', 401);
   else ctx.problem(`the relay answered an unknown token with ${refusal}, not 401`);
+  if (ctx.profile === 'strict') {
+    // Ours: a resume's cursor is a position; anything else is refused before the upgrade.
+    const badCursor = await relayUpgradeStatus(ctx.baseUrl, token, '?cursor=yesterday');
+    if (badCursor === 400) ctx.recorder.observe('openRelay', 400);
+    else ctx.problem(`the relay answered a cursor that is not a position with ${badCursor}, not 400`);
+  }
   const socket = await openRelay(ctx.baseUrl, token);
   if (!socket) return ctx.problem('the relay did not open with an API token');
   ctx.recorder.observe('openRelay', 101);

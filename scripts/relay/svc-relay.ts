@@ -4,20 +4,35 @@
 import { parseArgs } from 'node:util';
 import { API_TOKEN, howToGive, readCredential } from '../../contracts/cli/credential.js';
 import { startRelayClient } from '../../contracts/clients/relay-client.js';
+import { defaultStateFile, parseDuration, readCursor, saveCursor } from './relay-state.js';
 
 const usage = `usage: svc-relay --base-url URL [--token-file FILE] --forward-to http://localhost:PORT/path
+                 [--state FILE] [--backfill DURATION]
 
 Opens an outgoing WebSocket to the simulator's /relay with your API token
 (not the console token), POSTs every webhook routed to the relay to the
 local receiver with its exact body bytes and headers, and reports the
 receiver's status back. Prints one line per delivery. Reconnects with
-backoff when the connection drops; stops when the token is refused or
-another relay for the same key takes over.
+backoff when the connection drops, or when it stops answering pings
+(within 20 s); stops when the token is refused or another relay for the
+same key takes over.
+
+Nothing is lost while it is away (asleep, offline, stopped): it keeps a
+cursor, the last position up to which the receiver answered every
+delivery with a 2xx, and on connecting the simulator first resends, in
+order, every delivery after it that never got one (same idempotency-key
+and body, fresh svc-timestamp and signature), then goes on as usual.
 
   --base-url URL     the simulator, e.g. http://127.0.0.1:3000 (env SVC_BASE_URL)
   --token-file FILE  a file holding the API or login token, or SVC_TOKEN;
                      --token T works, with a warning (ps shows it)
   --forward-to URL   the local receiver, e.g. http://localhost:4000/webhooks
+  --state FILE       where the cursor is kept (default: one file per base URL
+                     and token under $XDG_STATE_HOME/svc-relay, or
+                     ~/.local/state/svc-relay)
+  --backfill DURATION  with no cursor kept yet, first resend what was missed
+                     over the last DURATION (30m, 2h, at most 24h), 1000
+                     deliveries at most, oldest first
   -h, --help         this text
 `;
 
@@ -29,6 +44,8 @@ try {
       token: { type: 'string' },
       'token-file': { type: 'string' },
       'forward-to': { type: 'string' },
+      state: { type: 'string' },
+      backfill: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   }));
@@ -70,6 +87,21 @@ for (const [name, value] of [
   }
 }
 
+let backfillMs: number | undefined;
+if (values.backfill !== undefined) {
+  const parsed = parseDuration(values.backfill);
+  if (parsed === null || parsed > 24 * 3_600_000) {
+    process.stderr.write(
+      `svc-relay: --backfill takes a duration such as 30m or 2h, at most 24h; got ${JSON.stringify(values.backfill)}\n`,
+    );
+    process.exit(2);
+  }
+  backfillMs = parsed;
+}
+const stateFile = values.state ?? defaultStateFile(baseUrl!, token!);
+const kept = readCursor(stateFile);
+if ('warning' in kept) process.stderr.write(`svc-relay: warning: ${kept.warning}\n`);
+
 // Lines of one turn of the event loop go out in one write: a write to a pipe
 // blocks on Linux, and one per delivery was a tenth of the relay's CPU.
 let lines: string[] = [];
@@ -82,9 +114,33 @@ const log = (line: string) => {
   if (lines.length === 0) setImmediate(flush);
   lines.push(`${line}\n`);
 };
-const client = startRelayClient({ baseUrl: baseUrl!, token: token!, forwardTo: forwardTo!, log });
+// The cursor moves with every delivery: kept at most five times a second (a kill loses only a few resends).
+let unsaved: number | null = null;
+let saving: NodeJS.Timeout | null = null;
+const keep = () => {
+  saving = null;
+  if (unsaved !== null) saveCursor(stateFile, unsaved);
+  unsaved = null;
+};
+const client = startRelayClient({
+  baseUrl: baseUrl!,
+  token: token!,
+  forwardTo: forwardTo!,
+  log,
+  cursor: {
+    position: kept.position,
+    save: (position) => {
+      unsaved = position;
+      saving ??= setTimeout(keep, 200);
+    },
+  },
+  ...(backfillMs ? { backfillMs } : {}),
+});
+log(kept.position === null ? `no cursor kept yet (${stateFile})` : `cursor ${kept.position} (${stateFile})`);
 process.on('SIGINT', () => client.stop());
 process.on('SIGTERM', () => client.stop());
 const { reason } = await client.finished;
+if (saving) clearTimeout(saving);
+keep();
 flush();
 process.exit(reason === 'stopped' ? 0 : 1);

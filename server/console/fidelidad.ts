@@ -128,6 +128,13 @@ export const fidelidad = (config: Settings): Difference[] => [
     simulator:
       "Local, private and unparseable webhook_urls go through the WebSocket relay (svc-relay); the account's own default receivers are delivered in process.",
   },
+  {
+    id: 'relay-resume',
+    topic: 'Deliveries a relay missed',
+    production: 'No relay: a delivery whose retries all fail is given up.',
+    simulator:
+      'The same ladder and the same give-up record; on top, a relay client that comes back (svc-relay keeps a cursor) gets every delivery routed to the relay that ended without a 2xx, again, in order, with its idempotency-key and a fresh svc-timestamp and signature, marked resumed in the trace.',
+  },
 ];
 
 /** The same list as a page, for a browser. */

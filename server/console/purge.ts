@@ -49,6 +49,7 @@ export async function purgeExpired(store: Store, clock: Clock, ttlDays: number, 
             // A newer event of the session, still pending, is now its first: due in its turn.
             await promoteNext(tx, record.session_id as string, account.clock_offset_ms);
             tx.delete('webhook_outcomes', record.event_id as string);
+            tx.delete('relay_deliveries', record.event_id as string);
           }
           if (collection === 'split_agreements') tx.delete('split_links', keyOf('split_links', record));
         }

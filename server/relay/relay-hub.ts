@@ -14,6 +14,7 @@ import { trace } from '../trace/trace.js';
 import type { AttemptResult, WebhookRequest, WebhookTransport } from '../webhooks/transport.js';
 import { ATTEMPT_TIMEOUT_MS } from '../webhooks/ladder.js';
 import { RelayLink, type LocalRelays } from './relay-link.js';
+import { relayPosition } from './relay-positions.js';
 
 /** Close code for a relay replaced by a newer one for the same key (addendum §8). */
 export const REPLACED = 4000;
@@ -22,7 +23,23 @@ interface Connection {
   socket: WebSocket;
   account: Account;
   pending: Map<string, (result: AttemptResult) => void>;
+  /** Whether a pong came since the last ping: a link that stops answering is closed at the next beat. */
+  alive: boolean;
+  connectedAt: string;
 }
+
+/** What a connecting client asks for: where to resume (its cursor), or a first connection's backfill. */
+export type RelayStart = { cursor: number } | { backfillMs: number } | null;
+
+/** Called once a relay is connected: resumes what it missed (relay-resume.ts). */
+export type OnRelayConnected = (
+  account: Account,
+  start: RelayStart,
+  send: (message: Record<string, unknown>) => void,
+) => Promise<void>;
+
+/** How often the server pings each relay; one that misses a beat is closed, so a dead link is noticed within two. */
+export const DEFAULT_HEARTBEAT_MS = 10_000;
 
 /**
  * The WebSocket relay at /relay (spec: Simulator-only surfaces, 6): a local
@@ -39,6 +56,8 @@ export class RelayHub implements WebhookTransport, LocalRelays {
   private readonly connections = new Map<string, Connection>();
   private nextDelivery = 0;
   private readonly link: RelayLink | null;
+  private onConnected: OnRelayConnected | null = null;
+  private readonly heartbeat: NodeJS.Timeout;
 
   constructor(
     private readonly accounts: AccountService,
@@ -46,8 +65,33 @@ export class RelayHub implements WebhookTransport, LocalRelays {
     private readonly clock: Clock,
     private readonly log: Logger,
     instance?: string,
+    heartbeatMs = DEFAULT_HEARTBEAT_MS,
   ) {
     this.link = instance ? new RelayLink(store, instance, this, log) : null;
+    this.heartbeat = setInterval(() => this.beat(), heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  /** What runs once a relay connects (the app wires the resume here; the hub does not know the dispatcher). */
+  whenConnected(handler: OnRelayConnected): void {
+    this.onConnected = handler;
+  }
+
+  /**
+   * Pings every relay; one that did not answer the last ping is gone (the
+   * network dropped without a close): it is terminated at once, so nothing
+   * more is routed into it, and its client reconnects and resumes.
+   */
+  private beat(): void {
+    for (const connection of this.connections.values()) {
+      if (!connection.alive) {
+        this.log.info('relay stopped answering pings; closing it', { account_id: connection.account.account_id });
+        connection.socket.terminate();
+        continue;
+      }
+      connection.alive = false;
+      connection.socket.ping();
+    }
   }
 
   /** Resolves once deliveries from other instances can reach the relays connected here. */
@@ -67,10 +111,18 @@ export class RelayHub implements WebhookTransport, LocalRelays {
   }
 
   async send(request: WebhookRequest): Promise<AttemptResult> {
-    return this.sendLocal(request) ?? this.link?.send(request) ?? { error: 'no relay connected for this account' };
+    // Its place in the account's relay sequence, given even when no relay is connected: what a client missed is found by it.
+    let position: number;
+    try {
+      position = await relayPosition(this.store, this.clock, request.account_id, request.event_id);
+    } catch (error) {
+      return { error: `could not record the relay position: ${(error as Error).message}` };
+    }
+    const placed = { ...request, position };
+    return this.sendLocal(placed) ?? this.link?.send(placed) ?? { error: 'no relay connected for this account' };
   }
 
-  sendLocal(request: WebhookRequest): Promise<AttemptResult> | null {
+  sendLocal(request: WebhookRequest & { position?: number }): Promise<AttemptResult> | null {
     const connection = this.connections.get(request.account_id);
     if (!connection) return null;
     const delivery_id = `dlv_${++this.nextDelivery}`;
@@ -89,6 +141,8 @@ export class RelayHub implements WebhookTransport, LocalRelays {
           type: 'webhook',
           delivery_id,
           event_id: request.event_id,
+          ...(request.position !== undefined ? { position: request.position } : {}),
+          ...(request.resumed ? { resumed: true } : {}),
           url: request.url,
           headers: request.headers,
           body: request.body,
@@ -110,6 +164,7 @@ export class RelayHub implements WebhookTransport, LocalRelays {
   }
 
   close(): void {
+    clearInterval(this.heartbeat);
     for (const connection of this.connections.values()) connection.socket.terminate();
     this.wss.close();
   }
@@ -119,6 +174,8 @@ export class RelayHub implements WebhookTransport, LocalRelays {
     if (url.pathname !== '/relay')
       return refuse(socket, 404, { message: `no WebSocket endpoint at ${url.pathname}`, code: 'NOT_FOUND' });
     const token = bearerToken(request.headers.authorization ?? '') ?? url.searchParams.get('token');
+    const start = relayStart(url.searchParams);
+    if ('error' in start) return refuse(socket, 400, { message: start.error, code: 'VALIDATION_FAILED' });
     let account: Account;
     try {
       if (!token) throw new AppError('INVALID_TOKEN', 'send the API token as Authorization: Bearer <token> or ?token=');
@@ -139,15 +196,25 @@ export class RelayHub implements WebhookTransport, LocalRelays {
         code: 'STORE_UNAVAILABLE',
       });
     }
-    this.wss.handleUpgrade(request, socket, head, (ws) => this.connected(ws, account));
+    this.wss.handleUpgrade(request, socket, head, (ws) => this.connected(ws, account, start.start));
   }
 
-  private connected(socket: WebSocket, account: Account): void {
+  private connected(socket: WebSocket, account: Account, start: RelayStart): void {
     const previous = this.connections.get(account.account_id);
-    const connection: Connection = { socket, account, pending: new Map() };
+    const connectedAt = iso(accountNow(this.clock, account));
+    const connection: Connection = { socket, account, pending: new Map(), alive: true, connectedAt };
     this.connections.set(account.account_id, connection);
+    socket.on('pong', () => (connection.alive = true));
     if (previous) previous.socket.close(REPLACED, 'replaced by a newer relay for the same key');
-    void this.record(account, 'relay.connected', { replaced_previous: Boolean(previous) });
+    void this.record(account, 'relay.connected', {
+      replaced_previous: Boolean(previous),
+      ...(start && 'cursor' in start ? { cursor: start.cursor } : {}),
+      ...(start && 'backfillMs' in start ? { backfill_ms: start.backfillMs } : {}),
+    });
+    const send = (message: Record<string, unknown>) => socket.send(JSON.stringify(message));
+    this.onConnected?.(account, start, send).catch((error: Error) =>
+      this.log.warn('could not resume a relay', { account_id: account.account_id, error: error.message }),
+    );
     this.link?.announce(account.account_id).catch((error: Error) => {
       this.log.warn('could not tell the other instances of a relay', {
         account_id: account.account_id,
@@ -176,6 +243,7 @@ export class RelayHub implements WebhookTransport, LocalRelays {
       }
     });
     socket.on('close', (code) => {
+      connection.alive = false;
       for (const settle of connection.pending.values()) settle({ error: 'the relay disconnected' });
       if (this.connections.get(account.account_id) === connection) {
         this.connections.delete(account.account_id);
@@ -207,4 +275,28 @@ function refuse(socket: Duplex, status: number, body: Record<string, unknown>): 
   socket.end(
     `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
   );
+}
+
+/** The longest backfill a first connection may ask for. */
+export const MAX_BACKFILL_MS = 24 * 3_600_000;
+
+/** `?cursor=N` (a position the client kept) or `?backfill_ms=N` (a first connection's look back); neither is a plain connection. */
+export function relayStart(params: URLSearchParams): { start: RelayStart } | { error: string } {
+  const cursor = params.get('cursor');
+  const backfill = params.get('backfill_ms');
+  if (cursor !== null && backfill !== null) return { error: 'give cursor or backfill_ms, not both' };
+  if (cursor !== null) {
+    if (!/^\d{1,15}$/.test(cursor))
+      return { error: `cursor must be a position (a whole number), not ${JSON.stringify(cursor.slice(0, 40))}` };
+    return { start: { cursor: Number(cursor) } };
+  }
+  if (backfill !== null) {
+    const ms = Number(backfill);
+    if (!/^\d{1,15}$/.test(backfill) || ms < 1 || ms > MAX_BACKFILL_MS)
+      return {
+        error: `backfill_ms must be from 1 to ${MAX_BACKFILL_MS} (24 h), not ${JSON.stringify(backfill.slice(0, 40))}`,
+      };
+    return { start: { backfillMs: ms } };
+  }
+  return { start: null };
 }

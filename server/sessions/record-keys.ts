@@ -15,6 +15,7 @@ export function keyOf(collection: string, record: Record<string, unknown>): stri
     case 'events':
     case 'deliveries':
     case 'webhook_outcomes':
+    case 'relay_deliveries':
       return record.event_id as string;
     case 'trace':
       return record.id as string;

@@ -116,9 +116,15 @@ export class WebhookDispatcher implements EventSink {
   /**
    * A new attempt now, with the same idempotency key and a fresh timestamp
    * and signature; to `url` when one is given (the session's webhook_url
-   * stays as it is), routed by the same rules as any delivery.
+   * stays as it is), routed by the same rules as any delivery. `resumed`:
+   * the relay makes it again for a client that missed it, and says so.
    */
-  async resend(account: Account, eventId: string, url?: string): Promise<AttemptOutcome> {
+  async resend(
+    account: Account,
+    eventId: string,
+    url?: string,
+    how: { resumed?: boolean } = {},
+  ): Promise<AttemptOutcome> {
     const event = await this.deps.store.get<OutboxEvent>('events', eventId);
     if (!event || event.account_id !== account.account_id) throw new NotFoundError(`event ${eventId}`);
     const timestamp = iso(accountNow(this.deps.clock, account));
@@ -127,6 +133,7 @@ export class WebhookDispatcher implements EventSink {
       timestamp,
       signature,
       manual: true,
+      ...(how.resumed ? { resumed: true } : {}),
     });
   }
 
@@ -246,7 +253,7 @@ export class WebhookDispatcher implements EventSink {
   private async attempt(
     event: OutboxEvent,
     account: Account,
-    signing: { timestamp: string; signature: string; manual: boolean },
+    signing: { timestamp: string; signature: string; manual: boolean; resumed?: boolean },
   ): Promise<AttemptOutcome> {
     const { store, clock, ladder } = this.deps;
     const headers = {
@@ -256,7 +263,7 @@ export class WebhookDispatcher implements EventSink {
       'idempotency-key': event.idempotency_key,
     };
     const started = performance.now();
-    const { routing, result, record } = await this.route(event, headers);
+    const { routing, result, record } = await this.route(event, headers, signing.resumed === true);
     const duration_ms = Math.round(performance.now() - started);
     const delivered = 'status' in result && result.status >= 200 && result.status < 300;
 
@@ -292,6 +299,7 @@ export class WebhookDispatcher implements EventSink {
         idempotency_key: event.idempotency_key,
         ...(this.deps.instance ? { instance: this.deps.instance } : {}),
         ...(signing.manual ? { manual: true, signature: signing.signature, timestamp: signing.timestamp } : {}),
+        ...(signing.resumed ? { resumed: true } : {}),
       });
       if (!current) return outcome; // reset meanwhile
       const step = afterAttempt({
@@ -350,6 +358,7 @@ export class WebhookDispatcher implements EventSink {
   private async route(
     event: OutboxEvent,
     headers: Record<string, string>,
+    resumed: boolean,
   ): Promise<{
     routing: AttemptOutcome['routing'];
     result: AttemptResult;
@@ -369,6 +378,7 @@ export class WebhookDispatcher implements EventSink {
       headers,
       body: event.body,
       signal,
+      ...(resumed ? { resumed: true } : {}),
     });
     if (routing.kind === 'loopback') {
       const { status, body, record } = this.deps.loopback(event.account_id, routing.receiver, request(NEVER_ABORTED));

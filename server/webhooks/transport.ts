@@ -8,6 +8,8 @@ export interface WebhookRequest {
   body: string;
   /** Aborts the attempt (the 5 s limit). */
   signal: AbortSignal;
+  /** An attempt the relay makes again for a client that missed it (relay-resume.ts): the relay says so. */
+  resumed?: boolean;
 }
 
 /** The receiver's status and the start of its answer (answer-excerpt.ts), or why there was none. */

@@ -255,9 +255,11 @@ export function openRelay(baseUrl: string, token: string): Promise<WebSocket | n
   });
 }
 
-/** The HTTP status a WebSocket upgrade of /relay gets with this token (101 when it opens). */
-export function relayUpgradeStatus(baseUrl: string, token: string): Promise<number> {
-  const socket = new WebSocket(relayUrl(baseUrl), { headers: { authorization: `Bearer ${token}` } });
+/** The HTTP status a WebSocket upgrade of /relay gets with this token and query (101 when it opens). */
+export function relayUpgradeStatus(baseUrl: string, token: string, query = ''): Promise<number> {
+  const url = relayUrl(baseUrl);
+  url.search = query;
+  const socket = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
   return new Promise<number>((resolve) => {
     socket.once('unexpected-response', (_request, response) => {
       resolve(response.statusCode ?? 0);

@@ -23,7 +23,8 @@ export const TRACE_TYPES = [
   'control.outcome',
   'control.reset',
   'relay.connected',
-  'relay.disconnected',
+  'relay.closed',
+  'relay.resumed',
 ];
 
 /** The trace's filters as a query; forStream leaves out what the stream cannot filter (the attempts' result, applied here). */
