@@ -62,6 +62,7 @@ t.test('the interface profile takes out what is ours alone and keeps what the sp
       'getFavicon',
       'getNextDue',
       'getNextDueViaTestAlias',
+      'getConsoleRelay',
       'listFailedWebhooks',
       'resendFailedWebhooks',
       'sendThroughRelay',

@@ -194,7 +194,7 @@ export function createApp({
       ...settlementHandlers((ctx) => new SettlementService(storeOf(ctx), clock), terminals),
       ...sessionHandlers({ store, clock, catalog, sessions, stops, publicUrl }),
       ...webhookHandlers(receivers, dispatcher),
-      ...relayHandlers(relay),
+      ...relayHandlers(relay, store),
       ...consoleHandlers(store, sessions, publicUrl, config, consoleStreams),
       ...payHandlers(store, clock, sessions),
     },

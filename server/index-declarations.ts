@@ -14,6 +14,7 @@ import { signatureIndexes } from './terminals/signature-ledger.js';
 import { terminalIndexes } from './terminals/terminal.js';
 import { traceIndexes } from './trace/trace.js';
 import { relayDeliveryIndexes } from './relay/relay-positions.js';
+import { relayStateIndexes } from './relay/relay-state.js';
 import { deliveryIndexes, scheduleIndexes } from './webhooks/due-times.js';
 import type { IndexDeclaration } from './store/store.js';
 
@@ -43,5 +44,6 @@ export const indexDeclarations: IndexDeclarations = {
   schedules: scheduleIndexes,
   webhook_outcomes: byAccount,
   relay_deliveries: relayDeliveryIndexes,
+  relay_states: relayStateIndexes,
   split_links: byAccount,
 };

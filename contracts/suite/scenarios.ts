@@ -311,6 +311,8 @@ export async function mutatingScenarios(ctx: ScenarioContext): Promise<World> {
       json: { url: `${ctx.baseUrl}${hooks}/captura` },
       token: consoleToken,
     });
+    await http('GET', '/console/relay', { token: consoleToken });
+    await http('GET', '/console/relay'); // 401
     await http('GET', '/console/webhooks/failed', { token: consoleToken });
     await http('GET', `/console/webhooks/failed?session_id=${'s'.repeat(65)}`, { token: consoleToken }); // 400
     await http('POST', '/console/webhooks/resend-failed', { token: consoleToken });

@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { browserSkip, openBrowser } from '../testing/browser.js';
 import { merchantWithTerminal, startTestServer, type TestServer } from '../testing/test-server.js';
 import { catalog } from '../sessions/sessions-testkit.js';
+import { startRelayClient } from '../../contracts/clients/relay-client.js';
 
 // The console as an operator uses it, in Chromium: live without redraws,
 // the event panel's signature check, a rotated token, and what it costs
@@ -880,5 +881,38 @@ t.test(
     }
     await page.getByRole('button', { name: 'Resend every failed event' }).waitFor({ timeout: 10_000 });
     t.pass('shown once a delivery was given up, live');
+  },
+);
+
+t.test(
+  'the console shows the relay: never connected, connected with its cursor, then gone, live',
+  { skip: browserSkip() },
+  async (t) => {
+    const browser = await openBrowser(t);
+    const server = await startTestServer(t);
+    const { account } = await catalog(server);
+    const page = await browser.newPage();
+    await openConsole(page, server, account.console_token);
+    await page.locator('#relay-state', { hasText: 'never connected' }).waitFor();
+    const client = startRelayClient({
+      baseUrl: server.baseUrl,
+      token: account.key.token,
+      forwardTo: 'http://127.0.0.1:9/webhooks',
+      log: () => undefined,
+      cursor: { position: 7, save: () => undefined },
+    });
+    t.teardown(() => client.stop());
+    await client.connected;
+    await page.locator('#relay-state', { hasText: 'connected since' }).waitFor({ timeout: 10_000 });
+    t.match(
+      await page.locator('#relay-state').textContent(),
+      /came back at position 7; last resume: 0 deliveries, 0 in all/,
+    );
+    client.stop();
+    await page.locator('#relay-state', { hasText: 'not connected since' }).waitFor({ timeout: 10_000 });
+    t.match(
+      await page.locator('#relay-state').textContent(),
+      /closed with code 1000; what it misses is resent when it comes back/,
+    );
   },
 );

@@ -93,7 +93,8 @@ export const consolePage = `<!doctype html>
 </header>
 <div class="two">
 <section aria-labelledby="keys-title"><h2 id="keys-title">Keys</h2><div id="keys">—</div></section>
-<section aria-labelledby="progress-title"><h2 id="progress-title">Progress</h2><ol id="progress"></ol></section>
+<section aria-labelledby="progress-title"><h2 id="progress-title">Progress</h2><ol id="progress"></ol>
+  <h3>Relay</h3><p id="relay-state" role="status">—</p></section>
 </div>
 <section aria-labelledby="sessions-title"><h2 id="sessions-title">Sessions</h2>
   <form id="session-filter" class="bar">

@@ -15,6 +15,7 @@ import type { AttemptResult, WebhookRequest, WebhookTransport } from '../webhook
 import { ATTEMPT_TIMEOUT_MS } from '../webhooks/ladder.js';
 import { RelayLink, type LocalRelays } from './relay-link.js';
 import { relayPosition } from './relay-positions.js';
+import { updateRelayState, type RelayState } from './relay-state.js';
 
 /** Close code for a relay replaced by a newer one for the same key (addendum §8). */
 export const REPLACED = 4000;
@@ -26,6 +27,8 @@ interface Connection {
   /** Whether a pong came since the last ping: a link that stops answering is closed at the next beat. */
   alive: boolean;
   connectedAt: string;
+  /** When it last answered a ping (real time). */
+  lastSeen: number;
 }
 
 /** What a connecting client asks for: where to resume (its cursor), or a first connection's backfill. */
@@ -110,6 +113,12 @@ export class RelayHub implements WebhookTransport, LocalRelays {
     return this.connections.has(accountId);
   }
 
+  /** How long ago the account's relay connected here last answered a ping; null when it is not connected here. */
+  silentForMs(accountId: string): number | null {
+    const connection = this.connections.get(accountId);
+    return connection ? Date.now() - connection.lastSeen : null;
+  }
+
   async send(request: WebhookRequest): Promise<AttemptResult> {
     // Its place in the account's relay sequence, given even when no relay is connected: what a client missed is found by it.
     let position: number;
@@ -118,8 +127,12 @@ export class RelayHub implements WebhookTransport, LocalRelays {
     } catch (error) {
       return { error: `could not record the relay position: ${(error as Error).message}` };
     }
-    const placed = { ...request, position };
-    return this.sendLocal(placed) ?? this.link?.send(placed) ?? { error: 'no relay connected for this account' };
+    return this.sendUnplaced({ ...request, position });
+  }
+
+  /** A request through the relay that is no delivery of an event (the receiver grader's): no position, nothing to resume. */
+  async sendUnplaced(request: WebhookRequest & { position?: number }): Promise<AttemptResult> {
+    return this.sendLocal(request) ?? this.link?.send(request) ?? { error: 'no relay connected for this account' };
   }
 
   sendLocal(request: WebhookRequest & { position?: number }): Promise<AttemptResult> | null {
@@ -202,15 +215,36 @@ export class RelayHub implements WebhookTransport, LocalRelays {
   private connected(socket: WebSocket, account: Account, start: RelayStart): void {
     const previous = this.connections.get(account.account_id);
     const connectedAt = iso(accountNow(this.clock, account));
-    const connection: Connection = { socket, account, pending: new Map(), alive: true, connectedAt };
+    const connection: Connection = {
+      socket,
+      account,
+      pending: new Map(),
+      alive: true,
+      connectedAt,
+      lastSeen: Date.now(),
+    };
     this.connections.set(account.account_id, connection);
-    socket.on('pong', () => (connection.alive = true));
-    if (previous) previous.socket.close(REPLACED, 'replaced by a newer relay for the same key');
-    void this.record(account, 'relay.connected', {
-      replaced_previous: Boolean(previous),
-      ...(start && 'cursor' in start ? { cursor: start.cursor } : {}),
-      ...(start && 'backfillMs' in start ? { backfill_ms: start.backfillMs } : {}),
+    socket.on('pong', () => {
+      connection.alive = true;
+      connection.lastSeen = Date.now();
     });
+    if (previous) previous.socket.close(REPLACED, 'replaced by a newer relay for the same key');
+    void this.record(
+      account,
+      'relay.connected',
+      {
+        replaced_previous: Boolean(previous),
+        ...(start && 'cursor' in start ? { cursor: start.cursor } : {}),
+        ...(start && 'backfillMs' in start ? { backfill_ms: start.backfillMs } : {}),
+      },
+      (at) => () => ({
+        connected: true,
+        connected_since: at,
+        cursor: start && 'cursor' in start ? start.cursor : null,
+        closed_at: null,
+        close_code: null,
+      }),
+    );
     const send = (message: Record<string, unknown>) => socket.send(JSON.stringify(message));
     this.onConnected?.(account, start, send).catch((error: Error) =>
       this.log.warn('could not resume a relay', { account_id: account.account_id, error: error.message }),
@@ -245,22 +279,36 @@ export class RelayHub implements WebhookTransport, LocalRelays {
     socket.on('close', (code) => {
       connection.alive = false;
       for (const settle of connection.pending.values()) settle({ error: 'the relay disconnected' });
-      if (this.connections.get(account.account_id) === connection) {
+      const current = this.connections.get(account.account_id) === connection;
+      if (current) {
         this.connections.delete(account.account_id);
         this.link?.disconnected(account.account_id).catch(() => undefined); // a stale route only costs a timed-out attempt
       }
-      void this.record(account, 'relay.closed', { code });
+      // A relay replaced by a newer one leaves the state to the newer one.
+      void this.record(
+        account,
+        'relay.closed',
+        { code },
+        current ? (at) => () => ({ connected: false, closed_at: at, close_code: code }) : undefined,
+      );
     });
     socket.on('error', (error) =>
       this.log.warn('relay socket error', { account_id: account.account_id, error: error.message }),
     );
   }
 
-  private async record(account: Account, type: string, fields: Record<string, unknown>): Promise<void> {
+  private async record(
+    account: Account,
+    type: string,
+    fields: Record<string, unknown>,
+    state?: (at: string) => (previous: RelayState) => Partial<RelayState>,
+  ): Promise<void> {
     try {
       await this.store.transact(async (tx) => {
         const current = (await tx.get<Account>('accounts', account.account_id)) ?? account;
-        trace(tx, account.account_id, type, iso(accountNow(this.clock, current)), fields);
+        const at = iso(accountNow(this.clock, current));
+        trace(tx, account.account_id, type, at, fields);
+        if (state) await updateRelayState(tx, account.account_id, state(at));
       });
     } catch (error) {
       this.log.warn('could not record a relay event', { type, error: (error as Error).message });

@@ -5,6 +5,7 @@ import type { Store } from '../store/store.js';
 import { trace } from '../trace/trace.js';
 import type { OnRelayConnected } from './relay-hub.js';
 import { missedDeliveries, positionBefore, relayHead } from './relay-positions.js';
+import { updateRelayState } from './relay-state.js';
 
 /** A first connection's backfill resends this many deliveries at most, oldest first; it says how many it left out. */
 export const BACKFILL_LIMIT = 1000;
@@ -54,13 +55,19 @@ export function relayResumer(deps: ResumeDeps): OnRelayConnected {
     if (start !== null || missed.deliveries.length > 0)
       await store.transact(async (tx) => {
         const current = (await tx.get<Account>('accounts', account.account_id)) ?? account;
-        trace(tx, account.account_id, 'relay.resumed', iso(accountNow(clock, current)), {
+        const at = iso(accountNow(clock, current));
+        const count = missed.deliveries.length;
+        trace(tx, account.account_id, 'relay.resumed', at, {
           after,
-          count: missed.deliveries.length,
+          count,
           through: missed.through,
           up_to: missed.upTo,
           left_out: missed.leftOut,
         });
+        await updateRelayState(tx, account.account_id, (state) => ({
+          last_resume: { at, after, count, left_out: missed.leftOut },
+          resumed_total: state.resumed_total + count,
+        }));
       });
     // One at a time, in order: a session's events keep theirs.
     for (const delivery of missed.deliveries) await deps.resend(account, delivery.event_id);

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { OperationHandlers } from '../http/bind-operations.js';
 import { withAttemptLimit } from '../webhooks/ladder.js';
+import type { Store } from '../store/store.js';
 import type { RelayHub } from './relay-hub.js';
+import { noRelayYet, type RelayState } from './relay-state.js';
 
 /**
  * POST /control/relay/deliveries: one request, built by the caller, through
@@ -10,13 +12,21 @@ import type { RelayHub } from './relay-hub.js';
  * so that a receiver on an integrator's machine is graded along the path a
  * demo's deliveries take.
  */
-export function relayHandlers(relay: RelayHub): OperationHandlers {
+export function relayHandlers(relay: RelayHub, store: Store): OperationHandlers {
   return {
+    // GET /console/relay: the account's relay as the console shows it.
+    getConsoleRelay: async (ctx) => {
+      const accountId = ctx.state.account!.account_id;
+      const state = (await store.get<RelayState>('relay_states', accountId)) ?? noRelayYet(accountId);
+      const silentMs = relay.silentForMs(accountId);
+      const { account_id: _account, ...shown } = state;
+      ctx.body = { ...shown, last_heard_ms_ago: silentMs };
+    },
     sendThroughRelay: async (ctx) => {
       const { headers, body } = ctx.state.body as { headers: Record<string, string>; body: string };
       const started = performance.now();
       const result = await withAttemptLimit((signal) =>
-        relay.send({
+        relay.sendUnplaced({
           account_id: ctx.state.account!.account_id,
           event_id: `grader_${randomUUID()}`,
           url: 'relay:',

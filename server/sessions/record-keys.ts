@@ -19,6 +19,8 @@ export function keyOf(collection: string, record: Record<string, unknown>): stri
       return record.event_id as string;
     case 'trace':
       return record.id as string;
+    case 'relay_states':
+      return record.account_id as string;
     case 'batches':
       return record.batch_id as string;
     case 'stops':

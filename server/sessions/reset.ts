@@ -13,6 +13,7 @@ const owned: Array<[collection: string, field: string, owner: (account: Account)
   ['webhook_outcomes', 'account_id', (a) => a.account_id],
   // Positions go with their deliveries; the account's sequence stays, so a relay's cursor never points ahead of it.
   ['relay_deliveries', 'account_id', (a) => a.account_id],
+  ['relay_states', 'account_id', (a) => a.account_id],
   ['schedules', 'account_id', (a) => a.account_id],
   ['batches', 'account_id', (a) => a.account_id],
   ['stops', 'account_id', (a) => a.account_id],

@@ -3,6 +3,7 @@ import { closeDrawer, wireDrawer } from './drawer.js';
 import { $, el, field } from './dom.js';
 import { loadClock, loadProgress, showKeys, wireClock } from './keys-clock.js';
 import { loadPos } from './pos.js';
+import { loadRelay } from './relay.js';
 import { loadSessions, openSession, resendFailed, showResendFailed } from './sessions.js';
 import { newPosView, state } from './state.js';
 import { findEntry, held, loadTrace, receive, restartStream, TRACE_TYPES } from './trace.js';
@@ -53,7 +54,7 @@ function lock(message: string): void {
   $('keys').replaceChildren(el('p', 'Locked: log in again to see your keys.'));
   $('session-panel').hidden = true;
   closeDrawer();
-  for (const id of ['session-fields', 'session-controls', 'event-body', 'pos']) $(id).replaceChildren();
+  for (const id of ['session-fields', 'session-controls', 'event-body', 'pos', 'relay-state']) $(id).replaceChildren();
   $('live-bar').hidden = true;
   for (const control of controls()) control.disabled = true;
   $('error').textContent = message;
@@ -77,7 +78,7 @@ async function open(): Promise<void> {
     sessionStorage.setItem('console-token', state.token);
     signedIn();
     showKeys(state.keys);
-    await Promise.all([loadProgress(), loadSessions(), loadTrace(), loadClock(), showResendFailed()]);
+    await Promise.all([loadProgress(), loadSessions(), loadTrace(), loadClock(), showResendFailed(), loadRelay()]);
     $('live-bar').hidden = false;
     restartStream();
     // The progress also follows agreements, which the trace does not record: asked for now and then.

@@ -2,6 +2,7 @@ import { api, report, tokenGone } from './api.js';
 import { drawerRow, showEvent } from './drawer.js';
 import { $, field } from './dom.js';
 import { loadProgress } from './keys-clock.js';
+import { loadRelay } from './relay.js';
 import { loadSessions, openSession, showResendFailed } from './sessions.js';
 import { state } from './state.js';
 import { traceRow } from './trace-rows.js';
@@ -110,6 +111,7 @@ async function follow(entries: TraceEntry[]): Promise<void> {
     )
   )
     await showResendFailed();
+  if (entries.some((entry) => entry.type.startsWith('relay.'))) await loadRelay();
   const session = state.session;
   if (session && entries.some((entry) => entry.session_id === session.session_id))
     await openSession(session.session_id, { live: true });
