@@ -82,7 +82,11 @@ export function startRelayClient(options: RelayClientOptions): RelayClient {
   };
 
   const connect = () => {
-    const current = new WebSocket(relayUrl(), { headers: { authorization: `Bearer ${options.token}` } });
+    // A handshake into a network that is gone never ends by itself: it is given up, and tried again.
+    const current = new WebSocket(relayUrl(), {
+      headers: { authorization: `Bearer ${options.token}` },
+      handshakeTimeout: Math.max(2 * heartbeatMs, 2000),
+    });
     socket = current;
     let alive = true;
     let beat: NodeJS.Timeout | null = null;

@@ -16,11 +16,15 @@ import { traceOf, webhookSetup } from '../webhooks/webhooks-testkit.js';
 const BEAT_MS = 100;
 
 /** A TCP proxy to `port` that can stop forwarding on the connections it holds, closing nothing. */
-async function blackholingProxy(port: number): Promise<{ url: string; blackhole: () => void; close: () => void }> {
+async function blackholingProxy(
+  port: number,
+): Promise<{ url: string; blackhole: () => void; cutOff: (cut: boolean) => void; close: () => void }> {
   const held: Array<{ client: Socket; upstream: Socket; dropped: boolean }> = [];
+  let cut = false;
   const server: Server = createServer((client) => {
     const upstream = connect(port, '127.0.0.1');
-    const link = { client, upstream, dropped: false };
+    // Cut off, a new connection is taken and goes nowhere: a network that is gone.
+    const link = { client, upstream, dropped: cut };
     held.push(link);
     client.on('data', (chunk) => link.dropped || upstream.write(chunk));
     upstream.on('data', (chunk) => link.dropped || client.write(chunk));
@@ -38,6 +42,10 @@ async function blackholingProxy(port: number): Promise<{ url: string; blackhole:
     url: `http://127.0.0.1:${own}`,
     // The connections held now go silent; new ones are forwarded.
     blackhole: () => held.forEach((link) => (link.dropped = true)),
+    cutOff: (value: boolean) => {
+      cut = value;
+      if (cut) held.forEach((link) => (link.dropped = true));
+    },
     close: () => {
       for (const link of held) {
         link.client.destroy();
@@ -92,7 +100,8 @@ t.test(
 
     // The client is back through the proxy, on its own, and deliveries flow again.
     await waitFor(() => server.app.jobs.relay.isConnected(account.account_id), 5000, 'the client to reconnect');
-    t.ok(lines.filter((line) => line.startsWith('relay connected')).length >= 2, 'it reconnected by itself');
+    await waitFor(() => lines.filter((line) => line.startsWith('relay connected')).length >= 2, 5000, 'its line');
+    t.pass('it reconnected by itself');
     const session = await sessionTo('http://localhost:4000/webhooks');
     await waitFor(() => events.length === 1, 5000, 'the next delivery');
     t.match((await traceOf(server, account.account_id, 'webhook.attempt')).at(-1), {
@@ -102,3 +111,54 @@ t.test(
     });
   },
 );
+
+t.test('the scenario through a network that goes silent instead of a kill: nothing is lost', async (t) => {
+  const server = await startTestServer(t, { relayHeartbeatMs: BEAT_MS });
+  const { sessionTo, force, account, secret } = await webhookSetup(server);
+  const proxy = await blackholingProxy(Number(new URL(server.baseUrl).port));
+  t.teardown(proxy.close);
+  const received: string[] = [];
+  const receiver = await startExampleReceiver({
+    secret,
+    now: () => server.clock.now(),
+    onEvent: (e) => received.push(e.event_id),
+  });
+  t.teardown(() => receiver.server.close());
+  let cursor: number | null = null;
+  const client = startRelayClient({
+    baseUrl: proxy.url,
+    token: account.key.token,
+    forwardTo: receiver.url,
+    log: () => undefined,
+    heartbeatMs: BEAT_MS,
+    minBackoffMs: 20,
+    maxBackoffMs: 200,
+    cursor: { position: null, save: (position) => (cursor = position) },
+  });
+  t.teardown(() => client.stop());
+  await client.connected;
+  const paid = async () => {
+    const session = await sessionTo('http://localhost:4000/webhooks');
+    await force(session.session_id, 1, 'paid');
+    await server.app.jobs.dispatcher.runDue();
+  };
+  for (let i = 0; i < 3; i += 1) await paid();
+  await waitFor(() => received.length === 6, 5000, 'six deliveries');
+
+  proxy.cutOff(true);
+  await waitFor(() => !server.app.jobs.relay.isConnected(account.account_id), 5000, 'the server to notice');
+  for (let i = 0; i < 3; i += 1) await paid();
+  for (let i = 0; i < 40 && (await server.store.list('deliveries')).length > 0; i += 1) {
+    server.clock.advance(1000);
+    await server.app.jobs.dispatcher.runDue();
+  }
+  t.equal(
+    (await traceOf(server, account.account_id, 'webhook.gave_up')).length,
+    6,
+    'six given up while the network was gone',
+  );
+  proxy.cutOff(false);
+  await waitFor(() => received.length === 12, 10_000, 'every missed delivery once the network is back');
+  t.equal(new Set(received).size, 12, '0 of 12 lost, none twice');
+  await waitFor(() => cursor === 12, 5000, 'the cursor at the end');
+});
