@@ -211,3 +211,28 @@ t.test('a bad cursor or backfill is refused before the upgrade, with a clear 400
   });
   t.match(await refusal('cursor=1&backfill_ms=5'), { status: 400, body: { message: /not both/ } });
 });
+
+t.test("a second relay taking the key over starts from the cursor it sends, not the first one's", async (t) => {
+  const world = await relayWorld(t);
+  const { server, account, received } = world;
+  await world.connect();
+  await world.away();
+  await world.sessionTo(LOCAL);
+  await runLaddersOut(server);
+  // Another machine, with no cursor of its own: it starts from now.
+  const other = startRelayClient({
+    baseUrl: server.baseUrl,
+    token: account.key.token,
+    forwardTo: world.receiver.url,
+    log: () => undefined,
+    cursor: { position: null, save: () => undefined },
+  });
+  t.teardown(() => other.stop());
+  await other.connected;
+  await waitFor(async () => (await traceOf(server, account.account_id, 'relay.connected')).length === 2, 5000, 'it');
+  t.equal(received.length, 0, 'nothing resumed for it');
+  // The first comes back with its cursor and takes the key over (4000 closes the other): what it missed comes.
+  await world.connect();
+  await waitFor(() => received.length === 1, 5000, 'the missed delivery');
+  t.match(await other.finished, { reason: 'replaced' });
+});
