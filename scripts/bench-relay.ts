@@ -64,7 +64,11 @@ async function round(live: boolean): Promise<number> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-relay-'));
   const store = await EmbeddedStore.open({ dir });
   const clock = new ManualClock(Date.now());
-  const app = createApp({ store, clock, config: { ...loadConfig({}), dataDir: dir, logLevel: 'silent', scryptCost: 1024 } });
+  const app = createApp({
+    store,
+    clock,
+    config: { ...loadConfig({}), dataDir: dir, logLevel: 'silent', scryptCost: 1024 },
+  });
   const http = createServer(app.callback());
   app.jobs.relay.attach(http);
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
