@@ -23,7 +23,6 @@ const owned: Array<[collection: string, field: string, owner: (account: Account)
   ['split_links', 'account_id', (a) => a.account_id],
   ['terminals', 'account_id', (a) => a.account_id],
   ['orders', 'account_id', (a) => a.account_id],
-  ['settlements', 'merchantId', (a) => a.merchant_id],
 ];
 
 /**
@@ -35,6 +34,14 @@ export async function resetAccount(store: Store, clock: Clock, accountId: string
   return store.transact(async (tx) => {
     const account = (await tx.get<Account>('accounts', accountId))!;
     let deleted = 0;
+    // Settlements through their terminals (a terminal never changes merchant), before the terminals go.
+    for (const terminal of await tx.list<{ serialNumber: string }>('terminals', { where: { account_id: accountId } }))
+      for (const settlement of await tx.list<Record<string, unknown>>('settlements', {
+        where: { terminal: terminal.serialNumber },
+      })) {
+        tx.delete('settlements', keyOf('settlements', settlement));
+        deleted += 1;
+      }
     for (const [collection, field, owner] of owned) {
       const keys = await tx.list<Record<string, unknown>>(collection, { where: { [field]: owner(account) } });
       for (const record of keys) {
