@@ -3,8 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { runCommand } from '../../server/testing/run-command.js';
-import { registerAccount, startTestServer, type TestServer } from '../../server/testing/test-server.js';
-import { traceOf, webhookSetup } from '../../server/webhooks/webhooks-testkit.js';
+import { registerAccount, startTestServer } from '../../server/testing/test-server.js';
+import { runLaddersOut, traceOf, webhookSetup } from '../../server/webhooks/webhooks-testkit.js';
 import { startExampleReceiver } from '../example-receiver.js';
 import { defaultStateFile, parseDuration, readCursor, saveCursor } from './relay-state.js';
 import { waitFor } from '../../server/testing/wait-for.js';
@@ -60,13 +60,6 @@ function runRelay(args: string[], env: NodeJS.ProcessEnv) {
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output.err += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   return { child, output, exited };
-}
-
-async function runLaddersOut(server: TestServer): Promise<void> {
-  for (let i = 0; i < 40 && (await server.store.list('deliveries')).length > 0; i += 1) {
-    server.clock.advance(1000);
-    await server.app.jobs.dispatcher.runDue();
-  }
 }
 
 t.test(

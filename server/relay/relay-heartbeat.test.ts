@@ -4,7 +4,7 @@ import { startRelayClient } from '../../contracts/clients/relay-client.js';
 import { startExampleReceiver } from '../../scripts/example-receiver.js';
 import { startTestServer } from '../testing/test-server.js';
 import { waitFor } from '../testing/wait-for.js';
-import { traceOf, webhookSetup } from '../webhooks/webhooks-testkit.js';
+import { runLaddersOut, traceOf, webhookSetup } from '../webhooks/webhooks-testkit.js';
 
 // A dead link: the network goes without a close (a laptop's Wi-Fi, a
 // tunnel), which TCP alone notices only after minutes. A TCP proxy between
@@ -148,10 +148,7 @@ t.test('the scenario through a network that goes silent instead of a kill: nothi
   proxy.cutOff(true);
   await waitFor(() => !server.app.jobs.relay.isConnected(account.account_id), 5000, 'the server to notice');
   for (let i = 0; i < 3; i += 1) await paid();
-  for (let i = 0; i < 40 && (await server.store.list('deliveries')).length > 0; i += 1) {
-    server.clock.advance(1000);
-    await server.app.jobs.dispatcher.runDue();
-  }
+  await runLaddersOut(server);
   t.equal(
     (await traceOf(server, account.account_id, 'webhook.gave_up')).length,
     6,

@@ -2,9 +2,9 @@ import t, { type Test } from 'tap';
 import { WebSocket } from 'ws';
 import { startRelayClient, type RelayClient } from '../../contracts/clients/relay-client.js';
 import { startExampleReceiver } from '../../scripts/example-receiver.js';
-import { startTestServer, type TestServer } from '../testing/test-server.js';
+import { startTestServer } from '../testing/test-server.js';
 import { waitFor } from '../testing/wait-for.js';
-import { traceOf, webhookSetup } from '../webhooks/webhooks-testkit.js';
+import { runLaddersOut, traceOf, webhookSetup } from '../webhooks/webhooks-testkit.js';
 import { missedDeliveries } from './relay-positions.js';
 
 // The relay's resume: a client away (asleep, offline, stopped) misses
@@ -12,14 +12,6 @@ import { missedDeliveries } from './relay-positions.js';
 // ladders run on the test clock.
 
 const LOCAL = 'http://localhost:4000/webhooks';
-
-/** The account's deliveries run until none is left on a ladder: each attempt, and each given up. */
-async function runLaddersOut(server: TestServer): Promise<void> {
-  for (let i = 0; i < 40 && (await server.store.list('deliveries')).length > 0; i += 1) {
-    server.clock.advance(1000);
-    await server.app.jobs.dispatcher.runDue();
-  }
-}
 
 async function relayWorld(t: Test) {
   const server = await startTestServer(t);

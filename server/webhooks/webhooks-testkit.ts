@@ -24,3 +24,11 @@ export async function webhookSetup(server: TestServer) {
     server.api.post(`/control/sessions/${sessionId}/outcome`, { json: { leg, outcome }, token: setup.token });
   return { ...setup, sessionTo, force, hooks: setup.account.hooks, secret: setup.account.key.webhook_secret };
 }
+
+/** Every delivery left runs its ladder out: the clock moved a second at a time, each due attempt made, until none is pending. */
+export async function runLaddersOut(server: TestServer): Promise<void> {
+  for (let i = 0; i < 40 && (await server.store.list('deliveries')).length > 0; i += 1) {
+    server.clock.advance(1000);
+    await server.app.jobs.dispatcher.runDue();
+  }
+}
