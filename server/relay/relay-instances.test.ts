@@ -87,6 +87,7 @@ t.test(
     await connect(a.baseUrl);
     await paidSession();
     await waitFor(() => received.length === 2, 10_000, 'two deliveries through A');
+    await waitFor(() => cursor === 2, 5000, 'the cursor past them');
     client!.stop();
     await client!.finished;
     await waitFor(

@@ -87,6 +87,7 @@ t.test(
     await connect();
     for (let i = 0; i < 2; i += 1) await paidSession();
     await waitFor(() => received.length === 4, 10_000, 'the first four deliveries');
+    await waitFor(() => cursor === 4, 5000, 'the cursor past them');
     client!.stop();
     await client!.finished;
 
