@@ -839,14 +839,16 @@ t.test(
     );
 
     // Opening a delivery puts it in the address; the resend box shows the whole URL.
+    // From the trace, whose rows are added and never redrawn (the session's list is redrawn as its events come).
     await page
+      .locator('#trace')
       .getByRole('button', { name: /^Details of webhook\.emitted/ })
       .first()
       .click();
     await page.locator('#event-panel:not([hidden]) #drawer-resend-url').waitFor();
     t.match(new URL(page.url()).hash, /^#evt_/, 'the address names the event');
     await page
-      .locator('#session-panel')
+      .locator('#event-panel')
       .screenshot({ path: '/tmp/console-session.png' })
       .catch(() => undefined);
     await page.setViewportSize({ width: 1280, height: 900 });
