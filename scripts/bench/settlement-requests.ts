@@ -7,13 +7,16 @@ import { computePosSignature } from '../../contracts/clients/pos-client.js';
 import type { PacedRequest } from './paced-load.js';
 
 let batch = 0;
+/** Told apart when several generator processes write for the same terminals (bench:scale): each its own prefix. */
+let prefix = 'B';
+export const setBatchPrefix = (value: string) => void (prefix = value);
 
 /** The next settlement POST of terminal `serial`: a new batchNumber each time, signed anew when `signed`. */
 export function nextSettlement(serial: string, secret: string, signed: boolean): PacedRequest {
   batch += 1;
   const path = `/api/v1/pos-terminals/${encodeURIComponent(serial)}/settlements`;
   const body = JSON.stringify({
-    batchNumber: `B${batch}`,
+    batchNumber: `${prefix}${batch}`,
     transactionCount: batch % 500,
     closedAt: new Date(1_790_000_000_000 + batch * 1000).toISOString(),
     currencyReference: 'USD',

@@ -1,0 +1,250 @@
+// npm run bench:scale [-- --instances 1,2,4,8 --duration 8 --connections 128 --terminals 64 --generators 6]
+// Instances of the compiled server on one PostgreSQL database (a throwaway
+// cluster, fsync on): for each count, signed settlement writes and signed
+// reads of a terminal's latest settlement from several generator
+// processes, PostgreSQL's wait events sampled meanwhile; PostgreSQL's own
+// ceiling in the same run (pgbench, one durable INSERT of the same JSON
+// body a transaction); and every acknowledged write counted in the
+// database afterwards. Instance counts past the machine's cores are left
+// out. It runs unchanged on two cores (the shape only) and on many.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { postgresBin, startThrowawayPostgres } from '../server/store/pg-testing.js';
+import { json, provisionWorld } from './bench/pos-world.js';
+
+const { values: args } = parseArgs({
+  options: {
+    instances: { type: 'string', default: '1,2,4,8' },
+    duration: { type: 'string', default: '8' },
+    connections: { type: 'string', default: '128' },
+    terminals: { type: 'string', default: '64' },
+    generators: { type: 'string', default: String(Math.max(1, Math.min(6, Math.floor(availableParallelism() / 2)))) },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+if (args.help) {
+  process.stdout
+    .write(`usage: npm run bench:scale -- [--instances 1,2,4,8] [--duration S] [--connections N] [--terminals N] [--generators N]
+Signed writes and reads against 1, 2, 4 and 8 instances on one PostgreSQL
+database, beside pgbench's durable INSERT ceiling, with PostgreSQL's top
+wait events and a count of acknowledged writes missing afterwards.
+Needs PostgreSQL's server binaries (pgbench among them).
+`);
+  process.exit(0);
+}
+const cores = availableParallelism();
+const counts = args.instances
+  .split(',')
+  .map(Number)
+  .filter((n) => n >= 1 && n <= cores);
+const seconds = Number(args.duration);
+const connections = Number(args.connections);
+const terminalCount = Number(args.terminals);
+const generators = Number(args.generators);
+const bin = postgresBin();
+if (
+  !bin ||
+  counts.length === 0 ||
+  !(seconds > 0) ||
+  !(connections >= 1) ||
+  !(terminalCount >= 1) ||
+  !(generators >= 1)
+) {
+  process.stderr.write(
+    bin
+      ? 'bench:scale: check the numbers (see --help)\n'
+      : "bench:scale: no PostgreSQL server binaries: install Debian's postgresql package\n",
+  );
+  process.exit(2);
+}
+
+const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+const cluster = startThrowawayPostgres();
+const admin = new pg.Client({ connectionString: cluster.url });
+await admin.connect();
+await admin.query('ALTER SYSTEM SET max_connections = 400');
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+const cleanup = async () => {
+  for (const child of children) child.kill('SIGKILL');
+  cluster.stop();
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
+};
+process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
+// max_connections takes a restart.
+await admin.end();
+await cluster.stopServer();
+await cluster.startServer();
+const db = new pg.Client({ connectionString: cluster.url });
+await db.connect();
+
+/** An instance of the compiled server on the database; its URL once it listens. */
+function startInstance(): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [here('../server/main.js')], {
+      env: { ...process.env, DATABASE_URL: cluster.url, PORT: '0', LOG_LEVEL: 'error' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    children.push(child);
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const match = /listening on (http:\/\/\S+)/.exec(out);
+      if (match) resolve({ child, url: match[1]! });
+    });
+    child.on('exit', (code) => reject(new Error(`an instance exited with ${code}`)));
+  });
+}
+
+/** The generators, each with its share of terminals and connections, at once: requests answered 2xx a second. */
+async function load(urls: string[], kind: 'write' | 'read', terminals: Array<{ serial: string; secret: string }>) {
+  const runs = Array.from({ length: generators }, (_, id) => {
+    const job = {
+      id,
+      urls,
+      kind,
+      merchantId: world.merchantId,
+      token: world.token,
+      seconds,
+      connections: Math.max(1, Math.floor(connections / generators)),
+      terminals: terminals.filter((_, t) => t % generators === id),
+    };
+    return new Promise<{ ok: number; other: number }>((resolve, reject) =>
+      execFile(
+        process.execPath,
+        [here('./bench/scale-load.js'), JSON.stringify(job)],
+        { maxBuffer: 1 << 20 },
+        (error, stdout, stderr) => {
+          if (stderr) process.stderr.write(stderr);
+          return error ? reject(error) : resolve(JSON.parse(stdout.trim().split('\n').at(-1)!));
+        },
+      ),
+    );
+  });
+  // PostgreSQL's wait events, sampled every 100 ms while the load runs.
+  const waits = new Map<string, number>();
+  let samples = 0;
+  const sampler = setInterval(() => {
+    db.query<{ wait: string; n: string }>(
+      "SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU') AS wait, count(*) AS n FROM pg_stat_activity WHERE state = 'active' AND pid <> pg_backend_pid() AND backend_type = 'client backend' GROUP BY 1",
+    ).then(
+      ({ rows }) => {
+        samples += 1;
+        for (const row of rows) waits.set(row.wait, (waits.get(row.wait) ?? 0) + Number(row.n));
+      },
+      () => undefined,
+    );
+  }, 100);
+  const results = await Promise.all(runs);
+  clearInterval(sampler);
+  const total = [...waits.values()].reduce((a, b) => a + b, 0) || 1;
+  const top = [...waits.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 2)
+    .map(([wait, n]) => `${wait} ${Math.round((100 * n) / total)} %`)
+    .join(', ');
+  const ok = results.reduce((sum, r) => sum + r.ok, 0);
+  const other = results.reduce((sum, r) => sum + r.other, 0);
+  return { rps: ok / seconds, ok, other, top: samples ? top : 'no samples' };
+}
+
+/** pgbench: one durable INSERT of the same JSON body a transaction, 32 clients. */
+async function pgbenchCeiling(): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), 'bench-scale-'));
+  dirs.push(dir);
+  await db.query('CREATE TABLE IF NOT EXISTS pgbench_ceiling (id bigserial PRIMARY KEY, data jsonb NOT NULL)');
+  const body = JSON.stringify({
+    batchNumber: 'B1',
+    transactionCount: 12,
+    closedAt: '2026-11-01T00:00:00.000Z',
+    currencyReference: 'USD',
+    terminal: 'SCALE-0',
+    debitBatch: 'D1',
+  });
+  const script = join(dir, 'insert.sql');
+  await writeFile(script, `INSERT INTO pgbench_ceiling (data) VALUES ('${body}');\n`);
+  const url = new URL(cluster.url);
+  const out = await new Promise<string>((resolve, reject) =>
+    execFile(
+      join(bin!, 'pgbench'),
+      [
+        '-n',
+        '-c',
+        '32',
+        '-j',
+        String(Math.max(1, Math.min(8, cores))),
+        '-T',
+        String(seconds),
+        '-f',
+        script,
+        '-h',
+        url.searchParams.get('host')!,
+        '-p',
+        url.searchParams.get('port')!,
+        '-U',
+        'postgres',
+        'postgres',
+      ],
+      (error, stdout, stderr) => (error ? reject(new Error(stderr || error.message)) : resolve(stdout)),
+    ),
+  );
+  return Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? 0);
+}
+
+// The terminals, provisioned once through the first instance.
+const first = await startInstance();
+const world = await provisionWorld(first.url, 'SCALE-0');
+const terminals = [{ serial: 'SCALE-0', secret: world.secret }];
+for (let i = 1; i < terminalCount; i += 1) {
+  const serial = `SCALE-${i}`;
+  const made = await json(
+    `${first.url}/api/v1/merchants/${world.merchantId}/pos-terminals`,
+    'POST',
+    { serialNumber: serial },
+    world.token,
+  );
+  terminals.push({ serial, secret: made.secret });
+}
+const instances = [first];
+const rows: string[] = [];
+let acknowledged = 0;
+let oneWrite = 0;
+let oneRead = 0;
+let lastWrite = 0;
+for (const count of counts) {
+  while (instances.length < count) instances.push(await startInstance());
+  const urls = instances.slice(0, count).map((instance) => instance.url);
+  process.stderr.write(`${count} instance(s): writes…\n`);
+  const write = await load(urls, 'write', terminals);
+  acknowledged += write.ok;
+  process.stderr.write(`${count} instance(s): reads…\n`);
+  const read = await load(urls, 'read', terminals);
+  if (count === counts[0]) [oneWrite, oneRead] = [write.rps, read.rps];
+  lastWrite = write.rps;
+  rows.push(
+    `| ${count} | ${Math.round(write.rps).toLocaleString('en')} | ${(write.rps / oneWrite).toFixed(2)} | ${Math.round(read.rps).toLocaleString('en')} | ${(read.rps / oneRead).toFixed(2)} | ${write.top} | ${write.other + read.other} |`,
+  );
+}
+process.stderr.write('pgbench ceiling…\n');
+const ceiling = await pgbenchCeiling();
+const stored = Number(
+  (await db.query<{ n: string }>("SELECT count(*) AS n FROM settlements WHERE terminal LIKE 'SCALE-%'")).rows[0]!.n,
+);
+process.stdout
+  .write(`## bench:scale (${cores} CPUs, ${terminalCount} terminals, ${connections} connections from ${generators} generator processes, ${seconds} s a run)
+
+| instances | signed settlement POST req/s | × the first | latest-settlement read req/s | × the first | PostgreSQL's top waits while writing | other answers |
+|---|---|---|---|---|---|---|
+${rows.join('\n')}
+
+pgbench, one durable INSERT of the same body a transaction (32 clients): **${Math.round(ceiling).toLocaleString('en')} tps**; signed writes at ${counts.at(-1)} instance(s) ÷ pgbench: **${(lastWrite / ceiling).toFixed(2)}**.
+Acknowledged writes: ${acknowledged.toLocaleString('en')}; in the database afterwards: ${stored.toLocaleString('en')}; missing: **${Math.max(0, acknowledged - stored)}**.
+`);
+await db.end();
+await cleanup();
+process.exit(0);
