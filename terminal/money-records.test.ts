@@ -270,6 +270,12 @@ t.test(
       40_000,
       'the batch close to be delivered after the outage',
     );
+    // The device is told before the bridge writes its line: the line comes a moment later.
+    await waitFor(
+      () => [...errors, ...logs].some((line) => /^server .* available again/.test(line)),
+      10_000,
+      'the line saying the server is back',
+    );
     await bridge.stop();
     await running;
 
