@@ -3,15 +3,15 @@
 // server, on each store at each size, in one run: each figure against the
 // same store at the smallest size, and PostgreSQL against the embedded
 // store at the same size.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { postgresBin, startThrowawayPostgres } from '../server/store/pg-testing.js';
+import { startCompiledServer } from './bench/compiled-server.js';
 import { settlementRequests } from './bench/settlement-requests.js';
 import { median } from './bench-stats.js';
 import { type World, register, seedLowdb, seedPostgres } from './bench/reads-world.js';
@@ -64,24 +64,8 @@ if (
   );
   process.exit(2);
 }
-const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
-function startServer(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; ms: number }> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--max-old-space-size=8192', here('../server/main.js')], {
-      env: { ...process.env, PORT: '0', LOG_LEVEL: 'error', ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolve({ child, url: match[1]!, ms: performance.now() - started });
-    });
-    child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
-}
+const startServer = (env: Record<string, string>) => startCompiledServer(env, ['--max-old-space-size=8192']);
 
 async function stopServer(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;

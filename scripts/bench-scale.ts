@@ -7,7 +7,7 @@
 // body a transaction); and every acknowledged write counted in the
 // database afterwards. Instance counts past the machine's cores are left
 // out. It runs unchanged on two cores (the shape only) and on many.
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { postgresBin, startThrowawayPostgres } from '../server/store/pg-testing.js';
+import { startCompiledServer } from './bench/compiled-server.js';
 import { json, provisionWorld } from './bench/pos-world.js';
 
 const { values: args } = parseArgs({
@@ -84,21 +85,10 @@ const db = new pg.Client({ connectionString: cluster.url });
 await db.connect();
 
 /** An instance of the compiled server on the database; its URL once it listens. */
-function startInstance(): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [here('../server/main.js')], {
-      env: { ...process.env, DATABASE_URL: cluster.url, PORT: '0', LOG_LEVEL: 'error' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    children.push(child);
-    let out = '';
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      out += chunk;
-      const match = /listening on (http:\/\/\S+)/.exec(out);
-      if (match) resolve({ child, url: match[1]! });
-    });
-    child.on('exit', (code) => reject(new Error(`an instance exited with ${code}`)));
-  });
+async function startInstance(): Promise<{ child: ChildProcess; url: string }> {
+  const instance = await startCompiledServer({ DATABASE_URL: cluster.url });
+  children.push(instance.child);
+  return instance;
 }
 
 /** The generators, each with its share of terminals and connections, at once: requests answered 2xx a second. */

@@ -1,6 +1,7 @@
 import { WebSocket } from 'ws';
 import { localForwarder } from './local-forward.js';
-import { RelayCursor, type ResumeMessage } from './relay-cursor.js';
+import type { ResumeMessage, WebhookMessage } from '../relay-messages.js';
+import { RelayCursor } from './relay-cursor.js';
 
 export interface RelayClientOptions {
   /** The simulator, e.g. http://127.0.0.1:3000 (ws:// or wss:// is derived). */
@@ -27,19 +28,6 @@ export interface RelayClient {
   /** Resolves when the client stops for good (stop(), refused token, replaced by another relay). */
   finished: Promise<{ reason: string }>;
   stop(): void;
-}
-
-interface WebhookMessage {
-  type: 'webhook';
-  delivery_id: string;
-  event_id: string;
-  /** Its place in the account's relay sequence. */
-  position?: number;
-  /** Sent again because this client missed it. */
-  resumed?: boolean;
-  url: string;
-  headers: Record<string, string>;
-  body: string;
 }
 
 /**

@@ -1,5 +1,6 @@
 import t from 'tap';
-import { RelayCursor, type ResumeMessage } from './relay-cursor.js';
+import type { ResumeMessage } from '../relay-messages.js';
+import { RelayCursor } from './relay-cursor.js';
 
 const resume = (fields: Partial<ResumeMessage>): ResumeMessage => ({
   type: 'resume',

@@ -4,23 +4,7 @@
 // receiver refused) holds the cursor until it is filled: what the relay
 // resumes after the cursor is then everything the client may have missed.
 
-/** The server's word on a (re)connection (docs/relay-protocol.md). */
-export interface ResumeMessage {
-  type: 'resume';
-  v: number;
-  /** Every position up to this one was delivered or is gone. */
-  cursor: number;
-  /** The last position the server looked at: past `cursor`, only `resending` and `pending` are owed. */
-  up_to: number;
-  /** Positions the server attempts again now, in order. */
-  resending: number[];
-  /** Positions still on their retry ladder: they come by it. */
-  pending: number[];
-  /** Missed deliveries a backfill left out (past its limit). */
-  left_out: number;
-  /** When the first resent delivery was first routed, on the account's clock. */
-  from: string | null;
-}
+import type { ResumeMessage } from '../relay-messages.js';
 
 export class RelayCursor {
   private readonly acknowledged = new Set<number>();

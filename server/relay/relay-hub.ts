@@ -14,6 +14,7 @@ import { trace } from '../trace/trace.js';
 import type { AttemptResult, WebhookRequest, WebhookTransport } from '../webhooks/transport.js';
 import { ATTEMPT_TIMEOUT_MS } from '../webhooks/ladder.js';
 import { RelayLink, type LocalRelays } from './relay-link.js';
+import type { ResumeMessage, WebhookMessage } from '../../contracts/relay-messages.js';
 import { relayPosition } from './relay-positions.js';
 import { updateRelayState, type RelayState } from './relay-state.js';
 
@@ -26,7 +27,6 @@ interface Connection {
   pending: Map<string, (result: AttemptResult) => void>;
   /** Whether a pong came since the last ping: a link that stops answering is closed at the next beat. */
   alive: boolean;
-  connectedAt: string;
   /** When it last answered a ping (real time). */
   lastSeen: number;
 }
@@ -38,7 +38,7 @@ export type RelayStart = { cursor: number } | { backfillMs: number } | null;
 export type OnRelayConnected = (
   account: Account,
   start: RelayStart,
-  send: (message: Record<string, unknown>) => void,
+  send: (message: ResumeMessage) => void,
 ) => Promise<void>;
 
 /** How often the server pings each relay; one that misses a beat is closed, so a dead link is noticed within two. */
@@ -149,21 +149,19 @@ export class RelayHub implements WebhookTransport, LocalRelays {
       if (request.signal.aborted) return onAbort();
       request.signal.addEventListener('abort', onAbort);
       connection.pending.set(delivery_id, done);
-      connection.socket.send(
-        JSON.stringify({
-          type: 'webhook',
-          delivery_id,
-          event_id: request.event_id,
-          ...(request.position !== undefined ? { position: request.position } : {}),
-          ...(request.resumed ? { resumed: true } : {}),
-          url: request.url,
-          headers: request.headers,
-          body: request.body,
-        }),
-        (error) => {
-          if (error) done({ error: `relay send failed: ${error.message}` });
-        },
-      );
+      const message: WebhookMessage = {
+        type: 'webhook',
+        delivery_id,
+        event_id: request.event_id,
+        ...(request.position !== undefined ? { position: request.position } : {}),
+        ...(request.resumed ? { resumed: true } : {}),
+        url: request.url,
+        headers: request.headers,
+        body: request.body,
+      };
+      connection.socket.send(JSON.stringify(message), (error) => {
+        if (error) done({ error: `relay send failed: ${error.message}` });
+      });
     });
   }
 
@@ -214,13 +212,11 @@ export class RelayHub implements WebhookTransport, LocalRelays {
 
   private connected(socket: WebSocket, account: Account, start: RelayStart): void {
     const previous = this.connections.get(account.account_id);
-    const connectedAt = iso(accountNow(this.clock, account));
     const connection: Connection = {
       socket,
       account,
       pending: new Map(),
       alive: true,
-      connectedAt,
       lastSeen: Date.now(),
     };
     this.connections.set(account.account_id, connection);
@@ -245,7 +241,7 @@ export class RelayHub implements WebhookTransport, LocalRelays {
         close_code: null,
       }),
     );
-    const send = (message: Record<string, unknown>) => socket.send(JSON.stringify(message));
+    const send = (message: ResumeMessage) => socket.send(JSON.stringify(message));
     this.onConnected?.(account, start, send).catch((error: Error) =>
       this.log.warn('could not resume a relay', { account_id: account.account_id, error: error.message }),
     );

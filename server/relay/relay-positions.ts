@@ -1,7 +1,7 @@
 import type { Account } from '../accounts/account.js';
 import { accountNow, iso, type Clock } from '../clock.js';
-import type { OutboxEvent, WebhookOutcome } from '../sessions/events.js';
 import type { IndexDeclaration, Store } from '../store/store.js';
+import { deliveryState } from '../webhooks/delivery-state.js';
 
 // Every delivery routed to the relay takes the next position of its
 // account's relay sequence, once, the first time one of its attempts goes
@@ -105,28 +105,20 @@ export async function missedDeliveries(
       offset,
     });
     for (const delivery of page) {
-      const state = await stateOf(store, delivery.event_id);
-      if (state === 'missed' && deliveries.length === limit) {
+      const state = await deliveryState(store, delivery.event_id);
+      if (state === 'failed' && deliveries.length === limit) {
         // Past the limit: counted, and nothing beyond the first left out is vouched for.
         leftOut += 1;
         owing = true;
         continue;
       }
-      if (state === 'missed') deliveries.push(delivery);
+      if (state === 'failed') deliveries.push(delivery);
       if (state === 'pending') pending.push(delivery.position);
-      if (state !== 'done') owing = true;
+      if (state === 'failed' || state === 'pending') owing = true;
       if (!owing) through = delivery.position;
       if (leftOut === 0) upTo = delivery.position;
     }
     if (page.length < PAGE) break;
   }
   return { deliveries, through, upTo, pending, leftOut };
-}
-/** done: delivered, or its event is gone; pending: its ladder still runs; missed: ended without a 2xx. */
-async function stateOf(store: Store, eventId: string): Promise<'done' | 'pending' | 'missed'> {
-  const outcome = await store.get<WebhookOutcome>('webhook_outcomes', eventId);
-  if (outcome?.delivery === 'delivered') return 'done';
-  if (await store.get('deliveries', eventId)) return 'pending';
-  if (!(await store.get<OutboxEvent>('events', eventId))) return 'done';
-  return 'missed';
 }

@@ -1,3 +1,4 @@
+import type { ResumeMessage } from '../../contracts/relay-messages.js';
 import type { Account } from '../accounts/account.js';
 import { accountNow, iso, type Clock } from '../clock.js';
 import type { Logger } from '../log.js';
@@ -42,7 +43,7 @@ export function relayResumer(deps: ResumeDeps): OnRelayConnected {
           : await positionBefore(store, account.account_id, iso(accountNow(clock, account) - start.backfillMs));
     const limit = start !== null && 'backfillMs' in start ? BACKFILL_LIMIT : Infinity;
     const missed = await missedDeliveries(store, account.account_id, after, limit);
-    send({
+    const resume: ResumeMessage = {
       type: 'resume',
       v: RELAY_PROTOCOL,
       cursor: missed.through,
@@ -51,7 +52,8 @@ export function relayResumer(deps: ResumeDeps): OnRelayConnected {
       pending: missed.pending,
       left_out: missed.leftOut,
       from: missed.deliveries[0]?.at ?? null,
-    });
+    };
+    send(resume);
     if (start !== null || missed.deliveries.length > 0)
       await store.transact(async (tx) => {
         const current = (await tx.get<Account>('accounts', account.account_id)) ?? account;

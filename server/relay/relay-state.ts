@@ -22,7 +22,8 @@ export interface RelayState {
 
 export const relayStateIndexes: IndexDeclaration[] = [{ equals: ['account_id'] }];
 
-const initial = (accountId: string): RelayState => ({
+/** An account whose relay never connected. */
+export const noRelayYet = (accountId: string): RelayState => ({
   account_id: accountId,
   connected: false,
   connected_since: null,
@@ -39,8 +40,6 @@ export async function updateRelayState(
   accountId: string,
   change: (state: RelayState) => Partial<RelayState>,
 ): Promise<void> {
-  const state = (await tx.get<RelayState>('relay_states', accountId)) ?? initial(accountId);
+  const state = (await tx.get<RelayState>('relay_states', accountId)) ?? noRelayYet(accountId);
   tx.put('relay_states', accountId, { ...state, ...change(state) });
 }
-
-export const noRelayYet = initial;

@@ -1,5 +1,5 @@
-import type { OutboxEvent, WebhookOutcome } from '../sessions/events.js';
 import type { Store } from '../store/store.js';
+import { deliveryState } from './delivery-state.js';
 
 /** Given-up entries a look takes, per kind: the newest. */
 const SCAN = 100;
@@ -30,8 +30,7 @@ export async function failedEvents(
   }
   const failed: string[] = [];
   for (const eventId of candidates) {
-    const outcome = await store.get<WebhookOutcome>('webhook_outcomes', eventId);
-    if (outcome?.delivery === 'delivered' || !(await store.get<OutboxEvent>('events', eventId))) continue;
+    if ((await deliveryState(store, eventId)) !== 'failed') continue;
     if (failed.length === limit) return { event_ids: failed, more: true };
     failed.push(eventId);
   }
