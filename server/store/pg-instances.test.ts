@@ -127,8 +127,8 @@ t.test('signed writes on two instances, one database', { skip: postgresSkip() },
       t.equal(statements.length, 1, 'a terminal A knows: one statement for the whole request');
       t.match(
         statements[0],
-        /INSERT INTO "pos_signatures"[\s\S]*INSERT INTO "settlements"/,
-        'the claim and the insert together',
+        /INSERT INTO "settlements" \(id, data, claim_id, claim_live_until\)[\s\S]*INSERT INTO "pos_signatures"/,
+        'the claim and the insert together: kept in the row written, a marker only where nothing was',
       );
 
       const replayed = await b.api.post(url, { json: batch('B2'), headers: second.headers });

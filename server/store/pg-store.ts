@@ -41,6 +41,12 @@ export { migrate };
 // connection becomes StoreUnavailableError (503 with Retry-After), and a
 // connection that failed is thrown away, never handed out again.
 
+/** A claim statement's answer when it lost a race and changed nothing: it is run again. */
+const contested: unique symbol = Symbol('contested');
+const UNIQUE_VIOLATION = '23505';
+/** Each lost race means another claimer of the same key won, so a second run all but always settles it. */
+const CLAIM_ATTEMPTS = 8;
+
 /** The records a claim step read, frozen, each left out when absent. */
 function presentFrozen<T extends StoredRecord, L extends StoredRecord>(row: {
   record: T | null;
@@ -227,7 +233,7 @@ export class PgStore implements Store {
         read,
       );
       const row = await this.oneRow<ClaimRow<T, L>>(statement);
-      return { claimed: Number(row.claimed) === 1, ...presentFrozen(row) };
+      return row.contested ? contested : { claimed: Number(row.claimed) === 1, ...presentFrozen(row) };
     });
   }
 
@@ -252,6 +258,7 @@ export class PgStore implements Store {
       const row = await this.oneRow<
         ClaimRow<T, L> & { current: boolean; written: string; existing: StoredRecord | null }
       >(claimAndWriteSql(tables, claim, read, basis, write));
+      if (row.contested) return contested;
       const claimed = Number(row.claimed) === 1;
       if (!row.current) return { claimed, written: false, changed: presentFrozen(row) };
       const written = Number(row.written) === 1;
@@ -267,11 +274,25 @@ export class PgStore implements Store {
     await this.pool.query(prepared(statement.text, statement.values)).catch(rethrowAsStoreFault);
   }
 
-  /** A claim step's work, its success reported to the connection's fault log. */
-  private async claimStep<R>(work: () => Promise<R>): Promise<R> {
-    const result = await work();
-    this.connections.succeeded();
-    return result;
+  /**
+   * A claim step's work, its success reported to the connection's fault
+   * log. A statement that lost a race (pg-claims.ts: the same key inserted
+   * by another at the same moment, or a marker it meant to take over
+   * changed under it) changed nothing, and is run again: the next one's
+   * snapshot has the winner.
+   */
+  private async claimStep<R>(work: () => Promise<R | typeof contested>): Promise<R> {
+    for (let attempt = 1; ; attempt++) {
+      const result: R | typeof contested = await work().catch((error: unknown) => {
+        if ((error as { code?: string }).code === UNIQUE_VIOLATION) return contested;
+        throw error;
+      });
+      if (result !== contested) {
+        this.connections.succeeded();
+        return result;
+      }
+      if (attempt === CLAIM_ATTEMPTS) throw new StoreUnavailableError(`a claim lost ${attempt} races in a row`);
+    }
   }
 
   private async oneRow<R extends pg.QueryResultRow>(statement: Statement): Promise<R> {

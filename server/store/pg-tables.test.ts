@@ -73,12 +73,19 @@ t.test('the table is created with generated columns, and an existing one is brou
   t.match(create, /"at" double precision GENERATED ALWAYS AS/);
   t.match(create, /"owner" text COLLATE "C" GENERATED ALWAYS AS/);
   t.match(create, /"field_id" text/, "a field named like the table's own column gets another name");
+  t.match(
+    create,
+    /claim_id text COLLATE "C", claim_live_until double precision/,
+    'where a claimed insert keeps its claim',
+  );
   t.same(
     alterTableSql(
       layout,
       new Map([
         ['id', 'text'],
         ['data', 'jsonb'],
+        ['claim_id', 'text'],
+        ['claim_live_until', 'double precision'],
         ['at', 'double precision'],
         ['owner', 'text'],
         ['field_id', 'text'],
@@ -98,6 +105,8 @@ t.test('the table is created with generated columns, and an existing one is brou
       ]),
     ),
     [
+      'ALTER TABLE "items" ADD COLUMN IF NOT EXISTS claim_id text COLLATE "C"',
+      'ALTER TABLE "items" ADD COLUMN IF NOT EXISTS claim_live_until double precision',
       'ALTER TABLE "items" DROP COLUMN "at"',
       `ALTER TABLE "items" ADD COLUMN ${create.match(/"at" double precision GENERATED ALWAYS AS .*? STORED/)![0]}`,
     ],
@@ -211,7 +220,13 @@ t.test("a generated column reads its field only when the field has the column's 
   );
   const layout = tableLayout('items', [{ equals: ['owner'] }]);
   t.same(
-    alterTableSql(layout, new Map()),
+    alterTableSql(
+      layout,
+      new Map([
+        ['claim_id', 'text'],
+        ['claim_live_until', 'double precision'],
+      ]),
+    ),
     [
       `ALTER TABLE "items" ADD COLUMN "owner" text COLLATE "C" GENERATED ALWAYS AS ${fieldExpression('owner', 'text')} STORED`,
     ],

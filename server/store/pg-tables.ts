@@ -30,7 +30,13 @@ export interface TableLayout {
   table: string;
   columns: ReadonlyMap<string, Column>;
   indexes: ReadonlyArray<{ name: string; sql: string }>;
+  /** The field every id begins with, then "/" (IndexDeclaration.idStartsWithIt): its lists are bounded on the key. */
+  idPrefixField?: string;
 }
+
+/** What follows the field's value in an id that starts with it, and the character after that one. */
+const ID_PREFIX_END = '/';
+const AFTER_ID_PREFIX_END = '0';
 
 /** Tables of the store itself, which no collection may take. */
 const OWN_TABLES = new Set(['records', 'leases', 'bus_spill', 'schema_migrations']);
@@ -73,7 +79,15 @@ export function tableLayout(collection: string, declarations: readonly IndexDecl
   for (const declaration of declarations)
     for (const field of declaration.equals) if (!columns.has(field)) want(field, 'text');
   const indexes = new Map<string, { name: string; sql: string }>();
+  let idPrefixField: string | undefined;
   for (const declaration of declarations) {
+    if (declaration.idStartsWithIt) {
+      const [field, ...more] = declaration.equals;
+      if (!field || more.length > 0 || (declaration.order && declaration.order.field !== field))
+        throw new Error(`${collection}: an id starts with one field, ordered by the id alone`);
+      idPrefixField = field;
+      continue; // served by the primary key
+    }
     // An order on a field the equalities fix is an order by id alone: the index needs it once, not twice.
     const ordered =
       declaration.order && !declaration.equals.includes(declaration.order.field) ? declaration.order.field : undefined;
@@ -89,7 +103,7 @@ export function tableLayout(collection: string, declarations: readonly IndexDecl
     // Two declarations that come to the same index share it: every write updates each index once.
     indexes.set(name, { name, sql: `CREATE INDEX CONCURRENTLY IF NOT EXISTS ${ident(name)} ${body}` });
   }
-  return { collection, table, columns, indexes: [...indexes.values()] };
+  return { collection, table, columns, indexes: [...indexes.values()], ...(idPrefixField ? { idPrefixField } : {}) };
 }
 
 /** A field's value as its column's type, from the record (of `table`, when named): what a generated column holds. */
@@ -106,11 +120,21 @@ function columnDefinition(column: Column): string {
   return `${ident(column.name)} ${type} GENERATED ALWAYS AS ${fieldExpression(column.field, column.type)} STORED`;
 }
 
+/**
+ * The columns a row written with a signature claim keeps it in (pg-claims.ts),
+ * null in every other row (a null costs a bit of the row's null bitmap).
+ */
+export const CLAIM_COLUMNS = [
+  { name: 'claim_id', definition: 'claim_id text COLLATE "C"', catalogType: 'text' },
+  { name: 'claim_live_until', definition: 'claim_live_until double precision', catalogType: 'double precision' },
+] as const;
+
 /** Creates the table with its columns, unless it exists. */
 export function createTableSql(layout: TableLayout): string {
   const columns = [
     'id text COLLATE "C" PRIMARY KEY',
     'data jsonb NOT NULL',
+    ...CLAIM_COLUMNS.map((column) => column.definition),
     ...[...layout.columns.values()].map(columnDefinition),
   ];
   return `CREATE TABLE IF NOT EXISTS ${ident(layout.table)} (${columns.join(', ')})`;
@@ -123,6 +147,9 @@ export function createTableSql(layout: TableLayout): string {
  */
 export function alterTableSql(layout: TableLayout, existing: ReadonlyMap<string, string>): string[] {
   const statements: string[] = [];
+  for (const column of CLAIM_COLUMNS)
+    if (existing.get(column.name) !== column.catalogType)
+      statements.push(`ALTER TABLE ${ident(layout.table)} ADD COLUMN IF NOT EXISTS ${column.definition}`);
   for (const column of layout.columns.values()) {
     const type = existing.get(column.name);
     const wanted = column.type === 'number' ? 'double precision' : 'text';
@@ -180,6 +207,13 @@ export function selectSql(
     return `$${values.length}`;
   };
   const conditions = whereConditions(layout, query.where, param);
+  const field = layout.idPrefixField;
+  const idPrefix = field ? query.where?.[field] : undefined;
+  if (typeof idPrefix === 'string' && (!query.orderBy || query.orderBy.field === field)) {
+    // In the ids' order: the ids that start with it, a range of the primary key walked in its order.
+    const key = encodeKey(idPrefix);
+    conditions.push(`id >= ${param(key + ID_PREFIX_END)}`, `id < ${param(key + AFTER_ID_PREFIX_END)}`);
+  }
   let complete = true;
   const { range } = query;
   if (range) {

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { Test } from 'tap';
 import { DuplicateKeyError } from '../errors.js';
 import type { Store } from './store.js';
@@ -234,6 +235,65 @@ export function storeContract(t: Test, makeFactory: (t: Test) => Promise<StoreFa
       const reopened = await factory.open();
       t.same(await reopened.get('boxes', 'b2'), { n: 2 }, 'the write is durable');
       t.same(await reopened.get('claims', 'w6'), { until: 9999 }, 'and so is a claim that wrote nothing');
+      await reopened.close();
+    },
+  );
+
+  withStore(
+    'a claim made with an insert is seen by the same claim again, live or not, and by racing claimers',
+    async (t, store, factory) => {
+      await store.transact((tx) => {
+        tx.put('things', 'T1', { owner: 'o1', v: 1 });
+        tx.put('owners', 'o1', { clock: 5 });
+      });
+      const claim = (id: string, now: number) => ({
+        collection: 'claims',
+        id,
+        value: { until: 2000 },
+        liveUntil: 'until',
+        now,
+      });
+      const read = { collection: 'things', id: 'T1', field: 'owner', linkedCollection: 'owners' };
+      const basis = { record: { owner: 'o1', v: 1 }, linkedFields: { clock: 5 } };
+      const insert = (id: string) => ({ kind: 'insert' as const, collection: 'boxes', id, value: { id } });
+      t.same(await store.claimAndWrite(claim('k1', 1000), read, basis, insert('b1')), { claimed: true, written: true });
+      t.same(
+        await store.claimAndWrite(claim('k1', 1999), read, basis, insert('b1')),
+        { claimed: false, written: false },
+        'the same claim with the same insert, while live: not claimed again',
+      );
+      t.same(
+        await store.claimAndWrite(claim('k1', 2000), read, basis, insert('b1')),
+        { claimed: true, written: false, existing: { id: 'b1' } },
+        'past its time: claimed anew, and the record is there',
+      );
+      const same = await Promise.all(
+        Array.from({ length: 12 }, () => store.claimAndWrite(claim('k2', 1000), read, basis, insert('b2'))),
+      );
+      t.same(
+        same.map((answer) => answer.claimed).sort(),
+        [...Array<boolean>(11).fill(false), true],
+        'concurrent claimers of one claim and insert: one claims, and writes',
+      );
+      t.equal(same.filter((answer) => answer.written).length, 1);
+      const others = await Promise.all(
+        Array.from({ length: 12 }, (_, n) => store.claimAndWrite(claim(`k3-${n}`, 1000), read, basis, insert('b3'))),
+      );
+      t.ok(
+        others.every((answer) => answer.claimed),
+        'concurrent claimers of one insert, each with a claim of its own: all claim',
+      );
+      t.equal(others.filter((answer) => answer.written).length, 1, 'one writes');
+      t.ok(
+        others.every((answer) => answer.written || isDeepStrictEqual(answer.existing, { id: 'b3' })),
+        'the others are given the record there',
+      );
+      const reopened = await factory.open();
+      t.same(
+        await reopened.claimAndWrite(claim('k2', 1500), read, basis, insert('b2')),
+        { claimed: false, written: false },
+        'durable',
+      );
       await reopened.close();
     },
   );

@@ -14,6 +14,13 @@ export interface IndexDeclaration {
   equals: readonly string[];
   /** The field results are ordered by, and the one a range bounds. */
   order?: { field: string; type: OrderType };
+  /**
+   * Every record's id is the value of the one field of `equals`, a "/",
+   * then the rest (a settlement's `terminal/batchNumber`), so the ids' own
+   * order is this declaration's: a store whose keys are ordered
+   * (PostgreSQL) serves it from them, with no index of its own to write.
+   */
+  idStartsWithIt?: true;
 }
 
 export type Scalar = string | number | boolean | null;
@@ -155,6 +162,13 @@ export interface Store {
    * one commit where the claim and the write would be two). When the basis
    * no longer holds, nothing is written and the records are answered as
    * they are now, for the caller to decide again.
+   *
+   * A claim made with an insert that is written may be kept with the record
+   * written rather than as a record of `claim.collection` (PostgreSQL does:
+   * the marker's own row is two of a write's WAL records). It is then seen
+   * by claimAndWrite of the same claim and insert, which is how a claim
+   * comes again (its id names a request, whose insert names the record),
+   * not by claimAndRead.
    *
    * @example
    *   await store.claimAndWrite(
