@@ -8,7 +8,8 @@
 // database afterwards. Instance counts past the machine's cores are left
 // out. It runs unchanged on two cores (the shape only) and on many.
 import { execFile, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,12 +72,14 @@ await admin.connect();
 await admin.query('ALTER SYSTEM SET max_connections = 400');
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
-const cleanup = async () => {
+// However the run ends, a failure midway included, no server, generator or database is left behind (their
+// output would hold the caller's pipe open).
+process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL');
   cluster.stop();
-  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
-};
-process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+process.on('SIGINT', () => process.exit(130));
 // max_connections takes a restart.
 await admin.end();
 await cluster.stopServer();
@@ -236,5 +239,4 @@ pgbench, one durable INSERT of the same body a transaction (32 clients): **${Mat
 Acknowledged writes: ${acknowledged.toLocaleString('en')}; in the database afterwards: ${stored.toLocaleString('en')}; missing: **${Math.max(0, acknowledged - stored)}**.
 `);
 await db.end();
-await cleanup();
 process.exit(0);

@@ -5,8 +5,14 @@ import { join } from 'node:path';
 import type { Test } from 'tap';
 import { missingTool } from '../testing/missing-tool.js';
 
-/** The PostgreSQL server binaries, if installed (Debian's postgresql package). */
+/**
+ * The PostgreSQL server binaries: those POSTGRES_BIN names (the scale
+ * bench's bundle, docs/scale-bench-bundle.md), else Debian's postgresql
+ * package's, if installed.
+ */
 export function postgresBin(): string | null {
+  const named = process.env.POSTGRES_BIN;
+  if (named) return existsSync(join(named, 'initdb')) ? named : null;
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return null;
   const versions = readdirSync(root).sort().reverse();
@@ -68,7 +74,8 @@ export function startThrowawayPostgres(): ThrowawayPostgres {
       ? (['runuser', ['-u', 'postgres', '--', join(bin, command), ...args]] as const)
       : ([join(bin, command), args] as const);
     const result = spawnSync(full[0], full[1], { encoding: 'utf8' });
-    if (result.status !== 0) throw new Error(`${command} failed: ${result.stderr || result.stdout}`);
+    if (result.status !== 0)
+      throw new Error(`${command} failed: ${result.error?.message ?? (result.stderr || result.stdout)}`);
   };
   const port = 20000 + Math.floor(Math.random() * 20000);
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
