@@ -9,7 +9,7 @@
 // out. It runs unchanged on two cores (the shape only) and on many.
 import { execFile, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -143,11 +143,37 @@ async function load(urls: string[], kind: 'write' | 'read', terminals: Array<{ s
     .join(', ');
   const ok = results.reduce((sum, r) => sum + r.ok, 0);
   const other = results.reduce((sum, r) => sum + r.other, 0);
-  return { rps: ok / seconds, ok, other, top: samples ? top : 'no samples' };
+  return { rps: ok / seconds, ok, other, top: samples ? top : 'no samples', active: total / (samples || 1) };
 }
 
+/** The machine's CPU counters (Linux /proc/stat): busy and total jiffies; zeros elsewhere. */
+async function cpuTimes(): Promise<{ busy: number; total: number }> {
+  const line = (await readFile('/proc/stat', 'utf8').catch(() => 'cpu 0')).split('\n')[0]!;
+  const fields = line.trim().split(/\s+/).slice(1, 9).map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+  return { busy: total - idle, total };
+}
+
+/** `work`, with what the machine and PostgreSQL did meanwhile: the CPUs' busy share and the WAL written. */
+async function observed<T>(work: () => Promise<T>): Promise<T & { cpuBusy: number; walBytes: number }> {
+  const lsn = async () => (await db.query<{ lsn: string }>('SELECT pg_current_wal_lsn() AS lsn')).rows[0]!.lsn;
+  const [cpuBefore, lsnBefore] = [await cpuTimes(), await lsn()];
+  const result = await work();
+  const [cpuAfter, lsnAfter] = [await cpuTimes(), await lsn()];
+  const walBytes = Number(
+    (await db.query<{ bytes: string }>('SELECT pg_wal_lsn_diff($2, $1) AS bytes', [lsnBefore, lsnAfter])).rows[0]!
+      .bytes,
+  );
+  const cpuBusy = (cpuAfter.busy - cpuBefore.busy) / (cpuAfter.total - cpuBefore.total || 1);
+  return { ...result, cpuBusy, walBytes };
+}
+
+const mbPerSecond = (bytes: number) => (bytes / seconds / 1e6).toFixed(1);
+const percent = (share: number) => `${Math.round(100 * share)} %`;
+
 /** pgbench: one durable INSERT of the same JSON body a transaction, 32 clients. */
-async function pgbenchCeiling(): Promise<number> {
+async function pgbenchCeiling(): Promise<{ tps: number }> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-scale-'));
   dirs.push(dir);
   await db.query('CREATE TABLE IF NOT EXISTS pgbench_ceiling (id bigserial PRIMARY KEY, data jsonb NOT NULL)');
@@ -186,7 +212,7 @@ async function pgbenchCeiling(): Promise<number> {
       (error, stdout, stderr) => (error ? reject(new Error(stderr || error.message)) : resolve(stdout)),
     ),
   );
-  return Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? 0);
+  return { tps: Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? 0) };
 }
 
 // The terminals, provisioned once through the first instance.
@@ -213,29 +239,30 @@ for (const count of counts) {
   while (instances.length < count) instances.push(await startInstance());
   const urls = instances.slice(0, count).map((instance) => instance.url);
   process.stderr.write(`${count} instance(s): writes…\n`);
-  const write = await load(urls, 'write', terminals);
+  const write = await observed(() => load(urls, 'write', terminals));
   acknowledged += write.ok;
   process.stderr.write(`${count} instance(s): reads…\n`);
   const read = await load(urls, 'read', terminals);
   if (count === counts[0]) [oneWrite, oneRead] = [write.rps, read.rps];
   lastWrite = write.rps;
   rows.push(
-    `| ${count} | ${Math.round(write.rps).toLocaleString('en')} | ${(write.rps / oneWrite).toFixed(2)} | ${Math.round(read.rps).toLocaleString('en')} | ${(read.rps / oneRead).toFixed(2)} | ${write.top} | ${write.other + read.other} |`,
+    `| ${count} | ${Math.round(write.rps).toLocaleString('en')} | ${(write.rps / oneWrite).toFixed(2)} | ${Math.round(read.rps).toLocaleString('en')} | ${(read.rps / oneRead).toFixed(2)} | ${write.top} | ${write.active.toFixed(1)} | ${mbPerSecond(write.walBytes)} (${Math.round(write.walBytes / (write.ok || 1)).toLocaleString('en')}) | ${percent(write.cpuBusy)} | ${write.other + read.other} |`,
   );
 }
 process.stderr.write('pgbench ceiling…\n');
-const ceiling = await pgbenchCeiling();
+const pgbench = await observed(pgbenchCeiling);
+const ceiling = pgbench.tps;
 const stored = Number(
   (await db.query<{ n: string }>("SELECT count(*) AS n FROM settlements WHERE terminal LIKE 'SCALE-%'")).rows[0]!.n,
 );
 process.stdout
   .write(`## bench:scale (${cores} CPUs, ${terminalCount} terminals, ${connections} connections from ${generators} generator processes, ${seconds} s a run)
 
-| instances | signed settlement POST req/s | × the first | latest-settlement read req/s | × the first | PostgreSQL's top waits while writing | other answers |
-|---|---|---|---|---|---|---|
+| instances | signed settlement POST req/s | × the first | latest-settlement read req/s | × the first | PostgreSQL's top waits while writing | backends active (mean) | WAL MB/s (bytes a write) | CPUs busy | other answers |
+|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
-pgbench, one durable INSERT of the same body a transaction (32 clients): **${Math.round(ceiling).toLocaleString('en')} tps**; signed writes at ${counts.at(-1)} instance(s) ÷ pgbench: **${(lastWrite / ceiling).toFixed(2)}**.
+pgbench, one durable INSERT of the same body a transaction (32 clients): **${Math.round(ceiling).toLocaleString('en')} tps**, WAL ${mbPerSecond(pgbench.walBytes)} MB/s (${Math.round(pgbench.walBytes / (ceiling * seconds || 1))} bytes a transaction), CPUs busy ${percent(pgbench.cpuBusy)}; signed writes at ${counts.at(-1)} instance(s) ÷ pgbench: **${(lastWrite / ceiling).toFixed(2)}**.
 Acknowledged writes: ${acknowledged.toLocaleString('en')}; in the database afterwards: ${stored.toLocaleString('en')}; missing: **${Math.max(0, acknowledged - stored)}**.
 `);
 await db.end();

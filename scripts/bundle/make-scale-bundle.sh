@@ -57,7 +57,7 @@ step "PostgreSQL $pg_version"
 # The binaries find their share and lib folders relative to themselves, so the tree keeps its shape.
 pg="$root/pg"
 mkdir -p "$pg/usr/lib/postgresql/$pg_version/bin" "$pg/usr/lib/postgresql/$pg_version/lib" "$pg/usr/share/postgresql" "$pg/libs"
-for tool in postgres initdb pg_ctl pgbench psql pg_waldump pg_config; do
+for tool in postgres initdb pg_ctl pgbench psql pg_waldump pg_config pg_test_fsync; do
   cp -a "$pg_bin/$tool" "$pg/usr/lib/postgresql/$pg_version/bin/"
 done
 # The modules initdb and a plain server load (procedural language, text search dictionaries, encodings), no JIT.
