@@ -9,7 +9,7 @@
 // out. It runs unchanged on two cores (the shape only) and on many.
 import { execFile, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,6 +71,7 @@ const admin = new pg.Client({ connectionString: cluster.url });
 await admin.connect();
 await admin.query('ALTER SYSTEM SET max_connections = 400');
 const children: ChildProcess[] = [];
+const instancePids = () => children.map((child) => child.pid).filter((pid): pid is number => pid !== undefined);
 const dirs: string[] = [];
 // However the run ends, a failure midway included, no server, generator or database is left behind (their
 // output would hold the caller's pipe open).
@@ -107,7 +108,7 @@ async function load(urls: string[], kind: 'write' | 'read', terminals: Array<{ s
       connections: Math.max(1, Math.floor(connections / generators)),
       terminals: terminals.filter((_, t) => t % generators === id),
     };
-    return new Promise<{ ok: number; other: number }>((resolve, reject) =>
+    return new Promise<{ ok: number; other: number; cpuMs: number }>((resolve, reject) =>
       execFile(
         process.execPath,
         [here('./bench/scale-load.js'), JSON.stringify(job)],
@@ -143,7 +144,33 @@ async function load(urls: string[], kind: 'write' | 'read', terminals: Array<{ s
     .join(', ');
   const ok = results.reduce((sum, r) => sum + r.ok, 0);
   const other = results.reduce((sum, r) => sum + r.other, 0);
-  return { rps: ok / seconds, ok, other, top: samples ? top : 'no samples', active: total / (samples || 1) };
+  const generatorCores = results.reduce((sum, r) => sum + r.cpuMs, 0) / 1000 / seconds;
+  return {
+    rps: ok / seconds,
+    ok,
+    other,
+    top: samples ? top : 'no samples',
+    active: total / (samples || 1),
+    generatorCores,
+  };
+}
+
+/** CPU time used so far (ms, Linux /proc; 0 elsewhere) by the instances, and by PostgreSQL's processes. */
+async function cpuByPart(): Promise<{ instances: number; postgres: number }> {
+  const cpuMsOf = async (pid: number | string) => {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    const afterName = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime, fields 14 and 15 of the line, in clock ticks (100 a second on Linux).
+    return {
+      name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+      ms: (Number(afterName[11]) + Number(afterName[12])) * 10 || 0,
+    };
+  };
+  const instances = (await Promise.all(instancePids().map(cpuMsOf))).reduce((sum, each) => sum + each.ms, 0);
+  const pids = await readdir('/proc').catch(() => [] as string[]);
+  const all = await Promise.all(pids.filter((name) => /^\d+$/.test(name)).map(cpuMsOf));
+  const postgres = all.filter((each) => each.name === 'postgres').reduce((sum, each) => sum + each.ms, 0);
+  return { instances, postgres };
 }
 
 /** The machine's CPU counters (Linux /proc/stat): busy and total jiffies; zeros elsewhere. */
@@ -156,17 +183,23 @@ async function cpuTimes(): Promise<{ busy: number; total: number }> {
 }
 
 /** `work`, with what the machine and PostgreSQL did meanwhile: the CPUs' busy share and the WAL written. */
-async function observed<T>(work: () => Promise<T>): Promise<T & { cpuBusy: number; walBytes: number }> {
+async function observed<T>(
+  work: () => Promise<T>,
+): Promise<T & { cpuBusy: number; walBytes: number; cores: { instances: number; postgres: number } }> {
   const lsn = async () => (await db.query<{ lsn: string }>('SELECT pg_current_wal_lsn() AS lsn')).rows[0]!.lsn;
-  const [cpuBefore, lsnBefore] = [await cpuTimes(), await lsn()];
+  const [cpuBefore, partsBefore, lsnBefore] = [await cpuTimes(), await cpuByPart(), await lsn()];
   const result = await work();
-  const [cpuAfter, lsnAfter] = [await cpuTimes(), await lsn()];
+  const [cpuAfter, partsAfter, lsnAfter] = [await cpuTimes(), await cpuByPart(), await lsn()];
+  const cores = {
+    instances: (partsAfter.instances - partsBefore.instances) / 1000 / seconds,
+    postgres: (partsAfter.postgres - partsBefore.postgres) / 1000 / seconds,
+  };
   const walBytes = Number(
     (await db.query<{ bytes: string }>('SELECT pg_wal_lsn_diff($2, $1) AS bytes', [lsnBefore, lsnAfter])).rows[0]!
       .bytes,
   );
   const cpuBusy = (cpuAfter.busy - cpuBefore.busy) / (cpuAfter.total - cpuBefore.total || 1);
-  return { ...result, cpuBusy, walBytes };
+  return { ...result, cpuBusy, walBytes, cores };
 }
 
 const mbPerSecond = (bytes: number) => (bytes / seconds / 1e6).toFixed(1);
@@ -246,7 +279,7 @@ for (const count of counts) {
   if (count === counts[0]) [oneWrite, oneRead] = [write.rps, read.rps];
   lastWrite = write.rps;
   rows.push(
-    `| ${count} | ${Math.round(write.rps).toLocaleString('en')} | ${(write.rps / oneWrite).toFixed(2)} | ${Math.round(read.rps).toLocaleString('en')} | ${(read.rps / oneRead).toFixed(2)} | ${write.top} | ${write.active.toFixed(1)} | ${mbPerSecond(write.walBytes)} (${Math.round(write.walBytes / (write.ok || 1)).toLocaleString('en')}) | ${percent(write.cpuBusy)} | ${write.other + read.other} |`,
+    `| ${count} | ${Math.round(write.rps).toLocaleString('en')} | ${(write.rps / oneWrite).toFixed(2)} | ${Math.round(read.rps).toLocaleString('en')} | ${(read.rps / oneRead).toFixed(2)} | ${write.top} | ${write.active.toFixed(1)} | ${mbPerSecond(write.walBytes)} (${Math.round(write.walBytes / (write.ok || 1)).toLocaleString('en')}) | ${percent(write.cpuBusy)}: ${write.cores.instances.toFixed(1)} / ${write.generatorCores.toFixed(1)} / ${write.cores.postgres.toFixed(1)} | ${write.other + read.other} |`,
   );
 }
 process.stderr.write('pgbench ceiling…\n');
@@ -258,7 +291,7 @@ const stored = Number(
 process.stdout
   .write(`## bench:scale (${cores} CPUs, ${terminalCount} terminals, ${connections} connections from ${generators} generator processes, ${seconds} s a run)
 
-| instances | signed settlement POST req/s | × the first | latest-settlement read req/s | × the first | PostgreSQL's top waits while writing | backends active (mean) | WAL MB/s (bytes a write) | CPUs busy | other answers |
+| instances | signed settlement POST req/s | × the first | latest-settlement read req/s | × the first | PostgreSQL's top waits while writing | backends active (mean) | WAL MB/s (bytes a write) | CPUs busy: cores of instances / generators / PostgreSQL | other answers |
 |---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 

@@ -32,18 +32,15 @@ const pairs = job.urls.flatMap((url, i) =>
   job.terminals.filter((_, t) => t % job.urls.length === i % job.urls.length).map((terminal) => ({ url, terminal })),
 );
 const each = Math.max(1, Math.floor(job.connections / pairs.length));
+// Made before the run, so the CPU measured is the run's own.
+const requests = pairs.map(({ terminal }) =>
+  job.kind === 'write'
+    ? settlementRequests(terminal.serial, terminal.secret, true, job.seconds, Math.ceil(4000 / pairs.length))
+    : readRequests(terminal.serial),
+);
+const before = process.cpuUsage();
 const results = await Promise.all(
-  pairs.map(({ url, terminal }) =>
-    autocannon({
-      url,
-      connections: each,
-      duration: job.seconds,
-      requests:
-        job.kind === 'write'
-          ? settlementRequests(terminal.serial, terminal.secret, true, job.seconds, Math.ceil(4000 / pairs.length))
-          : readRequests(terminal.serial),
-    }),
-  ),
+  pairs.map(({ url }, i) => autocannon({ url, connections: each, duration: job.seconds, requests: requests[i] })),
 );
 const ok = results.reduce((sum, r) => sum + r['2xx'], 0);
 if (process.env.SCALE_DEBUG)
@@ -51,5 +48,8 @@ if (process.env.SCALE_DEBUG)
     `${JSON.stringify(results.map((r) => ({ codes: r.statusCodeStats, errors: r.errors, timeouts: r.timeouts, non2xx: r.non2xx })))}\n`,
   );
 const other = results.reduce((sum, r) => sum + r.non2xx + r.errors + r.timeouts, 0);
-process.stdout.write(`${JSON.stringify({ ok, other, seconds: job.seconds })}\n`);
+const used = process.cpuUsage(before);
+process.stdout.write(
+  `${JSON.stringify({ ok, other, seconds: job.seconds, cpuMs: (used.user + used.system) / 1000 })}\n`,
+);
 process.exit(0);
