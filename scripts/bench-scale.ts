@@ -105,7 +105,7 @@ async function load(urls: string[], kind: 'write' | 'read', terminals: Array<{ s
       merchantId: world.merchantId,
       token: world.token,
       seconds,
-      connections: Math.max(1, Math.floor(connections / generators)),
+      connections: Math.max(1, Math.floor(connections / generators) + (id < connections % generators ? 1 : 0)),
       terminals: terminals.filter((_, t) => t % generators === id),
     };
     return new Promise<{ ok: number; other: number; cpuMs: number }>((resolve, reject) =>

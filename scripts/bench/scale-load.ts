@@ -31,7 +31,9 @@ function readRequests(serial: string): autocannon.Request[] {
 const pairs = job.urls.flatMap((url, i) =>
   job.terminals.filter((_, t) => t % job.urls.length === i % job.urls.length).map((terminal) => ({ url, terminal })),
 );
-const each = Math.max(1, Math.floor(job.connections / pairs.length));
+// The job's connections in all, spread as evenly as they go (at least one a pair).
+const connectionsOf = (i: number) =>
+  Math.max(1, Math.floor(job.connections / pairs.length) + (i < job.connections % pairs.length ? 1 : 0));
 // Made before the run, so the CPU measured is the run's own.
 const requests = pairs.map(({ terminal }) =>
   job.kind === 'write'
@@ -40,7 +42,9 @@ const requests = pairs.map(({ terminal }) =>
 );
 const before = process.cpuUsage();
 const results = await Promise.all(
-  pairs.map(({ url }, i) => autocannon({ url, connections: each, duration: job.seconds, requests: requests[i] })),
+  pairs.map(({ url }, i) =>
+    autocannon({ url, connections: connectionsOf(i), duration: job.seconds, requests: requests[i] }),
+  ),
 );
 const ok = results.reduce((sum, r) => sum + r['2xx'], 0);
 if (process.env.SCALE_DEBUG)
