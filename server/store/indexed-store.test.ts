@@ -131,6 +131,24 @@ t.test(
   },
 );
 
+/** PostgreSQL's plan for `statement` on `table`, analysed, with sequential scans ruled out. */
+async function planOf(store: PgStore, table: string, statement: { text: string; values: unknown[] }): Promise<string> {
+  type Client = {
+    query: (sql: string, values?: unknown[]) => Promise<{ rows: Array<Record<string, string>> }>;
+    release: () => void;
+  };
+  const client = await (store as unknown as { pool: { connect: () => Promise<Client> } }).pool.connect();
+  try {
+    await client.query(`ANALYZE ${table}`);
+    await client.query('SET enable_seqscan = off');
+    const { rows } = await client.query(`EXPLAIN ${statement.text}`, statement.values);
+    await client.query('RESET enable_seqscan');
+    return rows.map((row) => Object.values(row)[0]).join('\n');
+  } finally {
+    client.release();
+  }
+}
+
 /** JSON with keys in one order: jsonb does not keep a document's key order. */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
@@ -172,22 +190,8 @@ t.test(
       limit: 1,
     });
     t.ok(served.complete, 'SQL answers the whole list');
-    type Client = {
-      query: (sql: string, values?: unknown[]) => Promise<{ rows: Array<Record<string, string>> }>;
-      release: () => void;
-    };
-    const client = await (store as unknown as { pool: { connect: () => Promise<Client> } }).pool.connect();
-    let plan: string;
-    try {
-      await client.query('ANALYZE items');
-      await client.query('SET enable_seqscan = off'); // a few hundred rows: a scan would be as cheap, so ask what the index gives
-      plan = (await client.query(`EXPLAIN ${served.text}`, served.values)).rows
-        .map((row) => Object.values(row)[0])
-        .join('\n');
-      await client.query('RESET enable_seqscan');
-    } finally {
-      client.release();
-    }
+    // A few hundred rows: a scan would be as cheap, so ask what the index gives.
+    const plan = await planOf(store, 'items', served);
     t.match(plan, /Index Scan Backward using items_ix_/, plan);
     t.notMatch(plan, /Sort/, 'no sort: the index gives the order');
   },
@@ -229,22 +233,7 @@ t.test(
       orderBy: { field: 'owner', direction: 'desc' },
       limit: 5,
     });
-    type Client = {
-      query: (sql: string, values?: unknown[]) => Promise<{ rows: Array<Record<string, string>> }>;
-      release: () => void;
-    };
-    const client = await (store as unknown as { pool: { connect: () => Promise<Client> } }).pool.connect();
-    let plan: string;
-    try {
-      await client.query('ANALYZE batches');
-      await client.query('SET enable_seqscan = off');
-      plan = (await client.query(`EXPLAIN ${served.text}`, served.values)).rows
-        .map((row) => Object.values(row)[0])
-        .join('\n');
-      await client.query('RESET enable_seqscan');
-    } finally {
-      client.release();
-    }
+    const plan = await planOf(store, 'batches', served);
     t.match(plan, /Index Scan Backward using batches_pkey/, plan);
     t.notMatch(plan, /Sort/, 'no sort: the key gives the order');
   },
