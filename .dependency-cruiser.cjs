@@ -5,7 +5,7 @@
 // helpers and test kits, never the reverse); scripts/ stands on everything. Tests sit above all of it.
 const TEST = '\\.test\\.ts$|-testkit\\.ts$';
 const DOCUMENT = '^contracts/(?:[^/]+\\.ts|paths/|schemas/)';
-const CONFORMANCE = '^contracts/(?:suite|receiver|testing)/';
+const CONFORMANCE = '^contracts/(?:suite|receiver|testing|scenario)/';
 
 /** A floor: code under `from` (tests left out) never imports `to`. */
 const floor = (name, comment, from, to, allowed) => ({

@@ -12,7 +12,7 @@ import { startTestServer } from '../server/testing/test-server.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
-const COMMANDS = ['svc-terminal', 'svc-contracts', 'svc-relay'];
+const COMMANDS = ['svc-terminal', 'svc-contracts', 'svc-relay', 'svc-scenario'];
 
 t.test('npm pack, then a production-only install of the tarball: every command answers --help', async (t) => {
   const dir = t.testdir();
@@ -54,5 +54,17 @@ t.test('npm pack, then a production-only install of the tarball: every command a
       'orders.lists,document.served',
     ]).catch((error: { stdout?: string; stderr?: string }) => error);
     t.match(suite.stdout, /checks: 2 passed, 0 failed, \d+ skipped[\s\S]*PASSED/, suite.stderr?.slice(-400) ?? '');
+  });
+
+  await t.test('the installed svc-scenario plays a scenario against a real server', async (t) => {
+    const server = await startTestServer(t);
+    server.clock.set(Date.now());
+    const played = await run(join(app, 'node_modules', '.bin', 'svc-scenario'), [
+      'run',
+      '--base-url',
+      server.baseUrl,
+      join(root, 'fixtures', 'scenarios', 'discard-then-commit.json'),
+    ]).catch((error: { stdout?: string; stderr?: string }) => error);
+    t.match(played.stdout, /1 passed, 0 failed, 0 skipped/, played.stderr?.slice(-400) ?? '');
   });
 });
