@@ -1,7 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
 import { signPosRequest } from '../clients/pos-client.js';
 import { interpolate, UnknownValueError } from './interpolate.js';
-import { isTogether, type Expectation, type RequestStep, type Scenario } from './scenario-format.js';
+import {
+  isTogether,
+  type Expectation,
+  type RequestStep,
+  type Scenario,
+  type ScenarioRequest,
+} from './scenario-format.js';
 
 // Plays one scenario against a deployment of the interface: its steps in
 // order, a group's requests at once (each after its own delay), each answer
@@ -68,11 +74,12 @@ export async function runScenario(file: string, scenario: Scenario, options: Run
     now: new Date().toISOString(),
   };
   const steps: StepOutcome[] = [];
+  const sent = new Map<string, Prepared>();
   for (const step of scenario.steps) {
     const group = isTogether(step) ? step.together : [step];
     let played: StepOutcome[];
     try {
-      played = await Promise.all(group.map((each) => playStep(each, values, options)));
+      played = await Promise.all(group.map((each) => playStep(each, values, sent, options)));
     } catch (error) {
       if (!(error instanceof UnknownValueError)) throw error;
       played = [{ name: step.name, request: '(not sent)', status: 0, problems: [error.message] }];
@@ -86,12 +93,37 @@ export async function runScenario(file: string, scenario: Scenario, options: Run
   return outcome(steps);
 }
 
-async function playStep(step: RequestStep, values: Record<string, unknown>, options: RunOptions): Promise<StepOutcome> {
-  const request = interpolate(step.request, values);
+/** A request as it goes on the wire, kept by step name for a later `resend`. */
+interface Prepared {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+async function playStep(
+  step: RequestStep,
+  values: Record<string, unknown>,
+  sentBefore: Map<string, Prepared>,
+  options: RunOptions,
+): Promise<StepOutcome> {
   const expected = step.expect ? interpolate(step.expect, values) : undefined;
+  let prepared: Prepared;
+  if (step.resend !== undefined) {
+    const earlier = sentBefore.get(step.resend);
+    if (!earlier)
+      return {
+        name: step.name,
+        request: '(not sent)',
+        status: 0,
+        problems: [`no earlier step named "${step.resend}" sent a request`],
+      };
+    prepared = earlier;
+  } else prepared = prepare(interpolate(step.request!, values));
   if (step.delayMs) await new Promise((resolve) => setTimeout(resolve, step.delayMs));
-  const sent = `${request.method} ${request.path}`;
-  const answer = await send(request, options);
+  const sent = `${prepared.method} ${prepared.path}`;
+  sentBefore.set(step.name, prepared);
+  const answer = await deliver(prepared, options);
   if (step.capture) values[step.capture] = answer.body;
   const problems = check(answer, expected);
   const excerpt = problems.length > 0 ? shortened(answer.body) : undefined;
@@ -105,7 +137,8 @@ function shortened(body: unknown): string | undefined {
   return text.length > 300 ? `${text.slice(0, 299)}…` : text;
 }
 
-async function send(request: RequestStep['request'], options: RunOptions): Promise<Answer> {
+/** The request's body, headers and signature, made now (a signature carries the time it is made). */
+function prepare(request: ScenarioRequest): Prepared {
   const body = request.json === undefined ? undefined : JSON.stringify(request.json);
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['content-type'] = 'application/json';
@@ -120,12 +153,16 @@ async function send(request: RequestStep['request'], options: RunOptions): Promi
         ...(body !== undefined ? { body } : {}),
       }),
     );
+  return { method: request.method, path: request.path, headers, ...(body !== undefined ? { body } : {}) };
+}
+
+async function deliver(request: Prepared, options: RunOptions): Promise<Answer> {
   let response: Response;
   try {
     response = await fetch(new URL(request.path, options.baseUrl), {
       method: request.method,
-      headers,
-      ...(body !== undefined ? { body } : {}),
+      headers: request.headers,
+      ...(request.body !== undefined ? { body: request.body } : {}),
       signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
     });
   } catch (error) {

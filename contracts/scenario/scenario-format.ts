@@ -38,7 +38,9 @@ export interface Expectation {
 
 export interface RequestStep {
   name: string;
-  request: ScenarioRequest;
+  /** What to send; or `resend`, the name of an earlier step whose request goes again byte for byte (its signature too). */
+  request?: ScenarioRequest;
+  resend?: string;
   /** Within a group sent together: how long after the group starts this request is sent. */
   delayMs?: number;
   /** The answer's body is kept under this name for later steps. */
@@ -65,7 +67,8 @@ export interface Scenario {
 
 const requestStep = {
   type: 'object',
-  required: ['name', 'request'],
+  required: ['name'],
+  oneOf: [{ required: ['request'] }, { required: ['resend'] }],
   additionalProperties: false,
   properties: {
     name: { type: 'string', minLength: 1 },
@@ -86,6 +89,7 @@ const requestStep = {
         },
       },
     },
+    resend: { type: 'string', minLength: 1 },
     delayMs: { type: 'integer', minimum: 0, maximum: 60_000 },
     capture: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_]*$' },
     expect: {
@@ -197,7 +201,19 @@ function mostTelling(errors: ErrorObject[], value: unknown): string[] {
         : '';
     return `${error.instancePath || '/'} ${error.message ?? 'is not allowed'}${detail}`;
   });
-  return [...new Set(shown)].slice(0, 8);
+  // A step with neither: one sentence, not one for each of the two it may have.
+  const either = new Set(
+    shown
+      .filter((line) => line.endsWith("must have required property 'request'"))
+      .map((line) => line.slice(0, line.indexOf(' ')))
+      .filter((path) => shown.includes(`${path} must have required property 'resend'`)),
+  );
+  const merged = shown.flatMap((line) => {
+    const path = line.slice(0, line.indexOf(' '));
+    if (!either.has(path) || !/must have required property '(request|resend)'$/.test(line)) return [line];
+    return line.endsWith("'request'") ? [`${path} must have request or resend`] : [];
+  });
+  return [...new Set(merged)].slice(0, 8);
 }
 
 export const isTogether = (step: Step): step is TogetherStep => 'together' in step;

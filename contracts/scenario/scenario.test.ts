@@ -41,7 +41,7 @@ const failuresOf = (outcomes: ScenarioOutcome[]) =>
     });
 
 t.test('every bundled scenario passes on our server, embedded store', async (t) => {
-  t.ok(library.length >= 9, `${library.length} scenarios`);
+  t.ok(library.length >= 15, `${library.length} scenarios`);
   const server = await startTestServer(t);
   server.clock.set(Date.now()); // scenarios sign POS requests with the real time
   const outcomes = await playAll(server.baseUrl);
@@ -99,6 +99,12 @@ t.test(
           /the same close again, signed anew \(POST \/api\/v1\/pos-terminals\/\S+\/settlements\): expected status 200, got 409/,
       },
       {
+        rule: 'a replayed POS signature is accepted',
+        file: 'signature-replayed.json',
+        message:
+          /the same request captured and sent again \(POST \/api\/v1\/pos-terminals\/\S+\/settlements\): expected status 401, got 200/,
+      },
+      {
         rule: 'a clock advance moves the account clock 2 s further than asked',
         file: 'clock-advanced.json',
         message: /the offset is the sum \(GET \/control\/clock\): expected \/offset_ms to be 3660000, got 3664000/,
@@ -145,7 +151,7 @@ t.test('a file that is not a scenario is refused with where it is wrong', async 
         steps: [{ name: 'g', together: [{ name: 'a' }, { name: 'b', request: { method: 'GET', path: '/' } }] }],
       }),
     ),
-    ["/steps/0/together/0 must have required property 'request'"],
+    ['/steps/0/together/0 must have request or resend'],
     'a group: the errors of the group, not of a request',
   );
   t.match(refused('{\n  "description": "d",\n  "steps": [,]\n}')[0], /^not JSON/);
@@ -179,4 +185,28 @@ t.test('a value captured before is used later; one never captured stops the scen
     ],
   );
   t.notOk(outcome.ok);
+});
+
+t.test('a resend names an earlier step; one that names none fails without sending', async (t) => {
+  const server = await startTestServer(t);
+  const outcome = await runScenario(
+    'x.json',
+    {
+      description: 'd',
+      steps: [
+        { name: 'health', request: { method: 'GET', path: '/health' }, expect: { status: 200 } },
+        { name: 'again', resend: 'health', expect: { status: 200 } },
+        { name: 'a typo', resend: 'helth' },
+      ],
+    },
+    { baseUrl: server.baseUrl, profile: 'strict', seed: 1 },
+  );
+  t.same(
+    outcome.steps.map((step) => [step.name, step.request, step.problems]),
+    [
+      ['health', 'GET /health', []],
+      ['again', 'GET /health', []],
+      ['a typo', '(not sent)', ['no earlier step named "helth" sent a request']],
+    ],
+  );
 });
