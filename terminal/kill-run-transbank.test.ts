@@ -237,11 +237,10 @@ t.test(
     t.same(lost, [], '0 lost: every sale the POS approved is on the server or held');
     t.same(doubled, [], '0 doubled: no order sold twice on the POS or paid twice on the server');
     t.same(wrongAuthorization, [], "each order committed with its own sale's authorization code");
-    t.equal(
-      settled + openOnPos,
-      approvals.size - refundedOperations.size,
-      'every sale not refunded is in exactly one settlement (or still open on the POS)',
-    );
+    // From the POS's memory, not its log: a kill between its change and the log line loses the line
+    // (a sale the bridge then learns of by asking for the last sale), never the change.
+    t.equal(settled, pos.settledSales, 'every sale the POS closed, not refunded, is in exactly one settlement');
+    t.equal(openOnPos, 0, 'none left open after the last close');
     t.equal(new Set(settlements.map((s) => s.batchNumber)).size, settlements.length, 'no batch recorded twice');
     t.same(notVoided, [], 'every void is VOIDED on the server, or held for the operator with its reason');
     t.equal(charged, SALES - heldCharges, 'every order sold, but for held ones');

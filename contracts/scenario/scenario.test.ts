@@ -8,7 +8,7 @@ import { serveApp, startTestServer } from '../../server/testing/test-server.js';
 import { startMutatingProxy } from '../testing/mutating-proxy.js';
 import { mutations } from '../testing/mutations.js';
 import { runScenario, type RunOptions, type ScenarioOutcome } from './run-scenario.js';
-import { parseScenario, ScenarioFileError, type Scenario } from './scenario-format.js';
+import { parseScenario, ScenarioFileError, scenarioSchema, type Scenario } from './scenario-format.js';
 
 // The bundled scenario library (fixtures/scenarios/) played against our
 // server on each store, and against our server behind a proxy that breaks
@@ -209,4 +209,15 @@ t.test('a resend names an earlier step; one that names none fails without sendin
       ['a typo', '(not sent)', ['no earlier step named "helth" sent a request']],
     ],
   );
+});
+
+t.test('the schema published beside the library is the one files are checked against', async (t) => {
+  const published = JSON.parse(await readFile(new URL('../scenario.schema.json', folder), 'utf8')) as unknown;
+  t.same(
+    published,
+    JSON.parse(JSON.stringify(scenarioSchema)),
+    'fixtures/scenario.schema.json: svc-scenario schema > it',
+  );
+  for (const { file, scenario } of library)
+    t.equal((scenario as { $schema?: string }).$schema, '../scenario.schema.json', `${file} names it, for editors`);
 });

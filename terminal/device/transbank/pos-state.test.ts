@@ -38,6 +38,7 @@ t.test('a new terminal: keys loaded, integrated mode, operation 1, an empty batc
     batch: [],
     lastSale: null,
     closes: 0,
+    settledSales: 0,
   });
   t.equal(newPos('TERMINAL-LONG').terminalId, 'TERMINAL', 'a terminal id is 8 characters at most');
   t.equal(newPos('T1').commerceCode, '597000000001', 'a default commerce code');
@@ -150,6 +151,12 @@ t.test(
     t.same(closed.frames, ['0510|00|597012345678|TBK00001']);
     t.same(closed.state.batch, []);
     t.equal(closed.state.closes, 1);
+    t.equal(
+      closed.state.settledSales,
+      state.batch.filter((sale) => !sale.refunded).length,
+      'the close counts what it settled',
+    );
+    t.equal(ask(closed.state, '0500||').state.settledSales, closed.state.settledSales, 'an empty close adds nothing');
     t.equal(closed.state.lastSale!.ticket, 'B');
     t.same(ask(closed.state, '0700||').frames, ['0710|00|0|0']);
   },

@@ -43,6 +43,13 @@ export interface PosState {
   lastSale: PosSale | null;
   /** Days closed on this terminal. */
   closes: number;
+  /**
+   * Sales its closes counted, over all of them (those not refunded when the
+   * day closed): what the settlements its closes sent must add up to. Kept
+   * with the rest of its memory, so a count survives a kill that a log line
+   * written after the change would not.
+   */
+  settledSales: number;
 }
 
 export function newPos(terminalId: string, commerceCode = '597000000001'): PosState {
@@ -55,6 +62,7 @@ export function newPos(terminalId: string, commerceCode = '597000000001'): PosSt
     batch: [],
     lastSale: null,
     closes: 0,
+    settledSales: 0,
   };
 }
 
@@ -129,7 +137,12 @@ export function answerRequest(
       return refund(state, String(request.fields.operationNumber));
     case '0500':
       return {
-        state: { ...state, batch: [], closes: state.closes + 1 },
+        state: {
+          ...state,
+          batch: [],
+          closes: state.closes + 1,
+          settledSales: state.settledSales + state.batch.filter((sale) => !sale.refunded).length,
+        },
         status: [],
         answers: [{ code: '0510', fields: head }],
       };

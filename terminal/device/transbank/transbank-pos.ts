@@ -175,7 +175,8 @@ function refusalFor(
 function checked(loaded: PosState, path: string, terminalId: string): PosState {
   if (loaded.terminalId !== terminalId.slice(0, 8))
     throw new Error(`${path} is the memory of terminal ${loaded.terminalId}, not ${terminalId}`);
-  return loaded;
+  // A memory written before the count was kept starts it at nought.
+  return { ...loaded, settledSales: loaded.settledSales ?? 0 };
 }
 
 function authorizationCode(): string {
