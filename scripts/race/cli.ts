@@ -1,16 +1,9 @@
 // npm run race -- [--base-url URL] [--orders N] [--seed S] [--via-serial] [--report DIR]
 import { mkdir, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { mkdtemp } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { createApp } from '../../server/app.js';
-import { systemClock } from '../../server/clock.js';
-import { defaultConfig } from '../../server/config.js';
-import { EmbeddedStore } from '../../server/store/embedded-store.js';
 import { PosClient } from '../../contracts/clients/pos-client.js';
+import { startOwnServer } from '../own-server.js';
 import {
   checkInvariants,
   completeVoids,
@@ -64,17 +57,9 @@ if (!Number.isInteger(orders) || orders < 1 || !Number.isInteger(seed)) {
 let baseUrl = values['base-url'];
 let stopOwn: (() => Promise<void>) | null = null;
 if (!baseUrl) {
-  const dir = await mkdtemp(join(tmpdir(), 'race-server-'));
-  const store = await EmbeddedStore.open({ dir });
-  const app = createApp({ store, clock: systemClock, config: { ...defaultConfig, dataDir: dir, logLevel: 'silent' } });
-  const server = createServer(app.callback()).listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  stopOwn = async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-    await store.close();
-  };
+  const own = await startOwnServer();
+  baseUrl = own.baseUrl;
+  stopOwn = own.stop;
   process.stdout.write(`started a server at ${baseUrl}\n`);
 }
 

@@ -9,7 +9,7 @@ import {
   type ScenarioOutcome,
 } from '../../contracts/scenario/run-scenario.js';
 import { parseScenario, ScenarioFileError, scenarioSchema } from '../../contracts/scenario/scenario-format.js';
-import { startOwnServer } from './own-server.js';
+import { startOwnServer } from '../own-server.js';
 
 const usage = `usage: svc-scenario run [--base-url URL] [--profile strict|interface] [--seed N]
                         [--junit FILE] [--report FILE] FILE…

@@ -3,12 +3,12 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp } from '../../server/app.js';
-import { systemClock } from '../../server/clock.js';
-import { defaultConfig } from '../../server/config.js';
-import { EmbeddedStore } from '../../server/store/embedded-store.js';
+import { createApp } from '../server/app.js';
+import { systemClock } from '../server/clock.js';
+import { defaultConfig } from '../server/config.js';
+import { EmbeddedStore } from '../server/store/embedded-store.js';
 
-/** A server of ours on the embedded store in a temporary folder, on a free port, for a run without --base-url. */
+/** A server of ours on the embedded store in a temporary folder, on a free port, for a command run without --base-url (race, svc-scenario); `stop` removes the folder. */
 export async function startOwnServer(): Promise<{ baseUrl: string; stop: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'svc-scenario-'));
   const store = await EmbeddedStore.open({ dir });
