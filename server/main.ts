@@ -1,11 +1,10 @@
 // Starts the server on the real parts: the environment's configuration, the
 // embedded store in DATA_DIR, the system clock. `npm start` runs this.
-import { once } from 'node:events';
-import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
 import { StoreCorruptError, StoreLockedError } from './errors.js';
+import { serve } from './http/serve.js';
 import { createLogger } from './log.js';
 import { EmbeddedStore } from './store/embedded-store.js';
 import { PgStore } from './store/pg-store.js';
@@ -50,27 +49,20 @@ const app = createApp({
   log,
 });
 app.jobs.scheduler.start();
-const server = createServer(app.callback());
-app.jobs.relay.attach(server);
-await app.jobs.relay.ready();
-server.on('error', (error: NodeJS.ErrnoException) =>
-  fail(`cannot listen on ${config.host}:${config.port}: ${error.code ?? error.message}`),
-);
-server.listen(config.port, config.host);
-await once(server, 'listening');
-const address = server.address();
-const port = typeof address === 'object' && address ? address.port : config.port;
-app.addOrigin(`http://${config.host}:${port}`);
-if (config.host === '127.0.0.1') app.addOrigin(`http://localhost:${port}`);
+const { server, baseUrl } = await serve(app, {
+  host: config.host,
+  port: config.port,
+  onError: (error) => fail(`cannot listen on ${config.host}:${config.port}: ${error.code ?? error.message}`),
+});
 app.jobs.dispatcher.start();
 // Test data past its lifetime goes hourly (and at every clock advance, per account).
 const purgeTimer = setInterval(() => {
   app.jobs.purge().catch((error: Error) => log.error('purge failed', { error: error.message }));
 }, 3_600_000);
 purgeTimer.unref();
-log.info('listening', { url: `http://${config.host}:${port}`, store: store.kind });
+log.info('listening', { url: baseUrl, store: store.kind });
 process.stdout.write(
-  `svc-pos-sim listening on http://${config.host}:${port} (${config.databaseUrl ? 'data in PostgreSQL' : `data in ${config.dataDir}`})\n`,
+  `svc-pos-sim listening on ${baseUrl} (${config.databaseUrl ? 'data in PostgreSQL' : `data in ${config.dataDir}`})\n`,
 );
 
 let stopping = false;

@@ -1,13 +1,24 @@
-import { isDeepStrictEqual } from 'node:util';
-import { signPosRequest } from '../clients/pos-client.js';
+import { startRelayClient, type RelayClient } from '../clients/relay-client.js';
+import { check, type Answer } from './expectations.js';
+import { generatedValues } from './generated-values.js';
 import { interpolate, UnknownValueError } from './interpolate.js';
+import { startLocalReceiver, type LocalReceiver } from './local-receiver.js';
 import {
+  isInbox,
+  isRelay,
+  isReceiver,
   isTogether,
+  type Eventually,
   type Expectation,
+  type InboxStep,
+  type RelayStep,
   type RequestStep,
   type Scenario,
-  type ScenarioRequest,
+  type Step,
 } from './scenario-format.js';
+import { deliver, prepare, shortened, type Prepared } from './wire.js';
+
+export { NoAnswerError } from './wire.js';
 
 // Plays one scenario against a deployment of the interface: its steps in
 // order, a group's requests at once (each after its own delay), each answer
@@ -19,12 +30,17 @@ export type Profile = 'strict' | 'interface';
 
 export interface StepOutcome {
   name: string;
-  /** METHOD path, as sent. */
+  /** METHOD path, as sent (or what the step did: a receiver, an inbox read, a relay). */
   request: string;
   status: number;
   problems: string[];
   /** The answer's body, shortened, when the step failed. */
   answer?: string;
+  /** Sent this many ms after the scenario started; answered after `ms`. */
+  at: number;
+  ms: number;
+  /** Not played: the runner was given what it would have captured (a console run on the operator's account). */
+  given?: true;
 }
 
 export interface ScenarioOutcome {
@@ -40,19 +56,25 @@ export interface ScenarioOutcome {
 export interface RunOptions {
   baseUrl: string;
   profile: Profile;
-  /** Told to the scenario as ${seed}; ${run} tells this run apart from every other. */
+  /** Draws ${gen.…} and the jitter of delays; told to the scenario as ${seed}. ${run} tells this run apart from every other. */
   seed: number;
   timeoutMs?: number;
+  /** Values known before the run (the operator's account): a step that would capture one of them is not sent. */
+  given?: Record<string, unknown>;
   /** Each step's outcome as soon as it is known. */
   onStep?: (outcome: StepOutcome) => void;
+  /** Each value captured, as it is (the race's report reads the orders). */
+  onCapture?: (name: string, value: unknown) => void;
 }
 
-/** A request that got no answer at all (refused, reset, timed out). */
-export class NoAnswerError extends Error {}
-
-interface Answer {
-  status: number;
-  body: unknown;
+interface Play {
+  options: RunOptions;
+  values: Record<string, unknown>;
+  sent: Map<string, Prepared>;
+  receivers: Map<string, LocalReceiver>;
+  relays: RelayClient[];
+  jitter: (upToMs: number) => number;
+  started: number;
 }
 
 export async function runScenario(file: string, scenario: Scenario, options: RunOptions): Promise<ScenarioOutcome> {
@@ -68,158 +90,163 @@ export async function runScenario(file: string, scenario: Scenario, options: Run
   if (options.profile === 'interface' && scenario.requires?.length)
     return outcome([], `needs ${scenario.requires.join(', ')}, which the interface profile leaves out`);
 
-  const values: Record<string, unknown> = {
-    run: `${options.seed}x${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`,
-    seed: options.seed,
-    now: new Date().toISOString(),
+  const generated = generatedValues(options.seed);
+  const play: Play = {
+    options,
+    values: {
+      run: `${options.seed}x${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`,
+      seed: options.seed,
+      now: new Date().toISOString(),
+      later: Object.fromEntries(
+        Object.entries({ '1m': 60_000, '1h': 3_600_000, '1d': 86_400_000 }).map(([name, ms]) => [
+          name,
+          new Date(Date.now() + ms).toISOString(),
+        ]),
+      ),
+      gen: generated.values,
+      ...options.given,
+    },
+    sent: new Map(),
+    receivers: new Map(),
+    relays: [],
+    jitter: generated.jitter,
+    started,
   };
   const steps: StepOutcome[] = [];
-  const sent = new Map<string, Prepared>();
-  for (const step of scenario.steps) {
-    const group = isTogether(step) ? step.together : [step];
-    let played: StepOutcome[];
-    try {
-      played = await Promise.all(group.map((each) => playStep(each, values, sent, options)));
-    } catch (error) {
-      if (!(error instanceof UnknownValueError)) throw error;
-      played = [{ name: step.name, request: '(not sent)', status: 0, problems: [error.message] }];
+  try {
+    for (const step of scenario.steps) {
+      let played: StepOutcome[];
+      try {
+        played = await playAny(step, play);
+      } catch (error) {
+        if (!(error instanceof UnknownValueError)) throw error;
+        played = [failedBeforeSending(step.name, error.message, play)];
+      }
+      for (const each of played) {
+        steps.push(each);
+        options.onStep?.(each);
+      }
+      if (played.some((each) => each.problems.length > 0)) break;
     }
-    for (const each of played) {
-      steps.push(each);
-      options.onStep?.(each);
-    }
-    if (played.some((each) => each.problems.length > 0)) break;
+  } finally {
+    for (const relay of play.relays) relay.stop();
+    await Promise.all([...play.receivers.values()].map((receiver) => receiver.close()));
   }
   return outcome(steps);
 }
 
-/** A request as it goes on the wire, kept by step name for a later `resend`. */
-interface Prepared {
-  method: string;
-  path: string;
-  headers: Record<string, string>;
-  body?: string;
+function failedBeforeSending(name: string, problem: string, play: Play): StepOutcome {
+  return { name, request: '(not sent)', status: 0, problems: [problem], at: since(play), ms: 0 };
 }
 
-async function playStep(
-  step: RequestStep,
-  values: Record<string, unknown>,
-  sentBefore: Map<string, Prepared>,
-  options: RunOptions,
-): Promise<StepOutcome> {
-  const expected = step.expect ? interpolate(step.expect, values) : undefined;
-  let prepared: Prepared;
-  if (step.resend !== undefined) {
-    const earlier = sentBefore.get(step.resend);
-    if (!earlier)
-      return {
-        name: step.name,
-        request: '(not sent)',
-        status: 0,
-        problems: [`no earlier step named "${step.resend}" sent a request`],
-      };
-    prepared = earlier;
-  } else prepared = prepare(interpolate(step.request!, values));
-  if (step.delayMs) await new Promise((resolve) => setTimeout(resolve, step.delayMs));
-  const sent = `${prepared.method} ${prepared.path}`;
-  sentBefore.set(step.name, prepared);
-  const answer = await deliver(prepared, options);
-  if (step.capture) values[step.capture] = answer.body;
-  const problems = check(answer, expected);
+const since = (play: Play) => Math.round(performance.now() - play.started);
+
+function playAny(step: Step, play: Play): Promise<StepOutcome[]> {
+  if (isTogether(step)) return Promise.all(step.together.map((each) => playRequest(each, play)));
+  if (isReceiver(step)) return startReceiver(step.name, step.receiver, play).then((outcome) => [outcome]);
+  if (isInbox(step)) return readInbox(step, play).then((outcome) => [outcome]);
+  if (isRelay(step)) return openRelay(step, play).then((outcome) => [outcome]);
+  return playRequest(step, play).then((outcome) => [outcome]);
+}
+
+/** Asks `attempt` again until it finds nothing wrong, or the step's time is up. */
+async function untilHeld(
+  eventually: Eventually | undefined,
+  attempt: () => Promise<{ answer: Answer; problems: string[]; request: string }>,
+) {
+  const deadline = performance.now() + (eventually?.withinMs ?? 0);
+  for (;;) {
+    const result = await attempt();
+    if (result.problems.length === 0 || !eventually || performance.now() >= deadline) {
+      if (result.problems.length > 0 && eventually)
+        result.problems = result.problems.map((problem) => `within ${eventually.withinMs} ms: ${problem}`);
+      return result;
+    }
+    await new Promise((resolve) => setTimeout(resolve, eventually.everyMs ?? 100));
+  }
+}
+
+async function playRequest(step: RequestStep, play: Play): Promise<StepOutcome> {
+  if (step.capture && play.options.given && step.capture in play.options.given)
+    return { name: step.name, request: '(given)', status: 0, problems: [], at: since(play), ms: 0, given: true };
+  const expected: Expectation | undefined = step.expect ? interpolate(step.expect, play.values) : undefined;
+  const earlier = step.resend === undefined ? undefined : play.sent.get(step.resend);
+  if (step.resend !== undefined && !earlier)
+    return failedBeforeSending(step.name, `no earlier step named "${step.resend}" sent a request`, play);
+  const request = step.request ? interpolate(step.request, play.values) : undefined;
+  const wait = (step.delayMs ?? 0) + play.jitter(step.jitterMs ?? 0);
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  const at = since(play);
+  const {
+    answer,
+    problems,
+    request: sent,
+  } = await untilHeld(step.eventually, async () => {
+    // A resend goes byte for byte; anything else is prepared (and signed) again for each try.
+    const prepared = earlier ?? prepare(request!);
+    play.sent.set(step.name, prepared);
+    const answer = await deliver(prepared, play.options.baseUrl, play.options.timeoutMs);
+    return { answer, problems: check(answer, expected), request: `${prepared.method} ${prepared.path}` };
+  });
+  if (step.capture) {
+    play.values[step.capture] = answer.body;
+    play.options.onCapture?.(step.capture, answer.body);
+  }
+  return outcomeOf(step.name, sent, answer, problems, at, play);
+}
+
+function outcomeOf(name: string, request: string, answer: Answer, problems: string[], at: number, play: Play) {
   const excerpt = problems.length > 0 ? shortened(answer.body) : undefined;
-  return { name: step.name, request: sent, status: answer.status, problems, ...(excerpt ? { answer: excerpt } : {}) };
+  return {
+    name,
+    request,
+    status: answer.status,
+    problems,
+    ...(excerpt ? { answer: excerpt } : {}),
+    at,
+    ms: since(play) - at,
+  };
 }
 
-/** A body as one line of at most 300 characters. */
-function shortened(body: unknown): string | undefined {
-  if (body === undefined) return undefined;
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
+async function startReceiver(name: string, wanted: { capture: string; status?: number }, play: Play) {
+  const at = since(play);
+  const receiver = await startLocalReceiver(wanted.status ?? 200);
+  play.receivers.set(wanted.capture, receiver);
+  play.values[wanted.capture] = { url: receiver.url };
+  return { name, request: `receiver at ${receiver.url}`, status: 0, problems: [], at, ms: since(play) - at };
 }
 
-/** The request's body, headers and signature, made now (a signature carries the time it is made). */
-function prepare(request: ScenarioRequest): Prepared {
-  const body = request.json === undefined ? undefined : JSON.stringify(request.json);
-  const headers: Record<string, string> = {};
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  if (request.token) headers.authorization = `Bearer ${request.token}`;
-  if (request.signAs)
-    Object.assign(
-      headers,
-      signPosRequest({
-        secret: request.signAs.secret,
-        method: request.method,
-        url: request.path,
-        ...(body !== undefined ? { body } : {}),
-      }),
-    );
-  return { method: request.method, path: request.path, headers, ...(body !== undefined ? { body } : {}) };
+async function readInbox(step: InboxStep, play: Play): Promise<StepOutcome> {
+  const receiver = play.receivers.get(step.inbox);
+  if (!receiver) return failedBeforeSending(step.name, `no receiver step captured "${step.inbox}"`, play);
+  const expected = step.expect ? interpolate(step.expect, play.values) : undefined;
+  const at = since(play);
+  const { answer, problems } = await untilHeld(step.eventually, async () => {
+    const answer: Answer = { status: 200, headers: {}, body: { deliveries: [...receiver.deliveries] } };
+    return { answer, problems: check(answer, expected), request: '' };
+  });
+  return outcomeOf(step.name, `what ${step.inbox} received`, answer, problems, at, play);
 }
 
-async function deliver(request: Prepared, options: RunOptions): Promise<Answer> {
-  let response: Response;
-  try {
-    response = await fetch(new URL(request.path, options.baseUrl), {
-      method: request.method,
-      headers: request.headers,
-      ...(request.body !== undefined ? { body: request.body } : {}),
-      signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
-    });
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new NoAnswerError(
-      `${options.baseUrl} did not answer (${cause?.code ?? cause?.message ?? (error as Error).message})`,
-    );
-  }
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    // Not JSON: kept as text, which expectations on fields then do not find.
-  }
-  return { status: response.status, body: parsed };
-}
-
-/** What `answer` breaks of `expected`, each in a sentence. */
-export function check(answer: Answer, expected: Expectation | undefined): string[] {
-  if (!expected) return [];
-  const problems: string[] = [];
-  const body = answer.body as { code?: unknown; message?: unknown } | undefined;
-  if (expected.status !== undefined && answer.status !== expected.status) {
-    const why = body && typeof body === 'object' && body.code ? ` (${String(body.code)}: ${String(body.message)})` : '';
-    problems.push(`expected status ${expected.status}, got ${answer.status}${why}`);
-  }
-  if (expected.code !== undefined) {
-    const code = body && typeof body === 'object' ? body.code : undefined;
-    if (code !== expected.code)
-      problems.push(`expected code ${expected.code}, got ${code === undefined ? 'none' : JSON.stringify(code)}`);
-  }
-  for (const [pointer, value] of Object.entries(expected.fields ?? {})) {
-    const found = atPointer(answer.body, pointer);
-    if (!found.present)
-      problems.push(`expected ${pointer} to be ${JSON.stringify(value)}, but the answer has no ${pointer}`);
-    else if (!isDeepStrictEqual(found.value, value))
-      problems.push(`expected ${pointer} to be ${JSON.stringify(value)}, got ${JSON.stringify(found.value)}`);
-  }
-  for (const [pointer, allowed] of Object.entries(expected.oneOf ?? {})) {
-    const found = atPointer(answer.body, pointer);
-    const listed = allowed.map((value) => JSON.stringify(value)).join(' or ');
-    if (!found.present) problems.push(`expected ${pointer} to be ${listed}, but the answer has no ${pointer}`);
-    else if (!allowed.some((value) => isDeepStrictEqual(found.value, value)))
-      problems.push(`expected ${pointer} to be ${listed}, got ${JSON.stringify(found.value)}`);
-  }
-  return problems;
-}
-
-/** The value at a JSON pointer (RFC 6901), and whether there is one. */
-function atPointer(document: unknown, pointer: string): { present: boolean; value?: unknown } {
-  if (pointer === '') return { present: true, value: document };
-  let value: unknown = document;
-  for (const raw of pointer.slice(1).split('/')) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    if (typeof value !== 'object' || value === null || !(key in value)) return { present: false };
-    value = (value as Record<string, unknown>)[key];
-  }
-  return { present: true, value };
+async function openRelay(step: RelayStep, play: Play): Promise<StepOutcome> {
+  const { token, forwardTo } = interpolate(step.relay, play.values);
+  const at = since(play);
+  const client = startRelayClient({ baseUrl: play.options.baseUrl, token, forwardTo, log: () => {} });
+  play.relays.push(client);
+  const timeoutMs = play.options.timeoutMs ?? 10_000;
+  const status = await Promise.race([
+    client.connected.then(() => 101),
+    client.finished.then(({ reason }) => (reason.startsWith('refused') ? 401 : 0)),
+    new Promise<number>((resolve) => setTimeout(() => resolve(0), timeoutMs).unref()),
+  ]);
+  const wanted = step.expect?.status ?? 101;
+  const problems =
+    status === 0
+      ? [`the relay did not connect within ${timeoutMs} ms`]
+      : status === wanted
+        ? []
+        : [
+            `expected the relay to be ${wanted === 101 ? 'connected (101)' : 'refused (401)'}, it was ${status === 101 ? 'connected' : 'refused'}`,
+          ];
+  return { name: step.name, request: 'GET /relay (WebSocket)', status, problems, at, ms: since(play) - at };
 }

@@ -1,11 +1,15 @@
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { scenarioSchema } from './scenario-schema.js';
+
+export { scenarioSchema };
 
 // What a scenario file holds: ordered steps against the interface, each a
 // request (as the merchant with a token, as a terminal signing it, or
 // anonymous), values captured from answers and used by later steps as
 // ${name.field}, groups of requests sent together (each after its own
-// delay: a race as data), and what each answer must be. JSON, checked
-// against the schema below before anything is sent.
+// delay: a race as data), receivers of the runner's own that webhooks are
+// delivered to (through the relay), and what each answer must be. JSON,
+// checked against the schema (scenario-schema.ts) before anything is sent.
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -20,20 +24,37 @@ export interface ScenarioRequest {
   /** Path and query, after ${…} substitution. */
   path: string;
   json?: unknown;
-  /** A bearer token (an account's API key, usually captured). */
+  /** A form, sent as application/x-www-form-urlencoded (the payment page's). */
+  form?: Record<string, string>;
+  /** A bearer token (an account's API key or console token, usually captured). */
   token?: string;
   signAs?: SignAs;
 }
 
 /** What an answer must be; every entry given is checked. */
 export interface Expectation {
-  status?: number;
+  /** The status, or the statuses allowed. */
+  status?: number | number[];
   /** The error body's `code`. */
   code?: string;
   /** Values at JSON pointers into the answer's body. */
   fields?: Record<string, unknown>;
   /** At each JSON pointer, one of the values listed (a race whose winner may be either side). */
   oneOf?: Record<string, unknown[]>;
+  /** Answer headers (names in lower case): a value it must equal, true for present, false for absent. */
+  headers?: Record<string, string | boolean>;
+  /** Text the answer's body holds (an HTML page). */
+  contains?: string[];
+  /** The list at `list`, each item's value at `item`, oldest first: exactly these, or with `begins` these first (the trace lists newest first: say so). */
+  sequence?: { list: string; item: string; equals: unknown[]; newestFirst?: boolean; begins?: boolean };
+  /** Every webhook in the list at `list` (items with raw_body, headers and signature, as the trace and a receiver keep them) carries a valid signature of `secret`. */
+  signed?: { list: string; secret: string; atLeast?: number };
+}
+
+/** Sent again until its expectations hold, or `withinMs` has passed (a webhook arrives, a retry is made). */
+export interface Eventually {
+  withinMs: number;
+  everyMs?: number;
 }
 
 export interface RequestStep {
@@ -41,11 +62,14 @@ export interface RequestStep {
   /** What to send; or `resend`, the name of an earlier step whose request goes again byte for byte (its signature too). */
   request?: ScenarioRequest;
   resend?: string;
-  /** Within a group sent together: how long after the group starts this request is sent. */
+  /** Within a group sent together: how long after the group starts this request is sent… */
   delayMs?: number;
+  /** …plus up to this many ms more, drawn from the run's seed. */
+  jitterMs?: number;
   /** The answer's body is kept under this name for later steps. */
   capture?: string;
   expect?: Expectation;
+  eventually?: Eventually;
 }
 
 /** Requests sent at once (each after its own delay), then each answer checked. */
@@ -54,93 +78,44 @@ export interface TogetherStep {
   together: RequestStep[];
 }
 
-export type Step = RequestStep | TogetherStep;
+/** A webhook receiver of the runner's own, on a free local port: ${capture.url}; what it got is read with `inbox`. */
+export interface ReceiverStep {
+  name: string;
+  receiver: { capture: string; status?: number };
+}
+
+/** What a receiver of the runner's got so far, as `{ deliveries: [{ event, body, raw_body, headers, signature, idempotency_key, status }] }`, oldest first. */
+export interface InboxStep {
+  name: string;
+  inbox: string;
+  expect?: Expectation;
+  eventually?: Eventually;
+}
+
+/** The relay's local end (spec: Simulator-only surfaces, 6): a WebSocket to the deployment that POSTs each webhook to its URL here; 101 when connected, 401 when refused. Open until the scenario ends. */
+export interface RelayStep {
+  name: string;
+  relay: { token: string; forwardTo: string };
+  expect?: { status?: number };
+}
+
+export type Step = RequestStep | TogetherStep | ReceiverStep | InboxStep | RelayStep;
 
 /** What a scenario relies on beyond the interface itself: skipped under the interface profile. */
 export type Requirement = 'control-plane';
 
 export interface Scenario {
   description: string;
+  /** The surfaces of the interface it plays (for the library's index). */
+  surfaces?: string[];
   requires?: Requirement[];
   steps: Step[];
 }
 
-const requestStep = {
-  type: 'object',
-  required: ['name'],
-  oneOf: [{ required: ['request'] }, { required: ['resend'] }],
-  additionalProperties: false,
-  properties: {
-    name: { type: 'string', minLength: 1 },
-    request: {
-      type: 'object',
-      required: ['method', 'path'],
-      additionalProperties: false,
-      properties: {
-        method: { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] },
-        path: { type: 'string', pattern: '^/' },
-        json: {},
-        token: { type: 'string' },
-        signAs: {
-          type: 'object',
-          required: ['serialNumber', 'secret'],
-          additionalProperties: false,
-          properties: { serialNumber: { type: 'string' }, secret: { type: 'string' } },
-        },
-      },
-    },
-    resend: { type: 'string', minLength: 1 },
-    delayMs: { type: 'integer', minimum: 0, maximum: 60_000 },
-    capture: { type: 'string', pattern: '^[A-Za-z][A-Za-z0-9_]*$' },
-    expect: {
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        status: { type: 'integer', minimum: 100, maximum: 599 },
-        code: { type: 'string' },
-        fields: { type: 'object', propertyNames: { pattern: '^(/.*)?$' } },
-        oneOf: {
-          type: 'object',
-          propertyNames: { pattern: '^(/.*)?$' },
-          additionalProperties: { type: 'array', minItems: 1 },
-        },
-      },
-    },
-  },
-} as const;
-
-/** The JSON Schema of a scenario file (`svc-scenario schema` prints it). */
-export const scenarioSchema = {
-  $schema: 'https://json-schema.org/draft/2020-12/schema',
-  $id: 'https://svc-pos-sim.example/scenario.schema.json',
-  title: 'svc-pos-sim scenario',
-  type: 'object',
-  required: ['description', 'steps'],
-  additionalProperties: false,
-  properties: {
-    $schema: { type: 'string' },
-    description: { type: 'string', minLength: 1 },
-    requires: { type: 'array', items: { enum: ['control-plane'] }, uniqueItems: true },
-    steps: {
-      type: 'array',
-      minItems: 1,
-      items: {
-        oneOf: [
-          requestStep,
-          {
-            type: 'object',
-            required: ['name', 'together'],
-            additionalProperties: false,
-            properties: {
-              name: { type: 'string', minLength: 1 },
-              together: { type: 'array', minItems: 2, items: requestStep },
-            },
-          },
-        ],
-      },
-    },
-  },
-} as const;
+export const isTogether = (step: Step): step is TogetherStep => 'together' in step;
+export const isReceiver = (step: Step): step is ReceiverStep => 'receiver' in step;
+export const isInbox = (step: Step): step is InboxStep => 'inbox' in step;
+export const isRelay = (step: Step): step is RelayStep => 'relay' in step;
 
 const validate = new Ajv2020({ allErrors: true, strict: false }).compile<Scenario>(scenarioSchema);
 
@@ -176,32 +151,41 @@ function jsonErrorWhere(text: string, message: string): string {
   return `not JSON at line ${line}, column ${column}: ${message}`;
 }
 
+/** Which of the schema's step shapes (its `oneOf` branches, in order) a step meant, by the key that names it. */
+const SHAPE_KEYS = ['together', 'receiver', 'inbox', 'relay'] as const;
+function shapeMeant(step: unknown): string {
+  if (typeof step !== 'object' || step === null) return '0';
+  const index = SHAPE_KEYS.findIndex((key) => key in step);
+  return String(index + 1);
+}
+
 /**
- * The errors worth reading: a step that matches neither shape of `oneOf`
- * yields errors from both; only those of the shape it meant (a group when
- * it has `together`, a request otherwise) are kept.
+ * The errors worth reading: a step that matches no shape of `oneOf`
+ * yields errors from each; only those of the shape it meant (named by its
+ * key: `together`, `receiver`, `inbox`, `relay`; a request otherwise) are kept.
  */
 function mostTelling(errors: ErrorObject[], value: unknown): string[] {
   const steps = (value as { steps?: unknown[] } | null)?.steps;
   const meant = errors.filter((error) => {
-    const branch = /\/oneOf\/(\d)\//.exec(error.schemaPath)?.[1];
     if (error.keyword === 'oneOf') return false;
+    const branch = /^#\/properties\/steps\/items\/oneOf\/(\d)\//.exec(error.schemaPath)?.[1];
     if (branch === undefined) return true;
     const index = Number(/^\/steps\/(\d+)/.exec(error.instancePath)?.[1]);
     const step = Array.isArray(steps) ? steps[index] : undefined;
-    const isGroup = typeof step === 'object' && step !== null && 'together' in step;
-    return branch === (isGroup ? '1' : '0');
+    return branch === shapeMeant(step);
   });
-  const shown = (meant.length > 0 ? meant : errors).map((error) => {
-    const params = error.params as { additionalProperty?: string; allowedValues?: unknown[] };
-    const detail = params.additionalProperty
-      ? ` (${params.additionalProperty})`
-      : params.allowedValues
-        ? ` (${params.allowedValues.join(', ')})`
-        : '';
-    return `${error.instancePath || '/'} ${error.message ?? 'is not allowed'}${detail}`;
-  });
-  // A step with neither: one sentence, not one for each of the two it may have.
+  const shown = (meant.length > 0 ? meant : errors)
+    .filter((error) => error.keyword !== 'oneOf' || meant.length === 0)
+    .map((error) => {
+      const params = error.params as { additionalProperty?: string; allowedValues?: unknown[] };
+      const detail = params.additionalProperty
+        ? ` (${params.additionalProperty})`
+        : params.allowedValues
+          ? ` (${params.allowedValues.join(', ')})`
+          : '';
+      return `${error.instancePath || '/'} ${error.message ?? 'is not allowed'}${detail}`;
+    });
+  // A request step with neither: one sentence, not one for each of the two it may have.
   const either = new Set(
     shown
       .filter((line) => line.endsWith("must have required property 'request'"))
@@ -215,5 +199,3 @@ function mostTelling(errors: ErrorObject[], value: unknown): string[] {
   });
   return [...new Set(merged)].slice(0, 8);
 }
-
-export const isTogether = (step: Step): step is TogetherStep => 'together' in step;

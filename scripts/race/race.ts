@@ -1,3 +1,4 @@
+import { seededRandom } from '../../contracts/seeded-random.js';
 import { PosClient, type PosResponse, type Answer } from '../../contracts/clients/pos-client.js';
 
 // The discard-versus-commit race (spec: States and transitions, Order;
@@ -38,16 +39,8 @@ export interface OrderRun {
   final: { status: string; history: Array<{ from: string; to: string }> } | null;
 }
 
-/** A small seeded generator (mulberry32): the same seed gives the same amounts and delays. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = Math.imul(a ^ (a >>> 15), 1 | a);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The same seed gives the same amounts and delays. */
+export const seeded = seededRandom;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

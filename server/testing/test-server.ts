@@ -1,12 +1,11 @@
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import type { Test } from 'tap';
 import { contractClient, validatingFetch, type ContractClient } from '../../contracts/testing/contract-client.js';
 import { PosClient } from '../../contracts/clients/pos-client.js';
 import { createApp, type AppDeps, type SimulatorApp } from '../app.js';
 import { ManualClock } from '../clock.js';
 import { defaultConfig, type Config } from '../config.js';
+import { serve } from '../http/serve.js';
 import type { Logger } from '../log.js';
 import type { EventSink } from '../sessions/events.js';
 import { EmbeddedStore } from '../store/embedded-store.js';
@@ -28,13 +27,7 @@ export interface TestServer {
  */
 export async function serveApp(deps: AppDeps) {
   const app = createApp(deps);
-  const server = createServer(app.callback());
-  app.jobs.relay.attach(server);
-  await app.jobs.relay.ready();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  app.addOrigin(baseUrl);
+  const { server, baseUrl } = await serve(app, { host: '127.0.0.1', port: 0 });
   const stop = async () => {
     await app.jobs.dispatcher.runDue().catch(() => undefined);
     app.jobs.relay.close();

@@ -1,6 +1,7 @@
 /**
- * A small seeded generator (mulberry32) for property tests: the same seed
- * gives the same sequence, so a failure names inputs that can be run again.
+ * A small seeded generator (mulberry32) for property tests, scenarios and
+ * the race: the same seed gives the same sequence, so a failure names
+ * inputs that can be run again.
  */
 export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;

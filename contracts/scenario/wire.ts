@@ -1,0 +1,72 @@
+import { signPosRequest } from '../clients/pos-client.js';
+import type { Answer } from './expectations.js';
+import type { ScenarioRequest } from './scenario-format.js';
+
+// A scenario's request as it goes on the wire, and its answer as it came.
+
+/** A request ready to send, kept by step name for a later `resend`. */
+export interface Prepared {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+/** A request that got no answer at all (refused, reset, timed out). */
+export class NoAnswerError extends Error {}
+
+/** The request's body, headers and signature, made now (a signature carries the time it is made). */
+export function prepare(request: ScenarioRequest): Prepared {
+  const body =
+    request.form !== undefined
+      ? new URLSearchParams(request.form).toString()
+      : request.json === undefined
+        ? undefined
+        : JSON.stringify(request.json);
+  const headers: Record<string, string> = {};
+  if (request.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
+  else if (body !== undefined) headers['content-type'] = 'application/json';
+  if (request.token) headers.authorization = `Bearer ${request.token}`;
+  if (request.signAs)
+    Object.assign(
+      headers,
+      signPosRequest({
+        secret: request.signAs.secret,
+        method: request.method,
+        url: request.path,
+        ...(body !== undefined ? { body } : {}),
+      }),
+    );
+  return { method: request.method, path: request.path, headers, ...(body !== undefined ? { body } : {}) };
+}
+
+export async function deliver(request: Prepared, baseUrl: string, timeoutMs = 10_000): Promise<Answer> {
+  let response: Response;
+  try {
+    response = await fetch(new URL(request.path, baseUrl), {
+      method: request.method,
+      headers: request.headers,
+      redirect: 'manual',
+      ...(request.body !== undefined ? { body: request.body } : {}),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    throw new NoAnswerError(`${baseUrl} did not answer (${cause?.code ?? cause?.message ?? (error as Error).message})`);
+  }
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // Not JSON (a page): kept as text, which `contains` reads and `fields` do not find.
+  }
+  return { status: response.status, headers: Object.fromEntries(response.headers), body: parsed };
+}
+
+/** A body as one line of at most 300 characters. */
+export function shortened(body: unknown): string | undefined {
+  if (body === undefined) return undefined;
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
+}
