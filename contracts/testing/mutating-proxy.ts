@@ -11,7 +11,7 @@ import type { JsonAnswer } from '../json-answer.js';
 
 export interface ProxiedRequest {
   method: string;
-  /** Path plus query; a hook may change it (not on signed requests: the signature covers it). */
+  /** Where it goes; a hook may change its path (not on signed requests: the signature covers it) or its origin. */
   url: URL;
   headers: Record<string, string>;
   body: string;
@@ -83,7 +83,8 @@ export async function startMutatingProxy(
       };
       let answer = mutation?.request?.(request, memory) ?? undefined;
       if (!answer) {
-        const response = await fetch(new URL(`${request.url.pathname}${request.url.search}`, upstream), {
+        // Where the hook left it: a hook may send a request to another deployment (split-proxy.ts).
+        const response = await fetch(request.url, {
           method: request.method,
           headers: request.headers,
           redirect: 'manual',

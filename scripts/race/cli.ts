@@ -1,31 +1,32 @@
-// npm run race -- [--base-url URL] [--orders N] [--seed S] [--via-serial] [--report DIR]
+// npm run race -- [--base-url URL] [--orders N] [--seed S] [--via-serial] [--report DIR] [SCENARIO…]
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { PosClient } from '../../contracts/clients/pos-client.js';
+import { ScenarioFileError } from '../../contracts/scenario/scenario-format.js';
 import { startOwnServer } from '../own-server.js';
-import {
-  checkInvariants,
-  completeVoids,
-  interleavings,
-  runInterleaving,
-  seeded,
-  type OrderRun,
-  type RaceTarget,
-} from './race.js';
-import { legend, markdown, summarise, svg, table } from './report.js';
+import { checkInvariants, completeVoids, interleavings, seeded, type OrderRun, type RaceTarget } from './race.js';
+import { bundledRaceFiles, loadRaceScenarios, playRace } from './race-scenarios.js';
+import { captions, legend, markdown, summarise, svg, table } from './report.js';
 import { runSerialRace } from './serial-race.js';
 import type { JsonAnswer } from '../../contracts/json-answer.js';
 
-const usage = `usage: npm run race -- [--base-url URL] [--orders N] [--seed S] [--via-serial] [--report DIR]
+const usage = `usage: npm run race -- [--base-url URL] [--orders N] [--seed S] [--via-serial] [--report DIR] [SCENARIO…]
 
 Drives the race between the merchant's discard and the POS commit of the
-same orders under each interleaving: ${interleavings.join(', ')}. With
---via-serial, also through an emulated terminal and the bridge over a
-socat pseudo-terminal pair. Prints a table per interleaving (the answers
-each side got, the final states, the money recorded), checks the
-invariants, and writes DIR/race.md and DIR/race.svg. Exit code 1 when an
-invariant breaks. The same seed gives the same amounts and latencies (order ids carry a per-run prefix, so runs never collide on a shared server).
+same orders. Each interleaving is a scenario file (docs/scenarios.md):
+by default the bundled fixtures/scenarios/race-*.json (${interleavings.join(', ')});
+name your own files to race your own interleavings (race-NAME.json is
+shown as NAME). Each file is played once an order, on one account and
+terminal. With --via-serial, also through an emulated terminal and the
+bridge over a socat pseudo-terminal pair. Prints a table per
+interleaving (the answers each side got, which side the server took
+first, the final states, the money recorded), checks each scenario's
+expectations and the invariants, and writes DIR/race.md and
+DIR/race.svg. Exit code 1 when an expectation or an invariant breaks,
+2 for a usage error or a bad scenario file. The same seed gives the
+same amounts and delays (order ids carry a per-run prefix, so runs never
+collide on a shared server).
 
   --base-url URL   a running server; without it the race starts its own
   --orders N       orders per interleaving (default 20)
@@ -33,26 +34,43 @@ invariant breaks. The same seed gives the same amounts and latencies (order ids 
   --report DIR     default ./race-report
 `;
 
-const { values } = parseArgs({
-  options: {
-    'base-url': { type: 'string' },
-    orders: { type: 'string', default: '20' },
-    seed: { type: 'string', default: '1' },
-    'via-serial': { type: 'boolean' },
-    report: { type: 'string', default: 'race-report' },
-    help: { type: 'boolean', short: 'h' },
-  },
-});
+const fail = (message: string): never => {
+  process.stderr.write(`race: ${message}\n`);
+  process.exit(2);
+};
+let parsed;
+try {
+  parsed = parseArgs({
+    allowPositionals: true,
+    options: {
+      'base-url': { type: 'string' },
+      orders: { type: 'string', default: '20' },
+      seed: { type: 'string', default: '1' },
+      'via-serial': { type: 'boolean' },
+      report: { type: 'string', default: 'race-report' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+} catch (error) {
+  fail(`${(error as Error).message}\n\n${usage}`);
+}
+const { values, positionals } = parsed!;
 if (values.help) {
   process.stdout.write(usage);
   process.exit(0);
 }
 const orders = Number(values.orders);
 const seed = Number(values.seed);
-if (!Number.isInteger(orders) || orders < 1 || !Number.isInteger(seed)) {
-  process.stderr.write(`race: --orders and --seed take whole numbers\n\n${usage}`);
-  process.exit(2);
-}
+if (!Number.isInteger(orders) || orders < 1 || !Number.isInteger(seed))
+  fail(`--orders and --seed take whole numbers\n\n${usage}`);
+const files = positionals.length > 0 ? positionals : await bundledRaceFiles();
+const races = await loadRaceScenarios(files).catch((error: Error) =>
+  fail(
+    error instanceof ScenarioFileError
+      ? `${error.file} is not a scenario: ${error.problems.join('; ')}`
+      : error.message,
+  ),
+);
 
 let baseUrl = values['base-url'];
 let stopOwn: (() => Promise<void>) | null = null;
@@ -68,7 +86,9 @@ const json = async (path: string, body: unknown, token?: string) => {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     body: JSON.stringify(body),
-  });
+  }).catch((error: Error & { cause?: { code?: string } }) =>
+    fail(`${baseUrl} did not answer (${error.cause?.code ?? error.message})`),
+  );
   if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
   return response.json() as Promise<JsonAnswer>;
 };
@@ -87,26 +107,30 @@ const target: RaceTarget = {
   pos: new PosClient({ baseUrl, serialNumber: terminal.serialNumber, secret: terminal.secret }),
 };
 
-const random = seeded(seed);
+const given = { account, terminal };
 const all: OrderRun[] = [];
 const summaries = [];
-for (const interleaving of interleavings) {
-  const runs = await runInterleaving(target, interleaving, orders, random, run);
-  await completeVoids(target, runs);
+const playFailures: string[] = [];
+for (const race of races) {
+  process.stdout.write(`${race.name}: ${orders} orders…`);
+  const { runs, failures } = await playRace(baseUrl, given, race, orders, seed);
+  process.stdout.write(` ${failures.length === 0 ? 'every expectation held' : `${failures.length} failed`}\n`);
   all.push(...runs);
-  summaries.push(summarise(interleaving, runs));
+  playFailures.push(...failures);
+  summaries.push(summarise(race.name, runs, race.scenario.description));
 }
+const random = seeded(seed);
 if (values['via-serial']) {
   const runs = await runSerialRace(target, orders, random, run);
   await completeVoids(target, runs);
   // Through the terminal, the POS side's answers are the bridge's; what counts is what the server recorded.
   for (const r of runs) r.collected = r.final?.history.some((step) => step.to === 'PAID') ?? false;
   all.push(...runs);
-  summaries.push({ ...summarise('simultaneous', runs), interleaving: 'serial (bridge + device)' as never });
+  summaries.push(summarise('serial (bridge + device)', runs, captions.simultaneous));
 }
-const failures = checkInvariants(all);
+const failures = [...playFailures, ...checkInvariants(all)];
 process.stdout.write(
-  `\n${table(summaries)}\n\n${legend(summaries)}\n\n${failures.length === 0 ? `All invariants hold over ${all.length} orders.` : `${failures.length} invariant violations:\n${failures.join('\n')}`}\n`,
+  `\n${table(summaries)}\n\n${legend(summaries)}\n\n${failures.length === 0 ? `All invariants hold over ${all.length} orders.` : `${failures.length} broken (a scenario's expectation or an invariant):\n${failures.join('\n')}`}\n`,
 );
 await mkdir(values.report!, { recursive: true });
 await writeFile(join(values.report!, 'race.md'), markdown(summaries, failures, seed));

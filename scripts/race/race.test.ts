@@ -1,36 +1,32 @@
 import t from 'tap';
 import { merchantWithTerminal, startTestServer } from '../../server/testing/test-server.js';
-import {
-  checkInvariants,
-  completeVoids,
-  interleavings,
-  runInterleaving,
-  seeded,
-  type OrderRun,
-  type RaceTarget,
-} from './race.js';
+import { checkInvariants, completeVoids, interleavings, seeded, type OrderRun, type RaceTarget } from './race.js';
+import { bundledRaceFiles, loadRaceScenarios, playRace } from './race-scenarios.js';
 import { captions, legend, markdown, summarise, svg } from './report.js';
 import { runSerialRace } from './serial-race.js';
 import { socatSkip } from '../../terminal/pty-pair.js';
 
-t.test('the race invariants hold over more than 100 orders under every interleaving', async (t) => {
+t.test('the race scenarios keep the invariants over more than 100 orders under every interleaving', async (t) => {
   const server = await startTestServer(t);
+  server.clock.set(Date.now()); // scenarios sign POS requests with the real time
   const merchant = await merchantWithTerminal(server);
-  const target: RaceTarget = {
-    baseUrl: server.baseUrl,
-    merchantId: merchant.account.merchant_id,
-    merchantToken: merchant.account.key.token,
-    terminal: merchant.serialNumber,
-    pos: merchant.pos,
+  const given = {
+    account: merchant.account,
+    terminal: { serialNumber: merchant.serialNumber, secret: merchant.secret },
   };
-  const random = seeded(42);
+  const races = await loadRaceScenarios(await bundledRaceFiles());
+  t.same(
+    races.map((race) => race.name),
+    [...interleavings],
+    'the bundled scenarios are the seven interleavings, in order',
+  );
   const all: OrderRun[] = [];
   const summaries = [];
-  for (const interleaving of interleavings) {
-    const runs = await runInterleaving(target, interleaving, 17, random, 'test');
-    await completeVoids(target, runs);
+  for (const race of races) {
+    const { runs, failures } = await playRace(server.baseUrl, given, race, 17, 42);
+    t.same(failures, [], `${race.name}: every expectation of the scenario held`);
     all.push(...runs);
-    summaries.push(summarise(interleaving, runs));
+    summaries.push(summarise(race.name, runs));
   }
   t.ok(all.length >= 100, `${all.length} orders`);
   t.same(checkInvariants(all), [], 'no invariant broken');

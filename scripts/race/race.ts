@@ -1,5 +1,5 @@
 import { seededRandom } from '../../contracts/seeded-random.js';
-import { PosClient, type PosResponse, type Answer } from '../../contracts/clients/pos-client.js';
+import type { PosClient, Answer } from '../../contracts/clients/pos-client.js';
 
 // The discard-versus-commit race (spec: States and transitions, Order;
 // addendum §3): the merchant's invalidation and the POS's payment
@@ -31,7 +31,8 @@ interface Side {
 export interface OrderRun {
   orderId: string;
   amount: number;
-  interleaving: Interleaving;
+  /** The interleaving's name (a race scenario's: race-NAME.json). */
+  interleaving: string;
   merchant: Side;
   pos: Side;
   /** The POS collected the money (its commit was accepted at least once). */
@@ -41,8 +42,6 @@ export interface OrderRun {
 
 /** The same seed gives the same amounts and delays. */
 export const seeded = seededRandom;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function merchantCall(
   target: RaceTarget,
@@ -59,79 +58,6 @@ async function merchantCall(
     ...(json ? { body: JSON.stringify(json) } : {}),
   });
   return { status: response.status, body: (await response.json().catch(() => ({}))) as Answer };
-}
-
-/** Runs `count` orders under one interleaving; answers what each side got and what became of each order. */
-export async function runInterleaving(
-  target: RaceTarget,
-  interleaving: Interleaving,
-  count: number,
-  random: () => number,
-  prefix: string,
-): Promise<OrderRun[]> {
-  const runs: OrderRun[] = [];
-  for (let i = 0; i < count; i += 1) {
-    const orderId = `${prefix}-${interleaving}-${i}`;
-    const amount = 100 + Math.floor(random() * 99_900);
-    const latency = 1 + Math.floor(random() * 15);
-    // Each side's own delay, 0-8 ms, drawn per order: which request the server takes first varies order by order.
-    const jitter = { merchant: Math.floor(random() * 9), pos: Math.floor(random() * 9) };
-    const created = await merchantCall(target, '/transactions', 'POST', {
-      orderId,
-      terminal: target.terminal,
-      amount,
-      currency: 'USD',
-    });
-    if (created.status !== 201) throw new Error(`creating ${orderId}: ${created.status} ${created.body.message ?? ''}`);
-    const run: OrderRun = {
-      orderId,
-      amount,
-      interleaving,
-      merchant: { statuses: [] },
-      pos: { statuses: [] },
-      collected: false,
-      final: null,
-    };
-    const invalidate = async () =>
-      run.merchant.statuses.push((await merchantCall(target, `/transactions/${orderId}/invalidation`)).status);
-    const commit = async () => {
-      const answer: PosResponse<Answer> = await target.pos.commitPayment(orderId, {
-        authorizationCode: `AUTH${i}`,
-        paidAt: new Date().toISOString(),
-        amount,
-      });
-      run.pos.statuses.push(answer.status);
-      if (answer.status === 200) run.collected = true;
-    };
-    switch (interleaving) {
-      case 'discard-first':
-        await invalidate();
-        await commit();
-        break;
-      case 'commit-first':
-        await commit();
-        await invalidate();
-        break;
-      case 'simultaneous':
-        await Promise.all([invalidate(), commit()]);
-        break;
-      case 'merchant-delayed':
-        await Promise.all([commit(), sleep(latency).then(invalidate)]);
-        break;
-      case 'pos-delayed':
-        await Promise.all([invalidate(), sleep(latency).then(commit)]);
-        break;
-      case 'both-jittered':
-        await Promise.all([sleep(jitter.merchant).then(invalidate), sleep(jitter.pos).then(commit)]);
-        break;
-      case 'lost-answer-retry':
-        // Both sides lose their first answer and send again, signed anew.
-        await Promise.all([commit().then(commit), invalidate().then(invalidate)]);
-        break;
-    }
-    runs.push(run);
-  }
-  return runs;
 }
 
 /** The POS confirms every void the merchant asked for, as a terminal eventually would. */

@@ -1,7 +1,8 @@
 import t, { type Test } from 'tap';
-import { validatingFetch } from '../../contracts/testing/contract-client.js';
-import { checkInvariants, completeVoids, runInterleaving, seeded, type RaceTarget } from '../../scripts/race/race.js';
-import { PosClient, signPosRequest } from '../../contracts/clients/pos-client.js';
+import { checkInvariants, type OrderRun } from '../../scripts/race/race.js';
+import { bundledRaceFiles, loadRaceScenarios, playRace } from '../../scripts/race/race-scenarios.js';
+import { startSplitProxy } from '../../contracts/testing/split-proxy.js';
+import { signPosRequest } from '../../contracts/clients/pos-client.js';
 import { ManualClock } from '../clock.js';
 import { defaultConfig } from '../config.js';
 import { PgStore } from './pg-store.js';
@@ -265,26 +266,20 @@ t.test(
   'the discard/commit race split across two instances keeps every invariant',
   { skip: postgresSkip() },
   async (t) => {
-    const { a, b, clock, account, terminal } = await twoInstances(t);
-    let signed = 0;
-    // The merchant talks to instance A, the terminal to instance B.
-    const target: RaceTarget = {
-      baseUrl: a.baseUrl,
-      merchantId: account.merchant_id,
-      merchantToken: account.key.token,
-      terminal: terminal.serialNumber,
-      pos: new PosClient({
-        baseUrl: b.baseUrl,
-        serialNumber: terminal.serialNumber,
-        secret: terminal.secret,
-        now: () => clock.now() + ++signed,
-        fetch: validatingFetch(),
-      }),
-    };
-    const runs = [];
-    for (const interleaving of ['simultaneous', 'merchant-delayed', 'lost-answer-retry'] as const)
-      runs.push(...(await runInterleaving(target, interleaving, 15, seeded(11), 'two')));
-    await completeVoids(target, runs);
+    const { a, b, account, terminal } = await twoInstances(t);
+    // The merchant talks to instance A, the terminal to instance B: the race scenarios played through a proxy that splits them.
+    const split = await startSplitProxy(a.baseUrl, b.baseUrl);
+    t.teardown(split.close);
+    const given = { account, terminal };
+    const runs: OrderRun[] = [];
+    const files = (await bundledRaceFiles()).filter((file) =>
+      /race-(simultaneous|merchant-delayed|lost-answer-retry)\.json$/.test(file),
+    );
+    for (const race of await loadRaceScenarios(files)) {
+      const played = await playRace(split.baseUrl, given, race, 15, 11);
+      t.same(played.failures, [], `${race.name}: every expectation held`);
+      runs.push(...played.runs);
+    }
     t.same(checkInvariants(runs), [], `${runs.length} orders, no invariant broken`);
   },
 );

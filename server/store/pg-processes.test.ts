@@ -1,16 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t, { type Test } from 'tap';
-import { contractClient, validatingFetch, type ContractClient } from '../../contracts/testing/contract-client.js';
+import { contractClient, type ContractClient } from '../../contracts/testing/contract-client.js';
 import { startRelayClient } from '../../contracts/clients/relay-client.js';
-import {
-  checkInvariants,
-  completeVoids,
-  runInterleaving,
-  seeded,
-  type OrderRun,
-  type RaceTarget,
-} from '../../scripts/race/race.js';
+import { checkInvariants, type OrderRun } from '../../scripts/race/race.js';
+import { bundledRaceFiles, loadRaceScenarios, playRace } from '../../scripts/race/race-scenarios.js';
+import { startSplitProxy } from '../../contracts/testing/split-proxy.js';
 import { PosClient } from '../../contracts/clients/pos-client.js';
 import { waitFor } from '../testing/wait-for.js';
 import { startServerProcess, stopped, stopServerProcess, type ServerProcess } from '../testing/server-process.js';
@@ -107,37 +102,21 @@ t.test(
   async (t) => {
     const { instances } = await threeProcesses(t);
     const { account, terminal } = await merchant(instances[0]!.api, 'race@example.com');
-    let signed = 0;
     const runs: OrderRun[] = [];
-    // Each interleaving with the merchant on one process and the terminal on another.
+    // Each interleaving with the merchant on one process and the terminal on another (a proxy splits the scenario's requests).
     const pairs = [
       [0, 1, 'simultaneous'],
       [2, 0, 'merchant-delayed'],
       [1, 2, 'lost-answer-retry'],
     ] as const;
+    const races = await loadRaceScenarios(await bundledRaceFiles());
     for (const [merchantAt, terminalAt, interleaving] of pairs) {
-      const target: RaceTarget = {
-        baseUrl: instances[merchantAt]!.baseUrl,
-        merchantId: account.merchant_id,
-        merchantToken: account.key.token,
-        terminal: terminal.serialNumber,
-        pos: new PosClient({
-          baseUrl: instances[terminalAt]!.baseUrl,
-          serialNumber: terminal.serialNumber,
-          secret: terminal.secret,
-          now: () => Date.now() + ++signed,
-          fetch: validatingFetch(),
-        }),
-      };
-      const these = await runInterleaving(
-        target,
-        interleaving,
-        15,
-        seeded(merchantAt * 10 + terminalAt),
-        `p${merchantAt}${terminalAt}`,
-      );
-      await completeVoids(target, these);
-      runs.push(...these);
+      const split = await startSplitProxy(instances[merchantAt]!.baseUrl, instances[terminalAt]!.baseUrl);
+      t.teardown(split.close);
+      const race = races.find((each) => each.name === interleaving)!;
+      const played = await playRace(split.baseUrl, { account, terminal }, race, 15, merchantAt * 10 + terminalAt);
+      t.same(played.failures, [], `${interleaving}: every expectation held`);
+      runs.push(...played.runs);
     }
     t.same(checkInvariants(runs), [], `${runs.length} orders, no invariant broken`);
   },
