@@ -3,6 +3,7 @@ import { components, type HttpMethod, type Operation, type PathItems } from './c
 import { accountPaths } from './paths/accounts.js';
 import { consolePaths } from './paths/console.js';
 import { consoleApiPaths } from './paths/console-api.js';
+import { consoleScenarioPaths } from './paths/console-scenarios.js';
 import { controlPaths, withTestAliases } from './paths/control.js';
 import { payPaths } from './paths/pay.js';
 import { posPaths } from './paths/pos.js';
@@ -120,6 +121,7 @@ export const openApiDocument: OpenAPIV3_1.Document = {
       ...sessionPaths,
       ...webhookPaths,
       ...consoleApiPaths,
+      ...consoleScenarioPaths,
       ...payPaths,
     }),
   ) as OpenAPIV3_1.PathsObject,

@@ -62,7 +62,9 @@ t.test('the interface profile takes out what is ours alone and keeps what the sp
       'getFavicon',
       'getNextDue',
       'getNextDueViaTestAlias',
+      'listConsoleScenarios',
       'getConsoleRelay',
+      'getConsoleScenarioRun',
       'listFailedWebhooks',
       'resendFailedWebhooks',
       'sendThroughRelay',
@@ -71,6 +73,7 @@ t.test('the interface profile takes out what is ours alone and keeps what the sp
       'getConsoleSession',
       'showConsole',
       'showHome',
+      'startConsoleScenarioRun',
       'streamConsoleTrace',
     ]
       .filter((id) => listOperations().some((e) => e.operationId === id))

@@ -43,6 +43,8 @@ import { webhookHandlers } from './webhooks/routes.js';
 import { purgeExpired } from './console/purge.js';
 import { rateBrake, storeRateCounter } from './console/rate-brake.js';
 import { consoleHandlers } from './console/routes.js';
+import { ScenarioRuns } from './console/scenario-runs.js';
+import { loadBundledScenarios } from '../contracts/scenario/bundled.js';
 import { payHandlers } from './pay/routes.js';
 import { sessionHandlers } from './sessions/routes.js';
 import { SessionService } from './sessions/session-service.js';
@@ -114,6 +116,13 @@ export function createApp({
       .check({ $ref: '#/components/schemas/SessionCreateRequest' }, value)
       .map((issue) => ({ in: 'body' as const, ...issue }));
   const origins = new Set<string>(config.publicUrl ? [config.publicUrl] : []);
+  /** Where this app is served (serve.ts tells it). */
+  const listening: string[] = [];
+  let library: ReturnType<typeof loadBundledScenarios> | undefined;
+  const scenarioRuns = new ScenarioRuns(
+    () => (library ??= loadBundledScenarios()),
+    () => new Date(clock.now()),
+  );
   const receivers = new Receivers(store, clock);
   const instance = sharedState ? randomUUID() : undefined;
   const relay = new RelayHub(accounts, store, clock, log, instance, config.relayHeartbeatMs);
@@ -195,7 +204,11 @@ export function createApp({
       ...sessionHandlers({ store, clock, catalog, sessions, stops, publicUrl }),
       ...webhookHandlers(receivers, dispatcher),
       ...relayHandlers(relay, store),
-      ...consoleHandlers(store, sessions, publicUrl, config, consoleStreams),
+      ...consoleHandlers(store, sessions, publicUrl, config, consoleStreams, {
+        runs: scenarioRuns,
+        // The console's runs call this server where it listens, not through the public URL's proxies.
+        selfUrl: (ctx) => listening[0] ?? publicUrl(ctx),
+      }),
       ...payHandlers(store, clock, sessions),
     },
     {
@@ -222,6 +235,9 @@ export function createApp({
   return Object.assign(app, {
     jobs: { scheduler, dispatcher, relay, consoleStreams, purge: () => purgeExpired(store, clock, config.dataTtlDays) },
     services: { sessions },
-    addOrigin: (origin: string) => void origins.add(origin),
+    addOrigin: (origin: string) => {
+      origins.add(origin);
+      listening.push(origin);
+    },
   });
 }

@@ -17,6 +17,7 @@ export const httpStatusByCode = {
   ORDER_STATE_CONFLICT: 409,
   SETTLEMENT_CONFLICT: 409,
   SESSION_NOT_PAYABLE: 409,
+  SCENARIO_RUNNING: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   SESSION_ALREADY_PAID: 422,
@@ -134,7 +135,7 @@ export class InvalidCredentialsError extends AppError {
 }
 
 export class ConflictError extends AppError {
-  constructor(code: 'ACCOUNT_EXISTS' | 'ALREADY_EXISTS', message: string) {
+  constructor(code: 'ACCOUNT_EXISTS' | 'ALREADY_EXISTS' | 'SCENARIO_RUNNING', message: string) {
     super(code, message);
   }
 }

@@ -2,7 +2,47 @@ import { closed, isoTime, ref, withOursRequired, type Schema } from '../helpers.
 
 // Schemas of the simulator's console surfaces (addendum §8).
 
+// A scenario run of the console's Scenarios panel (ours: paths/console-scenarios.ts).
+const stepOutcome = closed(
+  ['name', 'request', 'status', 'problems', 'at', 'ms'],
+  {
+    name: { type: 'string' },
+    request: { type: 'string', description: 'METHOD path as sent, or what the step did.' },
+    status: { type: 'integer', minimum: 0 },
+    problems: { type: 'array', items: { type: 'string' }, description: 'Empty when the step held.' },
+    answer: { type: 'string', description: 'The answer, shortened, when the step failed.' },
+    at: { type: 'integer', minimum: 0, description: 'ms after the run started.' },
+    ms: { type: 'integer', minimum: 0 },
+    given: { type: 'boolean', description: 'Not sent: the operator’s account stood for it.' },
+  },
+  'One step as it went.',
+);
+
+const scenarioRun = closed(
+  ['run_id', 'scenario', 'status', 'started_at', 'steps', 'link'],
+  {
+    run_id: { type: 'string', pattern: '^run_[0-9a-f]{16}$' },
+    scenario: { type: 'string' },
+    status: { type: 'string', enum: ['running', 'passed', 'failed'] },
+    started_at: { type: 'string', format: 'date-time' },
+    ended_at: { type: 'string', format: 'date-time' },
+    steps: { type: 'array', items: stepOutcome },
+    link: { type: 'string', description: 'The console’s deep link to this run.' },
+    order: closed(
+      ['order_id', 'status', 'taken_first'],
+      {
+        order_id: { type: 'string' },
+        status: { type: 'string' },
+        taken_first: { type: 'string', enum: ['merchant', 'pos', 'neither'] },
+      },
+      'A race scenario’s order as it ended (its `final` capture), and which side the server applied first.',
+    ),
+  },
+  'A scenario run: its steps so far.',
+);
+
 export const consoleSchemas: Record<string, Schema> = {
+  ScenarioRun: scenarioRun,
   TraceEntry: {
     type: 'object',
     description: 'One trace entry: id, type, at, and the fields of its type (addendum §7, §8).',

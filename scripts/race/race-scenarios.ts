@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { bundledScenarioFolder } from '../../contracts/scenario/bundled.js';
 import { runScenario } from '../../contracts/scenario/run-scenario.js';
 import { parseScenario, type Scenario } from '../../contracts/scenario/scenario-format.js';
 import { interleavings, type OrderRun } from './race.js';
@@ -18,14 +18,6 @@ export interface RaceScenario {
   file: string;
   scenario: Scenario;
 }
-
-/** Where the bundled race scenarios are, in the source tree and in the package (dist/scripts/race → fixtures). */
-export const bundledScenarioFolder = fileURLToPath(
-  new URL(
-    import.meta.url.includes('/dist/') ? '../../../fixtures/scenarios/' : '../../fixtures/scenarios/',
-    import.meta.url,
-  ),
-);
 
 /** The bundled race files, in the order the report shows the interleavings. */
 export async function bundledRaceFiles(folder = bundledScenarioFolder): Promise<string[]> {

@@ -154,3 +154,49 @@ t.test(
     }
   },
 );
+
+t.test(
+  'in Chromium: the Scenarios panel runs a race on the account, shows each step and which side was taken first, and its link opens the run',
+  { skip: browserSkip() },
+  async (t) => {
+    const browser = await openBrowser(t);
+    const server = await startTestServer(t);
+    server.clock.set(Date.now()); // scenarios sign POS requests with the real time
+    const { account } = await catalog(server);
+    const page = await browser.newPage();
+    await page.goto(`${server.baseUrl}/console`);
+    await page.getByLabel('Console token').fill(account.console_token);
+    await page.getByRole('button', { name: 'Open' }).click();
+    await page.getByLabel('Scenario', { exact: true }).selectOption('race-simultaneous');
+    t.match(
+      await page.locator('#scenario-about').textContent(),
+      /at the same instant/,
+      'what it plays, before it runs',
+    );
+    await page.getByRole('button', { name: 'Run on this account' }).click();
+    await page.locator('#scenario-result', { hasText: 'every step held' }).waitFor({ timeout: 15_000 });
+    const steps = page.locator('#scenario-steps li');
+    t.ok((await steps.count()) >= 7, `${await steps.count()} steps shown`);
+    t.match(await steps.first().textContent(), /^given a merchant account/, "the operator's account stood for it");
+    t.match(
+      await steps.nth(1).textContent(),
+      /^passed a terminal — POST \/api\/v1\/merchants\/.+\/pos-terminals → 201/,
+    );
+    t.match(
+      await page.locator('#scenario-race').textContent(),
+      /the server took (the merchant's discard|the POS's confirmation) first; it ended (PAID|VOIDED)\./,
+    );
+    const runId = new URL(page.url()).hash.slice(1);
+    t.match(runId, /^run_[0-9a-f]{16}$/, 'the page’s URL names the run');
+
+    // The deep link, opened afresh in the same tab: the run shows again.
+    await page.goto('about:blank');
+    await page.goto(`${server.baseUrl}/console#${runId}`);
+    await page.locator('#scenario-result', { hasText: 'every step held' }).waitFor({ timeout: 10_000 });
+    t.ok((await steps.count()) >= 7, 'the steps again');
+
+    await page.getByLabel('Scenario', { exact: true }).selectOption('relay-routing');
+    t.equal(await page.getByRole('button', { name: 'Run on this account' }).isDisabled(), true, 'not run from here');
+    t.match(await page.locator('#scenario-about').textContent(), /Not run here: .*svc-scenario/);
+  },
+);

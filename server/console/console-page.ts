@@ -123,6 +123,17 @@ export const consolePage = `<!doctype html>
   <table><thead><tr><th scope="col">At</th><th scope="col">Type</th><th scope="col">Details</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody id="session-events"></tbody></table>
   </div>
 </section>
+<section aria-labelledby="scenarios-title"><h2 id="scenarios-title">Scenarios</h2>
+  <form id="scenario-form" class="bar">
+    <label for="scenario-name">Scenario</label>
+    <select id="scenario-name"></select>
+    <button type="submit" id="scenario-run">Run on this account</button>
+  </form>
+  <div id="scenario-about"></div>
+  <p id="scenario-result" role="status"></p>
+  <p id="scenario-race" role="status"></p>
+  <ol id="scenario-steps" aria-label="The run's steps"></ol>
+</section>
 <section aria-labelledby="trace-title"><h2 id="trace-title">Trace</h2>
   <form id="trace-filter" class="bar">
     <label for="trace-type">Type</label>

@@ -1,5 +1,5 @@
 import type { Account } from '../accounts/account.js';
-import { ValidationError } from '../errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { OperationHandlers } from '../http/bind-operations.js';
 import type { AppContext } from '../http/context.js';
 import type { SessionService } from '../sessions/session-service.js';
@@ -15,6 +15,8 @@ import { fidelidad, fidelidadPage } from './fidelidad.js';
 import { progress } from './progress.js';
 import { publicEntry, type TraceStreams } from './trace-stream.js';
 import { bearerToken } from '../http/authenticate.js';
+import { hookUrls } from '../accounts/account.js';
+import type { ScenarioRuns } from './scenario-runs.js';
 
 type TraceFilters = { type?: string; session_id?: string; result?: 'succeeded' | 'failed' };
 
@@ -31,9 +33,38 @@ export function consoleHandlers(
   publicUrl: (ctx: AppContext) => string,
   settings: Parameters<typeof fidelidad>[0],
   streams: TraceStreams,
+  scenarios: { runs: ScenarioRuns; selfUrl: (ctx: AppContext) => string },
 ): OperationHandlers {
   const differences = fidelidad(settings);
   return {
+    listConsoleScenarios: async (ctx) => {
+      ctx.body = { data: await scenarios.runs.list() };
+    },
+    startConsoleScenarioRun: async (ctx) => {
+      const account = ctx.state.account!;
+      const { name } = ctx.params as { name: string };
+      const given = {
+        account_id: account.account_id,
+        merchant_id: account.merchant_id,
+        key: account.keys[0]!,
+        console_token: bearerToken(ctx.get('authorization'))!,
+        hooks: hookUrls(publicUrl(ctx), account.account_id),
+      };
+      const outcome = await scenarios.runs.start(name, given, scenarios.selfUrl(ctx), `${publicUrl(ctx)}/console`);
+      if ('refused' in outcome) {
+        if (outcome.refused === 'unknown') throw new NotFoundError(`scenario ${name}`);
+        if (outcome.refused === 'busy') throw new ConflictError('SCENARIO_RUNNING', outcome.message);
+        throw new ValidationError([{ in: 'path', pointer: '/name', message: outcome.message }]);
+      }
+      ctx.status = 202;
+      ctx.body = outcome.started;
+    },
+    getConsoleScenarioRun: async (ctx) => {
+      const { run_id: runId } = ctx.params as { run_id: string };
+      const run = scenarios.runs.get(ctx.state.account!.account_id, runId);
+      if (!run) throw new NotFoundError(`scenario run ${runId}`);
+      ctx.body = run;
+    },
     getConsoleTrace: async (ctx) => {
       const query = ctx.state.query as TraceFilters & { limit?: number; after?: string };
       const limit = query.limit ?? 100;

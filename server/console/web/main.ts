@@ -4,6 +4,7 @@ import { $, el, field } from './dom.js';
 import { loadClock, loadProgress, showKeys, wireClock } from './keys-clock.js';
 import { loadPos } from './pos.js';
 import { loadRelay } from './relay.js';
+import { loadScenarios, showRun, stopScenarios, wireScenarios } from './scenarios.js';
 import { loadSessions, openSession, resendFailed, showResendFailed } from './sessions.js';
 import { newPosView, state } from './state.js';
 import { findEntry, held, loadTrace, receive, restartStream, TRACE_TYPES } from './trace.js';
@@ -36,6 +37,7 @@ function lock(message: string): void {
   for (const timer of [state.timer, state.pos.timer]) if (timer) clearTimeout(timer);
   for (const timer of [state.progressTimer, state.clockTimer]) if (timer) clearInterval(timer);
   state.stream?.abort();
+  stopScenarios();
   Object.assign(state, {
     pos: newPosView(),
     clockBase: null,
@@ -54,7 +56,8 @@ function lock(message: string): void {
   $('keys').replaceChildren(el('p', 'Locked: log in again to see your keys.'));
   $('session-panel').hidden = true;
   closeDrawer();
-  for (const id of ['session-fields', 'session-controls', 'event-body', 'pos', 'relay-state']) $(id).replaceChildren();
+  for (const id of ['session-fields', 'session-controls', 'event-body', 'pos', 'relay-state', 'scenario-steps'])
+    $(id).replaceChildren();
   $('live-bar').hidden = true;
   for (const control of controls()) control.disabled = true;
   $('error').textContent = message;
@@ -78,7 +81,15 @@ async function open(): Promise<void> {
     sessionStorage.setItem('console-token', state.token);
     signedIn();
     showKeys(state.keys);
-    await Promise.all([loadProgress(), loadSessions(), loadTrace(), loadClock(), showResendFailed(), loadRelay()]);
+    await Promise.all([
+      loadProgress(),
+      loadSessions(),
+      loadTrace(),
+      loadClock(),
+      showResendFailed(),
+      loadRelay(),
+      loadScenarios(),
+    ]);
     $('live-bar').hidden = false;
     restartStream();
     // The progress also follows agreements, which the trace does not record: asked for now and then.
@@ -95,6 +106,7 @@ async function followHash(): Promise<void> {
   const id = decodeURIComponent(location.hash.slice(1));
   if (!id || state.locked || !state.keys) return;
   if (id.startsWith('ses_')) return openSession(id);
+  if (id.startsWith('run_')) return showRun(id);
   const answer = await api<{ data: TraceEntry[] }>('/console/trace?limit=1000').catch(() => ({
     data: [] as TraceEntry[],
   }));
@@ -179,6 +191,7 @@ wireClock();
 wireLiveBar();
 wireFilters();
 wireLogin();
+wireScenarios();
 window.addEventListener('hashchange', () => followHash().catch(report));
 $('sign-out').addEventListener('click', () => {
   sessionStorage.removeItem('console-token');

@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import type { NamedScenario } from '../../contracts/scenario/bundled.js';
+import { runScenario, type StepOutcome } from '../../contracts/scenario/run-scenario.js';
+import { isReceiver, isRelay, type Scenario } from '../../contracts/scenario/scenario-format.js';
+
+// The console's Scenarios panel: a bundled scenario played by the server
+// against itself on the operator's own account (given to the runner, so the
+// steps that would register an account are not sent), its steps kept as
+// they come for the page to read. A run is a demonstration, not a record:
+// it lives in this process, the last RUNS_KEPT of each account.
+
+const RUNS_KEPT = 20;
+
+/** The operator's account as /console/register would have answered it. */
+export interface GivenAccount {
+  account_id: string;
+  merchant_id: string;
+  key: { token: string; webhook_secret: string };
+  console_token: string;
+  hooks: Record<string, string>;
+}
+
+export interface ScenarioRunView {
+  run_id: string;
+  scenario: string;
+  status: 'running' | 'passed' | 'failed';
+  started_at: string;
+  ended_at?: string;
+  steps: StepOutcome[];
+  link: string;
+  order?: { order_id: string; status: string; taken_first: 'merchant' | 'pos' | 'neither' };
+}
+
+/** Why the console does not run a scenario, if it does not: one that opens a relay would replace the operator's own. */
+export function notRunnableBecause(scenario: Scenario): string | undefined {
+  if (scenario.steps.some((step) => isRelay(step) || isReceiver(step)))
+    return "it opens a relay for the account's key (which would replace the operator's own relay) to a receiver on the runner's machine: run it with svc-scenario";
+  return undefined;
+}
+
+/** A race scenario's order as it ended (its `final` capture) and which side the server applied first. */
+function orderOf(value: unknown): ScenarioRunView['order'] | undefined {
+  const data = (value as { data?: { orderId?: unknown; status?: unknown; history?: Array<{ to?: unknown }> } })?.data;
+  if (typeof data?.orderId !== 'string' || typeof data.status !== 'string' || !Array.isArray(data.history))
+    return undefined;
+  const first = data.history[0]?.to;
+  const takenFirst = first === 'DISCARDED' ? 'merchant' : first === 'PAID' ? 'pos' : 'neither';
+  return { order_id: data.orderId, status: data.status, taken_first: takenFirst };
+}
+
+export type StartOutcome =
+  { started: ScenarioRunView } | { refused: 'unknown' | 'busy' | 'not-runnable'; message: string };
+
+export class ScenarioRuns {
+  private readonly runs = new Map<string, { accountId: string; view: ScenarioRunView }>();
+  private readonly recent = new Map<string, string[]>();
+
+  constructor(
+    private readonly library: () => Promise<NamedScenario[]>,
+    private readonly now: () => Date,
+  ) {}
+
+  async list() {
+    return (await this.library()).map(({ name, scenario }) => {
+      const because = notRunnableBecause(scenario);
+      return {
+        name,
+        description: scenario.description,
+        surfaces: scenario.surfaces ?? [],
+        requires: scenario.requires ?? [],
+        steps: scenario.steps.length,
+        runnable: because === undefined,
+        ...(because ? { not_runnable_because: because } : {}),
+      };
+    });
+  }
+
+  /** Starts `name` on `account` against the server at `baseUrl`; the run goes on after this answers. */
+  async start(name: string, account: GivenAccount, baseUrl: string, consoleUrl: string): Promise<StartOutcome> {
+    const found = (await this.library()).find((each) => each.name === name);
+    if (!found) return { refused: 'unknown', message: `no bundled scenario is named ${name}` };
+    const because = notRunnableBecause(found.scenario);
+    if (because) return { refused: 'not-runnable', message: `the console does not run ${name}: ${because}` };
+    const mine = this.recent.get(account.account_id) ?? [];
+    const running = mine.map((id) => this.runs.get(id)?.view).find((view) => view?.status === 'running');
+    if (running)
+      return { refused: 'busy', message: `${running.scenario} is still running on this account (${running.run_id})` };
+
+    const runId = `run_${randomBytes(8).toString('hex')}`;
+    const view: ScenarioRunView = {
+      run_id: runId,
+      scenario: name,
+      status: 'running',
+      started_at: this.now().toISOString(),
+      steps: [],
+      link: `${consoleUrl}#${runId}`,
+    };
+    this.keep(account.account_id, view);
+    void runScenario(found.file, found.scenario, {
+      baseUrl,
+      profile: 'strict',
+      seed: randomBytes(4).readUInt32BE() % 1_000_000,
+      given: { account },
+      onStep: (step) => view.steps.push(step),
+      onCapture: (capture, value) => {
+        const order = capture === 'final' ? orderOf(value) : undefined;
+        if (order) view.order = order;
+      },
+    })
+      .then((outcome) => (view.status = outcome.ok ? 'passed' : 'failed'))
+      .catch((error: Error) => {
+        view.steps.push({ name: 'the run stopped', request: '', status: 0, problems: [error.message], at: 0, ms: 0 });
+        view.status = 'failed';
+      })
+      .finally(() => (view.ended_at = this.now().toISOString()));
+    return { started: view };
+  }
+
+  get(accountId: string, runId: string): ScenarioRunView | undefined {
+    const run = this.runs.get(runId);
+    return run && run.accountId === accountId ? run.view : undefined;
+  }
+
+  private keep(accountId: string, view: ScenarioRunView): void {
+    const mine = [...(this.recent.get(accountId) ?? []), view.run_id];
+    for (const gone of mine.splice(0, Math.max(0, mine.length - RUNS_KEPT))) this.runs.delete(gone);
+    this.recent.set(accountId, mine);
+    this.runs.set(view.run_id, { accountId, view });
+  }
+}
