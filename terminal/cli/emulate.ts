@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline';
 import { EmulatedTerminal } from '../device/emulated-terminal.js';
 import { FaultyPort, type Faults } from '../device/faulty-port.js';
 import { DEFAULT_CARD_DELAY_MS, TransbankPos, TURNAROUND_MS } from '../device/transbank/transbank-pos.js';
+import { seededRandom } from '../../contracts/seeded-random.js';
 import { Link } from '../protocol/link.js';
 import { openSerial } from '../serial-port.js';
 import { integer, logTo, parseOptions, stopped, UsageError, type CliIo } from './io.js';
@@ -24,6 +25,8 @@ export async function emulate(argv: string[], io: CliIo): Promise<void> {
         'commerce-code': { type: 'string' },
         'card-delay-ms': { type: 'string' },
         'turnaround-ms': { type: 'string' },
+        seed: { type: 'string' },
+        clock: { type: 'string' },
         'corrupt-frame': { type: 'string' },
         'drop-ack': { type: 'string' },
         'split-gap-ms': { type: 'string' },
@@ -99,6 +102,8 @@ function emulatedDevice(
     'commerce-code'?: string;
     'card-delay-ms'?: string;
     'turnaround-ms'?: string;
+    seed?: string;
+    clock?: string;
   },
   log: (line: string) => void,
 ): {
@@ -119,6 +124,7 @@ function emulatedDevice(
       ...(values.state ? { statePath: values.state } : {}),
       cardDelayMs: integer('card-delay-ms', values['card-delay-ms'], DEFAULT_CARD_DELAY_MS)!,
       turnaroundMs: integer('turnaround-ms', values['turnaround-ms'], TURNAROUND_MS)!,
+      ...reproducible(values),
     });
     if (values.state)
       log(
@@ -126,6 +132,8 @@ function emulatedDevice(
       );
     return pos;
   }
+  if (values.seed !== undefined || values.clock !== undefined)
+    throw new UsageError('--seed and --clock are for --dialect transbank', usage.emulate);
   if (values.dialect !== 'svc')
     throw new UsageError(`--dialect is svc or transbank, got ${JSON.stringify(values.dialect)}`, usage.emulate);
   const autoApprove = integer('auto-approve-ms', values['auto-approve-ms']);
@@ -140,4 +148,19 @@ function emulatedDevice(
       `journal in ${values.state}: ${device.snapshot.records.length} unconfirmed record(s), next batch B${String(device.snapshot.nextBatch).padStart(4, '0')}`,
     );
   return device;
+}
+
+/** --seed and --clock: a POS that answers the same bytes to the same requests (transcripts, `svc-terminal play`). */
+function reproducible(values: { seed?: string; clock?: string }): { random?: () => number; clock?: () => Date } {
+  const seed = integer('seed', values.seed);
+  let clock: Date | undefined;
+  if (values.clock !== undefined) {
+    clock = new Date(values.clock);
+    if (Number.isNaN(clock.getTime()))
+      throw new UsageError(`--clock takes an ISO 8601 time, got ${JSON.stringify(values.clock)}`);
+  }
+  return {
+    ...(seed !== undefined ? { random: seededRandom(seed) } : {}),
+    ...(clock ? { clock: () => clock } : {}),
+  };
 }

@@ -2,10 +2,18 @@ import { bridge } from './bridge-command.js';
 import { emulate } from './emulate.js';
 import { held, retry } from './held.js';
 import { CommandError, UsageError, type CliIo } from './io.js';
+import { play } from './play.js';
 import { ports } from './ports.js';
 import { usage } from './usage.js';
 
-const commands: Record<string, (argv: string[], io: CliIo) => Promise<void>> = { emulate, bridge, held, retry, ports };
+const commands: Record<string, (argv: string[], io: CliIo) => Promise<void>> = {
+  emulate,
+  bridge,
+  held,
+  retry,
+  ports,
+  play,
+};
 
 /**
  * svc-terminal with `argv` (the words after the command's name): runs the

@@ -19,8 +19,23 @@ commands:
   held      records the bridge holds for an operator's decision, and the decisions
   retry     send a sale the POS declined again (Transbank: the cashier's "try another card")
   ports     list the serial ports of this machine
+  play      play a serial transcript as the cash register, checking the POS's answers byte for byte
 
 svc-terminal <command> --help says more. Line settings: 115200 8N1 unless --baud.
+`,
+  play: `usage: svc-terminal play --path PATH [--baud N] [--timeout-ms N] TRANSCRIPT…
+
+Plays each transcript (fixtures/serial/transbank/*.json, or one you
+recorded) as the cash register on the serial line PATH: sends each H→T
+frame as written, and checks everything the POS sends back, its ACK and
+each T→H frame, byte for byte, ACKing each frame. The first difference ends
+that transcript, saying which frame, what was expected and what came.
+Against svc-terminal emulate, start it as the transcript's "device" says
+(printed before the play): --seed and --clock make its answers repeat.
+
+  --timeout-ms N   how long to wait for each answer (default 5000)
+
+Exit status: 0 every transcript matched, 1 one differed, 2 a usage error.
 `,
   emulate: `usage: svc-terminal emulate --path PATH --serial SN [--dialect svc|transbank] [--state FILE] [--auto-approve-ms N] [--baud N] [fault options] [--debug]
 
@@ -53,6 +68,11 @@ void [orderId], close (the batch), status.
                       frame after it (default ${TURNAROUND_MS}: the official SDK cuts
                       packets by 100 ms of silence, so less breaks it; a
                       cash register that reads frames may use less)
+  --seed N            transbank: authorisation codes and card digits drawn
+                      from N, and
+  --clock ISO         transbank: the date and time stamped on every sale: with
+                      both, the POS answers the same bytes to the same
+                      requests (svc-terminal play checks a transcript so)
 
 fault options (for tests and demos):
   --corrupt-frame N   corrupt the LRC of the Nth frame sent

@@ -33,6 +33,10 @@ export interface TransbankPosOptions {
   turnaroundMs?: number;
   timers?: Timers;
   log?: (line: string) => void;
+  /** Draws authorisation codes and card digits (a seeded one answers the same bytes to the same requests: transcripts). */
+  random?: () => number;
+  /** The POS's clock for the date and time it stamps on a sale; a stopped one for transcripts. */
+  clock?: () => Date;
 }
 
 /**
@@ -123,9 +127,9 @@ export class TransbankPos {
       this.nextOutcome = null;
       return {
         outcome: chosen,
-        authorizationCode: authorizationCode(),
-        last4Digits: String(randomInt(10_000)).padStart(4, '0'),
-        now: this.core.now(),
+        authorizationCode: String(this.draw(1_000_000)).padStart(6, '0'),
+        last4Digits: String(this.draw(10_000)).padStart(4, '0'),
+        now: this.options.clock?.() ?? this.core.now(),
       };
     };
     const reply = answerRequest(this.state, request, outcome);
@@ -149,6 +153,11 @@ export class TransbankPos {
       await this.core.wait(wait);
       if (!(await this.core.send(encodeResponse(each), each.code))) return;
     }
+  }
+
+  /** A whole number below `bound`. */
+  private draw(bound: number): number {
+    return this.options.random ? Math.floor(this.options.random() * bound) : randomInt(bound);
   }
 
   private commit(next: PosState): void {
@@ -177,8 +186,4 @@ function checked(loaded: PosState, path: string, terminalId: string): PosState {
     throw new Error(`${path} is the memory of terminal ${loaded.terminalId}, not ${terminalId}`);
   // A memory written before the count was kept starts it at nought.
   return { ...loaded, settledSales: loaded.settledSales ?? 0 };
-}
-
-function authorizationCode(): string {
-  return String(randomInt(1_000_000)).padStart(6, '0');
 }
