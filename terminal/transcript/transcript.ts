@@ -48,7 +48,7 @@ export function parseTranscript(file: string, text: string): Transcript {
   try {
     value = JSON.parse(text) as Transcript;
   } catch (error) {
-    throw new Error(`${file} is not JSON: ${(error as Error).message}`);
+    throw new Error(`${file} is not JSON: ${(error as Error).message}`, { cause: error });
   }
   if (typeof value?.description !== 'string' || !Array.isArray(value.frames))
     throw new Error(`${file} is not a transcript: it needs a description and frames`);
