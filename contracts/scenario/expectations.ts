@@ -42,6 +42,10 @@ export function check(answer: Answer, expected: Expectation | undefined): string
     else if (!allowed.some((value) => isDeepStrictEqual(found.value, value)))
       problems.push(`expected ${pointer} to be ${listed}, got ${shown(found.value)}`);
   }
+  for (const pointer of expected.absent ?? []) {
+    const found = atPointer(answer.body, pointer);
+    if (found.present) problems.push(`expected no ${pointer}, got ${shown(found.value)}`);
+  }
   for (const [name, wanted] of Object.entries(expected.headers ?? {})) {
     const value = answer.headers[name];
     if (wanted === true && value === undefined) problems.push(`expected a header ${name}, there is none`);

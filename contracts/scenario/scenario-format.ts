@@ -39,6 +39,8 @@ export interface Expectation {
   code?: string;
   /** Values at JSON pointers into the answer's body. */
   fields?: Record<string, unknown>;
+  /** JSON pointers the answer must not have (a secret a list must not show). */
+  absent?: string[];
   /** At each JSON pointer, one of the values listed (a race whose winner may be either side). */
   oneOf?: Record<string, unknown[]>;
   /** Answer headers (names in lower case): a value it must equal, true for present, false for absent. */

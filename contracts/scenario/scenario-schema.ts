@@ -16,6 +16,7 @@ const expectation = {
     status: { oneOf: [status, { type: 'array', items: status, minItems: 1 }] },
     code: { type: 'string' },
     fields: { type: 'object', propertyNames: pointer },
+    absent: { type: 'array', items: pointer, minItems: 1 },
     oneOf: { type: 'object', propertyNames: pointer, additionalProperties: { type: 'array', minItems: 1 } },
     headers: {
       type: 'object',

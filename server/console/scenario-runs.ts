@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { NamedScenario } from '../../contracts/scenario/bundled.js';
 import { runScenario, type StepOutcome } from '../../contracts/scenario/run-scenario.js';
-import { isReceiver, isRelay, type Scenario } from '../../contracts/scenario/scenario-format.js';
+import { isReceiver, isRelay, isTogether, type Scenario } from '../../contracts/scenario/scenario-format.js';
 
 // The console's Scenarios panel: a bundled scenario played by the server
 // against itself on the operator's own account (given to the runner, so the
@@ -31,10 +31,20 @@ export interface ScenarioRunView {
   order?: { order_id: string; status: string; taken_first: 'merchant' | 'pos' | 'neither' };
 }
 
-/** Why the console does not run a scenario, if it does not: one that opens a relay would replace the operator's own. */
+/** Requests that would undo the operator's own session of the console: the scenario runs on their account. */
+const OPERATOR_UNSAFE: Array<{ request: RegExp; because: string }> = [
+  { request: /^\/api\/svcpagos\/login$/, because: "it logs in, which replaces the operator's console token" },
+  { request: /^\/(?:control|__test__)\/reset$/, because: "it resets the account, deleting the operator's data" },
+];
+
+/** Why the console does not run a scenario on the operator's account, if it does not. */
 export function notRunnableBecause(scenario: Scenario): string | undefined {
   if (scenario.steps.some((step) => isRelay(step) || isReceiver(step)))
     return "it opens a relay for the account's key (which would replace the operator's own relay) to a receiver on the runner's machine: run it with svc-scenario";
+  const requests = scenario.steps.flatMap((step) => (isTogether(step) ? step.together : [step]));
+  for (const { request, because } of OPERATOR_UNSAFE)
+    if (requests.some((step) => 'request' in step && step.request && request.test(step.request.path.split('?')[0]!)))
+      return `${because}: run it with svc-scenario`;
   return undefined;
 }
 
