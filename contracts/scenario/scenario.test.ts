@@ -241,6 +241,8 @@ t.test('the schema published beside the library is the one files are checked aga
     JSON.parse(JSON.stringify(scenarioSchema)),
     'fixtures/scenario.schema.json: svc-scenario schema > it',
   );
-  for (const { file, scenario } of library)
+  for (const { file, scenario } of library) {
     t.equal((scenario as { $schema?: string }).$schema, '../scenario.schema.json', `${file} names it, for editors`);
+    t.ok(scenario.surfaces?.length, `${file} names the surfaces it plays (the library's index)`);
+  }
 });
