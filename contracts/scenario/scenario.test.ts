@@ -6,7 +6,7 @@ import { PgStore } from '../../server/store/pg-store.js';
 import { postgresSkip, startPostgres } from '../../server/store/pg-testing.js';
 import { serveApp, startTestServer } from '../../server/testing/test-server.js';
 import { startMutatingProxy } from '../testing/mutating-proxy.js';
-import { mutations } from '../testing/mutations.js';
+import { conformingVariant, mutations, openChoicesVariant } from '../testing/mutations.js';
 import { runScenario, type RunOptions, type ScenarioOutcome } from './run-scenario.js';
 import { parseScenario, ScenarioFileError, scenarioSchema, type Scenario } from './scenario-format.js';
 
@@ -73,6 +73,17 @@ t.test('the interface profile skips what needs more than the interface, saying w
   );
   t.match(skipped[0]?.skipped, /needs control-plane/);
   t.same(failuresOf(outcomes), []);
+});
+
+t.test('under the interface profile they pass against other implementations of the interface', async (t) => {
+  // Implementations that break no rule but choose otherwise where the interface leaves it open (open-choices.ts).
+  const server = await startTestServer(t);
+  server.clock.set(Date.now());
+  for (const variant of [conformingVariant, openChoicesVariant]) {
+    const proxy = await startMutatingProxy(server.baseUrl, variant);
+    t.same(failuresOf(await playAll(proxy.baseUrl, { profile: 'interface' })), [], variant.name);
+    await proxy.close();
+  }
 });
 
 t.test(
