@@ -1,4 +1,5 @@
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import { LineCounter, parseDocument } from 'yaml';
 import { scenarioSchema } from './scenario-schema.js';
 
 export { scenarioSchema };
@@ -8,8 +9,9 @@ export { scenarioSchema };
 // anonymous), values captured from answers and used by later steps as
 // ${name.field}, groups of requests sent together (each after its own
 // delay: a race as data), receivers of the runner's own that webhooks are
-// delivered to (through the relay), and what each answer must be. JSON,
-// checked against the schema (scenario-schema.ts) before anything is sent.
+// delivered to (through the relay), and what each answer must be. JSON or
+// YAML (a file named .yaml or .yml), checked against the schema
+// (scenario-schema.ts) before anything is sent.
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -131,16 +133,45 @@ export class ScenarioFileError extends Error {
   }
 }
 
-/** The scenario in `text`, or a ScenarioFileError naming the line (bad JSON) or the JSON pointer (not a scenario). */
+/** The scenario in `text` (YAML when the file is named .yaml or .yml), or a ScenarioFileError naming the line (bad JSON or YAML) or the JSON pointer (not a scenario; its line too in YAML). */
 export function parseScenario(file: string, text: string): Scenario {
-  let value: unknown;
+  const { value, lineOf } = /\.ya?ml$/i.test(file) ? readYaml(file, text) : readJson(file, text);
+  if (validate(value)) return value;
+  throw new ScenarioFileError(file, mostTelling(validate.errors ?? [], value, lineOf));
+}
+
+type LineOf = (pointer: string) => number | undefined;
+
+function readJson(file: string, text: string): { value: unknown; lineOf: LineOf } {
   try {
-    value = JSON.parse(text);
+    return { value: JSON.parse(text), lineOf: () => undefined };
   } catch (error) {
     throw new ScenarioFileError(file, [jsonErrorWhere(text, (error as Error).message)]);
   }
-  if (validate(value)) return value;
-  throw new ScenarioFileError(file, mostTelling(validate.errors ?? [], value));
+}
+
+/** YAML, which a demo operator writes by hand more easily; a pointer's line is read from the document's nodes. */
+function readYaml(file: string, text: string): { value: unknown; lineOf: LineOf } {
+  const lines = new LineCounter();
+  const document = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  if (document.errors.length > 0)
+    throw new ScenarioFileError(
+      file,
+      document.errors.slice(0, 3).map((error) => {
+        const at = lines.linePos(error.pos[0]);
+        return `not YAML at line ${at.line}, column ${at.col}: ${error.message.split('\n')[0]}`;
+      }),
+    );
+  const lineOf: LineOf = (pointer) => {
+    const path = pointer
+      .split('/')
+      .slice(1)
+      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+    const node = (path.length === 0 ? document.contents : document.getIn(path, true)) as { range?: number[] } | null;
+    return node?.range ? lines.linePos(node.range[0]!).line : undefined;
+  };
+  return { value: document.toJS(), lineOf };
 }
 
 /** JSON.parse's message, with the line and column its position falls on. */
@@ -166,7 +197,7 @@ function shapeMeant(step: unknown): string {
  * yields errors from each; only those of the shape it meant (named by its
  * key: `together`, `receiver`, `inbox`, `relay`; a request otherwise) are kept.
  */
-function mostTelling(errors: ErrorObject[], value: unknown): string[] {
+function mostTelling(errors: ErrorObject[], value: unknown, lineOf: LineOf): string[] {
   const steps = (value as { steps?: unknown[] } | null)?.steps;
   const meant = errors.filter((error) => {
     if (error.keyword === 'oneOf') return false;
@@ -185,19 +216,21 @@ function mostTelling(errors: ErrorObject[], value: unknown): string[] {
         : params.allowedValues
           ? ` (${params.allowedValues.join(', ')})`
           : '';
-      return `${error.instancePath || '/'} ${error.message ?? 'is not allowed'}${detail}`;
+      const line = lineOf(error.instancePath);
+      return `${error.instancePath || '/'}${line ? ` (line ${line})` : ''} ${error.message ?? 'is not allowed'}${detail}`;
     });
   // A request step with neither: one sentence, not one for each of the two it may have.
+  const required = / must have required property '(request|resend)'$/;
+  const whereOf = (line: string) => line.replace(required, '');
   const either = new Set(
     shown
       .filter((line) => line.endsWith("must have required property 'request'"))
-      .map((line) => line.slice(0, line.indexOf(' ')))
-      .filter((path) => shown.includes(`${path} must have required property 'resend'`)),
+      .map(whereOf)
+      .filter((where) => shown.includes(`${where} must have required property 'resend'`)),
   );
   const merged = shown.flatMap((line) => {
-    const path = line.slice(0, line.indexOf(' '));
-    if (!either.has(path) || !/must have required property '(request|resend)'$/.test(line)) return [line];
-    return line.endsWith("'request'") ? [`${path} must have request or resend`] : [];
+    if (!required.test(line) || !either.has(whereOf(line))) return [line];
+    return line.endsWith("'request'") ? [`${whereOf(line)} must have request or resend`] : [];
   });
   return [...new Set(merged)].slice(0, 8);
 }

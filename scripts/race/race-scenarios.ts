@@ -31,7 +31,10 @@ export async function bundledRaceFiles(folder = bundledScenarioFolder): Promise<
     .map((file) => `${folder}${file}`);
 }
 
-const nameOf = (file: string) => basename(file, '.json').replace(/^race-/, '');
+const nameOf = (file: string) =>
+  basename(file)
+    .replace(/\.(json|ya?ml)$/i, '')
+    .replace(/^race-/, '');
 
 export async function loadRaceScenarios(files: string[]): Promise<RaceScenario[]> {
   return Promise.all(

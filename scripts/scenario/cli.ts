@@ -15,8 +15,9 @@ const usage = `usage: svc-scenario run [--base-url URL] [--profile strict|interf
                         [--junit FILE] [--report FILE] FILE…
        svc-scenario schema
 
-run     plays each scenario file against a deployment of the interface, step
-        by step, and says which expectation failed, at which step and request.
+run     plays each scenario file (JSON, or YAML when named .yaml or .yml)
+        against a deployment of the interface, step by step, and says which
+        expectation failed, at which step and request.
         Without --base-url it starts a server of ours on a temporary folder.
         --profile interface skips the scenarios that need more than the
         interface (they say so in "requires"), for a team's own mock or the
