@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import t from 'tap';
+import { stringify } from 'yaml';
 import { startTestServer } from '../server/testing/test-server.js';
 
 // The commands are products: packed as they would be published, installed
@@ -56,15 +58,19 @@ t.test('npm pack, then a production-only install of the tarball: every command a
     t.match(suite.stdout, /checks: 2 passed, 0 failed, \d+ skipped[\s\S]*PASSED/, suite.stderr?.slice(-400) ?? '');
   });
 
-  await t.test('the installed svc-scenario plays a scenario against a real server', async (t) => {
+  await t.test('the installed svc-scenario plays a JSON and a YAML scenario against a real server', async (t) => {
     const server = await startTestServer(t);
     server.clock.set(Date.now());
+    const json = join(root, 'fixtures', 'scenarios', 'discard-then-commit.json');
+    const yaml = join(t.testdir(), 'discard-then-commit.yaml');
+    writeFileSync(yaml, stringify(JSON.parse(readFileSync(json, 'utf8'))));
     const played = await run(join(app, 'node_modules', '.bin', 'svc-scenario'), [
       'run',
       '--base-url',
       server.baseUrl,
-      join(root, 'fixtures', 'scenarios', 'discard-then-commit.json'),
+      json,
+      yaml,
     ]).catch((error: { stdout?: string; stderr?: string }) => error);
-    t.match(played.stdout, /1 passed, 0 failed, 0 skipped/, played.stderr?.slice(-400) ?? '');
+    t.match(played.stdout, /2 passed, 0 failed, 0 skipped/, played.stderr?.slice(-400) ?? '');
   });
 });

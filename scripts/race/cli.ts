@@ -1,9 +1,9 @@
 // npm run race -- [--base-url URL] [--orders N] [--seed S] [--via-serial] [--report DIR] [SCENARIO…]
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { PosClient } from '../../contracts/clients/pos-client.js';
 import { ScenarioFileError } from '../../contracts/scenario/scenario-format.js';
+import { commandLine } from '../cli-args.js';
 import { startOwnServer } from '../own-server.js';
 import { checkInvariants, completeVoids, interleavings, seeded, type OrderRun, type RaceTarget } from './race.js';
 import { bundledRaceFiles, loadRaceScenarios, playRace } from './race-scenarios.js';
@@ -34,35 +34,16 @@ collide on a shared server).
   --report DIR     default ./race-report
 `;
 
-const fail = (message: string): never => {
-  process.stderr.write(`race: ${message}\n`);
-  process.exit(2);
-};
-let parsed;
-try {
-  parsed = parseArgs({
-    allowPositionals: true,
-    options: {
-      'base-url': { type: 'string' },
-      orders: { type: 'string', default: '20' },
-      seed: { type: 'string', default: '1' },
-      'via-serial': { type: 'boolean' },
-      report: { type: 'string', default: 'race-report' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-} catch (error) {
-  fail(`${(error as Error).message}\n\n${usage}`);
-}
-const { values, positionals } = parsed!;
-if (values.help) {
-  process.stdout.write(usage);
-  process.exit(0);
-}
+const { values, positionals, fail } = commandLine('race', usage, {
+  'base-url': { type: 'string' },
+  orders: { type: 'string', default: '20' },
+  seed: { type: 'string', default: '1' },
+  'via-serial': { type: 'boolean' },
+  report: { type: 'string', default: 'race-report' },
+});
 const orders = Number(values.orders);
 const seed = Number(values.seed);
-if (!Number.isInteger(orders) || orders < 1 || !Number.isInteger(seed))
-  fail(`--orders and --seed take whole numbers\n\n${usage}`);
+if (!Number.isInteger(orders) || orders < 1 || !Number.isInteger(seed)) fail('--orders and --seed take whole numbers');
 const files = positionals.length > 0 ? positionals : await bundledRaceFiles();
 const races = await loadRaceScenarios(files).catch((error: Error) =>
   fail(

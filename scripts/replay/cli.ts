@@ -1,10 +1,10 @@
 // npm run replay -- --base-url URL --terminal SN --secret-file FILE FILES...
 import { once } from 'node:events';
 import { API_TOKEN, readCredential, TERMINAL_SECRET, type CredentialKind } from '../../contracts/cli/credential.js';
-import { parseArgs } from 'node:util';
 import { EmulatedTerminal } from '../../terminal/device/emulated-terminal.js';
 import { Link } from '../../terminal/protocol/link.js';
 import { openSerial } from '../../terminal/serial-port.js';
+import { commandLine } from '../cli-args.js';
 import { loadBatches, replayBatches } from './replay.js';
 
 const usage = `usage: npm run replay -- --base-url URL --terminal SN [--secret-file FILE] FILES...
@@ -32,35 +32,20 @@ usage error.
                         end carries them to the server (see terminal/README.md)
 `;
 
-const fail = (message: string): never => {
-  process.stderr.write(`replay: ${message}\n\n${usage}`);
-  process.exit(2);
-};
-
-let parsed;
-try {
-  parsed = parseArgs({
-    allowPositionals: true,
-    options: {
-      'base-url': { type: 'string' },
-      terminal: { type: 'string' },
-      secret: { type: 'string' },
-      'secret-file': { type: 'string' },
-      'merchant-token': { type: 'string' },
-      'merchant-token-file': { type: 'string' },
-      'merchant-id': { type: 'string' },
-      'via-serial': { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-} catch (error) {
-  fail((error as Error).message);
-}
-const { values, positionals: files } = parsed!;
-if (values.help) {
-  process.stdout.write(usage);
-  process.exit(0);
-}
+const {
+  values,
+  positionals: files,
+  fail,
+} = commandLine('replay', usage, {
+  'base-url': { type: 'string' },
+  terminal: { type: 'string' },
+  secret: { type: 'string' },
+  'secret-file': { type: 'string' },
+  'merchant-token': { type: 'string' },
+  'merchant-token-file': { type: 'string' },
+  'merchant-id': { type: 'string' },
+  'via-serial': { type: 'string' },
+});
 if (!values.terminal) fail('--terminal is required');
 if (files.length === 0) fail('name at least one batch file');
 

@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { readFile, writeFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { junitDocument, xml } from '../../contracts/junit.js';
 import {
   NoAnswerError,
@@ -9,6 +8,7 @@ import {
   type ScenarioOutcome,
 } from '../../contracts/scenario/run-scenario.js';
 import { parseScenario, ScenarioFileError, scenarioSchema } from '../../contracts/scenario/scenario-format.js';
+import { commandLine } from '../cli-args.js';
 import { startOwnServer } from '../own-server.js';
 
 const usage = `usage: svc-scenario run [--base-url URL] [--profile strict|interface] [--seed N]
@@ -21,7 +21,9 @@ run     plays each scenario file (JSON, or YAML when named .yaml or .yml)
         Without --base-url it starts a server of ours on a temporary folder.
         --profile interface skips the scenarios that need more than the
         interface (they say so in "requires"), for a team's own mock or the
-        vendor's sandbox. --seed N is told to the scenarios as \${seed}.
+        vendor's sandbox. --seed N draws the scenarios' generated values
+        (\${gen.amount}, \${gen.email}…) and delays' jitter: the same seed,
+        the same values.
         --junit FILE writes JUnit XML; --report FILE the outcomes as JSON.
 schema  prints the JSON Schema of a scenario file.
 
@@ -29,32 +31,22 @@ Exit status: 0 when every expectation held, 1 when one did not, 2 for a
 usage error, a bad scenario file or a server that does not answer.
 `;
 
-const fail = (message: string): never => {
-  process.stderr.write(`svc-scenario: ${message}\n`);
-  process.exit(2);
-};
-
-let parsed;
-try {
-  parsed = parseArgs({
-    allowPositionals: true,
-    options: {
-      'base-url': { type: 'string' },
-      profile: { type: 'string', default: 'strict' },
-      seed: { type: 'string', default: '1' },
-      junit: { type: 'string' },
-      report: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
-} catch (error) {
-  fail(`${(error as Error).message}\n\n${usage}`);
-}
-const { values, positionals } = parsed!;
+const { values, positionals, fail } = commandLine(
+  'svc-scenario',
+  usage,
+  {
+    'base-url': { type: 'string' },
+    profile: { type: 'string', default: 'strict' },
+    seed: { type: 'string', default: '1' },
+    junit: { type: 'string' },
+    report: { type: 'string' },
+  },
+  { usageOnError: false },
+);
 const [command, ...files] = positionals;
-if (values.help || !command) {
-  process.stdout.write(usage);
-  process.exit(values.help ? 0 : 2);
+if (!command) {
+  process.stderr.write(usage);
+  process.exit(2);
 }
 if (command === 'schema') {
   process.stdout.write(`${JSON.stringify(scenarioSchema, null, 2)}\n`);
