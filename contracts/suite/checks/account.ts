@@ -1,6 +1,7 @@
 import type { Check, CheckContext } from './check.js';
 import { createAgreement, createSession, need, readSession, registerAccount, terminalOf, unique } from './fixtures.js';
 import { consoleLists } from './console-lists.js';
+import { consoleScenarios } from './console-scenarios.js';
 
 // The account's surfaces: reset, the rate brake, terminals and their
 // secrets, the error bodies, the console's lists (spec: Simulator-only
@@ -323,5 +324,13 @@ export const accountChecks: Check[] = [
     source: 'addendum §8 (console)',
     operations: ['getConsoleSessions', 'getConsoleTrace', 'getConsoleKeys'],
     run: consoleLists,
+  },
+  {
+    id: 'console.scenarios',
+    title: "ours: the console's Scenarios panel lists the bundled scenarios, plays one on the account, reads its run",
+    source: 'docs/scenarios.md (From the console)',
+    operations: ['listConsoleScenarios', 'startConsoleScenarioRun', 'getConsoleScenarioRun'],
+    strictOnly: true,
+    run: consoleScenarios,
   },
 ];
