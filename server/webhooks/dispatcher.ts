@@ -235,8 +235,9 @@ export class WebhookDispatcher implements EventSink {
         await this.attempt(event, account, { timestamp: event.created_at, signature: event.signature, manual: false });
       else {
         await store.transact(async (tx) => {
+          const held = (await tx.get<Account>('accounts', account.account_id)) ?? account;
           tx.delete('deliveries', id);
-          await promoteNext(tx, listed.session_id, account.clock_offset_ms);
+          await promoteNext(tx, listed.session_id, held.clock_offset_ms);
         });
       }
       return true;
@@ -268,12 +269,16 @@ export class WebhookDispatcher implements EventSink {
     const delivered = 'status' in result && result.status >= 200 && result.status < 300;
 
     return store.transact(async (tx) => {
+      // The account as it is now, read first (as a clock move reads it): its clock may have moved while the
+      // attempt was on the network, and the next attempt's time, the stamps and the next event's due time are
+      // on the clock as it now is (read before the attempt, a move would leave that event waiting its length).
+      const held = (await tx.get<Account>('accounts', account.account_id)) ?? account;
       const delivery = await tx.get<DeliveryRecord>('deliveries', event.event_id);
       const current = await tx.get<OutboxEvent>('events', event.event_id);
       // Only a closed delivery has an outcome to count on from.
       const closed = delivery ? undefined : await tx.get<WebhookOutcome>('webhook_outcomes', event.event_id);
       const attempt = (delivery?.attempts ?? closed?.attempts ?? current?.attempts ?? 0) + 1;
-      const at = iso(accountNow(clock, account));
+      const at = iso(accountNow(clock, held));
       await record?.(tx);
       const answer =
         'status' in result
@@ -287,7 +292,7 @@ export class WebhookDispatcher implements EventSink {
         ...answer,
         duration_ms,
       };
-      trace(tx, account.account_id, 'webhook.attempt', at, {
+      trace(tx, held.account_id, 'webhook.attempt', at, {
         session_id: event.session_id,
         event: event.event,
         ...outcome,
@@ -320,7 +325,7 @@ export class WebhookDispatcher implements EventSink {
         } satisfies WebhookOutcome);
       const closePending = async () => {
         tx.delete('deliveries', event.event_id);
-        await promoteNext(tx, event.session_id, account.clock_offset_ms);
+        await promoteNext(tx, event.session_id, held.clock_offset_ms);
       };
       switch (step.action) {
         case 'close':
@@ -330,7 +335,7 @@ export class WebhookDispatcher implements EventSink {
         case 'give-up':
           await closePending();
           close(step.as);
-          trace(tx, account.account_id, step.as === 'gave_up' ? 'webhook.gave_up' : 'webhook.undelivered', at, {
+          trace(tx, held.account_id, step.as === 'gave_up' ? 'webhook.gave_up' : 'webhook.undelivered', at, {
             session_id: event.session_id,
             event_id: event.event_id,
             attempts: attempt,
@@ -339,12 +344,12 @@ export class WebhookDispatcher implements EventSink {
           break;
         case 'reschedule': {
           // The ladder's step counts from the end of this attempt.
-          const nextAttemptAt = iso(accountNow(clock, account) + step.inMs);
+          const nextAttemptAt = iso(accountNow(clock, held) + step.inMs);
           tx.put('deliveries', event.event_id, {
             ...delivery,
             attempts: attempt,
             next_attempt_at: nextAttemptAt,
-            due_ms: realDue(nextAttemptAt, account.clock_offset_ms),
+            due_ms: realDue(nextAttemptAt, held.clock_offset_ms),
           });
           break;
         }
