@@ -19,6 +19,8 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export interface SignAs {
   serialNumber: string;
   secret: string;
+  /** Signed as at this time (ISO 8601) rather than now: a stale signature. */
+  at?: string;
 }
 
 export interface ScenarioRequest {
@@ -28,6 +30,8 @@ export interface ScenarioRequest {
   json?: unknown;
   /** A form, sent as application/x-www-form-urlencoded (the payment page's). */
   form?: Record<string, string>;
+  /** A body sent as these characters, labelled JSON (malformed JSON, a body as a client really wrote it). */
+  text?: string;
   /** A bearer token (an account's API key or console token, usually captured). */
   token?: string;
   signAs?: SignAs;

@@ -66,18 +66,20 @@ const requestStep = {
       type: 'object',
       required: ['method', 'path'],
       additionalProperties: false,
-      not: { required: ['json', 'form'] },
+      // One body at most.
+      not: { anyOf: [{ required: ['json', 'form'] }, { required: ['json', 'text'] }, { required: ['form', 'text'] }] },
       properties: {
         method: { enum: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] },
         path: { type: 'string', pattern: '^/' },
         json: {},
         form: { type: 'object', additionalProperties: { type: 'string' } },
+        text: { type: 'string' },
         token: { type: 'string' },
         signAs: {
           type: 'object',
           required: ['serialNumber', 'secret'],
           additionalProperties: false,
-          properties: { serialNumber: { type: 'string' }, secret: { type: 'string' } },
+          properties: { serialNumber: { type: 'string' }, secret: { type: 'string' }, at: { type: 'string' } },
         },
       },
     },

@@ -152,3 +152,23 @@ t.test('the same seed sends the same generated values and waits the same jitter'
   t.not(JSON.stringify(await sent(12)), JSON.stringify(first));
   t.match(first[0], /^GET \/health\?n=\d+&e=payer-[0-9a-f]{6}@example\.com$/);
 });
+
+t.test('a signing time that is not a time fails its step before anything is sent', async (t) => {
+  const server = await startTestServer(t);
+  const outcome = await play(server.baseUrl, {
+    description: 'd',
+    steps: [
+      {
+        name: 'signed at no time',
+        request: {
+          method: 'POST',
+          path: '/api/v1/pos-terminals/X/settlements',
+          signAs: { serialNumber: 'X', secret: 's', at: 'yesterday' },
+          json: {},
+        },
+      },
+    ],
+  });
+  t.same(problems(outcome), ['signed at no time: signAs.at "yesterday" is not an ISO 8601 time']);
+  t.equal(outcome.steps[0]!.request, '(not sent)');
+});

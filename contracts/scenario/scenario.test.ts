@@ -116,6 +116,12 @@ t.test(
           /the same request captured and sent again \(POST \/api\/v1\/pos-terminals\/\S+\/settlements\): expected status 401, got 200/,
       },
       {
+        rule: 'malformed JSON answers VALIDATION_FAILED instead of MALFORMED_JSON',
+        file: 'session-validation.json',
+        message:
+          /a body that is not JSON \(POST \/api\/v1\/ext\/payment-sessions\/buttons\): expected code MALFORMED_JSON, got "VALIDATION_FAILED"/,
+      },
+      {
         rule: 'invalidating a VOIDED order answers 200',
         file: 'order-transition-table.json',
         message:

@@ -1,5 +1,6 @@
 import { signPosRequest } from '../clients/pos-client.js';
 import type { Answer } from './expectations.js';
+import { UnknownValueError } from './interpolate.js';
 import type { ScenarioRequest } from './scenario-format.js';
 
 // A scenario's request as it goes on the wire, and its answer as it came.
@@ -20,9 +21,11 @@ export function prepare(request: ScenarioRequest): Prepared {
   const body =
     request.form !== undefined
       ? new URLSearchParams(request.form).toString()
-      : request.json === undefined
-        ? undefined
-        : JSON.stringify(request.json);
+      : request.text !== undefined
+        ? request.text
+        : request.json === undefined
+          ? undefined
+          : JSON.stringify(request.json);
   const headers: Record<string, string> = {};
   if (request.form !== undefined) headers['content-type'] = 'application/x-www-form-urlencoded';
   else if (body !== undefined) headers['content-type'] = 'application/json';
@@ -35,6 +38,7 @@ export function prepare(request: ScenarioRequest): Prepared {
         method: request.method,
         url: request.path,
         ...(body !== undefined ? { body } : {}),
+        ...(request.signAs.at !== undefined ? { now: signingTime(request.signAs.at) } : {}),
       }),
     );
   return { method: request.method, path: request.path, headers, ...(body !== undefined ? { body } : {}) };
@@ -69,4 +73,11 @@ export function shortened(body: unknown): string | undefined {
   if (body === undefined) return undefined;
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   return text.length > 300 ? `${text.slice(0, 299)}…` : text;
+}
+
+/** `signAs.at` as ms, or the step fails before sending (the scenario is wrong, not the server). */
+function signingTime(at: string): number {
+  const ms = Date.parse(at);
+  if (Number.isNaN(ms)) throw new UnknownValueError(`signAs.at ${JSON.stringify(at)} is not an ISO 8601 time`);
+  return ms;
 }
