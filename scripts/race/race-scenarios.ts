@@ -1,6 +1,7 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { bundledScenarioFolder } from '../../contracts/scenario/bundled.js';
+import { loadBundledScenarios } from '../../contracts/scenario/bundled.js';
+import { raceOrderOf, type RaceOrder } from '../../contracts/scenario/race-order.js';
 import { runScenario } from '../../contracts/scenario/run-scenario.js';
 import { parseScenario, type Scenario } from '../../contracts/scenario/scenario-format.js';
 import { interleavings, type OrderRun } from './race.js';
@@ -20,15 +21,15 @@ export interface RaceScenario {
 }
 
 /** The bundled race files, in the order the report shows the interleavings. */
-export async function bundledRaceFiles(folder = bundledScenarioFolder): Promise<string[]> {
-  const rank = (file: string) => {
-    const at = (interleavings as readonly string[]).indexOf(nameOf(file));
+export async function bundledRaceFiles(): Promise<string[]> {
+  const rank = (name: string) => {
+    const at = (interleavings as readonly string[]).indexOf(name.replace(/^race-/, ''));
     return at < 0 ? interleavings.length : at;
   };
-  return (await readdir(folder))
-    .filter((file) => /^race-.*\.json$/.test(file))
-    .sort((a, b) => rank(a) - rank(b) || a.localeCompare(b))
-    .map((file) => `${folder}${file}`);
+  return (await loadBundledScenarios())
+    .filter(({ name }) => name.startsWith('race-'))
+    .sort((a, b) => rank(a.name) - rank(b.name) || a.name.localeCompare(b.name))
+    .map(({ file }) => file);
 }
 
 const nameOf = (file: string) =>
@@ -67,21 +68,21 @@ export async function playRace(
   const runs: OrderRun[] = [];
   const failures: string[] = [];
   for (let i = 0; i < count; i += 1) {
-    let final: { data?: { orderId: string; amount: number } & NonNullable<OrderRun['final']> } | undefined;
+    let final: RaceOrder | undefined;
     const outcome = await runScenario(race.file, race.scenario, {
       baseUrl,
       profile: 'strict',
       seed: seed * 1000 + i,
       given: { ...given },
       onCapture: (name, value) => {
-        if (name === 'final') final = value as typeof final;
+        if (name === 'final') final = raceOrderOf(value);
       },
     });
     const broken = outcome.steps.find((step) => step.problems.length > 0);
     if (broken) failures.push(`${race.name} #${i}: ${broken.name} (${broken.request}): ${broken.problems.join('; ')}`);
     const merchant = outcome.steps.filter((step) => MERCHANT_DISCARD.test(step.request)).map((step) => step.status);
     const pos = outcome.steps.filter((step) => POS_COMMIT.test(step.request)).map((step) => step.status);
-    const data = final?.data;
+    const data: RaceOrder | undefined = final;
     runs.push({
       orderId: data?.orderId ?? `${race.name}-${i}`,
       amount: data?.amount ?? 0,

@@ -1,3 +1,4 @@
+import { takenFirst } from '../../contracts/scenario/race-order.js';
 import type { Interleaving, OrderRun } from './race.js';
 
 const statuses = ['PAID', 'VOIDED', 'DISCARDED', 'VOID_PENDING', 'PENDING'] as const;
@@ -41,8 +42,8 @@ export function summarise(interleaving: string, runs: OrderRun[], caption?: stri
     pos: tally(runs.flatMap((r) => r.pos.statuses)),
     finals: tally(runs.map((r) => r.final?.status ?? 'LOST')),
     firstApplied: {
-      merchant: runs.filter((r) => r.final?.history[0]?.to === 'DISCARDED').length,
-      pos: runs.filter((r) => r.final?.history[0]?.to === 'PAID').length,
+      merchant: runs.filter((r) => r.final && takenFirst(r.final.history) === 'merchant').length,
+      pos: runs.filter((r) => r.final && takenFirst(r.final.history) === 'pos').length,
     },
     paid: money('PAID'),
     voided: money('VOIDED'),

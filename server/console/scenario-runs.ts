@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { NamedScenario } from '../../contracts/scenario/bundled.js';
+import { raceOrderOf, takenFirst, type Side } from '../../contracts/scenario/race-order.js';
 import { runScenario, type StepOutcome } from '../../contracts/scenario/run-scenario.js';
 import { isReceiver, isRelay, isTogether, type Scenario } from '../../contracts/scenario/scenario-format.js';
 
@@ -28,7 +29,7 @@ export interface ScenarioRunView {
   ended_at?: string;
   steps: StepOutcome[];
   link: string;
-  order?: { order_id: string; status: string; taken_first: 'merchant' | 'pos' | 'neither' };
+  order?: { order_id: string; status: string; taken_first: Side };
 }
 
 /** Requests that would undo the operator's own session of the console: the scenario runs on their account. */
@@ -46,16 +47,6 @@ export function notRunnableBecause(scenario: Scenario): string | undefined {
     if (requests.some((step) => 'request' in step && step.request && request.test(step.request.path.split('?')[0]!)))
       return `${because}: run it with svc-scenario`;
   return undefined;
-}
-
-/** A race scenario's order as it ended (its `final` capture) and which side the server applied first. */
-function orderOf(value: unknown): ScenarioRunView['order'] | undefined {
-  const data = (value as { data?: { orderId?: unknown; status?: unknown; history?: Array<{ to?: unknown }> } })?.data;
-  if (typeof data?.orderId !== 'string' || typeof data.status !== 'string' || !Array.isArray(data.history))
-    return undefined;
-  const first = data.history[0]?.to;
-  const takenFirst = first === 'DISCARDED' ? 'merchant' : first === 'PAID' ? 'pos' : 'neither';
-  return { order_id: data.orderId, status: data.status, taken_first: takenFirst };
 }
 
 export type StartOutcome =
@@ -113,8 +104,9 @@ export class ScenarioRuns {
       given: { account },
       onStep: (step) => view.steps.push(step),
       onCapture: (capture, value) => {
-        const order = capture === 'final' ? orderOf(value) : undefined;
-        if (order) view.order = order;
+        const order = capture === 'final' ? raceOrderOf(value) : undefined;
+        if (order)
+          view.order = { order_id: order.orderId, status: order.status, taken_first: takenFirst(order.history) };
       },
     })
       .then((outcome) => (view.status = outcome.ok ? 'passed' : 'failed'))

@@ -269,9 +269,7 @@ export class WebhookDispatcher implements EventSink {
     const delivered = 'status' in result && result.status >= 200 && result.status < 300;
 
     return store.transact(async (tx) => {
-      // The account as it is now, read first (as a clock move reads it): its clock may have moved while the
-      // attempt was on the network, and the next attempt's time, the stamps and the next event's due time are
-      // on the clock as it now is (read before the attempt, a move would leave that event waiting its length).
+      // The account as it is now, read first as a clock move reads it: its clock may have moved during the attempt.
       const held = (await tx.get<Account>('accounts', account.account_id)) ?? account;
       const delivery = await tx.get<DeliveryRecord>('deliveries', event.event_id);
       const current = await tx.get<OutboxEvent>('events', event.event_id);
