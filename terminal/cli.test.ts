@@ -70,7 +70,7 @@ t.test('a mistyped option or dialect is a usage error (exit 2, the usage), never
   t.notMatch(unknown.err, /ERR_PARSE_ARGS|at parseArgs/);
   const dialect = await run(['emulate', '--path', '/dev/null', '--serial', 'S1', '--dialect', 'x']);
   t.equal(dialect.code, 2);
-  t.match(dialect.err, /--dialect is svc or transbank, got "x"/);
+  t.match(dialect.err, /--dialect is svc, transbank or zvt, got "x"/);
   const long = await run(['emulate', '--path', '/dev/null', '--serial', 'TOO-LONG-ID', '--dialect', 'transbank']);
   t.equal(long.code, 2);
   t.match(long.err, /a Transbank terminal id is at most 8 characters/);

@@ -5,6 +5,7 @@ import { DEFAULT_CARD_DELAY_MS, TransbankPos, TURNAROUND_MS } from '../device/tr
 import { seededRandom } from '../../contracts/seeded-random.js';
 import { Link } from '../protocol/link.js';
 import { openSerial } from '../serial-port.js';
+import { emulateZvt } from './emulate-zvt.js';
 import { integer, logTo, parseOptions, stopped, UsageError, type CliIo } from './io.js';
 import { usage } from './usage.js';
 
@@ -16,6 +17,8 @@ export async function emulate(argv: string[], io: CliIo): Promise<void> {
       args: argv,
       options: {
         path: { type: 'string' },
+        listen: { type: 'string' },
+        password: { type: 'string' },
         serial: { type: 'string' },
         state: { type: 'string' },
         'auto-approve-ms': { type: 'string' },
@@ -38,7 +41,6 @@ export async function emulate(argv: string[], io: CliIo): Promise<void> {
     usage.emulate,
   );
   if (values.help) return void io.out(usage.emulate);
-  if (!values.path || !values.serial) throw new UsageError('emulate needs --path and --serial', usage.emulate);
   const faults: Faults = {};
   const setFault = (key: keyof Faults, name: string) => {
     const value = integer(name, values[name as keyof typeof values] as string | undefined);
@@ -49,6 +51,10 @@ export async function emulate(argv: string[], io: CliIo): Promise<void> {
   setFault('splitGapMs', 'split-gap-ms');
   setFault('delayMs', 'delay-ms');
   setFault('silentAfter', 'silent-after');
+  if (values.dialect === 'zvt') return emulateZvt(values, faults, io);
+  if (values.listen !== undefined || values.password !== undefined)
+    throw new UsageError('--listen and --password are for --dialect zvt', usage.emulate);
+  if (!values.path || !values.serial) throw new UsageError('emulate needs --path and --serial', usage.emulate);
   const device = emulatedDevice(values, log);
   const baud = integer('baud', values.baud, 115200)!;
   let backoff = 500;
@@ -135,7 +141,7 @@ function emulatedDevice(
   if (values.seed !== undefined || values.clock !== undefined)
     throw new UsageError('--seed and --clock are for --dialect transbank', usage.emulate);
   if (values.dialect !== 'svc')
-    throw new UsageError(`--dialect is svc or transbank, got ${JSON.stringify(values.dialect)}`, usage.emulate);
+    throw new UsageError(`--dialect is svc, transbank or zvt, got ${JSON.stringify(values.dialect)}`, usage.emulate);
   const autoApprove = integer('auto-approve-ms', values['auto-approve-ms']);
   const device = new EmulatedTerminal({
     serial: values.serial!,

@@ -4,6 +4,8 @@ import { COMMON_DEFAULTS } from '../bridge/bridge-options.js';
 import { svcDialect } from '../bridge/svc/svc-dialect.js';
 import { TRANSBANK_DEFAULTS } from '../bridge/transbank/transbank-dialect.js';
 import { DEFAULT_CARD_DELAY_MS, TURNAROUND_MS } from '../device/transbank/transbank-pos.js';
+import { DEFAULT_CARD_DELAY_MS as ZVT_CARD_DELAY_MS } from '../device/zvt/zvt-terminal.js';
+import { ZVT_PORT } from './emulate-zvt.js';
 
 // What svc-terminal and each of its commands say to --help.
 
@@ -38,6 +40,7 @@ Against svc-terminal emulate, start it as the transcript's "device" says
 Exit status: 0 every transcript matched, 1 one differed, 2 a usage error.
 `,
   emulate: `usage: svc-terminal emulate --path PATH --serial SN [--dialect svc|transbank] [--state FILE] [--auto-approve-ms N] [--baud N] [fault options] [--debug]
+       svc-terminal emulate --dialect zvt (--path PATH | --listen HOST:PORT) --serial TID [--password NNNNNN] [--card-delay-ms N] [--state FILE] [--seed N --clock ISO]
 
 An emulated POS device on the serial line PATH (a real port or one end of a
 pseudo-terminal pair). It answers the host (addendum §9) and keeps every
@@ -63,14 +66,29 @@ void [orderId], close (the batch), status.
                       --state keeps its batch, operation numbers and last
                       sale. On stdin: next approve|debit|RC (the next sale's
                       outcome), unload-keys, integrated, status.
+  --dialect zvt       a ZVT payment terminal (PA00P015; terminal/README.md, "A
+                      ZVT payment terminal"): on the serial line PATH (9600
+                      8N2 unless --baud: DLE STX frames, CRC, ACK/NAK) or
+                      listening for a cash register with --listen HOST:PORT
+                      (bare APDUs; ZVT's port is ${ZVT_PORT}). --serial is its
+                      terminal id, 8 digits; --password its 6-digit password
+                      (default 000000). It answers registration, payment,
+                      reversal, refund, end of day, status enquiry, repeat
+                      receipt and log-off, approves every payment after
+                      --card-delay-ms (default ${ZVT_CARD_DELAY_MS}) except 1 to 99 cents,
+                      declined with that result code, and stores a payment
+                      only once the cash register acknowledged it (otherwise
+                      it reverses it by itself). --state keeps its turnover,
+                      numbers and last receipt. On stdin: next approve|RC,
+                      set-status HH, status, journal.
   --commerce-code N   the Transbank POS's commerce code (12 digits at most)
   --turnaround-ms N   transbank: the least time from a request's ACK to each
                       frame after it (default ${TURNAROUND_MS}: the official SDK cuts
                       packets by 100 ms of silence, so less breaks it; a
                       cash register that reads frames may use less)
-  --seed N            transbank: authorisation codes and card digits drawn
+  --seed N            transbank, zvt: authorisation codes and card digits drawn
                       from N, and
-  --clock ISO         transbank: the date and time stamped on every sale: with
+  --clock ISO         transbank, zvt: the date and time stamped on every sale: with
                       both, the POS answers the same bytes to the same
                       requests (svc-terminal play checks a transcript so)
 

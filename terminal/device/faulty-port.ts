@@ -2,7 +2,7 @@ import { Duplex } from 'node:stream';
 import { realTimers, type Timers } from '../protocol/timers.js';
 
 export interface Faults {
-  /** Corrupt the LRC of the Nth frame written (1-based). */
+  /** Corrupt the checksum (LRC, or ZVT's CRC) of the Nth frame written (1-based). */
   corruptFrame?: number;
   /** Do not send the Nth ACK (1-based). */
   dropAck?: number;
@@ -42,7 +42,8 @@ export class FaultyPort extends Duplex {
     if (data.length === 1 && data[0] === 0x06) {
       this.acks += 1;
       if (faults.dropAck === this.acks) return done();
-    } else if (data[0] === 0x02) {
+    } else if (data[0] === 0x02 || (data[0] === 0x10 && data[1] === 0x02)) {
+      // A frame: STX … LRC (svc, Transbank), or DLE STX … CRC (ZVT); its last byte is a checksum's.
       this.frames += 1;
       if (faults.silentAfter !== undefined && this.frames > faults.silentAfter) return done();
       if (faults.corruptFrame === this.frames) data[data.length - 1] ^= 0xff;

@@ -1,0 +1,179 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { createInterface } from 'node:readline';
+import type { Duplex } from 'node:stream';
+import { seededRandom } from '../../contracts/seeded-random.js';
+import { FaultyPort, type Faults } from '../device/faulty-port.js';
+import { DEFAULT_CARD_DELAY_MS, ZvtTerminal } from '../device/zvt/zvt-terminal.js';
+import { SerialZvtLine, TcpZvtLine, type ZvtLine } from '../protocol/zvt/line.js';
+import { openSerial } from '../serial-port.js';
+import { integer, logTo, stopped, UsageError, type CliIo } from './io.js';
+
+// svc-terminal emulate --dialect zvt: an emulated ZVT payment terminal on a
+// serial line (--path, 9600 8N2 unless --baud) or listening for a cash
+// register on TCP (--listen HOST:PORT; ZVT's port is 20007).
+
+export const ZVT_PORT = 20007;
+export const ZVT_BAUD = 9600;
+
+export interface ZvtEmulateValues {
+  path?: string;
+  listen?: string;
+  serial?: string;
+  password?: string;
+  state?: string;
+  baud?: string;
+  debug?: boolean;
+  'card-delay-ms'?: string;
+  seed?: string;
+  clock?: string;
+}
+
+/** HOST:PORT (or :PORT, or PORT) to listen on. */
+export function listenAddress(text: string): { host: string; port: number } {
+  const match = /^(?:(.*):)?(\d+)$/.exec(text);
+  const port = match ? Number(match[2]) : NaN;
+  if (!match || port > 65535)
+    throw new UsageError(`--listen takes HOST:PORT (ZVT's is ${ZVT_PORT}), got ${JSON.stringify(text)}`);
+  return { host: (match[1] ?? '').replace(/^\[|\]$/g, '') || '127.0.0.1', port };
+}
+
+export async function emulateZvt(values: ZvtEmulateValues, faults: Faults, io: CliIo): Promise<void> {
+  const log = logTo(io);
+  if (!values.serial || !/^\d{8}$/.test(values.serial))
+    throw new UsageError(`a ZVT terminal id (--serial) is 8 digits, got ${JSON.stringify(values.serial ?? '')}`);
+  if (values.password !== undefined && !/^\d{6}$/.test(values.password)) throw new UsageError('--password is 6 digits');
+  if (Boolean(values.path) === Boolean(values.listen))
+    throw new UsageError('emulate --dialect zvt needs --path or --listen, one of them');
+  const seed = integer('seed', values.seed);
+  const clock = values.clock === undefined ? undefined : new Date(values.clock);
+  if (clock && Number.isNaN(clock.getTime()))
+    throw new UsageError(`--clock takes an ISO 8601 time, got ${JSON.stringify(values.clock)}`);
+  let terminal: ZvtTerminal;
+  try {
+    terminal = new ZvtTerminal({
+      terminalId: values.serial,
+      ...(values.password ? { password: values.password } : {}),
+      ...(values.state ? { statePath: values.state } : {}),
+      cardDelayMs: integer('card-delay-ms', values['card-delay-ms'], DEFAULT_CARD_DELAY_MS)!,
+      log,
+      ...(seed !== undefined ? { random: seededRandom(seed) } : {}),
+      ...(clock ? { clock: () => clock } : {}),
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (values.state)
+    log(
+      `memory in ${values.state}: ${terminal.snapshot.turnover.length} transaction(s) in the turnover, next receipt ${terminal.snapshot.nextReceipt}`,
+    );
+  const lineOptions = values.debug ? { debug: log } : {};
+  const faulty = (stream: Duplex) => (Object.keys(faults).length ? new FaultyPort(stream, faults) : stream);
+  const close = values.listen
+    ? await listen(
+        listenAddress(values.listen),
+        (socket) => {
+          const line = new TcpZvtLine(faulty(socket), lineOptions);
+          log(`cash register connected from ${socket.remoteAddress}:${socket.remotePort}`);
+          line.once('close', (error: Error) => log(`cash register gone (${error.message})`));
+          return line;
+        },
+        terminal,
+        log,
+        values.serial,
+      )
+    : await serial(
+        values.path!,
+        integer('baud', values.baud, ZVT_BAUD)!,
+        (port) => new SerialZvtLine(faulty(port), lineOptions),
+        terminal,
+        log,
+        values.serial,
+      );
+  const operator = createInterface({ input: io.input }).on(
+    'line',
+    (text) => text.trim() && io.out(`${terminal.operator(text)}\n`),
+  );
+  await stopped(io.stop);
+  operator.close();
+  await close();
+}
+
+/** Listens for cash registers; a new connection replaces the one before (it ends its transaction). */
+async function listen(
+  address: { host: string; port: number },
+  lineOf: (socket: Socket) => ZvtLine,
+  terminal: ZvtTerminal,
+  log: (line: string) => void,
+  terminalId: string,
+): Promise<() => Promise<void>> {
+  let current: ZvtLine | null = null;
+  const server: Server = createServer((socket) => {
+    socket.setNoDelay(true);
+    if (current && !current.isClosed) {
+      log('a new connection replaces the open one');
+      current.close();
+    }
+    current = lineOf(socket);
+    terminal.attach(current);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new UsageError(
+          `cannot listen on ${address.host}:${address.port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : error.message}`,
+        ),
+      ),
+    );
+    server.listen(address.port, address.host, () => resolve());
+  });
+  const bound = server.address();
+  log(
+    `ZVT terminal ${terminalId} listening on ${address.host}:${typeof bound === 'object' && bound ? bound.port : address.port} (TCP); type "status" or "help"`,
+  );
+  return async () => {
+    current?.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  };
+}
+
+/** Opens the serial line, and again whenever it closes, with backoff. */
+async function serial(
+  path: string,
+  baud: number,
+  lineOf: (port: Duplex) => ZvtLine,
+  terminal: ZvtTerminal,
+  log: (line: string) => void,
+  terminalId: string,
+): Promise<() => Promise<void>> {
+  let closing = false;
+  let backoff = 500;
+  let open: { port: Awaited<ReturnType<typeof openSerial>>; line: ZvtLine } | null = null;
+  const connect = async (): Promise<void> => {
+    try {
+      const port = await openSerial(path, baud, 2);
+      const line = lineOf(port);
+      terminal.attach(line);
+      open = { port, line };
+      backoff = 500;
+      log(`ZVT terminal ${terminalId} on ${path} (${baud} 8N2); type "status" or "help"`);
+      line.once('close', () => {
+        if (closing) return;
+        log('line closed; reopening');
+        if (port.isOpen) port.close(() => undefined);
+        setTimeout(() => void connect(), backoff);
+      });
+    } catch (error) {
+      log(`cannot open ${path}: ${(error as Error).message}; retrying in ${backoff} ms`);
+      if (!closing) setTimeout(() => void connect(), backoff);
+      backoff = Math.min(10_000, backoff * 2);
+    }
+  };
+  await connect();
+  return async () => {
+    closing = true;
+    if (!open) return;
+    const { port, line } = open;
+    line.close();
+    if (port.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
+  };
+}

@@ -1,0 +1,349 @@
+import { hex } from '../../protocol/frame.js';
+import { bcdNumber, packBcd, varLength } from '../../protocol/zvt/bcd.js';
+import { encodeFields } from '../../protocol/zvt/bitmaps.js';
+import { command, CONFIG, ERRORS, EURO, INTERMEDIATE, isPositive, POSITIVE } from '../../protocol/zvt/messages.js';
+import { encodeTlv, tlv, constructed } from '../../protocol/zvt/tlv.js';
+import { apdu, encodeApdu } from '../../protocol/zvt/apdu.js';
+import type { Conversation, Reply } from './conversation.js';
+import { endOfDayReceipt, printLineData, textBlockData, transactionReceipt } from './receipts.js';
+import { approvedStatus, endOfDayStatus, failedStatus } from './status-information.js';
+import {
+  closeTurnover,
+  noted,
+  reversible,
+  store,
+  takeNumbers,
+  takeTrace,
+  totals,
+  type Registration,
+  type StoredTransaction,
+} from './zvt-state.js';
+
+// The transactions of an emulated ZVT terminal (PA00P015 §2), each from
+// the cash register's command to the Completion or Abort that hands the
+// line back. Money rule (PA00P015 §2.2.8): a transaction is stored only
+// once the cash register has acknowledged its status information and
+// every print command of its receipt; otherwise the terminal reverses it
+// by itself and notes the auto-reversal in its journal.
+
+export const SOFTWARE_VERSION = 'svc-pos-sim ZVT 1.0';
+/** The 2 s a terminal waits before it sends status information again after 84 9C (PA00P015 §2.2.6). */
+export const REPEAT_AFTER_MS = 2000;
+
+type Ack = { ok: true } | { ok: false; why: string; lineWorks: boolean };
+
+const refusal = (reply: Extract<Reply, { answered: true }>) => hex(encodeApdu(reply.answer));
+
+/** Sends a message whose answer must be positive: a refusal or no answer says why. */
+async function acknowledged(c: Conversation, message: ReturnType<typeof command>): Promise<Ack> {
+  const reply = await c.tell(message);
+  if (!reply.answered) return { ok: false, why: reply.why, lineWorks: false };
+  if (!isPositive(reply.answer)) return { ok: false, why: `answered ${refusal(reply)}`, lineWorks: true };
+  return { ok: true };
+}
+
+/** Status information until the cash register takes it; 84 9C asks for it again after 2 s, up to `maxRepeats` times. */
+async function deliverStatus(c: Conversation, data: Buffer, maxRepeats?: number): Promise<Ack & { exceeded?: true }> {
+  for (let sent = 1; ; sent++) {
+    const reply = await c.tell(command('statusInformation', data));
+    if (!reply.answered) return { ok: false, why: reply.why, lineWorks: false };
+    if (isPositive(reply.answer)) return { ok: true };
+    if (reply.answer.cls !== 0x84 || reply.answer.ins !== ERRORS.pleaseWait)
+      return { ok: false, why: `status information answered ${refusal(reply)}`, lineWorks: true };
+    if (maxRepeats !== undefined && sent > maxRepeats)
+      return {
+        ok: false,
+        why: `84 9C more often than max. status-infos (${maxRepeats})`,
+        lineWorks: true,
+        exceeded: true,
+      };
+    await c.wait(REPEAT_AFTER_MS);
+  }
+}
+
+/** Whether the receipt goes to the cash register, and how (PA00P015 §2.1, table 1). */
+function receiptRoute(registration: Registration, admin: boolean): 'terminal' | 'ecr-compiles' | 'lines' | 'blocks' {
+  const ecrPrints = admin ? CONFIG.ecrPrintsAdminReceipts : CONFIG.ecrPrintsPaymentReceipts;
+  if (!(registration.configByte & ecrPrints)) return 'terminal';
+  if (!(registration.configByte & CONFIG.printViaEcr)) return 'ecr-compiles';
+  return registration.textBlocks ? 'blocks' : 'lines';
+}
+
+/** Prints a receipt where the registration says; every print command must be answered positively. */
+async function printReceipt(c: Conversation, lines: string[], admin: boolean): Promise<Ack> {
+  switch (receiptRoute(c.state.registration, admin)) {
+    case 'terminal':
+      c.log(`receipt printed on the terminal's own printer (${lines.length} lines)`);
+      return { ok: true };
+    case 'ecr-compiles':
+      return { ok: true };
+    case 'blocks':
+      return acknowledged(c, command('printTextBlock', encodeFields([{ bmp: 0x06, value: textBlockData(lines) }])));
+    case 'lines':
+      for (const [index, line] of lines.entries()) {
+        const ack = await acknowledged(c, command('printLine', printLineData(line, index === lines.length - 1)));
+        if (!ack.ok) return ack;
+      }
+      return { ok: true };
+  }
+}
+
+/** Hands the line back: Completion (06 0F); whatever its answer, what was stored stays. */
+async function complete(c: Conversation, data?: Buffer): Promise<void> {
+  const reply = await c.tell(command('completion', data));
+  if (!reply.answered) c.log(`completion not answered (${reply.why}); the transaction stands`);
+}
+
+/** Hands the line back with an error (06 1E): the result code, and the terminal's currency after 6F. */
+async function abort(c: Conversation, resultCode: number): Promise<void> {
+  const data = resultCode === ERRORS.wrongCurrency ? Buffer.of(resultCode, 0x09, 0x78) : Buffer.of(resultCode);
+  const reply = await c.tell(command('abort', data));
+  if (!reply.answered) c.log(`abort not answered (${reply.why})`);
+}
+
+/** The transaction was not acknowledged: it is reversed by the terminal, noted, and left out of the turnover. */
+async function autoReverse(c: Conversation, transaction: StoredTransaction, ack: Ack & { ok: false }): Promise<void> {
+  const what = `${transaction.kind} trace ${transaction.trace} receipt ${transaction.receipt}, ${transaction.amount} minor units`;
+  c.commit(noted(c.state, c.now().toISOString(), `auto-reversal of ${what}: ${ack.why}`));
+  c.log(`AUTO-REVERSAL of ${what}: ${ack.why}`);
+  if (!ack.lineWorks) return c.giveUpLine(ack.why);
+  if ('exceeded' in ack) {
+    const reply = await c.tell(command('statusInformation', Buffer.of(0x27, ERRORS.abortedByTimeoutOrKey)));
+    if (!reply.answered) return;
+  }
+  await abort(c, ERRORS.abortedByTimeoutOrKey);
+}
+
+export interface PaymentRequest {
+  kind: 'payment' | 'refund';
+  amount: number;
+  currencySent: boolean;
+  /** Bitmap 02: how often the cash register may answer 84 9C. */
+  maxStatusInfos?: number;
+}
+
+/** Authorisation (06 01) and refund (06 31): the card, the host's answer, then stored once acknowledged. */
+export async function pay(c: Conversation, request: PaymentRequest): Promise<void> {
+  await c.answer(POSITIVE);
+  if (c.state.registration.configByte & CONFIG.intermediateStatus) {
+    const ack = await acknowledged(c, command('intermediateStatus', Buffer.of(INTERMEDIATE.insertCard)));
+    if (!ack.ok) return c.log(`the cash register did not take the intermediate status (${ack.why}); nothing was paid`);
+  }
+  if ((await c.presentCard()) === 'aborted') return abort(c, ERRORS.abortedByTimeoutOrKey);
+  const resultCode = c.outcome(request.amount);
+  const card = c.drawCard();
+  const at = c.now();
+  if (resultCode !== 0) {
+    const taken = takeTrace(c.state);
+    c.commit(taken.state);
+    c.log(`${request.kind} of ${request.amount} declined with ${resultCode.toString(16).padStart(2, '0')}`);
+    await c.tell(
+      command(
+        'statusInformation',
+        failedStatus(resultCode, c.state.terminalId, {
+          amount: request.amount,
+          trace: taken.trace,
+          at,
+          currencySent: request.currencySent,
+          cardType: card.type,
+        }),
+      ),
+    );
+    const lines = transactionReceipt(
+      c.state.terminalId,
+      { kind: request.kind, trace: taken.trace, amount: request.amount, at: at.toISOString(), card },
+      resultCode,
+    );
+    await printReceipt(c, lines, false);
+    return abort(c, resultCode);
+  }
+  // The numbers are written before they go on the line: a restart never gives them twice.
+  const taken = takeNumbers(c.state);
+  c.commit(taken.state);
+  const { aid, ...cardOnly } = card;
+  const transaction: StoredTransaction = {
+    kind: request.kind,
+    trace: taken.trace,
+    receipt: taken.receipt,
+    amount: request.amount,
+    at: at.toISOString(),
+    card: cardOnly,
+    aid,
+  };
+  await finish(
+    c,
+    transaction,
+    approvedStatus({ transaction, currencySent: request.currencySent, terminalId: c.state.terminalId }),
+    request.maxStatusInfos,
+  );
+}
+
+/** An approved transaction's status information and receipt; stored only once both are acknowledged. */
+async function finish(
+  c: Conversation,
+  transaction: StoredTransaction,
+  status: Buffer,
+  maxStatusInfos?: number,
+): Promise<void> {
+  const delivered = await deliverStatus(c, status, maxStatusInfos);
+  if (!delivered.ok) return autoReverse(c, transaction, delivered);
+  const lines = transactionReceipt(c.state.terminalId, transaction, 0);
+  const printed = await printReceipt(c, lines, false);
+  if (!printed.ok) return autoReverse(c, transaction, printed);
+  c.commit(store(c.state, transaction, { statusInformation: status.toString('hex'), lines, admin: false }));
+  c.log(
+    `${transaction.kind} stored: receipt ${transaction.receipt}, trace ${transaction.trace}, ${transaction.amount} minor units`,
+  );
+  await complete(c);
+}
+
+export interface ReversalRequest {
+  receipt: number;
+  amount?: number;
+  currencySent: boolean;
+}
+
+const REVERSAL_ERRORS = {
+  'already-reversed': ERRORS.alreadyReversed,
+  'not-in-turnover': ERRORS.reversalNotPossible,
+  'amount-differs': ERRORS.amountWrong,
+} as const;
+
+/** Reversal (06 30) of a payment still in the turnover, by its receipt number. */
+export async function reverse(c: Conversation, request: ReversalRequest): Promise<void> {
+  await c.answer(POSITIVE);
+  const found = reversible(c.state, request.receipt, request.amount);
+  if ('error' in found) {
+    const code = REVERSAL_ERRORS[found.error];
+    c.log(`reversal of receipt ${request.receipt} refused: ${found.error}`);
+    await c.tell(
+      command(
+        'statusInformation',
+        failedStatus(code, c.state.terminalId, { receipt: request.receipt, currencySent: request.currencySent }),
+      ),
+    );
+    return abort(c, code);
+  }
+  const taken = takeNumbers(c.state);
+  c.commit(taken.state);
+  const { payment } = found;
+  const transaction: StoredTransaction = {
+    kind: 'reversal',
+    trace: taken.trace,
+    receipt: taken.receipt,
+    amount: payment.amount,
+    at: c.now().toISOString(),
+    card: payment.card,
+    aid: payment.aid,
+    reverses: payment.receipt,
+  };
+  await finish(
+    c,
+    transaction,
+    approvedStatus({
+      transaction,
+      originalTrace: payment.trace,
+      currencySent: request.currencySent,
+      terminalId: c.state.terminalId,
+    }),
+  );
+}
+
+/** End of day (06 50): the turnover goes to the host and starts again; its totals go to the cash register. */
+export async function endOfDay(c: Conversation, currencySent: boolean): Promise<void> {
+  await c.answer(POSITIVE);
+  if (c.state.registration.configByte & CONFIG.intermediateStatus)
+    await c.tell(command('intermediateStatus', Buffer.of(INTERMEDIATE.waitingForHost)));
+  const at = c.now();
+  const sums = totals(c.state);
+  const taken = takeTrace(c.state);
+  const status = endOfDayStatus(sums, taken.trace, at, currencySent);
+  const lines = endOfDayReceipt(c.state.terminalId, at.toISOString(), sums);
+  // The host has the turnover now: it is closed whether or not the cash register hears of it.
+  c.commit(closeTurnover(taken.state, { statusInformation: status.toString('hex'), lines, admin: true }));
+  c.log(`end of day: ${sums.count} transaction(s), total ${sums.total} minor units; the turnover starts again`);
+  const delivered = await deliverStatus(c, status);
+  if (!delivered.ok) {
+    c.log(
+      `end-of-day totals not taken by the cash register (${delivered.why}); repeat receipt (06 20) sends them again`,
+    );
+    if (!delivered.lineWorks) return c.giveUpLine(delivered.why);
+  }
+  await printReceipt(c, lines, true);
+  await complete(c);
+}
+
+/** Repeat receipt (06 20): the last stored receipt; its status information when service byte bit 0 asks. */
+export async function repeatReceipt(c: Conversation, serviceByte: number): Promise<void> {
+  await c.answer(POSITIVE);
+  const last = c.state.lastReceipt;
+  if (!last) {
+    c.log('repeat receipt: no receipt stored');
+    return abort(c, ERRORS.functionNotPossible);
+  }
+  if (serviceByte & 0x01) {
+    const reply = await c.tell(command('statusInformation', Buffer.from(last.statusInformation, 'hex')));
+    if (!reply.answered) return c.giveUpLine(reply.why);
+  }
+  if (!(serviceByte & 0x02)) await printReceipt(c, last.lines, last.admin);
+  await complete(c);
+}
+
+/** Status enquiry (05 01): the software version (unless service byte bit 1) and the terminal status. */
+export async function statusEnquiry(c: Conversation, serviceByte: number): Promise<void> {
+  await c.answer(POSITIVE);
+  const version = Buffer.from(SOFTWARE_VERSION, 'latin1');
+  const data = Buffer.concat([
+    serviceByte & 0x02 ? Buffer.alloc(0) : Buffer.concat([varLength(version.length, 3), version]),
+    Buffer.of(c.state.terminalStatus),
+  ]);
+  await complete(c, data);
+}
+
+/** The commands this terminal carries out, for tag 26 of its registration's completion. */
+export const PERMITTED = [0x0600, 0x0601, 0x0602, 0x0620, 0x0630, 0x0631, 0x0650, 0x0501, 0x06b0];
+
+export interface RegistrationRequest {
+  configByte: number;
+  currency?: number;
+  tlv?: { textBlocks: boolean };
+}
+
+/** Registration (06 00): the config byte in force from now; Completion with the status byte and terminal id. */
+export async function register(c: Conversation, request: RegistrationRequest): Promise<void> {
+  if (request.currency !== undefined && request.currency !== EURO)
+    return c.answer(apdu(0x84, 0x1e, Buffer.of(ERRORS.wrongCurrency, 0x09, 0x78)));
+  await c.answer(POSITIVE);
+  c.commit({
+    ...c.state,
+    registration: {
+      configByte: request.configByte,
+      currency: request.currency !== undefined,
+      tlv: request.tlv !== undefined,
+      textBlocks: request.tlv?.textBlocks ?? false,
+    },
+  });
+  c.log(`registered: config byte ${request.configByte.toString(16).padStart(2, '0')}`);
+  const statusByte = c.state.terminalStatus === 0x51 ? 0x01 : 0x00;
+  await complete(
+    c,
+    encodeFields([
+      { bmp: 0x19, value: Buffer.of(statusByte) },
+      { bmp: 0x29, value: packBcd(c.state.terminalId) },
+      ...(request.currency !== undefined ? [{ bmp: 0x49, value: bcdNumber(EURO, 2) }] : []),
+      ...(request.tlv
+        ? [
+            {
+              bmp: 0x06,
+              value: encodeTlv([
+                constructed(
+                  '26',
+                  PERMITTED.map((code) => tlv('0A', Buffer.of(code >> 8, code & 0xff))),
+                ),
+              ]),
+            },
+          ]
+        : []),
+    ]),
+  );
+}

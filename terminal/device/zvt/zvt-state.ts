@@ -1,0 +1,201 @@
+// What an emulated ZVT terminal keeps in its memory (PA00P015 §2.2.8,
+// §2.16, §2.20): the turnover since the last end of day, the trace and
+// receipt numbers, the last receipt for a repeat, the registration in
+// force, and a journal of what it did by itself (auto-reversals). Pure
+// functions: the terminal writes each new state before it acts on it.
+
+export type TransactionKind = 'payment' | 'refund' | 'reversal';
+
+export interface Card {
+  /** The PAN as sent, masked: 'E' for each hidden digit. */
+  maskedPan: string;
+  /** The ZVT card-type id (bitmap 8A). */
+  type: number;
+  name: string;
+  /** YYMM */
+  expiry: string;
+}
+
+export interface StoredTransaction {
+  kind: TransactionKind;
+  trace: number;
+  receipt: number;
+  /** Minor units. */
+  amount: number;
+  at: string;
+  card: Card;
+  /** The authorisation attribute (bitmap 3B), 8 ASCII characters. */
+  aid: string;
+  /** A payment reversed since (by 06 30). */
+  reversed?: boolean;
+  /** A reversal: the receipt number of the payment it reversed. */
+  reverses?: number;
+}
+
+/** The last receipt, for a repeat receipt (06 20): the status information's bitmaps and the lines printed. */
+export interface LastReceipt {
+  /** The data block of its 04 0F, in hex. */
+  statusInformation: string;
+  lines: string[];
+  /** Payment receipts and administration receipts go to the printer the config byte says. */
+  admin: boolean;
+}
+
+export interface Registration {
+  configByte: number;
+  /** The cash register sent a currency: the terminal sends bitmap 49 back. */
+  currency: boolean;
+  /** The cash register sent a TLV container: the terminal may send TLV. */
+  tlv: boolean;
+  /** Its permitted commands (tag 26) include 06 D3: receipts go as text blocks. */
+  textBlocks: boolean;
+}
+
+export interface ZvtState {
+  terminalId: string;
+  nextTrace: number;
+  nextReceipt: number;
+  /** The receipt number the turnover starts at: a receipt before it was closed by an end of day. */
+  turnoverFrom: number;
+  turnover: StoredTransaction[];
+  lastReceipt: LastReceipt | null;
+  registration: Registration;
+  /** The terminal status a status enquiry reports (00 ready; the operator can set 51, "initialisation required"). */
+  terminalStatus: number;
+  /** What the terminal did by itself, newest last (the last 100). */
+  journal: Array<{ at: string; event: string }>;
+  /** How many end-of-day runs closed a turnover. */
+  endOfDays: number;
+}
+
+export const UNREGISTERED: Registration = { configByte: 0x86, currency: false, tlv: false, textBlocks: false };
+
+export function newState(terminalId: string): ZvtState {
+  return {
+    terminalId,
+    nextTrace: 1,
+    nextReceipt: 1,
+    turnoverFrom: 1,
+    turnover: [],
+    lastReceipt: null,
+    registration: UNREGISTERED,
+    terminalStatus: 0x00,
+    journal: [],
+    endOfDays: 0,
+  };
+}
+
+/** A trace number runs to 999999, a receipt number to 9999, then starts at 1 again. */
+const following = (value: number, max: number) => (value >= max ? 1 : value + 1);
+
+/** The numbers the next transaction takes, and the state that has used them. */
+export function takeNumbers(state: ZvtState): { trace: number; receipt: number; state: ZvtState } {
+  return {
+    trace: state.nextTrace,
+    receipt: state.nextReceipt,
+    state: {
+      ...state,
+      nextTrace: following(state.nextTrace, 999_999),
+      nextReceipt: following(state.nextReceipt, 9999),
+    },
+  };
+}
+
+/** A trace number alone (a declined transaction takes one, no receipt number). */
+export function takeTrace(state: ZvtState): { trace: number; state: ZvtState } {
+  return { trace: state.nextTrace, state: { ...state, nextTrace: following(state.nextTrace, 999_999) } };
+}
+
+export function store(state: ZvtState, transaction: StoredTransaction, receipt: LastReceipt): ZvtState {
+  const turnover =
+    transaction.kind === 'reversal'
+      ? state.turnover.map((stored) =>
+          stored.kind === 'payment' && stored.receipt === transaction.reverses ? { ...stored, reversed: true } : stored,
+        )
+      : state.turnover;
+  return { ...state, turnover: [...turnover, transaction], lastReceipt: receipt };
+}
+
+export function noted(state: ZvtState, at: string, event: string): ZvtState {
+  return { ...state, journal: [...state.journal, { at, event }].slice(-100) };
+}
+
+/** Why a payment cannot be reversed, as the terminal's error, or the payment. */
+export function reversible(
+  state: ZvtState,
+  receipt: number,
+  amount: number | undefined,
+): { payment: StoredTransaction } | { error: 'already-reversed' | 'not-in-turnover' | 'amount-differs' } {
+  const payment = state.turnover.find((stored) => stored.kind === 'payment' && stored.receipt === receipt);
+  if (!payment) return { error: 'not-in-turnover' };
+  if (payment.reversed) return { error: 'already-reversed' };
+  if (amount !== undefined && amount !== payment.amount) return { error: 'amount-differs' };
+  return { payment };
+}
+
+/** The card schemes of an end of day's single totals (bitmap 60), in its order. */
+export const SCHEMES = ['girocard', 'JCB', 'Eurocard', 'Amex', 'VISA', 'Diners', 'other'] as const;
+
+/** The scheme a ZVT card-type id is counted under in the single totals. */
+export function schemeOf(type: number): (typeof SCHEMES)[number] {
+  switch (type) {
+    case 5:
+      return 'girocard';
+    case 6:
+      return 'Eurocard'; // Mastercard
+    case 8:
+      return 'Amex';
+    case 10:
+      return 'VISA';
+    case 12:
+      return 'Diners';
+    case 14:
+      return 'JCB';
+    default:
+      return 'other';
+  }
+}
+
+export interface Totals {
+  /** Payments not reversed, less refunds, in minor units. */
+  total: number;
+  count: number;
+  receiptFrom: number;
+  receiptTo: number;
+  bySchemes: Array<{ scheme: (typeof SCHEMES)[number]; count: number; amount: number }>;
+}
+
+/**
+ * The turnover's totals: what an end of day transfers. A reversed payment
+ * and its reversal count for nothing; a refund counts against its scheme.
+ */
+export function totals(state: ZvtState): Totals {
+  const counted = state.turnover.filter((stored) => stored.kind !== 'reversal' && !stored.reversed);
+  const bySchemes = SCHEMES.map((scheme) => {
+    const mine = counted.filter((stored) => schemeOf(stored.card.type) === scheme);
+    return {
+      scheme,
+      count: mine.length,
+      amount: mine.reduce((sum, stored) => sum + (stored.kind === 'refund' ? -stored.amount : stored.amount), 0),
+    };
+  });
+  const receipts = state.turnover.map((stored) => stored.receipt);
+  return {
+    total: bySchemes.reduce((sum, scheme) => sum + scheme.amount, 0),
+    count: counted.length,
+    receiptFrom: receipts.length ? Math.min(...receipts) : 0,
+    receiptTo: receipts.length ? Math.max(...receipts) : 0,
+    bySchemes,
+  };
+}
+
+/** The turnover closed by an end of day: it starts again. */
+export function closeTurnover(state: ZvtState, receipt: LastReceipt): ZvtState {
+  return {
+    ...state,
+    turnover: [],
+    turnoverFrom: state.nextReceipt,
+    lastReceipt: receipt,
+    endOfDays: state.endOfDays + 1,
+  };
+}

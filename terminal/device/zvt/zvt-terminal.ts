@@ -1,0 +1,281 @@
+import { readJournalSync, writeJournalSync } from '../journal-file.js';
+import { realTimers, type Timers } from '../../protocol/timers.js';
+import { describe, type Apdu } from '../../protocol/zvt/apdu.js';
+import { packBcd } from '../../protocol/zvt/bcd.js';
+import { BitmapError } from '../../protocol/zvt/bitmaps.js';
+import type { ZvtLine } from '../../protocol/zvt/line.js';
+import { T3_MS } from '../../protocol/zvt/line.js';
+import {
+  commandName,
+  COMMANDS,
+  controlOf,
+  ERRORS,
+  is,
+  isAnswer,
+  POSITIVE,
+  refused,
+} from '../../protocol/zvt/messages.js';
+import type { Conversation, Reply } from './conversation.js';
+import { drawCard } from './cards.js';
+import { parseRequest, type Request } from './requests.js';
+import * as flows from './flows.js';
+import { newState, UNREGISTERED, type ZvtState } from './zvt-state.js';
+
+// An emulated ZVT payment terminal (PA00P015, PA00P016), on any line that
+// carries APDUs: a serial port or a TCP connection. It answers the cash
+// register's commands and, for each transaction, is master of the line
+// until its Completion or Abort. Its memory (the turnover, the numbers, the
+// last receipt) is written before it acts on it, to --state when given.
+
+export const DEFAULT_CARD_DELAY_MS = 1500;
+const PASSWORDED = new Set<number>([
+  COMMANDS.registration,
+  COMMANDS.reversal,
+  COMMANDS.refund,
+  COMMANDS.endOfDay,
+  COMMANDS.repeatReceipt,
+]);
+
+export interface ZvtTerminalOptions {
+  /** 8 digits: the terminal id (bitmap 29). */
+  terminalId: string;
+  /** 6 digits (default 000000). */
+  password?: string;
+  statePath?: string;
+  cardDelayMs?: number;
+  /** T3: how long a message of the terminal waits for the cash register's answer. */
+  answerTimeoutMs?: number;
+  timers?: Timers;
+  log?: (line: string) => void;
+  /** Draws cards and authorisation codes (--seed). */
+  random?: () => number;
+  /** The terminal's time (--clock). */
+  clock?: () => Date;
+}
+
+interface Waiting {
+  line: ZvtLine;
+  resolve: (reply: Reply) => void;
+}
+
+export class ZvtTerminal {
+  private current: ZvtState;
+  private readonly timers: Timers;
+  private readonly log: (line: string) => void;
+  private readonly password: Buffer;
+  private waiting: Waiting | null = null;
+  private card: { line: ZvtLine; abort: () => void } | null = null;
+  private running: Promise<void> | null = null;
+  private readonly nextOutcomes: number[] = [];
+
+  constructor(private readonly options: ZvtTerminalOptions) {
+    if (!/^\d{8}$/.test(options.terminalId)) throw new Error('a ZVT terminal id is 8 digits');
+    this.password = packBcd(options.password ?? '000000');
+    this.timers = options.timers ?? realTimers;
+    this.log = options.log ?? (() => undefined);
+    const stored = options.statePath ? readJournalSync<ZvtState>(options.statePath) : undefined;
+    if (stored && stored.terminalId !== options.terminalId)
+      throw new Error(`${options.statePath} is the memory of terminal ${stored.terminalId}, not ${options.terminalId}`);
+    this.current = stored ?? newState(options.terminalId);
+  }
+
+  get snapshot(): ZvtState {
+    return this.current;
+  }
+
+  /** Resolves once the transaction under way (if any) has handed the line back. */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  /** Works the commands that come on `line` from now on; a line that closes ends its transaction. */
+  attach(line: ZvtLine): void {
+    line.on('apdu', (message: Apdu) => this.received(line, message));
+    line.once('close', (error: Error) => {
+      if (this.waiting?.line === line) this.settle({ answered: false, why: error.message });
+      if (this.card?.line === line) this.card.abort();
+    });
+  }
+
+  private received(line: ZvtLine, message: Apdu): void {
+    if (this.waiting?.line === line && isAnswer(message)) return this.settle({ answered: true, answer: message });
+    if (is(message, 'abortFromEcr') && this.card?.line === line) {
+      void line.send(POSITIVE).catch(() => undefined);
+      return this.card.abort();
+    }
+    if (this.running)
+      return this.log(`${commandName(message)} ignored: a transaction is under way (${describe(message)})`);
+    if (isAnswer(message)) return this.log(`stray ${commandName(message)} ignored`);
+    const run = this.work(line, message)
+      .catch((error: unknown) => this.log(`${commandName(message)} failed: ${(error as Error).message}`))
+      .finally(() => {
+        if (this.running === run) this.running = null;
+      });
+    this.running = run;
+  }
+
+  private settle(reply: Reply): void {
+    const waiting = this.waiting;
+    this.waiting = null;
+    waiting?.resolve(reply);
+  }
+
+  private async work(line: ZvtLine, message: Apdu): Promise<void> {
+    this.log(`${commandName(message)} from the cash register`);
+    const answer = (reply: Apdu) =>
+      line.send(reply).catch((error: Error) => this.log(`could not answer: ${error.message}`));
+    if (PASSWORDED.has(controlOf(message)) || (is(message, 'statusEnquiry') && message.data.length >= 3)) {
+      if (message.data.length < 3) return answer(refused(ERRORS.protocolError));
+      if (!message.data.subarray(0, 3).equals(this.password)) {
+        this.log(`${commandName(message)} refused: wrong password`);
+        return answer(refused(ERRORS.wrongPassword));
+      }
+    }
+    let request: Request;
+    try {
+      request = parseRequest(message);
+    } catch (error) {
+      const unknown = error instanceof BitmapError && error.unknown;
+      this.log(`${commandName(message)} refused: ${(error as Error).message}`);
+      return answer(refused(unknown ? ERRORS.functionNotPossible : ERRORS.protocolError));
+    }
+    const c = this.conversation(line);
+    switch (request.kind) {
+      case 'unknown':
+        return answer(refused(ERRORS.functionNotPossible));
+      case 'wrong-currency':
+        await c.answer(POSITIVE);
+        return void (await c.tell({ cls: 0x06, ins: 0x1e, data: Buffer.of(ERRORS.wrongCurrency, 0x09, 0x78) }));
+      case 'registration':
+        return flows.register(c, request);
+      case 'payment':
+      case 'refund':
+        return flows.pay(c, request);
+      case 'reversal':
+        return flows.reverse(c, request);
+      case 'end-of-day':
+        return flows.endOfDay(c, request.currencySent);
+      case 'repeat-receipt':
+        return flows.repeatReceipt(c, request.serviceByte);
+      case 'status-enquiry':
+        return flows.statusEnquiry(c, request.serviceByte);
+      case 'log-off':
+        await c.answer(POSITIVE);
+        c.commit({ ...c.state, registration: UNREGISTERED });
+        return this.log('logged off: config byte 86');
+      case 'abort':
+        return answer(POSITIVE); // nothing runs to abort
+    }
+  }
+
+  private conversation(line: ZvtLine): Conversation {
+    const answerTimeoutMs = this.options.answerTimeoutMs ?? T3_MS;
+    const random = this.options.random ?? Math.random;
+    const current = () => this.current;
+    return {
+      get state() {
+        return current();
+      },
+      commit: (next) => this.persist(next),
+      now: () => this.options.clock?.() ?? new Date(this.timers.now()),
+      log: this.log,
+      answer: (message) => line.send(message).catch((error: Error) => this.log(`could not answer: ${error.message}`)),
+      tell: async (message) => {
+        const reply = new Promise<Reply>((resolve) => (this.waiting = { line, resolve }));
+        try {
+          await line.send(message);
+        } catch (error) {
+          this.settle({ answered: false, why: (error as Error).message });
+          return reply;
+        }
+        const timer = this.timers.setTimeout(
+          () =>
+            this.settle({
+              answered: false,
+              why: `no answer to ${commandName(message)} within T3 (${answerTimeoutMs} ms)`,
+            }),
+          answerTimeoutMs,
+        );
+        return reply.finally(() => this.timers.clearTimeout(timer));
+      },
+      wait: (ms) => new Promise((resolve) => this.timers.setTimeout(resolve, ms)),
+      presentCard: () =>
+        new Promise((resolve) => {
+          const timer = this.timers.setTimeout(() => {
+            this.card = null;
+            resolve('card');
+          }, this.options.cardDelayMs ?? DEFAULT_CARD_DELAY_MS);
+          this.card = {
+            line,
+            abort: () => {
+              this.timers.clearTimeout(timer);
+              this.card = null;
+              resolve('aborted');
+            },
+          };
+        }),
+      giveUpLine: (why) => {
+        if (line.transport === 'tcp' && !line.isClosed) {
+          this.log(`closing the connection: ${why}`);
+          line.close();
+        }
+      },
+      outcome: (amount) => this.nextOutcomes.shift() ?? (amount >= 1 && amount <= 99 ? amount : 0),
+      drawCard: () => drawCard(random, this.options.clock?.() ?? new Date(this.timers.now())),
+    };
+  }
+
+  /** An operator's line on stdin; answers what to print. */
+  operator(text: string): string {
+    const [word, argument] = text.trim().split(/\s+/);
+    switch (word) {
+      case 'next': {
+        if (argument === 'approve') {
+          this.nextOutcomes.push(0);
+          return 'the next payment is approved';
+        }
+        if (argument && /^[0-9a-fA-F]{2}$/.test(argument) && argument !== '00') {
+          this.nextOutcomes.push(parseInt(argument, 16));
+          return `the next payment is declined with result code ${argument.toUpperCase()}`;
+        }
+        return 'next approve | next RC (a result code in hex, e.g. 05, 6C)';
+      }
+      case 'set-status': {
+        if (!argument || !/^[0-9a-fA-F]{2}$/.test(argument))
+          return 'set-status HH (00 ready, 51 initialisation required)';
+        this.persist({ ...this.current, terminalStatus: parseInt(argument, 16) });
+        return `terminal status ${argument.toUpperCase()}`;
+      }
+      case 'status':
+        return this.describe();
+      case 'journal':
+        return this.current.journal.map((entry) => `${entry.at} ${entry.event}`).join('\n') || 'the journal is empty';
+      default:
+        return 'commands: status, journal, next approve|RC, set-status HH';
+    }
+  }
+
+  private persist(next: ZvtState): void {
+    if (this.options.statePath) writeJournalSync(this.options.statePath, next);
+    this.current = next;
+  }
+
+  private describe(): string {
+    const state = this.current;
+    const total = state.turnover.reduce(
+      (sum, stored) =>
+        stored.kind === 'payment' && !stored.reversed
+          ? sum + stored.amount
+          : stored.kind === 'refund'
+            ? sum - stored.amount
+            : sum,
+      0,
+    );
+    return [
+      `terminal ${state.terminalId}, status ${state.terminalStatus.toString(16).padStart(2, '0')}, config byte ${state.registration.configByte.toString(16).padStart(2, '0')}`,
+      `turnover: ${state.turnover.length} transaction(s), net ${total} minor units; next trace ${state.nextTrace}, next receipt ${state.nextReceipt}`,
+      `auto-reversals in the journal: ${state.journal.filter((entry) => entry.event.startsWith('auto-reversal')).length}`,
+      this.running ? 'a transaction is under way' : 'idle',
+    ].join('\n');
+  }
+}

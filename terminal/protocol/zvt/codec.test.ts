@@ -1,0 +1,191 @@
+import { readFileSync } from 'node:fs';
+import t from 'tap';
+import { hex } from '../frame.js';
+import { ManualTimers } from '../timers.js';
+import { apdu, ApduError, ApduReader, decodeApdu, encodeApdu } from './apdu.js';
+import { bcdNumber, bcdValue, packBcd, readVarLength, varLength } from './bcd.js';
+import { BitmapError, decodeFields, encodeFields, fieldOf } from './bitmaps.js';
+import { crc16, frameChecksum } from './crc.js';
+import { encodeSerialFrame, SerialFrameReader, type SerialEvent } from './serial-frame.js';
+import { decodeTlv, encodeTlv, findTlv, tlv } from './tlv.js';
+
+const bytes = (text: string) => Buffer.from(text.replace(/\s+/g, ''), 'hex');
+
+t.test('the CRC: vectors from published traces (APDU + ETX, low byte first)', async (t) => {
+  t.equal(hex(frameChecksum(bytes('80 00 00'))), 'f5 1f');
+  t.equal(hex(frameChecksum(bytes('05 01 03 12 34 56'))), 'e0 43');
+  t.equal(hex(frameChecksum(bytes('06 01 07 04 00 00 00 00 01 90'))), '76 57');
+  // CRC-16/KERMIT's check value: the reflected 0x8408 with initial value 0 over "123456789".
+  t.equal(crc16(Buffer.from('123456789')), 0x2189);
+});
+
+t.test('a serial frame: DLE STX, the APDU with DLEs doubled, DLE ETX, the CRC unstuffed', async (t) => {
+  t.equal(hex(encodeSerialFrame(bytes('80 00 00'))), '10 02 80 00 00 10 03 f5 1f');
+  // A declined payment's result code 0x10 is stuffed on the line, but counted once in the length and the CRC.
+  const declined = bytes('06 1e 01 10');
+  const frame = encodeSerialFrame(declined);
+  t.equal(hex(frame.subarray(0, 8)), '10 02 06 1e 01 10 10 10');
+  t.same(frame.subarray(9), frameChecksum(declined));
+});
+
+/** Feeds chunks to a reader, moving time by each chunk's wait, and collects its events. */
+function read(chunks: Array<[Buffer, number?]>): SerialEvent[] {
+  const timers = new ManualTimers();
+  const events: SerialEvent[] = [];
+  const reader = new SerialFrameReader((event) => events.push(event), timers);
+  for (const [chunk, waitMs] of chunks) {
+    if (waitMs) timers.advance(waitMs);
+    reader.push(chunk);
+  }
+  timers.advance(1000);
+  return events;
+}
+
+t.test('reading serial frames', async (t) => {
+  const declined = encodeSerialFrame(bytes('06 1e 01 10'));
+  t.same(read([[declined]]), [{ type: 'frame', apdu: bytes('06 1e 01 10') }], 'unstuffed');
+  t.same(
+    read([...declined].map((byte) => [Buffer.of(byte), 150] as [Buffer, number])),
+    [{ type: 'frame', apdu: bytes('06 1e 01 10') }],
+    'byte by byte within T1',
+  );
+  t.same(
+    read([[Buffer.of(0x06)], [declined], [Buffer.of(0x15)]]),
+    [{ type: 'ack' }, { type: 'frame', apdu: bytes('06 1e 01 10') }, { type: 'nak' }],
+    'ACK and NAK between frames',
+  );
+  const broken = Buffer.from(declined);
+  broken[broken.length - 1]! ^= 0xff;
+  t.same(read([[broken]]), [{ type: 'bad-frame', reason: 'CRC mismatch' }]);
+  t.match(
+    read([[declined.subarray(0, 5)], [declined.subarray(5), 200]]),
+    [{ type: 'bad-frame', reason: /T1/ }],
+    'a pause of T1 inside a frame gives it up',
+  );
+  t.match(read([[bytes('10 02 80 10 41 00 10 03 00 00')]]), [{ type: 'bad-frame', reason: /DLE followed by 41/ }]);
+});
+
+t.test('APDU lengths: one byte up to 254, FF lo hi beyond', async (t) => {
+  t.equal(hex(encodeApdu(apdu(0x80, 0x00))), '80 00 00');
+  const long = encodeApdu(apdu(0x06, 0xd3, Buffer.alloc(300, 0x41)));
+  t.equal(hex(long.subarray(0, 5)), '06 d3 ff 2c 01');
+  t.equal(long.length, 305);
+  t.equal(decodeApdu(long).data.length, 300);
+  t.equal(encodeApdu(apdu(0x06, 0xd3, Buffer.alloc(254))).length, 257, '254 still fits one byte');
+  t.throws(() => decodeApdu(bytes('06 01 0c 04 00 00 00 00 01 00')), ApduError, 'a length that disagrees');
+});
+
+t.test('the spec example of PA00P016 §5.1 is not self-consistent: its length says 12, it carries 20', async (t) => {
+  // 06 01 0C, then amount, currency, payment type and a TLV container: 20 bytes, not 12.
+  const example = bytes('06 01 0c 04 00 00 00 00 10 00 49 09 78 19 40 06 04 40 02 01 02 00 00');
+  t.throws(() => decodeApdu(example), /says 15 bytes in all, the APDU has 23/);
+});
+
+t.test('TCP: APDUs however the stream cuts them', async (t) => {
+  const stream = Buffer.concat([
+    encodeApdu(apdu(0x06, 0x01, bytes('04 000000000150 49 0978'))),
+    encodeApdu(apdu(0x06, 0xd3, Buffer.alloc(600, 0x20))),
+    encodeApdu(apdu(0x80, 0x00)),
+  ]);
+  for (const size of [1, 2, 3, 4, 5, 7, 64, stream.length]) {
+    const reader = new ApduReader();
+    const got = [];
+    for (let offset = 0; offset < stream.length; offset += size)
+      got.push(...reader.push(stream.subarray(offset, offset + size)));
+    t.same(
+      got.map((one) => [one.cls, one.ins, one.data.length]),
+      [
+        [0x06, 0x01, 10],
+        [0x06, 0xd3, 600],
+        [0x80, 0x00, 0],
+      ],
+      `chunks of ${size}`,
+    );
+    t.notOk(reader.partial);
+  }
+});
+
+t.test('BCD and variable lengths', async (t) => {
+  t.equal(hex(bcdNumber(150, 6)), '00 00 00 00 01 50');
+  t.equal(bcdValue(bytes('00 00 00 00 01 50')), 150);
+  t.equal(hex(packBcd('123456')), '12 34 56');
+  t.equal(hex(varLength(12, 2)), 'f1 f2', 'PA00P016 §5.2.8.1');
+  t.equal(hex(varLength(3, 3)), 'f0 f0 f3', 'PA00P016 §5.2.8.2');
+  t.equal(readVarLength(bytes('f0 f1 f2')), 12);
+  t.throws(() => readVarLength(bytes('f0 3a')));
+});
+
+t.test('bitmaps: fixed, LL-var, LLL-var, TLV; an unknown one is named', async (t) => {
+  const block = encodeFields([
+    { bmp: 0x04, value: bcdNumber(2500, 6) },
+    { bmp: 0x22, value: bytes('01 23 45') },
+    { bmp: 0x3c, value: Buffer.from('hello') },
+    { bmp: 0x06, value: encodeTlv([tlv('12', Buffer.of(40))]) },
+  ]);
+  t.equal(hex(block), '04 00 00 00 00 25 00 22 f0 f3 01 23 45 3c f0 f0 f5 68 65 6c 6c 6f 06 03 12 01 28');
+  const fields = decodeFields(block);
+  t.equal(bcdValue(fieldOf(fields, 0x04)!), 2500);
+  t.same(fields[3]!.tlv, [{ tag: '12', value: Buffer.of(40) }]);
+  const unknown = t.throws(() => decodeFields(bytes('04 00 00 00 00 01 00 5f 01'))) as unknown as BitmapError;
+  t.ok(unknown instanceof BitmapError && unknown.unknown);
+  t.throws(() => decodeFields(bytes('04 00 00')), /takes 6 bytes, 2 are left/);
+});
+
+t.test('TLV: multi-byte tags, BER lengths, constructed objects', async (t) => {
+  const container = encodeTlv([
+    { tag: '26', value: Buffer.alloc(0), children: [tlv('0A', bytes('06 01')), tlv('0A', bytes('06 D3'))] },
+    tlv('1F04', Buffer.alloc(200, 0x31)),
+    tlv('07', Buffer.alloc(300, 0x32)),
+  ]);
+  t.equal(hex(container.subarray(0, 10)), '26 08 0a 02 06 01 0a 02 06 d3');
+  t.equal(hex(container.subarray(10, 14)), '1f 04 81 c8', 'a two-byte tag, a length 81 xx');
+  t.equal(hex(container.subarray(214, 218)), '07 82 01 2c', 'a length 82 hi lo');
+  const objects = decodeTlv(container);
+  t.same(
+    objects[0]!.children!.map((child) => hex(child.value)),
+    ['06 01', '06 d3'],
+  );
+  t.equal(findTlv(objects, '1F04')!.value.length, 200);
+});
+
+interface Published {
+  apdus: Array<{ file: string; hex: string }>;
+}
+const published = JSON.parse(
+  readFileSync(new URL('../../../fixtures/zvt/published-apdus.json', import.meta.url), 'utf8'),
+) as Published;
+
+t.test('APDUs a real terminal sent read whole: every bitmap and TLV object known', async (t) => {
+  for (const { file, hex: text } of published.apdus) {
+    const message = decodeApdu(Buffer.from(text, 'hex'));
+    const plain = [0x06, 0x0f].join() === [message.cls, message.ins].join() && message.data.length === 1;
+    if (plain) continue; // 06 0F with the terminal status byte alone (after a status enquiry)
+    const fields =
+      message.cls === 0x06 && message.ins === 0x1e
+        ? decodeFields(message.data, 1) // Abort: the result code, then bitmaps
+        : message.cls === 0x04 && message.ins === 0xff
+          ? decodeFields(message.data, 2) // intermediate status, timeout, then bitmaps
+          : decodeFields(message.data);
+    t.ok(fields.length >= 0, `${file}: ${fields.map((field) => field.bmp.toString(16)).join(' ')}`);
+    t.same(
+      encodeFields(fields),
+      message.data.subarray(message.data.length - encodeFields(fields).length),
+      `${file} re-encodes`,
+    );
+  }
+  const approved = decodeFields(
+    decodeApdu(Buffer.from(published.apdus.find((a) => a.file.includes('081649050'))!.hex, 'hex')).data,
+  );
+  t.equal(fieldOf(approved, 0x27)![0], 0x00, 'approved');
+  t.equal(bcdValue(fieldOf(approved, 0x04)!), 1);
+  t.equal(
+    fieldOf(approved, 0x22)!.toString('hex'),
+    'eeeeeeeeeeee5726',
+    'a PAN masked with E: the last four digits shown',
+  );
+  t.equal(fieldOf(approved, 0x8b)!.toString('latin1'), 'Debit Mastercard\0');
+  const textBlock = decodeApdu(Buffer.from(published.apdus.find((a) => a.file.includes('1617777384987'))!.hex, 'hex'));
+  t.equal(textBlock.data.length, 0x042d, 'an extended length: FF 2D 04');
+  const lines = findTlv(decodeFields(textBlock.data)[0]!.tlv, '25')!.children!.filter((object) => object.tag === '07');
+  t.equal(lines[0]!.value.toString('latin1'), '** KASSENSCHNITT **');
+});
