@@ -1,18 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { Link } from '../protocol/link.js';
 import { realTimers, type Timers } from '../protocol/timers.js';
 import { COMMON_DEFAULTS, courierOf, type CommonBridgeOptions, type SerialLine } from './bridge-options.js';
 import { askKey } from './bridge-state.js';
 import type { RecordCourier } from './courier.js';
-import { DeviceSession } from './device-session.js';
-import type { AskKind, Dialect, DialectDefinition, OrderToAsk } from './dialect.js';
+import type { AskKind, DialectDefinition, DialectDevice, DialectLine, OrderToAsk } from './dialect.js';
 
 export type { SerialLine };
 
 export interface BridgeOptions extends CommonBridgeOptions {
-  /** The device's messages (svc-dialect.ts, transbank-dialect.ts). */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each dialect has its own messages; the bridge never reads them
-  dialect: DialectDefinition<any, any>;
+  /** The device's messages and how they cross the line (svc-dialect.ts, transbank-dialect.ts, zvt-dialect.ts). */
+  dialect: DialectDefinition;
 }
 
 export interface CycleResult {
@@ -49,9 +46,8 @@ export class Bridge {
   private readonly log: (line: string) => void;
   private readonly error: (line: string) => void;
   private readonly courier: RecordCourier;
-  private readonly session: { attach(link: Link): void; detach(): void };
-  private readonly device: Dialect;
-  private link: Link | null = null;
+  private readonly device: DialectDevice;
+  private link: DialectLine | null = null;
   private port: SerialLine | null = null;
   private stopped = false;
   private backoff: number;
@@ -70,11 +66,9 @@ export class Bridge {
       error: this.error,
       keptOn: dialect.recordsKeptOn,
     });
-    const session = new DeviceSession(dialect.codec, this.timers, this.log, dialect.deviceName);
-    this.session = session;
     this.device = dialect.create({
-      session,
       state: options.state,
+      timers: this.timers,
       answerTimeoutMs: options.answerTimeoutMs ?? dialect.answerTimeoutMs,
       log: this.log,
       error: this.error,
@@ -228,8 +222,7 @@ export class Bridge {
   private async connect(): Promise<void> {
     const port = await this.options.open();
     this.port = port;
-    this.link = new Link(port, { timers: this.timers, ...(this.options.debug ? { debug: this.options.debug } : {}) });
-    this.session.attach(this.link);
+    this.link = this.device.connect(port);
     this.log('line open');
   }
 
@@ -238,7 +231,6 @@ export class Bridge {
     const port = this.port;
     this.link = null;
     this.port = null;
-    this.session.detach();
     if (link && !link.isClosed) link.close();
     if (!port) return;
     // Release the device path (a serial port holds a lock until closed), so that reopening it can succeed.

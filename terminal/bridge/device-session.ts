@@ -1,6 +1,8 @@
-import type { Link, LinkError } from '../protocol/link.js';
+import type { Duplex } from 'node:stream';
+import { Link, type LinkError } from '../protocol/link.js';
 import type { Timers } from '../protocol/timers.js';
 import { AnswerWaiter } from './answer-waiter.js';
+import type { DialectContext, DialectLine } from './dialect.js';
 
 /**
  * The device answered a request with an error of its own (svc: 0990): it
@@ -118,4 +120,25 @@ export class DeviceSession<Req extends DeviceMessage, Res extends DeviceMessage>
         `unexpected message from the ${this.deviceName}: ${payload}${awaited !== null ? ` while waiting for ${awaited}` : ''}`,
       );
   }
+}
+
+/**
+ * The session of a dialect whose messages are text frames on the shared
+ * link layer (STX/ETX/LRC, ACK/NAK: svc and Transbank), and how a line the
+ * bridge opens becomes that link.
+ */
+export function framedSession<Req extends DeviceMessage, Res extends DeviceMessage>(
+  codec: DeviceCodec<Req, Res>,
+  context: Pick<DialectContext, 'timers' | 'log' | 'debug'>,
+  deviceName: string,
+): { session: DeviceSession<Req, Res>; connect(stream: Duplex): DialectLine } {
+  const session = new DeviceSession(codec, context.timers, context.log, deviceName);
+  return {
+    session,
+    connect: (stream) => {
+      const link = new Link(stream, { timers: context.timers, ...(context.debug ? { debug: context.debug } : {}) });
+      session.attach(link);
+      return link;
+    },
+  };
 }

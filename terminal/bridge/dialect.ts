@@ -1,13 +1,16 @@
+import type { Duplex } from 'node:stream';
 import type { AskKind, RecordMessage } from '../protocol/messages.js';
+import type { Timers } from '../protocol/timers.js';
 import type { BridgeState, PendingClose } from './bridge-state.js';
-import type { DeviceCodec, DeviceMessage, DeviceSession } from './device-session.js';
 
-// The port the bridge drives a device through, whatever its messages
-// (terminal/README.md): the bridge keeps the cycle (the server's orders to
-// ask, the records to deliver, holds and operator decisions, closes, the
-// line and its backoff), a dialect speaks to the device and keeps what its
-// own recovery needs. A new dialect is a DialectDefinition and its message
-// tables; nothing in bridge.ts changes.
+// The port the bridge drives a device through, whatever its messages and
+// whatever carries them (terminal/README.md): the bridge keeps the cycle
+// (the server's orders to ask, the records to deliver, holds and operator
+// decisions, closes, the line and its backoff), a dialect frames its
+// messages on the line it is given (a serial port, a TCP connection),
+// speaks to the device and keeps what its own recovery needs. A new
+// dialect is a DialectDefinition and its message tables; nothing in
+// bridge.ts changes.
 
 export type { AskKind };
 
@@ -55,10 +58,22 @@ export interface Dialect {
   recordDelivered(record: RecordMessage): Promise<void>;
 }
 
+/** A line a dialect speaks over, once opened. */
+export interface DialectLine {
+  readonly isClosed: boolean;
+  close(): void;
+}
+
+/** A dialect's device as the bridge drives it: the port, and the lines it is given. */
+export interface DialectDevice extends Dialect {
+  /** A line opened (a serial port, a TCP connection): the device's messages go over it from now on. */
+  connect(stream: Duplex): DialectLine;
+}
+
 /** What the bridge gives a dialect to work with. */
-export interface DialectContext<Req extends DeviceMessage, Res extends DeviceMessage> {
-  session: DeviceSession<Req, Res>;
+export interface DialectContext {
   state: BridgeState;
+  timers: Timers;
   /** The answer timeout in force (--answer-timeout-ms, or the dialect's default). */
   answerTimeoutMs: number;
   log: (line: string) => void;
@@ -70,14 +85,10 @@ export interface DialectContext<Req extends DeviceMessage, Res extends DeviceMes
   hold(kind: AskKind, orderId: string, reason: string): Promise<void>;
 }
 
-/** A dialect as the bridge starts it: its messages, its words, its defaults, and the device it makes of a context. */
-export interface DialectDefinition<
-  Req extends DeviceMessage = DeviceMessage,
-  Res extends DeviceMessage = DeviceMessage,
-> {
+/** A dialect as the bridge starts it: its words, its defaults, and the device it makes of a context. */
+export interface DialectDefinition {
   /** The dialect's name, for the log (--dialect). */
   name: string;
-  codec: DeviceCodec<Req, Res>;
   /** What the log calls the device. */
   deviceName: string;
   /** What the log calls a charge and a void (a POS Integrado sells and refunds). */
@@ -85,5 +96,5 @@ export interface DialectDefinition<
   /** Where undelivered records wait, for the courier's log. */
   recordsKeptOn: 'device' | 'journal';
   answerTimeoutMs: number;
-  create(context: DialectContext<Req, Res>): Dialect;
+  create(context: DialectContext): DialectDevice;
 }

@@ -7,8 +7,17 @@ import {
 } from '../../protocol/messages.js';
 import type { PendingClose } from '../bridge-state.js';
 import { askKey } from '../bridge-state.js';
-import { DeviceError } from '../device-session.js';
-import type { AskOutcome, Dialect, DialectContext, DialectDefinition, KnownAsk, OrderToAsk } from '../dialect.js';
+import type { Duplex } from 'node:stream';
+import { DeviceError, framedSession, type DeviceCodec, type DeviceSession } from '../device-session.js';
+import type {
+  AskOutcome,
+  DialectContext,
+  DialectDefinition,
+  DialectDevice,
+  DialectLine,
+  KnownAsk,
+  OrderToAsk,
+} from '../dialect.js';
 
 /**
  * Our own device's dialect (addendum §9, terminal/README.md): a heartbeat
@@ -19,28 +28,33 @@ import type { AskOutcome, Dialect, DialectContext, DialectDefinition, KnownAsk, 
  * records the device holds (0250), confirmed (0270) once the server holds
  * them, so the device keeps each until then.
  */
-export const svcDialect: DialectDefinition<Message, Message> = {
+export const svcDialect: DialectDefinition = {
   name: 'svc',
   deviceName: 'device',
   words: { charge: 'charge', void: 'void' },
   recordsKeptOn: 'device',
   answerTimeoutMs: 3000,
-  codec: {
-    encode: encodeMessage,
-    decode: decodeMessage,
-    deviceError: (message) => (message.code === '0990' ? new DeviceError(message.errorCode, message.text) : undefined),
-  },
   create: (context) => new SvcDevice(context),
+};
+
+const codec: DeviceCodec<Message, Message> = {
+  encode: encodeMessage,
+  decode: decodeMessage,
+  deviceError: (message) => (message.code === '0990' ? new DeviceError(message.errorCode, message.text) : undefined),
 };
 
 /** The key an ask is remembered by in the bridge's state: the order's status on the server and its id. */
 const askedKey = (kind: AskKind, orderId: string) => `${kind === 'charge' ? 'PENDING' : 'VOID_PENDING'}:${orderId}`;
 
-class SvcDevice implements Dialect {
+class SvcDevice implements DialectDevice {
   /** Asks the device declined, already reported: not asked again, not queried every cycle. */
   private readonly declined = new Set<string>();
+  private readonly session: DeviceSession<Message, Message>;
+  readonly connect: (stream: Duplex) => DialectLine;
 
-  constructor(private readonly context: DialectContext<Message, Message>) {}
+  constructor(private readonly context: DialectContext) {
+    ({ session: this.session, connect: this.connect } = framedSession(codec, context, svcDialect.deviceName));
+  }
 
   async establish(): Promise<void> {
     const status = await this.request({ code: '0100' }, ['0110']);
@@ -150,6 +164,6 @@ class SvcDevice implements Dialect {
 
   private request<C extends Message['code']>(message: Message, expect: readonly C[]) {
     const timeoutMs = this.context.answerTimeoutMs;
-    return this.context.session.request(message, expect, timeoutMs);
+    return this.session.request(message, expect, timeoutMs);
   }
 }

@@ -7,13 +7,16 @@ import {
 } from '../../protocol/transbank/messages.js';
 import { describeResponseCode } from '../../protocol/transbank/response-codes.js';
 import type { RecordMessage } from '../../protocol/messages.js';
+import type { Duplex } from 'node:stream';
 import type { PendingClose } from '../bridge-state.js';
+import { framedSession, type DeviceCodec, type DeviceSession } from '../device-session.js';
 import type {
   AskKind,
   AskOutcome,
-  Dialect,
   DialectContext,
   DialectDefinition,
+  DialectDevice,
+  DialectLine,
   KnownAsk,
   OrderToAsk,
 } from '../dialect.js';
@@ -50,31 +53,38 @@ export const TRANSBANK_DEFAULTS = {
  * established from the POS (the last sale, the refund again, the totals)
  * before anything else goes on the line, never sent again on a guess.
  */
-export function transbankDialect(options: {
-  journal: SaleJournal;
-  saleTimeoutMs?: number;
-}): DialectDefinition<Request, Response> {
+export function transbankDialect(options: { journal: SaleJournal; saleTimeoutMs?: number }): DialectDefinition {
   return {
     name: 'transbank',
     deviceName: 'POS',
     words: { charge: 'sale', void: 'refund' },
     recordsKeptOn: 'journal',
     answerTimeoutMs: TRANSBANK_DEFAULTS.answerTimeoutMs,
-    codec: { encode: encodeRequest, decode: decodeResponse, isProgress: (message) => message.code === '0900' },
     create: (context) =>
       new TransbankPosDevice(context, options.journal, options.saleTimeoutMs ?? TRANSBANK_DEFAULTS.saleTimeoutMs),
   };
 }
 
-class TransbankPosDevice implements Dialect {
+const codec: DeviceCodec<Request, Response> = {
+  encode: encodeRequest,
+  decode: decodeResponse,
+  isProgress: (message) => message.code === '0900',
+};
+
+class TransbankPosDevice implements DialectDevice {
+  private readonly session: DeviceSession<Request, Response>;
+  readonly connect: (stream: Duplex) => DialectLine;
+
   constructor(
-    private readonly context: DialectContext<Request, Response>,
+    private readonly context: DialectContext,
     private readonly journal: SaleJournal,
     private readonly saleTimeoutMs: number,
-  ) {}
+  ) {
+    ({ session: this.session, connect: this.connect } = framedSession(codec, context, 'POS'));
+  }
 
   async establish(): Promise<void> {
-    await this.context.session.send({ code: '0100', fields: {} }); // a poll: the POS answers with its ACK
+    await this.session.send({ code: '0100', fields: {} }); // a poll: the POS answers with its ACK
     const { inFlight } = this.journal;
     if (inFlight) await this.settleUnanswered(inFlight);
   }
@@ -112,7 +122,7 @@ class TransbankPosDevice implements Dialect {
     // Durable before it goes on the line: a bridge restarted after this asks the POS for its last sale first.
     await this.journal.begin(asked);
     log(`sale ${order.orderId}: ${carried.amount} CLP as ticket ${ticket}, on the POS`);
-    const answer = await this.context.session.request(
+    const answer = await this.session.request(
       { code: '0200', fields: { amount: carried.amount, ticket, sendStatus: true } },
       ['0210'],
       this.saleTimeoutMs,
@@ -287,6 +297,6 @@ class TransbankPosDevice implements Dialect {
   }
 
   private request(message: Request, expect: readonly ResponseCode[]): Promise<Response> {
-    return this.context.session.request(message, expect, this.context.answerTimeoutMs);
+    return this.session.request(message, expect, this.context.answerTimeoutMs);
   }
 }
