@@ -17,7 +17,7 @@ import { BridgeState } from '../terminal/bridge/bridge-state.js';
 import { SaleJournal } from '../terminal/bridge/transbank/sale-journal.js';
 import { svcDialect } from '../terminal/bridge/svc/svc-dialect.js';
 import { transbankDialect } from '../terminal/bridge/transbank/transbank-dialect.js';
-import { EmulatedTerminal } from '../terminal/device/emulated-terminal.js';
+import { EmulatedTerminal } from '../terminal/device/svc/emulated-terminal.js';
 import { TransbankPos, TURNAROUND_MS } from '../terminal/device/transbank/transbank-pos.js';
 import { PosClient } from '../contracts/clients/pos-client.js';
 import { Link } from '../terminal/protocol/link.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import sdk from 'transbank-pos-sdk';
-import { EmulatedTerminal } from '../terminal/device/emulated-terminal.js';
+import { EmulatedTerminal } from '../terminal/device/svc/emulated-terminal.js';
 import { TransbankPos, TURNAROUND_MS } from '../terminal/device/transbank/transbank-pos.js';
 import { Link } from '../terminal/protocol/link.js';
 import { openSerial } from '../terminal/serial-port.js';

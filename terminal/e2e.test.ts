@@ -4,7 +4,7 @@ import { merchantWithTerminal, startTestServer } from '../server/testing/test-se
 import { Bridge } from './bridge/bridge.js';
 import { svcDialect } from './bridge/svc/svc-dialect.js';
 import { BridgeState } from './bridge/bridge-state.js';
-import { EmulatedTerminal } from './device/emulated-terminal.js';
+import { EmulatedTerminal } from './device/svc/emulated-terminal.js';
 import { Link } from './protocol/link.js';
 import { openPort, PtyPair, socatSkip } from './pty-pair.js';
 import { waitFor } from '../server/testing/wait-for.js';

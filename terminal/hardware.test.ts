@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import { parseArgs } from 'node:util';
 import { Link } from './protocol/link.js';
-import { decodeMessage } from './protocol/messages.js';
+import { decodeMessage } from './protocol/svc/messages.js';
 import {
   decodeResponse,
   encodeRequest,

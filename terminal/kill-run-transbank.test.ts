@@ -195,7 +195,7 @@ t.test(
     const orders = await world.allOrders();
     const holding = await held();
     const heldSales = new Set(
-      holding.records.filter((h) => h.record.code === '0210').map((h) => (h.record as { orderId: string }).orderId),
+      holding.records.filter((h) => h.record.kind === 'payment').map((h) => (h.record as { orderId: string }).orderId),
     );
     const salesOf = new Map<string, number>();
     for (const approval of approvals.values()) salesOf.set(approval.orderId, (salesOf.get(approval.orderId) ?? 0) + 1);
@@ -218,7 +218,7 @@ t.test(
     const settlements = (await api('GET', `${merchantPath}/pos-terminals/${serial}/settlements?size=100`, token)).body
       .data as Array<{ batchNumber: string; transactionCount: number }>;
     const heldSettlements = holding.records
-      .filter((h) => h.record.code === '0520')
+      .filter((h) => h.record.kind === 'settlement')
       .map((h) => h.record as { transactionCount: number });
     const settled = [...settlements, ...heldSettlements].reduce((sum, each) => sum + each.transactionCount, 0);
     const openOnPos = pos.batch.filter((sale) => !sale.refunded).length;

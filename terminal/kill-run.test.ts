@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
-import type { DeviceState } from './device/device-state.js';
+import type { DeviceState } from './device/svc/device-state.js';
 import { BridgeState } from './bridge/bridge-state.js';
 import { killer, killWorld, merchantWork, processes } from './testing/kill-harness.js';
 import { socatSkip } from './pty-pair.js';
@@ -143,7 +143,7 @@ t.test(
     const final: DeviceState = settled;
     const held = await state.listHeld();
     const heldSales = new Set(
-      held.filter((h) => h.record.code === '0210').map((h) => (h.record as { orderId: string }).orderId),
+      held.filter((h) => h.record.kind === 'payment').map((h) => (h.record as { orderId: string }).orderId),
     );
     const orders = await world.allOrders();
     const lost: string[] = [];
@@ -160,7 +160,7 @@ t.test(
     const settlements = (await api('GET', `${merchantPath}/pos-terminals/${serial}/settlements?size=100`, token)).body
       .data as Array<{ batchNumber: string }>;
     const batchesClosed = final.nextBatch - 1;
-    const heldBatches = held.filter((h) => h.record.code === '0520').length;
+    const heldBatches = held.filter((h) => h.record.kind === 'settlement').length;
     // A void whose ask a kill cut off before the device kept it stays VOID_PENDING, never asked twice (as a charge does).
     const askedOnce = JSON.parse(
       await readFile(join(stateDir, serial, 'asked.json'), 'utf8').catch(() => '{}'),

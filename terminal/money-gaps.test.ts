@@ -1,10 +1,10 @@
 import t, { type Test } from 'tap';
 import { Bridge } from './bridge/bridge.js';
 import { askKey } from './bridge/bridge-state.js';
-import { EmulatedTerminal } from './device/emulated-terminal.js';
+import { EmulatedTerminal } from './device/svc/emulated-terminal.js';
 import { FaultyPort } from './device/faulty-port.js';
 import { Link } from './protocol/link.js';
-import { decodeMessage, encodeMessage } from './protocol/messages.js';
+import { decodeMessage, encodeMessage } from './protocol/svc/messages.js';
 import { bridgeWorld } from './testing/bridge-world.js';
 import { socatSkip } from './pty-pair.js';
 import { waitFor } from '../server/testing/wait-for.js';

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { EmulatedTerminal } from './device/emulated-terminal.js';
+import { EmulatedTerminal } from './device/svc/emulated-terminal.js';
 import { Link } from './protocol/link.js';
-import { decodeMessage, encodeMessage, type Message } from './protocol/messages.js';
+import { decodeMessage, encodeMessage, type Message } from './protocol/svc/messages.js';
 import { bridgeWorld } from './testing/bridge-world.js';
 import { socatSkip } from './pty-pair.js';
 import { waitFor } from '../server/testing/wait-for.js';
@@ -48,7 +48,7 @@ t.test(
 
     const [held] = await state.listHeld();
     t.match(held, {
-      record: { code: '0520', batchNumber: 'B0001', transactionCount: 1 },
+      record: { kind: 'settlement', batchNumber: 'B0001', transactionCount: 1 },
       server: { status: 409, code: 'SETTLEMENT_CONFLICT' },
     });
     t.match(held!.reason, /the server holds batch B0001 with other fields/);
@@ -57,7 +57,10 @@ t.test(
       ['0520'],
       'the device still holds it, unconfirmed',
     );
-    t.match(errors.join('\n'), /HELD record \d+ \(0520 batch B0001\): the server holds batch B0001 with other fields/);
+    t.match(
+      errors.join('\n'),
+      /HELD record \d+ \(settlement of batch B0001\): the server holds batch B0001 with other fields/,
+    );
     t.same(
       (await settlements()).map((s: { closedAt: string }) => s.closedAt),
       [recorded.closedAt],
@@ -82,7 +85,7 @@ t.test(
     t.match(audit, [{ key: held!.key, decision: { action: 'discard', reason: 'test batch after a device reset' } }]);
     t.match(
       errors.join('\n'),
-      /DISCARDED record \d+ \(0520\|\d+\|B0001\|1\|.*by operator decision: test batch after a device reset/,
+      /DISCARDED record \d+ \(settlement of batch B0001\) by operator decision: test batch after a device reset/,
     );
   },
 );
@@ -169,7 +172,7 @@ t.test(
       held?.reason,
       /double charge: order dbl-3 was already PAID with authorization AAA111; this sale has authorization BBB222/,
     );
-    t.match(errors.join('\n'), /HELD record 7 \(0210 sale dbl-3 1500 USD auth BBB222\): double charge/);
+    t.match(errors.join('\n'), /HELD record 7 \(payment dbl-3 1500 USD auth BBB222\): double charge/);
     t.equal((await order('dbl-3')).authorizationCode, 'AAA111', 'the server keeps the first');
   },
 );
@@ -231,7 +234,7 @@ t.test(
     t.same(await state.listHeld(), [], 'nothing held');
     t.match(
       logs.join('\n'),
-      /record 9 \(0210 sale lost-ack 1500 USD auth AAA111\) → server 409: the order was already PAID with this authorization code \(and VOID_PENDING since\); confirmed to the device/,
+      /record 9 \(payment lost-ack 1500 USD auth AAA111\) → server 409: the order was already PAID with this authorization code \(and VOID_PENDING since\); confirmed to the device/,
     );
     t.same(
       errors.filter((line) => line.includes('lost-ack') && line.includes('HELD')),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Bridge } from '../../terminal/bridge/bridge.js';
 import { svcDialect } from '../../terminal/bridge/svc/svc-dialect.js';
 import { BridgeState } from '../../terminal/bridge/bridge-state.js';
-import { EmulatedTerminal } from '../../terminal/device/emulated-terminal.js';
+import { EmulatedTerminal } from '../../terminal/device/svc/emulated-terminal.js';
 import { Link } from '../../terminal/protocol/link.js';
 import { openPort, PtyPair } from '../../terminal/pty-pair.js';
 import type { OrderRun, RaceTarget } from './race.js';

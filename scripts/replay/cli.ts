@@ -1,7 +1,7 @@
 // npm run replay -- --base-url URL --terminal SN --secret-file FILE FILES...
 import { once } from 'node:events';
 import { API_TOKEN, readCredential, TERMINAL_SECRET, type CredentialKind } from '../../contracts/cli/credential.js';
-import { EmulatedTerminal } from '../../terminal/device/emulated-terminal.js';
+import { EmulatedTerminal } from '../../terminal/device/svc/emulated-terminal.js';
 import { Link } from '../../terminal/protocol/link.js';
 import { openSerial } from '../../terminal/serial-port.js';
 import { commandLine } from '../cli-args.js';

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { encodeMessage, type AskKind, type RecordMessage } from '../protocol/messages.js';
+import type { AskKind } from './ask-kind.js';
+import type { MoneyRecord } from './money-record.js';
+import { storedRecord } from './svc/svc-records.js';
 import { shellQuote } from '../../contracts/shell-quote.js';
 import { appendDurably, readJson, removeDurably, writeDurably } from './durable-file.js';
 
@@ -24,8 +26,8 @@ import { appendDurably, readJson, removeDurably, writeDurably } from './durable-
 
 export interface HeldRecord {
   key: string;
-  record: RecordMessage;
-  /** The device's message, as it was on the line. */
+  record: MoneyRecord;
+  /** The record in words, as the log says it. */
   message: string;
   reason: string;
   server: { status: number; code?: string; message?: string };
@@ -56,11 +58,6 @@ export interface Decision {
   action: 'resend' | 'discard';
   reason?: string;
   decidedAt: string;
-}
-
-/** A record's identity: its code and sequence number, and a digest of its fields (a device restarted without its journal reuses numbers). */
-export function recordKey(record: RecordMessage): string {
-  return `${record.code}-${record.seq}-${createHash('sha256').update(encodeMessage(record)).digest('hex').slice(0, 8)}`;
 }
 
 /** A held ask's key: its kind and order, the order id made safe for a file name. */
@@ -108,8 +105,9 @@ export class BridgeState {
     await writeDurably(this.heldPath(held.key), `${JSON.stringify(held, null, 2)}\n`);
   }
 
-  held(key: string): Promise<HeldRecord | undefined> {
-    return readJson<HeldRecord>(this.heldPath(key));
+  async held(key: string): Promise<HeldRecord | undefined> {
+    const held = await readJson<HeldRecord>(this.heldPath(key));
+    return held && { ...held, record: storedRecord(held.record) };
   }
 
   decision(key: string): Promise<Decision | undefined> {

@@ -63,7 +63,7 @@ t.test(
   'the verdict on a server answer: confirm only what the server holds the same, hold what differs, retry faults',
   async (t) => {
     const sale = {
-      code: '0210',
+      kind: 'payment',
       seq: 1,
       orderId: 'o1',
       amount: 5,
@@ -71,9 +71,9 @@ t.test(
       authorizationCode: 'A1',
       paidAt: '2026-11-21T10:00:00.000Z',
     } as const;
-    const voided = { code: '0230', seq: 2, orderId: 'o1', voidedAt: '2026-11-21T10:00:00.000Z' } as const;
+    const voided = { kind: 'void', seq: 2, orderId: 'o1', voidedAt: '2026-11-21T10:00:00.000Z' } as const;
     const batch = {
-      code: '0520',
+      kind: 'settlement',
       seq: 3,
       batchNumber: 'B1',
       transactionCount: 1,
@@ -129,7 +129,7 @@ t.test(
   'the verdict at the edges of the status classes: only a 2xx confirms (never a 3xx or 1xx), 425 is retried like 408 and 429',
   async (t) => {
     const sale = {
-      code: '0210',
+      kind: 'payment',
       seq: 1,
       orderId: 'o1',
       amount: 5,
@@ -151,7 +151,7 @@ t.test(
 
 t.test('the reasons a technician reads name the answer, the order or batch, and what to check', async (t) => {
   const sale = {
-    code: '0210',
+    kind: 'payment',
     seq: 1,
     orderId: 'o1',
     amount: 5,
@@ -159,9 +159,9 @@ t.test('the reasons a technician reads name the answer, the order or batch, and 
     authorizationCode: 'A1',
     paidAt: '2026-11-21T10:00:00.000Z',
   } as const;
-  const voided = { code: '0230', seq: 2, orderId: 'o1', voidedAt: '2026-11-21T10:00:00.000Z' } as const;
+  const voided = { kind: 'void', seq: 2, orderId: 'o1', voidedAt: '2026-11-21T10:00:00.000Z' } as const;
   const batch = {
-    code: '0520',
+    kind: 'settlement',
     seq: 3,
     batchNumber: 'B1',
     transactionCount: 1,
@@ -263,7 +263,7 @@ function linePair(): [SerialLine, SerialLine] {
 t.test(
   'only delivering fails (listing works): one line down, the backoff doubles to 30 s, and no flip to available every cycle',
   async (t) => {
-    const { EmulatedTerminal } = await import('../device/emulated-terminal.js');
+    const { EmulatedTerminal } = await import('../device/svc/emulated-terminal.js');
     const { Link } = await import('../protocol/link.js');
     const timers = new ManualTimers();
     const [hostEnd, deviceEnd] = linePair();
@@ -318,7 +318,7 @@ t.test(
 t.test(
   'a record the server keeps answering 5xx is held with the answer after the bound; an unreachable server holds nothing',
   async (t) => {
-    const { EmulatedTerminal } = await import('../device/emulated-terminal.js');
+    const { EmulatedTerminal } = await import('../device/svc/emulated-terminal.js');
     const { Link } = await import('../protocol/link.js');
     const run = async (answer: () => Promise<never>) => {
       const timers = new ManualTimers();
@@ -360,7 +360,7 @@ t.test(
     const answering = await run(async () => ({ status: 500, body: { code: 'INTERNAL', message: 'boom' } }) as never);
     t.match(answering.held, [
       {
-        record: { code: '0520', batchNumber: 'B7' },
+        record: { kind: 'settlement', batchNumber: 'B7' },
         reason: /the server has answered this record with errors for \d+ s \(the server answered 500 INTERNAL: boom\)/,
       },
     ]);

@@ -1,7 +1,7 @@
 import type { Answer, PosClient, PosResponse } from '../../contracts/clients/pos-client.js';
-import { encodeMessage, type RecordMessage } from '../protocol/messages.js';
+import { describeRecord, recordKey, type MoneyRecord } from './money-record.js';
 import type { Timers } from '../protocol/timers.js';
-import { recordKey, type BridgeState, type HeldRecord } from './bridge-state.js';
+import type { BridgeState, HeldRecord } from './bridge-state.js';
 import { comparePaid, verdictFor, type ChargedStatus, type Verdict } from './server-verdict.js';
 
 /** The server could not be used just now; nothing about any record was decided. */
@@ -118,7 +118,7 @@ export class RecordCourier {
   }
 
   /** Delivers one record, or carries out the operator's decision on it when it is held. */
-  async handleRecord(record: RecordMessage): Promise<Delivery> {
+  async handleRecord(record: MoneyRecord): Promise<Delivery> {
     const { state } = this.options;
     const key = recordKey(record);
     const held = await state.held(key);
@@ -128,16 +128,14 @@ export class RecordCourier {
     if (!delivered) return 'wait';
     const { verdict, answer } = delivered;
     if (verdict.kind === 'confirm') {
-      this.options.log(
-        `record ${record.seq} (${record.code} ${describeRecord(record)}) → ${verdict.note}; ${this.words.done}`,
-      );
+      this.options.log(`record ${record.seq} (${describeRecord(record)}) → ${verdict.note}; ${this.words.done}`);
       return 'confirm';
     }
     if (verdict.kind !== 'hold') return 'wait';
     const holding: HeldRecord = {
       key,
       record,
-      message: encodeMessage(record),
+      message: describeRecord(record),
       reason: verdict.reason,
       server: {
         status: answer.status,
@@ -149,7 +147,7 @@ export class RecordCourier {
     await state.hold(holding);
     this.reported.add(key);
     this.options.error(
-      `HELD record ${record.seq} (${record.code} ${describeRecord(record)}): ${verdict.reason}. ${this.words.kept}, and the records behind it wait. ` +
+      `HELD record ${record.seq} (${describeRecord(record)}): ${verdict.reason}. ${this.words.kept}, and the records behind it wait. ` +
         `Decide with: ${state.heldCommand()} resend ${key}  (or: discard ${key} --reason "…")`,
     );
     return 'blocked';
@@ -161,7 +159,7 @@ export class RecordCourier {
     if (!decision) {
       if (!this.reported.has(held.key))
         this.options.error(
-          `record ${held.record.seq} (${held.record.code} ${describeRecord(held.record)}) is held: ${held.reason}; waiting for an operator's decision`,
+          `record ${held.record.seq} (${describeRecord(held.record)}) is held: ${held.reason}; waiting for an operator's decision`,
         );
       this.reported.add(held.key);
       return 'blocked';
@@ -176,23 +174,21 @@ export class RecordCourier {
     // Resend: the hold goes, and the record is delivered afresh (and held again if the server still disagrees).
     await state.release(held, decision, 'resent');
     this.reported.delete(held.key);
-    this.options.log(
-      `resending held record ${held.record.seq} (${held.record.code} ${describeRecord(held.record)}) by operator decision`,
-    );
+    this.options.log(`resending held record ${held.record.seq} (${describeRecord(held.record)}) by operator decision`);
     return this.handleRecord(held.record);
   }
 
   /** Sends one record to the server; its answer and the verdict on it. Throws ServerFault when the server could not be used. */
-  private async deliver(record: RecordMessage): Promise<{ verdict: Verdict; answer: PosResponse<Answer> }> {
+  private async deliver(record: MoneyRecord): Promise<{ verdict: Verdict; answer: PosResponse<Answer> }> {
     const { client } = this.options;
     const response = await this.call(() =>
-      record.code === '0210'
+      record.kind === 'payment'
         ? client.commitPayment(record.orderId, {
             authorizationCode: record.authorizationCode,
             paidAt: record.paidAt,
             amount: record.amount,
           })
-        : record.code === '0230'
+        : record.kind === 'void'
           ? client.commitVoid(record.orderId)
           : client.notifySettlement({
               batchNumber: record.batchNumber,
@@ -204,7 +200,7 @@ export class RecordCourier {
             }),
     );
     let verdict = verdictFor(record, response);
-    if (verdict.kind === 'compare-paid' && record.code === '0210')
+    if (verdict.kind === 'compare-paid' && record.kind === 'payment')
       verdict = comparePaid(record, await this.findChargedOrder(record.orderId, verdict.status), verdict.status);
     verdict = this.boundFaults(record, verdict, response.status);
     if (verdict.kind === 'fault') throw new ServerFault(verdict.cause);
@@ -217,7 +213,7 @@ export class RecordCourier {
    * instead of blocking the queue unseen. An unreachable server holds
    * nothing: that is an outage, and the records wait for it.
    */
-  private boundFaults(record: RecordMessage, verdict: Verdict, status: number): Verdict {
+  private boundFaults(record: MoneyRecord, verdict: Verdict, status: number): Verdict {
     const key = recordKey(record);
     if (verdict.kind !== 'fault' || status < 500) {
       this.faultingSince.delete(key);
@@ -273,11 +269,4 @@ export class RecordCourier {
     );
     this.server = { down: false };
   }
-}
-
-export function describeRecord(record: RecordMessage): string {
-  if (record.code === '0520') return `batch ${record.batchNumber}`;
-  return record.code === '0210'
-    ? `sale ${record.orderId} ${record.amount} ${record.currency} auth ${record.authorizationCode}`
-    : `void ${record.orderId}`;
 }

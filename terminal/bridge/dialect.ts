@@ -1,5 +1,6 @@
 import type { Duplex } from 'node:stream';
-import type { AskKind, RecordMessage } from '../protocol/messages.js';
+import type { AskKind } from './ask-kind.js';
+import type { MoneyRecord } from './money-record.js';
 import type { Timers } from '../protocol/timers.js';
 import type { BridgeState, PendingClose } from './bridge-state.js';
 
@@ -53,9 +54,9 @@ export interface Dialect {
   /** Carries out a batch close the host asked for, once however often it is tried. */
   close(close: PendingClose): Promise<void>;
   /** The oldest money record still for the server (kept on the device or in the bridge's journal), or null. */
-  nextRecord(): Promise<RecordMessage | null>;
+  nextRecord(): Promise<MoneyRecord | null>;
   /** The server holds `record`: it is done with. */
-  recordDelivered(record: RecordMessage): Promise<void>;
+  recordDelivered(record: MoneyRecord): Promise<void>;
 }
 
 /** A line a dialect speaks over, once opened. */

@@ -1,5 +1,5 @@
 import type { Answer, PosResponse } from '../../contracts/clients/pos-client.js';
-import type { RecordMessage } from '../protocol/messages.js';
+import type { MoneyRecord, PaymentRecord } from './money-record.js';
 
 // What the server's answer to a record means for the record on the device.
 // A record is confirmed to the device (and so deleted there) only when the
@@ -24,7 +24,7 @@ export const chargedStatuses = ['PAID', 'VOID_PENDING', 'VOIDED'] as const;
 export type ChargedStatus = (typeof chargedStatuses)[number];
 const isCharged = (status: unknown): status is ChargedStatus => chargedStatuses.includes(status as ChargedStatus);
 
-export function verdictFor(record: RecordMessage, response: PosResponse<Answer>): Verdict {
+export function verdictFor(record: MoneyRecord, response: PosResponse<Answer>): Verdict {
   const { status, body } = response;
   const said = `${status} ${body.code ?? ''}${body.message ? `: ${body.message}` : ''}`.trim();
   if (status >= 200 && status < 300)
@@ -37,11 +37,11 @@ export function verdictFor(record: RecordMessage, response: PosResponse<Answer>)
   if (status === 408 || status === 425 || status === 429 || status >= 500)
     return { kind: 'fault', cause: `the server answered ${said}` };
   if (status === 409) {
-    if (record.code === '0210' && isCharged(body.currentStatus))
+    if (record.kind === 'payment' && isCharged(body.currentStatus))
       return { kind: 'compare-paid', status: body.currentStatus };
-    if (record.code === '0230' && body.currentStatus === 'VOIDED')
+    if (record.kind === 'void' && body.currentStatus === 'VOIDED')
       return { kind: 'confirm', note: 'server 409: the order is already VOIDED' };
-    if (record.code === '0520')
+    if (record.kind === 'settlement')
       return { kind: 'hold', reason: `the server holds batch ${record.batchNumber} with other fields (${said})` };
     return {
       kind: 'hold',
@@ -53,7 +53,7 @@ export function verdictFor(record: RecordMessage, response: PosResponse<Answer>)
 
 /** The verdict once the charged order is known: the same authorization code is the same sale; another is a second charge. */
 export function comparePaid(
-  record: Extract<RecordMessage, { code: '0210' }>,
+  record: PaymentRecord,
   order: { authorizationCode?: string } | undefined,
   status: ChargedStatus = 'PAID',
 ): Verdict {

@@ -1,3 +1,4 @@
+import { connect as connectTcp } from 'node:net';
 import { createInterface } from 'node:readline';
 import { howToGive, readCredential, TERMINAL_SECRET } from '../../contracts/cli/credential.js';
 import { PosClient } from '../../contracts/clients/pos-client.js';
@@ -8,6 +9,9 @@ import { missedClose, nextOccurrence, type DailyTime } from '../bridge/close-sch
 import { SaleJournal } from '../bridge/transbank/sale-journal.js';
 import { svcDialect } from '../bridge/svc/svc-dialect.js';
 import { TRANSBANK_DEFAULTS, transbankDialect } from '../bridge/transbank/transbank-dialect.js';
+import { ZvtJournal } from '../bridge/zvt/zvt-journal.js';
+import { ZVT_DEFAULTS, zvtDialect } from '../bridge/zvt/zvt-dialect.js';
+import type { SerialLine } from '../bridge/bridge-options.js';
 import { openSerial } from '../serial-port.js';
 import { errorTo, integer, logTo, parseOptions, stopped, UsageError, type CliIo } from './io.js';
 import { DEFAULT_STATE_DIR, usage } from './usage.js';
@@ -25,6 +29,8 @@ export async function bridge(argv: string[], io: CliIo): Promise<void> {
       args: argv,
       options: {
         path: { type: 'string' },
+        host: { type: 'string' },
+        password: { type: 'string' },
         'base-url': { type: 'string' },
         serial: { type: 'string' },
         secret: { type: 'string' },
@@ -43,20 +49,27 @@ export async function bridge(argv: string[], io: CliIo): Promise<void> {
     usage.bridge,
   );
   if (values.help) return void io.out(usage.bridge);
-  const missing = (['path', 'base-url', 'serial'] as const).filter((name) => !values[name]);
+  const zvt = values.dialect === 'zvt';
+  const missing: string[] = (['base-url', 'serial'] as const).filter((name) => !values[name]);
+  if (!values.path && !(zvt && values.host)) missing.unshift(zvt ? 'path or --host' : 'path');
   if (missing.length > 0) usageError(`bridge needs ${missing.map((m) => `--${m}`).join(', ')}`, usage.bridge);
-  if (values.dialect !== 'svc' && values.dialect !== 'transbank')
-    usageError(`--dialect is svc or transbank, got ${JSON.stringify(values.dialect)}`, usage.bridge);
+  if (values.dialect !== 'svc' && values.dialect !== 'transbank' && !zvt)
+    usageError(`--dialect is svc, transbank or zvt, got ${JSON.stringify(values.dialect)}`, usage.bridge);
+  if (values.host !== undefined && (!zvt || values.path !== undefined))
+    usageError('--host is for --dialect zvt over TCP, instead of --path', usage.bridge);
+  if (values.password !== undefined && (!zvt || !/^\d{6}$/.test(values.password)))
+    usageError("--password is the ZVT terminal's, 6 digits (--dialect zvt)", usage.bridge);
+  const tcp = values.host === undefined ? undefined : hostAndPort(values.host);
   const secret = terminalSecret(values, io);
   if (!URL.canParse(values['base-url']!))
     usageError(`--base-url must be an absolute URL, got ${JSON.stringify(values['base-url'])}`);
   const closeAt = values['close-at'] === undefined ? null : dailyTime(values['close-at']);
-  const baud = integer('baud', values.baud, 115200)!;
+  const baud = integer('baud', values.baud, zvt ? 9600 : 115200)!;
   const stateDir = values['state-dir'] ?? DEFAULT_STATE_DIR;
   const state = await BridgeState.open(stateDir, values.serial!);
   const client = new PosClient({ baseUrl: values['base-url']!, serialNumber: values.serial!, secret });
   const common = {
-    open: () => openSerial(values.path!, baud),
+    open: (): Promise<SerialLine> => (tcp ? openTcp(tcp) : openSerial(values.path!, baud, zvt ? 2 : 1)),
     client,
     state,
     serverUrl: values['base-url']!,
@@ -71,14 +84,20 @@ export async function bridge(argv: string[], io: CliIo): Promise<void> {
           journal: await SaleJournal.open(state.dir),
           saleTimeoutMs: integer('sale-timeout-ms', values['sale-timeout-ms'], TRANSBANK_DEFAULTS.saleTimeoutMs)!,
         })
-      : svcDialect;
+      : zvt
+        ? zvtDialect({
+            journal: await ZvtJournal.open(state.dir),
+            transport: tcp ? 'tcp' : 'serial',
+            password: values.password ?? ZVT_DEFAULTS.password,
+          })
+        : svcDialect;
   const running: Bridge = new Bridge({
     ...common,
     dialect,
     answerTimeoutMs: integer('answer-timeout-ms', values['answer-timeout-ms'], dialect.answerTimeoutMs)!,
   });
   log(
-    `${values.dialect} bridge for ${values.serial} on ${values.path} (${baud} 8N1) → ${values['base-url']}; state in ${state.dir}`,
+    `${values.dialect} bridge for ${values.serial} on ${tcp ? `${tcp.host}:${tcp.port} (TCP)` : `${values.path} (${baud} 8N${zvt ? 2 : 1})`} → ${values['base-url']}; state in ${state.dir}`,
   );
   const held = (await state.listHeld()).length + (await state.listHeldAsks()).length;
   if (held > 0) logError(`${held} held from before, waiting for a decision: ${state.heldCommand()}`);
@@ -116,6 +135,27 @@ function terminalSecret(
   if ('error' in answer) return usageError(answer.error);
   for (const warning of answer.warnings) io.err(`svc-terminal: warning: ${warning}\n`);
   return answer.value ?? usageError(howToGive(TERMINAL_SECRET), usage.bridge);
+}
+
+/** HOST:PORT of a ZVT terminal on the LAN (its port is usually 20007). */
+function hostAndPort(text: string): { host: string; port: number } {
+  const match = /^(.+):(\d{1,5})$/.exec(text);
+  if (!match || Number(match[2]) > 65535)
+    return usageError(`--host takes HOST:PORT (a ZVT terminal's port is usually 20007), got ${JSON.stringify(text)}`);
+  return { host: match[1]!.replace(/^\[|\]$/g, ''), port: Number(match[2]) };
+}
+
+/** A TCP connection to the terminal, as the line the bridge opens and reopens. */
+function openTcp(address: { host: string; port: number }): Promise<SerialLine> {
+  return new Promise((resolve, reject) => {
+    const socket = connectTcp(address.port, address.host);
+    socket.setNoDelay(true);
+    socket.once('connect', () => {
+      socket.off('error', reject);
+      resolve(socket);
+    });
+    socket.once('error', reject);
+  });
 }
 
 function dailyTime(text: string): DailyTime {

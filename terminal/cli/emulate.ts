@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import { EmulatedTerminal } from '../device/emulated-terminal.js';
+import { EmulatedTerminal } from '../device/svc/emulated-terminal.js';
 import { FaultyPort, type Faults } from '../device/faulty-port.js';
 import { DEFAULT_CARD_DELAY_MS, TransbankPos, TURNAROUND_MS } from '../device/transbank/transbank-pos.js';
 import { seededRandom } from '../../contracts/seeded-random.js';

@@ -1,15 +1,12 @@
-import {
-  decodeMessage,
-  encodeMessage,
-  type AskKind,
-  type Message,
-  type RecordMessage,
-} from '../../protocol/messages.js';
+import { decodeMessage, encodeMessage, type Message } from '../../protocol/svc/messages.js';
+import type { MoneyRecord } from '../money-record.js';
+import { fromSvcRecord } from './svc-records.js';
 import type { PendingClose } from '../bridge-state.js';
 import { askKey } from '../bridge-state.js';
 import type { Duplex } from 'node:stream';
 import { DeviceError, framedSession, type DeviceCodec, type DeviceSession } from '../device-session.js';
 import type {
+  AskKind,
   AskOutcome,
   DialectContext,
   DialectDefinition,
@@ -132,12 +129,12 @@ class SvcDevice implements DialectDevice {
     );
   }
 
-  async nextRecord(): Promise<RecordMessage | null> {
+  async nextRecord(): Promise<MoneyRecord | null> {
     const next = await this.request({ code: '0250' }, ['0210', '0230', '0520', '0260']);
-    return next.code === '0260' ? null : next;
+    return next.code === '0260' ? null : fromSvcRecord(next);
   }
 
-  async recordDelivered(record: RecordMessage): Promise<void> {
+  async recordDelivered(record: MoneyRecord): Promise<void> {
     const confirmed = await this.request({ code: '0270', seq: record.seq }, ['0280']);
     if (confirmed.code !== '0280' || confirmed.seq !== record.seq)
       throw new Error(`the device confirmed ${JSON.stringify(confirmed)} instead of ${record.seq}`);

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import type { RecordMessage } from '../../protocol/messages.js';
+import type { MoneyRecord } from '../money-record.js';
+import { storedRecord } from '../svc/svc-records.js';
 import { appendDurably, readJson, writeDurably } from '../durable-file.js';
 
 // What the Transbank bridge, as the cash register of a POS, must not forget
@@ -48,7 +49,7 @@ export interface SaleJournalData {
   sales: Record<string, ApprovedSale>;
   declined: Record<string, Declined>;
   /** Records for the server, oldest first: each leaves only once the server holds it. */
-  outbox: RecordMessage[];
+  outbox: MoneyRecord[];
   nextSeq: number;
   nextBatch: number;
   /** The close request (PendingClose.closeId) the POS last carried out: the same request is never closed twice. */
@@ -75,9 +76,11 @@ export class SaleJournal {
   ) {}
 
   static async open(dir: string): Promise<SaleJournal> {
+    const stored = await readJson<SaleJournalData>(join(dir, 'transbank.json'));
+    // An outbox written by an earlier version holds records in the svc device's shape: read as they are now.
     return new SaleJournal(dir, {
       ...emptyJournal(),
-      ...((await readJson<SaleJournalData>(join(dir, 'transbank.json'))) ?? {}),
+      ...(stored ? { ...stored, outbox: stored.outbox.map(storedRecord) } : {}),
     });
   }
 
@@ -120,8 +123,8 @@ export class SaleJournal {
 
   async saleApproved(sale: ApprovedSale): Promise<void> {
     const { [sale.orderId]: _ticket, ...tickets } = this.data.tickets;
-    const record: RecordMessage = {
-      code: '0210',
+    const record: MoneyRecord = {
+      kind: 'payment',
       seq: this.data.nextSeq,
       orderId: sale.orderId,
       amount: sale.amount,
@@ -157,7 +160,7 @@ export class SaleJournal {
 
   async refunded(orderId: string, voidedAt: string): Promise<void> {
     const sale = this.data.sales[orderId];
-    const record: RecordMessage = { code: '0230', seq: this.data.nextSeq, orderId, voidedAt };
+    const record: MoneyRecord = { kind: 'void', seq: this.data.nextSeq, orderId, voidedAt };
     await this.write({
       ...this.data,
       inFlight: null,
@@ -174,13 +177,9 @@ export class SaleJournal {
   }
 
   /** The POS closed the day: the settlement goes to the outbox, the batch's sales are forgotten, the counter moves on. */
-  async closed(
-    close: Extract<InFlight, { kind: 'close' }>,
-    terminal: string,
-    closedAt: string,
-  ): Promise<RecordMessage> {
-    const record: RecordMessage = {
-      code: '0520',
+  async closed(close: Extract<InFlight, { kind: 'close' }>, terminal: string, closedAt: string): Promise<MoneyRecord> {
+    const record: MoneyRecord = {
+      kind: 'settlement',
       seq: this.data.nextSeq,
       batchNumber: close.batchNumber,
       transactionCount: close.transactionCount,

@@ -6,7 +6,7 @@ import {
   type TransbankMessage,
 } from '../../protocol/transbank/messages.js';
 import { describeResponseCode } from '../../protocol/transbank/response-codes.js';
-import type { RecordMessage } from '../../protocol/messages.js';
+import type { MoneyRecord } from '../money-record.js';
 import type { Duplex } from 'node:stream';
 import type { PendingClose } from '../bridge-state.js';
 import { framedSession, type DeviceCodec, type DeviceSession } from '../device-session.js';
@@ -184,11 +184,11 @@ class TransbankPosDevice implements DialectDevice {
     );
   }
 
-  async nextRecord(): Promise<RecordMessage | null> {
+  async nextRecord(): Promise<MoneyRecord | null> {
     return this.journal.snapshot.outbox[0] ?? null;
   }
 
-  async recordDelivered(record: RecordMessage): Promise<void> {
+  async recordDelivered(record: MoneyRecord): Promise<void> {
     await this.journal.delivered(record.seq);
   }
 

@@ -46,7 +46,7 @@ abstract class BaseLine extends EventEmitter implements ZvtLine {
 
   constructor(
     protected readonly stream: Duplex,
-    protected readonly options: ZvtLineOptions,
+    protected readonly options: ZvtLineOptions = {},
   ) {
     super();
     this.timers = options.timers ?? realTimers;

@@ -1,4 +1,4 @@
-import type { Message, RecordMessage } from '../protocol/messages.js';
+import type { Message, RecordMessage } from '../../protocol/svc/messages.js';
 
 // The emulated terminal's state, as pure functions: what the host asked to
 // charge or void, the records kept until the host confirms them, the open batch.

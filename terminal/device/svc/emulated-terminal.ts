@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Link } from '../protocol/link.js';
-import { decodeMessage, encodeMessage, MessageError } from '../protocol/messages.js';
-import type { Timers } from '../protocol/timers.js';
-import { DeviceCore } from './device-core.js';
+import type { Link } from '../../protocol/link.js';
+import { decodeMessage, encodeMessage, MessageError } from '../../protocol/svc/messages.js';
+import type { Timers } from '../../protocol/timers.js';
+import { DeviceCore } from '../device-core.js';
 import {
   answer,
   approve,

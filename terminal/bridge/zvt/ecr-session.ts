@@ -1,0 +1,149 @@
+import { hex } from '../../protocol/frame.js';
+import { realTimers, type Timers } from '../../protocol/timers.js';
+import { encodeApdu, type Apdu } from '../../protocol/zvt/apdu.js';
+import { bcdValue } from '../../protocol/zvt/bcd.js';
+import { decodeFields, type Field } from '../../protocol/zvt/bitmaps.js';
+import { T3_MS, type ZvtLine } from '../../protocol/zvt/line.js';
+import { commandName, is, isAnswer, POSITIVE, refused, ERRORS } from '../../protocol/zvt/messages.js';
+import { findTlv } from '../../protocol/zvt/tlv.js';
+
+// The cash register's side of a ZVT transaction (PA00P016 §5): it sends a
+// command, hears 80 00 (or 84 xx) within T3, and then, while the terminal
+// is master, answers each of its messages until the Completion (06 0F) or
+// Abort (06 1E) hands the line back. T4 (180 s) bounds the wait for each
+// next message; intermediate status (04 FF) and status information (04 0F)
+// restart it, and an intermediate status's timeout byte sets it.
+
+/** T4: how long the terminal may be silent while it is master (PA00P016 §5.2.6). */
+export const T4_MS = 180_000;
+
+export class ZvtTransactionError extends Error {
+  override readonly name = 'ZvtTransactionError';
+}
+
+/** What came of a transaction. */
+export type Transaction =
+  /** The terminal refused the command itself (84 xx); nothing ran. */
+  | { outcome: 'refused'; error: number; data: Buffer }
+  | { outcome: 'completed'; data: Buffer; statuses: Field[][]; printed: string[] }
+  | { outcome: 'aborted'; resultCode: number; data: Buffer; statuses: Field[][]; printed: string[] };
+
+export interface TransactionHandlers {
+  /** Status information (04 0F): resolves to the answer, sent only then (the caller journals first). */
+  onStatus?(fields: Field[]): Promise<Apdu>;
+  onIntermediate?(status: number): void;
+}
+
+type Waiter = { resolve: (message: Apdu) => void; reject: (error: Error) => void; timer: unknown };
+
+export class EcrSession {
+  private line: ZvtLine | null = null;
+  private readonly inbox: Apdu[] = [];
+  private waiter: Waiter | null = null;
+  private readonly timers: Timers;
+
+  constructor(
+    private readonly log: (line: string) => void,
+    timers?: Timers,
+    private readonly answerTimeoutMs = T3_MS,
+  ) {
+    this.timers = timers ?? realTimers;
+  }
+
+  attach(line: ZvtLine): void {
+    this.line = line;
+    this.inbox.length = 0;
+    line.on('apdu', (message: Apdu) => {
+      if (this.line !== line) return;
+      if (this.waiter) {
+        const { resolve, timer } = this.waiter;
+        this.waiter = null;
+        this.timers.clearTimeout(timer);
+        resolve(message);
+      } else this.inbox.push(message);
+    });
+    line.once('close', (error: Error) => {
+      if (this.line !== line) return;
+      this.fail(new ZvtTransactionError(error.message));
+    });
+  }
+
+  /** Sends `command` and, when it hands the terminal the line (`completes`), follows it to its end. */
+  async transact(command: Apdu, completes: boolean, handlers: TransactionHandlers = {}): Promise<Transaction> {
+    const line = this.current();
+    this.inbox.length = 0; // whatever came unasked before this command is not its answer
+    await line.send(command);
+    const first = await this.next(this.answerTimeoutMs, `no answer to ${commandName(command)} within T3`);
+    if (!isAnswer(first))
+      throw new ZvtTransactionError(`${commandName(command)} answered with ${hex(encodeApdu(first))}`);
+    if (first.cls === 0x84 && first.ins !== 0x00) return { outcome: 'refused', error: first.ins, data: first.data };
+    if (!completes) return { outcome: 'completed', data: first.data, statuses: [], printed: [] };
+    const statuses: Field[][] = [];
+    const printed: string[] = [];
+    let t4 = T4_MS;
+    for (;;) {
+      const message = await this.next(
+        t4,
+        `the terminal was silent for ${t4 / 1000} s (T4) during ${commandName(command)}`,
+      );
+      if (is(message, 'intermediateStatus')) {
+        const minutes = message.data.length >= 2 ? bcdValue(message.data.subarray(1, 2)) : 0;
+        if (minutes > 0) t4 = minutes * 60_000;
+        handlers.onIntermediate?.(message.data[0] ?? 0);
+        await this.answer(POSITIVE);
+      } else if (is(message, 'statusInformation')) {
+        const fields = decodeFields(message.data);
+        statuses.push(fields);
+        await this.answer(handlers.onStatus ? await handlers.onStatus(fields) : POSITIVE);
+      } else if (is(message, 'printLine')) {
+        printed.push(message.data.subarray(1).toString('latin1'));
+        await this.answer(POSITIVE);
+      } else if (is(message, 'printTextBlock')) {
+        const container = decodeFields(message.data).find((field) => field.bmp === 0x06)?.tlv ?? [];
+        for (const line of findTlv(container, '25')?.children ?? [])
+          if (line.tag === '07') printed.push(line.value.toString('latin1'));
+        await this.answer(POSITIVE);
+      } else if (is(message, 'completion')) {
+        await this.answer(POSITIVE);
+        return { outcome: 'completed', data: message.data, statuses, printed };
+      } else if (is(message, 'abort')) {
+        await this.answer(POSITIVE);
+        return { outcome: 'aborted', resultCode: message.data[0] ?? 0xff, data: message.data, statuses, printed };
+      } else {
+        this.log(`the terminal sent ${commandName(message)}, which this cash register does not take: 84 83`);
+        await this.answer(refused(ERRORS.functionNotPossible));
+      }
+    }
+  }
+
+  private async answer(message: Apdu): Promise<void> {
+    await this.current().send(message);
+  }
+
+  private current(): ZvtLine {
+    if (!this.line || this.line.isClosed) throw new ZvtTransactionError('no line to the terminal');
+    return this.line;
+  }
+
+  private next(timeoutMs: number, why: string): Promise<Apdu> {
+    const queued = this.inbox.shift();
+    if (queued) return Promise.resolve(queued);
+    if (!this.line || this.line.isClosed)
+      return Promise.reject(new ZvtTransactionError('the line to the terminal closed'));
+    return new Promise((resolve, reject) => {
+      const timer = this.timers.setTimeout(() => {
+        this.waiter = null;
+        reject(new ZvtTransactionError(why));
+      }, timeoutMs);
+      this.waiter = { resolve, reject, timer };
+    });
+  }
+
+  private fail(error: Error): void {
+    const waiter = this.waiter;
+    this.waiter = null;
+    if (!waiter) return;
+    this.timers.clearTimeout(waiter.timer);
+    waiter.reject(error);
+  }
+}
