@@ -4,7 +4,7 @@ import { encodeApdu, type Apdu } from '../../protocol/zvt/apdu.js';
 import { bcdValue } from '../../protocol/zvt/bcd.js';
 import { decodeFields, type Field } from '../../protocol/zvt/bitmaps.js';
 import { T3_MS, type ZvtLine } from '../../protocol/zvt/line.js';
-import { commandName, is, isAnswer, POSITIVE, refused, ERRORS } from '../../protocol/zvt/messages.js';
+import { command, commandName, ERRORS, is, isAnswer, POSITIVE, refused } from '../../protocol/zvt/messages.js';
 import { findTlv } from '../../protocol/zvt/tlv.js';
 
 // The cash register's side of a ZVT transaction (PA00P016 §5): it sends a
@@ -32,6 +32,8 @@ export interface TransactionHandlers {
   /** Status information (04 0F): resolves to the answer, sent only then (the caller journals first). */
   onStatus?(fields: Field[]): Promise<Apdu>;
   onIntermediate?(status: number): void;
+  /** A print line (06 D1): resolves to the answer (84 CC when the printer is not ready). Default: taken. */
+  onPrint?(text: string): Promise<Apdu>;
 }
 
 type Waiter = { resolve: (message: Apdu) => void; reject: (error: Error) => void; timer: unknown };
@@ -96,8 +98,9 @@ export class EcrSession {
         statuses.push(fields);
         await this.answer(handlers.onStatus ? await handlers.onStatus(fields) : POSITIVE);
       } else if (is(message, 'printLine')) {
-        printed.push(message.data.subarray(1).toString('latin1'));
-        await this.answer(POSITIVE);
+        const text = message.data.subarray(1).toString('latin1');
+        printed.push(text);
+        await this.answer(handlers.onPrint ? await handlers.onPrint(text) : POSITIVE);
       } else if (is(message, 'printTextBlock')) {
         const container = decodeFields(message.data).find((field) => field.bmp === 0x06)?.tlv ?? [];
         for (const line of findTlv(container, '25')?.children ?? [])
@@ -109,11 +112,18 @@ export class EcrSession {
       } else if (is(message, 'abort')) {
         await this.answer(POSITIVE);
         return { outcome: 'aborted', resultCode: message.data[0] ?? 0xff, data: message.data, statuses, printed };
+      } else if (isAnswer(message)) {
+        // The terminal's answer to a cancel (06 B0) sent meanwhile: its Abort follows.
       } else {
         this.log(`the terminal sent ${commandName(message)}, which this cash register does not take: 84 83`);
         await this.answer(refused(ERRORS.functionNotPossible));
       }
     }
+  }
+
+  /** Asks the terminal to abort the transaction under way (06 B0: the customer walked away); its Abort ends it. */
+  async cancel(): Promise<void> {
+    await this.current().send(command('abortFromEcr'));
   }
 
   private async answer(message: Apdu): Promise<void> {

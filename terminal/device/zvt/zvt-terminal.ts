@@ -103,10 +103,12 @@ export class ZvtTerminal {
       void line.send(POSITIVE).catch(() => undefined);
       return this.card.abort();
     }
-    if (this.running)
-      return this.log(`${commandName(message)} ignored: a transaction is under way (${describe(message)})`);
     if (isAnswer(message)) return this.log(`stray ${commandName(message)} ignored`);
-    const run = this.work(line, message)
+    // A cash register sends its next command as soon as it has answered a Completion, often in the same
+    // packet: it is worked once the transaction before has handed the line back.
+    if (this.running) this.log(`${commandName(message)} waits for the transaction under way (${describe(message)})`);
+    const run = (this.running ?? Promise.resolve())
+      .then(() => (line.isClosed ? undefined : this.work(line, message)))
       .catch((error: unknown) => this.log(`${commandName(message)} failed: ${(error as Error).message}`))
       .finally(() => {
         if (this.running === run) this.running = null;

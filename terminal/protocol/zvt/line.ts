@@ -214,6 +214,13 @@ export class TcpZvtLine extends BaseLine {
   private readonly reader = new ApduReader();
   private partialTimer: unknown = null;
 
+  constructor(stream: Duplex, options: ZvtLineOptions = {}) {
+    super(stream, options);
+    // Each APDU goes at once: answers are a few bytes, and Nagle's algorithm would hold one behind the
+    // peer's delayed ACK (40 ms on Linux), eating into T3.
+    (stream as Duplex & { setNoDelay?: (noDelay: boolean) => void }).setNoDelay?.(true);
+  }
+
   send(message: Apdu): Promise<void> {
     if (this.isClosed) return Promise.reject(new ZvtLineError('the connection is closed'));
     return new Promise((resolve, reject) =>
