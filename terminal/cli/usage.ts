@@ -25,15 +25,22 @@ commands:
 
 svc-terminal <command> --help says more. Line settings: 115200 8N1 unless --baud.
 `,
-  play: `usage: svc-terminal play --path PATH [--baud N] [--timeout-ms N] TRANSCRIPT…
+  play: `usage: svc-terminal play (--path PATH | --host HOST:PORT) [--baud N] [--timeout-ms N] TRANSCRIPT…
 
-Plays each transcript (fixtures/serial/transbank/*.json, or one you
-recorded) as the cash register on the serial line PATH: sends each H→T
-frame as written, and checks everything the POS sends back, its ACK and
-each T→H frame, byte for byte, ACKing each frame. The first difference ends
-that transcript, saying which frame, what was expected and what came.
-Against svc-terminal emulate, start it as the transcript's "device" says
-(printed before the play): --seed and --clock make its answers repeat.
+Plays each transcript as the cash register, and checks what the terminal
+sends back byte for byte:
+
+  Transbank (fixtures/serial/transbank/*.json) on the serial line PATH:
+  sends each H→T frame as written, checks its ACK and each T→H frame,
+  ACKing each frame.
+  ZVT (fixtures/serial/zvt/*.json) on the serial line PATH (9600 8N2: the
+  APDUs framed, stuffed and ACKed) or over TCP to HOST:PORT (bare APDUs):
+  sends each H→T APDU, checks each T→H APDU.
+
+The first difference ends the play, saying where, what was expected and
+what came. Against svc-terminal emulate, start it as the transcript's
+"device" says (printed before the play): --seed and --clock make its
+answers repeat, and a fresh terminal for each transcript.
 
   --timeout-ms N   how long to wait for each answer (default 5000)
 
