@@ -11,6 +11,7 @@ import { svcDialect } from '../bridge/svc/svc-dialect.js';
 import { TRANSBANK_DEFAULTS, transbankDialect } from '../bridge/transbank/transbank-dialect.js';
 import { ZvtJournal } from '../bridge/zvt/zvt-journal.js';
 import { ZVT_DEFAULTS, zvtDialect } from '../bridge/zvt/zvt-dialect.js';
+import { T4_MS } from '../bridge/zvt/ecr-session.js';
 import type { SerialLine } from '../bridge/bridge-options.js';
 import { openSerial } from '../serial-port.js';
 import { errorTo, integer, logTo, parseOptions, stopped, UsageError, type CliIo } from './io.js';
@@ -31,6 +32,7 @@ export async function bridge(argv: string[], io: CliIo): Promise<void> {
         path: { type: 'string' },
         host: { type: 'string' },
         password: { type: 'string' },
+        't4-ms': { type: 'string' },
         'base-url': { type: 'string' },
         serial: { type: 'string' },
         secret: { type: 'string' },
@@ -89,6 +91,7 @@ export async function bridge(argv: string[], io: CliIo): Promise<void> {
             journal: await ZvtJournal.open(state.dir),
             transport: tcp ? 'tcp' : 'serial',
             password: values.password ?? ZVT_DEFAULTS.password,
+            masterTimeoutMs: integer('t4-ms', values['t4-ms'], T4_MS)!,
           })
         : svcDialect;
   const running: Bridge = new Bridge({

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { COMMON_DEFAULTS } from '../bridge/bridge-options.js';
 import { svcDialect } from '../bridge/svc/svc-dialect.js';
 import { TRANSBANK_DEFAULTS } from '../bridge/transbank/transbank-dialect.js';
+import { T4_MS } from '../bridge/zvt/ecr-session.js';
 import { DEFAULT_CARD_DELAY_MS, TURNAROUND_MS } from '../device/transbank/transbank-pos.js';
 import { DEFAULT_CARD_DELAY_MS as ZVT_CARD_DELAY_MS } from '../device/zvt/zvt-terminal.js';
 import { ZVT_PORT } from './emulate-zvt.js';
@@ -107,6 +108,7 @@ fault options (for tests and demos):
   --silent-after N    stop sending after the Nth frame
 `,
   bridge: `usage: svc-terminal bridge --path PATH --base-url URL --serial SN [--dialect svc|transbank] [--secret-file FILE] [options]
+       svc-terminal bridge --dialect zvt (--path PATH | --host HOST:PORT) --base-url URL --serial SN [--password NNNNNN] [options]
 
 Drives the device on PATH for terminal SN: asks it to charge the server's
 PENDING orders and to void its VOID_PENDING ones, sends every record it
@@ -139,6 +141,20 @@ warning, since every local user can read it in ps.
                           Every sale, refund and close is journaled before it
                           goes on the line and settled from the POS after a
                           kill (the last sale, the refund again, the totals).
+  --dialect zvt           the device is a ZVT payment terminal (PA00P015) and the
+                          bridge its cash register (terminal/README.md, "A ZVT
+                          payment terminal"): on a serial line (--path, 9600
+                          8N2) or over TCP (--host HOST:PORT, usually port
+                          20007). It registers (--password, default 000000),
+                          pays each PENDING order in the order's currency,
+                          reverses a VOID_PENDING one by its receipt number
+                          (by refund once an end of day closed it), and runs
+                          the end of day as the batch close (one settlement).
+                          Every transaction is journaled before it goes on the
+                          line; after a kill the terminal's repeat receipt
+                          settles it, never a guess.
+  --t4-ms N               zvt: how long the terminal may stay silent while it
+                          is master (T4, default ${T4_MS})
   --sale-timeout-ms N     transbank: how long a sale may wait for the customer
                           (default ${TRANSBANK_DEFAULTS.saleTimeoutMs})
   --baud N                line speed (default 115200, 8N1)

@@ -48,6 +48,8 @@ export class EcrSession {
     private readonly log: (line: string) => void,
     timers?: Timers,
     private readonly answerTimeoutMs = T3_MS,
+    /** T4, unless an intermediate status's timeout byte says otherwise (PA00P016 §5.2.6: adjustable). */
+    private readonly masterTimeoutMs = T4_MS,
   ) {
     this.timers = timers ?? realTimers;
   }
@@ -82,7 +84,7 @@ export class EcrSession {
     if (!completes) return { outcome: 'completed', data: first.data, statuses: [], printed: [] };
     const statuses: Field[][] = [];
     const printed: string[] = [];
-    let t4 = T4_MS;
+    let t4 = this.masterTimeoutMs;
     for (;;) {
       const message = await this.next(
         t4,

@@ -41,6 +41,8 @@ export interface ZvtDialectOptions {
   journal: ZvtJournal;
   transport: 'serial' | 'tcp';
   password?: string;
+  /** T4: how long the terminal may stay silent while it is master (default 180 s). */
+  masterTimeoutMs?: number;
 }
 
 export function zvtDialect(options: ZvtDialectOptions): DialectDefinition {
@@ -66,7 +68,7 @@ class ZvtTerminalDevice implements DialectDevice {
     private readonly context: DialectContext,
     private readonly options: ZvtDialectOptions,
   ) {
-    this.session = new EcrSession(context.log, context.timers, context.answerTimeoutMs);
+    this.session = new EcrSession(context.log, context.timers, context.answerTimeoutMs, options.masterTimeoutMs);
     this.password = packBcd(options.password ?? ZVT_DEFAULTS.password);
   }
 

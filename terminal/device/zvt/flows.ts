@@ -192,7 +192,7 @@ async function finish(
   if (!printed.ok) return autoReverse(c, transaction, printed);
   c.commit(store(c.state, transaction, { statusInformation: status.toString('hex'), lines, admin: false }));
   c.log(
-    `${transaction.kind} stored: receipt ${transaction.receipt}, trace ${transaction.trace}, ${transaction.amount} minor units`,
+    `${transaction.kind} stored: receipt ${transaction.receipt}, trace ${transaction.trace}, ${transaction.amount} minor units, authorisation ${transaction.aid}`,
   );
   await complete(c);
 }

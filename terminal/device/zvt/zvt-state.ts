@@ -66,6 +66,8 @@ export interface ZvtState {
   journal: Array<{ at: string; event: string }>;
   /** How many end-of-day runs closed a turnover. */
   endOfDays: number;
+  /** Transactions counted by every end of day so far (the single totals' counts): what settlements must add up to. */
+  settledCount: number;
 }
 
 export const UNREGISTERED: Registration = { configByte: 0x86, currency: false, tlv: false, textBlocks: false };
@@ -82,6 +84,7 @@ export function newState(terminalId: string): ZvtState {
     terminalStatus: 0x00,
     journal: [],
     endOfDays: 0,
+    settledCount: 0,
   };
 }
 
@@ -193,6 +196,7 @@ export function totals(state: ZvtState): Totals {
 export function closeTurnover(state: ZvtState, receipt: LastReceipt): ZvtState {
   return {
     ...state,
+    settledCount: (state.settledCount ?? 0) + totals(state).count,
     turnover: [],
     turnoverFrom: state.nextReceipt,
     lastReceipt: receipt,

@@ -66,6 +66,8 @@ export class ZvtTerminal {
   private waiting: Waiting | null = null;
   private card: { line: ZvtLine; abort: () => void } | null = null;
   private running: Promise<void> | null = null;
+  /** A command that came while a transaction ran: worked when it ends. */
+  private next: { line: ZvtLine; message: Apdu } | null = null;
   private readonly nextOutcomes: number[] = [];
 
   constructor(private readonly options: ZvtTerminalOptions) {
@@ -85,7 +87,7 @@ export class ZvtTerminal {
 
   /** Resolves once the transaction under way (if any) has handed the line back. */
   async idle(): Promise<void> {
-    while (this.running) await this.running;
+    while (this.running) await this.running.then(() => new Promise((resolve) => setImmediate(resolve)));
   }
 
   /** Works the commands that come on `line` from now on; a line that closes ends its transaction. */
@@ -105,13 +107,25 @@ export class ZvtTerminal {
     }
     if (isAnswer(message)) return this.log(`stray ${commandName(message)} ignored`);
     // A cash register sends its next command as soon as it has answered a Completion, often in the same
-    // packet: it is worked once the transaction before has handed the line back.
-    if (this.running) this.log(`${commandName(message)} waits for the transaction under way (${describe(message)})`);
-    const run = (this.running ?? Promise.resolve())
-      .then(() => (line.isClosed ? undefined : this.work(line, message)))
+    // packet: it is worked once the transaction before has handed the line back. Only the newest waits: a
+    // cash register that gave up on a silent terminal and asks again wants its last command answered.
+    if (this.running) {
+      if (this.next) this.log(`${commandName(this.next.message)} dropped: ${commandName(message)} came after it`);
+      else this.log(`${commandName(message)} waits for the transaction under way (${describe(message)})`);
+      this.next = { line, message };
+      return;
+    }
+    this.start(line, message);
+  }
+
+  private start(line: ZvtLine, message: Apdu): void {
+    const run = this.work(line, message)
       .catch((error: unknown) => this.log(`${commandName(message)} failed: ${(error as Error).message}`))
       .finally(() => {
-        if (this.running === run) this.running = null;
+        this.running = null;
+        const next = this.next;
+        this.next = null;
+        if (next && !next.line.isClosed) this.start(next.line, next.message);
       });
     this.running = run;
   }

@@ -1,0 +1,227 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import t from 'tap';
+import { askKey, BridgeState } from './bridge/bridge-state.js';
+import type { ZvtJournalData } from './bridge/zvt/zvt-journal.js';
+import type { ZvtState } from './device/zvt/zvt-state.js';
+import { killer, killWorld, merchantWork, processes } from './testing/kill-harness.js';
+import { socatSkip } from './pty-pair.js';
+import { waitFor } from '../server/testing/wait-for.js';
+import { soakLength } from '../server/testing/soak.js';
+
+// The ZVT dialect's kill run: an emulated ZVT terminal and the bridge as its
+// cash register, each as `svc-terminal` runs it, on a serial line (a pty
+// pair, DLE STX frames), killed with SIGKILL at random moments, and the
+// line itself cut, during sales with reversals and ends of day. Counted
+// from the terminal's own log of what it stored and its memory: every
+// payment it stored is on the server or held, no order is paid twice, and
+// every transaction an end of day counted is in exactly one settlement.
+
+const SALES = soakLength(200, 80);
+const STRIKES = soakLength(12, 6);
+const TERMINAL_ID = '29001006';
+
+t.setTimeout(300_000);
+
+t.test(
+  `ZVT terminal and bridge SIGKILLed, and the line cut, during ${SALES} sales, reversals and ends of day: 0 lost, 0 doubled`,
+  { skip: socatSkip(), timeout: 290_000 },
+  async (t) => {
+    const serial = 'KILL-ZVT-1';
+    const world = await killWorld(t, serial);
+    const { line, api, token, merchantPath } = world;
+    const terminalState = join(world.dir, 'zvt-terminal.json');
+    const stateDir = join(world.dir, 'bridge-state');
+    const pair = processes(
+      t,
+      {
+        emulator: [
+          'emulate',
+          '--dialect',
+          'zvt',
+          '--path',
+          line.device,
+          '--serial',
+          TERMINAL_ID,
+          '--state',
+          terminalState,
+          '--card-delay-ms',
+          '0',
+        ],
+        bridge: [
+          'bridge',
+          '--dialect',
+          'zvt',
+          '--path',
+          line.host,
+          '--base-url',
+          world.server.baseUrl,
+          '--serial',
+          serial,
+          '--state-dir',
+          stateDir,
+          '--poll-ms',
+          '50',
+          '--answer-timeout-ms',
+          '1500',
+          '--t4-ms',
+          '3000',
+        ],
+      },
+      world.secret,
+    );
+    pair.start('emulator');
+    pair.start('bridge');
+
+    const workDone = () => pair.output.bridge.match(/; done$|on the terminal$/gm)?.length ?? 0;
+    const strikes = killer(
+      ['emulator', 'bridge', 'line'] as const,
+      workDone,
+      async (target) => {
+        if (target === 'line') {
+          await line.stop();
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          await line.start();
+          return;
+        }
+        await pair.kill(target);
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 300));
+        pair.start(target);
+      },
+      { pauseMs: 3000 },
+    );
+
+    const typeClose = async () => {
+      for (let attempt = 0; attempt < 5; attempt += 1) {
+        const before = pair.output.bridge.match(/batch close journaled/g)?.length ?? 0;
+        pair.running.bridge?.stdin!.write('close\n');
+        const journaled = await waitFor(
+          () => (pair.output.bridge.match(/batch close journaled/g)?.length ?? 0) > before,
+          5_000,
+          'the close journaled',
+        ).then(
+          () => true,
+          () => false,
+        );
+        if (journaled) return;
+      }
+      throw new Error(`no close journaled\n${pair.output.bridge.slice(-3000)}`);
+    };
+
+    // Sales of 10.00 EUR + i cents (the terminal's log names the order by its amount), a void of every fifth paid one, an end of day every 40.
+    const voided = await merchantWork(world, serial, {
+      sales: SALES,
+      order: (i) => ({ orderId: `z-${i}`, amount: 1000 + i, currency: 'EUR' }),
+      charged: (status) => status === 'PAID',
+      close: typeClose,
+      // The terminal answers at once (no card delay): the full round paces the merchant so the strikes fall among sales.
+      pauseMs: soakLength(150, 20),
+    });
+    await waitFor(() => strikes.total() >= STRIKES, 60_000, `${STRIKES} strikes`);
+    await strikes.stop();
+    if (!pair.running.emulator) pair.start('emulator');
+    if (!pair.running.bridge) pair.start('bridge');
+
+    const state = await BridgeState.open(stateDir, serial);
+    const journal = async () => JSON.parse(await readFile(join(state.dir, 'zvt.json'), 'utf8')) as ZvtJournalData;
+    const held = async () => ({
+      records: await state.listHeld(),
+      asks: new Set((await state.listHeldAsks()).map((ask) => ask.key)),
+    });
+    await waitFor(
+      async () => {
+        const [current, holding, orders] = [await journal(), await held(), await world.allOrders()];
+        const open = [...orders.values()].filter(
+          (order) =>
+            (order.status === 'PENDING' && !holding.asks.has(askKey('charge', order.orderId))) ||
+            (order.status === 'VOID_PENDING' && !holding.asks.has(askKey('void', order.orderId))),
+        );
+        return current.inFlight === null && current.outbox.length === holding.records.length && open.length === 0;
+      },
+      120_000,
+      'the bridge to settle everything',
+    ).catch((error: Error) => {
+      throw new Error(
+        `${error.message}\nbridge:\n${pair.output.bridge.slice(-3000)}\nemulator:\n${pair.output.emulator.slice(-2000)}`,
+      );
+    });
+    const terminal = async () => JSON.parse(await readFile(terminalState, 'utf8')) as ZvtState;
+    const endsBefore = (await terminal()).endOfDays;
+    await typeClose();
+    await waitFor(
+      async () => {
+        const current = await journal();
+        return (
+          (await terminal()).endOfDays > endsBefore &&
+          !(await state.pendingClose()) &&
+          current.inFlight === null &&
+          current.outbox.length === (await held()).records.length
+        );
+      },
+      60_000,
+      'the last end of day settled',
+    );
+
+    await pair.kill('bridge');
+    await pair.kill('emulator');
+
+    // What the terminal stored, from its log (every life of it): payments by trace number.
+    const stored = new Map<string, { orderId: string; authorization: string }>();
+    for (const match of pair.output.emulator.matchAll(
+      /payment stored: receipt \d+, trace (\d+), (\d+) minor units, authorisation (\d+)/g,
+    ))
+      stored.set(match[1]!, { orderId: `z-${Number(match[2]) - 1000}`, authorization: match[3]! });
+    const memory = await terminal();
+    const autoReversals = memory.journal.filter((entry) => entry.event.startsWith('auto-reversal')).length;
+
+    const orders = await world.allOrders();
+    const holding = await held();
+    const heldPayments = new Set(
+      holding.records.filter((h) => h.record.kind === 'payment').map((h) => (h.record as { orderId: string }).orderId),
+    );
+    const paymentsOf = new Map<string, number>();
+    for (const payment of stored.values()) paymentsOf.set(payment.orderId, (paymentsOf.get(payment.orderId) ?? 0) + 1);
+    const lost = [...paymentsOf.keys()].filter(
+      (orderId) =>
+        !['PAID', 'VOID_PENDING', 'VOIDED'].includes(orders.get(orderId)?.status) && !heldPayments.has(orderId),
+    );
+    const doubled = [
+      ...[...paymentsOf]
+        .filter(([, count]) => count > 1)
+        .map(([orderId, count]) => `${orderId} paid ${count} times on the terminal`),
+      ...[...orders.values()]
+        .filter((order) => order.history.filter((h: { to: string }) => h.to === 'PAID').length > 1)
+        .map((order) => `${order.orderId} paid twice on the server`),
+    ];
+    const wrongAuthorization = [...stored.values()].filter(
+      (payment) =>
+        orders.get(payment.orderId)?.authorizationCode !== payment.authorization && !heldPayments.has(payment.orderId),
+    );
+    const settlements = (await api('GET', `${merchantPath}/pos-terminals/${serial}/settlements?size=100`, token)).body
+      .data as Array<{ batchNumber: string; transactionCount: number }>;
+    const heldSettlements = holding.records
+      .filter((h) => h.record.kind === 'settlement')
+      .map((h) => h.record as { transactionCount: number });
+    const settled = [...settlements, ...heldSettlements].reduce((sum, each) => sum + each.transactionCount, 0);
+    const notVoided = voided.filter(
+      (orderId) => orders.get(orderId)?.status !== 'VOIDED' && !holding.asks.has(askKey('void', orderId)),
+    );
+    const charged = [...orders.values()].filter((order) => order.status !== 'PENDING').length;
+    const heldAsks = await state.listHeldAsks();
+    const heldCharges = heldAsks.filter((ask) => ask.kind === 'charge').length;
+
+    t.comment(
+      `strikes: emulator ${strikes.kills.emulator}, bridge ${strikes.kills.bridge}, line ${strikes.kills.line}; payments stored (logged) ${stored.size}, auto-reversals ${autoReversals}; charged on the server ${charged} of ${SALES}; voids ${voided.length}; settlements ${settlements.length} (${settled} transactions), ends of day ${memory.endOfDays}; held: ${holding.records.length} record(s), ${holding.asks.size} ask(s)`,
+    );
+    for (const ask of heldAsks) t.comment(`held ${ask.kind} of ${ask.orderId}: ${ask.reason}`);
+    t.ok(strikes.total() >= STRIKES, `${strikes.total()} strikes`);
+    t.same(lost, [], '0 lost: every payment the terminal stored is on the server or held');
+    t.same(doubled, [], '0 doubled: no order paid twice on the terminal or on the server');
+    t.same(wrongAuthorization, [], "each order committed with its own payment's authorisation attribute");
+    t.equal(settled, memory.settledCount, 'every transaction an end of day counted is in exactly one settlement');
+    t.equal(memory.turnover.length, 0, 'nothing left in the turnover after the last end of day');
+    t.equal(new Set(settlements.map((s) => s.batchNumber)).size, settlements.length, 'no batch recorded twice');
+    t.same(notVoided, [], 'every void is VOIDED on the server, or held for the operator with its reason');
+    t.equal(charged, SALES - heldCharges, 'every order paid, but for held ones');
+  },
+);
