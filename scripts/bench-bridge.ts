@@ -24,6 +24,15 @@ import { Link } from '../terminal/protocol/link.js';
 import { openSerial } from '../terminal/serial-port.js';
 import { PtyPair } from '../terminal/pty-pair.js';
 import type { JsonAnswer } from '../contracts/json-answer.js';
+import { createServer, connect, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { SerialLine } from '../terminal/bridge/bridge-options.js';
+import { EcrSession } from '../terminal/bridge/zvt/ecr-session.js';
+import { zvtDialect } from '../terminal/bridge/zvt/zvt-dialect.js';
+import { ZvtJournal } from '../terminal/bridge/zvt/zvt-journal.js';
+import { ZvtTerminal } from '../terminal/device/zvt/zvt-terminal.js';
+import { SerialZvtLine, TcpZvtLine, type ZvtLine } from '../terminal/protocol/zvt/line.js';
+import { command } from '../terminal/protocol/zvt/messages.js';
 
 const { values } = parseArgs({
   options: {
@@ -38,9 +47,10 @@ if (values.help) {
 Order PENDING → PAID on the server through the bridge and an emulated
 device over a socat pair, one order at a time (default 200 sales, bridge
 poll 50 ms, card delay 0), for the svc dialect and for the Transbank one
-(with the POS's ${TURNAROUND_MS} ms turnaround the official SDK needs, and with 5 ms);
+(with the POS's ${TURNAROUND_MS} ms turnaround the official SDK needs, and with 5 ms),
+and for ZVT over the pty (9600 8N2 framing) and over TCP on loopback;
 p50/p99 on the server's clock, beside our link's bare 0100 → 0110 round
-trip as the reference. Needs socat.
+trip and ZVT's bare status enquiry as the references. Needs socat.
 `);
   process.exit(0);
 }
@@ -192,6 +202,78 @@ try {
   const tbk = await run('transbank', 'BENCH-TBK', 'CLP', transbank(TURNAROUND_MS));
   const tbkFast = await run('transbank fast', 'BENCH-TBK5', 'CLP', transbank(5));
 
+  // ZVT: the emulated terminal on the pty's far end, or listening on loopback; the bridge as its cash register.
+  const zvtTerminal = () => new ZvtTerminal({ terminalId: '29001006', cardDelayMs: 0 });
+  const zvtSerial = await run('zvt serial', 'BENCH-ZVT-S', 'EUR', async (line, client, state) => {
+    const port = await openSerial(line.device, 9600, 2);
+    zvtTerminal().attach(new SerialZvtLine(port));
+    return {
+      device: closer(port),
+      bridge: new Bridge({
+        dialect: zvtDialect({ journal: await ZvtJournal.open(state.dir), transport: 'serial' }),
+        open: () => openSerial(line.host, 9600, 2),
+        client,
+        state,
+        pollMs,
+      }),
+    };
+  });
+  const listening = async (terminal: ZvtTerminal) => {
+    const sockets = new Set<Socket>();
+    const listener = createServer((socket) => {
+      sockets.add(socket);
+      terminal.attach(new TcpZvtLine(socket));
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    const port = (listener.address() as { port: number }).port;
+    return {
+      open: () =>
+        new Promise<Duplex>((resolve, reject) => {
+          const socket = connect(port, '127.0.0.1', () => resolve(socket));
+          socket.once('error', reject);
+        }),
+      close: () => {
+        for (const socket of sockets) socket.destroy();
+        return new Promise<void>((resolve) => listener.close(() => resolve()));
+      },
+    };
+  };
+  const zvtTcp = await run('zvt tcp', 'BENCH-ZVT-T', 'EUR', async (_line, client, state) => {
+    const terminal = await listening(zvtTerminal());
+    return {
+      device: terminal.close,
+      bridge: new Bridge({
+        dialect: zvtDialect({ journal: await ZvtJournal.open(state.dir), transport: 'tcp' }),
+        open: async () => (await terminal.open()) as SerialLine,
+        client,
+        state,
+        pollMs,
+      }),
+    };
+  });
+  /** ZVT's bare exchange: a status enquiry (05 01 → 80 00, 06 0F → 80 00) on a line, 200 times. */
+  const enquiries = async (line: ZvtLine) => {
+    const ecr = new EcrSession(() => undefined);
+    ecr.attach(line);
+    const took: number[] = [];
+    for (let i = 0; i < 200; i += 1) {
+      const started = performance.now();
+      await ecr.transact(command('statusEnquiry'), true);
+      took.push(performance.now() - started);
+    }
+    line.close();
+    return took.sort((a, b) => a - b);
+  };
+  const enquiryLine = await ptyIn('zvt-reference');
+  const enquiryDevice = await openSerial(enquiryLine.device, 9600, 2);
+  zvtTerminal().attach(new SerialZvtLine(enquiryDevice));
+  const zvtReferenceSerial = await enquiries(new SerialZvtLine(await openSerial(enquiryLine.host, 9600, 2)));
+  await new Promise((resolve) => enquiryDevice.close(resolve));
+  await enquiryLine.stop();
+  const enquiryTcp = await listening(zvtTerminal());
+  const zvtReferenceTcp = await enquiries(new TcpZvtLine(await enquiryTcp.open()));
+  await enquiryTcp.close();
+
   const row = (what: string, took: number[]) =>
     `| ${what} | ${took.length} | ${percentile(took, 50).toFixed(1)} | ${percentile(took, 99).toFixed(1)} |`;
   process.stdout.write(
@@ -202,6 +284,10 @@ try {
       row('svc: order PENDING → PAID (0300, record 0210, commit, 0270)', svc),
       row(`transbank: order PENDING → PAID (sale with status 78–82, commit), POS turnaround ${TURNAROUND_MS} ms`, tbk),
       row('transbank: the same, POS turnaround 5 ms', tbkFast),
+      row('reference: ZVT status enquiry (05 01 → 80 00, 06 0F → 80 00), serial framing', zvtReferenceSerial),
+      row('zvt serial: order PENDING → PAID (06 01, 04 FF, 04 0F journaled, 06 0F, commit)', zvtSerial),
+      row('reference: ZVT status enquiry over TCP (loopback)', zvtReferenceTcp),
+      row('zvt tcp: order PENDING → PAID, the same', zvtTcp),
       '',
       `A Transbank sale answers after its five status messages and the answer, each no sooner than the turnaround after the last ACK: ${6 * TURNAROUND_MS} ms of the round trip at ${TURNAROUND_MS} ms.`,
       '',

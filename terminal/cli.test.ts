@@ -87,7 +87,7 @@ t.test('a mistyped option or dialect is a usage error (exit 2, the usage), never
     'x',
   ]);
   t.equal(bridgeDialect.code, 2);
-  t.match(bridgeDialect.err, /--dialect is svc or transbank, got "x"[\s\S]*usage: svc-terminal bridge/);
+  t.match(bridgeDialect.err, /--dialect is svc, transbank or zvt, got "x"[\s\S]*usage: svc-terminal bridge/);
 });
 
 t.test(

@@ -355,7 +355,9 @@ class ZvtTerminalDevice implements DialectDevice {
   private async finishClose(asked: Extract<InFlight, { kind: 'end-of-day' }>, status: StatusReading): Promise<void> {
     const { state, log, iso } = this.context;
     const totals = status.endOfDay ?? { count: 0, total: 0 };
-    await this.journal.closed(asked, totals, 'EUR', state.serial, iso());
+    // The turnover's currency: its payments' (a terminal keeps one), euro when it held none.
+    const open = Object.values(this.journal.snapshot.payments).find((payment) => !payment.closed);
+    await this.journal.closed(asked, totals, open?.currency ?? 'EUR', state.serial, iso());
     const pending = await state.pendingClose();
     if (pending?.closeId === asked.closeId) await state.closeDone(pending, iso());
     log(

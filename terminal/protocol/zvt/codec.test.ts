@@ -75,7 +75,7 @@ t.test('APDU lengths: one byte up to 254, FF lo hi beyond', async (t) => {
   t.throws(() => decodeApdu(bytes('06 01 0c 04 00 00 00 00 01 00')), ApduError, 'a length that disagrees');
 });
 
-t.test('the spec example of PA00P016 §5.1 is not self-consistent: its length says 12, it carries 20', async (t) => {
+t.test('PA00P016 §5.1 example is not self-consistent: its length says 12, it carries 20', async (t) => {
   // 06 01 0C, then amount, currency, payment type and a TLV container: 20 bytes, not 12.
   const example = bytes('06 01 0c 04 00 00 00 00 10 00 49 09 78 19 40 06 04 40 02 01 02 00 00');
   t.throws(() => decodeApdu(example), /says 15 bytes in all, the APDU has 23/);
