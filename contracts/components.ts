@@ -20,7 +20,7 @@ const schemas: Record<string, Schema> = {
   ...consoleSchemas,
   Error: {
     type: 'object',
-    description: 'Every error answer (addendum §0).',
+    description: 'Every error answer (INTERFACE.md §0).',
     required: ['message', 'code'],
     properties: {
       message: { type: 'string' },
@@ -33,7 +33,7 @@ const schemas: Record<string, Schema> = {
   ErrorDetail: {
     type: 'object',
     required: ['in', 'pointer', 'message'],
-    // The addendum fixes a JSON pointer per offending field; naming the part it sits in is ours (profiles.ts).
+    // INTERFACE.md fixes a JSON pointer per offending field; naming the part it sits in is ours (profiles.ts).
     ...({ 'x-ours-required': ['in', 'message'] } as object),
     properties: {
       in: { type: 'string', enum: ['body', 'path', 'query', 'header'] },
@@ -302,7 +302,7 @@ export const components: OpenAPIV3_1.ComponentsObject = {
       in: 'header',
       name: 'x-pos-signature',
       description:
-        'HMAC request signature of a POS terminal (addendum §2). `x-pos-timestamp` is the ISO 8601 time of signing; `x-pos-signature` is the lowercase hex ' +
+        'HMAC request signature of a POS terminal (INTERFACE.md §2). `x-pos-timestamp` is the ISO 8601 time of signing; `x-pos-signature` is the lowercase hex ' +
         'HMAC-SHA256, keyed with the terminal\'s secret, of `timestamp + "." + url + "." + body`, where `url` is the request target as sent (path plus ?query) ' +
         'and `body` the raw body bytes (the empty string when bodyless). Accepted within 300 s of the server clock, once.',
     },
@@ -311,7 +311,7 @@ export const components: OpenAPIV3_1.ComponentsObject = {
       in: 'header',
       name: 'svc-signature',
       description:
-        'How receivers check a webhook (spec: Events, Signature rule): lowercase hex HMAC-SHA256 with the account\'s webhook secret over svc-timestamp + "." + the raw body; compare in constant time, refuse stale timestamps.',
+        'How receivers check a webhook (INTERFACE.md §7): lowercase hex HMAC-SHA256 with the account\'s webhook secret over svc-timestamp + "." + the raw body; compare in constant time, refuse stale timestamps.',
     },
     consoleBearer: {
       type: 'http',

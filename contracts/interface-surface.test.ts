@@ -7,7 +7,7 @@ import { openApiDocument } from './openapi.js';
 // the surface last classified (contracts/interface-surface.txt). An
 // operation, status, media type or field added to our document shows up
 // here: mark it ours (x-ours, x-ours-properties, x-ours-statuses…:
-// profiles.ts) or, if the spec or the addendum fixes it, accept it as the
+// profiles.ts) or, if the interface fixes it, accept it as the
 // interface's with `npm run write:interface`.
 
 t.test('every operation, status, media type and field the interface profile judges is classified', async (t) => {

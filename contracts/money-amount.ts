@@ -1,5 +1,5 @@
 // Money in the interface is a JSON number of currency units with at most
-// two decimals (addendum §5). A floating `multipleOf: 0.01` cannot judge
+// two decimals (INTERFACE.md §5). A floating `multipleOf: 0.01` cannot judge
 // that: 1234567.89 / 0.01 is not a whole number in binary floating point,
 // so a validator either refuses valid amounts or needs a tolerance that
 // also lets wrong ones through. The rule here reads the number's shortest

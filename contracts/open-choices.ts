@@ -1,4 +1,4 @@
-// What the interface spec and its addendum leave open, found by reviewing
+// What the interface (the vendor's document, and INTERFACE.md) leaves open, found by reviewing
 // every check and every schema assertion of the contract suite against
 // them (issue 27). For each: what is left open, and how each profile
 // treats it. `interface` accepts every choice; `strict` keeps ours. The
@@ -29,7 +29,7 @@ export const openChoices: OpenChoice[] = [
   },
   {
     id: 'trace-time-basis',
-    open: "the clock trace entries are stamped on: the addendum fixes that retries follow the account's clock, not that the trace does",
+    open: "the clock trace entries are stamped on: INTERFACE.md fixes that retries follow the account's clock, not that the trace does",
     interface:
       'the ladder judged by what can be seen whatever the stamps: no retry while the account clock is short of the step, a retry once it has passed it (and identical bytes, three attempts, then given up)',
     ours: 'the same observation, and the trace stamped on the account clock',
@@ -42,19 +42,19 @@ export const openChoices: OpenChoice[] = [
   },
   {
     id: 'past-due-date',
-    open: 'a session created with a due date already past: the production sandbox refuses it, the addendum does not say',
+    open: 'a session created with a due date already past: the production sandbox refuses it, INTERFACE.md does not say',
     interface: '201 (then expired or pending on its first read, by its behaviour) or 400 VALIDATION_FAILED',
     ours: '201, expired on the first read (or pending with keep_active)',
   },
   {
     id: 'unknown-status-filter',
-    open: 'an order list filtered by a status that is not one of the five: the bounds rule (addendum §0) names size, page, limit and per_minute, not the filter',
+    open: 'an order list filtered by a status that is not one of the five: the bounds rule (INTERFACE.md §0) names size, page, limit and per_minute, not the filter',
     interface: '400 VALIDATION_FAILED, or 200 listing no order of another status',
     ours: '400 VALIDATION_FAILED',
   },
   {
     id: 'zero-clock-advance',
-    open: 'advancing the account clock by 0 ms: the addendum says the clock moves forward, not whether a zero step is refused',
+    open: 'advancing the account clock by 0 ms: INTERFACE.md says the clock moves forward, not whether a zero step is refused',
     interface: '400 VALIDATION_FAILED or a 2xx that leaves the clock where it was',
     ours: '400 VALIDATION_FAILED (a step is at least 1 ms)',
   },
@@ -66,7 +66,7 @@ export const openChoices: OpenChoice[] = [
   },
   {
     id: 'our-bounds-and-media',
-    open: "a body of another media type, an unknown field in a body, and the bounds this document sets beyond the addendum's (found by the last review)",
+    open: "a body of another media type, an unknown field in a body, and the bounds this document sets beyond INTERFACE.md's (found by the last review)",
     interface: 'not probed',
     ours: '415 UNSUPPORTED_MEDIA_TYPE, and 400 VALIDATION_FAILED for unknown fields and out-of-range values',
   },

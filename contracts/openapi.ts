@@ -11,7 +11,7 @@ import { sessionControlPaths, sessionPaths } from './paths/sessions.js';
 import { webhookDeliveries, webhookPaths } from './paths/webhooks.js';
 import { systemPaths } from './paths/system.js';
 
-/** The paths the account's rate brake covers (addendum §8); the same list the server enforces. */
+/** The paths the account's rate brake covers (INTERFACE.md §8); the same list the server enforces. */
 export const rateLimitedPrefixes = ['/api/v1/ext/', '/payment-sessions/', '/control/', '/__test__/'];
 
 const rateLimitHeaders = {
@@ -31,7 +31,7 @@ const rateLimitHeaders = {
 
 /**
  * Every operation the rate brake covers can answer 429, and its other
- * answers carry X-RateLimit-* while the brake is on (addendum §8).
+ * answers carry X-RateLimit-* while the brake is on (INTERFACE.md §8).
  */
 function withRateLimitAnswers(paths: PathItems): PathItems {
   const braked = (op: Operation): Operation => ({
@@ -99,17 +99,17 @@ export const openApiDocument: OpenAPIV3_1.Document = {
   },
   servers: [{ url: 'http://127.0.0.1:3000', description: 'npm start' }],
   tags: [
-    { name: 'accounts', description: 'Sign-up, login and tokens (addendum §1).' },
-    { name: 'terminals', description: 'POS terminals of a merchant and their HMAC secrets (addendum §2).' },
-    { name: 'orders', description: 'Orders worked on by the merchant and its POS terminals (addendum §3).' },
-    { name: 'settlements', description: 'Batch closes reported by terminals (addendum §4).' },
+    { name: 'accounts', description: 'Sign-up, login and tokens (INTERFACE.md §1).' },
+    { name: 'terminals', description: 'POS terminals of a merchant and their HMAC secrets (INTERFACE.md §2).' },
+    { name: 'orders', description: 'Orders worked on by the merchant and its POS terminals (INTERFACE.md §3).' },
+    { name: 'settlements', description: 'Batch closes reported by terminals (INTERFACE.md §4).' },
     {
       name: 'payment sessions',
-      description: 'Agreements, partners, split, sessions, batches and stops (addendum §5).',
+      description: 'Agreements, partners, split, sessions, batches and stops (INTERFACE.md §5).',
     },
     { name: 'simulator', description: 'Surfaces that exist only in the simulator.' },
     { name: 'console', description: 'The console API, opened by the console token.' },
-    { name: 'control', description: 'The control plane, also under /__test__ (addendum §6).' },
+    { name: 'control', description: 'The control plane, also under /__test__ (INTERFACE.md §6).' },
   ],
   paths: withStoreUnavailableAnswers(
     withRateLimitAnswers({

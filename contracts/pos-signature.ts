@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 
 /**
- * The POS request signature of addendum §2, shared by the server that checks
+ * The POS request signature of INTERFACE.md §2, shared by the server that checks
  * it and the terminal client that makes it: lowercase hex HMAC-SHA256, keyed
  * with the terminal's secret (its hex text, as shown at provisioning), over
  * `timestamp + "." + url + "." + body`. `url` is the request target exactly

@@ -1,4 +1,4 @@
-/** A settlement (batch close) as the POS routes take and answer it (spec: Settlement; addendum §4). */
+/** A settlement (batch close) as the POS routes take and answer it (INTERFACE.md §4). */
 export interface Settlement {
   batchNumber: string;
   transactionCount: number;

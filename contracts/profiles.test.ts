@@ -18,7 +18,7 @@ const session = {
   session_payment: { id: 'p1', origin: 'button', amount_reference: 10 },
 };
 
-t.test('the interface profile takes out what is ours alone and keeps what the spec and addendum fix', async (t) => {
+t.test('the interface profile takes out what is ours alone and keeps what the interface fixes', async (t) => {
   const loose = new SchemaValidator(interfaceDocument(openApiDocument));
   const strict = new SchemaValidator(openApiDocument);
   const ref = { $ref: '#/components/schemas/PaymentSession' };
@@ -38,13 +38,13 @@ t.test('the interface profile takes out what is ours alone and keeps what the sp
   t.same(
     loose.check(ref, { ...session, status: 'refunded' }).map((i) => i.pointer),
     ['/status'],
-    'the statuses the addendum names still hold',
+    'the statuses INTERFACE.md names still hold',
   );
   const { pay_url: _dropped, ...withoutPayUrl } = session;
   t.same(
     loose.check(ref, withoutPayUrl).map((i) => i.pointer),
     ['/pay_url'],
-    'the fields the addendum names are still required',
+    'the fields INTERFACE.md names are still required',
   );
   t.same(
     loose.check(

@@ -4,7 +4,7 @@ import { listOperations } from './openapi.js';
 
 // The two profiles of the contract suite. `strict` holds a deployment to
 // this document as it is. `interface` holds it only to what the interface
-// spec and its addendum fix, so that another implementation of the same
+// interface fix, so that another implementation of the same
 // interface (a team's mock, the vendor's sandbox) is judged on the
 // interface, not on choices of ours. What is ours alone is marked in the
 // document with extensions, and `interfaceDocument` takes it out:
@@ -16,7 +16,7 @@ import { listOperations } from './openapi.js';
 // - `x-ours-properties: [name…]` on a schema: those fields are ours (the
 //   resend's `url`): the interface document has no such field to probe;
 // - `x-ours: true` on a response: its body and media type are ours (the
-//   three stop mocks: the spec fixes only that they answer 200 with
+//   three stop mocks: the interface fixes only that they answer 200 with
 //   x-svc-sim: mock; the payment page's 404, an HTML page of ours);
 // - `x-ours-statuses: [status…]` on an operation: those answers are ours
 //   (the relay's 426 to a plain GET): in the interface document, another

@@ -1,7 +1,7 @@
 // An entry of an account's trace (GET /console/trace), as far as its readers
 // use it: the console page and the contract suite's webhook checks. The
 // OpenAPI schema (TraceEntry) declares the common fields; an entry carries
-// those of its type (addendum §7, §8).
+// those of its type (INTERFACE.md §7, §8).
 
 export interface TraceEntry {
   id: string;

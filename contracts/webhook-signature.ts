@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-// spec: Events, Signature rule. The signed string is svc-timestamp, a dot,
+// INTERFACE.md §7. The signed string is svc-timestamp, a dot,
 // then the raw body byte for byte; HMAC-SHA256 with the account's webhook
 // secret, lowercase hex. Exported for integrators' receivers.
 
@@ -15,7 +15,7 @@ export interface VerifyInput {
   /** Request headers; names in any case. */
   headers: Record<string, string | string[] | undefined> | Headers;
   secret: string;
-  /** Oldest (and furthest ahead) svc-timestamp accepted; 300 s by default (the spec's worked example). */
+  /** Oldest (and furthest ahead) svc-timestamp accepted; 300 s by default (the interface's worked example). */
   toleranceSeconds?: number;
   /** Now, in ms since the epoch; injectable for tests. */
   now?: number;
@@ -29,7 +29,7 @@ export type VerifyResult =
     };
 
 /**
- * The spec's receiver rules: signature and timestamp checked before anything
+ * The interface's receiver rules: signature and timestamp checked before anything
  * else, the signature compared in constant time, stale timestamps refused.
  * Answer 401 when `ok` is false; deduplicate by `idempotencyKey`.
  */

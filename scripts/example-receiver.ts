@@ -1,5 +1,4 @@
-// An example webhook receiver for integrators (spec: Events, Signature rule,
-// 4): verifies signature and timestamp before anything else, answers 401 on
+// An example webhook receiver for integrators (INTERFACE.md §7): verifies signature and timestamp before anything else, answers 401 on
 // a mismatch, deduplicates by idempotency-key, answers 200 at once and does
 // its work afterwards, well within 2 s.
 //

@@ -64,13 +64,17 @@ t.test('npm pack, then a production-only install of the tarball: every command a
     const json = join(root, 'fixtures', 'scenarios', 'discard-then-commit.json');
     const yaml = join(t.testdir(), 'discard-then-commit.yaml');
     writeFileSync(yaml, stringify(JSON.parse(readFileSync(json, 'utf8'))));
+    const junit = join(t.testdirName, 'reports', 'scenarios.xml'); // a folder that does not exist yet
     const played = await run(join(app, 'node_modules', '.bin', 'svc-scenario'), [
       'run',
       '--base-url',
       server.baseUrl,
+      '--junit',
+      junit,
       json,
       yaml,
     ]).catch((error: { stdout?: string; stderr?: string }) => error);
     t.match(played.stdout, /2 passed, 0 failed, 0 skipped/, played.stderr?.slice(-400) ?? '');
+    t.match(readFileSync(junit, 'utf8'), /<testsuites/, 'the JUnit file, its folder made');
   });
 });

@@ -1,5 +1,5 @@
 // The service never reads the time directly: everything takes a Clock, so
-// tests move time by hand and accounts can run ahead (addendum §6).
+// tests move time by hand and accounts can run ahead (INTERFACE.md §6).
 
 export interface Clock {
   /** Milliseconds since the epoch. */
@@ -27,7 +27,7 @@ export function accountNow(clock: Clock, account: { clock_offset_ms: number }): 
   return clock.now() + account.clock_offset_ms;
 }
 
-/** The addendum's time format: ISO 8601 UTC with milliseconds. */
+/** INTERFACE.md's time format: ISO 8601 UTC with milliseconds. */
 export function iso(ms: number): string {
   return new Date(ms).toISOString();
 }

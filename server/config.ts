@@ -27,11 +27,11 @@ export interface Config {
   relayHeartbeatMs: number;
   /** Simulator data older than this on its account's clock is purged. */
   dataTtlDays: number;
-  /** Which retry ladder webhook deliveries climb (addendum §7). */
+  /** Which retry ladder webhook deliveries climb (INTERFACE.md §7). */
   webhookLadder: 'sim' | 'production';
   /** Delay between a payment through the page and its accreditation (leg 2). */
   accreditationDelayMs: number;
-  /** How far x-pos-timestamp may be from the server clock (addendum §2). */
+  /** How far x-pos-timestamp may be from the server clock (INTERFACE.md §2). */
   posSignatureToleranceSeconds: number;
   /** Journal bytes before the store compacts into a snapshot (at least). */
   snapshotMinJournalBytes: number;

@@ -1,5 +1,5 @@
 // Every error the service can answer with, in one file. Each has a stable
-// `code` (addendum §0); the HTTP status for a code lives in one table below.
+// `code` (INTERFACE.md §0); the HTTP status for a code lives in one table below.
 
 export const httpStatusByCode = {
   VALIDATION_FAILED: 400,

@@ -1,4 +1,4 @@
-// The terminal side of the POS interface: signing (addendum §2) and a small
+// The terminal side of the POS interface: signing (INTERFACE.md §2) and a small
 // typed client that sends signed requests. The bridge and the scripts use it.
 import { computePosSignature } from '../pos-signature.js';
 import type { Settlement } from '../pos-types.js';

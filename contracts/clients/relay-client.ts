@@ -31,7 +31,7 @@ export interface RelayClient {
 }
 
 /**
- * The local end of the relay (spec: Simulator-only surfaces, 6): keeps an
+ * The local end of the relay (INTERFACE.md §8): keeps an
  * outgoing WebSocket to the simulator, POSTs each delivery's exact body
  * bytes and headers to the local receiver, and reports the receiver's
  * status back. Reconnects with backoff after a drop; stops when the token

@@ -13,7 +13,7 @@ export const accountPaths: PathItems = {
   '/console/register': {
     post: {
       operationId: 'registerAccount',
-      summary: 'Self-service sign-up (addendum §1)',
+      summary: 'Self-service sign-up (INTERFACE.md §1)',
       tags: ['accounts'],
       security: [],
       requestBody: jsonBody('RegisterRequest'),

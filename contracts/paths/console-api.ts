@@ -13,7 +13,7 @@ export const consoleApiPaths: PathItems = {
   '/console': {
     get: {
       operationId: 'showConsole',
-      'x-ours': true, // the web console page; the spec names the console API only (profiles.ts)
+      'x-ours': true, // the web console page; the interface names the console API only (profiles.ts)
       summary: 'The web console',
       description:
         'Paste a console token to see keys, sessions, the progress checklist and the trace (live), with a resend button per webhook.',
@@ -125,7 +125,7 @@ export const consoleApiPaths: PathItems = {
       'x-ours': true, // the console's view of one session (profiles.ts)
       summary: 'One session as the console shows it, with the forced outcomes its rules admit now',
       description:
-        'The session as a status read has it, and `admissible_outcomes`: each leg and outcome of POST /control/sessions/{session_id}/outcome the rules of addendum §6 admit now, so the console offers exactly those.',
+        'The session as a status read has it, and `admissible_outcomes`: each leg and outcome of POST /control/sessions/{session_id}/outcome the rules of INTERFACE.md §6 admit now, so the console offers exactly those.',
       tags: ['console'],
       security: consoleAuth,
       parameters: [{ name: 'session_id', in: 'path', required: true, schema: { type: 'string', maxLength: 64 } }],

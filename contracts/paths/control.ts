@@ -2,7 +2,7 @@ import { bodyErrors, writeErrors, jsonBody, jsonResponse, ref, responseRef, type
 
 const apiAuth = [{ apiBearer: [] }];
 
-/** The control plane (addendum §6); every path also answers under /__test__ (see withTestAliases). */
+/** The control plane (INTERFACE.md §6); every path also answers under /__test__ (see withTestAliases). */
 export const controlPaths: PathItems = {
   '/control/clock': {
     get: {
@@ -69,8 +69,7 @@ export const controlPaths: PathItems = {
 };
 
 /**
- * Every /control/** path again under /__test__/** (spec: Simulator-only
- * surfaces, 1), with its own operationId and `x-alias-of` naming the
+ * Every /control/** path again under /__test__/** (INTERFACE.md §6), with its own operationId and `x-alias-of` naming the
  * operation whose handler answers it.
  */
 export function withTestAliases(paths: PathItems): PathItems {

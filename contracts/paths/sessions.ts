@@ -1,7 +1,7 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { bodyErrors, jsonBody, jsonResponse, ref, responseRef, writeErrors, type PathItems } from '../components.js';
 
-// addendum §5: the 17 operations under /api/v1/ext, and the status read under /payment-sessions.
+// INTERFACE.md §5: the 17 operations under /api/v1/ext, and the status read under /payment-sessions.
 
 const bearer = [{ apiBearer: [] }];
 const tags = ['payment sessions'];
@@ -24,7 +24,7 @@ const mockHeader: OpenAPIV3_1.ResponseObject['headers'] = {
     schema: { type: 'string', enum: ['mock'] },
   },
 };
-/** A contract example's answer: the header is the spec's, the body's shape ours (`x-ours`, profiles.ts). */
+/** A contract example's answer: the header is the interface's, the body's shape ours (`x-ours`, profiles.ts). */
 const mockAnswer = (schema: ReturnType<typeof ref>): OpenAPIV3_1.ResponseObject =>
   ({ ...jsonResponse('The contract example.', schema, mockHeader), 'x-ours': true }) as OpenAPIV3_1.ResponseObject;
 

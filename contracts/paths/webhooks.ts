@@ -41,7 +41,7 @@ const delivery = (schema: string, summary: string, operationId: string): OpenAPI
     },
   }) as OpenAPIV3_1.PathItemObject;
 
-/** spec: Events: what the simulator sends to webhook_url. */
+/** INTERFACE.md §7: what the simulator sends to webhook_url. */
 export const webhookDeliveries: Record<string, OpenAPIV3_1.PathItemObject> = {
   'payment_session.created': delivery('SessionCreatedEvent', 'A session was created', 'webhookSessionCreated'),
   'payment_session.paid': delivery('SessionPaidEvent', 'Leg 1 paid', 'webhookSessionPaid'),
@@ -80,8 +80,7 @@ export const webhookDeliveries: Record<string, OpenAPIV3_1.PathItemObject> = {
 };
 
 /**
- * One of the account's four default receivers (spec: Simulator-only
- * surfaces; addendum §1 hooks), each its own operation so that a client
+ * One of the account's four default receivers (INTERFACE.md §1 and §8), each its own operation so that a client
  * generated from the document has all four. One handler serves them.
  */
 function defaultReceiver(
@@ -144,7 +143,7 @@ export const webhookPaths: PathItems = {
         required: false,
         content: {
           'application/json': {
-            // The addendum fixes the resend, not its body: the url is ours (profiles.ts).
+            // INTERFACE.md fixes the resend, not its body: the url is ours (profiles.ts).
             schema: withOursProperties(['url'], {
               type: 'object',
               additionalProperties: false,

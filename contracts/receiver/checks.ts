@@ -1,8 +1,7 @@
 import { EVENT_TYPES, event, newSession, type Delivery, type DeliveryRecipe } from './deliveries.js';
 import type { Answer } from './transport.js';
 
-// The receiver rules, as checks (spec: Events, Signature rule 4 and
-// Delivery and retries; addendum §7). Each check names its source, says
+// The receiver rules, as checks (INTERFACE.md §7). Each check names its source, says
 // what it sends and what it expects, and is graded on the answers alone.
 // A receiver with one common mistake fails the check of that mistake and
 // no other: checks run one after another, and so do the deliveries of a
@@ -12,7 +11,7 @@ import type { Answer } from './transport.js';
 // by the simulator's 5 s attempt limit wherever deliveries overlap; the
 // raw-bytes check is not graded for a receiver that checks no signature.
 // Not graded: deduplication. Whether a receiver processes a retry twice
-// cannot be seen from its answers (the spec asks it to acknowledge the
+// cannot be seen from its answers (the interface asks it to acknowledge the
 // retry either way); retry-acknowledged only checks the retry is not refused.
 
 export type Expectation = '2xx' | 'non-2xx';
@@ -41,7 +40,7 @@ export interface CheckContext {
   probe(name: string, recipe: DeliveryRecipe, expect: Expectation, options?: ProbeOptions): Promise<Probe>;
   /** Sends an earlier probe's delivery again, byte for byte (an automatic retry). */
   resend(name: string, previous: Probe, expect: Expectation): Promise<Probe>;
-  /** The answer time a receiver must stay within (the spec's 5 s). */
+  /** The answer time a receiver must stay within (the interface's 5 s). */
   maxLatencyMs: number;
 }
 
@@ -65,7 +64,7 @@ export interface Check {
   run(ctx: CheckContext): Promise<CheckRun>;
 }
 
-const RULES = 'spec Events, Signature rule 4';
+const RULES = 'INTERFACE.md §7';
 
 /** Probes one after another: each is sent once the one before has its answer. */
 async function inTurn(...sends: Array<() => Promise<Probe>>): Promise<CheckRun> {
@@ -77,7 +76,7 @@ async function inTurn(...sends: Array<() => Promise<Probe>>): Promise<CheckRun> 
 const signedEventChecks: Check[] = EVENT_TYPES.map((type) => ({
   id: `signed-${type.replace('payment_session.', '').replace(/_/g, '-')}`,
   title: `a correctly signed ${type} is acknowledged with a 2xx`,
-  source: `${RULES}; addendum §7 (body)`,
+  source: `${RULES}; INTERFACE.md §7 (body)`,
   required: true,
   phase: 1,
   run: (ctx) => inTurn(() => ctx.probe(type, event(type), '2xx')),
@@ -93,7 +92,7 @@ export const CHECKS: Check[] = [
     id: 'retry-acknowledged',
     title:
       'an automatic retry (the same bytes, signature and idempotency-key) is acknowledged again, not refused as a duplicate',
-    source: `${RULES} (deduplicate by idempotency-key); spec Events, Delivery and retries`,
+    source: `${RULES} (deduplicate by idempotency-key); INTERFACE.md §7`,
     required: true,
     phase: 1,
     run: async (ctx) => {
@@ -105,7 +104,7 @@ export const CHECKS: Check[] = [
   {
     id: 'rejects-bad-signature',
     title: 'a delivery whose signature does not match is refused',
-    source: `${RULES} (reject a mismatched signature, 401); spec Events, Signature rule 1–3`,
+    source: `${RULES} (reject a mismatched signature, 401); INTERFACE.md §7`,
     required: true,
     phase: 1,
     run: (ctx) => {
@@ -133,7 +132,7 @@ export const CHECKS: Check[] = [
   {
     id: 'signature-over-raw-bytes',
     title: 'the signature is checked over the body exactly as received, not over re-serialised JSON',
-    source: `spec Events, Signature rule 1 and 3 (re-serialising the JSON makes the signature mismatch)`,
+    source: `INTERFACE.md §7`,
     required: true,
     dependsOn: 'rejects-bad-signature',
     phase: 1,
@@ -173,7 +172,7 @@ export const CHECKS: Check[] = [
   {
     id: 'forward-compatible',
     title: 'an unknown event type and unknown fields are acknowledged (new events and fields come without notice)',
-    source: 'spec Events (event catalogue: the body schema beyond the fields named is not shown); addendum §7',
+    source: 'INTERFACE.md §7',
     required: true,
     phase: 1,
     run: (ctx) => {
@@ -193,8 +192,7 @@ export const CHECKS: Check[] = [
   {
     id: 'sessions-interleaved',
     title: 'events of two sessions arriving interleaved are each acknowledged on their own, within 5 s',
-    source:
-      'spec Events, Signature rule 5 (order within a session, none across sessions); addendum §7 (a later event of a session waits for the earlier)',
+    source: 'INTERFACE.md §7 (a later event of a session waits for the earlier)',
     required: true,
     phase: 3,
     run: async (ctx) => {
@@ -224,15 +222,14 @@ export const CHECKS: Check[] = [
   ),
   latencyCheck(
     'latency-ideal',
-    "answers within 2 s at the 99th percentile (the spec's ideal; advice)",
+    "answers within 2 s at the 99th percentile (the interface's ideal; advice)",
     false,
     () => 2000,
   ),
   {
     id: 'concurrency',
     title: "20 deliveries at once are all acknowledged, each within 5 s (the simulator's attempt limit)",
-    source:
-      'spec Events, Delivery and retries (the simulator attempts deliveries of different sessions concurrently; no answer within 5 s is a failed attempt)',
+    source: 'INTERFACE.md §7',
     required: true,
     phase: 3,
     run: async (ctx) => ({
@@ -254,7 +251,7 @@ function latencyCheck(id: string, title: string, required: boolean, limitMs: (ct
   return {
     id,
     title,
-    source: `${RULES} (answer 2xx within 5 seconds, ideally under 2); spec Events, Delivery and retries (no answer within 5 s is a failure)`,
+    source: `${RULES} (answer 2xx within 5 seconds, ideally under 2); INTERFACE.md §7`,
     required,
     phase: 2,
     run: async (ctx) => {

@@ -6,13 +6,14 @@ import { API_TOKEN, howToGive, readCredential, WEBHOOK_SECRET, type CredentialKi
 import { CHECKS } from './checks.js';
 import { gradeReceiver, NOT_GRADED } from './grade.js';
 import { jsonReport, junitReport, textReport } from './report.js';
+import { prepareReportFile } from '../cli/report-file.js';
 import { directTransport, relayTransport, type Transport } from './transport.js';
 
 const usage = `usage: svc-contracts receiver --url URL [--secret-file FILE] [options]
 
 Sends a scripted series of webhook deliveries to your receiver and grades
-each answer against the receiver rules (spec: Events, Signature rule 4;
-addendum §7): correctly signed events of every type acknowledged, retries
+each answer against the receiver rules (INTERFACE.md §7):
+correctly signed events of every type acknowledged, retries
 acknowledged, bad signatures and stale timestamps refused, the signature
 checked over the raw bytes, unknown events and fields accepted, answers
 within 5 s (p99 of 50), 20 deliveries at once, sessions interleaved.
@@ -51,13 +52,8 @@ function credential(kind: CredentialKind, flag: string | undefined, file: string
 }
 
 function checkWritable(option: string, path: string): void {
-  try {
-    writeFileSync(path, '', { flag: 'a' });
-  } catch (error) {
-    fail(
-      `${option} ${path}: cannot write there (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
-    );
-  }
+  const problem = prepareReportFile(option, path);
+  if (problem) fail(problem);
 }
 
 function fail(message: string): never {

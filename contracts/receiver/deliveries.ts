@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { signWebhook } from '../webhook-signature.js';
 
 // The deliveries the grader sends, built as the simulator builds its own
-// (addendum §7): a JSON body, svc-timestamp the event's created_at,
+// (INTERFACE.md §7): a JSON body, svc-timestamp the event's created_at,
 // svc-signature the HMAC of timestamp + "." + the exact bytes, and an
 // idempotency-key per emission. Probes then bend one thing at a time.
 //

@@ -15,7 +15,7 @@ import { curlOf, junitReport, textReport } from './report.js';
 import { directTransport, relayTransport } from './transport.js';
 
 // The grader against receivers it did not write (issue 27): one written
-// from the spec alone in Python with the standard library's defaults, and
+// from the interface alone in Python with the standard library's defaults, and
 // Node ones with one way of going wrong each, graded directly and through
 // the simulator's relay. Each case states the grade it must get.
 
@@ -30,7 +30,7 @@ const failedChecks = (grade: Grade) =>
     .sort();
 const python = spawnSync('python3', ['--version']).status === 0;
 
-/** A Node receiver that verifies as the spec says, then does what `after` says. */
+/** A Node receiver that verifies as the interface says, then does what `after` says. */
 function nodeReceiver(
   after: (req: IncomingMessage, res: ServerResponse, verified: boolean, raw: string) => void,
   secret = SECRET,
@@ -177,7 +177,7 @@ t.test(
 );
 
 t.test(
-  "a receiver that insists on each session's events in order (as the addendum has the sender deliver them) passes sessions-interleaved",
+  "a receiver that insists on each session's events in order (as INTERFACE.md has the sender deliver them) passes sessions-interleaved",
   async (t) => {
     const lastOf = new Map<string, string>();
     const order = ['payment_session.created', 'payment_session.paid', 'payment_session.accredited'];

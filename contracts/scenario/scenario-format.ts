@@ -15,7 +15,7 @@ export { scenarioSchema };
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** A terminal a request is signed as (addendum §2): its serial number and secret, usually captured. */
+/** A terminal a request is signed as (INTERFACE.md §2): its serial number and secret, usually captured. */
 export interface SignAs {
   serialNumber: string;
   secret: string;
@@ -100,7 +100,7 @@ export interface InboxStep {
   eventually?: Eventually;
 }
 
-/** The relay's local end (spec: Simulator-only surfaces, 6): a WebSocket to the deployment that POSTs each webhook to its URL here; 101 when connected, 401 when refused. Open until the scenario ends. */
+/** The relay's local end (INTERFACE.md §8): a WebSocket to the deployment that POSTs each webhook to its URL here; 101 when connected, 401 when refused. Open until the scenario ends. */
 export interface RelayStep {
   name: string;
   relay: { token: string; forwardTo: string };

@@ -1,6 +1,6 @@
 import { closed, isoTime, ref, withOursRequired, type Schema } from '../helpers.js';
 
-// Schemas of the simulator's console surfaces (addendum §8).
+// Schemas of the simulator's console surfaces (INTERFACE.md §8).
 
 // A scenario run of the console's Scenarios panel (ours: paths/console-scenarios.ts).
 const stepOutcome = closed(
@@ -45,7 +45,7 @@ export const consoleSchemas: Record<string, Schema> = {
   ScenarioRun: scenarioRun,
   TraceEntry: {
     type: 'object',
-    description: 'One trace entry: id, type, at, and the fields of its type (addendum §7, §8).',
+    description: 'One trace entry: id, type, at, and the fields of its type (INTERFACE.md §7, §8).',
     required: ['id', 'type', 'at'],
     properties: {
       id: { type: 'string' },
@@ -84,7 +84,7 @@ export const consoleSchemas: Record<string, Schema> = {
       admissible_outcomes: {
         type: 'array',
         description:
-          'The forced outcomes the rules admit now (addendum §6), leg 1 before leg 2; empty once the session can take none.',
+          'The forced outcomes the rules admit now (INTERFACE.md §6), leg 1 before leg 2; empty once the session can take none.',
         items: closed(['leg', 'outcome'], {
           leg: { type: 'integer', enum: [1, 2] },
           outcome: { type: 'string', enum: ['paid', 'failed', 'expired', 'accredited', 'accreditation_failed'] },

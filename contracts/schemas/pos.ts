@@ -1,6 +1,6 @@
 import { isoTime, ref, type Schema } from '../helpers.js';
 
-// Schemas of terminals, orders and settlements (addendum §2, §3, §4).
+// Schemas of terminals, orders and settlements (INTERFACE.md §2, §3, §4).
 
 export const serialNumber: Schema = { type: 'string', pattern: '^[A-Za-z0-9._-]{1,64}$', examples: ['POS-0001'] };
 export const orderId: Schema = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$', examples: ['ord_1001'] };
@@ -44,7 +44,7 @@ export const posSchemas: Record<string, Schema> = {
   Terminal: {
     type: 'object',
     required: ['serialNumber', 'label', 'createdAt', 'secretRotatedAt'],
-    // The addendum lists terminals without their secrets; label and secretRotatedAt are ours (profiles.ts).
+    // INTERFACE.md lists terminals without their secrets; label and secretRotatedAt are ours (profiles.ts).
     ...({ 'x-ours-required': ['label', 'secretRotatedAt'] } as object),
     properties: {
       serialNumber,

@@ -1,7 +1,7 @@
 import { DECIMAL_PLACES_KEYWORD } from '../money-amount.js';
 import { closed, isoTime, oursPattern, ref, withOursRequired, type Schema } from '../helpers.js';
 
-// Schemas of the payment-session product (addendum §5, §6).
+// Schemas of the payment-session product (INTERFACE.md §5, §6).
 
 // Two decimals are judged exactly on the number's decimal text (x-decimal-places,
 // contracts/money-amount.ts), never by a floating multipleOf.
@@ -119,7 +119,7 @@ export const sessionSchemas: Record<string, Schema> = {
     receiver_credits: { type: 'array', items: ref('ReceiverCredit') },
     receiver_credits_summary: ref('ReceiverCreditsSummary'),
   }),
-  // description is ours: the addendum's session shape does not name it (profiles.ts).
+  // description is ours: INTERFACE.md's session shape does not name it (profiles.ts).
   PaymentSession: withOursRequired(
     ['description'],
     closed(
@@ -219,7 +219,7 @@ export const sessionSchemas: Record<string, Schema> = {
       items: { type: 'string', maxLength: 64 },
     },
   }),
-  // The mocks' shapes are ours: the spec fixes only 200, x-svc-sim: mock and the same data for every account.
+  // The mocks' shapes are ours: the interface fixes only 200, x-svc-sim: mock and the same data for every account.
   MockStop: closed(
     ['stop_id', 'name', 'address', 'position', 'status'],
     {
@@ -249,7 +249,7 @@ export const sessionSchemas: Record<string, Schema> = {
     leg: { type: 'integer', enum: [1, 2] },
     outcome: { type: 'string', enum: ['paid', 'failed', 'expired', 'accredited', 'accreditation_failed'] },
   }),
-  // The spec fixes only 200 for a reset; its body is ours (profiles.ts).
+  // The interface fixes only 200 for a reset; its body is ours (profiles.ts).
   ResetResult: withOursRequired(
     ['status', 'deleted'],
     closed(['status', 'deleted'], {

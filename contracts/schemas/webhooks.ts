@@ -1,6 +1,6 @@
 import { closed, isoTime, ref, withOursRequired, type Schema } from '../helpers.js';
 
-// spec: Events, Payload shapes; addendum §7.
+// INTERFACE.md §7.
 
 const paymentReference = closed(['id', 'origin', 'amount_reference'], {
   id: { type: 'string' },
@@ -49,7 +49,7 @@ export const webhookSchemas: Record<string, Schema> = {
     }),
     'Leg 2: crediting one receiver failed; one event per failed credit.',
   ),
-  // Production events the spec lists but the simulator never emits (spec: Events, Event kinds):
+  // Production events the interface lists but the simulator never emits (INTERFACE.md §7):
   // shapes beyond session_id, status and session_payment are not shown, so only those are declared.
   PaymentCompletedEvent: event(
     'payment_session.payment_completed',
@@ -76,7 +76,7 @@ export const webhookSchemas: Record<string, Schema> = {
     closed(['session_id', 'status', 'session_payment'], { ...baseData, receiver_id: { type: 'string' } }),
     'Production only: a credit attempt failed (specific-cases list).',
   ),
-  // What a resend answers is ours; the interface fixes only that it is a new attempt (addendum §7).
+  // What a resend answers is ours; the interface fixes only that it is a new attempt (INTERFACE.md §7).
   AttemptOutcome: withOursRequired(
     ['event_id', 'attempt', 'routing', 'duration_ms'],
     closed(['event_id', 'attempt', 'routing', 'duration_ms'], {
@@ -99,6 +99,6 @@ export const webhookSchemas: Record<string, Schema> = {
       duration_ms: { type: 'integer', minimum: 0 },
     }),
   ),
-  // The receivers' body is ours: the spec fixes only their statuses.
+  // The receivers' body is ours: the interface fixes only their statuses.
   Received: withOursRequired(['received'], closed(['received'], { received: { type: 'boolean', enum: [true] } })),
 };

@@ -12,6 +12,7 @@ import { coverageTable } from './recorder.js';
 import { runSuite } from './run-suite.js';
 import { unreachable } from './suite-client.js';
 import { groupViolations, junitSuiteReport, suiteFailed } from './suite-report.js';
+import { prepareReportFile } from '../cli/report-file.js';
 
 // svc-contracts receiver …: grade a webhook receiver (contracts/receiver/).
 if (process.argv[2] === 'receiver') process.exit(await receiverCli(process.argv.slice(3)));
@@ -25,7 +26,7 @@ const usage = `usage: svc-contracts --base-url URL [--allow-mutations] [--profil
 
 Runs the contract suite: every answer is checked against the OpenAPI
 document (status, media type, required headers, body), and behavioural
-checks put each rule of the spec and addendum to the test with its exact
+checks put each rule of the interface to the test with its exact
 status and error code. Read-only unless --allow-mutations: then it
 registers accounts and creates orders, sessions, stops… on the deployment
 (never point that at production), moving only those accounts' clocks.
@@ -34,8 +35,8 @@ registers accounts and creates orders, sessions, stops… on the deployment
   --allow-mutations     create data: the behavioural checks, the negative
                         requests, the rate brake and coverage
   --profile P           strict (default): this document as it is, served
-                        document included; interface: only what the spec and
-                        addendum fix (ids are opaque strings, other fields
+                        document included; interface: only what the interface
+                        fixes (ids are opaque strings, other fields
                         allowed…), for another implementation of the interface
   --checks IDS          run only these checks (comma-separated ids or areas:
                         orders, orders.lists…; see --list-checks)
@@ -123,7 +124,7 @@ if (values['list-checks']) {
       `${check.id} (${runs}${check.strictOnly ? ', strict only' : ''})\n    ${check.title}\n    source: ${check.source}${decided}\n`,
     );
   }
-  process.stdout.write('\nWhat the spec and addendum leave open, and how each profile treats it:\n');
+  process.stdout.write('\nWhat the interface leaves open, and how each profile treats it:\n');
   for (const choice of openChoices)
     process.stdout.write(
       `${choice.id}\n    open: ${choice.open}\n    interface: ${choice.interface}\n    strict (ours): ${choice.ours}\n`,
@@ -131,6 +132,11 @@ if (values['list-checks']) {
   process.exit(0);
 }
 if (!values['base-url']) fail('--base-url is required');
+for (const option of ['junit', 'report'] as const) {
+  const path = values[option];
+  const problem = path ? prepareReportFile(`--${option}`, path) : null;
+  if (problem) fail(problem);
+}
 try {
   new URL(values['base-url']!);
 } catch {

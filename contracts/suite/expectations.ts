@@ -1,6 +1,6 @@
 // Failed expectations, structured like document violations (request,
 // operation, status, pointer, expected, got) and carrying the check that
-// expected it, the section of the spec or addendum it rests on, and a curl
+// expected it, the section of the interface it rests on, and a curl
 // line that sends the same request again.
 
 import { pointerValue } from '../response-validator.js';
@@ -9,7 +9,7 @@ import type { SuiteResponse } from './suite-client.js';
 export interface FailedExpectation {
   /** The check's id (`orders.transitions`…). */
   check: string;
-  /** Where the rule is written: a section of interface-spec.md or addendum.md. */
+  /** Where the rule is written: a section of contracts/INTERFACE.md (INTERFACE.md §N). */
   source: string;
   /** `METHOD /path?query`, or '' when the failure belongs to no one request. */
   request: string;

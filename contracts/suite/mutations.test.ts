@@ -103,7 +103,7 @@ t.test(
 );
 
 t.test(
-  'an implementation taking every choice the spec and addendum leave open the other way passes the interface profile whole',
+  'an implementation taking every choice the interface leaves open the other way passes the interface profile whole',
   async (t) => {
     const server = await startTestServer(t);
     server.clock.set(Date.now());

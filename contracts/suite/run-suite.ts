@@ -24,7 +24,7 @@ export interface SuiteOptions extends Selection {
   consoleToken?: string;
   /** Create accounts, sessions, orders… (never against production). */
   allowMutations: boolean;
-  /** `strict` (the default): this document as it is; `interface`: only what the spec and addendum fix. */
+  /** `strict` (the default): this document as it is; `interface`: only what the interface fixes. */
   profile?: Profile;
   allowList?: Record<string, string>;
   log?: (line: string) => void;

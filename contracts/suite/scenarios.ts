@@ -68,7 +68,7 @@ export async function mutatingScenarios(ctx: ScenarioContext): Promise<World> {
   const email = `contract-${unique()}@example.com`;
   const password = 'contract suite password';
 
-  // Accounts (addendum §1).
+  // Accounts (INTERFACE.md §1).
   const registered = (
     await http('POST', '/console/register', { json: { email, password, short_name: `c${unique()}` } })
   ).body;
@@ -96,7 +96,7 @@ export async function mutatingScenarios(ctx: ScenarioContext): Promise<World> {
     if (ctx.profile === 'strict') await http('GET', `${prefix}/clock/next`, { token });
   }
 
-  // Terminals (addendum §2).
+  // Terminals (INTERFACE.md §2).
   const merchant = `/api/v1/merchants/${registered.merchant_id}`;
   const serial = `CT-${unique()}`;
   const provisioned = (
@@ -119,7 +119,7 @@ export async function mutatingScenarios(ctx: ScenarioContext): Promise<World> {
     fetch: recordingFetch(ctx.recorder, ctx.limits),
   });
 
-  // Orders (addendum §3).
+  // Orders (INTERFACE.md §3).
   const order = async (orderId: string, amount = 1500) =>
     http('POST', `${merchant}/transactions`, { json: { orderId, terminal: serial, amount, currency: 'USD' }, token });
   const o1 = `o1-${unique()}`;
@@ -145,7 +145,7 @@ export async function mutatingScenarios(ctx: ScenarioContext): Promise<World> {
   await http('POST', `${merchant}/transactions/${o1}/invalidation`, { token }); // 409: VOIDED
   await http('POST', `${merchant}/transactions/no-such-order/invalidation`, { token }); // 404
 
-  // Settlements (addendum §4).
+  // Settlements (INTERFACE.md §4).
   const settlement = {
     batchNumber: `B-${unique()}`.slice(0, 32),
     transactionCount: 1,
@@ -159,7 +159,7 @@ export async function mutatingScenarios(ctx: ScenarioContext): Promise<World> {
   await http('GET', `${merchant}/pos-terminals/${serial}/settlements?sort=-closedAt&size=1`, { token });
   await http('GET', `${merchant}/pos-terminals/NO-SUCH-TERMINAL/settlements`, { token }); // 404
 
-  // Payment sessions (addendum §5).
+  // Payment sessions (INTERFACE.md §5).
   const ext = '/api/v1/ext';
   const agreement = (
     await http('POST', `${ext}/agreements`, {

@@ -47,7 +47,7 @@ const noAnswerFor = (request: SentRequest): SuiteResponse => ({
  * A curl line for a request. A bearer token stands as $SVC_TOKEN (a report
  * must not carry secrets). A request signed as a terminal is signed again
  * by the line itself, with $SVC_TERMINAL_SECRET and the time it is run: the
- * recorded signature would only be refused as a replay (addendum §2).
+ * recorded signature would only be refused as a replay (INTERFACE.md §2).
  */
 export function curlLine(method: string, url: URL, headers: Record<string, string>, body: string | undefined): string {
   const signed = 'x-pos-signature' in headers;

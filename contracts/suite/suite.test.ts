@@ -87,7 +87,7 @@ t.test(
     }).listen(0, '127.0.0.1');
     await new Promise((resolve) => broken.once('listening', resolve));
     t.teardown(() => broken.close());
-    const junit = `${t.testdir()}/junit.xml`;
+    const junit = `${t.testdir()}/reports/not-made-yet/junit.xml`; // a folder a fresh clone does not have
     const { code, out } = await run([
       '--base-url',
       `http://127.0.0.1:${(broken.address() as AddressInfo).port}`,
@@ -217,7 +217,7 @@ t.test(
     t.equal(listed.code, 0);
     t.match(
       listed.out,
-      /orders\.transitions \(with --allow-mutations\)\n {4}every cell of the order transition table[^\n]*\n {4}source: spec: States and transitions, Order; addendum §3/,
+      /orders\.transitions \(with --allow-mutations\)\n {4}every cell of the order transition table[^\n]*\n {4}source: INTERFACE.md §3/,
     );
     t.match(listed.out, /webhooks\.retries/);
     t.equal((await run(['--base-url', 'http://127.0.0.1:9', '--profile', 'loose'])).code, 2);
@@ -231,6 +231,10 @@ t.test(
     const nothing = await run(['--base-url', 'http://127.0.0.1:9', '--checks', 'orders']);
     t.equal(nothing.code, 2, 'a selection that leaves nothing to run');
     t.match(nothing.err, /the selection leaves no check to run \(the checks selected need --allow-mutations\)/);
+    const blocked = await run(['--base-url', 'http://127.0.0.1:9', '--junit', '/proc/version/x.xml']);
+    t.equal(blocked.code, 2, 'a report that cannot be written is said before anything runs');
+    t.match(blocked.err, /^svc-contracts: --junit \/proc\/version\/x\.xml: cannot write there \(E[A-Z]+\)\n/);
+    t.notMatch(blocked.err, /\n\s+at /, 'no stack trace');
   },
 );
 
@@ -282,7 +286,7 @@ t.test(
     t.equal(code, 1, out);
     t.match(
       out,
-      /\[orders\.transitions\] POST \/api\/v1\/merchants\/[^ ]+\/transactions\/[^ ]+\/invalidation → 409 \/code: expected "ORDER_STATE_CONFLICT", got "CONFLICT" \(spec: States and transitions, Order; addendum §3 \(transition table\)\)\n {4}curl -sS -i -X POST -H "authorization: Bearer \$SVC_TOKEN"/,
+      /\[orders\.transitions\] POST \/api\/v1\/merchants\/[^ ]+\/transactions\/[^ ]+\/invalidation → 409 \/code: expected "ORDER_STATE_CONFLICT", got "CONFLICT" \(INTERFACE.md §3 \(transition table\)\)\n {4}curl -sS -i -X POST -H "authorization: Bearer \$SVC_TOKEN"/,
     );
     t.notMatch(out, /Bearer sk_/, 'no token in clear');
     const report = JSON.parse(await readFile(`${dir}/report.json`, 'utf8'));

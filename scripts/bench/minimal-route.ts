@@ -3,7 +3,7 @@
 // (one terminal, its secret given), parses the JSON, keeps the settlement in
 // a Map, appends it to a file with group commit and fdatasync, and answers
 // JSON. No validation, replay cache, router, or store transaction: what the
-// real route adds over it is what the spec asks for. With --postgres URL it
+// real route adds over it is what the interface asks for. With --postgres URL it
 // keeps the settlement in PostgreSQL instead: one INSERT … ON CONFLICT DO
 // NOTHING per request into a table with only its primary key (a prepared
 // statement, one commit), the ceiling of any durable route on that database.

@@ -1,8 +1,8 @@
 import { seededRandom } from '../../contracts/seeded-random.js';
 import type { PosClient, Answer } from '../../contracts/clients/pos-client.js';
 
-// The discard-versus-commit race (spec: States and transitions, Order;
-// addendum §3): the merchant's invalidation and the POS's payment
+// The discard-versus-commit race (INTERFACE.md §3):
+// the merchant's invalidation and the POS's payment
 // confirmation of the same order, under chosen interleavings.
 
 export const interleavings = [

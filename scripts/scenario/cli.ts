@@ -9,6 +9,7 @@ import {
 } from '../../contracts/scenario/run-scenario.js';
 import { parseScenario, ScenarioFileError, scenarioSchema } from '../../contracts/scenario/scenario-format.js';
 import { commandLine } from '../cli-args.js';
+import { prepareReportFile } from '../../contracts/cli/report-file.js';
 import { startOwnServer } from '../own-server.js';
 
 const usage = `usage: svc-scenario run [--base-url URL] [--profile strict|interface] [--seed N]
@@ -57,6 +58,11 @@ if (files.length === 0) fail(`name at least one scenario file\n\n${usage}`);
 if (values.profile !== 'strict' && values.profile !== 'interface') fail('--profile is strict or interface');
 const seed = Number(values.seed);
 if (!Number.isInteger(seed)) fail('--seed takes a whole number');
+for (const option of ['junit', 'report'] as const) {
+  const path = values[option];
+  const problem = path ? prepareReportFile(`--${option}`, path) : null;
+  if (problem) fail(problem);
+}
 
 const scenarios = [];
 for (const file of files) {

@@ -32,7 +32,7 @@ export interface IssuedTokens {
 
 const TOKEN_SHAPE = /^(sk|lt|ct|rt)_[0-9a-f]{64}$/;
 
-/** Accounts and their tokens (addendum §1). */
+/** Accounts and their tokens (INTERFACE.md §1). */
 export class AccountService {
   /** Verified against when the account is unknown, so both failures take as long. */
   private readonly decoyHash: Promise<string>;

@@ -1,7 +1,7 @@
 /** What a bearer token may be used for. */
 export type TokenKind = 'api' | 'login' | 'console' | 'refresh';
 
-/** One account is one merchant (addendum §1). */
+/** One account is one merchant (INTERFACE.md §1). */
 export interface Account {
   [field: string]: unknown;
   account_id: string;
@@ -10,7 +10,7 @@ export interface Account {
   short_name: string | null;
   password_hash: string;
   created_at: string;
-  /** How far this account's clock runs ahead of the service clock (addendum §6). */
+  /** How far this account's clock runs ahead of the service clock (INTERFACE.md §6). */
   clock_offset_ms: number;
   keys: Array<{ token: string; webhook_secret: string; created_at: string }>;
   /** The console token in force; null until the first login for legacy accounts. */

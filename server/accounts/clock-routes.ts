@@ -8,7 +8,7 @@ import { QUEUED, retimeAccount } from '../webhooks/due-times.js';
 import type { Account } from './account.js';
 
 /**
- * The per-account clock of the control plane (addendum §6). `afterAdvance`
+ * The per-account clock of the control plane (INTERFACE.md §6). `afterAdvance`
  * lets what the time move made due happen before the answer.
  */
 export function clockHandlers(

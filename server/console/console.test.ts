@@ -123,7 +123,7 @@ t.test("the rate brake limits one account's API, not its console nor another acc
   }
 });
 
-t.test('/fidelidad lists every difference the spec names', async (t) => {
+t.test('/fidelidad lists every difference the interface names', async (t) => {
   const server = await startTestServer(t);
   const answer = await server.api.get('/fidelidad');
   t.equal(answer.status, 200);

@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import { escapeHtml, pageShell } from '../system/page-shell.js';
 
 // GET /fidelidad: every difference between the simulator and production
-// that the spec names, and those this simulator adds (spec: Versioning, 2),
+// that the interface names, and those this simulator adds (INTERFACE.md §8),
 // with the values this server runs with.
 
 type Settings = Pick<Config, 'accreditationDelayMs' | 'webhookLadder' | 'loginTokenTtlSeconds' | 'dataTtlDays'>;

@@ -13,7 +13,7 @@ interface Step {
   when?: Record<string, string>;
 }
 
-// addendum §8: the integration checklist.
+// INTERFACE.md §8: the integration checklist.
 const steps: Step[] = [
   { id: 'registered', title: 'Registered an account' },
   { id: 'agreement_created', title: 'Created an agreement' },

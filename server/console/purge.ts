@@ -18,7 +18,7 @@ const dated: Array<[collection: string, field: string]> = [
 
 /**
  * Test data older than the lifetime on its account's clock is deleted
- * (spec: Limits, test data lifetime; addendum §8): sessions with their
+ * (INTERFACE.md §8): sessions with their
  * pending deliveries and schedules, events with their delivery outcomes,
  * trace, batches, stops and the catalog. Accounts, keys and tokens stay.
  * Answers how many records went.

@@ -38,7 +38,7 @@ export function storeRateCounter(store: Store): RateCounter {
 }
 
 /**
- * The account's rate brake (addendum §8): when the account has set a
+ * The account's rate brake (INTERFACE.md §8): when the account has set a
  * per-minute limit, each request of its API counts in a fixed one-minute
  * window on the server clock; every answer carries X-RateLimit-*, and past
  * the limit the request is refused with 429 and Retry-After. Counts are per

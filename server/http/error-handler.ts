@@ -3,7 +3,7 @@ import { AppError, DuplicateKeyError } from '../errors.js';
 import type { AppState } from './context.js';
 
 /**
- * First in the chain: turns whatever is thrown into the addendum's error
+ * First in the chain: turns whatever is thrown into INTERFACE.md's error
  * body. Only AppErrors say what went wrong; anything else is a 500 whose
  * details stay in the log (emitted through app.on('error')).
  */

@@ -4,7 +4,7 @@ import type { AppState } from './context.js';
 
 /**
  * On /merchants/{merchantId}/** paths: another account's merchant id answers
- * 404 like an unknown one, never 403 (addendum §1).
+ * 404 like an unknown one, never 403 (INTERFACE.md §1).
  */
 export const merchantScope: Middleware<AppState> = async (ctx, next) => {
   const merchantId = ctx.state.params?.merchantId;

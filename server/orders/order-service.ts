@@ -21,7 +21,7 @@ export interface ListQuery {
   page: number;
 }
 
-/** Orders and their transitions (addendum §3). */
+/** Orders and their transitions (INTERFACE.md §3). */
 export class OrderService {
   constructor(
     private readonly store: Store,
@@ -34,7 +34,7 @@ export class OrderService {
     try {
       return await this.store.transact(async (tx) => {
         const terminal = await tx.get<TerminalRecord>('terminals', input.terminal);
-        // A terminal of another merchant is indistinguishable from an unknown one (addendum §0).
+        // A terminal of another merchant is indistinguishable from an unknown one (INTERFACE.md §0).
         if (!terminal || terminal.merchantId !== account.merchant_id)
           throw new NotFoundError(`terminal ${input.terminal}`);
         const record: OrderRecord = {

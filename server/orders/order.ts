@@ -12,7 +12,7 @@ export interface HistoryEntry {
   reason?: string;
 }
 
-/** An order as answered (addendum §3). */
+/** An order as answered (INTERFACE.md §3). */
 export interface Order {
   orderId: string;
   merchantId: string;
@@ -42,7 +42,7 @@ export function publicOrder(record: OrderRecord): Order {
 }
 
 /**
- * The lists of orders (addendum §3): a merchant's, or one terminal's, all or
+ * The lists of orders (INTERFACE.md §3): a merchant's, or one terminal's, all or
  * of one status, newest first, paged.
  */
 export const orderIndexes: IndexDeclaration[] = [

@@ -22,7 +22,7 @@ const invalidation: Trigger = { kind: 'invalidation' };
 const commit: Trigger = { kind: 'commit', authorizationCode: 'A1', paidAt: '2026-11-21T10:04:00.000Z' };
 const voidCommit: Trigger = { kind: 'invalidation/commit' };
 
-// addendum §3: the 15 cells of the completed table.
+// INTERFACE.md §3: the 15 cells of the completed table.
 const cells: Array<[Trigger, OrderStatus, OrderStatus | 'unchanged' | 'conflict']> = [
   [invalidation, 'PENDING', 'DISCARDED'],
   [invalidation, 'PAID', 'VOID_PENDING'],

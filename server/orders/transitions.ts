@@ -1,6 +1,6 @@
 import type { HistoryEntry, Order, OrderStatus } from './order.js';
 
-// spec: States and transitions, Order; addendum §3 (the completed table).
+// INTERFACE.md §3 (the completed table).
 // One pure function decides every cell; handlers only persist its answer.
 
 export type Trigger =

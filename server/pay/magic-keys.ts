@@ -1,4 +1,4 @@
-// addendum §8: the payment page's magic keys.
+// INTERFACE.md §8: the payment page's magic keys.
 
 export type PageOutcome =
   | { outcome: 'paid' }
@@ -21,7 +21,7 @@ export function outcomeOfKey(key: string): PageOutcome {
 }
 
 /**
- * The fields each payment method asks for on the page (spec: Simulator-only surfaces, 4).
+ * The fields each payment method asks for on the page (INTERFACE.md §8).
  * `neverEchoed`: card data a payment page must never send back, not even to re-fill a refused form.
  */
 export const methodFields: Record<

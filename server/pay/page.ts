@@ -189,7 +189,7 @@ function formatAmount(session: SessionRecord): string {
   return `${fromCents(session.amount_cents).toFixed(2)} ${session.currency_reference}`;
 }
 
-/** An instant as the spec writes times, readable: 2026-11-23 00:41:05 UTC. */
+/** An instant as the interface writes times, readable: 2026-11-23 00:41:05 UTC. */
 function formatUtc(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }

@@ -32,7 +32,7 @@ function noLongerPayable(session: SessionRecord): string {
       : 'This payment failed; it can no longer be made.';
 }
 
-/** The payment page (addendum §8): public, found by session id. */
+/** The payment page (INTERFACE.md §8): public, found by session id. */
 export function payHandlers(store: Store, clock: Clock, sessions: SessionService): OperationHandlers {
   const load = async (id: string) => {
     const stored = await store.get<SessionRecord>('sessions', id);

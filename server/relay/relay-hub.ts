@@ -18,7 +18,7 @@ import type { ResumeMessage, WebhookMessage } from '../../contracts/relay-messag
 import { relayPosition } from './relay-positions.js';
 import { updateRelayState, type RelayState } from './relay-state.js';
 
-/** Close code for a relay replaced by a newer one for the same key (addendum §8). */
+/** Close code for a relay replaced by a newer one for the same key (INTERFACE.md §8). */
 export const REPLACED = 4000;
 
 interface Connection {
@@ -45,7 +45,7 @@ export type OnRelayConnected = (
 export const DEFAULT_HEARTBEAT_MS = 10_000;
 
 /**
- * The WebSocket relay at /relay (spec: Simulator-only surfaces, 6): a local
+ * The WebSocket relay at /relay (INTERFACE.md §8): a local
  * client connects with its API or login token and receives the account's
  * deliveries routed to it, answering each with the local receiver's status.
  * One relay per key: a second connection closes the first with code 4000.

@@ -52,7 +52,7 @@ export async function owned<T extends { account_id: string }>(
   return record;
 }
 
-/** Agreements, partners and split-reception agreements (addendum §5, operations 1–3). */
+/** Agreements, partners and split-reception agreements (INTERFACE.md §5, operations 1–3). */
 export class CatalogService {
   constructor(
     private readonly store: Store,

@@ -12,7 +12,7 @@ import { creditFields, paymentReference } from './session-view.js';
 /**
  * An emitted event as stored in the outbox, in the same transaction as the
  * session change that caused it. `body` is serialised once: the same bytes
- * are signed, stored and sent (addendum §7). Written once: how its delivery
+ * are signed, stored and sent (INTERFACE.md §7). Written once: how its delivery
  * goes is kept in its DeliveryRecord while pending, then its WebhookOutcome.
  */
 export interface OutboxEvent {

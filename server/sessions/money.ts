@@ -10,7 +10,7 @@ export function fromCents(cents: number): number {
   return cents / 100;
 }
 
-/** spec: the simulator's commission example is 1 % of each credit, rounded half-up to the cent. */
+/** The commission: 1 % of each credit, rounded half-up to the cent (INTERFACE.md §5). */
 export function commissionCents(grossCents: number): number {
   return Math.floor((grossCents + 50) / 100);
 }
@@ -26,7 +26,7 @@ export interface Credit {
 
 /**
  * One credit per receiver: each partner of the distribution, then the owner
- * with what remains (addendum §5). The distribution must not exceed the total.
+ * with what remains (INTERFACE.md §5). The distribution must not exceed the total.
  */
 export function splitCredits(
   totalCents: number,

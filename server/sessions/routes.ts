@@ -20,7 +20,7 @@ export interface SessionDeps {
   publicUrl: (ctx: AppContext) => string;
 }
 
-/** The 17 operations of addendum §5, the /payment-sessions read, and the session control plane. */
+/** The 17 operations of INTERFACE.md §5, the /payment-sessions read, and the session control plane. */
 export function sessionHandlers({ store, clock, catalog, sessions, stops, publicUrl }: SessionDeps): OperationHandlers {
   const account = (ctx: AppContext): Account => ctx.state.account!;
   const param = (ctx: AppContext, name: string) => ctx.state.params![name]!;

@@ -1,6 +1,6 @@
 import type { IndexDeclaration } from '../store/store.js';
 
-// The query shapes of the payment-session product's collections (addendum
+// The query shapes of the payment-session product's collections (INTERFACE.md
 // §5–§8): an account's records by age, which the data-lifetime purge walks
 // (hourly, per account), and the stops in their order.
 

@@ -5,7 +5,7 @@ import { buildSession, SessionInputError, type SessionInput } from './session-in
 import { splitLinkKey } from './record-keys.js';
 
 // The session a payer is charged for is built here from the body and the
-// account's catalog (addendum §5): these tests hold what a caller sees for
+// account's catalog (INTERFACE.md §5): these tests hold what a caller sees for
 // each input, against a catalog kept in a map.
 
 const account = { account_id: 'acc_1' } as Account;
@@ -38,7 +38,7 @@ async function refusal(t: Test, input: Partial<SessionInput>, split = true): Pro
 }
 
 t.test(
-  "a valid body becomes a pending session in cents, with the agreement's currency and the defaults the addendum fixes",
+  "a valid body becomes a pending session in cents, with the agreement's currency and the defaults INTERFACE.md fixes",
   async (t) => {
     const session = await build({ amount_reference: 1234.56 });
     t.match(session, {
@@ -178,7 +178,7 @@ t.test('a partner twice in a distribution is refused where it appears the second
 });
 
 t.test(
-  'on a split agreement an unlinked partner is refused; with split false the distribution is taken as sent (spec: Errors, 2)',
+  'on a split agreement an unlinked partner is refused; with split false the distribution is taken as sent (INTERFACE.md §0)',
   async (t) => {
     const error = await refusal(t, { split: { distribution: [{ partner_id: 'ptn_unlinked', amount_reference: 1 }] } });
     t.equal(error.pointer, '/split/distribution/0/partner_id');

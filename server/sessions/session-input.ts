@@ -30,7 +30,7 @@ export class SessionInputError extends Error {
 
   /**
    * The error as the operation answers it, with the pointer under `prefix`
-   * (e.g. /sessions/3): an unknown id stays a 404 (addendum §0), naming where.
+   * (e.g. /sessions/3): an unknown id stays a 404 (INTERFACE.md §0), naming where.
    */
   answer(prefix = ''): AppError {
     const pointer = `${prefix}${this.pointer}`;
@@ -41,7 +41,7 @@ export class SessionInputError extends Error {
 }
 
 /**
- * Checks a session against the account's catalog (addendum §5) and builds
+ * Checks a session against the account's catalog (INTERFACE.md §5) and builds
  * it: the agreement and every partner must be the account's (else 404); on
  * a split agreement each partner must be linked to it (else 400); the
  * distribution may not exceed the amount; the currency is the agreement's.
@@ -79,7 +79,7 @@ export async function buildSession(
     await owned<PartnerRecord>(tx, 'partners', part.partner_id, account, 'partner').catch(notFoundAt(pointer));
     if (distribution.some((seen) => seen.partner_id === part.partner_id))
       invalid(pointer, 'a partner may appear once in a distribution');
-    // A split agreement needs each partner linked; with split: false the distribution is accepted as is (spec: Errors, 2).
+    // A split agreement needs each partner linked; with split: false the distribution is accepted as is (INTERFACE.md §0).
     if (agreement.split && !(await tx.get('split_links', splitLinkKey(agreement.agreement_id, part.partner_id)))) {
       invalid(pointer, 'the partner has no split-reception agreement with this agreement');
     }

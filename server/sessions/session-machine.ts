@@ -1,7 +1,7 @@
 import { splitCredits } from './money.js';
 import type { Leg2Outcome, SessionRecord, SessionStatus } from './session.js';
 
-// spec: Payment session (simulator behaviour), rules 1–8; addendum §5, §6.
+// INTERFACE.md §5, §6.
 // Pure: the session and a trigger in, the session and its effects out.
 
 export type EventName =
@@ -17,7 +17,7 @@ export interface EventEffect {
 }
 
 export type Trigger =
-  /** The control plane (addendum §6); `outcome` as sent, admission checked here. */
+  /** The control plane (INTERFACE.md §6); `outcome` as sent, admission checked here. */
   | { kind: 'force'; leg: 1 | 2; outcome: string }
   /** A payment through the payment page: leg 2 is scheduled to end as chosen, at `accreditAt`. */
   | { kind: 'page'; outcome: 'paid'; leg2: Leg2Outcome; accreditAt: string }
@@ -80,7 +80,7 @@ export function transition(session: SessionRecord, trigger: Trigger): Outcome {
 }
 
 /**
- * The forced outcomes (addendum §6) the rules admit on `session` now: each
+ * The forced outcomes (INTERFACE.md §6) the rules admit on `session` now: each
  * one force() would not refuse. The console offers these, and no copy of
  * the rules.
  */

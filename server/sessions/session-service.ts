@@ -86,7 +86,7 @@ export class SessionService {
   }
 
   /**
-   * Sessions for a stop (addendum §5): each item checked on its own. Without
+   * Sessions for a stop (INTERFACE.md §5): each item checked on its own. Without
    * continue_on_error the first failing item fails the whole batch and
    * nothing is created; with it, the good items are created.
    */

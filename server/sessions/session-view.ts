@@ -1,7 +1,7 @@
 import { creditsSummary, fromCents, publicCredit } from './money.js';
 import type { SessionRecord } from './session.js';
 
-/** The session as answered (addendum §5). */
+/** The session as answered (INTERFACE.md §5). */
 export function publicSession(session: SessionRecord, publicUrl: string) {
   const { accreditation } = session;
   return {

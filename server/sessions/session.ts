@@ -6,7 +6,7 @@ export type AccreditationStatus = 'none' | 'scheduled' | 'accredited' | 'failed'
 export type Leg2Outcome = 'accredited' | 'accreditation_failed';
 export type Origin = 'button' | 'request' | 'stop';
 
-/** A payment session as stored (addendum §5); amounts in cents. */
+/** A payment session as stored (INTERFACE.md §5); amounts in cents. */
 export interface SessionRecord {
   [field: string]: unknown;
   session_id: string;

@@ -18,7 +18,7 @@ export interface StopRecord {
 
 export const publicStop = ({ account_id: _account, ...stop }: StopRecord) => stop;
 
-/** Stops, kept in a dense order of positions 1..n (addendum §5, operations 9–14). */
+/** Stops, kept in a dense order of positions 1..n (INTERFACE.md §5, operations 9–14). */
 export class StopService {
   constructor(
     private readonly store: Store,
@@ -104,7 +104,7 @@ export class StopService {
   }
 }
 
-/** spec: operations that answer with the contract example only (stops update, history, multiple query). */
+/** The operations that answer with the contract example only (stops update, history, multiple query; INTERFACE.md §5). */
 export const stopMocks = {
   stop: { stop_id: 'stp_example', name: 'Example stop', address: '1 Example Street', position: 1, status: 'active' },
   history: {

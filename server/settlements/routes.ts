@@ -16,7 +16,7 @@ export function settlementHandlers(
         ctx.state.account!,
         ctx.state.body as Settlement,
       );
-      // spec: Settlement operations, 1: the notification answers 200, new or replayed.
+      // INTERFACE.md §4: the notification answers 200, new or replayed.
       ctx.body = {
         title: 'Settlement notification',
         detail: replayed

@@ -20,7 +20,7 @@ export interface SettlementQuery {
   to?: string;
 }
 
-/** Batch settlements (addendum §4). */
+/** Batch settlements (INTERFACE.md §4). */
 export class SettlementService {
   constructor(
     private readonly store: Store,

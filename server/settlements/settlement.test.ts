@@ -12,7 +12,7 @@ import {
 
 // A batch close is kept once per terminal and batch number: a replay with
 // the same six fields is the same close, any difference is a conflict
-// (addendum §4). These tests hold that decision field by field.
+// (INTERFACE.md §4). These tests hold that decision field by field.
 
 const close: Settlement = {
   batchNumber: 'B-42',

@@ -56,7 +56,7 @@ const settlementOrderTypes: Record<Field, NonNullable<IndexDeclaration['order']>
 
 /**
  * A terminal's settlements sorted on any of the six fields, either way,
- * bounded by closedAt (addendum §4): batch number and terminal share one
+ * bounded by closedAt (INTERFACE.md §4): batch number and terminal share one
  * order (parseSort), the keys' own (settlementKey), so PostgreSQL walks its
  * primary key for them; the four others have an index each. Each index is
  * a write of every settlement, on PostgreSQL a WAL record (BENCHMARKS.md,

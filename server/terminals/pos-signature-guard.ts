@@ -17,7 +17,7 @@ const HEX_SIGNATURE = /^[0-9a-f]{64}$/;
 const invalid = (message: string) => new AppError('SIGNATURE_INVALID', message);
 
 /**
- * Checks the POS signature of addendum §2 on requests under
+ * Checks the POS signature of INTERFACE.md §2 on requests under
  * /api/v1/pos-terminals/{serialNumber}/**, in this order: headers present
  * and well formed, terminal known, signature right (constant time), timestamp
  * within the tolerance of the server clock, signature not already accepted.

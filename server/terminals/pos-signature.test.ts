@@ -4,7 +4,7 @@ import { signPosRequest } from '../../contracts/clients/pos-client.js';
 import { ManualClock } from '../clock.js';
 import { bootOnDirectory, merchantWithTerminal, startTestServer, type TestServer } from '../testing/test-server.js';
 
-// addendum §2: every way a POS signature can be wrong, through real HTTP.
+// INTERFACE.md §2: every way a POS signature can be wrong, through real HTTP.
 
 async function setup(t: Parameters<typeof startTestServer>[0]) {
   const server = await startTestServer(t);

@@ -3,7 +3,7 @@ import type { ClaimedWrite, IndexDeclaration, LinkedRead, ReadBasis, StoredRecor
 import type { TerminalRecord } from './terminal.js';
 
 // The port the POS signature guard keeps accepted signatures through
-// (addendum §2: a signature already accepted within the tolerance window is
+// (INTERFACE.md §2: a signature already accepted within the tolerance window is
 // SIGNATURE_REPLAYED, and any other passes). Its adapter keeps them as
 // records of the store (store-signature-ledger.ts), durable before the
 // answer, so no restart forgets one and none refuses a signature it never saw.

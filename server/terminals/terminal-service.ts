@@ -5,7 +5,7 @@ import { ConflictError, DuplicateKeyError, NotFoundError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { TerminalRecord } from './terminal.js';
 
-/** Terminal provisioning and secret rotation (addendum §2). */
+/** Terminal provisioning and secret rotation (INTERFACE.md §2). */
 export class TerminalService {
   constructor(
     private readonly store: Store,

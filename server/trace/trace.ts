@@ -2,7 +2,7 @@ import { newId } from '../accounts/secrets.js';
 import type { Transaction } from '../store/store.js';
 import type { IndexDeclaration } from '../store/store.js';
 
-/** One line of an account's trace (addendum §7, §8). */
+/** One line of an account's trace (INTERFACE.md §7, §8). */
 export interface TraceEntry {
   [field: string]: unknown;
   id: string;

@@ -23,7 +23,7 @@ const resolveAll = (host: string) =>
   );
 
 /**
- * POST over the network (addendum §7): no redirects followed (a 3xx is a
+ * POST over the network (INTERFACE.md §7): no redirects followed (a 3xx is a
  * failed attempt), at most 64 KiB of the answer read, aborted with the
  * attempt's signal. The host name is resolved first and the connection made
  * to that address: a name that resolves to a local or private address is

@@ -29,7 +29,7 @@ const RESEND_FAILED_LIMIT = 10;
 const NEVER_ABORTED = new AbortController().signal;
 
 /**
- * Delivers the outbox (addendum §7): each pending delivery is attempted when
+ * Delivers the outbox (INTERFACE.md §7): each pending delivery is attempted when
  * due on its account's clock, signed with the event's own timestamp, routed
  * (loopback, relay or direct), and its result stored with its trace entry in
  * one transaction. Failures climb the ladder from the end of the attempt; a

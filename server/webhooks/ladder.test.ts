@@ -2,7 +2,7 @@ import { mock } from 'node:test';
 import t from 'tap';
 import { afterAttempt, ATTEMPT_TIMEOUT_MS, delayBefore, exhausted, ladders, withAttemptLimit } from './ladder.js';
 
-// The retry ladders of addendum §7, as a receiver sees them: how long after
+// The retry ladders of INTERFACE.md §7, as a receiver sees them: how long after
 // the previous attempt each attempt comes, and what a delivery becomes once
 // the last one failed.
 

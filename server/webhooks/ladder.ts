@@ -1,4 +1,4 @@
-// spec: Events, Delivery and retries; addendum §7. A ladder step is the
+// INTERFACE.md §7. A ladder step is the
 // delay before an attempt, counted from the end of the previous attempt
 // (from the emission for the first).
 
@@ -47,7 +47,7 @@ export interface AttemptFacts {
   attempt: number;
 }
 
-/** The ladder's rule after an attempt (addendum §7): pure, so every case is one line of a table. */
+/** The ladder's rule after an attempt (INTERFACE.md §7): pure, so every case is one line of a table. */
 export function afterAttempt({
   delivered,
   pending,

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { registerAccount, startTestServer } from '../testing/test-server.js';
 
-// spec: /console/hooks/<account_id>/captura "accepts anything, answers 200,
+// INTERFACE.md §1, §8: /console/hooks/<account_id>/captura "accepts anything, answers 200,
 // records it in the trace"; the other three default receivers keep their
 // documented answers whatever the body. Any bytes, any depth, any media
 // type, up to the size limit; the raw body kept as received.

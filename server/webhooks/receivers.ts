@@ -8,7 +8,7 @@ import { trace } from '../trace/trace.js';
 
 export type ReceiverKind = 'paid' | 'accredited' | 'fail' | 'captura';
 
-/** spec: Simulator-only surfaces: paid and accredited answer 200, fail 500 on purpose, captura 200 to anything. */
+/** INTERFACE.md §8: paid and accredited answer 200, fail 500 on purpose, captura 200 to anything. */
 export const receiverStatus: Record<ReceiverKind, number> = { paid: 200, accredited: 200, fail: 500, captura: 200 };
 
 export const FAILS_ON_PURPOSE = 'this receiver answers 500 on purpose, to exercise retries';
@@ -30,7 +30,7 @@ export interface ReceivedWebhook {
  * The default receivers /console/hooks/{account_id}/(paid|accredited|fail|captura).
  * Every call is recorded as webhook.received with the raw body as received,
  * the parsed body (null when it is not JSON), the headers, and the
- * signature and idempotency key taken out (spec: Simulator-only surfaces, 3).
+ * signature and idempotency key taken out (INTERFACE.md §8).
  * Whatever the body (any bytes, any depth, any media type, up to the size
  * limit), each answers its documented status: captura "accepts anything".
  * A body nested too deep to parse safely is kept raw, its parsed form left

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { bareAddress, carriedIPv4, hostAddresses, specialRangeOf, type OwnAddresses } from './special-addresses.js';
 
-// spec: Events, Delivery and retries, 2; addendum §7. Where a webhook_url
+// INTERFACE.md §7. Where a webhook_url
 // is delivered: to the account's own default receivers in process
 // (loopback), through the account's relay (local, private or unparseable
 // addresses), or over the network (direct).

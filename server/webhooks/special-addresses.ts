@@ -2,7 +2,7 @@ import { isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 
 // Every address the server must never connect to on a webhook's behalf
-// (addendum §7: local and private hosts go through the account's relay),
+// (INTERFACE.md §7: local and private hosts go through the account's relay),
 // in one table: the IANA IPv4 and IPv6 Special-Purpose Address Registries,
 // multicast, and the forms of IPv6 that carry an IPv4 address inside
 // (checked by the IPv4 address they carry), plus the host's own addresses.

@@ -51,7 +51,7 @@ Exit status: 0 every transcript matched, 1 one differed, 2 a usage error.
        svc-terminal emulate --dialect zvt (--path PATH | --listen HOST:PORT) --serial TID [--password NNNNNN] [--card-delay-ms N] [--state FILE] [--seed N --clock ISO]
 
 An emulated POS device on the serial line PATH (a real port or one end of a
-pseudo-terminal pair). It answers the host (addendum §9) and keeps every
+pseudo-terminal pair). It answers the host (INTERFACE.md §9) and keeps every
 record until the host confirms it. Charges and voids are approved after
 --auto-approve-ms, or by you on stdin: approve [orderId], decline [orderId],
 void [orderId], close (the batch), status.

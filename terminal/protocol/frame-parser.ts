@@ -16,7 +16,7 @@ export type LineEvent =
 export const INTER_BYTE_GAP_MS = 200;
 
 /**
- * Splits the serial byte stream into frames and control bytes (addendum §9),
+ * Splits the serial byte stream into frames and control bytes (INTERFACE.md §9),
  * as one small Transform: it resynchronises on STX, discards bytes before it,
  * drops a frame whose bytes are more than 200 ms apart or that grows past
  * 1024 payload bytes, and checks the LRC. Emits LineEvent objects.

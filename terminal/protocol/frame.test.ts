@@ -3,7 +3,7 @@ import { encodeFrame, FrameError, hex, isPrintable, lrc } from './frame.js';
 import { FrameParser, type LineEvent } from './frame-parser.js';
 import { ManualTimers } from './timers.js';
 
-t.test('the addendum vector: payload 0200|123| has LRC 0x31', async (t) => {
+t.test('INTERFACE.md vector: payload 0200|123| has LRC 0x31', async (t) => {
   t.equal(lrc(Buffer.from('0200|123|')), 0x31);
   t.equal(hex(encodeFrame('0200|123|')), '02 30 32 30 30 7c 31 32 33 7c 03 31');
 });

@@ -1,4 +1,4 @@
-// addendum §9: a frame is STX payload ETX LRC, LRC = XOR of every payload
+// INTERFACE.md §9: a frame is STX payload ETX LRC, LRC = XOR of every payload
 // byte and ETX. The payload is printable ASCII, at most 1024 bytes.
 
 export const STX = 0x02;

@@ -4,7 +4,7 @@ import { ACK, encodeFrame, hex, NAK } from './frame.js';
 import { FrameParser, type LineEvent } from './frame-parser.js';
 import { realTimers, type Timers } from './timers.js';
 
-// addendum §9, link: the receiver answers ACK after a good LRC and NAK after
+// INTERFACE.md §9, link: the receiver answers ACK after a good LRC and NAK after
 // a bad one; the sender waits 2 s for it and tries 3 times in all.
 
 export class LinkError extends Error {

@@ -4,8 +4,7 @@ import { consoleLists } from './console-lists.js';
 import { consoleScenarios } from './console-scenarios.js';
 
 // The account's surfaces: reset, the rate brake, terminals and their
-// secrets, the error bodies, the console's lists (spec: Simulator-only
-// surfaces, Errors; addendum §0, §2, §6, §8).
+// secrets, the error bodies, the console's lists (INTERFACE.md §0, §2, §6, §8).
 
 async function reset(ctx: CheckContext): Promise<void> {
   const { http, expect } = ctx;
@@ -82,7 +81,7 @@ async function rateBrake(ctx: CheckContext): Promise<void> {
   expect.status(await http('GET', '/console/keys', { token: braked.consoleToken }), 200); // never /console/**
   expect.status(await http('GET', '/api/v1/ext/stops', { token: free.token }), 200); // another account
   if (ctx.profile === 'strict') {
-    // The addendum says what answers carry while the brake is on; that they carry nothing while it is off is ours.
+    // INTERFACE.md says what answers carry while the brake is on; that they carry nothing while it is off is ours.
     const freeAnswer = await http('GET', '/api/v1/ext/stops', { token: free.token });
     expect.that(
       freeAnswer.headers.get('x-ratelimit-limit') === null,
@@ -198,7 +197,7 @@ async function errors(ctx: CheckContext): Promise<void> {
       'an Allow header naming POST',
       wrongMethod.headers.get('allow') ?? 'none',
     );
-  // A repeated create is another object, never a conflict (spec: Errors 1).
+  // A repeated create is another object, never a conflict (INTERFACE.md §0).
   const body = { name: 'same', currency_reference: 'USD', split: false, payment_methods: ['card'] };
   const a = need(
     await http('POST', '/api/v1/ext/agreements', { json: body, token: account.token }),
@@ -280,7 +279,7 @@ export const accountChecks: Check[] = [
   {
     id: 'control.clock',
     title: "the account clock: an advance moves it by what was asked, only that account's, and a bad amount is 400",
-    source: 'addendum §6 (clock)',
+    source: 'INTERFACE.md §6 (clock)',
     operations: ['getControlClock', 'advanceControlClock', 'advanceControlClockViaTestAlias'],
     decisions: ['zero-clock-advance', 'success-status'],
     run: clock,
@@ -288,7 +287,7 @@ export const accountChecks: Check[] = [
   {
     id: 'control.reset',
     title: "a reset empties the caller's account, keeps the account and its tokens, and touches no other",
-    source: 'spec: Simulator-only surfaces (POST /control/reset); addendum §6',
+    source: 'INTERFACE.md §8, §6',
     operations: ['resetAccount', 'resetAccountViaTestAlias', 'getPaymentSession', 'getConsoleSessions'],
     decisions: ['answer-bodies'],
     run: reset,
@@ -297,7 +296,7 @@ export const accountChecks: Check[] = [
     id: 'control.rate-brake',
     title:
       'the rate brake: X-RateLimit-* headers, 429 RATE_LIMITED with Retry-After over the limit, never on /console/**, never another account, bounds, off with null',
-    source: 'spec: Errors 429, Limits; addendum §8 (rate brake)',
+    source: 'INTERFACE.md §8 (rate brake)',
     operations: ['setRateLimit', 'listStops', 'getControlClock', 'getConsoleKeys'],
     decisions: ['rate-headers-brake-off', 'success-status'],
     run: rateBrake,
@@ -306,7 +305,7 @@ export const accountChecks: Check[] = [
     id: 'terminals.secrets',
     title:
       'terminals: serial numbers unique across the service, secrets of 64 hex shown once and never listed, a rotated secret replaces the old one',
-    source: 'addendum §2',
+    source: 'INTERFACE.md §2',
     operations: ['provisionTerminal', 'listTerminals', 'rotateTerminalSecret', 'listTerminalOrders'],
     run: terminals,
   },
@@ -314,14 +313,14 @@ export const accountChecks: Check[] = [
     id: 'errors.bodies',
     title:
       'error bodies: MALFORMED_JSON, PAYLOAD_TOO_LARGE, VALIDATION_FAILED with a pointer per field, 404 JSON for an unknown route, 405 with Allow; a repeated create is another object',
-    source: 'spec: Errors 1; addendum §0',
+    source: 'INTERFACE.md §0',
     operations: ['createAgreement'],
     run: errors,
   },
   {
     id: 'console.lists',
     title: 'the console: sessions and trace newest first, trace filters and limit bounds, the keys',
-    source: 'addendum §8 (console)',
+    source: 'INTERFACE.md §8 (console)',
     operations: ['getConsoleSessions', 'getConsoleTrace', 'getConsoleKeys'],
     run: consoleLists,
   },

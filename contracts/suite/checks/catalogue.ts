@@ -12,7 +12,7 @@ import { webhookChecks } from './webhooks.js';
 
 // Every check of the suite, by id. The `document.*` checks hold answers to
 // the OpenAPI document; the others are behavioural, each a rule of the
-// spec or addendum with its exact statuses and codes.
+// interface with its exact statuses and codes.
 
 export interface CheckInfo {
   id: string;
@@ -30,7 +30,7 @@ export const documentChecks: CheckInfo[] = [
   {
     id: 'document.read-only',
     title: 'read-only: the public operations and negative GETs, every answer checked against the document',
-    source: 'addendum §0',
+    source: 'INTERFACE.md §0',
     operations: ['*'],
     mutates: false,
     decisions: ['answer-bodies', 'success-status'],
@@ -39,7 +39,7 @@ export const documentChecks: CheckInfo[] = [
     id: 'document.scenarios',
     title:
       'every operation exercised with its specific answers, every answer checked against the document (status, media type, headers, body)',
-    source: 'addendum §0-§8',
+    source: 'INTERFACE.md §0-§8',
     operations: ['*'],
     mutates: true,
     decisions: ['answer-bodies', 'success-status'],
@@ -48,7 +48,7 @@ export const documentChecks: CheckInfo[] = [
     id: 'document.negatives',
     title:
       'negative requests generated from the document: no credentials, the other token kind, malformed JSON, missing fields, wrong types, bodies over 1 MiB',
-    source: 'addendum §0, §1',
+    source: 'INTERFACE.md §0, §1',
     operations: ['*'],
     mutates: true,
     decisions: ['not-found-or-invalid-first', 'our-bounds-and-media'],
@@ -56,7 +56,7 @@ export const documentChecks: CheckInfo[] = [
   {
     id: 'document.rate-brake',
     title: 'with the brake on, every braked operation answers 429 RATE_LIMITED with Retry-After',
-    source: 'spec: Errors 429; addendum §8 (rate brake)',
+    source: 'INTERFACE.md §8 (rate brake)',
     operations: ['*'],
     mutates: true,
   },
@@ -64,7 +64,7 @@ export const documentChecks: CheckInfo[] = [
     id: 'document.served',
     title:
       'GET /openapi.json: interface, every operation of the interface and the answers seen valid against it; strict, this document',
-    source: 'addendum §0 (served document)',
+    source: 'INTERFACE.md §0 (served document)',
     operations: ['getOpenApiDocument'],
     mutates: false,
     decisions: ['operation-ids'],

@@ -1,7 +1,7 @@
 import type { CheckContext } from './check.js';
 import { advanceClock, createAgreement, createSession, registerAccount } from './fixtures.js';
 
-// The console's lists (addendum §8, console): sessions and trace newest first, the trace's filters and bounds, the keys.
+// The console's lists (INTERFACE.md §8, console): sessions and trace newest first, the trace's filters and bounds, the keys.
 
 export async function consoleLists(ctx: CheckContext): Promise<void> {
   const { http, expect } = ctx;

@@ -3,7 +3,7 @@ import type { CheckContext } from './check.js';
 import type { Expectations } from '../expectations.js';
 import { traceOf, type Account, type TraceEntry } from './fixtures.js';
 
-// What a webhook delivery is checked against wherever it arrived (spec: Events; addendum §7): its headers, its signature, its body.
+// What a webhook delivery is checked against wherever it arrived (INTERFACE.md §7): its headers, its signature, its body.
 
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
@@ -16,7 +16,7 @@ export interface Delivery {
 export const header = (delivery: Delivery, name: string) =>
   Object.entries(delivery.headers).find(([key]) => key.toLowerCase() === name)?.[1];
 
-/** The spec's rules for one delivery: content type, the signature over timestamp + "." + the exact bytes, the key. */
+/** The interface's rules for one delivery: content type, the signature over timestamp + "." + the exact bytes, the key. */
 export function checkDelivery(expect: Expectations, delivery: Delivery, secret: string, where: string): void {
   const timestamp = header(delivery, 'svc-timestamp') ?? '';
   const signature = header(delivery, 'svc-signature') ?? '';
@@ -58,11 +58,11 @@ export const parsed = (
   }
 };
 export const sessionOfBody = (raw: unknown) => parsed(raw).data?.session_id;
-/** The event a received delivery carries, from its body (the addendum fixes event_id there). */
+/** The event a received delivery carries, from its body (INTERFACE.md fixes event_id there). */
 export const eventOf = (entry: TraceEntry) => parsed(entry.raw_body).event_id;
 
 // Each check has an account of its own with one receiver in use, so entries
-// are told apart by what the addendum fixes (the body, event_id), not by
+// are told apart by what INTERFACE.md fixes (the body, event_id), not by
 // fields of ours (the receiver's name) or by a session filter the entry may
 // not carry.
 

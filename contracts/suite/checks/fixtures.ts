@@ -61,7 +61,7 @@ export async function registerAccount(http: SuiteHttp): Promise<Account> {
 
 export interface Terminal {
   serial: string;
-  /** Headers signing a request as the terminal (addendum §2); each signature is new (signing times move on by 1 ms at least). */
+  /** Headers signing a request as the terminal (INTERFACE.md §2); each signature is new (signing times move on by 1 ms at least). */
   sign(method: string, path: string, rawBody?: string): Record<string, string>;
   /** Sends a request signed as the terminal; `at` signs it at another time, `secret` with another secret. */
   send(

@@ -12,7 +12,7 @@ import {
 } from './fixtures.js';
 
 // Another account's ids answer 404 NOT_FOUND, in paths and in bodies, never
-// 403, so the two cannot be told apart (spec: Errors 404; addendum §0, §1).
+// 403, so the two cannot be told apart (INTERFACE.md §0, §1).
 
 async function otherAccount(ctx: CheckContext): Promise<void> {
   const { http, expect } = ctx;
@@ -126,7 +126,7 @@ export const isolationChecks: Check[] = [
     id: 'isolation.other-account',
     decisions: ['answer-bodies'],
     title: "another account's ids, in paths and in bodies, answer 404 NOT_FOUND and change nothing",
-    source: 'spec: Errors (404); addendum §0, §1',
+    source: 'INTERFACE.md §0, §1',
     operations: [
       'listMerchantOrders',
       'listTerminals',

@@ -3,12 +3,12 @@ import { CheckStopped, type Check, type CheckContext } from './check.js';
 import { createOrder, need, provisionTerminal, registerAccount, type Account, type Terminal } from './fixtures.js';
 import type { JsonAnswer } from '../../json-answer.js';
 
-// Orders (spec: States and transitions, Order; addendum §3).
+// Orders (INTERFACE.md §3).
 
 type Status = 'PENDING' | 'PAID' | 'DISCARDED' | 'VOID_PENDING' | 'VOIDED';
 type Trigger = 'invalidation' | 'commit' | 'commit with another code' | 'void commit';
 
-/** Every cell of the addendum's transition table: from, trigger, the status answered, the order's status after. */
+/** Every cell of INTERFACE.md's transition table: from, trigger, the status answered, the order's status after. */
 export const transitionTable: ReadonlyArray<[Status, Trigger, number, Status]> = [
   ['PENDING', 'invalidation', 200, 'DISCARDED'],
   ['PAID', 'invalidation', 200, 'VOID_PENDING'],
@@ -99,7 +99,7 @@ async function transitions(ctx: CheckContext): Promise<void> {
       );
     }
   }
-  // Every transition is in the history, in order (addendum §3).
+  // Every transition is in the history, in order (INTERFACE.md §3).
   const voided = await orderIn(http, account, terminal, 'VOIDED');
   const read = await ops.read(voided);
   const steps = (
@@ -158,7 +158,7 @@ async function listFilters(ctx: CheckContext): Promise<void> {
       listed.join(', '),
     );
   }
-  // The terminal's list: its own orders only, filtered the same way (spec: Order operations).
+  // The terminal's list: its own orders only, filtered the same way (INTERFACE.md §3).
   const own = await terminal.send(
     'GET',
     `/api/v1/pos-terminals/${encodeURIComponent(terminal.serial)}/transactions?status=VOID_PENDING`,
@@ -171,7 +171,7 @@ async function listFilters(ctx: CheckContext): Promise<void> {
       `${voidPending} only (not another terminal's ${elsewhere}, not the PAID ${paid})`,
       ids(own.body).join(', '),
     );
-  // Bounds (addendum §0, §3): out of range answers 400, never clamped.
+  // Bounds (INTERFACE.md §0, §3): out of range answers 400, never clamped.
   for (const query of ['size=0', 'size=101', 'page=0'])
     expect.status(
       await http('GET', `${account.merchant}/transactions?${query}`, { token: account.token }),
@@ -207,7 +207,7 @@ export const orderChecks: Check[] = [
   {
     id: 'orders.transitions',
     title: 'every cell of the order transition table, the 409 body and the amount-mismatch 422',
-    source: 'spec: States and transitions, Order; addendum §3 (transition table)',
+    source: 'INTERFACE.md §3 (transition table)',
     operations: ['invalidateOrder', 'commitOrderPayment', 'commitOrderVoid', 'getOrder', 'createOrder'],
     run: transitions,
   },
@@ -215,7 +215,7 @@ export const orderChecks: Check[] = [
     id: 'orders.lists',
     decisions: ['unknown-status-filter'],
     title: 'order lists filtered by status, the terminal sees its own, paging bounds',
-    source: 'spec: Order operations; addendum §3 (lists), §0 (bounds)',
+    source: 'INTERFACE.md §3 (lists), §0 (bounds)',
     operations: ['listMerchantOrders', 'listTerminalOrders'],
     run: listFilters,
   },

@@ -10,13 +10,13 @@ import {
   type Account,
 } from './fixtures.js';
 
-// The payment page (addendum §8): each method's form, paid with a magic key, and how leg 2 ends as chosen there.
+// The payment page (INTERFACE.md §8): each method's form, paid with a magic key, and how leg 2 ends as chosen there.
 
 const METHODS = ['card', 'transfer', 'mobile_payment', 'wallet'];
 
 /**
  * The fields the page's form asks for a method, read from the page itself
- * (the addendum fixes method, payment_key and leg2, not the names of each
+ * (INTERFACE.md fixes method, payment_key and leg2, not the names of each
  * method's own fields): `transfer.bank` or a bare `bank`, never another
  * method's. Each gets digits, which every field of ours accepts.
  */

@@ -10,7 +10,7 @@ import {
 } from './fixtures.js';
 import { header, checkDelivery } from './deliveries.js';
 
-// The relay (addendum §8): a delivery to a local receiver goes through the client's WebSocket, byte for byte; one relay a key.
+// The relay (INTERFACE.md §8): a delivery to a local receiver goes through the client's WebSocket, byte for byte; one relay a key.
 
 export async function relay(ctx: CheckContext): Promise<void> {
   const { http, expect } = ctx;
@@ -53,7 +53,7 @@ export async function relay(ctx: CheckContext): Promise<void> {
     await advanceClock(http, account, 2100);
     const retry = await waitFor(async () => messages[1], ctx.settleMs);
     const same = expect.citing(
-      'addendum §7 (automatic retries carry the same timestamp, signature and idempotency-key)',
+      'INTERFACE.md §7 (automatic retries carry the same timestamp, signature and idempotency-key)',
     );
     if (!retry) return void same.fail(null, '', 'the retry through the relay after the local 500', 'nothing arrived');
     same.that(
@@ -75,7 +75,7 @@ export async function relay(ctx: CheckContext): Promise<void> {
     socket.close();
   }
 }
-/** A second relay for the same key closes the first with close code 4000 (addendum §8); routing in the trace (addendum §7). */
+/** A second relay for the same key closes the first with close code 4000 (INTERFACE.md §8); routing in the trace (INTERFACE.md §7). */
 export async function relayRules(ctx: CheckContext): Promise<void> {
   const { http, expect } = ctx;
   const account = await registerAccount(http);

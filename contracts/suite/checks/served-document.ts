@@ -6,7 +6,7 @@ import type { Expectations } from '../expectations.js';
 import type { ObservedAnswer } from '../recorder.js';
 import type { SuiteResponse } from '../suite-client.js';
 
-// The document a deployment serves at GET /openapi.json (addendum §0). In
+// The document a deployment serves at GET /openapi.json (INTERFACE.md §0). In
 // `interface`, it must hold every operation of the interface and the
 // answers seen must validate against it; in `strict`, it must be ours.
 

@@ -11,7 +11,7 @@ import {
   registerAccount,
 } from './fixtures.js';
 
-// A session's end by time (addendum §5): expired by hand, and what its due date does on the account's clock.
+// A session's end by time (INTERFACE.md §5): expired by hand, and what its due date does on the account's clock.
 
 export async function expire(ctx: CheckContext): Promise<void> {
   const { http, expect } = ctx;
@@ -20,7 +20,7 @@ export async function expire(ctx: CheckContext): Promise<void> {
   const fresh = async () =>
     (await createSession(http, account, { agreement_id: agreement, amount_reference: 4 })).session_id as string;
   const expireOf = (id: string) => http('POST', `/api/v1/ext/payment-sessions/${id}/expire`, { token: account.token });
-  // The status is read back: the addendum does not fix what an expire answers beside its 200.
+  // The status is read back: INTERFACE.md does not fix what an expire answers beside its 200.
   const pending = await fresh();
   if (expect.status(await expireOf(pending), 200))
     expect.equal(await readSession(http, account, pending), '/status', 'expired');

@@ -13,7 +13,7 @@ import { paymentPage } from './payment-page.js';
 import { expire, dueDates } from './session-expiry.js';
 import { split, commission } from './split.js';
 
-// Payment sessions (spec: Payment session, simulator behaviour; addendum §5, §6, §8).
+// Payment sessions (INTERFACE.md §5, §6, §8).
 
 /** Forced outcomes: [status before, leg, outcome, answer status, status after]. */
 export const outcomeTable: ReadonlyArray<[string, 1 | 2, string, number, string]> = [
@@ -178,9 +178,9 @@ async function creation(ctx: CheckContext): Promise<void> {
     400,
     'VALIDATION_FAILED',
   );
-  // Another currency than the agreement's is refused by our document; the addendum leaves it open.
+  // Another currency than the agreement's is refused by our document; INTERFACE.md leaves it open.
   if (ctx.profile === 'strict') expect.status(await button({ currency_reference: 'EUR' }), 400, 'VALIDATION_FAILED');
-  // The Request batch: all or nothing, whatever continue_on_error says (spec: Payment-session product).
+  // The Request batch: all or nothing, whatever continue_on_error says (INTERFACE.md §5).
   const batch = await http('POST', '/api/v1/ext/payment-sessions/requests', {
     json: {
       sessions: [
@@ -245,7 +245,7 @@ export const sessionChecks: Check[] = [
     decisions: ['other-currency', 'answer-bodies'],
     title:
       'a session as created and read; amounts > 0 with at most 2 decimals, the behaviour, the currency; the Request batch all or nothing',
-    source: 'spec: Payment session, Payment-session product; addendum §5 (session create, Request batch)',
+    source: 'INTERFACE.md §5 (session create, Request batch)',
     operations: [
       'createButtonSession',
       'readPaymentSession',
@@ -260,7 +260,7 @@ export const sessionChecks: Check[] = [
     decisions: ['success-status'],
     title:
       'a split partner must be linked on a split agreement (400), exist in the account (404), and the shares fit the amount',
-    source: 'spec: Errors 2; addendum §5 (split)',
+    source: 'INTERFACE.md §5 (split)',
     operations: ['createSplitAgreement', 'createButtonSession'],
     run: split,
   },
@@ -268,7 +268,7 @@ export const sessionChecks: Check[] = [
     id: 'sessions.commission',
     decisions: ['success-status'],
     title: 'one credit per receiver, 1 % commission each rounded half-up to the cent, the summary',
-    source: 'spec: Payment session, Payload shapes 3; addendum §5 (accreditation)',
+    source: 'INTERFACE.md §5 (accreditation)',
     operations: ['forceSessionOutcome', 'getPaymentSession', 'readPaymentSession'],
     run: commission,
   },
@@ -276,8 +276,8 @@ export const sessionChecks: Check[] = [
     id: 'sessions.outcomes',
     decisions: ['success-status'],
     title:
-      'forced outcomes: admitted from the states the addendum names, 500 INVALID_FORCED_TRANSITION otherwise, 400 for a malformed body',
-    source: 'spec: Payment session (simulator behaviour) 2, 5, 8; addendum §6',
+      'forced outcomes: admitted from the states INTERFACE.md names, 500 INVALID_FORCED_TRANSITION otherwise, 400 for a malformed body',
+    source: 'INTERFACE.md §5, §6',
     operations: ['forceSessionOutcome', 'getPaymentSession'],
     run: outcomes,
   },
@@ -286,7 +286,7 @@ export const sessionChecks: Check[] = [
     strictOnly: true,
     title:
       "the console's view of a session offers exactly the forced outcomes forcing admits; another account's session is 404",
-    source: 'ours: the console takes its rules from the server (addendum §6 for the rules)',
+    source: 'ours: the console takes its rules from the server (INTERFACE.md §6 for the rules)',
     operations: ['getConsoleSession', 'forceSessionOutcome'],
     run: consoleView,
   },
@@ -294,7 +294,7 @@ export const sessionChecks: Check[] = [
     id: 'sessions.expire',
     decisions: ['success-status', 'answer-bodies'],
     title: 'expire: pending and failed → expired, expired unchanged, paid 422 SESSION_ALREADY_PAID',
-    source: 'spec: Payment session (simulator behaviour) 6; addendum §5 (expire)',
+    source: 'INTERFACE.md §5 (expire)',
     operations: ['expirePaymentSession', 'getPaymentSession'],
     run: expire,
   },
@@ -302,7 +302,7 @@ export const sessionChecks: Check[] = [
     id: 'sessions.due-dates',
     decisions: ['past-due-date', 'success-status'],
     title: "due dates on the account's clock: expire and keep_active, a past due date expired on the first read",
-    source: 'spec: Payment session (simulator behaviour) 7; addendum §6 (clock)',
+    source: 'INTERFACE.md §6 (clock)',
     operations: ['createButtonSession', 'getPaymentSession', 'advanceControlClock', 'getControlClock'],
     run: dueDates,
   },
@@ -310,7 +310,7 @@ export const sessionChecks: Check[] = [
     id: 'sessions.payment-page',
     decisions: ['success-status'],
     title: "the payment page: the agreement's methods only, magic keys, and the leg-2 choice of the form honoured",
-    source: 'spec: Simulator-only surfaces 4, Payment session 3; addendum §8 (payment page)',
+    source: 'INTERFACE.md §8 (payment page)',
     operations: ['showPaymentPage', 'payPaymentPage', 'getPaymentSession'],
     run: paymentPage,
   },

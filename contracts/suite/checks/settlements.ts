@@ -2,7 +2,7 @@ import type { Check, CheckContext } from './check.js';
 import { provisionTerminal, registerAccount, unique } from './fixtures.js';
 import type { JsonAnswer } from '../../json-answer.js';
 
-// Settlements (spec: Settlement operations; addendum §4).
+// Settlements (INTERFACE.md §4).
 
 const fields = ['batchNumber', 'transactionCount', 'closedAt', 'currencyReference', 'terminal', 'debitBatch'] as const;
 type Settlement = Record<(typeof fields)[number], string | number>;
@@ -176,7 +176,7 @@ export const settlementChecks: Check[] = [
   {
     id: 'settlements.idempotency',
     title: "a settlement sent again is 200 with the stored one; different fields 409; the body's rules",
-    source: 'spec: Settlement operations 1; addendum §4',
+    source: 'INTERFACE.md §4',
     operations: ['notifySettlement', 'listSettlements'],
     run: replayAndConflict,
   },
@@ -184,7 +184,7 @@ export const settlementChecks: Check[] = [
     id: 'settlements.query',
     title:
       "sorting on every field both ways, the default order, paging, from/to inclusive, bounds, another merchant's terminal",
-    source: 'spec: Settlement operations 2-3; addendum §4, §0',
+    source: 'INTERFACE.md §4, §0',
     operations: ['listSettlements'],
     run: query,
   },

@@ -9,7 +9,7 @@ import {
   registerAccount,
 } from './fixtures.js';
 
-// Split agreements and their commissions (addendum §5): who is credited what, to the cent.
+// Split agreements and their commissions (INTERFACE.md §5): who is credited what, to the cent.
 
 const cents = (n: unknown) => Math.round(Number(n) * 100);
 

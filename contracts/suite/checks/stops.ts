@@ -1,7 +1,7 @@
 import type { Check, CheckContext } from './check.js';
 import { createAgreement, need, registerAccount } from './fixtures.js';
 
-// Stops (spec: Agreement, partner, stop; Simulator-only surfaces 5; addendum §5).
+// Stops (INTERFACE.md §5; Simulator-only surfaces 5; INTERFACE.md §5).
 
 async function order(ctx: CheckContext): Promise<void> {
   const { http, expect } = ctx;
@@ -142,7 +142,7 @@ export const stopChecks: Check[] = [
     decisions: ['success-status'],
     title:
       'the stop list ordered by position; reorder sets the order; a reorder naming an unknown stop is 404 and changes nothing',
-    source: 'addendum §5 (stops)',
+    source: 'INTERFACE.md §5 (stops)',
     operations: ['createStop', 'listStops', 'reorderStops'],
     run: order,
   },
@@ -150,7 +150,7 @@ export const stopChecks: Check[] = [
     id: 'stops.batch',
     title:
       'stops session batch: 201 all good, 207 with continue_on_error, 400 at the first error otherwise with nothing created',
-    source: 'spec: Payment-session product (batch operations), Errors 207; addendum §5 (stops batch)',
+    source: 'INTERFACE.md §5 (stops batch)',
     operations: ['addStopSessions', 'getStop'],
     run: batch,
   },
@@ -158,7 +158,7 @@ export const stopChecks: Check[] = [
     id: 'stops.mocks',
     decisions: ['answer-bodies'],
     title: 'stops update, history and query: 200, x-svc-sim: mock, the same data for every account',
-    source: 'spec: Simulator-only surfaces 5; addendum §5',
+    source: 'INTERFACE.md §5',
     operations: ['updateStopMock', 'getStopHistoryMock', 'queryStopsMock'],
     run: mocks,
   },

@@ -1,7 +1,7 @@
 import type { Check, CheckContext } from './check.js';
 import { need, provisionTerminal, registerAccount, relayUpgradeStatus } from './fixtures.js';
 
-// Token kinds and the POS signature (spec: Authentication; addendum §1, §2).
+// Token kinds and the POS signature (INTERFACE.md §1, §2).
 
 /** The same token with its last character changed: well formed, unknown. */
 const unknownLike = (token: string) => `${token.slice(0, -1)}${token.endsWith('0') ? '1' : '0'}`;
@@ -57,7 +57,7 @@ async function kinds(ctx: CheckContext): Promise<void> {
     401,
   );
   // The relay opens with the API token only; the console token is refused at the upgrade.
-  const cited = expect.citing('spec: Simulator-only surfaces 6; addendum §8 (relay)');
+  const cited = expect.citing('INTERFACE.md §8 (relay)');
   const refusal = await relayUpgradeStatus(ctx.baseUrl, account.consoleToken);
   cited.that(
     refusal === 401,
@@ -94,7 +94,7 @@ export const tokenChecks: Check[] = [
     id: 'tokens.kinds',
     title:
       'API, login and console tokens open their surfaces only; the other kind is WRONG_TOKEN_KIND, an unknown one INVALID_TOKEN; login rotates the console token',
-    source: 'spec: Authentication, Simulator credentials; addendum §1',
+    source: 'INTERFACE.md §1',
     operations: [
       'login',
       'refreshToken',
@@ -110,7 +110,7 @@ export const tokenChecks: Check[] = [
     id: 'tokens.pos-signature',
     title:
       'the POS signature: a wrong one SIGNATURE_INVALID, an old timestamp SIGNATURE_STALE, the same one twice SIGNATURE_REPLAYED',
-    source: 'addendum §2',
+    source: 'INTERFACE.md §2',
     operations: ['listTerminalOrders'],
     run: posSignature,
   },

@@ -16,8 +16,8 @@ import { header, checkDelivery, fromTrace, parsed, eventOf, received, emitted } 
 
 import { relay, relayRules } from './relay.js';
 
-// Webhooks (spec: Events: headers, signature rule, delivery and retries;
-// addendum §7): checked where they arrive, at the account's own receivers
+// Webhooks (INTERFACE.md §7):
+// checked where they arrive, at the account's own receivers
 // (the trace records what they got, byte for byte) and through the relay.
 
 async function captura(ctx: CheckContext): Promise<void> {
@@ -95,8 +95,8 @@ async function captura(ctx: CheckContext): Promise<void> {
   const first = entries.find((e) => eventOf(e) === created.event_id) ?? entries[0]!;
   await advanceClock(http, account, 1500);
   const resend = await http('POST', `/console/webhooks/${created.event_id}/resend`, { token: account.consoleToken });
-  const cited = expect.citing('addendum §7 (manual resend)');
-  // The addendum fixes what a resend sends, not its own status: any 2xx.
+  const cited = expect.citing('INTERFACE.md §7 (manual resend)');
+  // INTERFACE.md fixes what a resend sends, not its own status: any 2xx.
   if (!cited.that(resend.status >= 200 && resend.status < 300, resend, '', 'a 2xx', `${resend.status}`)) return;
   const again = await waitFor(async () => {
     const got = (await received(ctx, account, session)).filter((e) => eventOf(e) === created.event_id);
@@ -146,9 +146,7 @@ async function retries(ctx: CheckContext): Promise<void> {
   // Leg 1 paid while the created event is still retrying: its event waits (events of one session in order).
   need(await forceOutcome(http, account, session, 1, 'paid'), ANY_2XX, 'forcing leg 1 paid');
   const paid = async () => (await attempts()).some((e) => e.event_id !== created) || undefined;
-  const ladder = expect.citing(
-    'spec: Delivery and retries (simulator); addendum §7 (ladders, counted from the end of the previous attempt)',
-  );
+  const ladder = expect.citing('INTERFACE.md §7 (ladders, counted from the end of the previous attempt)');
   // The ladder is judged by what can be seen whatever clock the trace is stamped on (open choice trace-time-basis):
   // no retry while the account clock is short of the step, a retry once it has passed it. Bounds on the account
   // clock come from reading it (GET /control/clock) around what is counted, never from the trace's times.
@@ -200,7 +198,7 @@ async function retries(ctx: CheckContext): Promise<void> {
   );
   ladder.that(Boolean(gaveUp), null, '', 'webhook.gave_up after the third attempt', 'none');
   ladder.that((await ofCreated()).length === 3, null, '', 'three attempts in all', `${(await ofCreated()).length}`);
-  const order = expect.citing('spec: Signature rule 5; addendum §7 (events of one session delivered in order)');
+  const order = expect.citing('INTERFACE.md §7 (events of one session delivered in order)');
   const paidAttempts = (await attempts()).filter((e) => e.event_id !== created);
   const createdEnd = (await ofCreated()).map((e) => Date.parse(e.at)).reduce((a, b) => Math.max(a, b), 0);
   order.that(
@@ -217,9 +215,9 @@ async function retries(ctx: CheckContext): Promise<void> {
     'the paid event attempted once the created one was given up',
     'not attempted',
   );
-  // Every automatic retry: the same bytes, timestamp, signature and key (addendum §7).
+  // Every automatic retry: the same bytes, timestamp, signature and key (INTERFACE.md §7).
   const got = (await received(ctx, account, session)).filter((e) => eventOf(e) === created).map(fromTrace);
-  const same = expect.citing('spec: Headers of every delivery (idempotency-key identical across retries); addendum §7');
+  const same = expect.citing('INTERFACE.md §7');
   same.that(got.length === 3, null, '', 'the fail receiver got the three attempts', `${got.length}`);
   for (const [i, delivery] of got.entries()) {
     checkDelivery(same, delivery, account.webhookSecret, `attempt ${i + 1}`);
@@ -242,7 +240,7 @@ async function retries(ctx: CheckContext): Promise<void> {
   }
 }
 
-/** Which events each change emits (addendum §6): created at creation, paid, accredited, one failed-credit event per failed credit; failed and expired none. */
+/** Which events each change emits (INTERFACE.md §6): created at creation, paid, accredited, one failed-credit event per failed credit; failed and expired none. */
 async function events(ctx: CheckContext): Promise<void> {
   const { http, expect } = ctx;
   const account = await registerAccount(http);
@@ -272,7 +270,7 @@ async function events(ctx: CheckContext): Promise<void> {
         ...(split ? { split: { distribution: [{ partner_id: partner, amount_reference: 4 }] } } : {}),
       })
     ).session_id as string;
-  // What reached the captura receiver, from the bytes received (the addendum fixes the body, not the trace's other fields).
+  // What reached the captura receiver, from the bytes received (INTERFACE.md fixes the body, not the trace's other fields).
   const deliveredFor = async (session: string) =>
     (await received(ctx, account, session)).map(
       (e) => parsed(e.raw_body) as { event?: string; data?: { receiver_id?: string } },
@@ -337,7 +335,7 @@ export const webhookChecks: Check[] = [
     decisions: ['success-status', 'answer-bodies'],
     title:
       "deliveries at the captura receiver: signed over the exact bytes with the account's secret, svc-timestamp the event's created_at, a UUID v4 key per emission, a session's events in order; a manual resend keeps the key with a fresh timestamp",
-    source: 'spec: Events (headers, signature rule); addendum §7',
+    source: 'INTERFACE.md §7',
     operations: ['receiveCapturaWebhook', 'getConsoleTrace', 'resendWebhook', 'forceSessionOutcome'],
     run: captura,
   },
@@ -346,7 +344,7 @@ export const webhookChecks: Check[] = [
     decisions: ['trace-time-basis', 'success-status'],
     title:
       "the retry ladder on the account's clock (0, 2000, 5000 ms from the end of the previous attempt), then given up; retries identical; a session's next event waits",
-    source: 'spec: Delivery and retries; addendum §7',
+    source: 'INTERFACE.md §7',
     operations: ['receiveFailWebhook', 'getConsoleTrace', 'advanceControlClock', 'forceSessionOutcome'],
     run: retries,
   },
@@ -354,7 +352,7 @@ export const webhookChecks: Check[] = [
     id: 'webhooks.relay',
     title:
       'deliveries through the relay: the exact signed bytes, and a retry after a local failure identical to the first',
-    source: 'spec: Simulator-only surfaces 6, Delivery and retries; addendum §7, §8 (relay)',
+    source: 'INTERFACE.md §7, §8 (relay)',
     operations: ['openRelay', 'createButtonSession', 'advanceControlClock'],
     run: relay,
   },
@@ -363,7 +361,7 @@ export const webhookChecks: Check[] = [
     decisions: ['success-status'],
     title:
       'which events each change emits: created, paid, accredited, one failed-credit event per failed credit; failed and expired none',
-    source: 'spec: Event kinds (the simulator emits four); addendum §6 (events)',
+    source: 'INTERFACE.md §7, §6 (events)',
     operations: ['createButtonSession', 'forceSessionOutcome', 'getConsoleTrace'],
     run: events,
   },
@@ -371,7 +369,7 @@ export const webhookChecks: Check[] = [
     id: 'webhooks.relay-rules',
     title:
       'a second relay for a key closes the first with 4000; the routing of each webhook_url (loopback, relay for local and private hosts and unparsable URLs)',
-    source: 'spec: Simulator-only surfaces 6, Delivery and retries 2; addendum §7, §8 (relay)',
+    source: 'INTERFACE.md §7, §8 (relay)',
     operations: ['openRelay', 'createButtonSession', 'getConsoleTrace'],
     run: relayRules,
   },

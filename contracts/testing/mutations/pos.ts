@@ -1,10 +1,10 @@
 import { jsonAnswer, type Mutation } from '../mutating-proxy.js';
 import { is, error, COMMIT, VOID_COMMIT, INVALIDATION, SETTLEMENTS_POST, SETTLEMENTS_GET, noteOrders } from './kit.js';
 
-// Orders, settlements, tokens and signatures (addendum §1 to §4): the POS side of the interface broken one rule at a time.
+// Orders, settlements, tokens and signatures (INTERFACE.md §1 to §4): the POS side of the interface broken one rule at a time.
 
 export const posMutations: Mutation[] = [
-  // Orders (addendum §3).
+  // Orders (INTERFACE.md §3).
   {
     name: 'a commit after a discard answers 409 (the race rule broken)',
     caughtBy: 'orders.transitions',
@@ -94,7 +94,7 @@ export const posMutations: Mutation[] = [
         request.url.searchParams.set('size', '100');
     },
   },
-  // Settlements (addendum §4).
+  // Settlements (INTERFACE.md §4).
   {
     name: 'a settlement sent again with the same fields answers 409',
     caughtBy: 'settlements.idempotency',
@@ -138,7 +138,7 @@ export const posMutations: Mutation[] = [
       if (is(request, 'GET', SETTLEMENTS_GET) && answer.status === 404) error(answer, 403, 'FORBIDDEN');
     },
   },
-  // Tokens and signatures (addendum §1, §2).
+  // Tokens and signatures (INTERFACE.md §1, §2).
   {
     name: 'a token of the other kind answers INVALID_TOKEN instead of WRONG_TOKEN_KIND',
     caughtBy: 'tokens.kinds',

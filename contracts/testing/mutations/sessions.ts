@@ -1,10 +1,10 @@
 import { jsonAnswer, type Mutation } from '../mutating-proxy.js';
 import { is, error, SESSION, OUTCOME } from './kit.js';
 
-// Isolation, sessions and stops (addendum §0, §5, §6) broken one rule at a time.
+// Isolation, sessions and stops (INTERFACE.md §0, §5, §6) broken one rule at a time.
 
 export const sessionMutations: Mutation[] = [
-  // Isolation (spec: Errors 404; addendum §0).
+  // Isolation (INTERFACE.md §0).
   {
     name: "another account's session answers 403 instead of 404",
     caughtBy: 'isolation.other-account',
@@ -20,7 +20,7 @@ export const sessionMutations: Mutation[] = [
         error(answer, 400, 'VALIDATION_FAILED');
     },
   },
-  // Sessions (addendum §5, §6).
+  // Sessions (INTERFACE.md §5, §6).
   {
     name: 'a split partner not linked to a split agreement is accepted',
     caughtBy: 'sessions.split',
@@ -94,7 +94,7 @@ export const sessionMutations: Mutation[] = [
       request.body = form.toString();
     },
   },
-  // Stops (addendum §5).
+  // Stops (INTERFACE.md §5).
   {
     name: 'the stop list is not ordered by position',
     caughtBy: 'stops.order',

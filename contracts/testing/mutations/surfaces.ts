@@ -1,10 +1,10 @@
 import { jsonAnswer, type Mutation } from '../mutating-proxy.js';
 import { is, rewriteTrace } from './kit.js';
 
-// The account's surfaces and the served document (addendum §0, §2, §6, §8) broken one rule at a time.
+// The account's surfaces and the served document (INTERFACE.md §0, §2, §6, §8) broken one rule at a time.
 
 export const surfaceMutations: Mutation[] = [
-  // The account's surfaces (addendum §0, §2, §6, §8).
+  // The account's surfaces (INTERFACE.md §0, §2, §6, §8).
   {
     name: 'a reset answers 200 and deletes nothing',
     caughtBy: 'control.reset',
@@ -88,7 +88,7 @@ export const surfaceMutations: Mutation[] = [
       });
     },
   },
-  // The served document (addendum §0).
+  // The served document (INTERFACE.md §0).
   {
     name: 'the served /openapi.json drops operations',
     caughtBy: 'document.served',

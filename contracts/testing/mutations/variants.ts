@@ -9,7 +9,7 @@ import type { JsonAnswer } from '../../json-answer.js';
 
 /**
  * Not a broken rule: an implementation that conforms to the interface but
- * makes other choices where the spec and addendum leave them open (extra
+ * makes other choices where the interface leaves them open (extra
  * fields, no created_at on agreements, no description on sessions, no `in`
  * in error details, other mock data, other bodies for the receivers and
  * reset, 400 rather than 415 for another media type, no trace cursor), and

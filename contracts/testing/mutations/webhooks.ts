@@ -5,7 +5,7 @@ import { is, rewriteTrace } from './kit.js';
 // Rules of the webhooks broken one at a time.
 
 export const webhookMutations: Mutation[] = [
-  // Webhooks (spec: Events; addendum §7), as the account's receivers record them.
+  // Webhooks (INTERFACE.md §7), as the account's receivers record them.
   {
     name: 'webhooks are signed over re-serialised JSON, not the bytes sent',
     caughtBy: 'webhooks.captura',

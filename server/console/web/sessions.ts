@@ -114,7 +114,7 @@ export async function openSession(id: string, how: { live?: boolean } = {}): Pro
     if (session.failure_reason) add('Failure', session.failure_reason);
     const controls = $('session-controls');
     controls.replaceChildren();
-    // The server says which forced outcomes its rules admit now (addendum §6): the page keeps no copy of them.
+    // The server says which forced outcomes its rules admit now (INTERFACE.md §6): the page keeps no copy of them.
     for (const { leg, outcome } of admissible)
       controls.append(
         button(OUTCOME_LABELS[outcome] ?? `Force ${outcome}`, () => void force(session.session_id, leg, outcome)),

@@ -5,7 +5,7 @@
 /** An entry of the account's trace (GET /console/trace): one type for the page and the contract suite. */
 export type { TraceEntry } from '../../../contracts/trace-entry.js';
 
-/** A forced outcome the session admits now (addendum §6), as the server's rules decide. */
+/** A forced outcome the session admits now (INTERFACE.md §6), as the server's rules decide. */
 export interface AdmissibleOutcome {
   leg: 1 | 2;
   outcome: string;

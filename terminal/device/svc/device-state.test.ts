@@ -1,7 +1,7 @@
 import t from 'tap';
 import { answer, approve, closeBatch, decline, newDevice, voidOrder } from './device-state.js';
 
-t.test('the device answers poll, charge, void, close, next record and confirm as addendum §9 says', async (t) => {
+t.test('the device answers poll, charge, void, close, next record and confirm as INTERFACE.md §9 says', async (t) => {
   let state = newDevice('SN1', '2.1.0');
   t.same(answer(state, { code: '0100' }).reply, {
     code: '0110',

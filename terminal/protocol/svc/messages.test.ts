@@ -2,7 +2,7 @@ import t from 'tap';
 import { seededRandom } from '../../../contracts/seeded-random.js';
 import { decodeMessage, encodeMessage, MessageError, SUCCESS, type Message } from './messages.js';
 
-// The payloads of addendum §9 as they travel inside a frame: what a device
+// The payloads of INTERFACE.md §9 as they travel inside a frame: what a device
 // sends must decode to the same message, and anything else must be refused
 // with a reason a technician can act on, never read as something else.
 

@@ -1,4 +1,4 @@
-// addendum §9: the messages between host and terminal. A payload is fields
+// INTERFACE.md §9: the messages between host and terminal. A payload is fields
 // separated by "|", the first a 4-digit code; response code "00" is success.
 
 export type Message =
