@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
@@ -39,6 +39,11 @@ t.test(
         lines.slice(3).map((line) => line.split(' ')[1]),
         ['payment_session.accredited', 'payment_session.paid', 'payment_session.created'],
         `${run} run: the three webhooks, newest first`,
+      );
+      t.same(
+        readdirSync(data),
+        ['store'],
+        `${run} run: no file left where it ran (the account's secrets stay in the shell)`,
       );
     }
   },

@@ -237,8 +237,10 @@ export async function seedDemo(
 export function describeWorld(world: DemoWorld): string {
   return `Demo world seeded on ${world.baseUrl}
 
-  web console      ${world.baseUrl}/console   (paste the console token)
+  web console      ${world.baseUrl}/console   (paste the console token, or log in)
   console token    ${world.consoleToken}
+                   (logging in, in the console or with the email and password, replaces it:
+                   this one then answers 401 "replaced by a login"; use the one the login gives)
   API token        ${world.apiToken}
   webhook secret   ${world.webhookSecret}
   login email      ${world.email}

@@ -93,10 +93,24 @@ export class AccountService {
 
     return this.store.transact(async (tx) => {
       const current = (await tx.get<Account>('accounts', account.account_id))!;
-      if (current.console_token) tx.delete('tokens', tokenDigest(current.console_token));
+      // The console token in force stops working now (INTERFACE.md §1). Its record stays, marked, so a
+      // console or a script still holding it hears why; only the last one replaced is kept.
+      let replaced: string | null = current.replaced_console_token ?? null;
+      if (current.console_token) {
+        if (replaced) tx.delete('tokens', replaced);
+        replaced = tokenDigest(current.console_token);
+        tx.put('tokens', replaced, {
+          ...tokenRecord('console', current, null),
+          replaced_at: iso(accountNow(this.clock, current)),
+        });
+      }
       const consoleToken = newSecret(tokenPrefix.console);
       tx.insert('tokens', tokenDigest(consoleToken), tokenRecord('console', current, null));
-      tx.put('accounts', current.account_id, { ...current, console_token: consoleToken });
+      tx.put('accounts', current.account_id, {
+        ...current,
+        console_token: consoleToken,
+        replaced_console_token: replaced,
+      });
       return this.issue(tx, current, consoleToken);
     });
   }
@@ -131,6 +145,10 @@ export class AccountService {
       'accounts',
     );
     if (!record || !account) throw new InvalidTokenError();
+    if (record.replaced_at)
+      throw new InvalidTokenError(
+        `this console token was replaced by a login at ${record.replaced_at}: use the console token that login answered, or log in again`,
+      );
     if (record.expires_at !== null && accountNow(this.clock, account) >= record.expires_at) {
       throw new InvalidTokenError('the login token has expired; log in again or use the refresh token');
     }

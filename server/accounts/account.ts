@@ -15,6 +15,8 @@ export interface Account {
   keys: Array<{ token: string; webhook_secret: string; created_at: string }>;
   /** The console token in force; null until the first login for legacy accounts. */
   console_token: string | null;
+  /** The digest of the console token the last login replaced: kept (one an account) so it can say so. */
+  replaced_console_token?: string | null;
 }
 
 /** Index record of a token, stored under the SHA-256 of the token so tokens are never looked up by their text. */
@@ -24,6 +26,8 @@ export interface TokenRecord {
   account_id: string;
   /** Epoch ms on the account's clock; null for tokens that never expire. */
   expires_at: number | null;
+  /** A console token a login replaced: when (ISO). It opens nothing; a 401 says so. */
+  replaced_at?: string;
 }
 
 export const tokenPrefix: Record<TokenKind, string> = { api: 'sk', login: 'lt', console: 'ct', refresh: 'rt' };

@@ -85,12 +85,24 @@ t.test('login rotates the console token: the previous one answers 401 INVALID_TO
   const old = await api.get('/console/keys', { token: account.console_token });
   t.equal(old.status, 401);
   t.equal(old.body.code, 'INVALID_TOKEN');
+  t.match(
+    old.body.message,
+    /^this console token was replaced by a login at \d{4}-\d\d-\d\dT[\d:.]+Z: use the console token that login answered/,
+    'it says why, and when',
+  );
   const fresh = await api.get('/console/keys', { token: login.body.console_token });
   t.equal(fresh.status, 200);
   t.same(
     fresh.body.keys.map((k: { token: string }) => k.token),
     [account.key.token],
   );
+  // One replaced token is kept an account: two logins later, the first is simply unknown.
+  const second = await api.post('/api/svcpagos/login', { json: { email: account.email, password: account.password } });
+  await api.post('/api/svcpagos/login', { json: { email: account.email, password: account.password } });
+  t.match((await api.get('/console/keys', { token: second.body.console_token })).body.message, /replaced by a login/);
+  const first = await api.get('/console/keys', { token: login.body.console_token });
+  t.equal(first.body.code, 'INVALID_TOKEN');
+  t.notMatch(first.body.message, /replaced/, 'not kept forever');
 });
 
 t.test(
