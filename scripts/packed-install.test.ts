@@ -14,7 +14,17 @@ import { startTestServer } from '../server/testing/test-server.js';
 
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('..', import.meta.url));
-const COMMANDS = ['svc-terminal', 'svc-contracts', 'svc-relay', 'svc-scenario'];
+const COMMANDS = [
+  'svc-terminal',
+  'svc-contracts',
+  'svc-relay',
+  'svc-scenario',
+  'svc-pos-sim',
+  'svc-replay',
+  'svc-race',
+  'svc-demo',
+  'svc-store',
+];
 
 t.test('npm pack, then a production-only install of the tarball: every command answers --help', async (t) => {
   const dir = t.testdir();
@@ -38,6 +48,8 @@ t.test('npm pack, then a production-only install of the tarball: every command a
   for (const command of COMMANDS) {
     const { stdout } = await run(join(app, 'node_modules', '.bin', command), ['--help']);
     t.match(stdout, new RegExp(`usage: ${command}`), `${command} --help`);
+    const version = await run(join(app, 'node_modules', '.bin', command), ['--version']);
+    t.match(version.stdout, new RegExp(`^${command} \\d+\\.\\d+\\.\\d+ \\(svc-pos-sim\\)\\n$`), `${command} --version`);
   }
   const { stdout } = await run(join(app, 'node_modules', '.bin', 'svc-terminal'), ['held', '--help']);
   t.match(stdout, /usage: svc-terminal held/);
@@ -57,6 +69,35 @@ t.test('npm pack, then a production-only install of the tarball: every command a
     ]).catch((error: { stdout?: string; stderr?: string }) => error);
     t.match(suite.stdout, /checks: 2 passed, 0 failed, \d+ skipped[\s\S]*PASSED/, suite.stderr?.slice(-400) ?? '');
   });
+
+  await t.test(
+    'the installed svc-demo seeds a real server, svc-replay sends its batches, svc-store checks a data directory',
+    async (t) => {
+      const server = await startTestServer(t);
+      server.clock.set(Date.now());
+      const bin = (command: string) => join(app, 'node_modules', '.bin', command);
+      const demo = await run(bin('svc-demo'), ['--base-url', server.baseUrl]);
+      t.match(demo.stdout, /Demo world seeded on http/);
+      const merchant = /merchant id +(\S+)/.exec(demo.stdout)![1]!;
+      const token = /API token +(\S+)/.exec(demo.stdout)![1]!;
+      const replayed = await run(
+        bin('svc-replay'),
+        [
+          '--base-url',
+          server.baseUrl,
+          '--terminal',
+          'PACKED-1',
+          '--merchant-id',
+          merchant,
+          join(root, 'fixtures', 'batches', 'pos-0001-usd-week.json'),
+        ],
+        { env: { ...process.env, SVC_TOKEN: token } },
+      ).catch((error: { stdout?: string; stderr?: string }) => error);
+      t.match(replayed.stdout, /created/, replayed.stderr?.slice(-400) ?? '');
+      const checked = await run(bin('svc-store'), ['check', server.config.dataDir]);
+      t.match(checked.stdout, /journal/);
+    },
+  );
 
   await t.test('the installed svc-scenario plays a JSON and a YAML scenario against a real server', async (t) => {
     const server = await startTestServer(t);

@@ -1,10 +1,12 @@
+#!/usr/bin/env node
 // Starts the server on the real parts: the environment's configuration, the
 // embedded store in DATA_DIR, the system clock. `npm start` runs this.
+import { versionLine } from '../contracts/cli/version.js';
 import { createApp } from './app.js';
 import { systemClock } from './clock.js';
 import { ConfigError, loadConfig } from './config.js';
 import { StoreCorruptError, StoreLockedError } from './errors.js';
-import { serve } from './http/serve.js';
+import { startApp } from './http/lifecycle.js';
 import { createLogger } from './log.js';
 import { EmbeddedStore } from './store/embedded-store.js';
 import { PgStore } from './store/pg-store.js';
@@ -13,6 +15,31 @@ import type { Store } from './store/store.js';
 function fail(message: string): never {
   process.stderr.write(`svc-pos-sim: ${message}\n`);
   process.exit(1);
+}
+
+const usage = `usage: svc-pos-sim   (in a checkout: npm start)
+
+Serves the simulator: the API, the console, the payment page, the relay.
+It takes no arguments; the environment configures it (README.md,
+"Configuration"): PORT (3000), HOST (127.0.0.1), DATA_DIR (./data, the
+embedded store), DATABASE_URL (PostgreSQL instead), LOG_LEVEL, and the
+SIM_* and WEBHOOK_* settings. Ctrl-C (or SIGTERM) stops it once the
+requests in flight are answered.
+`;
+const [argument] = process.argv.slice(2);
+if (argument === '--help' || argument === '-h') {
+  process.stdout.write(usage);
+  process.exit(0);
+}
+if (argument === '--version') {
+  process.stdout.write(versionLine('svc-pos-sim'));
+  process.exit(0);
+}
+if (argument !== undefined) {
+  process.stderr.write(
+    `svc-pos-sim: unexpected argument ${JSON.stringify(argument)}; the environment configures the server\n(svc-pos-sim --help says more)\n`,
+  );
+  process.exit(2);
 }
 
 let config;
@@ -33,7 +60,7 @@ try {
   if (error instanceof StoreLockedError) fail(error.message);
   if (error instanceof StoreCorruptError) {
     fail(
-      `${error.message}\n  'npm run store:check -- ${config.dataDir}' lists every damaged line; 'npm run store:repair -- ${config.dataDir}' cuts them out, keeping a backup, and says what that loses`,
+      `${error.message}\n  'svc-store check ${config.dataDir}' lists every damaged line; 'svc-store repair ${config.dataDir}' cuts them out, keeping a backup, and says what that loses (in a checkout: npm run store:check -- and npm run store:repair --)`,
     );
   }
   if (config.databaseUrl) fail(`cannot use DATABASE_URL: ${(error as Error).message}`);
@@ -48,13 +75,15 @@ const app = createApp({
   config,
   log,
 });
-app.jobs.scheduler.start();
-const { server, baseUrl } = await serve(app, {
+const started = await startApp(app, store, {
   host: config.host,
   port: config.port,
-  onError: (error) => fail(`cannot listen on ${config.host}:${config.port}: ${error.code ?? error.message}`),
+  onError: (error) =>
+    fail(
+      `cannot listen on ${config.host}:${config.port}: ${error.code === 'EADDRINUSE' ? 'the port is in use (another server, npm start or npm run demo?); set PORT to another' : (error.code ?? error.message)}`,
+    ),
 });
-app.jobs.dispatcher.start();
+const { baseUrl } = started;
 // Test data past its lifetime goes hourly (and at every clock advance, per account).
 const purgeTimer = setInterval(() => {
   app.jobs.purge().catch((error: Error) => log.error('purge failed', { error: error.message }));
@@ -70,18 +99,8 @@ async function stop(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   log.info('stopping', { signal });
-  app.jobs.scheduler.stop();
-  app.jobs.relay.close();
-  app.jobs.consoleStreams.close();
-  // Let requests in flight finish (their writes are acknowledged), then stop.
-  const closed = new Promise((resolve) => server.close(resolve));
-  server.closeIdleConnections();
-  const force = setTimeout(() => server.closeAllConnections(), 5000);
-  await closed;
-  clearTimeout(force);
-  // Attempts in flight are recorded before the store closes (relayed ones have already failed with the relay closed).
-  await app.jobs.dispatcher.stop();
-  await store.close();
+  // Requests in flight finish (their writes are acknowledged), deliveries in flight are recorded, then the store closes.
+  await started.stop();
   process.exit(0);
 }
 process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -57,7 +57,7 @@ function checkWritable(option: string, path: string): void {
 }
 
 function fail(message: string): never {
-  process.stderr.write(`svc-contracts receiver: ${message}\n\n${usage}`);
+  process.stderr.write(`svc-contracts receiver: ${message}\n(svc-contracts receiver --help says more)\n`);
   process.exit(2);
 }
 

@@ -13,6 +13,7 @@ import { runSuite } from './run-suite.js';
 import { unreachable } from './suite-client.js';
 import { groupViolations, junitSuiteReport, suiteFailed } from './suite-report.js';
 import { prepareReportFile } from '../cli/report-file.js';
+import { versionLine } from '../cli/version.js';
 
 // svc-contracts receiver …: grade a webhook receiver (contracts/receiver/).
 if (process.argv[2] === 'receiver') process.exit(await receiverCli(process.argv.slice(3)));
@@ -73,7 +74,7 @@ all (nothing was checked).
 `;
 
 const fail = (message: string): never => {
-  process.stderr.write(`svc-contracts: ${message}\n\n${usage}`);
+  process.stderr.write(`svc-contracts: ${message}\n(svc-contracts --help says more)\n`);
   process.exit(2);
 };
 
@@ -96,6 +97,7 @@ function parse() {
       operation: { type: 'string' },
       'list-checks': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean' },
     },
   }).values;
 }
@@ -108,6 +110,10 @@ const values = (() => {
 })();
 if (values.help) {
   process.stdout.write(usage);
+  process.exit(0);
+}
+if (values.version) {
+  process.stdout.write(versionLine('svc-contracts'));
   process.exit(0);
 }
 if (values['list-checks']) {
@@ -222,6 +228,9 @@ out.push(
 );
 const count = (outcome: string) => checks.filter((c) => c.outcome === outcome).length;
 out.push(`checks: ${count('passed')} passed, ${count('failed')} failed, ${count('skipped')} skipped`);
+const judged = count('passed') + count('failed');
+const unjudged = judgedTooLittle(checks, allowMutations);
+if (unjudged) out.push(unjudged);
 if (failures.length > 0) {
   out.push(`\n${failures.length} expectations failed:`);
   for (const f of failures) out.push(`  ${describeFailure(f)}${f.curl ? `\n    ${f.curl}` : ''}`);
@@ -241,7 +250,7 @@ if (allowMutations) {
   if (result.coverageJudged) for (const gap of coverage.gaps) out.push(`  not exercised: ${gap}`);
 }
 const failed = suiteFailed(result);
-out.push(failed ? '\nFAILED' : '\nPASSED');
+out.push(failed ? '\nFAILED' : `\nPASSED${unjudged ? ` (${judged} of ${checks.length} checks judged)` : ''}`);
 process.stdout.write(`${out.join('\n')}\n`);
 if (values.junit) writeFileSync(values.junit, junitSuiteReport(result, baseUrl, seconds));
 if (values.report) {
@@ -259,3 +268,24 @@ if (values.report) {
   writeFileSync(values.report, `${JSON.stringify(report, null, 2)}\n`);
 }
 process.exit(failed ? 1 : 0);
+
+/**
+ * A run that skipped most checks must not look like a full pass: how many
+ * checks were judged, why the rest were not, and the run that judges them.
+ */
+function judgedTooLittle(
+  checks: ReadonlyArray<{ outcome: string; reason?: string }>,
+  mutations: boolean,
+): string | null {
+  const skipped = checks.filter((check) => check.outcome === 'skipped');
+  if (skipped.length === 0) return null;
+  const byReason = new Map<string, number>();
+  for (const check of skipped)
+    byReason.set(check.reason ?? 'skipped', (byReason.get(check.reason ?? 'skipped') ?? 0) + 1);
+  const why = [...byReason].map(([reason, count]) => `${count} ${reason}`).join(', ');
+  const more = mutations
+    ? ''
+    : `\n  To judge them, on a deployment you own (it creates accounts, orders and sessions): add --allow-mutations` +
+      ' (and a token with --token-file or SVC_TOKEN where the deployment does not let the suite register its own account).';
+  return `  judged: ${checks.length - skipped.length} of ${checks.length} checks; not judged: ${why}.${more}`;
+}

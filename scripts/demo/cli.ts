@@ -1,26 +1,23 @@
-// npm run demo [-- --base-url URL]
-import { createServer } from 'node:http';
-import { parseArgs } from 'node:util';
+#!/usr/bin/env node
+// svc-demo (npm run demo --) [--base-url URL]
 import { createApp } from '../../server/app.js';
+import { startApp } from '../../server/http/lifecycle.js';
 import { systemClock } from '../../server/clock.js';
 import { loadConfig } from '../../server/config.js';
 import { createLogger } from '../../server/log.js';
 import { EmbeddedStore } from '../../server/store/embedded-store.js';
+import { commandLine } from '../cli-args.js';
 import { describeWorld, seedDemo } from './seed.js';
 
-const usage = `usage: npm run demo -- [--base-url URL]
+const usage = `usage: svc-demo [--base-url URL]
 
 Seeds a demo world (an account, terminals, orders in every state,
 settlements, payment sessions in every status with split receivers) and
 prints the URLs to open and the tokens to use. Without --base-url it starts
 a server on PORT (3000) with its data in DATA_DIR (./data-demo) and keeps it
-running; stop it with Ctrl-C.
+running; stop it with Ctrl-C. (In a checkout, npm run demo -- … runs the same.)
 `;
-const { values } = parseArgs({ options: { 'base-url': { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
-if (values.help) {
-  process.stdout.write(usage);
-  process.exit(0);
-}
+const { values } = commandLine('svc-demo', usage, { 'base-url': { type: 'string' } });
 if (values['base-url']) {
   process.stdout.write(describeWorld(await seedDemo(values['base-url'])));
   process.exit(0);
@@ -28,21 +25,21 @@ if (values['base-url']) {
 const config = loadConfig({ DATA_DIR: './data-demo', ...process.env });
 const store = await EmbeddedStore.open({ dir: config.dataDir });
 const app = createApp({ store, clock: systemClock, config, log: createLogger('warn') });
-const server = createServer(app.callback());
-app.jobs.relay.attach(server);
-await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
-const baseUrl = `http://${config.host}:${config.port}`;
-app.addOrigin(baseUrl);
-app.jobs.scheduler.start();
-app.jobs.dispatcher.start();
-process.stdout.write(describeWorld(await seedDemo(baseUrl)));
+const started = await startApp(app, store, {
+  host: config.host,
+  port: config.port,
+  onError: (error) => {
+    const taken = error.code === 'EADDRINUSE';
+    process.stderr.write(
+      `demo: cannot listen on ${config.host}:${config.port}: ${taken ? 'the port is in use' : (error.code ?? error.message)}.${taken ? ` Is a server already running there (npm start)? Seed it instead: svc-demo --base-url http://${config.host}:${config.port}, or start the demo on another port: PORT=3001 svc-demo` : ''}\n`,
+    );
+    process.exit(1);
+  },
+});
+process.stdout.write(describeWorld(await seedDemo(started.baseUrl)));
 process.stdout.write('\nThe server keeps running; Ctrl-C stops it.\n');
 const stop = async () => {
-  app.jobs.scheduler.stop();
-  await app.jobs.dispatcher.stop();
-  server.closeAllConnections();
-  server.close();
-  await store.close();
+  await started.stop();
   process.exit(0);
 };
 process.on('SIGINT', () => void stop());

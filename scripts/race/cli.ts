@@ -1,4 +1,5 @@
-// npm run race -- [--base-url URL] [--orders N] [--seed S] [--via-serial] [--report DIR] [SCENARIO…]
+#!/usr/bin/env node
+// svc-race (npm run race --) [--base-url URL] [--orders N] [--seed S] [--via-serial] [--report DIR] [SCENARIO…]
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PosClient } from '../../contracts/clients/pos-client.js';
@@ -11,7 +12,7 @@ import { captions, legend, markdown, summarise, svg, table } from './report.js';
 import { runSerialRace } from './serial-race.js';
 import type { JsonAnswer } from '../../contracts/json-answer.js';
 
-const usage = `usage: npm run race -- [--base-url URL] [--orders N] [--seed S] [--via-serial] [--report DIR] [SCENARIO…]
+const usage = `usage: svc-race [--base-url URL] [--orders N] [--seed S] [--via-serial] [--report DIR] [SCENARIO…]
 
 Drives the race between the merchant's discard and the POS commit of the
 same orders. Each interleaving is a scenario file (docs/scenarios.md):
@@ -34,7 +35,7 @@ collide on a shared server).
   --report DIR     default ./race-report
 `;
 
-const { values, positionals, fail } = commandLine('race', usage, {
+const { values, positionals, fail } = commandLine('svc-race', usage, {
   'base-url': { type: 'string' },
   orders: { type: 'string', default: '20' },
   seed: { type: 'string', default: '1' },

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { API_TOKEN, howToGive, readCredential } from '../../contracts/cli/credential.js';
 import { startRelayClient } from '../../contracts/clients/relay-client.js';
 import { defaultStateFile, parseDuration, readCursor, saveCursor } from './relay-state.js';
+import { versionLine } from '../../contracts/cli/version.js';
 
 const usage = `usage: svc-relay --base-url URL [--token-file FILE] --forward-to http://localhost:PORT/path
                  [--state FILE] [--backfill DURATION]
@@ -47,14 +48,19 @@ try {
       state: { type: 'string' },
       backfill: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean' },
     },
   }));
 } catch (error) {
-  process.stderr.write(`svc-relay: ${(error as Error).message}\n\n${usage}`);
+  process.stderr.write(`svc-relay: ${(error as Error).message}\n(svc-relay --help says more)\n`);
   process.exit(2);
 }
 if (values.help) {
   process.stdout.write(usage);
+  process.exit(0);
+}
+if (values.version) {
+  process.stdout.write(versionLine('svc-relay'));
   process.exit(0);
 }
 const baseUrl = values['base-url'] ?? process.env.SVC_BASE_URL;
@@ -72,7 +78,7 @@ const missing = [
   !forwardTo && '--forward-to',
 ].filter(Boolean);
 if (missing.length > 0) {
-  process.stderr.write(`svc-relay: missing ${missing.join(', ')}\n\n${usage}`);
+  process.stderr.write(`svc-relay: missing ${missing.join(', ')}\n(svc-relay --help says more)\n`);
   process.exit(2);
 }
 for (const [name, value] of [

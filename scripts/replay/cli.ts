@@ -1,4 +1,5 @@
-// npm run replay -- --base-url URL --terminal SN --secret-file FILE FILES...
+#!/usr/bin/env node
+// svc-replay (npm run replay --) --base-url URL --terminal SN --secret-file FILE FILES...
 import { once } from 'node:events';
 import { API_TOKEN, readCredential, TERMINAL_SECRET, type CredentialKind } from '../../contracts/cli/credential.js';
 import { EmulatedTerminal } from '../../terminal/device/svc/emulated-terminal.js';
@@ -7,9 +8,11 @@ import { openSerial } from '../../terminal/serial-port.js';
 import { commandLine } from '../cli-args.js';
 import { loadBatches, replayBatches } from './replay.js';
 
-const usage = `usage: npm run replay -- --base-url URL --terminal SN [--secret-file FILE] FILES...
-       npm run replay -- --base-url URL --terminal SN --merchant-id M [--merchant-token-file FILE] FILES...
-       npm run replay -- --via-serial PATH --terminal SN FILES...
+const usage = `usage: svc-replay --base-url URL --terminal SN [--secret-file FILE] FILES...
+       svc-replay --base-url URL --terminal SN --merchant-id M [--merchant-token-file FILE] FILES...
+       svc-replay --via-serial PATH --terminal SN FILES...
+
+(In a checkout, npm run replay -- … runs the same.)
 
 Signs and sends the settlement batches of FILES (fixtures/batches/*.json) as
 terminal SN would, one line per settlement (created, replayed, conflict,
@@ -36,7 +39,7 @@ const {
   values,
   positionals: files,
   fail,
-} = commandLine('replay', usage, {
+} = commandLine('svc-replay', usage, {
   'base-url': { type: 'string' },
   terminal: { type: 'string' },
   secret: { type: 'string' },

@@ -169,7 +169,7 @@ t.test('the replay command: --help, usage errors, provisioning with a merchant t
   const server = await startTestServer(t);
   server.clock.set(Date.now()); // the command signs with the real time
   const merchant = await merchantWithTerminal(server);
-  t.match((await runCli(['--help'])).out, /usage: npm run replay/);
+  t.match((await runCli(['--help'])).out, /usage: svc-replay/);
   t.equal((await runCli([fixture('edge-cases.json')])).code, 2, 'no --terminal');
   // The API token from SVC_TOKEN: nothing secret on the command line, which npm echoes.
   const provisioned = await runCli(

@@ -32,18 +32,13 @@ Exit status: 0 when every expectation held, 1 when one did not, 2 for a
 usage error, a bad scenario file or a server that does not answer.
 `;
 
-const { values, positionals, fail } = commandLine(
-  'svc-scenario',
-  usage,
-  {
-    'base-url': { type: 'string' },
-    profile: { type: 'string', default: 'strict' },
-    seed: { type: 'string', default: '1' },
-    junit: { type: 'string' },
-    report: { type: 'string' },
-  },
-  { usageOnError: false },
-);
+const { values, positionals, fail } = commandLine('svc-scenario', usage, {
+  'base-url': { type: 'string' },
+  profile: { type: 'string', default: 'strict' },
+  seed: { type: 'string', default: '1' },
+  junit: { type: 'string' },
+  report: { type: 'string' },
+});
 const [command, ...files] = positionals;
 if (!command) {
   process.stderr.write(usage);

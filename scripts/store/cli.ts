@@ -1,12 +1,15 @@
-// npm run store:check -- DATA_DIR        npm run store:repair -- DATA_DIR
+#!/usr/bin/env node
+// svc-store check DATA_DIR (npm run store:check --)     svc-store repair DATA_DIR (npm run store:repair --)
 import { basename } from 'node:path';
-import { parseArgs } from 'node:util';
+import { commandLine } from '../cli-args.js';
 import { StoreLockedError } from '../../server/errors.js';
 import { checkStore, type StoreReport } from '../../server/store/store-check.js';
 import { RepairRefusedError, repairStore } from '../../server/store/store-repair.js';
 
-const usage = `usage: npm run store:check -- DATA_DIR [--json]
-       npm run store:repair -- DATA_DIR [--json]
+const usage = `usage: svc-store check DATA_DIR [--json]
+       svc-store repair DATA_DIR [--json]
+
+(In a checkout, npm run store:check -- DATA_DIR and npm run store:repair -- DATA_DIR run the same.)
 
 store:check reads the embedded store's data directory (the server's
 DATA_DIR) and reports every damaged line of the snapshot and the journal,
@@ -28,25 +31,7 @@ many, and the backup keeps them).
   -h, --help   this text
 `;
 
-const fail = (message: string): never => {
-  process.stderr.write(`store: ${message}\n\n${usage}`);
-  process.exit(2);
-};
-
-let parsed;
-try {
-  parsed = parseArgs({
-    allowPositionals: true,
-    options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-  });
-} catch (error) {
-  fail((error as Error).message);
-}
-const { values, positionals } = parsed!;
-if (values.help) {
-  process.stdout.write(usage);
-  process.exit(0);
-}
+const { values, positionals, fail } = commandLine('svc-store', usage, { json: { type: 'boolean' } });
 const [command, dir, ...extra] = positionals;
 if (command !== 'check' && command !== 'repair') fail('say check or repair');
 if (!dir) fail('name the data directory');
@@ -111,11 +96,11 @@ try {
   process.exit(after.damaged || lost ? 1 : 0);
 } catch (error) {
   if (error instanceof StoreLockedError || error instanceof RepairRefusedError) {
-    process.stderr.write(`store: ${error.message}\n`);
+    process.stderr.write(`svc-store: ${error.message}\n`);
     process.exit(1);
   }
   if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-    process.stderr.write(`store: ${dir} does not exist\n`);
+    process.stderr.write(`svc-store: ${dir} does not exist\n`);
     process.exit(2);
   }
   throw error;

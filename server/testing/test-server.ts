@@ -5,7 +5,7 @@ import { PosClient } from '../../contracts/clients/pos-client.js';
 import { createApp, type AppDeps, type SimulatorApp } from '../app.js';
 import { ManualClock } from '../clock.js';
 import { defaultConfig, type Config } from '../config.js';
-import { serve } from '../http/serve.js';
+import { startApp } from '../http/lifecycle.js';
 import type { Logger } from '../log.js';
 import type { EventSink } from '../sessions/events.js';
 import { EmbeddedStore } from '../store/embedded-store.js';
@@ -27,15 +27,12 @@ export interface TestServer {
  */
 export async function serveApp(deps: AppDeps) {
   const app = createApp(deps);
-  const { server, baseUrl } = await serve(app, { host: '127.0.0.1', port: 0 });
-  const stop = async () => {
-    await app.jobs.dispatcher.runDue().catch(() => undefined);
-    app.jobs.relay.close();
-    app.jobs.consoleStreams.close();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-    await deps.store.close();
-  };
+  const { server, baseUrl, stop } = await startApp(app, deps.store, {
+    host: '127.0.0.1',
+    port: 0,
+    jobs: 'by-hand',
+    graceMs: 0,
+  });
   return { app, server, baseUrl, api: contractClient(baseUrl), stop };
 }
 
