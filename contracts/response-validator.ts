@@ -37,13 +37,23 @@ interface CompiledPath {
 export class ResponseValidator {
   private readonly paths: CompiledPath[];
   private readonly schemas: SchemaValidator;
+  /** What judges the error body of an undocumented route (404, 405): the document's own Error, or `errorBodies`'. */
+  private readonly errors: SchemaValidator;
 
-  /** `strict: false` for a document not ours (a served one): unknown keywords and formats are let through. */
+  /**
+   * `strict: false` for a document not ours (a served one): unknown keywords and formats are let through.
+   * `errorBodies`: the document whose `Error` schema judges the body of a 404 or 405 on an undocumented
+   * route, when this one has no schema of that name (a served document may name its components otherwise).
+   */
   constructor(
     private readonly doc: OpenAPIV3_1.Document = openApiDocument,
-    options: { strict?: boolean } = {},
+    options: { strict?: boolean; errorBodies?: OpenAPIV3_1.Document } = {},
   ) {
     this.schemas = new SchemaValidator(doc, { strict: options.strict ?? true });
+    this.errors =
+      doc.components?.schemas?.Error || !options.errorBodies
+        ? this.schemas
+        : new SchemaValidator(options.errorBodies, { strict: false });
     const byPath = new Map<string, CompiledPath>();
     // A served document need not name its operations (open choice operation-ids): they are told apart by method and path.
     for (const entry of listOperations(doc, { requireIds: options.strict ?? true })) {
@@ -85,7 +95,7 @@ export class ResponseValidator {
       return [
         violation(operation, response.status, '', `status ${status} (undocumented route)`, `status ${response.status}`),
       ];
-    return this.checkBody(operation, response, 'application/json', { $ref: '#/components/schemas/Error' });
+    return this.checkBody(operation, response, 'application/json', { $ref: '#/components/schemas/Error' }, this.errors);
   }
 
   private checkOperation(entry: OperationEntry, response: ObservedResponse): Violation[] {
@@ -140,7 +150,13 @@ export class ResponseValidator {
     return [...violations, ...this.checkBody(name, response, mediaType, content[mediaType]!.schema)];
   }
 
-  private checkBody(operation: string, response: ObservedResponse, mediaType: string, schema: unknown): Violation[] {
+  private checkBody(
+    operation: string,
+    response: ObservedResponse,
+    mediaType: string,
+    schema: unknown,
+    schemas: SchemaValidator = this.schemas,
+  ): Violation[] {
     if (mediaType !== 'application/json') return [];
     const contentType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
     if (contentType !== 'application/json')
@@ -152,7 +168,7 @@ export class ResponseValidator {
       return [violation(operation, response.status, '', 'a JSON body', truncate(response.text))];
     }
     if (!schema) return [];
-    return this.schemas
+    return schemas
       .check(schema as object, body)
       .map((issue) =>
         violation(

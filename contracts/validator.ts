@@ -107,6 +107,12 @@ function escapePointer(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+/** `Name` to its id; `Name/properties/x` (a pointer into a component, as other documents write) to the id and a fragment. */
+function absoluteRef(rest: string): string {
+  const slash = rest.indexOf('/');
+  return slash === -1 ? `${SCHEMA_BASE}${rest}` : `${SCHEMA_BASE}${rest.slice(0, slash)}#${rest.slice(slash)}`;
+}
+
 function absolutise(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(absolutise);
   if (value === null || typeof value !== 'object') return value;
@@ -114,7 +120,7 @@ function absolutise(value: unknown): unknown {
   for (const [key, inner] of Object.entries(value)) {
     out[key] =
       key === '$ref' && typeof inner === 'string' && inner.startsWith(LOCAL_REF)
-        ? `${SCHEMA_BASE}${inner.slice(LOCAL_REF.length)}`
+        ? absoluteRef(inner.slice(LOCAL_REF.length))
         : absolutise(inner);
   }
   return out;
