@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { Duplex } from 'node:stream';
 import { SerialZvtLine, TcpZvtLine, type ZvtLine } from '../protocol/zvt/line.js';
 import { openSerial } from '../serial-port.js';
+import { memoryLine, startEmulatedPeer } from '../transcript/emulated-peer.js';
 import { playTranscript } from '../transcript/play.js';
 import { emulateOptions, parseTranscript, type Transcript } from '../transcript/transcript.js';
 import {
@@ -26,6 +27,7 @@ export async function play(argv: string[], io: CliIo): Promise<void> {
       options: {
         path: { type: 'string' },
         host: { type: 'string' },
+        emulated: { type: 'boolean' },
         baud: { type: 'string' },
         'timeout-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -34,14 +36,19 @@ export async function play(argv: string[], io: CliIo): Promise<void> {
     usage.play,
   );
   if (values.help) return void io.out(usage.play);
-  if (Boolean(values.path) === Boolean(values.host))
+  if ([values.path, values.host, values.emulated].filter(Boolean).length !== 1)
     throw new UsageError(
-      'play needs --path (a serial line) or --host HOST:PORT (ZVT over TCP), one of them',
+      'play needs --path (a serial line), --host HOST:PORT (ZVT over TCP) or --emulated, one of them',
       usage.play,
     );
   if (positionals.length === 0) throw new UsageError('name at least one transcript file', usage.play);
   const loaded: Loaded[] = [];
   for (const file of positionals) loaded.push(await load(file));
+  if (values.emulated) {
+    const failed = await playEmulated(loaded, integer('timeout-ms', values['timeout-ms'], 5000)!, io);
+    if (failed > 0) throw new CommandError(`${failed} of ${loaded.length} transcripts differ`);
+    return;
+  }
   const zvt = loaded.filter((entry): entry is Extract<Loaded, { zvt: ZvtTranscript }> => 'zvt' in entry);
   if (zvt.length > 0 && zvt.length < loaded.length)
     throw new UsageError('play ZVT transcripts and Transbank transcripts in separate runs');
@@ -53,6 +60,53 @@ export async function play(argv: string[], io: CliIo): Promise<void> {
       ? await playZvt(zvt, values, timeoutMs, io)
       : await playTransbank(loaded as Array<Extract<Loaded, { transcript: Transcript }>>, values, timeoutMs, io);
   if (failed > 0) throw new CommandError(`${failed} of ${loaded.length} transcripts differ`);
+}
+
+/** Each transcript against a terminal started afresh as its `device` says, on an in-memory line. */
+async function playEmulated(loaded: Loaded[], timeoutMs: number, io: CliIo): Promise<number> {
+  const missing = loaded.find((entry) => !('zvt' in entry ? entry.zvt.device : entry.transcript.device));
+  if (missing)
+    throw new UsageError(`${missing.file} names no device to start ("device"): play it with --path or --host`);
+  let failed = 0;
+  for (const entry of loaded) {
+    const [ours, theirs] = memoryLine();
+    const peer = startEmulatedPeer('zvt' in entry ? entry.zvt.device! : entry.transcript.device!, theirs);
+    try {
+      if ('zvt' in entry) {
+        io.out(
+          `${entry.file}: ${entry.zvt.description}\n  (against a fresh emulated terminal: ${zvtEmulateOptions(entry.zvt.device!).join(' ')})\n`,
+        );
+        const line = new SerialZvtLine(ours);
+        const outcome = await playZvtTranscript(line, entry.zvt, { timeoutMs });
+        line.close();
+        if (outcome.ok) io.out(`  ok: ${outcome.matched} APDUs, byte for byte\n`);
+        else {
+          failed += 1;
+          const { index, name, expected, got } = outcome.difference!;
+          io.out(
+            `  DIFFERS at APDU ${index} (${name}) after ${outcome.matched} matched\n    expected ${expected}\n    got      ${got}\n`,
+          );
+        }
+      } else {
+        io.out(
+          `${entry.file}: ${entry.transcript.description}\n  (against a fresh emulated POS: ${emulateOptions(entry.transcript.device!).join(' ')})\n`,
+        );
+        const outcome = await playTranscript(ours, entry.transcript, { frameTimeoutMs: timeoutMs });
+        if (outcome.ok) io.out(`  ok: ${outcome.matched} frames, byte for byte\n`);
+        else {
+          failed += 1;
+          const { frame, payload, expected, got } = outcome.difference!;
+          io.out(
+            `  DIFFERS at frame ${frame} (${payload}) after ${outcome.matched} matched\n    expected ${expected}\n    got      ${got}\n`,
+          );
+        }
+      }
+    } finally {
+      peer.stop();
+      ours.destroy();
+    }
+  }
+  return failed;
 }
 
 async function load(file: string): Promise<Loaded> {

@@ -26,7 +26,7 @@ commands:
 
 svc-terminal <command> --help says more. Line settings: 115200 8N1 unless --baud.
 `,
-  play: `usage: svc-terminal play (--path PATH | --host HOST:PORT) [--baud N] [--timeout-ms N] TRANSCRIPT…
+  play: `usage: svc-terminal play (--path PATH | --host HOST:PORT | --emulated) [--baud N] [--timeout-ms N] TRANSCRIPT…
 
 Plays each transcript as the cash register, and checks what the terminal
 sends back byte for byte:
@@ -41,7 +41,10 @@ sends back byte for byte:
 The first difference ends the play, saying where, what was expected and
 what came. Against svc-terminal emulate, start it as the transcript's
 "device" says (printed before the play): --seed and --clock make its
-answers repeat, and a fresh terminal for each transcript.
+answers repeat, and a fresh terminal for each transcript. --emulated does
+that for you: each transcript is played against an emulated terminal
+started afresh, in this process, as its "device" says (nothing to start,
+no serial port; the check a firmware or cash-register team runs first).
 
   --timeout-ms N   how long to wait for each answer (default 5000)
 

@@ -84,7 +84,7 @@ t.test('components named otherwise: a Problem for errors, a Thing for the rest, 
           properties: { message: { $ref: '#/components/schemas/Text' } },
         },
         Text: { type: 'string' },
-        Code: { $ref: '#/components/schemas/Problem/properties/message' },
+        Code: { $ref: '#/components/schemas/Problem/properties/message' } as OpenAPIV3_1.SchemaObject,
       },
       responses: {
         Failure: {
@@ -101,7 +101,7 @@ t.test(
   'still judged: an answer its own document refuses, and an undocumented route answered without the error body',
   async (t) => {
     const strictThing = documentOf(() => ({
-      default: { description: 'x', content: { 'application/json': { schema: { type: 'array' } } } },
+      default: { description: 'x', content: { 'application/json': { schema: { type: 'array', items: {} } } } },
     }));
     const failures = judge(strictThing, [answer('GET', '/health', 200, { status: 'ok' })]);
     t.match(failures, [{ check: 'document.served', got: /1 not, e\.g\. GET \/health 200/ }]);
