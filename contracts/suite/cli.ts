@@ -143,11 +143,18 @@ for (const option of ['junit', 'report'] as const) {
   const problem = path ? prepareReportFile(`--${option}`, path) : null;
   if (problem) fail(problem);
 }
-try {
-  new URL(values['base-url']!);
-} catch {
-  fail('--base-url must be an absolute URL');
-}
+// "localhost:3000" parses as a URL of scheme "localhost:": only http and https are a deployment.
+const protocolOf = (text: string) => {
+  try {
+    return new URL(text).protocol;
+  } catch {
+    return '';
+  }
+};
+if (!/^https?:$/.test(protocolOf(values['base-url']!)))
+  fail(
+    `--base-url is an http:// or https:// URL, got ${JSON.stringify(values['base-url'])}${/^[\w.-]+:\d+/.test(values['base-url']!) ? ` (did you mean http://${values['base-url']}?)` : ''}`,
+  );
 const profile = (values.profile ?? 'strict') as Profile;
 if (!profiles.includes(profile))
   fail(`--profile must be one of ${profiles.join(', ')}, got ${JSON.stringify(values.profile)}`);

@@ -75,7 +75,7 @@ t.test(
     t.equal(exitCode, 0, 'every refusal intended');
     t.match(
       lines.at(-1),
-      /4 settlements: 2 created, 1 replayed, 1 conflicts, 0 rejected; 1 refused as their file intended$/,
+      /4 settlements: 2 created, 1 replayed, 1 conflict, 0 rejected; 1 refused as their file intended$/,
     );
     // Again: the same answers, no duplicates.
     const again = await replayBatches({

@@ -154,9 +154,12 @@ export async function replayBatches(options: ReplayOptions): Promise<{ results: 
   const asIntended = results.filter((r) => r.intended && !failed(r)).length;
   const failures = results.filter(failed).length;
   options.out(
-    `${results.length} settlements: ${count('created')} created, ${count('replayed')} replayed, ${count('conflict')} conflicts, ${count('rejected')} rejected` +
+    `${results.length} settlements: ${count('created')} created, ${count('replayed')} replayed, ${plural(count('conflict'), 'conflict')}, ${count('rejected')} rejected` +
       (asIntended ? `; ${asIntended} refused as their file intended` : '') +
       (failures ? `; ${failures} not as expected` : ''),
   );
   return { results, exitCode: failures > 0 ? 1 : 0 };
 }
+
+/** `1 conflict`, `2 conflicts`. */
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;

@@ -8,7 +8,7 @@ import {
 } from '../errors.js';
 
 import type { Store } from '../store/store.js';
-import { describeKind, tokenPrefix, type Account, type TokenKind, type TokenRecord } from './account.js';
+import { describeKind, tokenPrefix, withArticle, type Account, type TokenKind, type TokenRecord } from './account.js';
 import { hashPassword, newId, newSecret, tokenDigest, verifyPassword } from './secrets.js';
 
 export interface RegisterInput {
@@ -155,7 +155,7 @@ export class AccountService {
     if (!allowed.includes(record.kind)) {
       throw new WrongTokenKindError(
         describeKind[record.kind],
-        allowed.map((kind) => `a ${describeKind[kind]} token`).join(' or '),
+        allowed.map(withArticle).join(' or '),
       );
     }
     return { account, kind: record.kind };

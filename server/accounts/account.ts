@@ -32,6 +32,9 @@ export interface TokenRecord {
 
 export const tokenPrefix: Record<TokenKind, string> = { api: 'sk', login: 'lt', console: 'ct', refresh: 'rt' };
 
+/** "a login token", "an API token": the article a kind's name takes. */
+export const withArticle = (kind: TokenKind) => `${kind === 'api' ? 'an' : 'a'} ${describeKind[kind]} token`;
+
 export const describeKind: Record<TokenKind, string> = {
   api: 'API',
   login: 'login',

@@ -5,7 +5,15 @@ import type { BridgeState, HeldRecord } from './bridge-state.js';
 import { comparePaid, verdictFor, type ChargedStatus, type Verdict } from './server-verdict.js';
 
 /** The server could not be used just now; nothing about any record was decided. */
-export class ServerFault extends Error {}
+/** The server could not be used for a call: down, failing, or refusing this terminal (`refused`: a signature it does not take). */
+export class ServerFault extends Error {
+  constructor(
+    message: string,
+    readonly refused = false,
+  ) {
+    super(message);
+  }
+}
 
 export interface CourierOptions {
   client: PosClient;
@@ -86,7 +94,7 @@ export class RecordCourier {
       return result;
     } catch (error) {
       if (!(error instanceof ServerFault)) throw error;
-      this.down(call, error.message);
+      this.down(call, error.message, error.refused);
       return otherwise;
     }
   }
@@ -112,7 +120,8 @@ export class RecordCourier {
       listed.status === 401
         ? `the server refuses this terminal's signature (${said}): check the terminal's secret and the clock`
         : `listing ${status} orders answered ${said}`;
-    if (listed.status === 401 || listed.status === 429 || listed.status >= 500) throw new ServerFault(cause);
+    if (listed.status === 401 || listed.status === 429 || listed.status >= 500)
+      throw new ServerFault(cause, listed.status === 401);
     this.options.error(cause);
     return [];
   }
@@ -203,7 +212,7 @@ export class RecordCourier {
     if (verdict.kind === 'compare-paid' && record.kind === 'payment')
       verdict = comparePaid(record, await this.findChargedOrder(record.orderId, verdict.status), verdict.status);
     verdict = this.boundFaults(record, verdict, response.status);
-    if (verdict.kind === 'fault') throw new ServerFault(verdict.cause);
+    if (verdict.kind === 'fault') throw new ServerFault(verdict.cause, response.status === 401);
     return { verdict, answer: response };
   }
 
@@ -246,19 +255,21 @@ export class RecordCourier {
     return undefined;
   }
 
-  private down(call: string, cause: string): void {
+  private down(call: string, cause: string, refused = false): void {
     const now = this.options.timers.now();
     const { serverMinBackoffMs: min, serverMaxBackoffMs: max, serverUrl = '' } = this.options;
+    // A refused signature is no outage: the server answers, and turns this terminal away.
+    const state = refused ? 'refuses this terminal' : 'unavailable';
     if (!this.server.down) {
       this.options.error(
-        `server ${serverUrl} unavailable for ${call}: ${cause}; ${this.words.waiting}, the line stays open, retrying from ${min} ms up to every ${max / 1000} s`,
+        `server ${serverUrl} ${state} for ${call}: ${cause}; ${this.words.waiting}, the line stays open, retrying from ${min} ms up to every ${max / 1000} s`,
       );
       this.server = { down: true, call, since: now, cause, retryAt: now + min, backoff: min };
       return;
     }
     const backoff = Math.min(max, this.server.backoff * 2);
     if (cause !== this.server.cause)
-      this.options.error(`server ${serverUrl} still unavailable, now for ${call}: ${cause}`);
+      this.options.error(`server ${serverUrl} still ${state}, now for ${call}: ${cause}`);
     this.server = { down: true, call, since: this.server.since, cause, retryAt: now + backoff, backoff };
   }
 
