@@ -63,36 +63,45 @@ t.test(
   },
 );
 
-t.test('a mistyped option or dialect is a usage error: exit 2, one line and where to read more, never a stack trace', async (t) => {
-  const unknown = await run(['bridge', '--dialectt', 'svc']);
-  t.equal(unknown.code, 2);
-  t.match(unknown.err, /^svc-terminal: Unknown option '--dialectt'[^\n]*\n\(svc-terminal bridge --help says more\)\n$/);
-  t.notMatch(unknown.err, /ERR_PARSE_ARGS|at parseArgs/);
-  const dialect = await run(['emulate', '--path', '/dev/null', '--serial', 'S1', '--dialect', 'x']);
-  t.equal(dialect.code, 2);
-  t.match(dialect.err, /--dialect is svc, transbank or zvt, got "x"/);
-  const long = await run(['emulate', '--path', '/dev/null', '--serial', 'TOO-LONG-ID', '--dialect', 'transbank']);
-  t.equal(long.code, 2);
-  t.match(long.err, /a Transbank terminal id is at most 8 characters/);
-  t.equal((await run(['held', '--serial', 'S1', '--bogus'])).code, 2);
-  const bridgeDialect = await run([
-    'bridge',
-    '--path',
-    '/dev/null',
-    '--base-url',
-    'http://127.0.0.1:1',
-    '--serial',
-    'S1',
-    '--dialect',
-    'x',
-  ]);
-  t.equal(bridgeDialect.code, 2);
-  t.equal(bridgeDialect.err, 'svc-terminal: --dialect is svc, transbank or zvt, got "x"\n(svc-terminal bridge --help says more)\n');
-  const command = await run(['emulat']);
-  t.equal(command.err, 'svc-terminal: unknown command "emulat"\n(svc-terminal --help says more)\n');
-  const version = await run(['--version']);
-  t.match(version.out, /^svc-terminal \d+\.\d+\.\d+ \(svc-pos-sim\)\n$/);
-});
+t.test(
+  'a mistyped option or dialect is a usage error: exit 2, one line and where to read more, never a stack trace',
+  async (t) => {
+    const unknown = await run(['bridge', '--dialectt', 'svc']);
+    t.equal(unknown.code, 2);
+    t.match(
+      unknown.err,
+      /^svc-terminal: Unknown option '--dialectt'[^\n]*\n\(svc-terminal bridge --help says more\)\n$/,
+    );
+    t.notMatch(unknown.err, /ERR_PARSE_ARGS|at parseArgs/);
+    const dialect = await run(['emulate', '--path', '/dev/null', '--serial', 'S1', '--dialect', 'x']);
+    t.equal(dialect.code, 2);
+    t.match(dialect.err, /--dialect is svc, transbank or zvt, got "x"/);
+    const long = await run(['emulate', '--path', '/dev/null', '--serial', 'TOO-LONG-ID', '--dialect', 'transbank']);
+    t.equal(long.code, 2);
+    t.match(long.err, /a Transbank terminal id is at most 8 characters/);
+    t.equal((await run(['held', '--serial', 'S1', '--bogus'])).code, 2);
+    const bridgeDialect = await run([
+      'bridge',
+      '--path',
+      '/dev/null',
+      '--base-url',
+      'http://127.0.0.1:1',
+      '--serial',
+      'S1',
+      '--dialect',
+      'x',
+    ]);
+    t.equal(bridgeDialect.code, 2);
+    t.equal(
+      bridgeDialect.err,
+      'svc-terminal: --dialect is svc, transbank or zvt, got "x"\n(svc-terminal bridge --help says more)\n',
+    );
+    const command = await run(['emulat']);
+    t.equal(command.err, 'svc-terminal: unknown command "emulat"\n(svc-terminal --help says more)\n');
+    const version = await run(['--version']);
+    t.match(version.out, /^svc-terminal \d+\.\d+\.\d+ \(svc-pos-sim\)\n$/);
+  },
+);
 
 t.test(
   'retry: a sale the POS declined is sent again by the bridge; an order that was not declined is a clear error',

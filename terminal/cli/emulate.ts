@@ -110,6 +110,7 @@ function emulatedDevice(
     'turnaround-ms'?: string;
     seed?: string;
     clock?: string;
+    debug?: boolean;
   },
   log: (line: string) => void,
 ): {
@@ -125,6 +126,7 @@ function emulatedDevice(
       throw new UsageError('--commerce-code is at most 12 digits');
     const pos = new TransbankPos({
       terminalId: values.serial!,
+      verbose: values.debug ?? false,
       log,
       ...(values['commerce-code'] ? { commerceCode: values['commerce-code'] } : {}),
       ...(values.state ? { statePath: values.state } : {}),
@@ -145,6 +147,7 @@ function emulatedDevice(
   const autoApprove = integer('auto-approve-ms', values['auto-approve-ms']);
   const device = new EmulatedTerminal({
     serial: values.serial!,
+    verbose: values.debug ?? false,
     autoApproveMs: autoApprove ?? null,
     log,
     ...(values.state ? { statePath: values.state } : {}),

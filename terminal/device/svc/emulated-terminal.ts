@@ -27,6 +27,8 @@ export interface EmulatorOptions {
   autoApproveMs?: number | null;
   timers?: Timers;
   log?: (line: string) => void;
+  /** The routine exchanges too (polls, an empty record queue): --debug. Without it, only what changes something is logged. */
+  verbose?: boolean;
 }
 
 /**
@@ -128,7 +130,9 @@ export class EmulatedTerminal {
     }
     const { state, reply } = answer(this.state, request);
     this.commit(state); // on disk before the host hears the answer
-    this.core.log(`host ${payload} → ${encodeMessage(reply)}`);
+    // A poll every second, and "no record" to each ask for one, would bury what an operator types and reads.
+    const routine = request.code === '0100' || (request.code === '0250' && reply.code === '0260');
+    if (!routine || this.options.verbose) this.core.log(`host ${payload} → ${encodeMessage(reply)}`);
     await this.reply(encodeMessage(reply));
     if (request.code === '0300' && reply.code === '0310' && reply.rc === '00')
       this.autoApprove('approve', request.orderId);

@@ -37,6 +37,8 @@ export interface TransbankPosOptions {
   random?: () => number;
   /** The POS's clock for the date and time it stamps on a sale; a stopped one for transcripts. */
   clock?: () => Date;
+  /** The routine polls too (--debug). */
+  verbose?: boolean;
 }
 
 /**
@@ -141,9 +143,11 @@ export class TransbankPos {
     for (const status of reply.status) await this.answer([status], Math.max(step, turnaround));
     // The terminal's memory changes before the cash register can hear of it.
     this.commit(reply.state);
-    this.core.log(
-      `cash register ${payload} → ${reply.answers.map((each) => encodeResponse(each)).join(' ; ') || reply.note || 'ACK only'}`,
-    );
+    // The cash register polls (0100) every cycle: logged with --debug only, so what changes something stands out.
+    if (request.code !== '0100' || this.options.verbose)
+      this.core.log(
+        `cash register ${payload} → ${reply.answers.map((each) => encodeResponse(each)).join(' ; ') || reply.note || 'ACK only'}`,
+      );
     if (reply.answers.length > 0) await this.answer(reply.answers, Math.max(isSale ? step : 0, turnaround));
   }
 
