@@ -164,9 +164,10 @@ export function startRelayClient(options: RelayClientOptions): RelayClient {
     const result = await local.forward(message.headers, message.body);
     // The local receiver could not be reached: the simulator counts it as a failed attempt.
     const status = 'status' in result ? result.status : 502;
-    if ('error' in result) options.log(`  ${message.event_id}: local receiver unreachable: ${result.error}`);
+    const what = `${eventType(message.body)} ${message.event_id}`;
+    if ('error' in result) options.log(`  ${what}: local receiver unreachable: ${result.error}`);
     options.log(
-      `${new Date().toISOString()} ${message.event_id}${message.resumed ? ' (resumed)' : ''} → POST ${options.forwardTo}: ${status} (${Math.round(performance.now() - started)} ms)`,
+      `${new Date().toISOString()} ${what}${message.resumed ? ' (resumed)' : ''} → POST ${options.forwardTo}: ${status} (${Math.round(performance.now() - started)} ms)`,
     );
     if (message.position !== undefined) cursor.answered(message.position, status);
     // `error` says why there was no answer; a simulator that does not read it still sees the 502.
@@ -182,6 +183,16 @@ export function startRelayClient(options: RelayClientOptions): RelayClient {
 
   connect();
   return { connected, finished, stop: () => end('stopped') };
+}
+
+/** The event's type (payment_session.paid …) from the delivery's body, as a person reads the log. */
+function eventType(body: string): string {
+  try {
+    const event = (JSON.parse(body) as { event?: unknown }).event;
+    return typeof event === 'string' ? event : 'event';
+  } catch {
+    return 'event';
+  }
 }
 
 function safeMessage(text: string): string | null {

@@ -233,7 +233,10 @@ t.test(
     t.match(nothing.err, /the selection leaves no check to run \(the checks selected need --allow-mutations\)/);
     const schemeless = await run(['--base-url', 'localhost:3000']);
     t.equal(schemeless.code, 2, 'a URL without its scheme is a usage error, not an unreachable server');
-    t.match(schemeless.err, /--base-url is an http:\/\/ or https:\/\/ URL, got "localhost:3000" \(did you mean http:\/\/localhost:3000\?\)/);
+    t.match(
+      schemeless.err,
+      /--base-url is an http:\/\/ or https:\/\/ URL, got "localhost:3000" \(did you mean http:\/\/localhost:3000\?\)/,
+    );
     const blocked = await run(['--base-url', 'http://127.0.0.1:9', '--junit', '/proc/version/x.xml']);
     t.equal(blocked.code, 2, 'a report that cannot be written is said before anything runs');
     t.match(blocked.err, /^svc-contracts: --junit \/proc\/version\/x\.xml: cannot write there \(E[A-Z]+\)\n/);

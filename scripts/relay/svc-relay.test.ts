@@ -106,9 +106,15 @@ t.test(
     await waitFor(() => second.output.out.match(/\(resumed\) → POST/g)?.length === 15, 5000, 'the lines');
     t.pass('a line per resumed delivery, marked so');
     t.equal(new Set(received).size, 25, '0 of 25 lost, none twice');
+    t.match(second.output.out, /Z payment_session\.\w+ evt_\S+ \(resumed\) → POST/, 'each line names the event type');
     second.child.kill('SIGTERM');
     t.equal(await second.exited, 0);
     t.equal(readCursor(state).position, 25, 'the cursor kept at the end');
+    t.match(
+      second.output.out,
+      /stopping \(SIGTERM\)\nstopped; cursor 25 kept in .*relay-state\.json: what comes while the relay is away is sent when it starts again\n$/,
+      'it says it stopped, and what it kept',
+    );
   },
 );
 

@@ -143,10 +143,20 @@ const client = startRelayClient({
   ...(backfillMs ? { backfillMs } : {}),
 });
 log(kept.position === null ? `no cursor kept yet (${stateFile})` : `cursor ${kept.position} (${stateFile})`);
-process.on('SIGINT', () => client.stop());
-process.on('SIGTERM', () => client.stop());
+const stopOn = (signal: string) => () => {
+  log(`stopping (${signal})`);
+  client.stop();
+};
+process.on('SIGINT', stopOn('Ctrl-C'));
+process.on('SIGTERM', stopOn('SIGTERM'));
 const { reason } = await client.finished;
 if (saving) clearTimeout(saving);
 keep();
+const position = readCursor(stateFile).position;
+log(
+  reason === 'stopped'
+    ? `stopped; ${position === null ? 'no cursor yet' : `cursor ${position}`} kept in ${stateFile}: what comes while the relay is away is sent when it starts again`
+    : `stopped: ${reason}`,
+);
 flush();
 process.exit(reason === 'stopped' ? 0 : 1);
