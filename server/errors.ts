@@ -124,7 +124,10 @@ export class InvalidTokenError extends AppError {
 
 export class WrongTokenKindError extends AppError {
   constructor(got: string, expected: string) {
-    super('WRONG_TOKEN_KIND', `${/^[AEIOU]/.test(got) ? 'an' : 'a'} ${got} token does not open this path; use ${expected}`);
+    super(
+      'WRONG_TOKEN_KIND',
+      `${/^[AEIOU]/.test(got) ? 'an' : 'a'} ${got} token does not open this path; use ${expected}`,
+    );
   }
 }
 

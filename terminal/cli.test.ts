@@ -114,8 +114,13 @@ t.test(
     const state = await BridgeState.open(stateDir, 'S1');
     const journal = await SaleJournal.open(state.dir);
     await journal.decline('sale:o-1', { responseCode: '05', at: new Date().toISOString() });
-    const retried = await run(['retry', 'o-1', '--serial', 'S1', '--state-dir', stateDir]);
+    const retried = await run(['retry', 'o-1', '--serial', 'S1', '--state', stateDir]);
     t.equal(retried.code, 0, retried.err);
+    t.match(
+      notDeclined.err,
+      /warning: --state-dir is the old spelling: --state /,
+      'the old spelling works, and says the new',
+    );
     t.match(retried.out, /retry o-1: the bridge sends it to the POS again at its next cycle/);
     t.equal(await state.retryRequested('o-1'), true, 'written where the bridge looks');
   },
@@ -143,8 +148,8 @@ t.test(
         'TBK-CLI',
         '--state',
         `${dir}/pos.json`,
-        '--card-delay-ms',
-        '200',
+        '--card-delay',
+        '200ms',
       ]);
       let out = '';
       child.stdout.on('data', (c) => (out += c));
@@ -213,7 +218,7 @@ t.test('held piped into a reader that stops early ends quietly; a secret given t
     'sh',
     [
       '-c',
-      `${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(cli)} held --serial S1 --state-dir ${JSON.stringify(dir)} | head -1`,
+      `${JSON.stringify(process.execPath)} --import tsx ${JSON.stringify(cli)} held --serial S1 --state ${JSON.stringify(dir)} | head -1`,
     ],
     { encoding: 'utf8' },
   );
@@ -233,7 +238,7 @@ t.test('held piped into a reader that stops early ends quietly; a secret given t
       'http://127.0.0.1:9',
       '--secret-file',
       secretFile,
-      '--state-dir',
+      '--state',
       dir,
       '--bogus-after',
     ],
@@ -251,7 +256,7 @@ t.test('held piped into a reader that stops early ends quietly; a secret given t
       'http://127.0.0.1:9',
       '--secret-file',
       secretFile,
-      '--state-dir',
+      '--state',
       dir,
     ],
     { ...process.env, SVC_TERMINAL_SECRET: 'b'.repeat(64) },

@@ -170,7 +170,7 @@ t.test(
     t.match(
       errors.find((l) => l.startsWith('HELD')),
       new RegExp(
-        `^HELD charge of ${orderId}: .*Decide with: svc-terminal held --state-dir '.+' --serial '${merchant.serialNumber}' resend ${key}`,
+        `^HELD charge of ${orderId}: .*Decide with: svc-terminal held --state '.+' --serial '${merchant.serialNumber}' resend ${key}`,
       ),
     );
     for (let i = 0; i < 3; i += 1) await bridge.cycle();

@@ -8,6 +8,7 @@ import { gradeReceiver, NOT_GRADED } from './grade.js';
 import { jsonReport, junitReport, textReport } from './report.js';
 import { prepareReportFile } from '../cli/report-file.js';
 import { directTransport, relayTransport, type Transport } from './transport.js';
+import { durationOf } from '../cli/duration.js';
 
 const usage = `usage: svc-contracts receiver --url URL [--secret-file FILE] [options]
 
@@ -32,8 +33,8 @@ Prints a table, then each failure with the request as curl and the answer.
                          (--token T works, with a warning)
   --checks a,b           only these checks (see --list-checks)
   --list-checks          list the checks with their sources, and exit
-  --request-timeout S    how long to wait for one answer, in seconds as
-                         everywhere (default 10; the latency check grades
+  --request-timeout D    how long to wait for one answer, a duration with
+                         its unit as everywhere (default 10s; the latency check grades
                          time, the others the status)
   --junit FILE           write JUnit XML (one test case per check) for CI
   --report FILE          write the full grade as JSON
@@ -106,17 +107,19 @@ export async function receiverCli(argv: string[]): Promise<number> {
     fail(`${howToGive(WEBHOOK_SECRET)} (the account's key.webhook_secret, whsec_…)`);
   // Report files are checked before the run, so a typo does not cost a whole run and a stack trace.
   for (const option of ['junit', 'report'] as const) if (values[option]) checkWritable(`--${option}`, values[option]);
-  const timeoutSeconds = values['request-timeout'] === undefined ? 10 : Number(values['request-timeout']);
-  // It was milliseconds here once: a figure no one means in seconds is refused with the hint, never read as hours.
-  if (timeoutSeconds > 3600)
+  // It was milliseconds here once, then bare seconds: a bare figure no one means in seconds is refused with the hint.
+  const bare = values['request-timeout'];
+  if (bare !== undefined && /^\d+(\.\d+)?$/.test(bare) && Number(bare) > 3600)
     fail(
-      `--request-timeout is in seconds, as in svc-contracts; ${values['request-timeout']} would be over an hour (for ${values['request-timeout']} ms, give ${timeoutSeconds / 1000})`,
+      `--request-timeout takes a duration with its unit; ${bare} seconds would be over an hour (for ${bare} ms, give ${bare}ms)`,
     );
-  if (!(timeoutSeconds >= 0.1))
-    fail(
-      `--request-timeout must be a number of seconds from 0.1 to 3600, got ${JSON.stringify(values['request-timeout'])}`,
-    );
-  const timeoutMs = Math.round(timeoutSeconds * 1000);
+  const timeoutMs = durationOf(
+    values,
+    { name: 'request-timeout', bareUnit: 's', min: 100, max: 3_600_000 },
+    10_000,
+    fail,
+    (message) => process.stderr.write(`svc-contracts receiver: warning: ${message}\n`),
+  )!;
   const only = values.checks
     ?.split(',')
     .map((id) => id.trim())

@@ -14,13 +14,14 @@ import { unreachable } from './suite-client.js';
 import { groupViolations, junitSuiteReport, suiteFailed } from './suite-report.js';
 import { prepareReportFile } from '../cli/report-file.js';
 import { versionLine } from '../cli/version.js';
+import { durationOf } from '../cli/duration.js';
 
 // svc-contracts receiver …: grade a webhook receiver (contracts/receiver/).
 if (process.argv[2] === 'receiver') process.exit(await receiverCli(process.argv.slice(3)));
 
 const usage = `usage: svc-contracts --base-url URL [--allow-mutations] [--profile interface|strict]
                      [--checks IDS] [--exclude-checks IDS] [--operation OPS]
-                     [--report FILE] [--junit FILE] [--request-timeout S] [--settle-timeout S]
+                     [--report FILE] [--junit FILE] [--request-timeout D] [--settle-timeout D]
                      [--token-file FILE] [--console-token-file FILE]
        svc-contracts --list-checks
        svc-contracts receiver --url URL --secret-file FILE [...]   (grade a webhook receiver; receiver --help)
@@ -52,12 +53,13 @@ registers accounts and creates orders, sessions, stops… on the deployment
   --junit FILE          write JUnit XML there (for CI): a test case per check,
                         per way answers break the document, per operation ×
                         status exercised and per coverage gap
-  --request-timeout S   a request not answered within S seconds (default 10)
+  --request-timeout D   a request not answered within D (default 10s; a
+                        duration with its unit, 500ms, 30s, as everywhere)
                         fails its check, named, and the run goes on; so does
                         one that meets a network error
-  --settle-timeout S    how long to wait for work the deployment does in the
+  --settle-timeout D    how long to wait for work the deployment does in the
                         background (a delivery, an accreditation) before a
-                        check says it did not happen (default 5)
+                        check says it did not happen (default 5s)
   --token-file FILE     an API token, for authenticated reads (read-only
                         runs), from a file or SVC_TOKEN (--token T works,
                         with a warning: ps shows it)
@@ -158,12 +160,17 @@ if (!/^https?:$/.test(protocolOf(values['base-url']!)))
 const profile = (values.profile ?? 'strict') as Profile;
 if (!profiles.includes(profile))
   fail(`--profile must be one of ${profiles.join(', ')}, got ${JSON.stringify(values.profile)}`);
-const timeoutSeconds = values['request-timeout'] === undefined ? 10 : Number(values['request-timeout']);
+// A bare number was seconds here: still read so, with a warning giving its unit.
+const warnDuration = (message: string) => process.stderr.write(`svc-contracts: warning: ${message}\n`);
+const timeoutSeconds =
+  durationOf(values, { name: 'request-timeout', bareUnit: 's', min: 1, max: 3_600_000 }, 10_000, fail, warnDuration)! /
+  1000;
 if (!(timeoutSeconds > 0 && timeoutSeconds <= 3600))
   fail(
     `--request-timeout must be a number of seconds from 0.001 to 3600, got ${JSON.stringify(values['request-timeout'])}`,
   );
-const settleSeconds = values['settle-timeout'] === undefined ? 5 : Number(values['settle-timeout']);
+const settleSeconds =
+  durationOf(values, { name: 'settle-timeout', bareUnit: 's', min: 1, max: 600_000 }, 5000, fail, warnDuration)! / 1000;
 if (!(settleSeconds > 0 && settleSeconds <= 600))
   fail(
     `--settle-timeout must be a number of seconds from 0.001 to 600, got ${JSON.stringify(values['settle-timeout'])}`,

@@ -43,11 +43,3 @@ export function saveCursor(file: string, position: number): void {
   writeFileSync(aside, `${JSON.stringify({ cursor: position, saved_at: new Date().toISOString() })}\n`);
   renameSync(aside, file);
 }
-
-/** `90s`, `30m`, `2h` (or plain seconds) in ms; null when it is not one. */
-export function parseDuration(text: string): number | null {
-  const match = /^(\d{1,9})(s|m|h)?$/.exec(text.trim());
-  if (!match) return null;
-  const ms = Number(match[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[(match[2] ?? 's') as 's' | 'm' | 'h'];
-  return ms > 0 ? ms : null;
-}

@@ -6,7 +6,8 @@ import { runCommand } from '../../server/testing/run-command.js';
 import { registerAccount, startTestServer } from '../../server/testing/test-server.js';
 import { runLaddersOut, traceOf, webhookSetup } from '../../server/webhooks/webhooks-testkit.js';
 import { startExampleReceiver } from '../example-receiver.js';
-import { defaultStateFile, parseDuration, readCursor, saveCursor } from './relay-state.js';
+import { defaultStateFile, readCursor, saveCursor } from './relay-state.js';
+import { parseDuration } from '../../contracts/cli/duration.js';
 import { waitFor } from '../../server/testing/wait-for.js';
 
 // svc-relay takes its token as every command does: a file, SVC_TOKEN, or
@@ -133,9 +134,11 @@ t.test(
     t.match(readCursor(file), { position: null, warning: /holds no cursor; starting without one/ });
     t.equal(parseDuration('2h'), 7_200_000);
     t.equal(parseDuration('30m'), 1_800_000);
-    t.equal(parseDuration('90'), 90_000);
+    t.equal(parseDuration('90'), null, 'a bare number has no unit');
+    t.equal(parseDuration('1.5s'), 1500);
+    t.equal(parseDuration('200ms'), 200);
     t.equal(parseDuration('2 days'), null);
-    t.equal(parseDuration('0s'), null);
+    t.equal(parseDuration('0s'), 0);
     const bad = await runCommand(
       ['--import', 'tsx', cli, '--base-url', 'http://127.0.0.1:9', '--forward-to', forwardTo, '--backfill', '3d'],
       {
@@ -145,6 +148,9 @@ t.test(
       },
     );
     t.equal(bad.code, 2);
-    t.match(bad.err, /--backfill takes a duration such as 30m or 2h, at most 24h/);
+    t.match(
+      bad.err,
+      /--backfill takes a duration with its unit \(200ms, 5s, 2m\), got "3d" \(30m or 2h, at most 24h\)/,
+    );
   },
 );

@@ -4,7 +4,8 @@
 import { parseArgs } from 'node:util';
 import { API_TOKEN, howToGive, readCredential } from '../../contracts/cli/credential.js';
 import { startRelayClient } from '../../contracts/clients/relay-client.js';
-import { defaultStateFile, parseDuration, readCursor, saveCursor } from './relay-state.js';
+import { defaultStateFile, readCursor, saveCursor } from './relay-state.js';
+import { durationOf } from '../../contracts/cli/duration.js';
 import { versionLine } from '../../contracts/cli/version.js';
 
 const usage = `usage: svc-relay --base-url URL [--token-file FILE] --forward-to http://localhost:PORT/path
@@ -93,17 +94,17 @@ for (const [name, value] of [
   }
 }
 
-let backfillMs: number | undefined;
-if (values.backfill !== undefined) {
-  const parsed = parseDuration(values.backfill);
-  if (parsed === null || parsed > 24 * 3_600_000) {
-    process.stderr.write(
-      `svc-relay: --backfill takes a duration such as 30m or 2h, at most 24h; got ${JSON.stringify(values.backfill)}\n`,
-    );
+// A bare number was seconds here: still read so, with a warning giving its unit.
+const backfillMs = durationOf(
+  values,
+  { name: 'backfill', bareUnit: 's', min: 1, max: 24 * 3_600_000 },
+  undefined,
+  (message) => {
+    process.stderr.write(`svc-relay: ${message} (30m or 2h, at most 24h)\n`);
     process.exit(2);
-  }
-  backfillMs = parsed;
-}
+  },
+  (message) => process.stderr.write(`svc-relay: warning: ${message}\n`),
+);
 const stateFile = values.state ?? defaultStateFile(baseUrl!, token!);
 const kept = readCursor(stateFile);
 if ('warning' in kept) process.stderr.write(`svc-relay: warning: ${kept.warning}\n`);

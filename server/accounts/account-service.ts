@@ -153,10 +153,7 @@ export class AccountService {
       throw new InvalidTokenError('the login token has expired; log in again or use the refresh token');
     }
     if (!allowed.includes(record.kind)) {
-      throw new WrongTokenKindError(
-        describeKind[record.kind],
-        allowed.map(withArticle).join(' or '),
-      );
+      throw new WrongTokenKindError(describeKind[record.kind], allowed.map(withArticle).join(' or '));
     }
     return { account, kind: record.kind };
   }

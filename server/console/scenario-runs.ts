@@ -69,7 +69,8 @@ export class ScenarioRuns {
         description: scenario.description,
         surfaces: scenario.surfaces ?? [],
         requires: scenario.requires ?? [],
-        steps: scenario.steps.length,
+        // Counted as a run reports them: each request of a group sent together is a step of its own.
+        steps: scenario.steps.flatMap((step) => (isTogether(step) ? step.together : [step])).length,
         runnable: because === undefined,
         ...(because ? { not_runnable_because: because } : {}),
       };

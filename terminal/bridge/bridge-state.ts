@@ -8,7 +8,7 @@ import { shellQuote } from '../../contracts/shell-quote.js';
 import { appendDurably, readJson, removeDurably, writeDurably } from './durable-file.js';
 
 // What a bridge must not forget across restarts, per terminal, under
-// --state-dir: which orders it asked the device to charge or void (so a
+// --state: which orders it asked the device to charge or void (so a
 // restarted bridge never asks twice: a second ask could charge a customer
 // twice), and the records it holds because the server has a different
 // record in their place. A held record stays unconfirmed on the device
@@ -87,7 +87,7 @@ export class BridgeState {
 
   /** The held command for this terminal, ready to paste. */
   heldCommand(): string {
-    return `svc-terminal held --state-dir ${shellQuote(this.stateDir)} --serial ${shellQuote(this.serial)}`;
+    return `svc-terminal held --state ${shellQuote(this.stateDir)} --serial ${shellQuote(this.serial)}`;
   }
 
   hasAsked(key: string): boolean {

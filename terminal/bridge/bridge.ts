@@ -32,7 +32,7 @@ export interface CycleResult {
  * device already has it; a batch close if one was asked for; then the
  * money records, oldest first, each sent signed to the server and done
  * with only when the server holds that same record (server-verdict.ts). A
- * record the server holds differently is held, under --state-dir, for an
+ * record the server holds differently is held, under --state, for an
  * operator.
  *
  * The serial line and the server fail separately: a dead line is closed and

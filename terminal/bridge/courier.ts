@@ -55,7 +55,7 @@ export type Delivery = 'confirm' | 'wait' | 'blocked';
  * Carries a bridge's money records to the server, whatever device made
  * them: each is sent signed, and is done only when the server holds that
  * same record (server-verdict.ts); a record the server holds differently is
- * held under --state-dir for an operator, and one that keeps getting 5xx is
+ * held under --state for an operator, and one that keeps getting 5xx is
  * held after a bounded time. It also keeps the server's health: a server
  * that fails is tried again with backoff (1 s doubling to 30 s), and only a
  * success of the same kind of call brings it back. Each change is one line.

@@ -14,7 +14,7 @@ import { ZVT_DEFAULTS, zvtDialect } from '../bridge/zvt/zvt-dialect.js';
 import { T4_MS } from '../bridge/zvt/ecr-session.js';
 import type { SerialLine } from '../bridge/bridge-options.js';
 import { openSerial } from '../serial-port.js';
-import { errorTo, integer, logTo, parseOptions, stopped, UsageError, type CliIo } from './io.js';
+import { duration, errorTo, integer, logTo, parseOptions, statePath, stopped, UsageError, type CliIo } from './io.js';
 import { DEFAULT_STATE_DIR, usage } from './usage.js';
 
 const usageError = (message: string, help?: string): never => {
@@ -33,6 +33,11 @@ export async function bridge(argv: string[], io: CliIo): Promise<void> {
         host: { type: 'string' },
         password: { type: 'string' },
         't4-ms': { type: 'string' },
+        t4: { type: 'string' },
+        state: { type: 'string' },
+        poll: { type: 'string' },
+        'answer-timeout': { type: 'string' },
+        'sale-timeout': { type: 'string' },
         'base-url': { type: 'string' },
         serial: { type: 'string' },
         secret: { type: 'string' },
@@ -67,7 +72,7 @@ export async function bridge(argv: string[], io: CliIo): Promise<void> {
     usageError(`--base-url must be an absolute URL, got ${JSON.stringify(values['base-url'])}`);
   const closeAt = values['close-at'] === undefined ? null : dailyTime(values['close-at']);
   const baud = integer('baud', values.baud, zvt ? 9600 : 115200)!;
-  const stateDir = values['state-dir'] ?? DEFAULT_STATE_DIR;
+  const stateDir = statePath(io, values) ?? DEFAULT_STATE_DIR;
   const state = await BridgeState.open(stateDir, values.serial!);
   const client = new PosClient({ baseUrl: values['base-url']!, serialNumber: values.serial!, secret });
   const common = {
@@ -75,7 +80,7 @@ export async function bridge(argv: string[], io: CliIo): Promise<void> {
     client,
     state,
     serverUrl: values['base-url']!,
-    pollMs: integer('poll-ms', values['poll-ms'], COMMON_DEFAULTS.pollMs)!,
+    pollMs: duration(io, values, 'poll', COMMON_DEFAULTS.pollMs)!,
     log,
     error: logError,
     ...(values.debug ? { debug: log } : {}),
@@ -84,20 +89,20 @@ export async function bridge(argv: string[], io: CliIo): Promise<void> {
     values.dialect === 'transbank'
       ? transbankDialect({
           journal: await SaleJournal.open(state.dir),
-          saleTimeoutMs: integer('sale-timeout-ms', values['sale-timeout-ms'], TRANSBANK_DEFAULTS.saleTimeoutMs)!,
+          saleTimeoutMs: duration(io, values, 'sale-timeout', TRANSBANK_DEFAULTS.saleTimeoutMs)!,
         })
       : zvt
         ? zvtDialect({
             journal: await ZvtJournal.open(state.dir),
             transport: tcp ? 'tcp' : 'serial',
             password: values.password ?? ZVT_DEFAULTS.password,
-            masterTimeoutMs: integer('t4-ms', values['t4-ms'], T4_MS)!,
+            masterTimeoutMs: duration(io, values, 't4', T4_MS)!,
           })
         : svcDialect;
   const running: Bridge = new Bridge({
     ...common,
     dialect,
-    answerTimeoutMs: integer('answer-timeout-ms', values['answer-timeout-ms'], dialect.answerTimeoutMs)!,
+    answerTimeoutMs: duration(io, values, 'answer-timeout', dialect.answerTimeoutMs)!,
   });
   log(
     `${values.dialect} bridge for ${values.serial} on ${tcp ? `${tcp.host}:${tcp.port} (TCP)` : `${values.path} (${baud} 8N${zvt ? 2 : 1})`} → ${values['base-url']}; state in ${state.dir}`,

@@ -23,7 +23,7 @@ export interface ZvtEmulateValues {
   state?: string;
   baud?: string;
   debug?: boolean;
-  'card-delay-ms'?: string;
+  cardDelayMs?: number | undefined;
   seed?: string;
   clock?: string;
 }
@@ -54,7 +54,7 @@ export async function emulateZvt(values: ZvtEmulateValues, faults: Faults, io: C
       terminalId: values.serial,
       ...(values.password ? { password: values.password } : {}),
       ...(values.state ? { statePath: values.state } : {}),
-      cardDelayMs: integer('card-delay-ms', values['card-delay-ms'], DEFAULT_CARD_DELAY_MS)!,
+      cardDelayMs: values.cardDelayMs ?? DEFAULT_CARD_DELAY_MS,
       log,
       ...(seed !== undefined ? { random: seededRandom(seed) } : {}),
       ...(clock ? { clock: () => clock } : {}),

@@ -6,7 +6,7 @@ import { seededRandom } from '../../contracts/seeded-random.js';
 import { Link } from '../protocol/link.js';
 import { openSerial } from '../serial-port.js';
 import { emulateZvt } from './emulate-zvt.js';
-import { integer, logTo, parseOptions, stopped, UsageError, type CliIo } from './io.js';
+import { duration, integer, logTo, parseOptions, stopped, UsageError, type CliIo } from './io.js';
 import { usage } from './usage.js';
 
 /** svc-terminal emulate: an emulated device on a serial line, until stopped. */
@@ -34,6 +34,11 @@ export async function emulate(argv: string[], io: CliIo): Promise<void> {
         'drop-ack': { type: 'string' },
         'split-gap-ms': { type: 'string' },
         'delay-ms': { type: 'string' },
+        'auto-approve': { type: 'string' },
+        'card-delay': { type: 'string' },
+        turnaround: { type: 'string' },
+        'split-gap': { type: 'string' },
+        delay: { type: 'string' },
         'silent-after': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -48,14 +53,21 @@ export async function emulate(argv: string[], io: CliIo): Promise<void> {
   };
   setFault('corruptFrame', 'corrupt-frame');
   setFault('dropAck', 'drop-ack');
-  setFault('splitGapMs', 'split-gap-ms');
-  setFault('delayMs', 'delay-ms');
+  const splitGap = duration(io, values, 'split-gap');
+  if (splitGap !== undefined) faults.splitGapMs = splitGap;
+  const delay = duration(io, values, 'delay');
+  if (delay !== undefined) faults.delayMs = delay;
   setFault('silentAfter', 'silent-after');
-  if (values.dialect === 'zvt') return emulateZvt(values, faults, io);
+  const times = {
+    autoApproveMs: duration(io, values, 'auto-approve'),
+    cardDelayMs: duration(io, values, 'card-delay'),
+    turnaroundMs: duration(io, values, 'turnaround'),
+  };
+  if (values.dialect === 'zvt') return emulateZvt({ ...values, cardDelayMs: times.cardDelayMs }, faults, io);
   if (values.listen !== undefined || values.password !== undefined)
     throw new UsageError('--listen and --password are for --dialect zvt', usage.emulate);
   if (!values.path || !values.serial) throw new UsageError('emulate needs --path and --serial', usage.emulate);
-  const device = emulatedDevice(values, log);
+  const device = emulatedDevice({ ...values, ...times }, log);
   const baud = integer('baud', values.baud, 115200)!;
   let backoff = 500;
   let closing = false;
@@ -104,10 +116,10 @@ function emulatedDevice(
     serial?: string;
     state?: string;
     dialect?: string;
-    'auto-approve-ms'?: string;
+    autoApproveMs?: number | undefined;
     'commerce-code'?: string;
-    'card-delay-ms'?: string;
-    'turnaround-ms'?: string;
+    cardDelayMs?: number | undefined;
+    turnaroundMs?: number | undefined;
     seed?: string;
     clock?: string;
     debug?: boolean;
@@ -130,8 +142,8 @@ function emulatedDevice(
       log,
       ...(values['commerce-code'] ? { commerceCode: values['commerce-code'] } : {}),
       ...(values.state ? { statePath: values.state } : {}),
-      cardDelayMs: integer('card-delay-ms', values['card-delay-ms'], DEFAULT_CARD_DELAY_MS)!,
-      turnaroundMs: integer('turnaround-ms', values['turnaround-ms'], TURNAROUND_MS)!,
+      cardDelayMs: values.cardDelayMs ?? DEFAULT_CARD_DELAY_MS,
+      turnaroundMs: values.turnaroundMs ?? TURNAROUND_MS,
       ...reproducible(values),
     });
     if (values.state)
@@ -144,7 +156,7 @@ function emulatedDevice(
     throw new UsageError('--seed and --clock are for --dialect transbank', usage.emulate);
   if (values.dialect !== 'svc')
     throw new UsageError(`--dialect is svc, transbank or zvt, got ${JSON.stringify(values.dialect)}`, usage.emulate);
-  const autoApprove = integer('auto-approve-ms', values['auto-approve-ms']);
+  const autoApprove = values.autoApproveMs;
   const device = new EmulatedTerminal({
     serial: values.serial!,
     verbose: values.debug ?? false,

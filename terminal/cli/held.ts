@@ -1,6 +1,6 @@
 import { BridgeState } from '../bridge/bridge-state.js';
 import { SaleJournal } from '../bridge/transbank/sale-journal.js';
-import { CommandError, parseOptions, UsageError, type CliIo } from './io.js';
+import { CommandError, parseOptions, statePath, UsageError, type CliIo } from './io.js';
 import { DEFAULT_STATE_DIR, usage } from './usage.js';
 
 const usageError = (message: string, help?: string): never => {
@@ -16,6 +16,7 @@ export async function held(argv: string[], io: CliIo): Promise<void> {
       options: {
         serial: { type: 'string' },
         'state-dir': { type: 'string' },
+        state: { type: 'string' },
         reason: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -24,7 +25,7 @@ export async function held(argv: string[], io: CliIo): Promise<void> {
   );
   if (values.help) return void io.out(usage.held);
   if (!values.serial) usageError('held needs --serial', usage.held);
-  const state = await BridgeState.open(values['state-dir'] ?? DEFAULT_STATE_DIR, values.serial!);
+  const state = await BridgeState.open(statePath(io, values) ?? DEFAULT_STATE_DIR, values.serial!);
   const [action, key, ...extra] = positionals as [string | undefined, string | undefined, ...string[]];
   if (extra.length > 0) usageError(`unexpected arguments: ${extra.join(' ')}`, usage.held);
   if (action === undefined) {
@@ -73,13 +74,18 @@ export async function retry(argv: string[], io: CliIo): Promise<void> {
     {
       args: argv,
       allowPositionals: true,
-      options: { serial: { type: 'string' }, 'state-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        serial: { type: 'string' },
+        'state-dir': { type: 'string' },
+        state: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
     },
     usage.retry,
   );
   if (values.help) return void io.out(usage.retry);
   if (!values.serial || positionals.length !== 1) usageError('retry needs one ORDER and --serial', usage.retry);
-  const state = await BridgeState.open(values['state-dir'] ?? DEFAULT_STATE_DIR, values.serial!);
+  const state = await BridgeState.open(statePath(io, values) ?? DEFAULT_STATE_DIR, values.serial!);
   const [orderId] = positionals as [string];
   const journal = await SaleJournal.open(state.dir);
   if (!journal.declined(`sale:${orderId}`))

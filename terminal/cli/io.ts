@@ -1,4 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { durationOf } from '../../contracts/cli/duration.js';
 
 /** What a command of svc-terminal talks through: the process's streams and environment, or a test's. */
 export interface CliIo {
@@ -51,4 +52,34 @@ export function integer(name: string, value: string | undefined, fallback?: numb
 export function stopped(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+/**
+ * A duration option (durations.ts: `--poll 50ms`), or its old spelling in
+ * milliseconds (`--poll-ms 50`) with a warning; `fallback` when neither.
+ */
+export function duration(
+  io: CliIo,
+  values: Record<string, unknown>,
+  name: string,
+  fallback?: number,
+  legacy = `${name}-ms`,
+): number | undefined {
+  return durationOf(
+    values,
+    { name, legacy: { name: legacy, unit: 'ms' } },
+    fallback,
+    (message) => {
+      throw new UsageError(message);
+    },
+    (message) => io.err(`svc-terminal: warning: ${message}\n`),
+  );
+}
+
+/** Where a command keeps what survives a restart: --state PATH, or its old spelling --state-dir DIR with a warning. */
+export function statePath(io: CliIo, values: Record<string, unknown>): string | undefined {
+  if (typeof values.state === 'string') return values.state;
+  if (typeof values['state-dir'] !== 'string') return undefined;
+  io.err(`svc-terminal: warning: --state-dir is the old spelling: --state ${values['state-dir']}\n`);
+  return values['state-dir'];
 }

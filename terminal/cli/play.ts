@@ -13,7 +13,7 @@ import {
   zvtEmulateOptions,
   type ZvtTranscript,
 } from '../transcript/zvt-transcript.js';
-import { CommandError, integer, parseOptions, UsageError, type CliIo } from './io.js';
+import { CommandError, duration, integer, parseOptions, UsageError, type CliIo } from './io.js';
 import { usage } from './usage.js';
 
 type Loaded = { file: string; transcript: Transcript } | { file: string; zvt: ZvtTranscript };
@@ -30,6 +30,7 @@ export async function play(argv: string[], io: CliIo): Promise<void> {
         emulated: { type: 'boolean' },
         baud: { type: 'string' },
         'timeout-ms': { type: 'string' },
+        timeout: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     },
@@ -45,7 +46,7 @@ export async function play(argv: string[], io: CliIo): Promise<void> {
   const loaded: Loaded[] = [];
   for (const file of positionals) loaded.push(await load(file));
   if (values.emulated) {
-    const failed = await playEmulated(loaded, integer('timeout-ms', values['timeout-ms'], 5000)!, io);
+    const failed = await playEmulated(loaded, duration(io, values, 'timeout', 5000)!, io);
     if (failed > 0) throw new CommandError(`${failed} of ${loaded.length} transcripts differ`);
     return;
   }
@@ -54,7 +55,7 @@ export async function play(argv: string[], io: CliIo): Promise<void> {
     throw new UsageError('play ZVT transcripts and Transbank transcripts in separate runs');
   if (values.host && zvt.length === 0)
     throw new UsageError('--host plays ZVT transcripts (over TCP); a Transbank POS is on a serial line: --path');
-  const timeoutMs = integer('timeout-ms', values['timeout-ms'], 5000)!;
+  const timeoutMs = duration(io, values, 'timeout', 5000)!;
   const failed =
     zvt.length > 0
       ? await playZvt(zvt, values, timeoutMs, io)

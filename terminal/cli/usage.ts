@@ -10,7 +10,7 @@ import { ZVT_PORT } from './emulate-zvt.js';
 
 // What svc-terminal and each of its commands say to --help.
 
-/** Where the bridge keeps its state unless --state-dir says otherwise (XDG's state directory). */
+/** Where the bridge keeps its state unless --state says otherwise (XDG's state directory). */
 export const DEFAULT_STATE_DIR = join(process.env.XDG_STATE_HOME ?? join(homedir(), '.local', 'state'), 'svc-terminal');
 
 export const usage = {
@@ -25,8 +25,11 @@ commands:
   play      play a serial transcript as the cash register, checking the POS's answers byte for byte
 
 svc-terminal <command> --help says more. Line settings: 115200 8N1 unless --baud.
+Durations take their unit: 200ms, 5s, 2m (the old --…-ms spellings still
+work, with a warning); --state is where a command keeps what survives a
+restart (--state-dir still works, with a warning).
 `,
-  play: `usage: svc-terminal play (--path PATH | --host HOST:PORT | --emulated) [--baud N] [--timeout-ms N] TRANSCRIPT…
+  play: `usage: svc-terminal play (--path PATH | --host HOST:PORT | --emulated) [--baud N] [--timeout DURATION] TRANSCRIPT…
 
 Plays each transcript as the cash register, and checks what the terminal
 sends back byte for byte:
@@ -46,17 +49,17 @@ that for you: each transcript is played against an emulated terminal
 started afresh, in this process, as its "device" says (nothing to start,
 no serial port; the check a firmware or cash-register team runs first).
 
-  --timeout-ms N   how long to wait for each answer (default 5000)
+  --timeout D      how long to wait for each answer (default 5s)
 
 Exit status: 0 every transcript matched, 1 one differed, 2 a usage error.
 `,
-  emulate: `usage: svc-terminal emulate --path PATH --serial SN [--dialect svc|transbank] [--state FILE] [--auto-approve-ms N] [--baud N] [fault options] [--debug]
-       svc-terminal emulate --dialect zvt (--path PATH | --listen HOST:PORT) --serial TID [--password NNNNNN] [--card-delay-ms N] [--state FILE] [--seed N --clock ISO]
+  emulate: `usage: svc-terminal emulate --path PATH --serial SN [--dialect svc|transbank] [--state FILE] [--auto-approve DURATION] [--baud N] [fault options] [--debug]
+       svc-terminal emulate --dialect zvt (--path PATH | --listen HOST:PORT) --serial TID [--password NNNNNN] [--card-delay DURATION] [--state FILE] [--seed N --clock ISO]
 
 An emulated POS device on the serial line PATH (a real port or one end of a
 pseudo-terminal pair). It answers the host (INTERFACE.md §9) and keeps every
 record until the host confirms it. Charges and voids are approved after
---auto-approve-ms, or by you on stdin: approve [orderId], decline [orderId],
+--auto-approve, or by you on stdin: approve [orderId], decline [orderId],
 void [orderId], close (the batch), status.
 
   --state FILE        the device's journal, as a real terminal keeps one in
@@ -72,7 +75,7 @@ void [orderId], close (the batch), status.
                       sale, multicode last sale, refund, close, totals, sales
                       detail, multicode sales detail, load keys, poll and
                       change to normal POS, and approves every sale
-                      after --card-delay-ms (default ${DEFAULT_CARD_DELAY_MS}) except amounts
+                      after --card-delay (default ${DEFAULT_CARD_DELAY_MS}ms) except amounts
                       of 1 to 99 pesos, refused with that response code.
                       --state keeps its batch, operation numbers and last
                       sale. On stdin: next approve|debit|RC (the next sale's
@@ -86,15 +89,15 @@ void [orderId], close (the batch), status.
                       (default 000000). It answers registration, payment,
                       reversal, refund, end of day, status enquiry, repeat
                       receipt and log-off, approves every payment after
-                      --card-delay-ms (default ${ZVT_CARD_DELAY_MS}) except 1 to 99 cents,
+                      --card-delay (default ${ZVT_CARD_DELAY_MS}ms) except 1 to 99 cents,
                       declined with that result code, and stores a payment
                       only once the cash register acknowledged it (otherwise
                       it reverses it by itself). --state keeps its turnover,
                       numbers and last receipt. On stdin: next approve|RC,
                       set-status HH, status, journal.
   --commerce-code N   the Transbank POS's commerce code (12 digits at most)
-  --turnaround-ms N   transbank: the least time from a request's ACK to each
-                      frame after it (default ${TURNAROUND_MS}: the official SDK cuts
+  --turnaround D      transbank: the least time from a request's ACK to each
+                      frame after it (default ${TURNAROUND_MS}ms: the official SDK cuts
                       packets by 100 ms of silence, so less breaks it; a
                       cash register that reads frames may use less)
   --seed N            transbank, zvt: authorisation codes and card digits drawn
@@ -106,8 +109,8 @@ void [orderId], close (the batch), status.
 fault options (for tests and demos):
   --corrupt-frame N   corrupt the LRC of the Nth frame sent
   --drop-ack N        do not send the Nth ACK
-  --split-gap-ms N    send every frame in two halves N ms apart
-  --delay-ms N        hold every write N ms
+  --split-gap D       send every frame in two halves D apart
+  --delay D           hold every write D
   --silent-after N    stop sending after the Nth frame
 `,
   bridge: `usage: svc-terminal bridge --path PATH --base-url URL --serial SN [--dialect svc|transbank] [--secret-file FILE] [options]
@@ -118,19 +121,19 @@ PENDING orders and to void its VOID_PENDING ones, sends every record it
 holds to the server (signed with the terminal's secret), and confirms a
 record to the device only once the server holds that same record. A record
 the server holds differently (a conflicting batch, a second charge) is held
-under --state-dir, left on the device, and reported: see svc-terminal held.
+under --state, left on the device, and reported: see svc-terminal held.
 
 The terminal's secret (64 hex characters, shown at provisioning) comes from
 --secret-file FILE or SVC_TERMINAL_SECRET; --secret HEX works, with a
 warning, since every local user can read it in ps.
 
-  --state-dir DIR         what must survive a restart: the orders asked (a
+  --state DIR             what must survive a restart: the orders asked (a
                           restarted bridge never asks twice) and held records
                           (default ${DEFAULT_STATE_DIR})
-  --poll-ms N             pause between two cycles (default ${COMMON_DEFAULTS.pollMs})
-  --answer-timeout-ms N   how long to wait for the device's answer to one
+  --poll D                pause between two cycles (default ${COMMON_DEFAULTS.pollMs}ms)
+  --answer-timeout D      how long to wait for the device's answer to one
                           request; a device slower than this is a dead line
-                          (default ${svcDialect.answerTimeoutMs})
+                          (default ${svcDialect.answerTimeoutMs}ms)
   --close-at HH:MM        close the batch from the host (0500) every day at
                           this local time; typing "close" on stdin does it now
   --dialect transbank     the device is a Transbank POS Integrado and the bridge
@@ -156,10 +159,10 @@ warning, since every local user can read it in ps.
                           Every transaction is journaled before it goes on the
                           line; after a kill the terminal's repeat receipt
                           settles it, never a guess.
-  --t4-ms N               zvt: how long the terminal may stay silent while it
-                          is master (T4, default ${T4_MS})
-  --sale-timeout-ms N     transbank: how long a sale may wait for the customer
-                          (default ${TRANSBANK_DEFAULTS.saleTimeoutMs})
+  --t4 D                  zvt: how long the terminal may stay silent while it
+                          is master (T4, default ${T4_MS / 1000}s)
+  --sale-timeout D        transbank: how long a sale may wait for the customer
+                          (default ${TRANSBANK_DEFAULTS.saleTimeoutMs / 1000}s)
   --baud N                line speed (default 115200, 8N1)
   --debug                 frames in hex and link events
 
@@ -168,9 +171,9 @@ cable reopens the line (0.5 s doubling to 10 s); a server that is down or
 answers 5xx leaves the line open and polled and is tried again (1 s doubling
 to 30 s). Each change of state is one log line.
 `,
-  held: `usage: svc-terminal held --serial SN [--state-dir DIR]
-       svc-terminal held --serial SN [--state-dir DIR] resend KEY
-       svc-terminal held --serial SN [--state-dir DIR] discard KEY --reason TEXT
+  held: `usage: svc-terminal held --serial SN [--state DIR]
+       svc-terminal held --serial SN [--state DIR] resend KEY
+       svc-terminal held --serial SN [--state DIR] discard KEY --reason TEXT
 
 Records the bridge holds for terminal SN because the server holds something
 different in their place (a batch number reused with other fields, a second
@@ -181,16 +184,16 @@ later records wait behind it, until you decide:
                   the bridge sends the record again at its next cycle
   discard KEY     the record is not wanted (say why with --reason): the
                   bridge confirms it to the device, which deletes it; the
-                  decision is kept in <state-dir>/<serial>/released.jsonl
+                  decision is kept in <state>/<serial>/released.jsonl
 
 A running bridge carries the decision out at its next cycle.
 `,
-  retry: `usage: svc-terminal retry ORDER --serial SN [--state-dir DIR]
+  retry: `usage: svc-terminal retry ORDER --serial SN [--state DIR]
 
 A sale the Transbank POS declined stays PENDING on the server and is not
 sent to the POS again by itself (the customer may have walked away). When
 the cashier wants to try again (another card), this sends it: the running
-bridge for terminal SN (the same --state-dir) takes it at its next cycle.
+bridge for terminal SN (the same --state) takes it at its next cycle.
 `,
   ports: `usage: svc-terminal ports
 

@@ -12,7 +12,7 @@ import { openPort, PtyPair } from '../pty-pair.js';
 /**
  * A server with a merchant and a terminal, a real pseudo-terminal pair,
  * and bridges started as `svc-terminal bridge` starts one (state read from
- * --state-dir), all stopped and closed at the end of the test. Ports opened
+ * --state), all stopped and closed at the end of the test. Ports opened
  * through `open` are closed too.
  */
 export async function bridgeWorld(t: Test, options: { answerTimeoutMs?: number } = {}) {

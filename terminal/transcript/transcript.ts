@@ -76,9 +76,9 @@ export function emulateOptions(device: TranscriptDevice): string[] {
     String(device.seed),
     '--clock',
     device.clock,
-    '--card-delay-ms',
-    String(device.cardDelayMs),
-    '--turnaround-ms',
-    String(device.turnaroundMs),
+    '--card-delay',
+    `${device.cardDelayMs}ms`,
+    '--turnaround',
+    `${device.turnaroundMs}ms`,
   ];
 }

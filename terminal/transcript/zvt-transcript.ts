@@ -61,8 +61,8 @@ export function zvtEmulateOptions(device: ZvtTranscriptDevice): string[] {
     String(device.seed),
     '--clock',
     device.clock,
-    '--card-delay-ms',
-    String(device.cardDelayMs),
+    '--card-delay',
+    `${device.cardDelayMs}ms`,
   ];
 }
 

@@ -25,6 +25,24 @@ const controls = () =>
 function waitForSignIn(): void {
   for (const control of controls()) control.disabled = true;
   $('sign-in').hidden = false;
+  showLoginHints();
+}
+
+/** Each panel, empty while nobody is signed in, says so and where to sign in, instead of looking like an account with nothing. */
+function showLoginHints(): void {
+  const hint = (what: string) => `Log in above (or paste the console token) to see ${what}.`;
+  $('keys').replaceChildren(el('p', hint("this account's keys"), { class: 'muted' }));
+  $('progress').replaceChildren(el('li', hint('the integration checklist'), { class: 'muted' }));
+  $('relay-state').replaceChildren(el('p', hint('the relay'), { class: 'muted' }));
+  $('scenario-about').replaceChildren(el('p', hint('the scenarios you can run'), { class: 'muted' }));
+  for (const [id, what] of [
+    ['sessions', 'the payment sessions'],
+    ['trace', 'the live trace'],
+  ] as const) {
+    const row = el('tr');
+    row.append(el('td', hint(what), { colspan: '12', class: 'muted' }));
+    $(id).replaceChildren(row);
+  }
 }
 
 /**
@@ -53,6 +71,7 @@ function lock(message: string): void {
   sessionStorage.removeItem('console-token');
   field('token').value = '';
   field('verify-secret').value = '';
+  showLoginHints();
   $('keys').replaceChildren(el('p', 'Locked: log in again to see your keys.'));
   $('session-panel').hidden = true;
   closeDrawer();

@@ -57,7 +57,9 @@ export async function loadScenarios(): Promise<void> {
   const select = $('scenario-name');
   const kept = field('scenario-name').value;
   select.replaceChildren(...library.map((each) => el('option', each.name, { value: each.name })));
-  if (kept) field('scenario-name').value = kept;
+  // The one chosen before stays chosen; otherwise the first the console runs here (not one it would refuse).
+  const first = library.find((each) => each.runnable) ?? library[0];
+  if (kept || first) field('scenario-name').value = kept || first!.name;
   describe();
 }
 

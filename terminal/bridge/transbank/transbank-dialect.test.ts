@@ -111,7 +111,7 @@ t.test(
       "the code, said as a sale's answer",
     );
     t.notMatch(errors.join('\n'), 'declined by the POS: 05 (no such transaction', "not read as a refund's");
-    t.match(errors.join('\n'), `svc-terminal retry ${orderId} --state-dir`, 'says how to retry');
+    t.match(errors.join('\n'), `svc-terminal retry ${orderId} --state`, 'says how to retry');
     for (let i = 0; i < 3; i += 1) await bridge.cycle();
     t.equal((await order(orderId)).status, 'PENDING', 'left PENDING');
     t.equal(device.snapshot.lastSale, null, 'no sale made');

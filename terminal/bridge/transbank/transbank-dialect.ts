@@ -250,7 +250,7 @@ class TransbankPosDevice implements DialectDevice {
       await journal.decline(`sale:${asked.orderId}`, { responseCode: outcome.responseCode, at: iso() });
       error(
         `sale ${asked.orderId} declined by the POS: ${describeResponseCode(outcome.responseCode, '0200')}. The order stays PENDING and is not sent again by itself; ` +
-          `to try another card: svc-terminal retry ${asked.orderId} --state-dir ${state.stateDir} --serial ${state.serial}`,
+          `to try another card: svc-terminal retry ${asked.orderId} --state ${state.stateDir} --serial ${state.serial}`,
       );
       return;
     }

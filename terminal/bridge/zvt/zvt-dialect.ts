@@ -251,7 +251,7 @@ class ZvtTerminalDevice implements DialectDevice {
       await this.journal.decline(`payment:${asked.orderId}`, hex2(code), iso());
       error(
         `payment ${asked.orderId} not made on the terminal (result ${hex2(code)}). The order stays PENDING and is not sent again by itself; ` +
-          `to try another card: svc-terminal retry ${asked.orderId} --state-dir ${state.stateDir} --serial ${state.serial}`,
+          `to try another card: svc-terminal retry ${asked.orderId} --state ${state.stateDir} --serial ${state.serial}`,
       );
       return false;
     }
