@@ -98,7 +98,7 @@ export class OrderService {
       // A terminal sees only its own orders.
       if (!record || (terminal !== undefined && record.terminal !== terminal))
         throw new NotFoundError(`order ${orderId}`);
-      const outcome = applyTrigger(publicOrder(record), trigger, iso(accountNow(this.clock, on)));
+      const outcome = applyTrigger(publicOrder(record), onAccountClock(trigger, on), iso(accountNow(this.clock, on)));
       switch (outcome.result) {
         case 'changed': {
           const next = { ...outcome.order, account_id: record.account_id };
@@ -145,3 +145,14 @@ export class OrderService {
 
 /** An order has a handful of transitions in its life: this many lost races in a row means something is wrong, not busy. */
 const MAX_TRANSITION_ATTEMPTS = 50;
+
+/**
+ * A terminal reports when it was paid on its own clock; the account's
+ * clock may have been moved ahead (INTERFACE.md §6), and every time an
+ * account shows is on its clock. So paidAt is kept moved by the same offset:
+ * it never reads before the order was created.
+ */
+function onAccountClock(trigger: Trigger, account: Account): Trigger {
+  if (trigger.kind !== 'commit' || account.clock_offset_ms === 0) return trigger;
+  return { ...trigger, paidAt: iso(Date.parse(trigger.paidAt) + account.clock_offset_ms) };
+}

@@ -252,3 +252,31 @@ t.test('race: 200 orders each get an invalidation and a commit at the same momen
   }
   t.equal(orderings.invalidationFirst + orderings.commitFirst, 200, `orderings seen: ${JSON.stringify(orderings)}`);
 });
+
+t.test(
+  "after the account's clock moved ahead, a terminal's paidAt is kept on the account's clock, never before createdAt",
+  async (t) => {
+    const server = await startTestServer(t);
+    const { account, pos, createOrder } = await merchantWithTerminal(server);
+    const day = 86_400_000;
+    t.equal(
+      (await server.api.post('/control/clock/advance', { json: { ms: day }, token: account.key.token })).status,
+      200,
+    );
+    const { orderId } = await createOrder();
+    const terminalNow = new Date(server.clock.now()).toISOString(); // the terminal's clock did not move
+    const paid = await pos.commitPayment(orderId, { authorizationCode: 'DAY1', paidAt: terminalNow });
+    t.equal(paid.status, 200);
+    const order = paid.body.data;
+    t.equal(order.paidAt, new Date(Date.parse(terminalNow) + day).toISOString(), 'moved by the account offset');
+    t.ok(
+      Date.parse(order.paidAt) >= Date.parse(order.createdAt),
+      `paidAt ${order.paidAt} is not before createdAt ${order.createdAt}`,
+    );
+    t.equal(
+      (await pos.commitPayment(orderId, { authorizationCode: 'DAY1', paidAt: terminalNow })).status,
+      200,
+      'the same confirmation again',
+    );
+  },
+);
