@@ -1,7 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { missingTool } from './testing/missing-tool.js';
 import { startServerProcess, stopServerProcess } from './testing/server-process.js';
@@ -49,13 +51,65 @@ t.test(
   },
 );
 
-function bash(script: string, cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** Runs `script` in bash; background jobs it leaves (a server) end with it. */
+function bash(
+  script: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', script], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', script], {
+      cwd,
+      env: { ...process.env, ...env },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('exit', (code) => {
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        // nothing left running
+      }
+      child.stdout.destroy();
+      child.stderr.destroy();
+      resolve({ code, stdout, stderr });
+    });
   });
 }
+
+const ciBlock = /\*\*CI running contract tests\.\*\*[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+
+t.test(
+  "the README's CI block: a server started for the job, the suite with mutations, a JUnit file in a folder that does not exist yet",
+  { skip: missingTool('curl', () => spawnSync('curl', ['--version']).status === 0, "install Debian's curl package") },
+  async (t) => {
+    t.ok(ciBlock, 'the README has the CI block');
+    const dir = mkdtempSync(join(tmpdir(), 'ci-block-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const port = await freePort();
+    // As pasted, but on a free port, with the server's data, its log and the report in a folder of the test's.
+    const script = ciBlock!
+      .replaceAll('127.0.0.1:3000', `127.0.0.1:${port}`)
+      .replace('> server.log', `> ${join(dir, 'server.log')}`)
+      .replace('reports/contracts.xml', join(dir, 'reports', 'contracts.xml'));
+    const result = await bash(script, root, { PORT: String(port), DATA_DIR: join(dir, 'data') });
+    t.equal(result.code, 0, result.stdout.slice(-2000) + result.stderr.slice(-2000));
+    t.match(result.stdout, /PASSED/);
+    t.notMatch(result.stdout, /judged: /, 'nothing left unjudged by a run with mutations');
+    t.match(readFileSync(join(dir, 'reports', 'contracts.xml'), 'utf8'), /<testsuites name="svc-contracts"/);
+  },
+);
