@@ -13,7 +13,7 @@ import { apdu, type Apdu } from '../terminal/protocol/zvt/apdu.js';
 import { bcdNumber, packBcd } from '../terminal/protocol/zvt/bcd.js';
 import { encodeFields } from '../terminal/protocol/zvt/bitmaps.js';
 import { TcpZvtLine } from '../terminal/protocol/zvt/line.js';
-import { command } from '../terminal/protocol/zvt/messages.js';
+import { command, POSITIVE } from '../terminal/protocol/zvt/messages.js';
 import { constructed, encodeTlv, tlv } from '../terminal/protocol/zvt/tlv.js';
 import { apduEntry, type ZvtTranscript, type ZvtTranscriptDevice } from '../terminal/transcript/zvt-transcript.js';
 
@@ -152,7 +152,8 @@ for (const { name, description, steps } of transcripts) {
   };
   const ecr = new EcrSession(() => undefined);
   ecr.attach(line);
-  for (const step of steps) await ecr.transact(step.message, step.completes);
+  // The cash register takes the status information its commands ask for.
+  for (const step of steps) await ecr.transact(step.message, step.completes, { onStatus: async () => POSITIVE });
   await terminal.idle();
   line.close();
   await new Promise((resolve) => server.close(resolve));

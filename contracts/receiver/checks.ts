@@ -76,7 +76,7 @@ async function inTurn(...sends: Array<() => Promise<Probe>>): Promise<CheckRun> 
 const signedEventChecks: Check[] = EVENT_TYPES.map((type) => ({
   id: `signed-${type.replace('payment_session.', '').replace(/_/g, '-')}`,
   title: `a correctly signed ${type} is acknowledged with a 2xx`,
-  source: `${RULES}; INTERFACE.md §7 (body)`,
+  source: `${RULES} (body)`,
   required: true,
   phase: 1,
   run: (ctx) => inTurn(() => ctx.probe(type, event(type), '2xx')),

@@ -35,7 +35,7 @@ export function curlOf(url: string, probe: Probe): string {
 const answerOf = (probe: Probe) =>
   probe.answer.status === null
     ? `no answer: ${probe.answer.error}`
-    : `${probe.answer.status} in ${Math.round(probe.answer.ms)} ms${probe.withinMs !== undefined && probe.answer.ms > probe.withinMs ? ` (over the ${probe.withinMs} ms a delivery attempt may take)` : ''}${probe.answer.body ? ` (its body: ${JSON.stringify(probe.answer.body.replace(/\s+/g, ' ').slice(0, 160))})` : ''}`;
+    : `${probe.answer.status} in ${Math.round(probe.answer.ms)} ms${probe.withinMs !== undefined && probe.answer.ms > probe.withinMs ? ` (over the ${probe.withinMs} ms a delivery attempt may take)` : ''}${probe.answer.body ? ` (its body: "${probe.answer.body.replace(/\s+/g, ' ').slice(0, 160)}")` : ''}`;
 
 export function textReport(grade: Grade, url: string): string {
   const lines = [

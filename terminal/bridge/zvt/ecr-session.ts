@@ -29,7 +29,11 @@ export type Transaction =
   | { outcome: 'aborted'; resultCode: number; data: Buffer; statuses: Field[][]; printed: string[] };
 
 export interface TransactionHandlers {
-  /** Status information (04 0F): resolves to the answer, sent only then (the caller journals first). */
+  /**
+   * Status information (04 0F): resolves to the answer, sent only then (the caller journals first).
+   * Without a handler it is refused (84 83): status information a transaction did not ask for belongs
+   * to another one (a payment whose cash register gave up on it), and refused, the terminal reverses it.
+   */
   onStatus?(fields: Field[]): Promise<Apdu>;
   onIntermediate?(status: number): void;
   /** A print line (06 D1): resolves to the answer (84 CC when the printer is not ready). Default: taken. */
@@ -98,7 +102,11 @@ export class EcrSession {
       } else if (is(message, 'statusInformation')) {
         const fields = decodeFields(message.data);
         statuses.push(fields);
-        await this.answer(handlers.onStatus ? await handlers.onStatus(fields) : POSITIVE);
+        if (!handlers.onStatus)
+          this.log(
+            `status information during ${commandName(command)}, which asks for none: refused, so the terminal reverses it`,
+          );
+        await this.answer(handlers.onStatus ? await handlers.onStatus(fields) : refused(ERRORS.functionNotPossible));
       } else if (is(message, 'printLine')) {
         const text = message.data.subarray(1).toString('latin1');
         printed.push(text);

@@ -2,7 +2,7 @@ import type { Duplex } from 'node:stream';
 import { bcdNumber, packBcd } from '../../protocol/zvt/bcd.js';
 import { encodeFields } from '../../protocol/zvt/bitmaps.js';
 import { SerialZvtLine, TcpZvtLine, type ZvtLine } from '../../protocol/zvt/line.js';
-import { command, CONFIG, ERRORS, POSITIVE } from '../../protocol/zvt/messages.js';
+import { command, CONFIG, ERRORS, POSITIVE, refused } from '../../protocol/zvt/messages.js';
 import type { PendingClose } from '../bridge-state.js';
 import type {
   AskKind,
@@ -156,7 +156,11 @@ class ZvtTerminalDevice implements DialectDevice {
       { bmp: 0x04, value: bcdNumber(order.amount, 6) },
       { bmp: 0x49, value: bcdNumber(numeric, 2) },
     ]);
-    const done = await this.journaled(command('authorisation', data), `payment ${order.orderId}`);
+    const done = await this.journaled(
+      command('authorisation', data),
+      `payment ${order.orderId}`,
+      (reading) => reading.resultCode !== 0 || reading.amount === order.amount,
+    );
     return (await this.settlePayment(asked, done)) ? { asked: true, recorded: true } : { asked: false };
   }
 
@@ -197,7 +201,11 @@ class ZvtTerminalDevice implements DialectDevice {
       startedAt: iso(),
     };
     await this.journal.begin(asked);
-    const done = await this.journaled(command('endOfDay', this.password), 'end of day');
+    const done = await this.journaled(
+      command('endOfDay', this.password),
+      'end of day',
+      (reading) => reading.resultCode !== 0 || reading.endOfDay !== undefined,
+    );
     const status = this.statusOfInFlight();
     if (done.outcome !== 'refused' && status?.endOfDay && status.resultCode === 0)
       return this.finishClose(asked, status);
@@ -216,11 +224,26 @@ class ZvtTerminalDevice implements DialectDevice {
     await this.journal.delivered(record.seq);
   }
 
-  /** Runs a transaction whose status information is journaled before it is acknowledged. */
-  private journaled(message: ReturnType<typeof command>, what: string): Promise<Transaction> {
+  /**
+   * Runs a transaction whose status information is journaled before it is
+   * acknowledged. Status information that is not this transaction's (another
+   * amount, or not an end of day's totals) is refused, so the terminal
+   * reverses it: never journaled, never committed as this one.
+   */
+  private journaled(
+    message: ReturnType<typeof command>,
+    what: string,
+    belongs: (reading: StatusReading) => boolean,
+  ): Promise<Transaction> {
     return this.session.transact(message, true, {
       onStatus: async (fields) => {
         const reading = readStatus(fields);
+        if (!belongs(reading)) {
+          this.context.error(
+            `${what}: status information that is not its own (amount ${reading.amount ?? 'none'}, receipt ${reading.receipt ?? 'none'}): refused, so the terminal reverses it`,
+          );
+          return refused(ERRORS.functionNotPossible);
+        }
         await this.journal.statusCame(reading);
         return POSITIVE;
       },
@@ -284,7 +307,11 @@ class ZvtTerminalDevice implements DialectDevice {
         { bmp: 0x04, value: bcdNumber(asked.amount, 6) },
       ]),
     ]);
-    const done = await this.journaled(command('reversal', data), `reversal ${asked.orderId}`);
+    const done = await this.journaled(
+      command('reversal', data),
+      `reversal ${asked.orderId}`,
+      (reading) => reading.resultCode !== 0 || reading.amount === asked.amount,
+    );
     const status = this.statusOfInFlight();
     if (done.outcome === 'completed' && status?.resultCode === 0) {
       await this.journal.voided(asked.orderId, 'reversal', this.context.iso(), status);
@@ -334,7 +361,11 @@ class ZvtTerminalDevice implements DialectDevice {
         { bmp: 0x49, value: bcdNumber(NUMERIC_CURRENCIES[payment.currency] ?? 978, 2) },
       ]),
     ]);
-    const done = await this.journaled(command('refund', data), `refund ${order.orderId}`);
+    const done = await this.journaled(
+      command('refund', data),
+      `refund ${order.orderId}`,
+      (reading) => reading.resultCode !== 0 || reading.amount === payment.amount,
+    );
     const status = this.statusOfInFlight();
     if (done.outcome === 'completed' && status?.resultCode === 0) {
       await this.journal.voided(order.orderId, 'refund', this.context.iso(), status);
@@ -443,7 +474,9 @@ class ZvtTerminalDevice implements DialectDevice {
   /** The last stored receipt's status information; null when the terminal has none, 'unknown' when it cannot say. */
   private async lastReceipt(): Promise<StatusReading | null | 'unknown'> {
     const data = Buffer.concat([this.password, encodeFields([{ bmp: 0x03, value: Buffer.of(0x03) }])]);
-    const repeated = await this.session.transact(command('repeatReceipt', data), true);
+    const repeated = await this.session.transact(command('repeatReceipt', data), true, {
+      onStatus: async () => POSITIVE, // asked for (service byte bit 0): the receipt repeated, nothing to store
+    });
     if (repeated.outcome === 'refused') return 'unknown';
     const fields = repeated.statuses[repeated.statuses.length - 1];
     if (!fields)

@@ -14,6 +14,9 @@ import { ZvtTerminal, type ZvtTerminalOptions } from './zvt-terminal.js';
 // The emulated terminal's rules, with a cash register of the bridge's own
 // (EcrSession) over TCP. Time runs 100 times fast: T3, the 2 s of 84 9C.
 
+/** A cash register that takes the status information its commands ask for. */
+const accept = { onStatus: async () => POSITIVE };
+
 const fast: Timers = {
   now: () => Date.now(),
   setTimeout: (callback, ms) => setTimeout(callback, ms / 100),
@@ -46,7 +49,7 @@ async function terminalAndRegister(t: Test, options: Partial<ZvtTerminalOptions>
       command('registration', Buffer.concat([password, Buffer.of(configByte), bcdNumber(978, 2), extra])),
       true,
     );
-  const pay = (amount: number, handlers: Parameters<EcrSession['transact']>[2] = {}) =>
+  const pay = (amount: number, handlers: Parameters<EcrSession['transact']>[2] = accept) =>
     ecr.transact(
       command(
         'authorisation',
@@ -100,14 +103,17 @@ t.test(
 
 t.test('a wrong password is answered 84 37; an unknown command and an unknown bitmap 84 83', async (t) => {
   const { ecr } = await terminalAndRegister(t);
-  t.match(await ecr.transact(command('endOfDay', packBcd('123456')), true), { outcome: 'refused', error: 0x37 });
+  t.match(await ecr.transact(command('endOfDay', packBcd('123456')), true, accept), {
+    outcome: 'refused',
+    error: 0x37,
+  });
   t.match(await ecr.transact(apdu(0x06, 0x99), true), { outcome: 'refused', error: 0x83 });
-  t.match(await ecr.transact(command('authorisation', Buffer.from('040000000001005f01', 'hex')), true), {
+  t.match(await ecr.transact(command('authorisation', Buffer.from('040000000001005f01', 'hex')), true, accept), {
     outcome: 'refused',
     error: 0x83,
   });
   t.match(
-    await ecr.transact(command('authorisation', Buffer.from('4909 78', 'hex')), true),
+    await ecr.transact(command('authorisation', Buffer.from('4909 78', 'hex')), true, accept),
     { outcome: 'refused', error: 0x9a },
     'no amount',
   );
@@ -166,7 +172,7 @@ t.test(
     t.match(await pay(900, { onStatus: async () => refused(0x66) }), { outcome: 'aborted', resultCode: 0x6c });
     await register(0x82); // the ECR prints payment receipts, as print lines
     let lines = 0;
-    const printerOut = await pay(1000, { onPrint: async () => (++lines === 3 ? refused(0xcc) : POSITIVE) });
+    const printerOut = await pay(1000, { ...accept, onPrint: async () => (++lines === 3 ? refused(0xcc) : POSITIVE) });
     t.match(printerOut, { outcome: 'aborted', resultCode: 0x6c }, 'out of paper on the third line');
     t.equal(terminal.snapshot.turnover.length, 0, 'neither stored');
     t.match(terminal.snapshot.journal, [
@@ -196,6 +202,7 @@ t.test('reversal: by receipt number; B4 once reversed, B7 for another amount, B5
         ]),
       ),
       true,
+      accept,
     );
   t.match(await reversal(1400), { outcome: 'aborted', resultCode: 0xb7 });
   const reversed = await reversal(1500);
@@ -206,7 +213,7 @@ t.test('reversal: by receipt number; B4 once reversed, B7 for another amount, B5
   );
   t.match(await reversal(), { outcome: 'aborted', resultCode: 0xb4 });
   await pay(300);
-  const endOfDay = await ecr.transact(command('endOfDay', password), true);
+  const endOfDay = await ecr.transact(command('endOfDay', password), true, accept);
   t.equal(
     endOfDay.outcome === 'completed' && readStatus(endOfDay.statuses[0]!).endOfDay?.count,
     1,
@@ -231,7 +238,8 @@ t.test(
 
 t.test('repeat receipt: the last stored transaction with its status information; none before any', async (t) => {
   const { ecr, password, pay, register } = await terminalAndRegister(t);
-  const repeat = () => ecr.transact(command('repeatReceipt', Buffer.concat([password, Buffer.of(0x03, 0x03)])), true);
+  const repeat = () =>
+    ecr.transact(command('repeatReceipt', Buffer.concat([password, Buffer.of(0x03, 0x03)])), true, accept);
   t.match(await repeat(), { outcome: 'aborted', resultCode: 0x83 });
   await register(0x00);
   await pay(4200);

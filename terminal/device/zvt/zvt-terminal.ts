@@ -66,8 +66,10 @@ export class ZvtTerminal {
   private waiting: Waiting | null = null;
   private card: { line: ZvtLine; abort: () => void } | null = null;
   private running: Promise<void> | null = null;
-  /** A command that came while a transaction ran: worked when it ends. */
+  /** A command that came after the running transaction handed the line back: worked when it ends. */
   private next: { line: ZvtLine; message: Apdu } | null = null;
+  /** The running transaction sent its Completion or Abort: the cash register is master again. */
+  private handedBack = false;
   private readonly nextOutcomes: number[] = [];
 
   constructor(private readonly options: ZvtTerminalOptions) {
@@ -106,12 +108,14 @@ export class ZvtTerminal {
       return this.card.abort();
     }
     if (isAnswer(message)) return this.log(`stray ${commandName(message)} ignored`);
-    // A cash register sends its next command as soon as it has answered a Completion, often in the same
-    // packet: it is worked once the transaction before has handed the line back. Only the newest waits: a
-    // cash register that gave up on a silent terminal and asks again wants its last command answered.
     if (this.running) {
-      if (this.next) this.log(`${commandName(this.next.message)} dropped: ${commandName(message)} came after it`);
-      else this.log(`${commandName(message)} waits for the transaction under way (${describe(message)})`);
+      // While the terminal is master (PA00P016 §5.1) a command is not the cash register's to send: one that
+      // gave up waiting and asks again must not have its old command worked later, when it has moved on
+      // (a payment it took for not made would be made after all). It is ignored, and the cash register times out.
+      if (!this.handedBack)
+        return this.log(`${commandName(message)} ignored: the terminal is master of the line (${describe(message)})`);
+      // The Completion or Abort went out: a cash register sends its next command as soon as it answered it,
+      // often in the same packet. It is worked once this transaction has ended.
       this.next = { line, message };
       return;
     }
@@ -119,6 +123,7 @@ export class ZvtTerminal {
   }
 
   private start(line: ZvtLine, message: Apdu): void {
+    this.handedBack = false;
     const run = this.work(line, message)
       .catch((error: unknown) => this.log(`${commandName(message)} failed: ${(error as Error).message}`))
       .finally(() => {
@@ -138,8 +143,11 @@ export class ZvtTerminal {
 
   private async work(line: ZvtLine, message: Apdu): Promise<void> {
     this.log(`${commandName(message)} from the cash register`);
-    const answer = (reply: Apdu) =>
-      line.send(reply).catch((error: Error) => this.log(`could not answer: ${error.message}`));
+    // An answer that ends the command (a refusal, or a command without a master phase) hands the line back.
+    const answer = (reply: Apdu) => {
+      this.handedBack = true;
+      return line.send(reply).catch((error: Error) => this.log(`could not answer: ${error.message}`));
+    };
     if (PASSWORDED.has(controlOf(message)) || (is(message, 'statusEnquiry') && message.data.length >= 3)) {
       if (message.data.length < 3) return answer(refused(ERRORS.protocolError));
       if (!message.data.subarray(0, 3).equals(this.password)) {
@@ -176,7 +184,7 @@ export class ZvtTerminal {
       case 'status-enquiry':
         return flows.statusEnquiry(c, request.serviceByte);
       case 'log-off':
-        await c.answer(POSITIVE);
+        await answer(POSITIVE);
         c.commit({ ...c.state, registration: UNREGISTERED });
         return this.log('logged off: config byte 86');
       case 'abort':
@@ -197,6 +205,7 @@ export class ZvtTerminal {
       log: this.log,
       answer: (message) => line.send(message).catch((error: Error) => this.log(`could not answer: ${error.message}`)),
       tell: async (message) => {
+        if (is(message, 'completion') || is(message, 'abort')) this.handedBack = true;
         const reply = new Promise<Reply>((resolve) => (this.waiting = { line, resolve }));
         try {
           await line.send(message);
