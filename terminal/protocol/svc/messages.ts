@@ -1,3 +1,5 @@
+import { field, type FieldSpec, type MessageTable } from '../message-table.js';
+
 // INTERFACE.md §9: the messages between host and terminal. A payload is fields
 // separated by "|", the first a 4-digit code; response code "00" is success.
 
@@ -49,8 +51,6 @@ export type AskKind = 'charge' | 'void';
  * (the device never got it).
  */
 export type AskState = 'pending' | 'done' | 'declined' | 'unknown';
-const askKinds = new Set<string>(['charge', 'void']);
-const askStates = new Set<string>(['pending', 'done', 'declined', 'unknown']);
 
 /** Records a terminal keeps until the host confirms them. */
 export type RecordMessage = Extract<Message, { code: '0210' | '0230' | '0520' }>;
@@ -60,51 +60,73 @@ export class MessageError extends Error {
   readonly code = 'MESSAGE_INVALID';
 }
 
-// Field names of each message, in order after the code; a trailing "?" marks a field an older sender leaves off.
-const layouts: Record<MessageCode, string[]> = {
+const { number, flag, choice } = field;
+/** svc's text fields are required unless marked optional. */
+const text = (name: string): FieldSpec => field.text(name, undefined, false);
+const optional = (spec: FieldSpec): FieldSpec => ({ ...spec, optional: true });
+const kind = choice('kind', ['charge', 'void']);
+const state = choice('state', ['pending', 'done', 'declined', 'unknown']);
+
+/** Each message's fields in order after the code, in the format of every dialect's table (../message-table.ts). */
+export const LAYOUTS = {
   '0100': [],
-  '0110': ['serial', 'firmware', 'batchOpen', 'pendingCount'],
-  '0300': ['orderId', 'amount', 'currency'],
-  '0310': ['rc'],
-  '0320': ['orderId'],
-  '0330': ['rc'],
-  '0500': ['closeId?'],
-  '0150': ['kind', 'orderId'],
-  '0160': ['kind', 'orderId', 'state'],
-  '0510': ['rc'],
+  '0110': [text('serial'), text('firmware'), flag('batchOpen'), number('pendingCount')],
+  '0300': [text('orderId'), number('amount'), text('currency')],
+  '0310': [text('rc')],
+  '0320': [text('orderId')],
+  '0330': [text('rc')],
+  /** The close's id, left off by hosts older than it. */
+  '0500': [optional(text('closeId'))],
+  '0150': [kind, text('orderId')],
+  '0160': [kind, text('orderId'), state],
+  '0510': [text('rc')],
   '0250': [],
-  '0210': ['seq', 'orderId', 'amount', 'currency', 'authorizationCode', 'paidAt'],
-  '0230': ['seq', 'orderId', 'voidedAt'],
-  '0520': ['seq', 'batchNumber', 'transactionCount', 'closedAt', 'currencyReference', 'terminal', 'debitBatch'],
+  '0210': [
+    number('seq'),
+    text('orderId'),
+    number('amount'),
+    text('currency'),
+    text('authorizationCode'),
+    text('paidAt'),
+  ],
+  '0230': [number('seq'), text('orderId'), text('voidedAt')],
+  '0520': [
+    number('seq'),
+    text('batchNumber'),
+    number('transactionCount'),
+    text('closedAt'),
+    text('currencyReference'),
+    text('terminal'),
+    text('debitBatch'),
+  ],
   '0260': [],
-  '0270': ['seq'],
-  '0280': ['seq'],
-  '0990': ['errorCode', 'text'],
-};
+  '0270': [number('seq')],
+  '0280': [number('seq')],
+  '0990': [text('errorCode'), text('text')],
+} as const satisfies Record<MessageCode, readonly FieldSpec[]> & MessageTable;
 
-const integers = new Set(['pendingCount', 'amount', 'seq', 'transactionCount']);
-
-const fieldName = (spec: string) => spec.replace(/\?$/, '');
+const orList = (values: readonly string[]) =>
+  values.length === 1 ? values[0]! : `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`;
 
 export function encodeMessage(message: Message): string {
-  const present = layouts[message.code].filter(
-    (spec) => !spec.endsWith('?') || (message as Record<string, unknown>)[fieldName(spec)] !== undefined,
+  const values = message as Record<string, unknown>;
+  const present = (LAYOUTS[message.code] as readonly FieldSpec[]).filter(
+    (spec) => !spec.optional || values[spec.name] !== undefined,
   );
   const fields = present.map((spec) => {
-    const name = fieldName(spec);
-    const value = (message as Record<string, unknown>)[name];
-    const text = typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
-    if (text.includes('|')) throw new MessageError(`field ${name} may not contain "|"`);
-    return text;
+    const value = values[spec.name];
+    const written = typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
+    if (written.includes('|')) throw new MessageError(`field ${spec.name} may not contain "|"`);
+    return written;
   });
   return [message.code, ...fields].join('|');
 }
 
 export function decodeMessage(payload: string): Message {
   const [code, ...fields] = payload.split('|');
-  const layout = layouts[code as MessageCode];
+  const layout = LAYOUTS[code as MessageCode] as readonly FieldSpec[] | undefined;
   if (!layout) throw new MessageError(`unknown message code ${JSON.stringify(code)}`);
-  const required = layout.filter((spec) => !spec.endsWith('?')).length;
+  const required = layout.filter((spec) => !spec.optional).length;
   if (fields.length < required || fields.length > layout.length) {
     throw new MessageError(
       `${code} takes ${required === layout.length ? layout.length : `${required} to ${layout.length}`} fields, got ${fields.length}`,
@@ -112,23 +134,25 @@ export function decodeMessage(payload: string): Message {
   }
   const message: Record<string, unknown> = { code };
   layout.slice(0, fields.length).forEach((spec, index) => {
-    const name = fieldName(spec);
-    const text = fields[index]!;
-    if (integers.has(name)) {
-      if (!/^\d+$/.test(text))
-        throw new MessageError(`${code} field ${name} must be a whole number, got ${JSON.stringify(text)}`);
-      message[name] = Number(text);
-    } else if (name === 'batchOpen') {
-      if (text !== '0' && text !== '1') throw new MessageError(`${code} field batchOpen must be 0 or 1`);
-      message[name] = text === '1';
-    } else if (name === 'kind' && !askKinds.has(text)) {
-      throw new MessageError(`${code} field kind must be charge or void, got ${JSON.stringify(text)}`);
-    } else if (name === 'state' && !askStates.has(text)) {
-      throw new MessageError(
-        `${code} field state must be pending, done, declined or unknown, got ${JSON.stringify(text)}`,
-      );
-    } else {
-      message[name] = text;
+    const written = fields[index]!;
+    const where = `${code} field ${spec.name}`;
+    switch (spec.kind) {
+      case 'number':
+        if (!/^\d+$/.test(written))
+          throw new MessageError(`${where} must be a whole number, got ${JSON.stringify(written)}`);
+        message[spec.name] = Number(written);
+        return;
+      case 'flag':
+        if (written !== '0' && written !== '1') throw new MessageError(`${where} must be 0 or 1`);
+        message[spec.name] = written === '1';
+        return;
+      case 'choice':
+        if (!spec.values!.includes(written))
+          throw new MessageError(`${where} must be ${orList(spec.values!)}, got ${JSON.stringify(written)}`);
+        message[spec.name] = written;
+        return;
+      default:
+        message[spec.name] = written;
     }
   });
   return message as Message;

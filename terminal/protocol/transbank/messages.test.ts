@@ -345,7 +345,7 @@ t.test('property: every response layout round-trips generated values', async (t)
           fields[spec.name] = null;
           continue;
         }
-        const length = 1 + pick(spec.max);
+        const length = 1 + pick(spec.max ?? 12);
         if (spec.kind === 'number') fields[spec.name] = pick(10 ** Math.min(length, 9));
         else if (spec.kind === 'digits') fields[spec.name] = Array.from({ length }, () => String(pick(10))).join('');
         else if (spec.kind === 'flag') fields[spec.name] = pick(2) === 1;

@@ -4,28 +4,20 @@
 // for the emulated POS (requests in, responses out) and for the bridge
 // acting as the cash register (requests out, responses in).
 //
-// Field kinds: `number` (digits, read as a number; empty is null where the
-// reference marks the field optional), `digits` (digits kept as text: codes
-// whose leading zeros matter), `text` (printable ASCII without "|"), `flag`
-// ("1" or "0"), `reserved` (sent empty or as a filler, never read).
+// The table is in the format every dialect's is (../message-table.ts):
+// `number`, `digits`, `text` (printable ASCII without "|"), `flag` ("1" or
+// "0"), `reserved` (sent empty or as a filler, never read).
 
-export type FieldKind = 'number' | 'digits' | 'text' | 'flag' | 'reserved';
+import { field, type FieldSpec, type MessageTable } from '../message-table.js';
 
-export interface FieldSpec {
-  name: string;
-  kind: FieldKind;
-  /** Most characters the reference allows. */
-  max: number;
-  /** Whether it may be empty (the reference's "opcional", or a minimum length of 0). */
-  optional?: boolean;
-}
+export type { FieldSpec };
 
-const number = (name: string, max: number, optional = false): FieldSpec => ({ name, kind: 'number', max, optional });
-const digits = (name: string, max: number, optional = false): FieldSpec => ({ name, kind: 'digits', max, optional });
-const text = (name: string, max: number, optional = true): FieldSpec => ({ name, kind: 'text', max, optional });
-const flag = (name: string): FieldSpec => ({ name, kind: 'flag', max: 1 });
-// A reserved field is never checked or read, so it needs no `optional`.
-const reserved = (name: string): FieldSpec => ({ name, kind: 'reserved', max: 12 });
+// Transbank's fields are text, limited in characters; a text field may be empty unless said otherwise.
+const number = (name: string, max: number, optional = false) => field.number(name, max, optional);
+const digits = field.digits;
+const text = (name: string, max: number, optional = true) => field.text(name, max, optional);
+const flag = field.flag;
+const reserved = field.reserved;
 
 const head = [digits('responseCode', 2), digits('commerceCode', 12), text('terminalId', 8, false)];
 
@@ -100,7 +92,7 @@ export const REQUEST_LAYOUTS = {
   '0280': [flag('voucher')],
   /** Multicode sales detail: as a sales detail (one 0291 a sale, then the end), with each sale's change and provider. */
   '0290': [flag('sendToRegister')],
-} as const satisfies Record<string, FieldSpec[]>;
+} as const satisfies MessageTable;
 
 /** Responses, POS to cash register. */
 export const RESPONSE_LAYOUTS = {
@@ -120,7 +112,7 @@ export const RESPONSE_LAYOUTS = {
   '0291': [...detailFields, number('change', 5, true), digits('commerceProvider', 12, true)],
   /** An intermediate status of a running sale (78-82). */
   '0900': [digits('responseCode', 2)],
-} as const satisfies Record<string, FieldSpec[]>;
+} as const satisfies MessageTable;
 
 export type RequestCode = keyof typeof REQUEST_LAYOUTS;
 export type ResponseCode = keyof typeof RESPONSE_LAYOUTS;
@@ -231,7 +223,7 @@ function decode(payload: string, layouts: Record<string, readonly FieldSpec[]>):
 }
 
 function check(spec: FieldSpec, written: string, where: string): void {
-  if (written.length > spec.max)
+  if (written.length > (spec.max ?? Infinity))
     throw new TransbankMessageError(`${where} takes at most ${spec.max} characters, got ${written.length}`, spec.name);
   if ((spec.kind === 'number' || spec.kind === 'digits') && !/^\d+$/.test(written))
     throw new TransbankMessageError(`${where} must be digits, got ${JSON.stringify(written)}`, spec.name);
