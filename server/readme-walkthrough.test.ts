@@ -1,4 +1,5 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { bash } from './testing/bash.js';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer, type AddressInfo } from 'node:net';
@@ -59,36 +60,6 @@ async function freePort(): Promise<number> {
   const { port } = probe.address() as AddressInfo;
   await new Promise((resolve) => probe.close(resolve));
   return port;
-}
-
-/** Runs `script` in bash; background jobs it leaves (a server) end with it. */
-function bash(
-  script: string,
-  cwd: string,
-  env: NodeJS.ProcessEnv = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', script], {
-      cwd,
-      env: { ...process.env, ...env },
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('exit', (code) => {
-      try {
-        process.kill(-child.pid!, 'SIGTERM');
-      } catch {
-        // nothing left running
-      }
-      child.stdout.destroy();
-      child.stderr.destroy();
-      resolve({ code, stdout, stderr });
-    });
-  });
 }
 
 const ciBlock = /\*\*CI running contract tests\.\*\*[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];

@@ -4,7 +4,7 @@ import t from 'tap';
 import { askKey, BridgeState } from './bridge/bridge-state.js';
 import type { ZvtJournalData } from './bridge/zvt/zvt-journal.js';
 import type { ZvtState } from './device/zvt/zvt-state.js';
-import { killer, killWorld, merchantWork, processes } from './testing/kill-harness.js';
+import { killer, killWorld, merchantWork, processes, typeClose as closeOnStdin } from './testing/kill-harness.js';
 import { socatSkip } from './pty-pair.js';
 import { waitFor } from '../server/testing/wait-for.js';
 import { soakLength } from '../server/testing/soak.js';
@@ -91,22 +91,7 @@ t.test(
       { pauseMs: 3000 },
     );
 
-    const typeClose = async () => {
-      for (let attempt = 0; attempt < 5; attempt += 1) {
-        const before = pair.output.bridge.match(/batch close journaled/g)?.length ?? 0;
-        pair.running.bridge?.stdin!.write('close\n');
-        const journaled = await waitFor(
-          () => (pair.output.bridge.match(/batch close journaled/g)?.length ?? 0) > before,
-          5_000,
-          'the close journaled',
-        ).then(
-          () => true,
-          () => false,
-        );
-        if (journaled) return;
-      }
-      throw new Error(`no close journaled\n${pair.output.bridge.slice(-3000)}`);
-    };
+    const typeClose = () => closeOnStdin(pair);
 
     // Sales of 10.00 EUR + i cents (the terminal's log names the order by its amount), a void of every fifth paid one, an end of day every 40.
     const voided = await merchantWork(world, serial, {

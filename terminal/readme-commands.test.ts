@@ -1,4 +1,5 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { bash } from '../server/testing/bash.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
@@ -23,23 +24,7 @@ function block(marker: string, n = 0): string {
 }
 
 /** Runs `script` in bash from the checkout's root; its background jobs die with it. */
-function bash(script: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', script], { cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('exit', (code) => {
-      try {
-        process.kill(-child.pid!, 'SIGTERM'); // the jobs it left running
-      } catch {
-        // none left
-      }
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const inCheckout = (script: string) => bash(script, root);
 
 const curl = missingTool('curl', () => spawnSync('curl', ['--version']).status === 0, "install Debian's curl package");
 const before = readdirSync(root).sort();
@@ -51,7 +36,7 @@ t.test(
     const server = await startServerProcess({ DATA_DIR: `${t.testdir()}/data` });
     t.teardown(() => stopServerProcess(server));
     const script = block('### From nothing to a sale').replace(/^B=.*$/m, `B=${server.baseUrl}`);
-    const result = await bash(script);
+    const result = await inCheckout(script);
     t.equal(result.code, 0, result.stderr);
     t.match(result.stdout, /^order \S+ on POS-\d+: PAID$/m);
     t.same(readdirSync(root).sort(), before, 'nothing written into the checkout: the secret and the logs are in $W');
@@ -59,10 +44,10 @@ t.test(
 );
 
 t.test('the transcripts, each against a fresh emulated terminal: Transbank and ZVT', async (t) => {
-  const transbank = await bash(block('### Transcripts to diff against, and to play', 0));
+  const transbank = await inCheckout(block('### Transcripts to diff against, and to play', 0));
   t.equal(transbank.code, 0, transbank.stdout + transbank.stderr);
   t.equal(transbank.stdout.match(/ok: \d+ frames, byte for byte/g)?.length, 7, 'all seven');
-  const zvt = await bash(block('### Transcripts\n', 0));
+  const zvt = await inCheckout(block('### Transcripts\n', 0));
   t.equal(zvt.code, 0, zvt.stdout + zvt.stderr);
   t.equal(zvt.stdout.match(/ok: \d+ APDUs, byte for byte/g)?.length, 8, 'all eight');
 });
@@ -71,10 +56,10 @@ t.test(
   'a transcript against an emulator on a pseudo-terminal pair, and one over TCP',
   { skip: socatSkip() },
   async (t) => {
-    const serial = await bash(block('### Transcripts to diff against, and to play', 1));
+    const serial = await inCheckout(block('### Transcripts to diff against, and to play', 1));
     t.equal(serial.code, 0, serial.stdout + serial.stderr);
     t.match(serial.stdout, /ok: 54 frames, byte for byte|ok: \d+ frames, byte for byte/);
-    const tcp = await bash(block('### Transcripts\n', 1).replace(/20007/g, '20917'));
+    const tcp = await inCheckout(block('### Transcripts\n', 1).replace(/20007/g, '20917'));
     t.equal(tcp.code, 0, tcp.stdout + tcp.stderr);
     t.match(tcp.stdout, /ok: 38 APDUs, byte for byte/);
   },

@@ -4,13 +4,14 @@ import type { Duplex } from 'node:stream';
 import { SerialZvtLine, TcpZvtLine, type ZvtLine } from '../protocol/zvt/line.js';
 import { openSerial } from '../serial-port.js';
 import { memoryLine, startEmulatedPeer } from '../transcript/emulated-peer.js';
-import { playTranscript } from '../transcript/play.js';
+import { playTranscript, type PlayOutcome } from '../transcript/play.js';
 import { emulateOptions, parseTranscript, type Transcript } from '../transcript/transcript.js';
 import {
   checkZvtTranscript,
   isZvtTranscript,
   playZvtTranscript,
   zvtEmulateOptions,
+  type ZvtPlayOutcome,
   type ZvtTranscript,
 } from '../transcript/zvt-transcript.js';
 import { CommandError, duration, integer, parseOptions, UsageError, type CliIo } from './io.js';
@@ -80,27 +81,13 @@ async function playEmulated(loaded: Loaded[], timeoutMs: number, io: CliIo): Pro
         const line = new SerialZvtLine(ours);
         const outcome = await playZvtTranscript(line, entry.zvt, { timeoutMs });
         line.close();
-        if (outcome.ok) io.out(`  ok: ${outcome.matched} APDUs, byte for byte\n`);
-        else {
-          failed += 1;
-          const { index, name, expected, got } = outcome.difference!;
-          io.out(
-            `  DIFFERS at APDU ${index} (${name}) after ${outcome.matched} matched\n    expected ${expected}\n    got      ${got}\n`,
-          );
-        }
+        if (!sayApdus(io, outcome)) failed += 1;
       } else {
         io.out(
           `${entry.file}: ${entry.transcript.description}\n  (against a fresh emulated POS: ${emulateOptions(entry.transcript.device!).join(' ')})\n`,
         );
         const outcome = await playTranscript(ours, entry.transcript, { frameTimeoutMs: timeoutMs });
-        if (outcome.ok) io.out(`  ok: ${outcome.matched} frames, byte for byte\n`);
-        else {
-          failed += 1;
-          const { frame, payload, expected, got } = outcome.difference!;
-          io.out(
-            `  DIFFERS at frame ${frame} (${payload}) after ${outcome.matched} matched\n    expected ${expected}\n    got      ${got}\n`,
-          );
-        }
+        if (!sayFrames(io, outcome)) failed += 1;
       }
     } finally {
       peer.stop();
@@ -142,14 +129,7 @@ async function playTransbank(
         : '';
       io.out(`${file}: ${transcript.description}${device}\n`);
       const outcome = await playTranscript(port, transcript, { frameTimeoutMs: timeoutMs });
-      if (outcome.ok) io.out(`  ok: ${outcome.matched} frames, byte for byte\n`);
-      else {
-        failed += 1;
-        const { frame, payload, expected, got } = outcome.difference!;
-        io.out(
-          `  DIFFERS at frame ${frame} (${payload}) after ${outcome.matched} matched\n    expected ${expected}\n    got      ${got}\n`,
-        );
-      }
+      if (!sayFrames(io, outcome)) failed += 1;
     }
   } finally {
     await new Promise<void>((resolve) => port.close(() => resolve()));
@@ -174,13 +154,8 @@ async function playZvt(
         : '';
       io.out(`${file}: ${zvt.description}${device}\n`);
       const outcome = await playZvtTranscript(line, zvt, { timeoutMs });
-      if (outcome.ok) io.out(`  ok: ${outcome.matched} APDUs, byte for byte\n`);
-      else {
+      if (!sayApdus(io, outcome)) {
         failed += 1;
-        const { index, name, expected, got } = outcome.difference!;
-        io.out(
-          `  DIFFERS at APDU ${index} (${name}) after ${outcome.matched} matched\n    expected ${expected}\n    got      ${got}\n`,
-        );
         break; // the terminal is now in another state than the next transcript expects
       }
     }
@@ -201,4 +176,24 @@ async function openZvt(values: { path?: string; host?: string; baud?: string }):
     const socket = connect(Number(match[2]), match[1]!.replace(/^\[|\]$/g, ''), () => resolve(socket));
     socket.once('error', (error) => reject(new CommandError(`cannot reach ${values.host}: ${error.message}`)));
   });
+}
+
+/** A Transbank transcript's outcome, in the words of every play; answers whether it matched. */
+function sayFrames(io: CliIo, outcome: PlayOutcome): boolean {
+  if (outcome.ok) return (io.out(`  ok: ${outcome.matched} frames, byte for byte\n`), true);
+  const { frame, payload, expected, got } = outcome.difference!;
+  io.out(
+    `  DIFFERS at frame ${frame} (${payload}) after ${outcome.matched} matched\n    expected ${expected}\n    got      ${got}\n`,
+  );
+  return false;
+}
+
+/** A ZVT transcript's outcome; answers whether it matched. */
+function sayApdus(io: CliIo, outcome: ZvtPlayOutcome): boolean {
+  if (outcome.ok) return (io.out(`  ok: ${outcome.matched} APDUs, byte for byte\n`), true);
+  const { index, name, expected, got } = outcome.difference!;
+  io.out(
+    `  DIFFERS at APDU ${index} (${name}) after ${outcome.matched} matched\n    expected ${expected}\n    got      ${got}\n`,
+  );
+  return false;
 }

@@ -169,3 +169,21 @@ export async function merchantWork(
   }
   return voided;
 }
+
+/** Types close on the bridge's stdin until the bridge says it journaled one (a kill may take the line typed). */
+export async function typeClose(pair: {
+  running: Record<string, ChildProcess | null>;
+  output: Record<string, string>;
+}): Promise<void> {
+  const journaled = () => pair.output.bridge!.match(/batch close journaled/g)?.length ?? 0;
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const before = journaled();
+    pair.running.bridge?.stdin!.write('close\n');
+    const done = await waitFor(() => journaled() > before, 5_000, 'the close journaled').then(
+      () => true,
+      () => false,
+    );
+    if (done) return;
+  }
+  throw new Error(`no close journaled\n${pair.output.bridge!.slice(-3000)}`);
+}

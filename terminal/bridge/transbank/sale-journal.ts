@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { MoneyRecord } from '../money-record.js';
 import { storedRecord } from '../svc/svc-records.js';
 import { appendDurably, readJson, writeDurably } from '../durable-file.js';
+import { bounded } from '../bounded.js';
 
 // What the Transbank bridge, as the cash register of a POS, must not forget
 // across a kill: the ticket it gave each order, the one money request on the
@@ -55,9 +56,6 @@ export interface SaleJournalData {
   /** The close request (PendingClose.closeId) the POS last carried out: the same request is never closed twice. */
   lastCloseId?: string;
 }
-
-/** Most tickets and declined orders kept; the oldest go first (an order that old is no longer PENDING). */
-const KEPT_LIMIT = 10_000;
 
 /** A ticket is 6 characters (the reference's limit): a counter in base 36, which lasts 2 billion orders. */
 export const ticketOf = (counter: number) => counter.toString(36).toUpperCase().padStart(6, '0');
@@ -221,10 +219,4 @@ export class SaleJournal {
   private async recordForTechnician(entry: Record<string, unknown>): Promise<void> {
     await appendDurably(join(this.dir, 'sales.jsonl'), `${JSON.stringify(entry)}\n`);
   }
-}
-
-function bounded<T>(entries: Record<string, T>): Record<string, T> {
-  const keys = Object.keys(entries);
-  if (keys.length <= KEPT_LIMIT) return entries;
-  return Object.fromEntries(keys.slice(keys.length - KEPT_LIMIT).map((key) => [key, entries[key]!]));
 }

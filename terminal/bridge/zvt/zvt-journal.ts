@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { appendDurably, readJson, writeDurably } from '../durable-file.js';
 import type { MoneyRecord } from '../money-record.js';
 import type { StatusReading } from './status-reading.js';
+import { bounded } from '../bounded.js';
 
 // What the ZVT bridge, as the terminal's cash register, must not forget
 // across a kill: the one transaction on the line (written before it goes
@@ -47,8 +48,6 @@ export interface ZvtJournalData {
   /** The newest trace number the terminal has given in status information: an end of day newer than it is not the bridge's yet. */
   lastTrace: number;
 }
-
-const KEPT_LIMIT = 10_000;
 
 export const batchNumberOf = (counter: number) => `B${String(counter).padStart(4, '0')}`;
 
@@ -226,10 +225,4 @@ export class ZvtJournal {
   private async forTechnician(entry: Record<string, unknown>): Promise<void> {
     await appendDurably(join(this.dir, 'sales.jsonl'), `${JSON.stringify(entry)}\n`);
   }
-}
-
-function bounded<T>(entries: Record<string, T>): Record<string, T> {
-  const keys = Object.keys(entries);
-  if (keys.length <= KEPT_LIMIT) return entries;
-  return Object.fromEntries(keys.slice(keys.length - KEPT_LIMIT).map((key) => [key, entries[key]!]));
 }
