@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import t from 'tap';
 import { stringify } from 'yaml';
 import { startTestServer } from '../server/testing/test-server.js';
+import { waitFor } from '../server/testing/wait-for.js';
 
 // The commands are products: packed as they would be published, installed
 // with production dependencies only (no TypeScript, no tsx), each must run
@@ -96,6 +97,52 @@ t.test('npm pack, then a production-only install of the tarball: every command a
       t.match(replayed.stdout, /created/, replayed.stderr?.slice(-400) ?? '');
       const checked = await run(bin('svc-store'), ['check', server.config.dataDir]);
       t.match(checked.stdout, /journal/);
+      // svc-relay connects with the demo's token, and says what it kept when stopped.
+      const relay = spawn(
+        bin('svc-relay'),
+        ['--base-url', server.baseUrl, '--forward-to', 'http://127.0.0.1:9/hooks'],
+        {
+          env: { ...process.env, SVC_TOKEN: token, XDG_STATE_HOME: t.testdir() },
+        },
+      );
+      let relayed = '';
+      relay.stdout.setEncoding('utf8').on('data', (chunk: string) => (relayed += chunk));
+      await waitFor(() => /relay connected to/.test(relayed), 20_000, 'svc-relay to connect');
+      relay.kill('SIGTERM');
+      t.equal(await new Promise((resolve) => relay.on('exit', resolve)), 0);
+      t.match(relayed, /stopped; /);
+    },
+  );
+
+  await t.test(
+    'the installed svc-terminal plays a bundled transcript; svc-pos-sim serves; svc-race races',
+    async (t) => {
+      const bin = (command: string) => join(app, 'node_modules', '.bin', command);
+      const transcript = join(
+        app,
+        'node_modules',
+        'svc-pos-sim',
+        'fixtures',
+        'serial',
+        'zvt',
+        'registration-and-status.json',
+      );
+      const played = await run(bin('svc-terminal'), ['play', '--emulated', transcript]);
+      t.match(played.stdout, /ok: 8 APDUs, byte for byte/);
+      const server = spawn(bin('svc-pos-sim'), [], {
+        env: { ...process.env, PORT: '0', DATA_DIR: join(t.testdir(), 'data'), LOG_LEVEL: 'silent' },
+      });
+      let served = '';
+      server.stdout.setEncoding('utf8').on('data', (chunk: string) => (served += chunk));
+      await waitFor(() => /listening on http/.test(served), 20_000, 'svc-pos-sim to listen');
+      const url = /listening on (http:\/\/\S+)/.exec(served)![1]!;
+      t.equal((await fetch(`${url}/health`)).status, 200);
+      server.kill('SIGTERM');
+      t.equal(await new Promise((resolve) => server.on('exit', resolve)), 0, 'stopped cleanly');
+      const raced = await run(bin('svc-race'), ['--orders', '1', '--report', join(t.testdirName, 'race')], {
+        maxBuffer: 16 * 1024 * 1024,
+      }).catch((error: { stdout?: string; stderr?: string }) => error);
+      t.match(raced.stdout, /race\.md/, raced.stderr?.slice(-400) ?? '');
     },
   );
 
