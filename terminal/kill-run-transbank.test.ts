@@ -4,7 +4,7 @@ import t from 'tap';
 import { askKey, BridgeState } from './bridge/bridge-state.js';
 import type { SaleJournalData } from './bridge/transbank/sale-journal.js';
 import type { PosState } from './device/transbank/pos-state.js';
-import { killer, killWorld, merchantWork, processes, typeClose as closeOnStdin } from './testing/kill-harness.js';
+import { killer, killWorld, merchantWork, processes, strikeAt, typeClose as closeOnStdin } from './testing/kill-harness.js';
 import { socatSkip } from './pty-pair.js';
 import { waitFor } from '../server/testing/wait-for.js';
 import { soakLength } from '../server/testing/soak.js';
@@ -82,22 +82,7 @@ t.test(
     pair.start('bridge');
 
     const workDone = () => pair.output.bridge.match(/; done$|, on the POS$/gm)?.length ?? 0;
-    const strikes = killer(
-      ['emulator', 'bridge', 'line'] as const,
-      workDone,
-      async (target) => {
-        if (target === 'line') {
-          await line.stop(); // the cable pulled: both ends drop, and each process reopens its end
-          await new Promise((resolve) => setTimeout(resolve, 100));
-          await line.start();
-          return;
-        }
-        await pair.kill(target);
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 300));
-        pair.start(target);
-      },
-      { pauseMs: 3000 },
-    );
+    const strikes = killer(['emulator', 'bridge', 'line'] as const, workDone, strikeAt(pair, line), { pauseMs: 3000 });
 
     const typeClose = () => closeOnStdin(pair);
 
@@ -111,8 +96,7 @@ t.test(
     });
     await waitFor(() => strikes.total() >= STRIKES, 60_000, `${STRIKES} strikes`);
     await strikes.stop();
-    if (!pair.running.emulator) pair.start('emulator');
-    if (!pair.running.bridge) pair.start('bridge');
+    pair.startStopped();
 
     // Settled: nothing in flight, nothing for the server but held records, no order left PENDING or VOID_PENDING but held ones.
     const state = await BridgeState.open(stateDir, serial);

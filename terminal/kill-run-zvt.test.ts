@@ -4,7 +4,7 @@ import t from 'tap';
 import { askKey, BridgeState } from './bridge/bridge-state.js';
 import type { ZvtJournalData } from './bridge/zvt/zvt-journal.js';
 import type { ZvtState } from './device/zvt/zvt-state.js';
-import { killer, killWorld, merchantWork, processes, typeClose as closeOnStdin } from './testing/kill-harness.js';
+import { killer, killWorld, merchantWork, processes, strikeAt, typeClose as closeOnStdin } from './testing/kill-harness.js';
 import { socatSkip } from './pty-pair.js';
 import { waitFor } from '../server/testing/wait-for.js';
 import { soakLength } from '../server/testing/soak.js';
@@ -74,22 +74,7 @@ t.test(
     pair.start('bridge');
 
     const workDone = () => pair.output.bridge.match(/; done$|on the terminal$/gm)?.length ?? 0;
-    const strikes = killer(
-      ['emulator', 'bridge', 'line'] as const,
-      workDone,
-      async (target) => {
-        if (target === 'line') {
-          await line.stop();
-          await new Promise((resolve) => setTimeout(resolve, 100));
-          await line.start();
-          return;
-        }
-        await pair.kill(target);
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 300));
-        pair.start(target);
-      },
-      { pauseMs: 3000 },
-    );
+    const strikes = killer(['emulator', 'bridge', 'line'] as const, workDone, strikeAt(pair, line), { pauseMs: 3000 });
 
     const typeClose = () => closeOnStdin(pair);
 
@@ -104,8 +89,7 @@ t.test(
     });
     await waitFor(() => strikes.total() >= STRIKES, 60_000, `${STRIKES} strikes`);
     await strikes.stop();
-    if (!pair.running.emulator) pair.start('emulator');
-    if (!pair.running.bridge) pair.start('bridge');
+    pair.startStopped();
 
     const state = await BridgeState.open(stateDir, serial);
     const journal = async () => JSON.parse(await readFile(join(state.dir, 'zvt.json'), 'utf8')) as ZvtJournalData;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import type { DeviceState } from './device/svc/device-state.js';
 import { BridgeState } from './bridge/bridge-state.js';
-import { killer, killWorld, merchantWork, processes } from './testing/kill-harness.js';
+import { killer, killWorld, merchantWork, processes, strikeAt } from './testing/kill-harness.js';
 import { socatSkip } from './pty-pair.js';
 import { waitFor } from '../server/testing/wait-for.js';
 import { soakLength } from '../server/testing/soak.js';
@@ -71,11 +71,7 @@ t.test(
 
     // Work the pair has done: records delivered and asks sent, as the bridge logs them.
     const workDone = () => output.bridge.match(/confirmed to the device|sent to the device/g)?.length ?? 0;
-    const strikes = killer(['emulator', 'bridge'] as const, workDone, async (which) => {
-      await pair.kill(which);
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 300));
-      pair.start(which);
-    });
+    const strikes = killer(['emulator', 'bridge'] as const, workDone, strikeAt(pair, line));
 
     // The merchant's side: sales, a void of every fifth paid one, a batch close every 40 sales.
     const askedNeverCharged: string[] = [];
@@ -113,8 +109,7 @@ t.test(
     // Kills go on, through the settling too, until there have been at least 12.
     await waitFor(() => strikes.total() >= STRIKES, 60_000, `${STRIKES} kills`);
     await strikes.stop();
-    if (!pair.running.emulator) pair.start('emulator');
-    if (!pair.running.bridge) pair.start('bridge');
+    pair.startStopped();
     const state = await BridgeState.open(stateDir, serial);
     const device = async () => JSON.parse(await readFile(deviceJournal, 'utf8')) as DeviceState;
     // The last close, and only once the device has it: a settling check before it would count a batch closed after it.

@@ -80,7 +80,30 @@ export function processes<Name extends string>(t: Test, argsOf: Record<Name, str
     ended = true;
     for (const which of Object.keys(argsOf) as Name[]) await kill(which);
   });
-  return { running, output, start, kill };
+  /** Starts whichever the last strike left stopped, so the pair can finish its work. */
+  const startStopped = () => {
+    for (const which of Object.keys(argsOf) as Name[]) if (!running[which]) start(which);
+  };
+  return { running, output, start, kill, startStopped };
+}
+
+/**
+ * One strike of a kill run: a process is SIGKILLed and started again up to
+ * 300 ms later; the line is cut as a pulled cable is (both ends drop, and
+ * each process reopens its end) and comes back 100 ms later.
+ */
+export function strikeAt(pair: ReturnType<typeof processes<'emulator' | 'bridge'>>, line: PtyPair) {
+  return async (target: 'emulator' | 'bridge' | 'line') => {
+    if (target === 'line') {
+      await line.stop();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      await line.start();
+      return;
+    }
+    await pair.kill(target);
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 300));
+    pair.start(target);
+  };
 }
 
 /**
