@@ -4,7 +4,15 @@ import t from 'tap';
 import { askKey, BridgeState } from './bridge/bridge-state.js';
 import type { SaleJournalData } from './bridge/transbank/sale-journal.js';
 import type { PosState } from './device/transbank/pos-state.js';
-import { killer, killWorld, merchantWork, processes, strikeAt, typeClose as closeOnStdin } from './testing/kill-harness.js';
+import {
+  bridgeWatch,
+  killer,
+  killWorld,
+  merchantWork,
+  processes,
+  strikeAt,
+  typeClose as closeOnStdin,
+} from './testing/kill-harness.js';
 import { socatSkip } from './pty-pair.js';
 import { waitFor } from '../server/testing/wait-for.js';
 import { soakLength } from '../server/testing/soak.js';
@@ -100,29 +108,8 @@ t.test(
 
     // Settled: nothing in flight, nothing for the server but held records, no order left PENDING or VOID_PENDING but held ones.
     const state = await BridgeState.open(stateDir, serial);
-    const journal = async () =>
-      JSON.parse(await readFile(join(state.dir, 'transbank.json'), 'utf8')) as SaleJournalData;
-    const held = async () => ({
-      records: await state.listHeld(),
-      asks: new Set((await state.listHeldAsks()).map((ask) => ask.key)),
-    });
-    await waitFor(
-      async () => {
-        const [current, holding, orders] = [await journal(), await held(), await world.allOrders()];
-        const open = [...orders.values()].filter(
-          (order) =>
-            (order.status === 'PENDING' && !holding.asks.has(askKey('charge', order.orderId))) ||
-            (order.status === 'VOID_PENDING' && !holding.asks.has(askKey('void', order.orderId))),
-        );
-        return current.inFlight === null && current.outbox.length === holding.records.length && open.length === 0;
-      },
-      120_000,
-      'the bridge to settle everything',
-    ).catch((error: Error) => {
-      throw new Error(
-        `${error.message}\nbridge:\n${pair.output.bridge.slice(-3000)}\nemulator:\n${pair.output.emulator.slice(-2000)}`,
-      );
-    });
+    const { journal, held, untilSettled } = bridgeWatch<SaleJournalData>(world, state, 'transbank.json', pair.output);
+    await untilSettled();
     // The last close, once everything else is done: its settlement too.
     const closesBefore = (JSON.parse(await readFile(posState, 'utf8')) as PosState).closes;
     await typeClose();

@@ -4,7 +4,15 @@ import t from 'tap';
 import { askKey, BridgeState } from './bridge/bridge-state.js';
 import type { ZvtJournalData } from './bridge/zvt/zvt-journal.js';
 import type { ZvtState } from './device/zvt/zvt-state.js';
-import { killer, killWorld, merchantWork, processes, strikeAt, typeClose as closeOnStdin } from './testing/kill-harness.js';
+import {
+  bridgeWatch,
+  killer,
+  killWorld,
+  merchantWork,
+  processes,
+  strikeAt,
+  typeClose as closeOnStdin,
+} from './testing/kill-harness.js';
 import { socatSkip } from './pty-pair.js';
 import { waitFor } from '../server/testing/wait-for.js';
 import { soakLength } from '../server/testing/soak.js';
@@ -92,28 +100,8 @@ t.test(
     pair.startStopped();
 
     const state = await BridgeState.open(stateDir, serial);
-    const journal = async () => JSON.parse(await readFile(join(state.dir, 'zvt.json'), 'utf8')) as ZvtJournalData;
-    const held = async () => ({
-      records: await state.listHeld(),
-      asks: new Set((await state.listHeldAsks()).map((ask) => ask.key)),
-    });
-    await waitFor(
-      async () => {
-        const [current, holding, orders] = [await journal(), await held(), await world.allOrders()];
-        const open = [...orders.values()].filter(
-          (order) =>
-            (order.status === 'PENDING' && !holding.asks.has(askKey('charge', order.orderId))) ||
-            (order.status === 'VOID_PENDING' && !holding.asks.has(askKey('void', order.orderId))),
-        );
-        return current.inFlight === null && current.outbox.length === holding.records.length && open.length === 0;
-      },
-      120_000,
-      'the bridge to settle everything',
-    ).catch((error: Error) => {
-      throw new Error(
-        `${error.message}\nbridge:\n${pair.output.bridge.slice(-3000)}\nemulator:\n${pair.output.emulator.slice(-2000)}`,
-      );
-    });
+    const { journal, held, untilSettled } = bridgeWatch<ZvtJournalData>(world, state, 'zvt.json', pair.output);
+    await untilSettled();
     const terminal = async () => JSON.parse(await readFile(terminalState, 'utf8')) as ZvtState;
     const endsBefore = (await terminal()).endOfDays;
     await typeClose();

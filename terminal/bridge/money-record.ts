@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { Settlement } from '../../contracts/pos-types.js';
 
 // The money records a bridge delivers to the server, whatever dialect made
 // them: a payment (an order charged: commit), a void (an order voided:
@@ -24,15 +25,9 @@ export interface VoidRecord {
 }
 
 /** The six settlement fields of the interface, and the record's number. */
-export interface SettlementRecord {
+export interface SettlementRecord extends Settlement {
   kind: 'settlement';
   seq: number;
-  batchNumber: string;
-  transactionCount: number;
-  closedAt: string;
-  currencyReference: string;
-  terminal: string;
-  debitBatch: string;
 }
 
 export type MoneyRecord = PaymentRecord | VoidRecord | SettlementRecord;

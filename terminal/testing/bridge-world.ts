@@ -8,6 +8,7 @@ import { SaleJournal } from '../bridge/transbank/sale-journal.js';
 import { svcDialect } from '../bridge/svc/svc-dialect.js';
 import { transbankDialect } from '../bridge/transbank/transbank-dialect.js';
 import { openPort, PtyPair } from '../pty-pair.js';
+import { merchantReads } from './merchant-reads.js';
 
 /**
  * A server with a merchant and a terminal, a real pseudo-terminal pair,
@@ -72,16 +73,7 @@ export async function bridgeWorld(t: Test, options: { answerTimeoutMs?: number }
     for (const port of ports) if (port.isOpen) await new Promise((resolve) => port.close(resolve));
     await line.stop();
   });
-  const token = merchant.account.key.token;
-  const order = async (orderId: string) =>
-    (await server.api.get(`${merchant.merchantPath}/transactions/${orderId}`, { token })).body.data;
-  const settlements = async () =>
-    (
-      await server.api.get(
-        `${merchant.merchantPath}/pos-terminals/${merchant.serialNumber}/settlements?sort=closedAt`,
-        { token },
-      )
-    ).body.data as Array<{ batchNumber: string; transactionCount: number; closedAt: string }>;
+  const { order, settlements } = merchantReads(server, merchant);
   /** One end of the device side of the line, as an emulator opens it. */
   const devicePort = () => open(line.device);
   return {

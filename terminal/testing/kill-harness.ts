@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Test } from 'tap';
@@ -6,6 +7,7 @@ import { startServerProcess, stopServerProcess, stopped } from '../../server/tes
 import { PtyPair } from '../pty-pair.js';
 import { waitFor } from '../../server/testing/wait-for.js';
 import type { JsonAnswer } from '../../contracts/json-answer.js';
+import { askKey, type BridgeState } from '../bridge/bridge-state.js';
 
 // What the kill runs share: a server process with a merchant and a terminal,
 // a real pseudo-terminal pair, `svc-terminal` processes started and killed
@@ -209,4 +211,42 @@ export async function typeClose(pair: {
     if (done) return;
   }
   throw new Error(`no close journaled\n${pair.output.bridge!.slice(-3000)}`);
+}
+
+/**
+ * A dialect bridge's journal (`journalFile` in its state folder, with what is
+ * in flight and its outbox for the server) and what it holds, read back; and
+ * a wait until it has settled: nothing in flight, nothing for the server but
+ * held records, no order left PENDING or VOID_PENDING but held ones.
+ */
+export function bridgeWatch<Journal extends { inFlight: unknown; outbox: unknown[] }>(
+  world: Awaited<ReturnType<typeof killWorld>>,
+  state: BridgeState,
+  journalFile: string,
+  output: Record<'bridge' | 'emulator', string>,
+) {
+  const journal = async () => JSON.parse(await readFile(join(state.dir, journalFile), 'utf8')) as Journal;
+  const held = async () => ({
+    records: await state.listHeld(),
+    asks: new Set((await state.listHeldAsks()).map((ask) => ask.key)),
+  });
+  const untilSettled = () =>
+    waitFor(
+      async () => {
+        const [current, holding, orders] = [await journal(), await held(), await world.allOrders()];
+        const open = [...orders.values()].filter(
+          (order) =>
+            (order.status === 'PENDING' && !holding.asks.has(askKey('charge', order.orderId))) ||
+            (order.status === 'VOID_PENDING' && !holding.asks.has(askKey('void', order.orderId))),
+        );
+        return current.inFlight === null && current.outbox.length === holding.records.length && open.length === 0;
+      },
+      120_000,
+      'the bridge to settle everything',
+    ).catch((error: Error) => {
+      throw new Error(
+        `${error.message}\nbridge:\n${output.bridge.slice(-3000)}\nemulator:\n${output.emulator.slice(-2000)}`,
+      );
+    });
+  return { journal, held, untilSettled };
 }

@@ -13,6 +13,7 @@ import { ZvtTerminal, type ZvtTerminalOptions } from '../device/zvt/zvt-terminal
 import { SerialZvtLine, TcpZvtLine } from '../protocol/zvt/line.js';
 import { openSerial } from '../serial-port.js';
 import { PtyPair } from '../pty-pair.js';
+import { merchantReads } from './merchant-reads.js';
 
 // A server with a merchant and a terminal, an emulated ZVT terminal on TCP
 // (port 0) or on a real pseudo-terminal pair, and ZVT bridges started as
@@ -103,20 +104,7 @@ export async function zvtWorld(
     for (const bridge of bridges) await bridge.stop();
     for (const close of closers) await close();
   });
-  const token = merchant.account.key.token;
-  const order = async (orderId: string) =>
-    (await server.api.get(`${merchant.merchantPath}/transactions/${orderId}`, { token })).body.data;
-  const settlements = async () =>
-    (
-      await server.api.get(
-        `${merchant.merchantPath}/pos-terminals/${merchant.serialNumber}/settlements?sort=closedAt`,
-        {
-          token,
-        },
-      )
-    ).body.data as Array<{ batchNumber: string; transactionCount: number; currencyReference: string }>;
-  const voidOrder = (orderId: string) =>
-    server.api.post(`${merchant.merchantPath}/transactions/${orderId}/invalidation`, { token });
+  const { order, settlements, voidOrder } = merchantReads(server, merchant);
   return { server, merchant, terminal, terminalLog, startBridge, logs, errors, order, settlements, voidOrder };
 }
 

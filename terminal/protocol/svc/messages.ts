@@ -1,3 +1,4 @@
+import type { Settlement } from '../../../contracts/pos-types.js';
 import { field, type FieldSpec, type MessageTable } from '../message-table.js';
 
 // INTERFACE.md §9: the messages between host and terminal. A payload is fields
@@ -25,16 +26,7 @@ export type Message =
       paidAt: string;
     }
   | { code: '0230'; seq: number; orderId: string; voidedAt: string }
-  | {
-      code: '0520';
-      seq: number;
-      batchNumber: string;
-      transactionCount: number;
-      closedAt: string;
-      currencyReference: string;
-      terminal: string;
-      debitBatch: string;
-    }
+  | ({ code: '0520'; seq: number } & Settlement)
   | { code: '0260' }
   | { code: '0270'; seq: number }
   | { code: '0280'; seq: number }
