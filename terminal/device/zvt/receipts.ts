@@ -1,3 +1,4 @@
+import { codeHex } from '../../protocol/zvt/apdu.js';
 import { constructed, encodeTlv, tlv } from '../../protocol/zvt/tlv.js';
 import type { StoredTransaction, Totals } from './zvt-state.js';
 
@@ -40,7 +41,7 @@ export function transactionReceipt(
     ...(transaction.receipt !== undefined ? [row('Receipt:', String(transaction.receipt).padStart(4, '0'))] : []),
     row('EUR', money(transaction.amount)),
     '',
-    approved ? 'APPROVED' : `DECLINED (${resultCode.toString(16).padStart(2, '0').toUpperCase()})`,
+    approved ? 'APPROVED' : `DECLINED (${codeHex(resultCode)})`,
   ];
 }
 

@@ -1,5 +1,8 @@
 import { hex } from '../frame.js';
 
+/** A one-byte code as PA00P015 writes it (84 9C, bitmap 3B): two upper-case hex digits. */
+export const codeHex = (code: number): string => code.toString(16).padStart(2, '0').toUpperCase();
+
 // An APDU (PA00P016 §5.2): a 2-byte control field (CLASS INSTR of a
 // command, CCRC APRC of an answer), a length, and the data block. A data
 // block up to 254 bytes has a 1-byte length; a longer one has FF and then

@@ -1,3 +1,4 @@
+import { codeHex } from './apdu.js';
 import { berLength, decodeTlv, readBerLength, type TlvObject } from './tlv.js';
 import { readVarLength, varLength } from './bcd.js';
 import { field, type FieldSpec } from '../message-table.js';
@@ -106,7 +107,7 @@ export class BitmapError extends Error {
   }
 }
 
-const name = (bmp: number) => bmp.toString(16).padStart(2, '0').toUpperCase();
+const name = codeHex;
 
 /** The bitmaps of a data block from `offset` on. */
 export function decodeFields(data: Uint8Array, offset = 0): Field[] {
