@@ -25,12 +25,12 @@ export interface VoidRecord {
 }
 
 /** The six settlement fields of the interface, and the record's number. */
-export interface SettlementRecord extends Settlement {
+export interface BatchCloseRecord extends Settlement {
   kind: 'settlement';
   seq: number;
 }
 
-export type MoneyRecord = PaymentRecord | VoidRecord | SettlementRecord;
+export type MoneyRecord = PaymentRecord | VoidRecord | BatchCloseRecord;
 
 /** One line for the log. */
 export function describeRecord(record: MoneyRecord): string {

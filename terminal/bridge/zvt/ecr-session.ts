@@ -22,7 +22,7 @@ export class ZvtTransactionError extends Error {
 }
 
 /** What came of a transaction. */
-export type Transaction =
+export type TransactionEnd =
   /** The terminal refused the command itself (84 xx); nothing ran. */
   | { outcome: 'refused'; error: number; data: Buffer }
   | { outcome: 'completed'; data: Buffer; statuses: Field[][]; printed: string[] }
@@ -77,7 +77,7 @@ export class EcrSession {
   }
 
   /** Sends `command` and, when it hands the terminal the line (`completes`), follows it to its end. */
-  async transact(command: Apdu, completes: boolean, handlers: TransactionHandlers = {}): Promise<Transaction> {
+  async transact(command: Apdu, completes: boolean, handlers: TransactionHandlers = {}): Promise<TransactionEnd> {
     const line = this.current();
     this.inbox.length = 0; // whatever came unasked before this command is not its answer
     await line.send(command);

@@ -3,7 +3,7 @@ import { codeHex } from '../../protocol/zvt/apdu.js';
 import { encodeFields } from '../../protocol/zvt/bitmaps.js';
 import { command, ERRORS, POSITIVE, refused } from '../../protocol/zvt/messages.js';
 import type { AskOutcome, DialectContext } from '../dialect.js';
-import type { EcrSession, Transaction } from './ecr-session.js';
+import type { EcrSession, TransactionEnd } from './ecr-session.js';
 import { authorizationOf, NUMERIC_CURRENCIES, readStatus, type StatusReading } from './status-reading.js';
 import type { InFlight, ZvtJournal } from './zvt-journal.js';
 
@@ -32,7 +32,7 @@ export class ZvtTransactions {
     message: ReturnType<typeof command>,
     what: string,
     belongs: (reading: StatusReading) => boolean,
-  ): Promise<Transaction> {
+  ): Promise<TransactionEnd> {
     return this.session.transact(message, true, {
       onStatus: async (fields) => {
         const reading = readStatus(fields);
@@ -55,7 +55,7 @@ export class ZvtTransactions {
   }
 
   /** A payment's end: completed with an approval, declined, or refused; answers whether it was paid. */
-  async settlePayment(asked: Extract<InFlight, { kind: 'payment' }>, done: Transaction): Promise<boolean> {
+  async settlePayment(asked: Extract<InFlight, { kind: 'payment' }>, done: TransactionEnd): Promise<boolean> {
     const { log, error, state, hold, iso } = this.context;
     const status = this.statusOfInFlight();
     if (done.outcome === 'completed' && status?.resultCode === 0) {
