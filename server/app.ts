@@ -5,6 +5,7 @@ import { openApiDocument } from '../contracts/openapi.js';
 import { SchemaValidator } from '../contracts/validator.js';
 import { AccountService } from './accounts/account-service.js';
 import { clockHandlers } from './accounts/clock-routes.js';
+import { AccountClock } from './accounts/account-clock.js';
 import { accountHandlers } from './accounts/routes.js';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
@@ -29,6 +30,7 @@ import { settlementHandlers } from './settlements/routes.js';
 import { SettlementService } from './settlements/settlement-service.js';
 import { posSignatureGuard } from './terminals/pos-signature-guard.js';
 import { storeSignatureLedger } from './terminals/store-signature-ledger.js';
+import { PosSignatures } from './terminals/pos-signatures.js';
 import { terminalHandlers } from './terminals/routes.js';
 import { TerminalService } from './terminals/terminal-service.js';
 import { AccreditationScheduler } from './sessions/accreditation-scheduler.js';
@@ -108,8 +110,6 @@ export function createApp({
   const sharedState = sharing === 'instances';
   store.declareIndexes(indexDeclarations);
   const terminals = new TerminalService(store, clock);
-  // A signed request's handler writes through the store its guard hands it, which makes the signature's claim with the first write.
-  const storeOf = (ctx: AppContext): Store => ctx.state.store ?? store;
   const catalog = new CatalogService(store, clock);
   const checkSessionInput = (value: unknown) =>
     validators.exact
@@ -167,19 +167,12 @@ export function createApp({
   );
   // Accepted signatures are records of the store, claimed with the request's own write where it has one: durable before
   // the answer on either store, so a restart, a crash included, neither refuses a fresh signature nor accepts an old one.
-  const signatures = storeSignatureLedger(store);
+  const signatures = new PosSignatures(store, clock, config.posSignatureToleranceSeconds, storeSignatureLedger(store));
   // Security schemes of the document and what checks each.
   const securityGuards: Record<string, Middleware<AppState>> = {
     apiBearer: requireToken(['api', 'login'], accounts),
     consoleBearer: requireToken(['console'], accounts),
-    // These claim their signature with their one write: a settlement's insert, a confirmation's order update.
-    posSignature: posSignatureGuard(
-      store,
-      clock,
-      config.posSignatureToleranceSeconds,
-      signatures,
-      new Set(['notifySettlement', 'commitOrderPayment', 'commitOrderVoid']),
-    ),
+    posSignature: posSignatureGuard(signatures),
   };
   for (const [scheme, guard] of Object.entries(substitutes)) if (guard) securityGuards[scheme] = guard;
   // Koa 3's ctx.origin is the Origin request header, not this server's origin.
@@ -193,18 +186,20 @@ export function createApp({
       ...systemHandlers(store, doc, performance.now(), publicUrl),
       ...accountHandlers(accounts, publicUrl),
       // What a clock move made due happens before the answer: accreditations, webhook attempts, the purge.
-      ...clockHandlers(store, clock, async (accountId) => {
-        await scheduler.runDue(accountId);
-        await dispatcher.runDue();
-        await purgeExpired(store, clock, config.dataTtlDays, accountId);
-      }),
+      ...clockHandlers(
+        new AccountClock(store, clock, async (accountId) => {
+          await scheduler.runDue(accountId);
+          await dispatcher.runDue();
+          await purgeExpired(store, clock, config.dataTtlDays, accountId);
+        }),
+      ),
       ...terminalHandlers(terminals),
-      ...orderHandlers((ctx) => new OrderService(storeOf(ctx), clock)),
-      ...settlementHandlers((ctx) => new SettlementService(storeOf(ctx), clock), terminals),
+      ...orderHandlers(new OrderService(store, clock, signatures)),
+      ...settlementHandlers(new SettlementService(store, clock, signatures), terminals),
       ...sessionHandlers({ store, clock, catalog, sessions, stops, publicUrl }),
       ...webhookHandlers(receivers, dispatcher),
       ...relayHandlers(relay, store),
-      ...consoleHandlers(store, sessions, publicUrl, config, consoleStreams, {
+      ...consoleHandlers(store, accounts, sessions, publicUrl, config, consoleStreams, {
         runs: scenarioRuns,
         // The console's runs call this server where it listens, not through the public URL's proxies.
         selfUrl: (ctx) => listening[0] ?? publicUrl(ctx),

@@ -1,6 +1,7 @@
 import { accountNow, iso, type Clock } from '../clock.js';
 import {
   ConflictError,
+  NotFoundError,
   DuplicateKeyError,
   InvalidCredentialsError,
   InvalidTokenError,
@@ -43,6 +44,15 @@ export class AccountService {
     private readonly options: { scryptCost: number; loginTokenTtlSeconds: number },
   ) {
     this.decoyHash = hashPassword('decoy password', options.scryptCost);
+  }
+
+  /** The account's rate brake (INTERFACE.md §8): requests a minute, or null for none. */
+  async setRateLimit(accountId: string, perMinute: number | null): Promise<void> {
+    await this.store.transact(async (tx) => {
+      const account = await tx.get<Account>('accounts', accountId);
+      if (!account) throw new NotFoundError(`account ${accountId}`);
+      tx.put('accounts', accountId, { ...account, rate_limit_per_minute: perMinute });
+    });
   }
 
   async register(input: RegisterInput, withConsoleToken: boolean): Promise<Account> {

@@ -1,7 +1,7 @@
-import type { OperationHandlers } from '../http/bind-operations.js';
 import type { AppContext } from '../http/context.js';
+import type { OperationHandlers } from '../http/operation.js';
 import { hookUrls, type Account } from './account.js';
-import type { AccountService, LoginInput, RegisterInput } from './account-service.js';
+import type { AccountService } from './account-service.js';
 
 export function accountHandlers(accounts: AccountService, publicUrl: (ctx: AppContext) => string): OperationHandlers {
   const registration = (ctx: AppContext, account: Account) => ({
@@ -13,21 +13,20 @@ export function accountHandlers(accounts: AccountService, publicUrl: (ctx: AppCo
   });
 
   return {
-    registerAccount: async (ctx) => {
-      const account = await accounts.register(ctx.state.body as RegisterInput, true);
+    registerAccount: async ({ body }, ctx) => {
+      const account = await accounts.register(body, true);
       ctx.status = 201;
       ctx.body = registration(ctx, account);
     },
-    registerAccountLegacy: async (ctx) => {
-      const account = await accounts.register(ctx.state.body as RegisterInput, false);
+    registerAccountLegacy: async ({ body }, ctx) => {
+      const account = await accounts.register(body, false);
       ctx.status = 201;
       ctx.body = registration(ctx, account);
     },
-    login: async (ctx) => {
-      ctx.body = await accounts.login(ctx.state.body as LoginInput);
+    login: async ({ body }, ctx) => {
+      ctx.body = await accounts.login(body);
     },
-    getConsoleKeys: async (ctx) => {
-      const account = ctx.state.account!;
+    getConsoleKeys: ({ account }, ctx) => {
       ctx.body = {
         account_id: account.account_id,
         merchant_id: account.merchant_id,
@@ -35,10 +34,9 @@ export function accountHandlers(accounts: AccountService, publicUrl: (ctx: AppCo
         hooks: hookUrls(publicUrl(ctx), account.account_id),
       };
     },
-    refreshToken: async (ctx) => {
-      const { refreshToken } = ctx.state.body as { refreshToken: string };
+    refreshToken: async ({ body }, ctx) => {
       ctx.set('x-svc-sim', 'fuera-de-contrato');
-      ctx.body = await accounts.refresh(refreshToken);
+      ctx.body = await accounts.refresh(body.refreshToken);
     },
   };
 }

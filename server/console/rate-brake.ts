@@ -46,11 +46,12 @@ export function storeRateCounter(store: Store): RateCounter {
  */
 export function rateBrake(clock: Clock, counter: RateCounter = memoryRateCounter()): Middleware<AppState> {
   return async (ctx, next) => {
-    const limit = ctx.state.account?.rate_limit_per_minute as number | null | undefined;
-    if (!limit) return next();
+    const { account } = ctx.state;
+    const limit = account?.rate_limit_per_minute as number | null | undefined;
+    if (!account || !limit) return next();
     const now = clock.now();
     const start = now - (now % 60_000);
-    const count = await counter.hit(ctx.state.account!.account_id, start);
+    const count = await counter.hit(account.account_id, start);
     const resetAt = Math.ceil((start + 60_000) / 1000);
     const headers = {
       'X-RateLimit-Limit': String(limit),

@@ -1,13 +1,14 @@
 import type { Account } from '../accounts/account.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import type { OperationHandlers } from '../http/bind-operations.js';
+import type { OperationHandlers } from '../http/operation.js';
+import type { AccountService } from '../accounts/account-service.js';
+import { tracePage } from '../trace/trace-pages.js';
+import { listConsoleSessions } from './session-list.js';
 import type { AppContext } from '../http/context.js';
 import type { SessionService } from '../sessions/session-service.js';
 import { admissibleOutcomes } from '../sessions/session-machine.js';
 import { publicSession } from '../sessions/session-view.js';
-import type { SessionRecord } from '../sessions/session.js';
 import type { Store } from '../store/store.js';
-import type { TraceEntry } from '../trace/trace.js';
 import { version } from '../version.js';
 import { consoleApp } from './console-app.js';
 import { consolePage } from './console-page.js';
@@ -18,17 +19,18 @@ import { bearerToken } from '../http/authenticate.js';
 import { hookUrls } from '../accounts/account.js';
 import type { ScenarioRuns } from './scenario-runs.js';
 
-type TraceFilters = { type?: string; session_id?: string; result?: 'succeeded' | 'failed' };
+type TraceFilters = { type?: string | undefined; session_id?: string | undefined };
 
 /** The account's trace entries the filters ask for: the same for a read and for the stream. */
-const traceWhere = (ctx: AppContext, query: TraceFilters) => ({
-  account_id: ctx.state.account!.account_id,
+const traceWhere = (account: Account, query: TraceFilters) => ({
+  account_id: account.account_id,
   ...(query.type ? { type: query.type } : {}),
   ...(query.session_id ? { session_id: query.session_id } : {}),
 });
 
 export function consoleHandlers(
   store: Store,
+  accounts: AccountService,
   sessions: SessionService,
   publicUrl: (ctx: AppContext) => string,
   settings: Parameters<typeof fidelidad>[0],
@@ -36,18 +38,17 @@ export function consoleHandlers(
   scenarios: { runs: ScenarioRuns; selfUrl: (ctx: AppContext) => string },
 ): OperationHandlers {
   const differences = fidelidad(settings);
+  const consoleToken = (ctx: AppContext) => bearerToken(ctx.get('authorization')) ?? '';
   return {
-    listConsoleScenarios: async (ctx) => {
+    listConsoleScenarios: async (_request, ctx) => {
       ctx.body = { data: await scenarios.runs.list() };
     },
-    startConsoleScenarioRun: async (ctx) => {
-      const account = ctx.state.account!;
-      const { name } = ctx.params as { name: string };
+    startConsoleScenarioRun: async ({ account, params: { name } }, ctx) => {
       const given = {
         account_id: account.account_id,
         merchant_id: account.merchant_id,
         key: account.keys[0]!,
-        console_token: bearerToken(ctx.get('authorization'))!,
+        console_token: consoleToken(ctx),
         hooks: hookUrls(publicUrl(ctx), account.account_id),
       };
       const outcome = await scenarios.runs.start(name, given, scenarios.selfUrl(ctx), `${publicUrl(ctx)}/console`);
@@ -59,136 +60,62 @@ export function consoleHandlers(
       ctx.status = 202;
       ctx.body = outcome.started;
     },
-    getConsoleScenarioRun: async (ctx) => {
-      const { run_id: runId } = ctx.params as { run_id: string };
-      const run = scenarios.runs.get(ctx.state.account!.account_id, runId);
+    getConsoleScenarioRun: ({ account, params: { run_id: runId } }, ctx) => {
+      const run = scenarios.runs.get(account.account_id, runId);
       if (!run) throw new NotFoundError(`scenario run ${runId}`);
       ctx.body = run;
     },
-    getConsoleTrace: async (ctx) => {
-      const query = ctx.state.query as TraceFilters & { limit?: number; after?: string };
+    getConsoleTrace: async ({ account, query }, ctx) => {
       const limit = query.limit ?? 100;
+      let page;
       if (query.result) {
-        // Attempts by how they ended: through the (account, type, result) index, in write order.
         if (query.session_id)
           throw new ValidationError([
             { in: 'query', pointer: '/result', message: 'result does not combine with session_id' },
           ]);
-        const where = { account_id: ctx.state.account!.account_id, type: 'webhook.attempt', result: query.result };
-        const entries = query.after
-          ? (
-              await store.list<TraceEntry>('trace', {
-                where,
-                range: { field: 'order', min: Number(query.after) + 1 },
-                orderBy: { field: 'order', direction: 'asc' },
-                limit,
-              })
-            ).reverse()
-          : await store.list<TraceEntry>('trace', { where, orderBy: { field: 'order', direction: 'desc' }, limit });
-        const newest = entries.reduce(
-          (most, entry) => Math.max(most, entry.order),
-          query.after ? Number(query.after) : 0,
-        );
-        ctx.body = { data: entries.map(publicEntry), cursor: String(newest) };
-        return;
-      }
-      const where = traceWhere(ctx, query);
-      // Listed by `at` (when it happened); polled by `order` (when it was written: an attempt's entry is written when it ends).
-      const entries = query.after
-        ? (
-            await store.list<TraceEntry>('trace', {
-              where,
-              range: { field: 'order', min: Number(query.after) + 1 },
-              orderBy: { field: 'order', direction: 'asc' },
-              limit,
-            })
-          ).reverse()
-        : await store.list<TraceEntry>('trace', { where, orderBy: { field: 'listed', direction: 'desc' }, limit });
-      const newest = entries.reduce(
-        (most, entry) => Math.max(most, entry.order),
-        query.after ? Number(query.after) : 0,
-      );
-      ctx.body = { data: entries.map(publicEntry), cursor: String(newest) };
-    },
-    streamConsoleTrace: async (ctx) => {
-      const query = ctx.state.query as TraceFilters & { after?: string; max_seconds?: number };
-      const where = traceWhere(ctx, query);
-      await streams.serve(ctx, where, query.after, query.max_seconds, bearerToken(ctx.get('authorization'))!);
-    },
-    getConsoleSessions: async (ctx) => {
-      const account = ctx.state.account!;
-      const {
-        limit = 100,
-        page = 1,
-        status,
-        accreditation,
-        id_prefix: prefix,
-      } = ctx.state.query as {
-        limit?: number;
-        page?: number;
-        status?: string;
-        accreditation?: string;
-        id_prefix?: string;
-      };
-      const offset = (page - 1) * limit;
-      let stored: SessionRecord[];
-      if (prefix !== undefined) {
-        // The ids that start with it: a range of the (account, session_id) index, in id order.
-        if (status || accreditation)
-          throw new ValidationError([
-            { in: 'query', pointer: '/id_prefix', message: 'id_prefix does not combine with status or accreditation' },
-          ]);
-        const range = { field: 'session_id', min: prefix, max: `${prefix}\uffff` };
-        stored = await store.list<SessionRecord>('sessions', {
-          where: { account_id: account.account_id },
-          range,
-          orderBy: { field: 'session_id', direction: 'asc' },
-          limit,
-          offset,
-        });
+        // Attempts by how they ended: through the (account, type, result) index, in write order.
+        const where = { account_id: account.account_id, type: 'webhook.attempt', result: query.result };
+        page = await tracePage(store, where, { limit, after: query.after, firstBy: 'order' });
       } else {
-        const where = {
-          account_id: account.account_id,
-          ...(status ? { status } : {}),
-          ...(accreditation ? { accreditation_status: accreditation } : {}),
-        };
-        stored = await store.list<SessionRecord>('sessions', {
-          where,
-          orderBy: { field: 'created_at', direction: 'desc' },
-          limit,
-          offset,
-        });
+        // Listed by `at` (when it happened); polled by `order` (when it was written).
+        page = await tracePage(store, traceWhere(account, query), { limit, after: query.after, firstBy: 'listed' });
       }
-      // Read each through the session service, so due dates apply as in a status read.
-      const current = await Promise.all(stored.map((session) => sessions.read(account, session.session_id)));
+      ctx.body = { data: page.entries.map(publicEntry), cursor: page.cursor };
+    },
+    streamConsoleTrace: async ({ account, query }, ctx) => {
+      await streams.serve(ctx, traceWhere(account, query), query.after, query.max_seconds, consoleToken(ctx));
+    },
+    getConsoleSessions: async ({ account, query }, ctx) => {
+      const current = await listConsoleSessions(store, sessions, account, {
+        limit: query.limit ?? 100,
+        page: query.page ?? 1,
+        status: query.status,
+        accreditation: query.accreditation,
+        idPrefix: query.id_prefix,
+      });
       ctx.body = { data: current.map((session) => publicSession(session, publicUrl(ctx))) };
     },
-    getConsoleSession: async (ctx) => {
+    getConsoleSession: async ({ account, params }, ctx) => {
       // As a status read has it (due dates applied), with the forced outcomes the rules admit now.
-      const session = await sessions.read(ctx.state.account!, ctx.state.params!.session_id!);
+      const session = await sessions.read(account, params.session_id);
       ctx.body = { session: publicSession(session, publicUrl(ctx)), admissible_outcomes: admissibleOutcomes(session) };
     },
-    getConsoleScript: async (ctx) => {
+    getConsoleScript: async (_request, ctx) => {
       ctx.type = 'text/javascript; charset=utf-8';
       ctx.body = await consoleApp();
     },
-    getConsoleProgress: async (ctx) => {
-      ctx.body = await progress(store, ctx.state.account!);
+    getConsoleProgress: async ({ account }, ctx) => {
+      ctx.body = await progress(store, account);
     },
-    setRateLimit: async (ctx) => {
-      const { per_minute } = ctx.state.body as { per_minute: number | null };
-      const id = ctx.state.account!.account_id;
-      await store.transact(async (tx) => {
-        const account = (await tx.get<Account>('accounts', id))!;
-        tx.put('accounts', id, { ...account, rate_limit_per_minute: per_minute });
-      });
+    setRateLimit: async ({ account, body: { per_minute } }, ctx) => {
+      await accounts.setRateLimit(account.account_id, per_minute);
       ctx.body = { per_minute };
     },
-    showConsole: async (ctx) => {
+    showConsole: (_request, ctx) => {
       ctx.type = 'text/html; charset=utf-8';
       ctx.body = consolePage;
     },
-    getFidelidad: async (ctx) => {
+    getFidelidad: (_request, ctx) => {
       // A browser gets the page; a client asking for JSON (or for anything) gets JSON.
       ctx.vary('Accept');
       if (ctx.accepts('application/json', 'text/html') === 'text/html') {

@@ -2,10 +2,11 @@ import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { listOperations, rateLimitedPrefixes, type OperationEntry } from '../../contracts/openapi.js';
-import type { AppState } from './context.js';
+import type { AppContext, AppState } from './context.js';
+import type { OperationHandlers, OperationRequest } from './operation.js';
 
-/** One handler per operationId of the document. */
-export type OperationHandlers = Record<string, Middleware<AppState>>;
+/** A handler as the binder calls it: the request built for its operation. */
+type BoundHandler = (request: OperationRequest<never>, ctx: AppContext) => Promise<void> | void;
 
 /** What runs before every handler: body, authentication and validation, per operation. */
 export interface OperationGuards {
@@ -35,14 +36,18 @@ export function bindOperations(
   const stray = Object.keys(handlers).filter((id) => !documented.has(id));
   if (stray.length > 0) throw new Error(`handlers for operations the document lacks: ${stray.join(', ')}`);
 
+  const byId = handlers as Record<string, BoundHandler | undefined>;
   for (const entry of operations) {
-    const handler = handlers[entry.handlerId];
+    const handler = byId[entry.handlerId];
     if (!handler)
       throw new Error(`operation ${entry.operationId} (${entry.method.toUpperCase()} ${entry.path}) has no handler`);
     const markOperation: Middleware<AppState> = (ctx, next) => {
       ctx.state.operationId = entry.operationId;
       return next();
     };
+    const security = entry.operation.security ?? doc.security ?? [];
+    const schemes = new Set(security.flatMap((requirement) => Object.keys(requirement)));
+    const answer = answerWith(handler, schemes.size > 0, schemes.has('posSignature'));
     const braked = rateLimitedPrefixes.some((prefix) => entry.path.startsWith(prefix));
     router.register(
       toRouterPath(entry.path),
@@ -54,11 +59,27 @@ export function bindOperations(
         ...(braked ? [guards.rateBrake] : []),
         guards.validate(entry),
         guards.scope,
-        handler,
+        answer,
       ],
       { name: entry.operationId },
     );
   }
+}
+
+/**
+ * The handler called with its request, built from what the guards left on
+ * the state: validation has checked body, params and query against the
+ * operation's schemas, so they are of its document types; authentication
+ * has put the account (and a signed request's signature) there.
+ */
+function answerWith(handler: BoundHandler, authenticated: boolean, signed: boolean): Middleware<AppState> {
+  return (ctx) => {
+    const { body, params = {}, query = {}, account, signature } = ctx.state;
+    if ((authenticated && !account) || (signed && !signature))
+      throw new Error(`operation ${ctx.state.operationId} reached without its caller authenticated`);
+    const request = { body, params, query, account, signature } as OperationRequest<never>;
+    return handler(request, ctx);
+  };
 }
 
 /** `/a/{id}/b` → `/a/:id/b` */

@@ -1,9 +1,8 @@
 import type { ParameterizedContext } from 'koa';
 import type { Account, TokenKind } from '../accounts/account.js';
-import type { Store } from '../store/store.js';
-import type { TerminalRecord } from '../terminals/terminal.js';
+import type { PosSignature } from '../terminals/pos-signatures.js';
 
-/** What the middleware chain learns about a request before its handler runs. */
+/** What the middleware chain learns about a request before its handler runs; handlers get it typed (operation.ts). */
 export interface AppState {
   operationId?: string;
   /** The raw body bytes as received (signature checks need them). */
@@ -16,10 +15,8 @@ export interface AppState {
   query?: Record<string, unknown>;
   account?: Account;
   tokenKind?: TokenKind;
-  /** The terminal whose signature a POS request carried. */
-  terminal?: TerminalRecord;
-  /** The store this request's writes go through, where it is not the app's own: a signed request's, which makes its claim with the first write. */
-  store?: Store;
+  /** A POS request's verified signature, with its terminal; claimed with the request's write. */
+  signature?: PosSignature;
 }
 
 export type AppContext = ParameterizedContext<AppState>;

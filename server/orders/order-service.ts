@@ -3,7 +3,8 @@ import type { Account } from '../accounts/account.js';
 import { accountNow, iso, type Clock } from '../clock.js';
 import { AppError, ConflictError, DuplicateKeyError, NotFoundError, StoreUnavailableError } from '../errors.js';
 import type { Store } from '../store/store.js';
-import { TerminalChangedError, type TerminalRecord } from '../terminals/terminal.js';
+import { PosSignature, type PosSignatures } from '../terminals/pos-signatures.js';
+import type { TerminalRecord } from '../terminals/terminal.js';
 import { orderKey, publicOrder, type Order, type OrderRecord, type OrderStatus } from './order.js';
 import { applyTrigger, type Trigger } from './transitions.js';
 
@@ -26,6 +27,7 @@ export class OrderService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly signed: PosSignatures,
   ) {}
 
   async create(account: Account, input: CreateOrderInput): Promise<Order> {
@@ -81,29 +83,41 @@ export class OrderService {
    * and replace it only if it is still as read (one conditional write, no
    * transaction); if another transition got there first, decide again on
    * what it left. So transitions of an order are serialised, and the
-   * discard/commit race ends as one of them applied after the other. A
-   * write that finds the account changed since (its clock moved, say)
-   * decides again on the account as it is now.
+   * discard/commit race ends as one of them applied after the other.
+   * `by` is the merchant's account, or a terminal's signature (claimed with
+   * the write; then the terminal sees only its own orders).
    */
   async transition(
-    account: Account,
+    by: Account | PosSignature,
     orderId: string,
     trigger: Trigger,
-    terminal?: string,
   ): Promise<{ order: Order; changed: boolean }> {
-    const key = orderKey(account.merchant_id, orderId);
-    let on = account;
+    const signature = by instanceof PosSignature ? by : undefined;
+    /** The caller's account as last read: a signed write updates it when it finds it changed. */
+    const caller = (): Account => (by instanceof PosSignature ? by.account : by);
+    const key = orderKey(caller().merchant_id, orderId);
     for (let attempt = 1; ; attempt += 1) {
       const record = await this.store.get<OrderRecord>('orders', key);
-      // A terminal sees only its own orders.
-      if (!record || (terminal !== undefined && record.terminal !== terminal))
+      if (!record || (signature && record.terminal !== signature.terminal.serialNumber))
         throw new NotFoundError(`order ${orderId}`);
-      const outcome = applyTrigger(publicOrder(record), onAccountClock(trigger, on), iso(accountNow(this.clock, on)));
+      // An account's clock sets the times: a signed write may find it moved, and decides again on it as it is now.
+      const decide = (on: Account) =>
+        applyTrigger(publicOrder(record), onAccountClock(trigger, on), iso(accountNow(this.clock, on)));
+      const outcome = decide(caller());
       switch (outcome.result) {
         case 'changed': {
-          const next = { ...outcome.order, account_id: record.account_id };
-          if (await this.replaceIf(key, record, next, (changed) => (on = changed)))
-            return { order: outcome.order, changed: true };
+          let order = outcome.order;
+          const next = (on: Account): OrderRecord => {
+            const again = decide(on);
+            // The clock moves the times only, never the transition taken.
+            if (again.result !== 'changed') throw new Error(`order ${orderId}: a transition changed with the clock`);
+            order = again.order;
+            return { ...again.order, account_id: record.account_id };
+          };
+          const replaced = signature
+            ? await this.signed.replaceIf(signature, 'orders', key, record, ({ account }) => next(account))
+            : await this.store.replaceIf('orders', key, record, next(caller()));
+          if (replaced) return { order, changed: true };
           // Changed meanwhile: nothing was written; decide again on the order as it is now.
           if (attempt === MAX_TRANSITION_ATTEMPTS)
             throw new StoreUnavailableError(
@@ -123,22 +137,6 @@ export class OrderService {
             `the order's amount is ${outcome.expected}, the confirmation says ${outcome.got}`,
           );
       }
-    }
-  }
-
-  /** The order replaced if it is still `expected`; false when it is not, or when `account` changed under the decision (then told to `onAccount`). */
-  private async replaceIf(
-    key: string,
-    expected: OrderRecord,
-    next: OrderRecord,
-    onAccount: (account: Account) => void,
-  ): Promise<boolean> {
-    try {
-      return await this.store.replaceIf('orders', key, expected, next);
-    } catch (error) {
-      if (!(error instanceof TerminalChangedError)) throw error;
-      onAccount(error.account);
-      return false;
     }
   }
 }

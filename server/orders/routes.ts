@@ -1,6 +1,8 @@
-import type { OperationHandlers } from '../http/bind-operations.js';
+import type { OperationHandlers } from '../http/operation.js';
 import type { AppContext } from '../http/context.js';
-import type { CreateOrderInput, ListQuery, OrderService } from './order-service.js';
+import type { Account } from '../accounts/account.js';
+import type { PosSignature } from '../terminals/pos-signatures.js';
+import type { ListQuery, OrderService } from './order-service.js';
 import type { Order } from './order.js';
 import type { Trigger } from './transitions.js';
 
@@ -10,15 +12,21 @@ const envelope = (title: string, data: Order | Order[], detail?: string) => ({
   data,
 });
 
-/** `ordersOf(ctx)`: the order service over the store the request writes through. */
-export function orderHandlers(ordersOf: (ctx: AppContext) => OrderService): OperationHandlers {
-  const transition = async (ctx: AppContext, trigger: Trigger, title: string) => {
-    const { order, changed } = await ordersOf(ctx).transition(
-      ctx.state.account!,
-      ctx.state.params!.orderId!,
-      trigger,
-      ctx.state.terminal?.serialNumber,
-    );
+const listQuery = (query: { status?: ListQuery['status']; size?: number; page?: number }): ListQuery => ({
+  ...(query.status ? { status: query.status } : {}),
+  size: query.size ?? 20,
+  page: query.page ?? 1,
+});
+
+export function orderHandlers(orders: OrderService): OperationHandlers {
+  const transition = async (
+    ctx: AppContext,
+    by: Account | PosSignature,
+    orderId: string,
+    trigger: Trigger,
+    title: string,
+  ) => {
+    const { order, changed } = await orders.transition(by, orderId, trigger);
     ctx.body = envelope(
       title,
       order,
@@ -26,45 +34,31 @@ export function orderHandlers(ordersOf: (ctx: AppContext) => OrderService): Oper
     );
   };
   return {
-    createOrder: async (ctx) => {
-      const order = await ordersOf(ctx).create(ctx.state.account!, ctx.state.body as CreateOrderInput);
+    createOrder: async ({ account, body }, ctx) => {
+      const order = await orders.create(account, body);
       ctx.status = 201;
       ctx.body = envelope('Order created', order);
     },
-    getOrder: async (ctx) => {
-      ctx.body = envelope('Order', await ordersOf(ctx).get(ctx.state.account!, ctx.state.params!.orderId!));
+    getOrder: async ({ account, params }, ctx) => {
+      ctx.body = envelope('Order', await orders.get(account, params.orderId));
     },
-    listMerchantOrders: async (ctx) => {
-      const list = await ordersOf(ctx).list({ merchantId: ctx.state.account!.merchant_id }, listQuery(ctx));
-      ctx.body = envelope('Orders', list);
+    listMerchantOrders: async ({ account, query }, ctx) => {
+      ctx.body = envelope('Orders', await orders.list({ merchantId: account.merchant_id }, listQuery(query)));
     },
-    listTerminalOrders: async (ctx) => {
-      const terminal = ctx.state.terminal!;
-      const list = await ordersOf(ctx).list(
-        { merchantId: terminal.merchantId, terminal: terminal.serialNumber },
-        listQuery(ctx),
-      );
-      ctx.body = envelope('Terminal orders', list);
+    listTerminalOrders: async ({ signature: { terminal }, query }, ctx) => {
+      const where = { merchantId: terminal.merchantId, terminal: terminal.serialNumber };
+      ctx.body = envelope('Terminal orders', await orders.list(where, listQuery(query)));
     },
-    invalidateOrder: async (ctx) => {
-      const reason = (ctx.state.body as { reason?: string } | undefined)?.reason;
-      await transition(
-        ctx,
-        { kind: 'invalidation', ...(reason !== undefined ? { reason } : {}) },
-        'Order invalidation',
-      );
+    invalidateOrder: async ({ account, params, body }, ctx) => {
+      const reason = body?.reason;
+      const trigger: Trigger = { kind: 'invalidation', ...(reason !== undefined ? { reason } : {}) };
+      await transition(ctx, account, params.orderId, trigger, 'Order invalidation');
     },
-    commitOrderPayment: async (ctx) => {
-      const body = ctx.state.body as { authorizationCode: string; paidAt: string; amount?: number };
-      await transition(ctx, { kind: 'commit', ...body }, 'Payment confirmation');
+    commitOrderPayment: async ({ signature, params, body }, ctx) => {
+      await transition(ctx, signature, params.orderId, { kind: 'commit', ...body }, 'Payment confirmation');
     },
-    commitOrderVoid: async (ctx) => {
-      await transition(ctx, { kind: 'invalidation/commit' }, 'Void confirmation');
+    commitOrderVoid: async ({ signature, params }, ctx) => {
+      await transition(ctx, signature, params.orderId, { kind: 'invalidation/commit' }, 'Void confirmation');
     },
   };
-}
-
-function listQuery(ctx: AppContext): ListQuery {
-  const query = ctx.state.query as { status?: ListQuery['status']; size?: number; page?: number };
-  return { ...(query.status ? { status: query.status } : {}), size: query.size ?? 20, page: query.page ?? 1 };
 }

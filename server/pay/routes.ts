@@ -1,7 +1,7 @@
 import type { Account } from '../accounts/account.js';
 import { accountNow, type Clock } from '../clock.js';
 import { AppError } from '../errors.js';
-import type { OperationHandlers } from '../http/bind-operations.js';
+import type { OperationHandlers } from '../http/operation.js';
 import type { AppContext } from '../http/context.js';
 import type { AgreementRecord } from '../sessions/catalog.js';
 import type { SessionService } from '../sessions/session-service.js';
@@ -49,8 +49,8 @@ export function payHandlers(store: Store, clock: Clock, sessions: SessionService
   };
 
   return {
-    showPaymentPage: async (ctx) => {
-      const id = ctx.state.params!.session_id!;
+    showPaymentPage: async ({ params }, ctx) => {
+      const id = params.session_id;
       const found = await load(id);
       if (!found) return html(ctx, 404, notFoundPage(id));
       const { account, session, methods } = found;
@@ -62,10 +62,10 @@ export function payHandlers(store: Store, clock: Clock, sessions: SessionService
         );
       html(ctx, 200, paymentPage(session, methods, accountNow(clock, account)));
     },
-    payPaymentPage: async (ctx) => {
-      const id = ctx.state.params!.session_id!;
+    payPaymentPage: async ({ params, body }, ctx) => {
+      const id = params.session_id;
       const wantsJson = ctx.is('application/json') === 'application/json';
-      const form = (ctx.state.body ?? {}) as Record<string, string>;
+      const form = body ?? {};
       const fail = (
         status: number,
         code: 'VALIDATION_FAILED' | 'NOT_FOUND' | 'SESSION_NOT_PAYABLE',
@@ -81,7 +81,10 @@ export function payHandlers(store: Store, clock: Clock, sessions: SessionService
           ...(form.method ? { method: form.method } : {}),
           ...(form.leg2 ? { leg2: form.leg2 } : {}),
           fields: Object.fromEntries(
-            Object.entries(form).filter(([name]) => name.includes('.') && !neverEchoed.has(name)),
+            Object.entries(form).filter(
+              (entry): entry is [string, string] =>
+                entry[1] !== undefined && entry[0].includes('.') && !neverEchoed.has(entry[0]),
+            ),
           ),
         };
         html(

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { OperationHandlers } from '../http/bind-operations.js';
+import type { OperationHandlers } from '../http/operation.js';
 import { withAttemptLimit } from '../webhooks/ladder.js';
 import type { Store } from '../store/store.js';
 import type { RelayHub } from './relay-hub.js';
@@ -15,19 +15,18 @@ import { noRelayYet, type RelayState } from './relay-state.js';
 export function relayHandlers(relay: RelayHub, store: Store): OperationHandlers {
   return {
     // GET /console/relay: the account's relay as the console shows it.
-    getConsoleRelay: async (ctx) => {
-      const accountId = ctx.state.account!.account_id;
+    getConsoleRelay: async ({ account }, ctx) => {
+      const accountId = account.account_id;
       const state = (await store.get<RelayState>('relay_states', accountId)) ?? noRelayYet(accountId);
       const silentMs = relay.silentForMs(accountId);
       const { account_id: _account, ...shown } = state;
       ctx.body = { ...shown, last_heard_ms_ago: silentMs };
     },
-    sendThroughRelay: async (ctx) => {
-      const { headers, body } = ctx.state.body as { headers: Record<string, string>; body: string };
+    sendThroughRelay: async ({ account, body: { headers, body } }, ctx) => {
       const started = performance.now();
       const result = await withAttemptLimit((signal) =>
         relay.sendUnplaced({
-          account_id: ctx.state.account!.account_id,
+          account_id: account.account_id,
           event_id: `grader_${randomUUID()}`,
           url: 'relay:',
           headers,

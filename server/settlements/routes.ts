@@ -1,21 +1,11 @@
-import type { OperationHandlers } from '../http/bind-operations.js';
-import type { AppContext } from '../http/context.js';
+import type { OperationHandlers } from '../http/operation.js';
 import type { TerminalService } from '../terminals/terminal-service.js';
-import type { Settlement } from './settlement.js';
-import type { SettlementQuery, SettlementService } from './settlement-service.js';
+import type { SettlementService } from './settlement-service.js';
 
-/** `settlementsOf(ctx)`: the settlement service over the store the request writes through. */
-export function settlementHandlers(
-  settlementsOf: (ctx: AppContext) => SettlementService,
-  terminals: TerminalService,
-): OperationHandlers {
+export function settlementHandlers(settlements: SettlementService, terminals: TerminalService): OperationHandlers {
   return {
-    notifySettlement: async (ctx) => {
-      const { settlement, replayed } = await settlementsOf(ctx).notify(
-        ctx.state.terminal!,
-        ctx.state.account!,
-        ctx.state.body as Settlement,
-      );
+    notifySettlement: async ({ signature, body }, ctx) => {
+      const { settlement, replayed } = await settlements.notify(signature, body);
       // INTERFACE.md §4: the notification answers 200, new or replayed.
       ctx.body = {
         title: 'Settlement notification',
@@ -25,13 +15,10 @@ export function settlementHandlers(
         data: settlement,
       };
     },
-    listSettlements: async (ctx) => {
-      const account = ctx.state.account!;
-      const serial = ctx.state.params!.serialNumber!;
-      const query = ctx.state.query as Partial<SettlementQuery>;
-      const data = await settlementsOf(ctx).list(
+    listSettlements: async ({ account, params, query }, ctx) => {
+      const data = await settlements.list(
         account,
-        serial,
+        params.serialNumber,
         {
           sort: query.sort ?? '-closedAt',
           size: query.size ?? 20,
@@ -39,7 +26,7 @@ export function settlementHandlers(
           ...(query.from ? { from: query.from } : {}),
           ...(query.to ? { to: query.to } : {}),
         },
-        () => terminals.get(account, serial),
+        () => terminals.get(account, params.serialNumber),
       );
       ctx.body = { title: 'Settlements', data };
     },

@@ -2,7 +2,7 @@ import type { Account } from '../accounts/account.js';
 import { accountNow, iso, type Clock } from '../clock.js';
 import { AppError, ValidationError } from '../errors.js';
 import type { Store } from '../store/store.js';
-import { TerminalChangedError, type TerminalRecord } from '../terminals/terminal.js';
+import type { PosSignature, PosSignatures, Signer } from '../terminals/pos-signatures.js';
 import {
   parseSort,
   publicSettlement,
@@ -25,14 +25,19 @@ export class SettlementService {
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
+    private readonly signed: PosSignatures,
   ) {}
 
-  /** Registers a batch close; the same six fields again answer the stored one, different ones 409. */
+  /**
+   * Registers a batch close, signed by its terminal: the insert claims the
+   * signature in the same step. The same six fields again answer the
+   * stored one, different ones 409.
+   */
   async notify(
-    terminal: TerminalRecord,
-    account: Account,
+    signature: PosSignature,
     settlement: Settlement,
   ): Promise<{ settlement: Settlement; replayed: boolean }> {
+    const { terminal } = signature;
     if (settlement.terminal !== terminal.serialNumber) {
       throw new ValidationError([
         {
@@ -43,21 +48,13 @@ export class SettlementService {
       ]);
     }
     const key = settlementKey(terminal.serialNumber, settlement.batchNumber);
-    const build = (by: TerminalRecord, on: Account): SettlementRecord => ({
+    const build = ({ terminal: by, account: on }: Signer): SettlementRecord => ({
       ...publicSettlement(settlement),
       merchantId: by.merchantId,
       receivedAt: iso(accountNow(this.clock, on)),
     });
     // Recorded once, by its key; nothing else changes with it, so no transaction (and, on PostgreSQL, one statement).
-    let stored: { record: SettlementRecord; inserted: boolean };
-    try {
-      stored = await this.insertIfAbsent(key, build(terminal, account));
-    } catch (error) {
-      // Built from a terminal or account that changed since: built again from them as they are now.
-      if (!(error instanceof TerminalChangedError)) throw error;
-      stored = await this.insertIfAbsent(key, build(error.terminal, error.account));
-    }
-    const { record, inserted } = stored;
+    const { record, inserted } = await this.signed.insertIfAbsent(signature, 'settlements', key, build);
     if (inserted) return { settlement: publicSettlement(record), replayed: false };
     if (!sameSettlement(record, settlement)) {
       throw new AppError(
@@ -66,14 +63,6 @@ export class SettlementService {
       );
     }
     return { settlement: publicSettlement(record), replayed: true };
-  }
-
-  private async insertIfAbsent(
-    key: string,
-    record: SettlementRecord,
-  ): Promise<{ record: SettlementRecord; inserted: boolean }> {
-    const stored = await this.store.insertIfAbsent<SettlementRecord>('settlements', key, record);
-    return stored ? { record: stored, inserted: false } : { record, inserted: true };
   }
 
   /**

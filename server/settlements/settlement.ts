@@ -1,18 +1,11 @@
-import type { Settlement } from '../../contracts/pos-types.js';
-import type { Query } from '../store/store.js';
-import type { IndexDeclaration } from '../store/store.js';
+import { settlementOf, type Settlement } from '../../contracts/pos-types.js';
+import { posSchemas, settlementFields } from '../../contracts/schemas/pos.js';
+import type { IndexDeclaration, OrderType, Query } from '../store/store.js';
 
-export const settlementFields = [
-  'batchNumber',
-  'transactionCount',
-  'closedAt',
-  'currencyReference',
-  'terminal',
-  'debitBatch',
-] as const;
+export { settlementFields };
 type Field = (typeof settlementFields)[number];
 
-export type { Settlement } from '../../contracts/pos-types.js';
+export type { Settlement };
 
 export interface SettlementRecord extends Settlement {
   [field: string]: unknown;
@@ -23,10 +16,8 @@ export interface SettlementRecord extends Settlement {
 /** Idempotency key: a terminal's batch number. Serials never contain "/" (their pattern), so no two pairs share a key. */
 export const settlementKey = (terminal: string, batchNumber: string) => `${terminal}/${batchNumber}`;
 
-export function publicSettlement(record: Settlement): Settlement {
-  const { batchNumber, transactionCount, closedAt, currencyReference, terminal, debitBatch } = record;
-  return { batchNumber, transactionCount, closedAt, currencyReference, terminal, debitBatch };
-}
+/** What the routes answer of a stored settlement: its six fields. */
+export const publicSettlement = settlementOf;
 
 /** Whether a replayed notification carries the same six fields as the stored one. */
 export function sameSettlement(a: Settlement, b: Settlement): boolean {
@@ -45,14 +36,11 @@ export function parseSort(sort: string): NonNullable<Query['orderBy']> {
   return { field: field === 'batchNumber' ? 'terminal' : field, direction: descending ? 'desc' : 'asc' };
 }
 
-const settlementOrderTypes: Record<Field, NonNullable<IndexDeclaration['order']>> = {
-  batchNumber: { field: 'batchNumber', type: 'text' },
-  transactionCount: { field: 'transactionCount', type: 'number' },
-  closedAt: { field: 'closedAt', type: 'time' },
-  currencyReference: { field: 'currencyReference', type: 'text' },
-  terminal: { field: 'terminal', type: 'text' },
-  debitBatch: { field: 'debitBatch', type: 'text' },
-};
+/** How a field orders, from its schema: integers as numbers, date-times as times, the rest as text. */
+function orderTypeOf(field: Field): OrderType {
+  const schema = (posSchemas.Settlement!.properties ?? {})[field] as { type?: string; format?: string };
+  return schema.type === 'integer' ? 'number' : schema.format === 'date-time' ? 'time' : 'text';
+}
 
 /**
  * A terminal's settlements sorted on any of the six fields, either way,
@@ -67,6 +55,6 @@ export const settlementIndexes: IndexDeclaration[] = settlementFields
   .filter((field) => field !== 'batchNumber')
   .map((field): IndexDeclaration =>
     field === 'terminal'
-      ? { equals: ['terminal'], order: settlementOrderTypes.terminal, idStartsWithIt: true }
-      : { equals: ['terminal'], order: settlementOrderTypes[field] },
+      ? { equals: ['terminal'], order: { field, type: orderTypeOf(field) }, idStartsWithIt: true }
+      : { equals: ['terminal'], order: { field, type: orderTypeOf(field) } },
   );

@@ -149,14 +149,14 @@ t.test('signed writes on two instances, one database', { skip: postgresSkip() },
         'other fields: 409, the signature claimed with the read',
       );
 
-      // Refused before its write: the claim is made all the same, so the same request again is a replay, not a second 400.
+      // Refused before its write: the handler's own error is the answer, and the claim is made all the same.
       const refused = await post(a, batch('B3', { terminal: 'OTHER' }));
       t.equal(refused.status, 400);
       const refusedAgain = await a.api.post(url, {
         json: batch('B3', { terminal: 'OTHER' }),
         headers: refused.headers,
       });
-      t.equal(refusedAgain.body.code, 'SIGNATURE_REPLAYED');
+      t.equal(refusedAgain.body.code, 'VALIDATION_FAILED', 'the same bytes again: the same refusal, nothing written');
       t.equal(await a.store.count('settlements'), 2, 'B1 and B2, each once');
     },
   );

@@ -1,6 +1,6 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { STORE_RETRY_AFTER_S, StoreUnavailableError } from '../errors.js';
-import type { OperationHandlers } from '../http/bind-operations.js';
+import type { OperationHandlers } from '../http/operation.js';
 import type { Store } from '../store/store.js';
 import { version } from '../version.js';
 import type { AppContext } from '../http/context.js';
@@ -13,16 +13,16 @@ export function systemHandlers(
   publicUrl: (ctx: AppContext) => string,
 ): OperationHandlers {
   return {
-    showHome: async (ctx) => {
+    showHome: (_request, ctx) => {
       ctx.type = 'text/html; charset=utf-8';
       ctx.body = homePage(version, publicUrl(ctx));
     },
-    getFavicon: async (ctx) => {
+    getFavicon: (_request, ctx) => {
       ctx.type = 'image/x-icon';
       ctx.set('Cache-Control', 'public, max-age=86400');
       ctx.body = favicon;
     },
-    getHealth: async (ctx) => {
+    getHealth: async (_request, ctx) => {
       const uptime_s = Math.round((performance.now() - startedAt) / 100) / 10;
       try {
         await store.ping();
@@ -35,7 +35,7 @@ export function systemHandlers(
         ctx.body = { status: 'store_unavailable', store: store.kind, uptime_s, version, reason: error.message };
       }
     },
-    getOpenApiDocument: async (ctx) => {
+    getOpenApiDocument: (_request, ctx) => {
       ctx.body = doc;
     },
   };

@@ -3,20 +3,21 @@ import type { Middleware } from 'koa';
 import { signPosRequest } from '../../contracts/clients/pos-client.js';
 import type { Account } from '../accounts/account.js';
 import { ManualClock } from '../clock.js';
-import type { AppState } from '../http/context.js';
+import type { AppContext, AppState } from '../http/context.js';
 import type { ClaimedWrite, Store, StoredRecord } from '../store/store.js';
 import { posSignatureGuard } from './pos-signature-guard.js';
+import { PosSignatures } from './pos-signatures.js';
 import type { SignatureClaim, SignatureLedger } from './signature-ledger.js';
-import { TerminalChangedError, type TerminalRecord } from './terminal.js';
+import type { TerminalRecord } from './terminal.js';
 
-// The guard on a store shared by several instances, with the store and the
-// shared claims faked: what it reads, claims and writes, and in which step.
+// The signature and its claims (PosSignatures, and the guard that hands the
+// signature to the handler) on a store shared by several instances, with the
+// store and the shared claims faked: what each reads, claims and writes, and in which step.
 // Through real HTTP and PostgreSQL: server/store/pg-instances.test.ts.
 
 const NOW = Date.parse('2026-11-25T12:00:00.000Z');
 const SERIAL = 'SN-1';
 const URL = `/api/v1/pos-terminals/${SERIAL}/settlements`;
-const FOLDED = 'notifySettlement';
 
 const terminalOf = (secret: string, extra: Partial<TerminalRecord> = {}) =>
   ({ serialNumber: SERIAL, secret, merchantId: 'M1', account_id: 'A1', ...extra }) as unknown as TerminalRecord;
@@ -59,9 +60,12 @@ function world() {
       if (!there) records.set(id, record);
       return there;
     },
-    async replaceIf() {
+    async replaceIf(_collection: string, id: string, expected: StoredRecord, next: StoredRecord) {
       calls.replaceIf += 1;
-      return false;
+      const there = records.get(id);
+      if (!there || JSON.stringify(there) !== JSON.stringify(expected)) return false;
+      records.set(id, next);
+      return true;
     },
   } as unknown as Store;
   const ledger: SignatureLedger = {
@@ -92,12 +96,13 @@ function world() {
     },
   };
   const clock = new ManualClock(NOW);
-  const guard = posSignatureGuard(store, clock, 300, ledger, new Set([FOLDED]));
+  const signatures = new PosSignatures(store, clock, 300, ledger);
+  const guard = posSignatureGuard(signatures);
   let signedAt = NOW;
   /** One request through the guard to `handler`, signed with `secret` (the current one by default) or with the headers given. */
   const request = async (
     handler: Middleware<AppState>,
-    options: { operationId?: string; secret?: string; headers?: Record<string, string>; serial?: string } = {},
+    options: { secret?: string; headers?: Record<string, string>; serial?: string } = {},
   ) => {
     const body = Buffer.from('{"batchNumber":"B1"}');
     const headers: Record<string, string> =
@@ -113,32 +118,36 @@ function world() {
       get: (name: string) => headers[name] ?? '',
       params: { serialNumber: options.serial ?? SERIAL }, // the fakes answer the same terminal for any serial
       originalUrl: URL,
-      state: { operationId: options.operationId ?? FOLDED, rawBody: body } as AppState,
+      state: { rawBody: body } as AppState,
     };
     await guard(ctx as never, () => handler(ctx as never, async () => undefined));
     return { ctx, headers };
   };
-  return { now, calls, records, request };
+  return { now, calls, records, request, signatures };
 }
+
+let signatures: PosSignatures;
+/** Each test's world is the one its handlers write through. */
+const worldOf = (): ReturnType<typeof world> => {
+  const made = world();
+  signatures = made.signatures;
+  return made;
+};
 
 type Answered<A> = Middleware<AppState> & { answered?: A };
 
 /** A settlement handler, as the settlement service writes: builds its record from the terminal and account it is given, and again from those a write says they are now. */
 const write = (id = 'SN-1/B1'): Answered<{ record: StoredRecord; inserted: boolean }> => {
   const handler: Answered<{ record: StoredRecord; inserted: boolean }> = async (ctx) => {
-    const store = ctx.state.store!;
-    const build = (terminal: TerminalRecord, account: Account) => ({
-      merchantId: terminal.merchantId,
-      offset: account.clock_offset_ms,
-    });
-    const insert = async (record: StoredRecord) => {
-      const there = await store.insertIfAbsent(id, id, record);
-      return there ? { record: there, inserted: false } : { record, inserted: true };
-    };
-    handler.answered = await insert(build(ctx.state.terminal!, ctx.state.account!)).catch((error: unknown) => {
-      if (!(error instanceof TerminalChangedError)) throw error;
-      return insert(build(error.terminal, error.account));
-    });
+    handler.answered = await signatures.insertIfAbsent(
+      ctx.state.signature!,
+      id,
+      id,
+      ({ terminal, account }: { terminal: TerminalRecord; account: Account }) => ({
+        merchantId: terminal.merchantId,
+        offset: account.clock_offset_ms,
+      }),
+    );
   };
   return handler;
 };
@@ -148,8 +157,8 @@ const refusal = (code: string) => ({ code });
 t.test(
   "a terminal known here: its claim is made with the handler's write, one step, nothing read before",
   async (t) => {
-    const { calls, records, request } = world();
-    await request(async () => undefined, { operationId: 'listSettlements' });
+    const { calls, records, request } = worldOf();
+    await request(async () => undefined);
     t.same(
       [calls.getLinked, calls.claimAndRead],
       [1, 1],
@@ -168,19 +177,19 @@ t.test(
     t.match(calls.claimAndWrite[0]!.claim.key, /^SN-1:[0-9a-f]{64}$/, 'the claim is the serial and the signature');
     t.same(handler.answered, { record: { merchantId: 'M1', offset: 0 }, inserted: true });
     t.same(records.get('SN-1/B1'), { merchantId: 'M1', offset: 0 });
-    t.equal(ctx.state.terminal?.serialNumber, SERIAL, 'the handler has the terminal');
-    t.equal(ctx.state.account?.account_id, 'A1', 'and its account');
+    t.equal(ctx.state.signature?.terminal.serialNumber, SERIAL, 'the handler has the terminal');
+    t.equal(ctx.state.signature?.account.account_id, 'A1', 'and its account');
   },
 );
 
 t.test('a terminal first met is read, then claimed with the write', async (t) => {
-  const { calls, request } = world();
+  const { calls, request } = worldOf();
   await request(write());
   t.same([calls.getLinked, calls.claimAndRead, calls.claimAndWrite.length], [1, 0, 1]);
 });
 
 t.test('the record already there is answered, not written again', async (t) => {
-  const { calls, request } = world();
+  const { calls, request } = worldOf();
   await request(write());
   const second = write();
   await request(second);
@@ -189,23 +198,20 @@ t.test('the record already there is answered, not written again', async (t) => {
 });
 
 t.test('a replayed signature is refused by the step with the write', async (t) => {
-  const { request } = world();
+  const { request } = worldOf();
   const { headers } = await request(write());
   await t.rejects(request(write(), { headers }), refusal('SIGNATURE_REPLAYED'));
 });
 
-t.test('the operations that do not write with it are claimed before their handler', async (t) => {
-  const { calls, request } = world();
-  let claimsBefore = -1;
-  await request(
-    async (ctx) => {
-      claimsBefore = calls.claimAndRead;
-      t.equal(ctx.state.store, undefined, 'no store of its own for the handler');
-    },
-    { operationId: 'listSettlements' },
-  );
-  t.equal(claimsBefore, 1);
-  await request(async () => undefined, { operationId: 'listSettlements' });
+t.test('a handler that writes nothing with it: claimed on its own, after the handler', async (t) => {
+  const { calls, request } = worldOf();
+  let claimsDuring = -1;
+  await request(async (ctx: AppContext) => {
+    claimsDuring = calls.claimAndRead;
+    t.equal(ctx.state.signature?.claimed, false, 'the handler holds it unclaimed');
+  });
+  t.equal(claimsDuring, 0);
+  await request(async () => undefined);
   t.same(
     [calls.getLinked, calls.claimAndRead, calls.claimAndWrite.length],
     [1, 2, 0],
@@ -213,17 +219,16 @@ t.test('the operations that do not write with it are claimed before their handle
   );
 });
 
-t.test("refused before its write, the request still makes its claim, and a replay's refusal comes first", async (t) => {
-  const { calls, request } = world();
-  await request(async () => undefined, { operationId: 'listSettlements' }); // known from here
+t.test("refused before its write: the handler's own error is the answer, and the claim is still made", async (t) => {
+  const { calls, request } = worldOf();
+  await request(async () => undefined); // known from here
   const bad = new Error('a bad body');
   const failing: Middleware<AppState> = async () => {
     throw bad;
   };
-  const first = request(failing);
-  await t.rejects(first, bad, "the handler's refusal, once the claim is made");
-  t.equal(calls.claimAndRead, 2, 'claimed on its own');
-  // The same request again: its signature was claimed.
+  await t.rejects(request(failing), bad, "the handler's refusal");
+  t.equal(calls.claimAndRead, 2, 'claimed on its own all the same');
+  // The same request again: its signature was claimed, so it can never succeed; its answer is still the handler's.
   const headers = signPosRequest({
     secret: 'a'.repeat(64),
     method: 'POST',
@@ -231,13 +236,14 @@ t.test("refused before its write, the request still makes its claim, and a repla
     body: '{"batchNumber":"B1"}',
     now: NOW + 100,
   });
-  await request(async () => undefined, { headers, operationId: 'listSettlements' });
-  await t.rejects(request(failing, { headers }), refusal('SIGNATURE_REPLAYED'));
+  await request(async () => undefined, { headers });
+  await t.rejects(request(failing, { headers }), bad, "a replay that fails before writing answers the handler's error");
+  await t.rejects(request(write(), { headers }), refusal('SIGNATURE_REPLAYED'), 'and one that writes is refused');
 });
 
 t.test('a handler that ends without writing: the claim is made after it, and can still refuse', async (t) => {
-  const { calls, request } = world();
-  await request(async () => undefined, { operationId: 'listSettlements' });
+  const { calls, request } = worldOf();
+  await request(async () => undefined);
   await request(async () => undefined);
   t.equal(calls.claimAndRead, 2);
   const headers = signPosRequest({
@@ -255,16 +261,16 @@ t.test('a handler that ends without writing: the claim is made after it, and can
 });
 
 t.test('a write that fails is not claimed again: its failure is the answer', async (t) => {
-  const { now, calls, request } = world();
-  await request(async () => undefined, { operationId: 'listSettlements' });
+  const { now, calls, request } = worldOf();
+  await request(async () => undefined);
   now.away = new Error('database away');
   await t.rejects(request(write()), now.away);
   t.equal(calls.claimAndRead, 1, 'no claim after it: whether the step was made is not known');
 });
 
 t.test('a handler that fails before reaching the store: the claim is made on its own', async (t) => {
-  const { calls, request } = world();
-  await request(async () => undefined, { operationId: 'listSettlements' });
+  const { calls, request } = worldOf();
+  await request(async () => undefined);
   const broken = new Error('no record to build');
   const failingBuild: Middleware<AppState> = async () => {
     throw broken; // as a record that cannot be built, before any write
@@ -275,11 +281,12 @@ t.test('a handler that fails before reaching the store: the claim is made on its
 });
 
 t.test('a signature is claimed once per request: only the first write carries it', async (t) => {
-  const { calls, request } = world();
+  const { calls, request } = worldOf();
   const twice: Middleware<AppState> = async (ctx) => {
-    await ctx.state.store!.insertIfAbsent('c', 'a', {});
-    await ctx.state.store!.insertIfAbsent('c', 'b', {});
-    await ctx.state.store!.replaceIf('c', 'a', {}, { later: true });
+    const signature = ctx.state.signature!;
+    await signatures.insertIfAbsent(signature, 'c', 'a', () => ({}));
+    await signatures.insertIfAbsent(signature, 'c', 'b', () => ({}));
+    await signatures.replaceIf(signature, 'c', 'a', {}, () => ({ later: true }));
   };
   await request(twice);
   t.equal(calls.claimAndWrite.length, 1);
@@ -293,7 +300,7 @@ t.test('a signature is claimed once per request: only the first write carries it
 t.test(
   "the account's clock moved meanwhile: claimed, then the record built again and written on its own",
   async (t) => {
-    const { now, calls, records, request } = world();
+    const { now, calls, records, request } = worldOf();
     await request(write('SN-1/B0'));
     now.account = accountOf(3_600_000);
     const handler = write();
@@ -312,7 +319,7 @@ t.test(
 );
 
 t.test('changed meanwhile and the record already there: answered as it is', async (t) => {
-  const { now, request } = world();
+  const { now, request } = worldOf();
   await request(write());
   now.terminal = terminalOf('a'.repeat(64), { label: 'renamed' } as Partial<TerminalRecord>);
   const handler = write();
@@ -323,7 +330,7 @@ t.test('changed meanwhile and the record already there: answered as it is', asyn
 t.test(
   'a secret rotated elsewhere: the old one is refused by the step with the write, and forgotten here',
   async (t) => {
-    const { now, calls, records, request } = world();
+    const { now, calls, records, request } = worldOf();
     await request(write('SN-1/B0'));
     const old = now.terminal!.secret;
     now.terminal = terminalOf('b'.repeat(64));
@@ -338,7 +345,7 @@ t.test(
 t.test(
   'a secret rotated elsewhere: a request signed with the new one is read at once, and written in one step',
   async (t) => {
-    const { now, calls, request } = world();
+    const { now, calls, request } = worldOf();
     await request(write('SN-1/B0'));
     now.terminal = terminalOf('b'.repeat(64));
     await request(write());
@@ -349,14 +356,14 @@ t.test(
 );
 
 t.test('changed meanwhile and replayed: refused as a replay', async (t) => {
-  const { now, request } = world();
+  const { now, request } = worldOf();
   const { headers } = await request(write('SN-1/B0'));
   now.account = accountOf(5);
   await t.rejects(request(write(), { headers }), refusal('SIGNATURE_REPLAYED'));
 });
 
 t.test('a terminal whose account is gone signs nothing, by either step', async (t) => {
-  const { now, calls, records, request } = world();
+  const { now, calls, records, request } = worldOf();
   await request(write('SN-1/B0'));
   now.account = undefined;
   await t.rejects(request(write()), refusal('SIGNATURE_INVALID'));
@@ -370,7 +377,7 @@ t.test('a terminal whose account is gone signs nothing, by either step', async (
 });
 
 t.test('a terminal deleted elsewhere signs nothing', async (t) => {
-  const { now, request } = world();
+  const { now, request } = worldOf();
   await request(write('SN-1/B0'));
   const { secret } = now.terminal!;
   now.terminal = undefined;
@@ -379,15 +386,15 @@ t.test('a terminal deleted elsewhere signs nothing', async (t) => {
 });
 
 t.test('a secret rotated elsewhere stops the old one on an operation claimed on its own', async (t) => {
-  const { now, calls, request } = world();
-  await request(async () => undefined, { operationId: 'listSettlements' });
+  const { now, calls, request } = worldOf();
+  await request(async () => undefined);
   const old = now.terminal!.secret;
   now.terminal = terminalOf('b'.repeat(64));
   await t.rejects(
-    request(async () => undefined, { operationId: 'listSettlements', secret: old }),
+    request(async () => undefined, { secret: old }),
     refusal('SIGNATURE_INVALID'),
   );
-  await request(async () => undefined, { operationId: 'listSettlements' });
+  await request(async () => undefined);
   t.equal(calls.getLinked, 2, 'forgotten, so read again for the new one');
 });
 
@@ -398,19 +405,18 @@ const replace = (
   id = 'O1',
 ): Answered<{ replaced: boolean; account?: Account }> => {
   const handler: Answered<{ replaced: boolean; account?: Account }> = async (ctx) => {
-    handler.answered = await ctx.state.store!.replaceIf('orders', id, expected, next).then(
-      (replaced) => ({ replaced }),
-      (error: unknown) => {
-        if (!(error instanceof TerminalChangedError)) throw error;
-        return { replaced: false, account: error.account };
-      },
-    );
+    let builtFor: Account | undefined;
+    const replaced = await signatures.replaceIf(ctx.state.signature!, 'orders', id, expected, ({ account }) => {
+      builtFor = account;
+      return next;
+    });
+    handler.answered = { replaced, ...(builtFor?.clock_offset_ms ? { account: builtFor } : {}) };
   };
   return handler;
 };
 
 t.test('a replacement is made with the claim in one step, only if the record is still as read', async (t) => {
-  const { calls, records, request } = world();
+  const { calls, records, request } = worldOf();
   records.set('O1', { status: 'PENDING' });
   const first = replace({ status: 'PENDING' }, { status: 'PAID' });
   await request(first);
@@ -435,16 +441,17 @@ t.test('a replacement is made with the claim in one step, only if the record is 
 });
 
 t.test(
-  "the account's clock moved: the claim made, nothing replaced, the account as it is now for deciding again",
+  "the account's clock moved: claimed, then the replacement built again from the account as it is now, on its own",
   async (t) => {
-    const { now, records, request } = world();
+    const { now, calls, records, request } = worldOf();
     records.set('O1', { status: 'PENDING' });
     await request(write('SN-1/B0'));
     now.account = accountOf(60_000);
     const moved = replace({ status: 'PENDING' }, { status: 'PAID' });
     const { headers } = await request(moved);
-    t.same(moved.answered, { replaced: false, account: now.account });
-    t.same(records.get('O1'), { status: 'PENDING' }, 'nothing written');
+    t.same(moved.answered, { replaced: true, account: now.account });
+    t.same(records.get('O1'), { status: 'PAID' });
+    t.equal(calls.replaceIf, 1, 'the second try on its own: the claim was made by the first');
     await t.rejects(
       request(replace({ status: 'PENDING' }, { status: 'PAID' }), { headers }),
       refusal('SIGNATURE_REPLAYED'),
@@ -454,7 +461,7 @@ t.test(
 );
 
 t.test('a replayed signature is refused by the step with the replacement', async (t) => {
-  const { records, request } = world();
+  const { records, request } = worldOf();
   records.set('O1', { status: 'PENDING' });
   const { headers } = await request(replace({ status: 'PENDING' }, { status: 'PAID' }));
   await t.rejects(
@@ -465,10 +472,10 @@ t.test('a replayed signature is refused by the step with the replacement', async
 });
 
 t.test('what is known here is bounded: the least recently used terminal is forgotten first', async (t) => {
-  const { calls, request } = world();
+  const { calls, request } = worldOf();
   const read = async (serial: string) => {
     const before = calls.getLinked;
-    await request(async () => undefined, { operationId: 'listSettlements', serial });
+    await request(async () => undefined, { serial });
     return calls.getLinked - before;
   };
   for (let i = 0; i < 10_000; i += 1) await read(`S${i}`);

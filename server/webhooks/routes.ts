@@ -1,12 +1,12 @@
 import { AppError } from '../errors.js';
-import type { OperationHandlers } from '../http/bind-operations.js';
+import type { OperationHandlers } from '../http/operation.js';
 import type { WebhookDispatcher } from './dispatcher.js';
 import { FAILS_ON_PURPOSE, type ReceiverKind, type Receivers } from './receivers.js';
 
 export function webhookHandlers(receivers: Receivers, dispatcher: WebhookDispatcher): OperationHandlers {
   return {
     // The four default receivers (receivePaidWebhook…): the receiver is the path's last segment.
-    receiveWebhook: async (ctx) => {
+    receiveWebhook: async ({ params }, ctx) => {
       const headers = Object.fromEntries(
         Object.entries(ctx.headers).map(([name, value]) => [
           name.toLowerCase(),
@@ -14,7 +14,7 @@ export function webhookHandlers(receivers: Receivers, dispatcher: WebhookDispatc
         ]),
       );
       const status = await receivers.receive(
-        ctx.state.params!.account_id!,
+        params.account_id,
         ctx.path.slice(ctx.path.lastIndexOf('/') + 1) as ReceiverKind,
         { rawBody: ctx.state.rawBody ?? Buffer.alloc(0), headers },
       );
@@ -22,26 +22,16 @@ export function webhookHandlers(receivers: Receivers, dispatcher: WebhookDispatc
       ctx.status = status;
       ctx.body = { received: true };
     },
-    resendWebhook: async (ctx) => {
-      const to = (ctx.state.body as { url?: unknown } | undefined)?.url;
-      ctx.body = await dispatcher.resend(
-        ctx.state.account!,
-        ctx.state.params!.event_id!,
-        typeof to === 'string' ? to : undefined,
-      );
+    resendWebhook: async ({ account, params, body }, ctx) => {
+      ctx.body = await dispatcher.resend(account, params.event_id, body?.url);
     },
-    listFailedWebhooks: async (ctx) => {
-      const sessionId = ctx.query.session_id;
-      ctx.body = await dispatcher.failedEvents(
-        ctx.state.account!,
-        typeof sessionId === 'string' && sessionId ? sessionId : undefined,
-      );
+    listFailedWebhooks: async ({ account, query }, ctx) => {
+      ctx.body = await dispatcher.failedEvents(account, query.session_id || undefined);
     },
-    resendFailedWebhooks: async (ctx) => {
-      const sessionId = (ctx.state.body as { session_id?: string } | undefined)?.session_id;
-      ctx.body = await dispatcher.resendFailed(ctx.state.account!, sessionId);
+    resendFailedWebhooks: async ({ account, body }, ctx) => {
+      ctx.body = await dispatcher.resendFailed(account, body?.session_id);
     },
-    openRelay: async (ctx) => {
+    openRelay: (_request, ctx) => {
       ctx.set('Upgrade', 'websocket');
       throw new AppError(
         'UPGRADE_REQUIRED',
