@@ -1,11 +1,12 @@
 // The floors of the code base (docs/layout.md), checked by `npm run lint:deps` in `npm test`.
 // contracts/ is the interface every side shares: the document and its pure helpers at the bottom, the clients of
-// the interface on them, the conformance tools (suite, receiver grader) and their kits on top. server/ and
+// the interface on them (the scenario engine among them: scripted requests, which the console's runs play too),
+// the conformance tools (suite, receiver grader) and their kits on top. server/ and
 // terminal/ stand on contracts/ as peers that talk over HTTP (the terminal borrows the server's durable-file
 // helpers and test kits, never the reverse); scripts/ stands on everything. Tests sit above all of it.
 const TEST = '\\.test\\.ts$|-testkit\\.ts$';
 const DOCUMENT = '^contracts/(?:[^/]+\\.ts|paths/|schemas/)';
-const CONFORMANCE = '^contracts/(?:suite|receiver|testing|scenario)/';
+const CONFORMANCE = '^contracts/(?:suite|receiver|testing)/';
 
 /** A floor: code under `from` (tests left out) never imports `to`. */
 const floor = (name, comment, from, to, allowed) => ({
@@ -44,6 +45,15 @@ module.exports = {
       '^contracts/clients/',
       CONFORMANCE,
     ),
+    {
+      ...floor(
+        'server-below-conformance-tools',
+        'The server uses the interface and its clients (the scenario engine among them), never the tools that judge an implementation; its test kits may.',
+        '^server/',
+        CONFORMANCE,
+      ),
+      from: { path: '^server/', pathNot: `${TEST}|^server/testing/` },
+    },
     floor(
       'server-below-terminal',
       'The server knows the terminal only over HTTP.',

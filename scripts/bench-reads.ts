@@ -14,7 +14,7 @@ import { postgresBin, startThrowawayPostgres } from '../server/store/pg-testing.
 import { startCompiledServer } from './bench/compiled-server.js';
 import { settlementRequests } from './bench/settlement-requests.js';
 import { median } from './bench-stats.js';
-import { type World, register, seedLowdb, seedPostgres } from './bench/reads-world.js';
+import { type ReadsWorld, register, seedLowdb, seedPostgres } from './bench/reads-world.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -74,7 +74,7 @@ async function stopServer(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-const READS: Array<{ name: string; path: (w: World) => string; console?: boolean }> = [
+const READS: Array<{ name: string; path: (w: ReadsWorld) => string; console?: boolean }> = [
   {
     name: 'latest settlement of a terminal (sort=-closedAt&size=1)',
     path: (w) => `/api/v1/merchants/${w.merchantId}/pos-terminals/${w.serial}/settlements?sort=-closedAt&size=1`,
@@ -96,7 +96,7 @@ interface Target {
   size: number;
   url: string;
   child: ChildProcess;
-  world: World;
+  world: ReadsWorld;
   startMs: number;
   /** The first answer of each read, in ms (it builds what the read needs). */
   first: number[];
@@ -148,7 +148,7 @@ async function prepare(
   };
 }
 
-const readHeaders = (read: (typeof READS)[number], world: World) => ({
+const readHeaders = (read: (typeof READS)[number], world: ReadsWorld) => ({
   authorization: `Bearer ${read.console ? world.consoleToken : world.token}`,
 });
 

@@ -46,7 +46,7 @@ import { purgeExpired } from './console/purge.js';
 import { rateBrake, storeRateCounter } from './console/rate-brake.js';
 import { consoleHandlers } from './console/routes.js';
 import { ScenarioRuns } from './console/scenario-runs.js';
-import { loadBundledScenarios } from '../contracts/scenario/bundled.js';
+import { loadBundledScenarios } from '../contracts/clients/scenario/bundled.js';
 import { payHandlers } from './pay/routes.js';
 import { sessionHandlers } from './sessions/routes.js';
 import { SessionService } from './sessions/session-service.js';

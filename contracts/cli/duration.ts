@@ -19,8 +19,8 @@ export const formatDuration = (ms: number) => (ms % 1000 === 0 && ms > 0 ? `${ms
 export interface DurationOption {
   /** The option's name now, without dashes: `poll`. */
   name: string;
-  /** The name it had before, whose bare number is in `legacyUnit`: `poll-ms`. */
-  legacy?: { name: string; unit: 'ms' | 's' };
+  /** The name it had before, whose bare number is in `oldSpelling`: `poll-ms`. */
+  oldSpelling?: { name: string; unit: 'ms' | 's' };
   /** A bare number given to the option itself is read in this unit, with a warning (svc-contracts' seconds). */
   bareUnit?: 'ms' | 's';
   min?: number;
@@ -40,7 +40,7 @@ export function durationOf(
   warn: (message: string) => void,
 ): number | undefined {
   const given = values[option.name];
-  const legacy = option.legacy && values[option.legacy.name];
+  const oldValue = option.oldSpelling && values[option.oldSpelling.name];
   let ms: number | undefined;
   if (typeof given === 'string') {
     const parsed = parseDuration(given);
@@ -50,11 +50,11 @@ export function durationOf(
       warn(`--${option.name} ${given}: give its unit, --${option.name} ${formatDuration(ms)}`);
     } else
       return problem(`--${option.name} takes a duration with its unit (200ms, 5s, 2m), got ${JSON.stringify(given)}`);
-  } else if (typeof legacy === 'string' && option.legacy) {
-    if (!/^\d+(\.\d+)?$/.test(legacy))
-      return problem(`--${option.legacy.name} must be a number, got ${JSON.stringify(legacy)}`);
-    ms = Math.round(Number(legacy) * UNITS[option.legacy.unit]!);
-    warn(`--${option.legacy.name} is the old spelling: --${option.name} ${formatDuration(ms)}`);
+  } else if (typeof oldValue === 'string' && option.oldSpelling) {
+    if (!/^\d+(\.\d+)?$/.test(oldValue))
+      return problem(`--${option.oldSpelling.name} must be a number, got ${JSON.stringify(oldValue)}`);
+    ms = Math.round(Number(oldValue) * UNITS[option.oldSpelling.unit]!);
+    warn(`--${option.oldSpelling.name} is the old spelling: --${option.name} ${formatDuration(ms)}`);
   } else return fallback;
   if ((option.min !== undefined && ms < option.min) || (option.max !== undefined && ms > option.max))
     return problem(

@@ -1,5 +1,5 @@
-import { EVENT_TYPES, event, newSession, type Delivery, type DeliveryRecipe } from './deliveries.js';
-import type { Answer } from './transport.js';
+import { EVENT_TYPES, event, newSession, type GradingDelivery, type DeliveryRecipe } from './deliveries.js';
+import type { ReceiverAnswer } from './transport.js';
 
 // The receiver rules, as checks (INTERFACE.md §7). Each check names its source, says
 // what it sends and what it expects, and is graded on the answers alone.
@@ -14,15 +14,15 @@ import type { Answer } from './transport.js';
 // cannot be seen from its answers (the interface asks it to acknowledge the
 // retry either way); retry-acknowledged only checks the retry is not refused.
 
-export type Expectation = '2xx' | 'non-2xx';
+export type ReceiverExpectation = '2xx' | 'non-2xx';
 
 export interface Probe {
   name: string;
   /** How it was made, so that a curl line can make it again. */
   recipe: DeliveryRecipe;
-  delivery: Delivery;
-  expect: Expectation;
-  answer: Answer;
+  delivery: GradingDelivery;
+  expect: ReceiverExpectation;
+  answer: ReceiverAnswer;
   /** The answer time it had to stay within, when time is graded (the simulator's attempt limit). */
   withinMs?: number;
   passed: boolean;
@@ -33,13 +33,13 @@ export interface ProbeOptions {
   withinMs?: number;
 }
 
-export interface CheckContext {
+export interface ReceiverCheckContext {
   secret: string;
   now(): number;
   /** Signs one delivery at the moment it is sent, sends it and grades its answer. */
-  probe(name: string, recipe: DeliveryRecipe, expect: Expectation, options?: ProbeOptions): Promise<Probe>;
+  probe(name: string, recipe: DeliveryRecipe, expect: ReceiverExpectation, options?: ProbeOptions): Promise<Probe>;
   /** Sends an earlier probe's delivery again, byte for byte (an automatic retry). */
-  resend(name: string, previous: Probe, expect: Expectation): Promise<Probe>;
+  resend(name: string, previous: Probe, expect: ReceiverExpectation): Promise<Probe>;
   /** The answer time a receiver must stay within (the interface's 5 s). */
   maxLatencyMs: number;
 }
@@ -51,7 +51,7 @@ export interface CheckRun {
   note?: string;
 }
 
-export interface Check {
+export interface ReceiverCheck {
   id: string;
   title: string;
   source: string;
@@ -61,7 +61,7 @@ export interface Check {
   dependsOn?: string;
   /** Functional checks (1) come first, then latency (2), then concurrency (3); every check runs alone. */
   phase: 1 | 2 | 3;
-  run(ctx: CheckContext): Promise<CheckRun>;
+  run(ctx: ReceiverCheckContext): Promise<CheckRun>;
 }
 
 const RULES = 'INTERFACE.md §7';
@@ -73,7 +73,7 @@ async function inTurn(...sends: Array<() => Promise<Probe>>): Promise<CheckRun> 
   return { probes };
 }
 
-const signedEventChecks: Check[] = EVENT_TYPES.map((type) => ({
+const signedEventChecks: ReceiverCheck[] = EVENT_TYPES.map((type) => ({
   id: `signed-${type.replace('payment_session.', '').replace(/_/g, '-')}`,
   title: `a correctly signed ${type} is acknowledged with a 2xx`,
   source: `${RULES} (body)`,
@@ -86,7 +86,7 @@ const signedEventChecks: Check[] = EVENT_TYPES.map((type) => ({
 export const TOLERANCE_MARGIN_MS = 10_000;
 const FIVE_MINUTES_MS = 300_000;
 
-export const CHECKS: Check[] = [
+export const CHECKS: ReceiverCheck[] = [
   ...signedEventChecks,
   {
     id: 'retry-acknowledged',
@@ -160,7 +160,7 @@ export const CHECKS: Check[] = [
     required: true,
     phase: 1,
     run: (ctx) => {
-      const send = (name: string, offsetMs: number, expect: Expectation) => () =>
+      const send = (name: string, offsetMs: number, expect: ReceiverExpectation) => () =>
         ctx.probe(name, { ...event('payment_session.paid'), offsetMs }, expect);
       return inTurn(
         send('signed 5 min 10 s ago', -(FIVE_MINUTES_MS + TOLERANCE_MARGIN_MS), 'non-2xx'),
@@ -247,7 +247,12 @@ export const CHECKS: Check[] = [
  * samples the 99th percentile is the slowest, so the first answer over the
  * limit decides and sampling stops there.
  */
-function latencyCheck(id: string, title: string, required: boolean, limitMs: (ctx: CheckContext) => number): Check {
+function latencyCheck(
+  id: string,
+  title: string,
+  required: boolean,
+  limitMs: (ctx: ReceiverCheckContext) => number,
+): ReceiverCheck {
   return {
     id,
     title,

@@ -17,7 +17,7 @@ export const EVENT_TYPES = [
   'payment_session.accreditation_to_recipient_failed',
 ] as const;
 
-export interface Delivery {
+export interface GradingDelivery {
   headers: Record<string, string>;
   /** The exact bytes sent. */
   body: string;
@@ -87,7 +87,7 @@ export function event(
 }
 
 /** The delivery a recipe makes when sent at `now`. */
-export function materialise(recipe: DeliveryRecipe, secret: string, now: number): Delivery {
+export function materialise(recipe: DeliveryRecipe, secret: string, now: number): GradingDelivery {
   const timestamp = new Date(now + (recipe.offsetMs ?? 0)).toISOString();
   const signedBody = typeof recipe.body === 'string' ? recipe.body : recipe.body(timestamp);
   const body = recipe.alter ? recipe.alter(signedBody) : signedBody;
@@ -107,7 +107,7 @@ export function signed(
   timestamp: string,
   body: Record<string, unknown> | string,
   idempotencyKey: string = randomUUID(),
-): Delivery {
+): GradingDelivery {
   const raw = typeof body === 'string' ? body : JSON.stringify(body);
   return {
     headers: {

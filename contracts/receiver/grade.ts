@@ -1,8 +1,14 @@
-import { CHECKS, type Check, type CheckContext, type Expectation, type Probe } from './checks.js';
-import { materialise, type Delivery, type DeliveryRecipe } from './deliveries.js';
-import type { Answer, Transport } from './transport.js';
+import {
+  CHECKS,
+  type ReceiverCheck,
+  type ReceiverCheckContext,
+  type ReceiverExpectation,
+  type Probe,
+} from './checks.js';
+import { materialise, type GradingDelivery, type DeliveryRecipe } from './deliveries.js';
+import type { ReceiverAnswer, Transport } from './transport.js';
 
-export interface CheckResult {
+export interface GradedCheck {
   id: string;
   title: string;
   source: string;
@@ -15,7 +21,7 @@ export interface CheckResult {
 
 export interface Grade {
   target: string;
-  checks: CheckResult[];
+  checks: GradedCheck[];
   /** Required checks passed, out of all required checks, in percent. */
   score: number;
   passed: boolean;
@@ -39,10 +45,10 @@ export interface GradeOptions {
   /** Only these checks (by id), when given. */
   only?: readonly string[];
   /** Called as each check ends, for progress lines. */
-  onCheck?: (result: CheckResult) => void;
+  onCheck?: (result: GradedCheck) => void;
 }
 
-export const passes = (expect: Expectation, status: number | null) =>
+export const passes = (expect: ReceiverExpectation, status: number | null) =>
   expect === '2xx'
     ? status !== null && status >= 200 && status < 300
     : status !== null && (status < 200 || status >= 300);
@@ -50,9 +56,9 @@ export const passes = (expect: Expectation, status: number | null) =>
 const graded = (
   name: string,
   recipe: DeliveryRecipe,
-  delivery: Delivery,
-  expect: Expectation,
-  answer: Answer,
+  delivery: GradingDelivery,
+  expect: ReceiverExpectation,
+  answer: ReceiverAnswer,
   withinMs?: number,
 ): Probe => ({
   name,
@@ -79,8 +85,8 @@ export async function gradeReceiver(options: GradeOptions): Promise<Grade> {
   const sent = async (
     name: string,
     recipe: DeliveryRecipe,
-    delivery: Delivery,
-    expect: Expectation,
+    delivery: GradingDelivery,
+    expect: ReceiverExpectation,
     withinMs?: number,
   ) => {
     const check = current;
@@ -88,7 +94,7 @@ export async function gradeReceiver(options: GradeOptions): Promise<Grade> {
     answered.push({ check, probe });
     return probe;
   };
-  const ctx: CheckContext = {
+  const ctx: ReceiverCheckContext = {
     secret: options.secret,
     now,
     maxLatencyMs: options.maxLatencyMs ?? 5000,
@@ -97,13 +103,13 @@ export async function gradeReceiver(options: GradeOptions): Promise<Grade> {
     resend: (name, previous, expect) => sent(name, previous.recipe, previous.delivery, expect),
   };
   const chosen = options.only ? CHECKS.filter((check) => options.only!.includes(check.id)) : CHECKS;
-  const results = new Map<string, CheckResult>();
-  const runOne = async (check: Check) => {
+  const results = new Map<string, GradedCheck>();
+  const runOne = async (check: ReceiverCheck) => {
     current = check.id;
     const started = performance.now();
     const run = await check.run(ctx);
     const passed = run.passed ?? run.probes.every((probe) => probe.passed);
-    const result: CheckResult = {
+    const result: GradedCheck = {
       id: check.id,
       title: check.title,
       source: check.source,

@@ -1,7 +1,7 @@
-import type { Delivery } from './deliveries.js';
+import type { GradingDelivery } from './deliveries.js';
 
 /** What one delivery got: the receiver's status and answer, or why there was none, and how long it took. */
-export interface Answer {
+export interface ReceiverAnswer {
   status: number | null;
   error: string | null;
   /** Nothing took the request: the receiver is not there (refused, no such host) or went away. */
@@ -14,7 +14,7 @@ export interface Answer {
 export interface Transport {
   /** Where deliveries go, for the report and the curl lines. */
   readonly target: string;
-  send(delivery: Delivery): Promise<Answer>;
+  send(delivery: GradingDelivery): Promise<ReceiverAnswer>;
 }
 
 const ANSWER_SHOWN_CHARS = 300;

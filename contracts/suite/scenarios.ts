@@ -73,9 +73,9 @@ export async function mutatingScenarios(ctx: ScenarioContext): Promise<World> {
     await http('POST', '/console/register', { json: { email, password, short_name: `c${unique()}` } })
   ).body;
   await http('POST', '/console/register', { json: { email, password } }); // 409
-  const legacyEmail = `legacy-${unique()}@example.com`;
-  await http('POST', '/register', { json: { email: legacyEmail, password } });
-  await http('POST', '/register', { json: { email: legacyEmail, password } }); // 409
+  const registerEmail = `register-${unique()}@example.com`;
+  await http('POST', '/register', { json: { email: registerEmail, password } });
+  await http('POST', '/register', { json: { email: registerEmail, password } }); // 409
   const login = (await http('POST', '/api/svcpagos/login', { json: { email, password } })).body;
   await http('POST', '/api/svcpagos/login', { json: { email, password: 'wrong password' } }); // 401
   await http('POST', '/api/svcpagos/refresh-token', { json: { refreshToken: login.refreshToken } });

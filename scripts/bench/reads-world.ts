@@ -12,7 +12,7 @@ import type { JsonAnswer } from '../../contracts/json-answer.js';
 
 // The world the reads bench measures in: an account with a terminal, and its data seeded straight into either store at a size.
 
-export interface World {
+export interface ReadsWorld {
   token: string;
   consoleToken: string;
   accountId: string;
@@ -22,7 +22,7 @@ export interface World {
   secret: string;
 }
 
-export async function register(url: string): Promise<World> {
+export async function register(url: string): Promise<ReadsWorld> {
   const post = async (path: string, body: unknown, token?: string) => {
     const response = await fetch(new URL(path, url), {
       method: 'POST',
@@ -48,7 +48,7 @@ export async function register(url: string): Promise<World> {
 }
 
 /** The records: the account's own (2,000 of each kind), and `total` others spread over 500 merchants. */
-function* records(world: World, total: number): Generator<[string, string, StoredRecord]> {
+function* records(world: ReadsWorld, total: number): Generator<[string, string, StoredRecord]> {
   const at = (i: number) => new Date(Date.parse('2026-01-01T00:00:00.000Z') + i * 1000).toISOString();
   const own = 2000;
   for (let i = 0; i < own + total; i += 1) {
@@ -104,7 +104,7 @@ function* records(world: World, total: number): Generator<[string, string, Store
   }
 }
 
-export async function seedLowdb(dir: string, world: World, total: number): Promise<void> {
+export async function seedLowdb(dir: string, world: ReadsWorld, total: number): Promise<void> {
   const store = await EmbeddedStore.open({ dir });
   let batch: Array<[string, string, StoredRecord]> = [];
   const flush = () =>
@@ -124,7 +124,7 @@ export async function seedLowdb(dir: string, world: World, total: number): Promi
 }
 
 /** With `explain`, prints the plans of the listed queries once seeded. */
-export async function seedPostgres(url: string, world: World, total: number, explain = false): Promise<void> {
+export async function seedPostgres(url: string, world: ReadsWorld, total: number, explain = false): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const tables = new Set<string>();

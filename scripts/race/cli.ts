@@ -3,7 +3,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PosClient } from '../../contracts/clients/pos-client.js';
-import { ScenarioFileError } from '../../contracts/scenario/scenario-format.js';
+import { ScenarioFileError } from '../../contracts/clients/scenario/scenario-format.js';
 import { commandLine } from '../cli-args.js';
 import { startOwnServer } from '../own-server.js';
 import { checkInvariants, completeVoids, interleavings, seeded, type OrderRun, type RaceTarget } from './race.js';

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { loadBundledScenarios } from '../../contracts/scenario/bundled.js';
-import { raceOrderOf, type RaceOrder } from '../../contracts/scenario/race-order.js';
-import { runScenario } from '../../contracts/scenario/run-scenario.js';
-import { parseScenario, type Scenario } from '../../contracts/scenario/scenario-format.js';
+import { loadBundledScenarios } from '../../contracts/clients/scenario/bundled.js';
+import { raceOrderOf, type RaceOrder } from '../../contracts/clients/scenario/race-order.js';
+import { runScenario } from '../../contracts/clients/scenario/run-scenario.js';
+import { parseScenario, type Scenario } from '../../contracts/clients/scenario/scenario-format.js';
 import { interleavings, type OrderRun } from './race.js';
 
 // The race demo is its scenarios (fixtures/scenarios/race-*.json, or any a

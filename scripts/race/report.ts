@@ -1,4 +1,4 @@
-import { takenFirst } from '../../contracts/scenario/race-order.js';
+import { takenFirst } from '../../contracts/clients/scenario/race-order.js';
 import type { Interleaving, OrderRun } from './race.js';
 
 const statuses = ['PAID', 'VOIDED', 'DISCARDED', 'VOID_PENDING', 'PENDING'] as const;

@@ -2,13 +2,13 @@ import { readFile } from 'node:fs/promises';
 import type { Settlement } from '../../contracts/pos-types.js';
 import { PosClient } from '../../contracts/clients/pos-client.js';
 
-export type Outcome = 'created' | 'replayed' | 'conflict' | 'rejected';
+export type ReplayOutcome = 'created' | 'replayed' | 'conflict' | 'rejected';
 
-export interface ItemResult {
+export interface ReplayItemResult {
   file: string;
   index: number;
   batchNumber: string;
-  outcome: Outcome;
+  outcome: ReplayOutcome;
   status?: number;
   reason?: string;
   /** What the batch file says this settlement is there to show, when not a plain success. */
@@ -17,7 +17,7 @@ export interface ItemResult {
 
 /** A settlement its file sends on purpose to be refused: a conflict to demonstrate, say. */
 export interface Intended {
-  outcome: Outcome;
+  outcome: ReplayOutcome;
   why: string;
 }
 
@@ -28,7 +28,7 @@ interface BatchItem {
   intended?: Intended;
 }
 
-const outcomes: readonly Outcome[] = ['created', 'replayed', 'conflict', 'rejected'];
+const outcomes: readonly ReplayOutcome[] = ['created', 'replayed', 'conflict', 'rejected'];
 
 /** The file's `intended` list, checked: an index of its settlements, an outcome, a reason. */
 function intendedOf(file: string, data: { intended?: unknown }, count: number): Map<number, Intended> {
@@ -41,16 +41,16 @@ function intendedOf(file: string, data: { intended?: unknown }, count: number): 
       throw new Error(
         `${file}: "intended" names settlement ${String(index)}, which the file does not have (0 to ${count - 1})`,
       );
-    if (!outcomes.includes(outcome as Outcome))
+    if (!outcomes.includes(outcome as ReplayOutcome))
       throw new Error(`${file}: "intended" outcome of #${String(index)} is one of ${outcomes.join(', ')}`);
     if (typeof why !== 'string' || !why) throw new Error(`${file}: "intended" #${String(index)} says why`);
-    byIndex.set(index as number, { outcome: outcome as Outcome, why });
+    byIndex.set(index as number, { outcome: outcome as ReplayOutcome, why });
   }
   return byIndex;
 }
 
 /** Whether a result counts as a failure: refused when nothing said it would be, or other than its file intended. */
-export const failed = (result: ItemResult): boolean =>
+export const failed = (result: ReplayItemResult): boolean =>
   result.intended
     ? result.outcome !== result.intended.outcome
     : result.outcome === 'conflict' || result.outcome === 'rejected';
@@ -97,7 +97,9 @@ export async function loadBatches(files: string[], terminal: string): Promise<Ba
  * settlement was refused and its file did not intend it, or when one
  * its file meant to be refused was not.
  */
-export async function replayBatches(options: ReplayOptions): Promise<{ results: ItemResult[]; exitCode: number }> {
+export async function replayBatches(
+  options: ReplayOptions,
+): Promise<{ results: ReplayItemResult[]; exitCode: number }> {
   const client = new PosClient({
     baseUrl: options.baseUrl,
     serialNumber: options.terminal,
@@ -106,12 +108,12 @@ export async function replayBatches(options: ReplayOptions): Promise<{ results: 
     ...(options.now ? { now: options.now } : {}),
   });
   const items = await loadBatches(options.files, options.terminal);
-  const results: ItemResult[] = [];
+  const results: ReplayItemResult[] = [];
   for (const [done, { file, index, settlement, intended }] of items.entries()) {
-    let result: ItemResult;
+    let result: ReplayItemResult;
     try {
       const response = await client.notifySettlement(settlement);
-      const outcome: Outcome =
+      const outcome: ReplayOutcome =
         response.status === 200
           ? /already registered/.test(response.body.detail ?? '')
             ? 'replayed'
@@ -150,7 +152,7 @@ export async function replayBatches(options: ReplayOptions): Promise<{ results: 
     );
     options.progress?.(done + 1, items.length);
   }
-  const count = (outcome: Outcome) => results.filter((r) => r.outcome === outcome).length;
+  const count = (outcome: ReplayOutcome) => results.filter((r) => r.outcome === outcome).length;
   const asIntended = results.filter((r) => r.intended && !failed(r)).length;
   const failures = results.filter(failed).length;
   options.out(

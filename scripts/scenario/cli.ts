@@ -2,12 +2,12 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { junitDocument, xml } from '../../contracts/junit.js';
 import {
-  NoAnswerError,
+  ServerSilentError,
   runScenario,
-  type Profile,
+  type ScenarioProfile,
   type ScenarioOutcome,
-} from '../../contracts/scenario/run-scenario.js';
-import { parseScenario, ScenarioFileError, scenarioSchema } from '../../contracts/scenario/scenario-format.js';
+} from '../../contracts/clients/scenario/run-scenario.js';
+import { parseScenario, ScenarioFileError, scenarioSchema } from '../../contracts/clients/scenario/scenario-format.js';
 import { commandLine } from '../cli-args.js';
 import { prepareReportFile } from '../../contracts/cli/report-file.js';
 import { startOwnServer } from '../own-server.js';
@@ -80,7 +80,7 @@ try {
     process.stdout.write(`\n${file}: ${scenario.description}\n`);
     const outcome = await runScenario(file, scenario, {
       baseUrl,
-      profile: values.profile as Profile,
+      profile: values.profile as ScenarioProfile,
       seed,
       onStep: (step) =>
         process.stdout.write(
@@ -94,7 +94,7 @@ try {
   }
 } catch (error) {
   await own?.stop();
-  if (error instanceof NoAnswerError) fail(error.message);
+  if (error instanceof ServerSilentError) fail(error.message);
   throw error;
 }
 await own?.stop();

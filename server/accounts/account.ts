@@ -13,7 +13,7 @@ export interface Account {
   /** How far this account's clock runs ahead of the service clock (INTERFACE.md §6). */
   clock_offset_ms: number;
   keys: Array<{ token: string; webhook_secret: string; created_at: string }>;
-  /** The console token in force; null until the first login for legacy accounts. */
+  /** The console token in force; null until the first login for accounts registered through POST /register. */
   console_token: string | null;
   /** The digest of the console token the last login replaced: kept (one an account) so it can say so. */
   replaced_console_token?: string | null;

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { NamedScenario } from '../../contracts/scenario/bundled.js';
-import { raceOrderOf, takenFirst, type Side } from '../../contracts/scenario/race-order.js';
-import { runScenario, type StepOutcome } from '../../contracts/scenario/run-scenario.js';
-import { isReceiver, isRelay, isTogether, type Scenario } from '../../contracts/scenario/scenario-format.js';
+import type { NamedScenario } from '../../contracts/clients/scenario/bundled.js';
+import { raceOrderOf, takenFirst, type Side } from '../../contracts/clients/scenario/race-order.js';
+import { runScenario, type StepOutcome } from '../../contracts/clients/scenario/run-scenario.js';
+import { isReceiver, isRelay, isTogether, type Scenario } from '../../contracts/clients/scenario/scenario-format.js';
 
 // The console's Scenarios panel: a bundled scenario played by the server
 // against itself on the operator's own account (given to the runner, so the

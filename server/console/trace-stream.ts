@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import type { AppContext } from '../http/context.js';
 import type { Store } from '../store/store.js';
-import type { TraceEntry } from '../trace/trace.js';
+import type { TraceRecord } from '../trace/trace.js';
 
 // GET /console/trace/stream: the trace entries an account writes, pushed as
 // Server-Sent Events while the console is open, so it shows a new event
@@ -24,7 +24,7 @@ export interface StreamTiming {
 const DEFAULT_TIMING: StreamTiming = { pollMs: 250, tokenCheckMs: 5000, keepAliveMs: 15_000 };
 
 /** An entry as the console API shows it: without the store's own ordering fields. */
-export const publicEntry = ({ account_id: _account, order: _order, listed: _listed, ...entry }: TraceEntry) => entry;
+export const publicEntry = ({ account_id: _account, order: _order, listed: _listed, ...entry }: TraceRecord) => entry;
 
 export class TraceStreams {
   private readonly ends = new Set<() => void>();
@@ -74,7 +74,7 @@ export class TraceStreams {
 
     const look = async (): Promise<void> => {
       try {
-        const entries = await this.store.list<TraceEntry>('trace', {
+        const entries = await this.store.list<TraceRecord>('trace', {
           where,
           range: { field: 'order', min: cursor + 1 },
           orderBy: { field: 'order', direction: 'asc' },
@@ -115,7 +115,7 @@ export class TraceStreams {
   }
 
   private async newest(where: Record<string, string>): Promise<number> {
-    const [last] = await this.store.list<TraceEntry>('trace', {
+    const [last] = await this.store.list<TraceRecord>('trace', {
       where,
       orderBy: { field: 'order', direction: 'desc' },
       limit: 1,

@@ -6,7 +6,7 @@ import type { Store } from '../store/store.js';
 import { PosSignature, type PosSignatures } from '../terminals/pos-signatures.js';
 import type { TerminalRecord } from '../terminals/terminal.js';
 import { orderKey, publicOrder, type Order, type OrderRecord, type OrderStatus } from './order.js';
-import { applyTrigger, type Trigger } from './transitions.js';
+import { applyTrigger, type OrderTrigger } from './transitions.js';
 
 export interface CreateOrderInput {
   orderId?: string;
@@ -90,7 +90,7 @@ export class OrderService {
   async transition(
     by: Account | PosSignature,
     orderId: string,
-    trigger: Trigger,
+    trigger: OrderTrigger,
   ): Promise<{ order: Order; changed: boolean }> {
     const signature = by instanceof PosSignature ? by : undefined;
     /** The caller's account as last read: a signed write updates it when it finds it changed. */
@@ -150,7 +150,7 @@ const MAX_TRANSITION_ATTEMPTS = 50;
  * account shows is on its clock. So paidAt is kept moved by the same offset:
  * it never reads before the order was created.
  */
-function onAccountClock(trigger: Trigger, account: Account): Trigger {
+function onAccountClock(trigger: OrderTrigger, account: Account): OrderTrigger {
   if (trigger.kind !== 'commit' || account.clock_offset_ms === 0) return trigger;
   return { ...trigger, paidAt: iso(Date.parse(trigger.paidAt) + account.clock_offset_ms) };
 }

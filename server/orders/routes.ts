@@ -4,7 +4,7 @@ import type { Account } from '../accounts/account.js';
 import type { PosSignature } from '../terminals/pos-signatures.js';
 import type { ListQuery, OrderService } from './order-service.js';
 import type { Order } from './order.js';
-import type { Trigger } from './transitions.js';
+import type { OrderTrigger } from './transitions.js';
 
 const envelope = (title: string, data: Order | Order[], detail?: string) => ({
   title,
@@ -23,7 +23,7 @@ export function orderHandlers(orders: OrderService): OperationHandlers {
     ctx: AppContext,
     by: Account | PosSignature,
     orderId: string,
-    trigger: Trigger,
+    trigger: OrderTrigger,
     title: string,
   ) => {
     const { order, changed } = await orders.transition(by, orderId, trigger);
@@ -51,7 +51,7 @@ export function orderHandlers(orders: OrderService): OperationHandlers {
     },
     invalidateOrder: async ({ account, params, body }, ctx) => {
       const reason = body?.reason;
-      const trigger: Trigger = { kind: 'invalidation', ...(reason !== undefined ? { reason } : {}) };
+      const trigger: OrderTrigger = { kind: 'invalidation', ...(reason !== undefined ? { reason } : {}) };
       await transition(ctx, account, params.orderId, trigger, 'Order invalidation');
     },
     commitOrderPayment: async ({ signature, params, body }, ctx) => {

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { Order, OrderStatus } from './order.js';
-import { applyTrigger, type Trigger } from './transitions.js';
+import { applyTrigger, type OrderTrigger } from './transitions.js';
 
 const at = '2026-11-21T10:05:00.000Z';
 const order = (status: OrderStatus, extra: Partial<Order> = {}): Order => ({
@@ -18,12 +18,12 @@ const order = (status: OrderStatus, extra: Partial<Order> = {}): Order => ({
     : {}),
   ...extra,
 });
-const invalidation: Trigger = { kind: 'invalidation' };
-const commit: Trigger = { kind: 'commit', authorizationCode: 'A1', paidAt: '2026-11-21T10:04:00.000Z' };
-const voidCommit: Trigger = { kind: 'invalidation/commit' };
+const invalidation: OrderTrigger = { kind: 'invalidation' };
+const commit: OrderTrigger = { kind: 'commit', authorizationCode: 'A1', paidAt: '2026-11-21T10:04:00.000Z' };
+const voidCommit: OrderTrigger = { kind: 'invalidation/commit' };
 
 // INTERFACE.md §3: the 15 cells of the completed table.
-const cells: Array<[Trigger, OrderStatus, OrderStatus | 'unchanged' | 'conflict']> = [
+const cells: Array<[OrderTrigger, OrderStatus, OrderStatus | 'unchanged' | 'conflict']> = [
   [invalidation, 'PENDING', 'DISCARDED'],
   [invalidation, 'PAID', 'VOID_PENDING'],
   [invalidation, 'DISCARDED', 'unchanged'],
@@ -70,21 +70,21 @@ for (const [trigger, from, expected] of cells) {
 
 t.test('a commit that differs in amount answers amount-mismatch (422), whatever the status', async (t) => {
   for (const status of ['PENDING', 'PAID', 'DISCARDED'] as const) {
-    t.same(applyTrigger(order(status), { ...commit, amount: 1499 } as Trigger, at), {
+    t.same(applyTrigger(order(status), { ...commit, amount: 1499 } as OrderTrigger, at), {
       result: 'amount-mismatch',
       expected: 1500,
       got: 1499,
     });
   }
   t.equal(
-    applyTrigger(order('PENDING'), { ...commit, amount: 1500 } as Trigger, at).result,
+    applyTrigger(order('PENDING'), { ...commit, amount: 1500 } as OrderTrigger, at).result,
     'changed',
     'the same amount is fine',
   );
 });
 
 t.test('a repeated commit with another authorization code on a PAID order is a conflict', async (t) => {
-  t.match(applyTrigger(order('PAID'), { ...commit, authorizationCode: 'OTHER' } as Trigger, at), {
+  t.match(applyTrigger(order('PAID'), { ...commit, authorizationCode: 'OTHER' } as OrderTrigger, at), {
     result: 'conflict',
     currentStatus: 'PAID',
     reason: 'the order is already PAID with another authorizationCode',

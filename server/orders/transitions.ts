@@ -3,12 +3,12 @@ import type { HistoryEntry, Order, OrderStatus } from './order.js';
 // INTERFACE.md §3 (the completed table).
 // One pure function decides every cell; handlers only persist its answer.
 
-export type Trigger =
+export type OrderTrigger =
   | { kind: 'invalidation'; reason?: string }
   | { kind: 'commit'; authorizationCode: string; paidAt: string; amount?: number }
   | { kind: 'invalidation/commit' };
 
-export type Outcome =
+export type OrderOutcome =
   /** A transition happened: store and answer `order`. */
   | { result: 'changed'; order: Order }
   /** A repeat that changes nothing: answer 200 with the order as it is. */
@@ -20,7 +20,7 @@ export type Outcome =
 
 type Cell = 'unchanged' | 'conflict' | OrderStatus;
 
-const table: Record<Trigger['kind'], Record<OrderStatus, Cell>> = {
+const table: Record<OrderTrigger['kind'], Record<OrderStatus, Cell>> = {
   invalidation: {
     PENDING: 'DISCARDED',
     PAID: 'VOID_PENDING',
@@ -38,13 +38,13 @@ const table: Record<Trigger['kind'], Record<OrderStatus, Cell>> = {
   },
 };
 
-const actorOf: Record<Trigger['kind'], HistoryEntry['actor']> = {
+const actorOf: Record<OrderTrigger['kind'], HistoryEntry['actor']> = {
   invalidation: 'merchant',
   commit: 'pos',
   'invalidation/commit': 'pos',
 };
 
-export function applyTrigger(order: Order, trigger: Trigger, at: string): Outcome {
+export function applyTrigger(order: Order, trigger: OrderTrigger, at: string): OrderOutcome {
   // Stryker disable next-line ConditionalExpression: only a commit carries an amount (the kind test is for the type)
   if (trigger.kind === 'commit' && trigger.amount !== undefined && trigger.amount !== order.amount) {
     return { result: 'amount-mismatch', expected: order.amount, got: trigger.amount };

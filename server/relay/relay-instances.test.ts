@@ -7,7 +7,7 @@ import { PgStore } from '../store/pg-store.js';
 import { postgresSkip, startPostgres } from '../store/pg-testing.js';
 import { serveApp } from '../testing/test-server.js';
 import { waitFor } from '../testing/wait-for.js';
-import type { TraceEntry } from '../trace/trace.js';
+import type { TraceRecord } from '../trace/trace.js';
 
 // Two instances on one PostgreSQL database: the relay connected to one,
 // away, then back on the other. Positions and outcomes live in the
@@ -105,7 +105,7 @@ t.test(
       clock.advance(1000);
       while ((await b.app.jobs.dispatcher.runDue()) > 0);
     }
-    const gaveUp = await b.store.list<TraceEntry>('trace', {
+    const gaveUp = await b.store.list<TraceRecord>('trace', {
       where: { account_id: account.account_id, type: 'webhook.gave_up' },
     });
     t.equal(gaveUp.length, 4, 'four given up while away');

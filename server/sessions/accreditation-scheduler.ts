@@ -19,7 +19,7 @@ export class AccreditationScheduler {
   private running: Promise<void> | null = null;
   private readonly faults: FaultLog;
   /** Once no schedule without a due time is left, none can appear (this version writes them all). */
-  private legacyUpgraded = false;
+  private undatedGivenDueTimes = false;
 
   constructor(
     private readonly store: Store,
@@ -61,7 +61,7 @@ export class AccreditationScheduler {
   }
 
   private async fireDue(accountId?: string): Promise<number> {
-    await this.upgradeLegacySchedules();
+    await this.giveUndatedSchedulesDueTimes();
     // An account's own after its clock moved; otherwise what is due on the server's clock, from the index (due-times.ts).
     const schedules = accountId
       ? await this.store.list<ScheduleRecord>('schedules', { where: { account_id: accountId } })
@@ -82,14 +82,14 @@ export class AccreditationScheduler {
   }
 
   /** Schedules stored before due times have none (due-times.ts gives them one). */
-  private async upgradeLegacySchedules(): Promise<void> {
-    if (this.legacyUpgraded) return;
+  private async giveUndatedSchedulesDueTimes(): Promise<void> {
+    if (this.undatedGivenDueTimes) return;
     await giveDueTimes<ScheduleRecord>(
       this.store,
       'schedules',
       (schedule) => schedule.session_id,
       (_tx, schedule, offsetMs) => realDue(schedule.due_at, offsetMs),
     );
-    this.legacyUpgraded = true;
+    this.undatedGivenDueTimes = true;
   }
 }

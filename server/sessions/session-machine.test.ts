@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { SessionRecord, SessionStatus } from './session.js';
-import { admissibleOutcomes, transition, type Outcome } from './session-machine.js';
+import { admissibleOutcomes, transition, type SessionOutcome } from './session-machine.js';
 
 const session = (status: SessionStatus = 'pending', extra: Partial<SessionRecord> = {}): SessionRecord => ({
   session_id: 'ses_1',
@@ -21,7 +21,7 @@ const session = (status: SessionStatus = 'pending', extra: Partial<SessionRecord
   event_seq: 1,
   ...extra,
 });
-const changed = (outcome: Outcome) => {
+const changed = (outcome: SessionOutcome) => {
   if (outcome.result !== 'changed') throw new Error(`expected a change, got ${JSON.stringify(outcome)}`);
   return outcome;
 };

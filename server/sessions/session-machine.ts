@@ -16,7 +16,7 @@ export interface EventEffect {
   receiver_id?: string;
 }
 
-export type Trigger =
+export type SessionTrigger =
   /** The control plane (INTERFACE.md §6); `outcome` as sent, admission checked here. */
   | { kind: 'force'; leg: 1 | 2; outcome: string }
   /** A payment through the payment page: leg 2 is scheduled to end as chosen, at `accreditAt`. */
@@ -30,7 +30,7 @@ export type Trigger =
   /** Time passing: the due date rule. */
   | { kind: 'due-date'; now: number };
 
-export type Outcome =
+export type SessionOutcome =
   | { result: 'changed'; session: SessionRecord; events: EventEffect[]; schedule?: 'set' | 'cancel' }
   | { result: 'unchanged'; session: SessionRecord }
   | {
@@ -42,7 +42,7 @@ export type Outcome =
 const leg1Outcomes = ['paid', 'failed', 'expired'];
 const leg2Outcomes = ['accredited', 'accreditation_failed'];
 
-export function transition(session: SessionRecord, trigger: Trigger): Outcome {
+export function transition(session: SessionRecord, trigger: SessionTrigger): SessionOutcome {
   switch (trigger.kind) {
     case 'due-date':
       return dueDate(session, trigger.now);
@@ -93,7 +93,7 @@ export function admissibleOutcomes(session: SessionRecord): Array<{ leg: 1 | 2; 
 }
 
 /** rule 7: past its due date, an expire-mode pending session is expired; keep_active stays pending. */
-function dueDate(session: SessionRecord, now: number): Outcome {
+function dueDate(session: SessionRecord, now: number): SessionOutcome {
   if (
     session.status !== 'pending' ||
     session.due_date_reached_behavior !== 'expire' ||
@@ -104,7 +104,7 @@ function dueDate(session: SessionRecord, now: number): Outcome {
   return changed({ ...session, status: 'expired' }, []);
 }
 
-function force(session: SessionRecord, leg: 1 | 2, outcome: string): Outcome {
+function force(session: SessionRecord, leg: 1 | 2, outcome: string): SessionOutcome {
   if (leg === 1) {
     if (!leg1Outcomes.includes(outcome))
       return reject(
@@ -133,13 +133,13 @@ function force(session: SessionRecord, leg: 1 | 2, outcome: string): Outcome {
   return session.accreditation.status === 'scheduled' ? { ...done, schedule: 'cancel' } : done;
 }
 
-function leg1(session: SessionRecord, status: SessionStatus): Outcome & { result: 'changed' } {
+function leg1(session: SessionRecord, status: SessionStatus): SessionOutcome & { result: 'changed' } {
   const { failure_reason: _reason, ...rest } = session;
   const next: SessionRecord = { ...rest, status, ...(status === 'failed' ? { failure_reason: 'forced' } : {}) };
   return changed(next, status === 'paid' ? [{ event: 'payment_session.paid' }] : []);
 }
 
-function leg2(session: SessionRecord, outcome: Leg2Outcome): Outcome & { result: 'changed' } {
+function leg2(session: SessionRecord, outcome: Leg2Outcome): SessionOutcome & { result: 'changed' } {
   const status = outcome === 'accredited' ? 'credited' : 'failed';
   const credits = splitCredits(session.amount_cents, session.distribution, session.account_id, status);
   const next: SessionRecord = {
@@ -157,13 +157,13 @@ function leg2(session: SessionRecord, outcome: Leg2Outcome): Outcome & { result:
   return changed(next, events);
 }
 
-function changed(session: SessionRecord, events: EventEffect[]): Outcome & { result: 'changed' } {
+function changed(session: SessionRecord, events: EventEffect[]): SessionOutcome & { result: 'changed' } {
   return { result: 'changed', session, events };
 }
 
 function reject(
   code: 'INVALID_FORCED_TRANSITION' | 'SESSION_ALREADY_PAID' | 'SESSION_NOT_PAYABLE',
   reason: string,
-): Outcome {
+): SessionOutcome {
   return { result: 'rejected', code, reason };
 }

@@ -7,7 +7,7 @@ import { owned } from './catalog.js';
 import { trace } from '../trace/trace.js';
 import { outboxEvents, recordEvents, type EventSink, type OutboxEvent } from './events.js';
 import { buildSession, SessionInputError, type SessionInput } from './session-input.js';
-import { transition, type EventEffect, type Trigger } from './session-machine.js';
+import { transition, type EventEffect, type SessionTrigger } from './session-machine.js';
 import { storedSession, type Origin, type SessionRecord } from './session.js';
 import { realDue } from '../webhooks/due-times.js';
 import type { ScheduleRecord } from './schedule-record.js';
@@ -21,7 +21,7 @@ export interface BatchRecord {
 }
 
 /** One item of a stop's session batch, as the operation answers it. */
-export type ItemResult =
+export type StopItemResult =
   { index: number; status: 201; session: SessionRecord } | { index: number; status: 400 | 404; error: AppError };
 
 /**
@@ -95,15 +95,15 @@ export class SessionService {
     stopId: string,
     items: unknown[],
     continueOnError: boolean,
-  ): Promise<ItemResult[]> {
+  ): Promise<StopItemResult[]> {
     const { result, events } = await this.store.transact(async (tx) => {
       const stop = await owned<{ account_id: string; session_ids: string[] }>(tx, 'stops', stopId, account, 'stop');
       const now = this.now(account);
-      const results: ItemResult[] = [];
+      const results: StopItemResult[] = [];
       const events: OutboxEvent[] = [];
       for (const [index, item] of items.entries()) {
         const problems = this.checkInput(item);
-        let outcome: ItemResult;
+        let outcome: StopItemResult;
         if (problems.length > 0) {
           outcome = {
             index,
@@ -168,7 +168,7 @@ export class SessionService {
       | { outcome: 'failed'; reason: string }
       | { outcome: 'expired' },
   ): Promise<SessionRecord> {
-    const trigger: Trigger =
+    const trigger: SessionTrigger =
       page.outcome === 'paid'
         ? {
             kind: 'page',
@@ -187,14 +187,14 @@ export class SessionService {
     await this.apply(account, sessionId, { kind: 'scheduled-accreditation' });
   }
 
-  private async apply(account: Account, sessionId: string, trigger: Trigger | null): Promise<SessionRecord> {
+  private async apply(account: Account, sessionId: string, trigger: SessionTrigger | null): Promise<SessionRecord> {
     const { result, events } = await this.store.transact(async (tx) => {
       const stored = await owned<SessionRecord>(tx, 'sessions', sessionId, account, 'session');
       const nowMs = accountNow(this.clock, account);
       let session = stored;
       const effects: EventEffect[] = [];
       let schedule: 'set' | 'cancel' | undefined;
-      for (const step of [{ kind: 'due-date', now: nowMs } as Trigger, ...(trigger ? [trigger] : [])]) {
+      for (const step of [{ kind: 'due-date', now: nowMs } as SessionTrigger, ...(trigger ? [trigger] : [])]) {
         const outcome = transition(session, step);
         if (outcome.result === 'rejected') {
           throw new AppError(outcome.code, outcome.reason);

@@ -3,12 +3,11 @@ import { join } from 'node:path';
 import type { Low } from 'lowdb';
 import type { Logger } from '../log.js';
 import { fsyncDirectory } from './fsync.js';
-import { listJournalFiles } from './journal-files.js';
+import { listJournalFiles, SNAPSHOT_FILE } from './journal-files.js';
 import type { JournalWriter } from './journal-writer.js';
 import type { MemoryState } from './memory-state.js';
 import type { SnapshotData, SnapshotFileAdapter } from './snapshot-adapter.js';
 
-export const SNAPSHOT_FILE = 'snapshot.jsonl';
 const SNAPSHOT_RETRY_MS = 10_000;
 
 /** What the embedded store's compaction works on, as the store opened them. */

@@ -8,14 +8,15 @@ import { encodeEntry } from './journal-codec.js';
 import { listJournalFiles } from './journal-files.js';
 import { replayJournal } from './journal-replay.js';
 import { JournalWriter } from './journal-writer.js';
-import { Compactor, SNAPSHOT_FILE } from './compactor.js';
+import { Compactor } from './compactor.js';
+import { SNAPSHOT_FILE } from './journal-files.js';
 import { MemoryState, type IndexDeclarations, type UnindexedQueries } from './memory-state.js';
 import { Mutex } from './mutex.js';
 import { PendingWrites } from './pending-writes.js';
 import { OverlayTransaction } from './overlay-transaction.js';
 import { SnapshotFileAdapter, type SnapshotData, type SnapshotPacing } from './snapshot-adapter.js';
 import { lockDirectory, type DirectoryLock } from './dir-lock.js';
-import { legacySnapshotDisagreement } from './store-check.js';
+import { unchecksummedSnapshotDisagreement } from './store-check.js';
 import { claimAndWriteIn, claimIn, readLinkedIn } from './claim-steps.js';
 import type {
   Claim,
@@ -96,9 +97,9 @@ export class EmbeddedStore implements Store {
       const snapshots = new Low<SnapshotData | null>(snapshotFiles, null);
       await snapshots.read();
       const snapshotSeq = snapshots.data?.seq ?? 0;
-      const legacySnapshot = snapshots.data?.legacy === true;
-      if (legacySnapshot) {
-        const disagreement = legacySnapshotDisagreement(snapshotSeq, await listJournalFiles(dir));
+      const unchecksummedSnapshot = snapshots.data?.unchecksummed === true;
+      if (unchecksummedSnapshot) {
+        const disagreement = unchecksummedSnapshotDisagreement(snapshotSeq, await listJournalFiles(dir));
         if (disagreement) throw new StoreCorruptError(snapshotPath, 1, disagreement);
       }
       state.load(snapshots.data?.entries ?? []);
@@ -135,7 +136,7 @@ export class EmbeddedStore implements Store {
         log,
       });
       const store = new EmbeddedStore(state, writer, lock, compactor, replay.lastSeq, openStats);
-      if (legacySnapshot)
+      if (unchecksummedSnapshot)
         log.warn('the snapshot predates checksums; writing a checksummed one now', { file: snapshotPath });
       if (interruptedSnapshot && compactor.due()) {
         // The last run was killed while writing a snapshot it needed. Had
@@ -154,7 +155,7 @@ export class EmbeddedStore implements Store {
       }
       // A long journal left by earlier runs is compacted soon after start-up,
       // off the path to listening (the snapshot is written in paced chunks).
-      setImmediate(() => compactor.maybe(() => store.seq, legacySnapshot && replay.lastSeq > 0));
+      setImmediate(() => compactor.maybe(() => store.seq, unchecksummedSnapshot && replay.lastSeq > 0));
       return store;
     } catch (error) {
       await lock.release();

@@ -24,3 +24,6 @@ export async function listJournalFiles(dir: string): Promise<JournalFile[]> {
     .map(({ name, match }) => ({ name, path: join(dir, name), firstSeq: Number(match[1]) }))
     .sort((a, b) => a.firstSeq - b.firstSeq);
 }
+
+/** The embedded store's snapshot: every record as of the journals it replaced. */
+export const SNAPSHOT_FILE = 'snapshot.jsonl';

@@ -12,7 +12,7 @@ import { waitFor } from '../testing/wait-for.js';
 import { startExampleReceiver } from '../../scripts/example-receiver.js';
 import { startRelayClient } from '../../contracts/clients/relay-client.js';
 import { WebSocket } from 'ws';
-import type { TraceEntry } from '../trace/trace.js';
+import type { TraceRecord } from '../trace/trace.js';
 import type { TerminalRecord } from '../terminals/terminal.js';
 import { settlementKey } from '../settlements/settlement.js';
 
@@ -329,7 +329,7 @@ t.test(
       'received through the relay on the other instance, in order',
     );
     t.equal(receiver.rejected, 0, 'every signature verified');
-    const attempts = await b.store.list<TraceEntry>('trace', {
+    const attempts = await b.store.list<TraceRecord>('trace', {
       where: { account_id: account.account_id, type: 'webhook.attempt' },
     });
     t.same(

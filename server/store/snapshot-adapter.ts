@@ -14,7 +14,7 @@ export interface SnapshotData {
   seq: number;
   entries: Iterable<SnapshotEntry>;
   /** Read from a snapshot written before snapshots were checksummed, so unchecked. */
-  legacy?: boolean;
+  unchecksummed?: boolean;
 }
 
 // Serialising is CPU on the event loop: write (and so yield) every ~128 KiB, whatever the record sizes.

@@ -7,7 +7,7 @@ import {
   headerJson,
   hex,
   isEntry,
-  LEGACY_SNAPSHOT_FORMAT,
+  UNCHECKSUMMED_SNAPSHOT_FORMAT,
   openCheckedLine,
   parseFooter,
   parseHeader,
@@ -63,8 +63,8 @@ t.test('many lines at once are the same bytes as one at a time, ASCII or not', a
 t.test('a header names a format this reader knows and a sequence number that is a whole number from 0', async (t) => {
   t.same(parseHeader(headerJson(0)), { format: SNAPSHOT_FORMAT, seq: 0 });
   t.same(parseHeader(headerJson(41)), { format: SNAPSHOT_FORMAT, seq: 41 });
-  t.same(parseHeader(JSON.stringify({ format: LEGACY_SNAPSHOT_FORMAT, seq: 3 })), {
-    format: LEGACY_SNAPSHOT_FORMAT,
+  t.same(parseHeader(JSON.stringify({ format: UNCHECKSUMMED_SNAPSHOT_FORMAT, seq: 3 })), {
+    format: UNCHECKSUMMED_SNAPSHOT_FORMAT,
     seq: 3,
   });
   for (const header of [

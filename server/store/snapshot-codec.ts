@@ -12,7 +12,7 @@ export type SnapshotEntry = [collection: string, id: string, value: StoredRecord
 
 export const SNAPSHOT_FORMAT = 'svc-snapshot/2';
 /** Written before snapshots were checksummed: lines of bare JSON. Still read, never written. */
-export const LEGACY_SNAPSHOT_FORMAT = 'svc-snapshot/1';
+export const UNCHECKSUMMED_SNAPSHOT_FORMAT = 'svc-snapshot/1';
 
 /** Characters before a line's JSON: the checksum and a space. */
 export const LINE_PREFIX_CHARS = 9;
@@ -73,7 +73,7 @@ export function openCheckedLine(line: string): { json: string } | { damage: stri
 export function parseHeader(json: string): { format: string; seq: number } | null {
   try {
     const header = JSON.parse(json) as { format?: unknown; seq?: unknown };
-    const known = header.format === SNAPSHOT_FORMAT || header.format === LEGACY_SNAPSHOT_FORMAT;
+    const known = header.format === SNAPSHOT_FORMAT || header.format === UNCHECKSUMMED_SNAPSHOT_FORMAT;
     return known && Number.isSafeInteger(header.seq) && (header.seq as number) >= 0
       ? { format: header.format as string, seq: header.seq as number }
       : null;

@@ -6,7 +6,7 @@ import { checkSnapshot } from './store-check.js';
 import {
   hex,
   isEntry,
-  LEGACY_SNAPSHOT_FORMAT,
+  UNCHECKSUMMED_SNAPSHOT_FORMAT,
   LINE_PREFIX_CHARS,
   parseFooter,
   parseHeader,
@@ -18,7 +18,7 @@ export interface ReadSnapshot {
   seq: number;
   entries: SnapshotEntry[];
   /** Written before snapshots were checksummed, so nothing was checked. */
-  legacy?: boolean;
+  unchecksummed?: boolean;
 }
 
 const SPACE = 0x20;
@@ -46,7 +46,7 @@ export async function readSnapshotFile(path: string): Promise<ReadSnapshot> {
 
   for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 }) as AsyncIterable<Buffer>) {
     const data = carry.length ? Buffer.concat([carry, chunk]) : chunk;
-    if (number === 0 && data.length > 0 && data[0] === 0x7b) return readLegacySnapshot(path); // '{': no checksums
+    if (number === 0 && data.length > 0 && data[0] === 0x7b) return readUnchecksummedSnapshot(path); // '{': no checksums
     const lastNewline = data.lastIndexOf(NEWLINE);
     if (lastNewline === -1) {
       carry = data;
@@ -129,7 +129,7 @@ function parseRecords(lines: string[], firstNumber: number, path: string, into: 
  * checked beyond its shape and count), and marked so that the store
  * replaces it with a checksummed one soon after start-up.
  */
-async function readLegacySnapshot(path: string): Promise<ReadSnapshot> {
+async function readUnchecksummedSnapshot(path: string): Promise<ReadSnapshot> {
   const entries: SnapshotEntry[] = [];
   let seq: number | null = null;
   let ended = false;
@@ -139,7 +139,7 @@ async function readLegacySnapshot(path: string): Promise<ReadSnapshot> {
       if (ended) throw new StoreCorruptError(path, number, 'data after the footer');
       if (seq === null) {
         const header = parseHeader(text);
-        if (!header || header.format !== LEGACY_SNAPSHOT_FORMAT)
+        if (!header || header.format !== UNCHECKSUMMED_SNAPSHOT_FORMAT)
           throw new StoreCorruptError(path, number, 'not a snapshot header');
         seq = header.seq;
       } else if (text.startsWith('{')) {
@@ -152,5 +152,5 @@ async function readLegacySnapshot(path: string): Promise<ReadSnapshot> {
     }
   }
   if (seq === null || !ended) throw new StoreCorruptError(path, 0, 'snapshot is incomplete');
-  return { seq, entries, legacy: true };
+  return { seq, entries, unchecksummed: true };
 }

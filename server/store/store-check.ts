@@ -2,12 +2,12 @@ import { stat, statfs } from 'node:fs/promises';
 import { join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { decodeEntry } from './journal-codec.js';
-import { listJournalFiles } from './journal-files.js';
+import { listJournalFiles, SNAPSHOT_FILE } from './journal-files.js';
 import { readLineBatches } from './read-lines.js';
 import {
   hex,
   isEntry,
-  LEGACY_SNAPSHOT_FORMAT,
+  UNCHECKSUMMED_SNAPSHOT_FORMAT,
   openCheckedLine,
   parseFooter,
   parseHeader,
@@ -20,8 +20,6 @@ import {
 // without stopping at the first, and without changing anything. The repair
 // (store-repair.ts) works from this report.
 
-export const SNAPSHOT_FILE = 'snapshot.jsonl';
-
 export interface Damage {
   file: string;
   line: number;
@@ -30,6 +28,7 @@ export interface Damage {
 
 export interface SnapshotReport {
   path: string;
+  /** 'legacy' (the word the --json report has always used): an svc-snapshot/1 file, written before snapshots had checksums. */
   format: 'checksummed' | 'legacy';
   /** The journal position it covers; null when its header is damaged. */
   seq: number | null;
@@ -81,7 +80,7 @@ export async function checkStore(dir: string): Promise<StoreReport> {
   const snapshot = await checkSnapshot(join(dir, SNAPSHOT_FILE));
   const journalFiles = await listJournalFiles(dir);
   if (snapshot?.format === 'legacy' && snapshot.seq !== null) {
-    const disagreement = legacySnapshotDisagreement(snapshot.seq, journalFiles);
+    const disagreement = unchecksummedSnapshotDisagreement(snapshot.seq, journalFiles);
     if (disagreement) {
       snapshot.damage.unshift({ file: snapshot.path, line: 1, reason: disagreement });
       snapshot.seq = null; // the header is not to be trusted: the position comes from the journal
@@ -100,7 +99,10 @@ export async function checkStore(dir: string): Promise<StoreReport> {
  * a snapshot is always taken at a rotation of the journal, so the journal
  * file after a snapshot covering entries up to N starts at N + 1.
  */
-export function legacySnapshotDisagreement(seq: number, journalFiles: readonly { firstSeq: number }[]): string | null {
+export function unchecksummedSnapshotDisagreement(
+  seq: number,
+  journalFiles: readonly { firstSeq: number }[],
+): string | null {
   if (journalFiles.length === 0 || journalFiles.some((file) => file.firstSeq === seq + 1)) return null;
   const starts = journalFiles.map((file) => file.firstSeq).join(', ');
   return `a snapshot of the old format (no checksums) says it covers entries up to ${seq}, but no journal file starts at ${seq + 1} (they start at ${starts}): its header cannot be trusted`;
@@ -167,7 +169,7 @@ export async function checkSnapshot(
       }
       if (number === 1) {
         const header = parseHeader(json);
-        const expected = report.format === 'legacy' ? LEGACY_SNAPSHOT_FORMAT : SNAPSHOT_FORMAT;
+        const expected = report.format === 'legacy' ? UNCHECKSUMMED_SNAPSHOT_FORMAT : SNAPSHOT_FORMAT;
         if (header?.format === expected) report.seq = header.seq;
         else flag(number, 'not a snapshot header');
       } else if (json.startsWith('{')) {

@@ -4,7 +4,8 @@ import { lockDirectory } from './dir-lock.js';
 import { fsyncDirectory, fsyncFile, truncateDurably } from './fsync.js';
 import { SnapshotFileAdapter } from './snapshot-adapter.js';
 import type { SnapshotEntry } from './snapshot-codec.js';
-import { checkSnapshot, checkStore, SNAPSHOT_FILE, type StoreReport } from './store-check.js';
+import { checkSnapshot, checkStore, type StoreReport } from './store-check.js';
+import { SNAPSHOT_FILE } from './journal-files.js';
 
 export interface RepairResult {
   /** Where every file was copied before anything changed; null when nothing needed repair. */

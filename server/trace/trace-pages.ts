@@ -1,9 +1,9 @@
 import type { Scalar, Store } from '../store/store.js';
-import type { TraceEntry } from './trace.js';
+import type { TraceRecord } from './trace.js';
 
 /** One page of trace entries, newest first, and the cursor to poll from for what is written after them. */
 export interface TracePage {
-  entries: TraceEntry[];
+  entries: TraceRecord[];
   cursor: string;
 }
 
@@ -22,14 +22,14 @@ export async function tracePage(
   const { limit, after } = options;
   const entries = after
     ? (
-        await store.list<TraceEntry>('trace', {
+        await store.list<TraceRecord>('trace', {
           where,
           range: { field: 'order', min: Number(after) + 1 },
           orderBy: { field: 'order', direction: 'asc' },
           limit,
         })
       ).reverse()
-    : await store.list<TraceEntry>('trace', { where, orderBy: { field: options.firstBy, direction: 'desc' }, limit });
+    : await store.list<TraceRecord>('trace', { where, orderBy: { field: options.firstBy, direction: 'desc' }, limit });
   const newest = entries.reduce((most, entry) => Math.max(most, entry.order), after ? Number(after) : 0);
   return { entries, cursor: String(newest) };
 }

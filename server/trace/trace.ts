@@ -3,7 +3,7 @@ import type { Transaction } from '../store/store.js';
 import type { IndexDeclaration } from '../store/store.js';
 
 /** One line of an account's trace (INTERFACE.md §7, §8). */
-export interface TraceEntry {
+export interface TraceRecord {
   [field: string]: unknown;
   id: string;
   account_id: string;
@@ -30,7 +30,7 @@ export function traceEntry(
   type: string,
   at: string,
   fields: Record<string, unknown> = {},
-): TraceEntry {
+): TraceRecord {
   lastOrder = Math.max(lastOrder + 1, Math.floor((performance.timeOrigin + performance.now()) * 1000));
   return {
     ...fields,

@@ -18,7 +18,7 @@ import { failedEvents } from './failed-events.js';
 import type { AttemptResult, WebhookRequest } from './transport.js';
 
 /** How an event stored before outcomes were kept apart says its delivery closed. */
-function legacyDeliveryState(event: OutboxEvent): WebhookOutcome['delivery'] {
+function closedStateBeforeOutcomes(event: OutboxEvent): WebhookOutcome['delivery'] {
   return event.delivery === 'gave_up' || event.delivery === 'undelivered' ? event.delivery : 'delivered';
 }
 
@@ -48,7 +48,7 @@ export class WebhookDispatcher implements EventSink {
   /** A pass that fails (the database away) is logged once, and again when passes work; the timer keeps trying. */
   private readonly faults: FaultLog;
   /** Once a pass found no delivery without a due time, none can appear (this version writes them all). */
-  private legacyUpgraded = false;
+  private undatedGivenDueTimes = false;
 
   constructor(private readonly deps: DispatcherDeps) {
     this.pacer = deps.maxPerSecond ? new Pacer(deps.maxPerSecond) : null;
@@ -157,7 +157,7 @@ export class WebhookDispatcher implements EventSink {
   private async pass(): Promise<number> {
     if (this.paused) return 0;
     const { store, clock } = this.deps;
-    await this.upgradeLegacyDeliveries();
+    await this.giveUndatedDeliveriesDueTimes();
     // Only session heads have a real due time (due-times.ts): the walk examines what is due, nothing else.
     const listed = await store.list<DeliveryRecord>('deliveries', {
       range: { field: 'due_ms', max: clock.now() },
@@ -198,8 +198,8 @@ export class WebhookDispatcher implements EventSink {
    * them first, so one look per pass finds whether any are left, and each is
    * given its due time (or QUEUED behind its session's head) once.
    */
-  private async upgradeLegacyDeliveries(): Promise<void> {
-    if (this.legacyUpgraded) return;
+  private async giveUndatedDeliveriesDueTimes(): Promise<void> {
+    if (this.undatedGivenDueTimes) return;
     // The session's first pending delivery is due at its time; the others wait behind it.
     await giveDueTimes<DeliveryRecord>(
       this.deps.store,
@@ -210,7 +210,7 @@ export class WebhookDispatcher implements EventSink {
           ? realDue(delivery.next_attempt_at, offsetMs)
           : QUEUED,
     );
-    this.legacyUpgraded = true;
+    this.undatedGivenDueTimes = true;
   }
 
   /**
@@ -309,7 +309,7 @@ export class WebhookDispatcher implements EventSink {
         delivered,
         pending: delivery !== undefined,
         manual: signing.manual,
-        closedAs: closed?.delivery ?? legacyDeliveryState(current),
+        closedAs: closed?.delivery ?? closedStateBeforeOutcomes(current),
         routed: routing !== 'none',
         ladder,
         attempt,

@@ -1,10 +1,10 @@
 import type { TestServer } from '../testing/test-server.js';
-import type { TraceEntry } from '../trace/trace.js';
+import type { TraceRecord } from '../trace/trace.js';
 import { catalog } from '../sessions/sessions-testkit.js';
 
 /** The account's trace entries of one type, oldest first. */
-export function traceOf(server: TestServer, accountId: string, type: string): Promise<TraceEntry[]> {
-  return server.store.list<TraceEntry>('trace', {
+export function traceOf(server: TestServer, accountId: string, type: string): Promise<TraceRecord[]> {
+  return server.store.list<TraceRecord>('trace', {
     where: { account_id: accountId, type },
     orderBy: { field: 'order', direction: 'asc' },
   });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AskKind } from './ask-kind.js';
+import type { AskKind } from '../protocol/ask-kind.js';
 import type { MoneyRecord } from './money-record.js';
 import { storedRecord } from './svc/svc-records.js';
 import { shellQuote } from '../../contracts/shell-quote.js';

@@ -8,7 +8,7 @@ import { svcDialect } from './svc/svc-dialect.js';
 import { BridgeState } from './bridge-state.js';
 import { comparePaid, verdictFor } from './server-verdict.js';
 
-const settle = async () => {
+const idle = async () => {
   for (let i = 0; i < 20; i += 1) await new Promise((resolve) => setImmediate(resolve));
 };
 
@@ -45,12 +45,12 @@ t.test('a silent device: the line is reopened 0.5 s, 1, 2, 4, 8, then every 10 s
   const running = bridge.run();
   // Each attempt: 3 tries of the frame at 2 s each (no ACK), then the backoff.
   for (let i = 0; i < 400 && opened.length < 8; i += 1) {
-    await settle();
+    await idle();
     timers.advance(250);
   }
   await bridge.stop();
   timers.advance(20_000);
-  await settle();
+  await idle();
   await running;
   const gaps = opened.slice(1).map((at, i) => at - opened[i]!);
   const linkGiveUp = 6000; // no ACK after 3 tries of 2 s

@@ -49,7 +49,7 @@ const WORDS = {
 } as const;
 
 /** What to do with a record once the server has seen it: it is done (confirm), it waits (server away), or it is held for an operator. */
-export type Delivery = 'confirm' | 'wait' | 'blocked';
+export type DeliveryVerdict = 'confirm' | 'wait' | 'blocked';
 
 /**
  * Carries a bridge's money records to the server, whatever device made
@@ -127,7 +127,7 @@ export class RecordCourier {
   }
 
   /** Delivers one record, or carries out the operator's decision on it when it is held. */
-  async handleRecord(record: MoneyRecord): Promise<Delivery> {
+  async handleRecord(record: MoneyRecord): Promise<DeliveryVerdict> {
     const { state } = this.options;
     const key = recordKey(record);
     const held = await state.held(key);
@@ -162,7 +162,7 @@ export class RecordCourier {
     return 'blocked';
   }
 
-  private async carryOutDecision(held: HeldRecord): Promise<Delivery> {
+  private async carryOutDecision(held: HeldRecord): Promise<DeliveryVerdict> {
     const { state } = this.options;
     const decision = await state.decision(held.key);
     if (!decision) {

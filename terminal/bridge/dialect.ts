@@ -1,5 +1,5 @@
 import type { Duplex } from 'node:stream';
-import type { AskKind } from './ask-kind.js';
+import type { AskKind } from '../protocol/ask-kind.js';
 import type { MoneyRecord } from './money-record.js';
 import type { Timers } from '../protocol/timers.js';
 import type { BridgeState, PendingClose } from './bridge-state.js';

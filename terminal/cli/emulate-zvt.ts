@@ -3,7 +3,7 @@ import { createInterface } from 'node:readline';
 import type { Duplex } from 'node:stream';
 import { seededRandom } from '../../contracts/seeded-random.js';
 import { FaultyPort, type Faults } from '../device/faulty-port.js';
-import { DEFAULT_CARD_DELAY_MS, ZvtTerminal } from '../device/zvt/zvt-terminal.js';
+import { ZVT_CARD_DELAY_MS, ZvtTerminal } from '../device/zvt/zvt-terminal.js';
 import { SerialZvtLine, TcpZvtLine, type ZvtLine } from '../protocol/zvt/line.js';
 import { openSerial } from '../serial-port.js';
 import { integer, logTo, stopped, UsageError, type CliIo } from './io.js';
@@ -54,7 +54,7 @@ export async function emulateZvt(values: ZvtEmulateValues, faults: Faults, io: C
       terminalId: values.serial,
       ...(values.password ? { password: values.password } : {}),
       ...(values.state ? { statePath: values.state } : {}),
-      cardDelayMs: values.cardDelayMs ?? DEFAULT_CARD_DELAY_MS,
+      cardDelayMs: values.cardDelayMs ?? ZVT_CARD_DELAY_MS,
       log,
       ...(seed !== undefined ? { random: seededRandom(seed) } : {}),
       ...(clock ? { clock: () => clock } : {}),

@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import { EmulatedTerminal } from '../device/svc/emulated-terminal.js';
 import { FaultyPort, type Faults } from '../device/faulty-port.js';
-import { DEFAULT_CARD_DELAY_MS, TransbankPos, TURNAROUND_MS } from '../device/transbank/transbank-pos.js';
+import { TRANSBANK_CARD_DELAY_MS, TransbankPos, TURNAROUND_MS } from '../device/transbank/transbank-pos.js';
 import { seededRandom } from '../../contracts/seeded-random.js';
 import { Link } from '../protocol/link.js';
 import { openSerial } from '../serial-port.js';
@@ -142,7 +142,7 @@ function emulatedDevice(
       log,
       ...(values['commerce-code'] ? { commerceCode: values['commerce-code'] } : {}),
       ...(values.state ? { statePath: values.state } : {}),
-      cardDelayMs: values.cardDelayMs ?? DEFAULT_CARD_DELAY_MS,
+      cardDelayMs: values.cardDelayMs ?? TRANSBANK_CARD_DELAY_MS,
       turnaroundMs: values.turnaroundMs ?? TURNAROUND_MS,
       ...reproducible(values),
     });

@@ -63,11 +63,11 @@ export function duration(
   values: Record<string, unknown>,
   name: string,
   fallback?: number,
-  legacy = `${name}-ms`,
+  oldName = `${name}-ms`,
 ): number | undefined {
   return durationOf(
     values,
-    { name, legacy: { name: legacy, unit: 'ms' } },
+    { name, oldSpelling: { name: oldName, unit: 'ms' } },
     fallback,
     (message) => {
       throw new UsageError(message);

@@ -4,8 +4,8 @@ import { COMMON_DEFAULTS } from '../bridge/bridge-options.js';
 import { svcDialect } from '../bridge/svc/svc-dialect.js';
 import { TRANSBANK_DEFAULTS } from '../bridge/transbank/transbank-dialect.js';
 import { T4_MS } from '../bridge/zvt/ecr-session.js';
-import { DEFAULT_CARD_DELAY_MS, TURNAROUND_MS } from '../device/transbank/transbank-pos.js';
-import { DEFAULT_CARD_DELAY_MS as ZVT_CARD_DELAY_MS } from '../device/zvt/zvt-terminal.js';
+import { TRANSBANK_CARD_DELAY_MS, TURNAROUND_MS } from '../device/transbank/transbank-pos.js';
+import { ZVT_CARD_DELAY_MS } from '../device/zvt/zvt-terminal.js';
 import { ZVT_PORT } from './emulate-zvt.js';
 
 // What svc-terminal and each of its commands say to --help.
@@ -75,7 +75,7 @@ void [orderId], close (the batch), status.
                       sale, multicode last sale, refund, close, totals, sales
                       detail, multicode sales detail, load keys, poll and
                       change to normal POS, and approves every sale
-                      after --card-delay (default ${DEFAULT_CARD_DELAY_MS}ms) except amounts
+                      after --card-delay (default ${TRANSBANK_CARD_DELAY_MS}ms) except amounts
                       of 1 to 99 pesos, refused with that response code.
                       --state keeps its batch, operation numbers and last
                       sale. On stdin: next approve|debit|RC (the next sale's

@@ -15,7 +15,7 @@ function fakeLine() {
   return { link: line as unknown as Link, sent, hear: (payload: string) => line.emit('message', payload) };
 }
 
-const settle = () => new Promise((resolve) => setImmediate(resolve));
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 t.test('the state is journaled on commit and loaded by the next device on the same journal', async (t) => {
   const statePath = join(t.testdir(), 'device.json');
@@ -45,7 +45,7 @@ t.test('requests worked in turn: one that fails is logged, and the next is worke
   hear('0100');
   hear('bad');
   hear('0200');
-  await settle();
+  await nextTurn();
   await core.idle();
   t.same(sent, ['ok 0100', 'ok 0200']);
   t.same(logs, ['request bad failed: cannot']);

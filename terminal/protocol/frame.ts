@@ -1,10 +1,8 @@
 // INTERFACE.md §9: a frame is STX payload ETX LRC, LRC = XOR of every payload
 // byte and ETX. The payload is printable ASCII, at most 1024 bytes.
+import { ACK, ETX, NAK, STX } from './control-bytes.js';
+export { ACK, ETX, NAK, STX };
 
-export const STX = 0x02;
-export const ETX = 0x03;
-export const ACK = 0x06;
-export const NAK = 0x15;
 export const MAX_PAYLOAD = 1024;
 
 export class FrameError extends Error {

@@ -1,23 +1,23 @@
 import { signWebhook } from '../../webhook-signature.js';
 import type { CheckContext } from './check.js';
 import type { Expectations } from '../expectations.js';
-import { traceOf, type Account, type TraceEntry } from './fixtures.js';
+import { traceOf, type SuiteAccount, type TraceEntry } from './fixtures.js';
 
 // What a webhook delivery is checked against wherever it arrived (INTERFACE.md §7): its headers, its signature, its body.
 
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
-export interface Delivery {
+export interface ReceivedDelivery {
   /** The exact bytes received. */
   body: string;
   headers: Record<string, string>;
 }
 
-export const header = (delivery: Delivery, name: string) =>
+export const header = (delivery: ReceivedDelivery, name: string) =>
   Object.entries(delivery.headers).find(([key]) => key.toLowerCase() === name)?.[1];
 
 /** The interface's rules for one delivery: content type, the signature over timestamp + "." + the exact bytes, the key. */
-export function checkDelivery(expect: Expectations, delivery: Delivery, secret: string, where: string): void {
+export function checkDelivery(expect: Expectations, delivery: ReceivedDelivery, secret: string, where: string): void {
   const timestamp = header(delivery, 'svc-timestamp') ?? '';
   const signature = header(delivery, 'svc-signature') ?? '';
   expect.that(
@@ -43,7 +43,7 @@ export function checkDelivery(expect: Expectations, delivery: Delivery, secret: 
   );
 }
 
-export const fromTrace = (entry: TraceEntry): Delivery => ({
+export const fromTrace = (entry: TraceEntry): ReceivedDelivery => ({
   body: String(entry.raw_body ?? ''),
   headers: (entry.headers ?? {}) as Record<string, string>,
 });
@@ -67,12 +67,12 @@ export const eventOf = (entry: TraceEntry) => parsed(entry.raw_body).event_id;
 // not carry.
 
 /** Deliveries the account's receivers recorded for a session, oldest first. */
-export async function received(ctx: CheckContext, account: Account, sessionId: string): Promise<TraceEntry[]> {
+export async function received(ctx: CheckContext, account: SuiteAccount, sessionId: string): Promise<TraceEntry[]> {
   return (await traceOf(ctx.http, account, 'webhook.received')).filter((e) => sessionOfBody(e.raw_body) === sessionId);
 }
 
 /** The events emitted for a session, oldest first. */
-export async function emitted(ctx: CheckContext, account: Account, sessionId: string): Promise<TraceEntry[]> {
+export async function emitted(ctx: CheckContext, account: SuiteAccount, sessionId: string): Promise<TraceEntry[]> {
   return (await traceOf(ctx.http, account, 'webhook.emitted')).filter(
     (e) => (e.session_id ?? sessionOfBody(e.payload)) === sessionId,
   );

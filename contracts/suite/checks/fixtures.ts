@@ -12,7 +12,7 @@ import type { JsonAnswer } from '../../json-answer.js';
 
 export const unique = () => `${Date.now().toString(36)}${randomBytes(4).toString('hex')}`;
 
-export interface Account {
+export interface SuiteAccount {
   token: string;
   consoleToken: string;
   accountId: string;
@@ -38,7 +38,7 @@ export function need(response: SuiteResponse, status: number | number[], what: s
   return response.body;
 }
 
-export async function registerAccount(http: SuiteHttp): Promise<Account> {
+export async function registerAccount(http: SuiteHttp): Promise<SuiteAccount> {
   const email = `check-${unique()}@example.com`;
   const password = 'contract suite password';
   const body = need(
@@ -101,7 +101,7 @@ export function terminalOf(http: SuiteHttp, serial: string, secret: string): Ter
   };
 }
 
-export async function provisionTerminal(http: SuiteHttp, account: Account): Promise<Terminal> {
+export async function provisionTerminal(http: SuiteHttp, account: SuiteAccount): Promise<Terminal> {
   const serial = `CK-${unique()}`;
   const body = need(
     await http('POST', `${account.merchant}/pos-terminals`, { json: { serialNumber: serial }, token: account.token }),
@@ -113,7 +113,7 @@ export async function provisionTerminal(http: SuiteHttp, account: Account): Prom
 
 export async function createOrder(
   http: SuiteHttp,
-  account: Account,
+  account: SuiteAccount,
   terminal: Terminal,
   amount = 1000,
 ): Promise<string> {
@@ -131,7 +131,7 @@ export async function createOrder(
 
 export async function createAgreement(
   http: SuiteHttp,
-  account: Account,
+  account: SuiteAccount,
   options: { split?: boolean; methods?: string[] } = {},
 ): Promise<string> {
   const body = need(
@@ -150,7 +150,7 @@ export async function createAgreement(
   return body.agreement_id;
 }
 
-export async function createPartner(http: SuiteHttp, account: Account): Promise<string> {
+export async function createPartner(http: SuiteHttp, account: SuiteAccount): Promise<string> {
   return need(
     await http('POST', '/api/v1/ext/partners', {
       json: { name: `partner ${unique()}`, document_id: `DOC-${unique()}` },
@@ -163,7 +163,7 @@ export async function createPartner(http: SuiteHttp, account: Account): Promise<
 
 export async function createSession(
   http: SuiteHttp,
-  account: Account,
+  account: SuiteAccount,
   body: Record<string, unknown>,
 ): Promise<JsonAnswer> {
   return need(
@@ -173,13 +173,13 @@ export async function createSession(
   );
 }
 
-export async function readSession(http: SuiteHttp, account: Account, sessionId: string): Promise<SuiteResponse> {
+export async function readSession(http: SuiteHttp, account: SuiteAccount, sessionId: string): Promise<SuiteResponse> {
   return http('GET', `/api/v1/ext/payment-sessions/${encodeURIComponent(sessionId)}`, { token: account.token });
 }
 
 export async function forceOutcome(
   http: SuiteHttp,
-  account: Account,
+  account: SuiteAccount,
   sessionId: string,
   leg: 1 | 2,
   outcome: string,
@@ -191,13 +191,13 @@ export async function forceOutcome(
 }
 
 /** The account's clock now, in ms. */
-export async function accountNow(http: SuiteHttp, account: Account): Promise<number> {
+export async function accountNow(http: SuiteHttp, account: SuiteAccount): Promise<number> {
   return Date.parse(
     need(await http('GET', '/control/clock', { token: account.token }), 200, 'reading the account clock').now,
   );
 }
 
-export async function advanceClock(http: SuiteHttp, account: Account, ms: number): Promise<void> {
+export async function advanceClock(http: SuiteHttp, account: SuiteAccount, ms: number): Promise<void> {
   need(
     await http('POST', '/control/clock/advance', { json: { ms }, token: account.token }),
     ANY_2XX,
@@ -210,7 +210,7 @@ export type { TraceEntry };
 
 export async function traceOf(
   http: SuiteHttp,
-  account: Account,
+  account: SuiteAccount,
   type: string,
   sessionId?: string,
 ): Promise<TraceEntry[]> {

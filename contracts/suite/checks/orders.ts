@@ -1,6 +1,6 @@
 import type { SuiteHttp } from '../suite-client.js';
 import { CheckStopped, type Check, type CheckContext } from './check.js';
-import { createOrder, need, provisionTerminal, registerAccount, type Account, type Terminal } from './fixtures.js';
+import { createOrder, need, provisionTerminal, registerAccount, type SuiteAccount, type Terminal } from './fixtures.js';
 import type { JsonAnswer } from '../../json-answer.js';
 
 // Orders (INTERFACE.md §3).
@@ -31,7 +31,7 @@ export const transitionTable: ReadonlyArray<[Status, Trigger, number, Status]> =
 const AUTH_CODE = 'CK1';
 const paidAt = () => new Date(Date.now() - 60_000).toISOString();
 
-function orderOps(http: SuiteHttp, account: Account, terminal: Terminal) {
+function orderOps(http: SuiteHttp, account: SuiteAccount, terminal: Terminal) {
   const pos = `/api/v1/pos-terminals/${encodeURIComponent(terminal.serial)}/transactions`;
   return {
     invalidate: (orderId: string) =>
@@ -44,7 +44,7 @@ function orderOps(http: SuiteHttp, account: Account, terminal: Terminal) {
 }
 
 /** A new order brought to `status` through the API. */
-async function orderIn(http: SuiteHttp, account: Account, terminal: Terminal, status: Status): Promise<string> {
+async function orderIn(http: SuiteHttp, account: SuiteAccount, terminal: Terminal, status: Status): Promise<string> {
   const ops = orderOps(http, account, terminal);
   const orderId = await createOrder(http, account, terminal);
   const steps: Record<Status, Array<() => Promise<unknown>>> = {

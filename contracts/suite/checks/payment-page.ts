@@ -7,7 +7,7 @@ import {
   readSession,
   registerAccount,
   waitFor,
-  type Account,
+  type SuiteAccount,
 } from './fixtures.js';
 
 // The payment page (INTERFACE.md §8): each method's form, paid with a magic key, and how leg 2 ends as chosen there.
@@ -42,7 +42,7 @@ async function payByForm(ctx: CheckContext, sessionId: string, fields: Record<st
 
 async function accreditationOf(
   ctx: CheckContext,
-  account: Account,
+  account: SuiteAccount,
   sessionId: string,
 ): Promise<SuiteResponse | undefined> {
   return waitFor(async () => {

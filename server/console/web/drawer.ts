@@ -3,7 +3,7 @@ import { api, Stopped } from './api.js';
 import { $, copyButton, definitions, el, field, urlText } from './dom.js';
 import { statusBadge } from './format.js';
 import { state } from './state.js';
-import type { AttemptOutcome, SignedParts, TraceEntry } from './types.js';
+import type { ShownAttempt, SignedParts, TraceEntry } from './types.js';
 
 // The event panel: what an event was, every attempt to deliver it, its
 // signed body with a curl to replay it and a check of its signature, and a
@@ -197,7 +197,7 @@ function resendForm(entry: TraceEntry, last: TraceEntry | undefined, id: string)
     result.textContent = 'resending…';
     try {
       const url = input.value.trim();
-      const answer = await api<AttemptOutcome>(`/console/webhooks/${encodeURIComponent(eventId)}/resend`, {
+      const answer = await api<ShownAttempt>(`/console/webhooks/${encodeURIComponent(eventId)}/resend`, {
         method: 'POST',
         ...(url && url !== last?.url ? { json: { url } } : {}),
       });

@@ -4,7 +4,7 @@ import { $, button, cell, definitions, el, field, idLink, table, urlText } from 
 import { money, stateBadge, when } from './format.js';
 import { state } from './state.js';
 import { traceRow } from './trace-rows.js';
-import type { AdmissibleOutcome, AttemptOutcome, Session, TraceEntry } from './types.js';
+import type { AdmissibleOutcome, ShownAttempt, Session, TraceEntry } from './types.js';
 
 // The sessions: a page at a time, rows updated in place; one session open
 // in its panel with the control plane's forced outcomes (the ones the
@@ -188,7 +188,7 @@ export async function showResendFailed(): Promise<void> {
 export async function resendFailed(sessionId: string | null): Promise<void> {
   const where = sessionId ? $('session-result') : $('resend-failed-result');
   try {
-    const answer = await api<{ resent: AttemptOutcome[]; more: boolean }>('/console/webhooks/resend-failed', {
+    const answer = await api<{ resent: ShownAttempt[]; more: boolean }>('/console/webhooks/resend-failed', {
       method: 'POST',
       ...(sessionId ? { json: { session_id: sessionId } } : {}),
     });

@@ -3,7 +3,7 @@ import { showEvent } from './drawer.js';
 import { button, cell, el } from './dom.js';
 import { statusBadge, when } from './format.js';
 import { state } from './state.js';
-import type { AttemptOutcome, TraceEntry } from './types.js';
+import type { ShownAttempt, TraceEntry } from './types.js';
 
 // A trace entry as a row: when, what, its summary, and what can be done
 // with it (its details in the drawer; an emitted event resent).
@@ -56,7 +56,7 @@ export function traceRow(entry: TraceEntry): HTMLTableRowElement {
 async function resend(eventId: string): Promise<void> {
   setResend(eventId, 'resending…');
   try {
-    const result = await api<AttemptOutcome>(`/console/webhooks/${encodeURIComponent(eventId)}/resend`, {
+    const result = await api<ShownAttempt>(`/console/webhooks/${encodeURIComponent(eventId)}/resend`, {
       method: 'POST',
     });
     setResend(eventId, `resent: ${result.status ?? result.error} (${result.routing}, ${result.duration_ms} ms)`);

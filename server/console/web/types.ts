@@ -38,7 +38,7 @@ export interface Keys {
 }
 
 /** What an attempt answered: the outcome of a resend. */
-export interface AttemptOutcome {
+export interface ShownAttempt {
   attempt: number;
   url: string | null;
   status?: number | null;

@@ -20,7 +20,7 @@ import { bounded } from '../bounded.js';
 //                                        the record a technician reads)
 
 /** The money request on the line, if any: its outcome is established from the POS before anything else is sent. */
-export type InFlight =
+export type SaleInFlight =
   | { kind: 'sale'; orderId: string; ticket: string; amount: number; startedAt: string }
   | { kind: 'refund'; orderId: string; operationNumber: string; startedAt: string }
   | { kind: 'close'; closeId: string; batchNumber: string; transactionCount: number; total: number; startedAt: string };
@@ -46,7 +46,7 @@ export interface Declined {
 export interface SaleJournalData {
   nextTicket: number;
   tickets: Record<string, string>;
-  inFlight: InFlight | null;
+  inFlight: SaleInFlight | null;
   sales: Record<string, ApprovedSale>;
   declined: Record<string, Declined>;
   /** Records for the server, oldest first: each leaves only once the server holds it. */
@@ -86,7 +86,7 @@ export class SaleJournal {
     return this.data;
   }
 
-  get inFlight(): InFlight | null {
+  get inFlight(): SaleInFlight | null {
     return this.data.inFlight;
   }
 
@@ -109,7 +109,7 @@ export class SaleJournal {
   }
 
   /** Before the request goes on the line. */
-  async begin(inFlight: InFlight): Promise<void> {
+  async begin(inFlight: SaleInFlight): Promise<void> {
     if (this.data.inFlight) throw new Error(`a ${this.data.inFlight.kind} is still in flight`);
     await this.write({ ...this.data, inFlight });
   }
@@ -147,7 +147,7 @@ export class SaleJournal {
   }
 
   /** The request in flight did not happen, or its outcome is held for an operator: nothing more to establish. */
-  async settled(): Promise<void> {
+  async nothingInFlight(): Promise<void> {
     await this.write({ ...this.data, inFlight: null });
   }
 
@@ -175,7 +175,11 @@ export class SaleJournal {
   }
 
   /** The POS closed the day: the settlement goes to the outbox, the batch's sales are forgotten, the counter moves on. */
-  async closed(close: Extract<InFlight, { kind: 'close' }>, terminal: string, closedAt: string): Promise<MoneyRecord> {
+  async closed(
+    close: Extract<SaleInFlight, { kind: 'close' }>,
+    terminal: string,
+    closedAt: string,
+  ): Promise<MoneyRecord> {
     const record: MoneyRecord = {
       kind: 'settlement',
       seq: this.data.nextSeq,

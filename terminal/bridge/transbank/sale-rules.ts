@@ -1,6 +1,6 @@
 import type { Fields } from '../../protocol/transbank/messages.js';
 import { APPROVED, describeResponseCode } from '../../protocol/transbank/response-codes.js';
-import type { InFlight } from './sale-journal.js';
+import type { SaleInFlight } from './sale-journal.js';
 
 // The Transbank bridge's decisions, as pure functions: which orders a POS
 // can carry, and what the POS's answers prove about a request whose answer
@@ -25,7 +25,7 @@ export function saleAmount(order: { amount: number; currency: string }): { amoun
   return { amount: order.amount };
 }
 
-export type SaleOutcome =
+export type SaleVerdict =
   | {
       kind: 'approved';
       authorizationCode: string;
@@ -37,13 +37,13 @@ export type SaleOutcome =
   | { kind: 'unknown'; reason: string };
 
 /** A sale's answer (0210/0271), read against the sale asked for. */
-export function saleAnswer(asked: Extract<InFlight, { kind: 'sale' }>, answer: Fields): SaleOutcome {
+export function saleAnswer(asked: Extract<SaleInFlight, { kind: 'sale' }>, answer: Fields): SaleVerdict {
   const responseCode = String(answer.responseCode);
   if (responseCode !== APPROVED) return { kind: 'declined', responseCode };
   return approvedIfSame(asked, answer, 'its answer');
 }
 
-export type LastSaleVerdict = SaleOutcome | { kind: 'not-made'; why: string };
+export type LastSaleVerdict = SaleVerdict | { kind: 'not-made'; why: string };
 
 /**
  * What the POS's last sale (0260) proves about a sale whose answer never
@@ -53,7 +53,7 @@ export type LastSaleVerdict = SaleOutcome | { kind: 'not-made'; why: string };
  * with another amount, or an answer that says neither, proves nothing: the
  * order is held for an operator.
  */
-export function lastSaleVerdict(asked: Extract<InFlight, { kind: 'sale' }>, answer: Fields): LastSaleVerdict {
+export function lastSaleVerdict(asked: Extract<SaleInFlight, { kind: 'sale' }>, answer: Fields): LastSaleVerdict {
   const responseCode = String(answer.responseCode);
   if (responseCode === '11') return { kind: 'not-made', why: 'the POS has made no sale since it started' };
   if (responseCode !== APPROVED)
@@ -66,7 +66,7 @@ export function lastSaleVerdict(asked: Extract<InFlight, { kind: 'sale' }>, answ
   return approvedIfSame(asked, answer, 'its last sale');
 }
 
-function approvedIfSame(asked: Extract<InFlight, { kind: 'sale' }>, answer: Fields, what: string): SaleOutcome {
+function approvedIfSame(asked: Extract<SaleInFlight, { kind: 'sale' }>, answer: Fields, what: string): SaleVerdict {
   if (answer.ticket !== asked.ticket || answer.amount !== asked.amount) {
     return {
       kind: 'unknown',

@@ -20,21 +20,21 @@ import type {
   KnownAsk,
   OrderToAsk,
 } from '../dialect.js';
-import type { InFlight, SaleJournal } from './sale-journal.js';
+import type { SaleInFlight, SaleJournal } from './sale-journal.js';
 import {
   closeHappened,
   lastSaleVerdict,
   refundAnswer,
   saleAmount,
   saleAnswer,
-  type SaleOutcome,
+  type SaleVerdict,
 } from './sale-rules.js';
 
 type Request = TransbankMessage<RequestCode>;
 type Response = TransbankMessage<ResponseCode>;
-type Sale = Extract<InFlight, { kind: 'sale' }>;
-type Refund = Extract<InFlight, { kind: 'refund' }>;
-type Close = Extract<InFlight, { kind: 'close' }>;
+type Sale = Extract<SaleInFlight, { kind: 'sale' }>;
+type Refund = Extract<SaleInFlight, { kind: 'refund' }>;
+type Close = Extract<SaleInFlight, { kind: 'close' }>;
 
 export const TRANSBANK_DEFAULTS = {
   answerTimeoutMs: 5000,
@@ -86,7 +86,7 @@ class TransbankPosDevice implements DialectDevice {
   async establish(): Promise<void> {
     await this.session.send({ code: '0100', fields: {} }); // a poll: the POS answers with its ACK
     const { inFlight } = this.journal;
-    if (inFlight) await this.settleUnanswered(inFlight);
+    if (inFlight) await this.resolveUnanswered(inFlight);
   }
 
   async lastOutcome(kind: AskKind, order: OrderToAsk): Promise<KnownAsk> {
@@ -129,7 +129,7 @@ class TransbankPosDevice implements DialectDevice {
       (progress) => log(`sale ${order.orderId}: ${describeResponseCode(String(progress.fields.responseCode), '0200')}`),
     );
     const outcome = saleAnswer(asked, answer.fields);
-    await this.settleSale(asked, outcome);
+    await this.recordSaleOutcome(asked, outcome);
     return outcome.kind === 'approved' ? { asked: true, recorded: true } : { asked: false };
   }
 
@@ -177,7 +177,7 @@ class TransbankPosDevice implements DialectDevice {
     await journal.begin(asked);
     const answer = await this.request({ code: '0500', fields: {} }, ['0510']);
     if (answer.fields.responseCode === '00') return this.finishClose(asked);
-    await journal.settled();
+    await journal.nothingInFlight();
     await state.closeDone(close, iso());
     error(
       `the POS refused to close the day: ${describeResponseCode(String(answer.fields.responseCode), '0500')}; type close (or wait for --close-at) to try again`,
@@ -193,7 +193,7 @@ class TransbankPosDevice implements DialectDevice {
   }
 
   /** The outcome of the request a kill or a line fault cut off, from the POS's own word; never sent again on a guess. */
-  private async settleUnanswered(inFlight: InFlight): Promise<void> {
+  private async resolveUnanswered(inFlight: SaleInFlight): Promise<void> {
     const { log } = this.context;
     if (inFlight.kind === 'refund') {
       log(
@@ -211,7 +211,7 @@ class TransbankPosDevice implements DialectDevice {
       log(
         `the close of batch ${inFlight.batchNumber} had no answer; the POS still has ${totals.transactionCount} sale(s) open, so it did not close: closing again`,
       );
-      return this.journal.settled();
+      return this.journal.nothingInFlight();
     }
     const last = await this.request({ code: '0250', fields: {} }, ['0260']);
     const verdict = lastSaleVerdict(inFlight, last.fields);
@@ -219,15 +219,15 @@ class TransbankPosDevice implements DialectDevice {
       log(
         `the sale of ${inFlight.orderId} (ticket ${inFlight.ticket}) had no answer and was not made: ${verdict.why}; the order stays PENDING and is sold again`,
       );
-      return this.journal.settled();
+      return this.journal.nothingInFlight();
     }
     log(
       `the sale of ${inFlight.orderId} (ticket ${inFlight.ticket}) had no answer; the POS's last sale says what became of it`,
     );
-    return this.settleSale(inFlight, verdict);
+    return this.recordSaleOutcome(inFlight, verdict);
   }
 
-  private async settleSale(asked: Sale, outcome: SaleOutcome): Promise<void> {
+  private async recordSaleOutcome(asked: Sale, outcome: SaleVerdict): Promise<void> {
     const { journal } = this;
     const { state, log, error, hold, iso } = this.context;
     if (outcome.kind === 'approved') {
@@ -259,7 +259,7 @@ class TransbankPosDevice implements DialectDevice {
       asked.orderId,
       `the outcome of sale ticket ${asked.ticket} cannot be established: ${outcome.reason}`,
     );
-    await journal.settled();
+    await journal.nothingInFlight();
   }
 
   private async sendRefund(asked: Refund): Promise<boolean> {
@@ -273,7 +273,7 @@ class TransbankPosDevice implements DialectDevice {
       return true;
     }
     await this.context.hold('void', asked.orderId, verdict.reason);
-    await this.journal.settled();
+    await this.journal.nothingInFlight();
     return false;
   }
 

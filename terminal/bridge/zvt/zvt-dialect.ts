@@ -18,7 +18,7 @@ import type {
 import type { MoneyRecord } from '../money-record.js';
 import { EcrSession } from './ecr-session.js';
 import { NUMERIC_CURRENCIES } from './status-reading.js';
-import type { InFlight, ZvtJournal } from './zvt-journal.js';
+import type { ZvtInFlight, ZvtJournal } from './zvt-journal.js';
 import { ZvtTransactions } from './zvt-transactions.js';
 
 // A ZVT payment terminal (PA00P015), the bridge its cash register
@@ -96,7 +96,7 @@ class ZvtTerminalDevice implements DialectDevice {
     if (terminalStatus !== undefined && terminalStatus !== 0x00)
       this.context.debug?.(`terminal status ${codeHex(terminalStatus)}`);
     const { inFlight } = this.journal;
-    if (inFlight) await this.transactions.settleUnanswered(inFlight);
+    if (inFlight) await this.transactions.resolveUnanswered(inFlight);
   }
 
   private async register(): Promise<void> {
@@ -145,7 +145,7 @@ class ZvtTerminalDevice implements DialectDevice {
       );
       return { asked: false };
     }
-    const asked: InFlight = {
+    const asked: ZvtInFlight = {
       kind: 'payment',
       orderId: order.orderId,
       amount: order.amount,
@@ -163,7 +163,7 @@ class ZvtTerminalDevice implements DialectDevice {
       `payment ${order.orderId}`,
       (reading) => reading.resultCode !== 0 || reading.amount === order.amount,
     );
-    return (await this.transactions.settlePayment(asked, done)) ? { asked: true, recorded: true } : { asked: false };
+    return (await this.transactions.recordPaymentEnd(asked, done)) ? { asked: true, recorded: true } : { asked: false };
   }
 
   async refund(order: OrderToAsk): Promise<AskOutcome> {
@@ -177,7 +177,7 @@ class ZvtTerminalDevice implements DialectDevice {
       return { asked: false };
     }
     if (payment.closed) return this.transactions.refundAfterEndOfDay(order.orderId);
-    const asked: InFlight = {
+    const asked: ZvtInFlight = {
       kind: 'reversal',
       orderId: order.orderId,
       receipt: payment.receipt,
@@ -196,7 +196,7 @@ class ZvtTerminalDevice implements DialectDevice {
     const { state, iso, error } = this.context;
     if (this.journal.inFlight) return;
     if (this.journal.snapshot.lastCloseId === close.closeId) return void (await state.closeDone(close, iso()));
-    const asked: InFlight = {
+    const asked: ZvtInFlight = {
       kind: 'end-of-day',
       closeId: close.closeId,
       batchNumber: this.journal.nextBatchNumber,
@@ -211,7 +211,7 @@ class ZvtTerminalDevice implements DialectDevice {
     const status = this.transactions.statusOfInFlight();
     if (done.outcome !== 'refused' && status?.endOfDay && status.resultCode === 0)
       return this.transactions.finishClose(asked, status);
-    await this.journal.settled();
+    await this.journal.nothingInFlight();
     await state.closeDone(close, iso());
     error(
       `the terminal did not run the end of day (${done.outcome === 'refused' ? `84 ${codeHex(done.error)}` : done.outcome === 'aborted' ? `06 1E ${codeHex(done.resultCode)}` : 'no totals'}); type close (or wait for --close-at) to try again`,

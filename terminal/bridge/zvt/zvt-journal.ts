@@ -9,7 +9,7 @@ import { bounded } from '../bounded.js';
 // out), and the terminal's status information for it once it came (written
 // before the bridge acknowledges it: PA00P015 §2.2.8 makes that answer the
 // moment the terminal stores the payment, so a kill on either side of it
-// is settled by asking the terminal, never guessed); the payments of the
+// is resolved by asking the terminal, never guessed); the payments of the
 // terminal's turnover (a reversal names a payment by its receipt number);
 // the orders declined; the batch counter; and the records the server has
 // not taken yet. One small file, written whole and durably at each change.
@@ -17,7 +17,7 @@ import { bounded } from '../bounded.js';
 //   <state-dir>/<serial>/zvt.json
 //   <state-dir>/<serial>/sales.jsonl   every payment, reversal, refund and end of day, as made
 
-export type InFlight =
+export type ZvtInFlight =
   | { kind: 'payment'; orderId: string; amount: number; currency: string; startedAt: string; status?: StatusReading }
   | { kind: 'reversal'; orderId: string; receipt: number; amount: number; startedAt: string; status?: StatusReading }
   | { kind: 'refund'; orderId: string; amount: number; currency: string; startedAt: string; status?: StatusReading }
@@ -38,7 +38,7 @@ export interface StoredPayment {
 }
 
 export interface ZvtJournalData {
-  inFlight: InFlight | null;
+  inFlight: ZvtInFlight | null;
   payments: Record<string, StoredPayment>;
   declined: Record<string, { resultCode: string; at: string }>;
   outbox: MoneyRecord[];
@@ -75,7 +75,7 @@ export class ZvtJournal {
     return this.data;
   }
 
-  get inFlight(): InFlight | null {
+  get inFlight(): ZvtInFlight | null {
     return this.data.inFlight;
   }
 
@@ -92,7 +92,7 @@ export class ZvtJournal {
   }
 
   /** Before the command goes on the line. */
-  async begin(inFlight: InFlight): Promise<void> {
+  async begin(inFlight: ZvtInFlight): Promise<void> {
     if (this.data.inFlight) throw new Error(`a ${this.data.inFlight.kind} is still in flight`);
     await this.write({ ...this.data, inFlight });
   }
@@ -156,7 +156,7 @@ export class ZvtJournal {
 
   /** The end of day closed the terminal's turnover: one settlement, the counter moves on, its payments are closed. */
   async closed(
-    close: Extract<InFlight, { kind: 'end-of-day' }>,
+    close: Extract<ZvtInFlight, { kind: 'end-of-day' }>,
     totals: { count: number; total: number },
     currency: string,
     terminal: string,
@@ -209,7 +209,7 @@ export class ZvtJournal {
   }
 
   /** The transaction in flight did not happen (or is held for an operator): nothing more to establish. */
-  async settled(): Promise<void> {
+  async nothingInFlight(): Promise<void> {
     await this.write({ ...this.data, inFlight: null });
   }
 

@@ -5,7 +5,7 @@ import { command, ERRORS, POSITIVE, refused } from '../../protocol/zvt/messages.
 import type { AskOutcome, DialectContext } from '../dialect.js';
 import type { EcrSession, TransactionEnd } from './ecr-session.js';
 import { authorizationOf, NUMERIC_CURRENCIES, readStatus, type StatusReading } from './status-reading.js';
-import type { InFlight, ZvtJournal } from './zvt-journal.js';
+import type { ZvtInFlight, ZvtJournal } from './zvt-journal.js';
 
 /**
  * The ZVT bridge's transactions on the terminal, each journaled: its status
@@ -55,7 +55,7 @@ export class ZvtTransactions {
   }
 
   /** A payment's end: completed with an approval, declined, or refused; answers whether it was paid. */
-  async settlePayment(asked: Extract<InFlight, { kind: 'payment' }>, done: TransactionEnd): Promise<boolean> {
+  async recordPaymentEnd(asked: Extract<ZvtInFlight, { kind: 'payment' }>, done: TransactionEnd): Promise<boolean> {
     const { log, error, state, hold, iso } = this.context;
     const status = this.statusOfInFlight();
     if (done.outcome === 'completed' && status?.resultCode === 0) {
@@ -65,7 +65,7 @@ export class ZvtTransactions {
     if (done.outcome === 'refused' || done.outcome === 'aborted') {
       const code = done.outcome === 'refused' ? done.error : done.resultCode;
       if (code === ERRORS.wrongCurrency) {
-        await this.journal.settled();
+        await this.journal.nothingInFlight();
         await hold('charge', asked.orderId, `the terminal does not take ${asked.currency} (06 1E 6F)`);
         return false;
       }
@@ -78,10 +78,10 @@ export class ZvtTransactions {
     }
     // Completed without an approval: the terminal's own word decides.
     log(`payment ${asked.orderId}: completed without an approved status information; asking the terminal`);
-    return this.settleFromReceipt(asked);
+    return this.resolveFromReceipt(asked);
   }
 
-  private async paid(asked: Extract<InFlight, { kind: 'payment' }>, status: StatusReading): Promise<void> {
+  private async paid(asked: Extract<ZvtInFlight, { kind: 'payment' }>, status: StatusReading): Promise<void> {
     const authorizationCode = authorizationOf(status);
     await this.journal.paid({
       orderId: asked.orderId,
@@ -97,7 +97,7 @@ export class ZvtTransactions {
     );
   }
 
-  async reverse(asked: Extract<InFlight, { kind: 'reversal' }>): Promise<boolean> {
+  async reverse(asked: Extract<ZvtInFlight, { kind: 'reversal' }>): Promise<boolean> {
     const data = Buffer.concat([
       this.password,
       encodeFields([
@@ -127,7 +127,7 @@ export class ZvtTransactions {
       );
       return true;
     }
-    await this.journal.settled();
+    await this.journal.nothingInFlight();
     if (code === ERRORS.reversalNotPossible) {
       this.context.log(`reversal of ${asked.orderId}: no longer in the terminal's turnover (B5); refunding instead`);
       await this.journal.markClosed(asked.orderId);
@@ -144,7 +144,7 @@ export class ZvtTransactions {
   async refundAfterEndOfDay(orderId: string): Promise<AskOutcome> {
     const order = { orderId };
     const payment = this.journal.payment(orderId)!;
-    const asked: InFlight = {
+    const asked: ZvtInFlight = {
       kind: 'refund',
       orderId,
       amount: payment.amount,
@@ -170,7 +170,7 @@ export class ZvtTransactions {
       this.context.log(`refund of ${order.orderId} (closed by an end of day) done; committing the void on the server`);
       return { asked: true, recorded: true };
     }
-    await this.journal.settled();
+    await this.journal.nothingInFlight();
     const code =
       done.outcome === 'refused' ? done.error : done.outcome === 'aborted' ? done.resultCode : status?.resultCode;
     await this.context.hold(
@@ -181,7 +181,7 @@ export class ZvtTransactions {
     return { asked: false };
   }
 
-  async finishClose(asked: Extract<InFlight, { kind: 'end-of-day' }>, status: StatusReading): Promise<void> {
+  async finishClose(asked: Extract<ZvtInFlight, { kind: 'end-of-day' }>, status: StatusReading): Promise<void> {
     const { state, log, iso } = this.context;
     const totals = status.endOfDay ?? { count: 0, total: 0 };
     // The turnover's currency: its payments' (a terminal keeps one), euro when it held none.
@@ -195,10 +195,10 @@ export class ZvtTransactions {
   }
 
   /**
-   * The transaction a kill or a line fault cut off, settled from the
+   * The transaction a kill or a line fault cut off, resolved from the
    * terminal's own word before anything else goes on the line.
    */
-  async settleUnanswered(inFlight: InFlight): Promise<void> {
+  async resolveUnanswered(inFlight: ZvtInFlight): Promise<void> {
     const { log } = this.context;
     if (inFlight.kind === 'reversal') {
       log(
@@ -207,30 +207,30 @@ export class ZvtTransactions {
       await this.reverse(inFlight);
       return;
     }
-    if (inFlight.kind === 'end-of-day') return this.settleEndOfDay(inFlight);
+    if (inFlight.kind === 'end-of-day') return this.resolveEndOfDay(inFlight);
     if (inFlight.kind === 'refund' && !inFlight.status) {
       log(
         `the refund of ${inFlight.orderId} had no status information: the terminal stored nothing (PA00P015 §2.2.8); it goes again`,
       );
-      return this.journal.settled();
+      return this.journal.nothingInFlight();
     }
     if (inFlight.kind === 'payment' && !inFlight.status) {
       log(
         `the payment of ${inFlight.orderId} had no status information: the terminal stored nothing (PA00P015 §2.2.8); the order stays PENDING and is sold again`,
       );
-      return this.journal.settled();
+      return this.journal.nothingInFlight();
     }
-    await this.settleFromReceipt(inFlight);
+    await this.resolveFromReceipt(inFlight);
   }
 
   /** The terminal's last stored receipt (06 20, status information asked, nothing printed) says whether the transaction counts. */
-  private async settleFromReceipt(inFlight: Extract<InFlight, { kind: 'payment' | 'refund' }>): Promise<boolean> {
+  private async resolveFromReceipt(inFlight: Extract<ZvtInFlight, { kind: 'payment' | 'refund' }>): Promise<boolean> {
     const { log, hold } = this.context;
     const last = await this.lastReceipt();
     const mine = inFlight.status;
     const what = `the ${inFlight.kind} of ${inFlight.orderId}`;
     if (last === 'unknown' || !mine?.receipt) {
-      await this.journal.settled();
+      await this.journal.nothingInFlight();
       await hold(
         inFlight.kind === 'payment' ? 'charge' : 'void',
         inFlight.orderId,
@@ -253,11 +253,11 @@ export class ZvtTransactions {
     log(
       `${what} had no end; the terminal's last receipt is ${last ? last.receipt : 'none'}, not ${mine.receipt}: it reversed it by itself, so it was not made`,
     );
-    await this.journal.settled();
+    await this.journal.nothingInFlight();
     return false;
   }
 
-  private async settleEndOfDay(inFlight: Extract<InFlight, { kind: 'end-of-day' }>): Promise<void> {
+  private async resolveEndOfDay(inFlight: Extract<ZvtInFlight, { kind: 'end-of-day' }>): Promise<void> {
     const { log } = this.context;
     if (inFlight.status?.endOfDay) return this.finishClose(inFlight, inFlight.status);
     const last = await this.lastReceipt();
@@ -266,7 +266,7 @@ export class ZvtTransactions {
       return this.finishClose(inFlight, last);
     }
     log('the end of day had no end, and the terminal shows no newer one: it did not run; it goes again');
-    await this.journal.settled();
+    await this.journal.nothingInFlight();
   }
 
   /** The last stored receipt's status information; null when the terminal has none, 'unknown' when it cannot say. */

@@ -6,15 +6,15 @@ import {
   type TransbankMessage,
 } from '../../protocol/transbank/messages.js';
 import { isKnownResponseCode } from '../../protocol/transbank/response-codes.js';
-import { answerRequest, newPos, outcomeFor, type PosState, type SaleContext, type SaleOutcome } from './pos-state.js';
+import { answerRequest, newPos, outcomeFor, type PosState, type SaleContext, type ChosenOutcome } from './pos-state.js';
 
 // The emulated Transbank POS as a cash register sees it, request by
 // request: what it answers (as the frames' payloads) and what it keeps.
 
 const NOW = new Date('2026-11-24T13:05:09Z');
-const approved = (cardType: 'CR' | 'DB' = 'CR'): SaleOutcome => ({ approve: true, cardType });
+const approved = (cardType: 'CR' | 'DB' = 'CR'): ChosenOutcome => ({ approve: true, cardType });
 const context =
-  (outcome: SaleOutcome = approved(), authorizationCode = '654321'): (() => SaleContext) =>
+  (outcome: ChosenOutcome = approved(), authorizationCode = '654321'): (() => SaleContext) =>
   () => ({ outcome, authorizationCode, last4Digits: '4242', now: NOW });
 
 function ask(state: PosState, payload: string, sale = context()) {

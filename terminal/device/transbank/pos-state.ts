@@ -67,7 +67,7 @@ export function newPos(terminalId: string, commerceCode = '597000000001'): PosSt
 }
 
 /** How the next sale ends: approved with a card, or refused with a response code. */
-export type SaleOutcome = { approve: true; cardType: CardType } | { approve: false; responseCode: string };
+export type ChosenOutcome = { approve: true; cardType: CardType } | { approve: false; responseCode: string };
 
 /**
  * The outcome chosen for a sale, the way test cards choose one: an amount
@@ -77,9 +77,9 @@ export type SaleOutcome = { approve: true; cardType: CardType } | { approve: fal
  */
 export function outcomeFor(
   amount: number,
-  operatorChoice: SaleOutcome | null,
+  operatorChoice: ChosenOutcome | null,
   knownCode: (code: string) => boolean,
-): SaleOutcome {
+): ChosenOutcome {
   if (operatorChoice) return operatorChoice;
   const code = String(amount).padStart(2, '0');
   if (
@@ -106,7 +106,7 @@ export interface PosReply {
 
 /** What a sale needs from outside the pure state: the outcome, an authorisation code, the card's last digits, the time. */
 export interface SaleContext {
-  outcome: SaleOutcome;
+  outcome: ChosenOutcome;
   authorizationCode: string;
   last4Digits: string;
   now: Date;

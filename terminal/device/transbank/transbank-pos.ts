@@ -11,7 +11,7 @@ import {
 } from '../../protocol/transbank/messages.js';
 import { describeResponseCode, isKnownResponseCode } from '../../protocol/transbank/response-codes.js';
 import { DeviceCore } from '../device-core.js';
-import { answerRequest, newPos, outcomeFor, type PosState, type SaleOutcome } from './pos-state.js';
+import { answerRequest, newPos, outcomeFor, type PosState, type ChosenOutcome } from './pos-state.js';
 
 /**
  * After its ACK, a POS answers no sooner than this: a cash register that
@@ -21,7 +21,7 @@ import { answerRequest, newPos, outcomeFor, type PosState, type SaleOutcome } fr
 export const TURNAROUND_MS = 150;
 
 /** How long a customer takes at the terminal by default: from the sale's ACK to its answer. */
-export const DEFAULT_CARD_DELAY_MS = 1500;
+export const TRANSBANK_CARD_DELAY_MS = 1500;
 
 export interface TransbankPosOptions {
   /** The terminal id (8 characters at most). */
@@ -49,7 +49,7 @@ export interface TransbankPosOptions {
  */
 export class TransbankPos {
   private readonly core: DeviceCore<PosState>;
-  private nextOutcome: SaleOutcome | null = null;
+  private nextOutcome: ChosenOutcome | null = null;
 
   constructor(private readonly options: TransbankPosOptions) {
     this.core = new DeviceCore<PosState>({
@@ -136,7 +136,7 @@ export class TransbankPos {
     };
     const reply = answerRequest(this.state, request, outcome);
     const isSale = request.code === '0200' || request.code === '0270';
-    const cardDelay = Math.max(this.options.cardDelayMs ?? DEFAULT_CARD_DELAY_MS, 0);
+    const cardDelay = Math.max(this.options.cardDelayMs ?? TRANSBANK_CARD_DELAY_MS, 0);
     const turnaround = this.options.turnaroundMs ?? TURNAROUND_MS;
     // The customer at the terminal: status messages spread over the card delay.
     const step = isSale ? cardDelay / (reply.status.length + 1) : 0;

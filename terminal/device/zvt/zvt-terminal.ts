@@ -27,7 +27,7 @@ import { newState, UNREGISTERED, type ZvtState } from './zvt-state.js';
 // until its Completion or Abort. Its memory (the turnover, the numbers, the
 // last receipt) is written before it acts on it, to --state when given.
 
-export const DEFAULT_CARD_DELAY_MS = 1500;
+export const ZVT_CARD_DELAY_MS = 1500;
 const PASSWORDED = new Set<number>([
   COMMANDS.registration,
   COMMANDS.reversal,
@@ -229,7 +229,7 @@ export class ZvtTerminal {
           const timer = this.timers.setTimeout(() => {
             this.card = null;
             resolve('card');
-          }, this.options.cardDelayMs ?? DEFAULT_CARD_DELAY_MS);
+          }, this.options.cardDelayMs ?? ZVT_CARD_DELAY_MS);
           this.card = {
             line,
             abort: () => {

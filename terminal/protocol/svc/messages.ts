@@ -1,5 +1,6 @@
 import type { Settlement } from '../../../contracts/pos-types.js';
 import { field, type FieldSpec, type MessageTable } from '../message-table.js';
+import type { AskKind } from '../ask-kind.js';
 
 // INTERFACE.md §9: the messages between host and terminal. A payload is fields
 // separated by "|", the first a 4-digit code; response code "00" is success.
@@ -35,7 +36,6 @@ export type Message =
 export type MessageCode = Message['code'];
 
 /** What a host asked the device: to charge an order (0300) or to void it (0320). */
-export type AskKind = 'charge' | 'void';
 /**
  * What the device knows of an ask (0150/0160): `pending` (waiting for the
  * customer or the operator), `done` (charged or voided: its record is kept

@@ -1,14 +1,12 @@
 import { frameChecksum } from './crc.js';
+import { ACK, ETX, NAK, STX } from '../control-bytes.js';
+export { ACK, ETX, NAK, STX };
 
 // A ZVT frame on a serial line (PA00P016 §3.1): DLE STX, the APDU with
 // every DLE in it doubled, DLE ETX, and the CRC low byte, high byte (not
 // stuffed). Each frame is answered with ACK or NAK before it is worked.
 
 export const DLE = 0x10;
-export const STX = 0x02;
-export const ETX = 0x03;
-export const ACK = 0x06;
-export const NAK = 0x15;
 /** T1: the most time between two bytes of a frame (PA00P016 §3.4.1). */
 export const T1_MS = 200;
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { signWebhook } from '../webhook-signature.js';
+import { signWebhook } from '../../webhook-signature.js';
 import { check } from './expectations.js';
 import { generatedValues } from './generated-values.js';
 

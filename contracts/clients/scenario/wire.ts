@@ -1,5 +1,5 @@
-import { signPosRequest } from '../clients/pos-client.js';
-import type { Answer } from './expectations.js';
+import { signPosRequest } from '../pos-client.js';
+import type { ScenarioAnswer } from './expectations.js';
 import { UnknownValueError } from './interpolate.js';
 import type { ScenarioRequest } from './scenario-format.js';
 
@@ -14,7 +14,7 @@ export interface Prepared {
 }
 
 /** A request that got no answer at all (refused, reset, timed out). */
-export class NoAnswerError extends Error {}
+export class ServerSilentError extends Error {}
 
 /** The request's body, headers and signature, made now (a signature carries the time it is made). */
 export function prepare(request: ScenarioRequest): Prepared {
@@ -44,7 +44,7 @@ export function prepare(request: ScenarioRequest): Prepared {
   return { method: request.method, path: request.path, headers, ...(body !== undefined ? { body } : {}) };
 }
 
-export async function deliver(request: Prepared, baseUrl: string, timeoutMs = 10_000): Promise<Answer> {
+export async function deliver(request: Prepared, baseUrl: string, timeoutMs = 10_000): Promise<ScenarioAnswer> {
   let response: Response;
   try {
     response = await fetch(new URL(request.path, baseUrl), {
@@ -56,7 +56,7 @@ export async function deliver(request: Prepared, baseUrl: string, timeoutMs = 10
     });
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new NoAnswerError(`${baseUrl} did not answer (${cause?.code ?? cause?.message ?? (error as Error).message})`);
+    throw new ServerSilentError(`${baseUrl} did not answer (${cause?.code ?? cause?.message ?? (error as Error).message})`);
   }
   const text = await response.text();
   let parsed: unknown = text;

@@ -1,11 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
-import { verifyWebhook } from '../webhook-signature.js';
+import { verifyWebhook } from '../../webhook-signature.js';
 import type { Expectation } from './scenario-format.js';
 
 // Whether an answer is what a step expects, each difference in a sentence
 // that says what was expected and what came.
 
-export interface Answer {
+export interface ScenarioAnswer {
   status: number;
   headers: Record<string, string>;
   /** Parsed JSON, or the text when it is not JSON. */
@@ -15,7 +15,7 @@ export interface Answer {
 const shown = (value: unknown) => JSON.stringify(value);
 
 /** What `answer` breaks of `expected`, each in a sentence. */
-export function check(answer: Answer, expected: Expectation | undefined): string[] {
+export function check(answer: ScenarioAnswer, expected: Expectation | undefined): string[] {
   if (!expected) return [];
   const problems: string[] = [];
   const body = answer.body as { code?: unknown; message?: unknown } | undefined;

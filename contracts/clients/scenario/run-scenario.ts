@@ -1,5 +1,5 @@
-import { startRelayClient, type RelayClient } from '../clients/relay-client.js';
-import { check, type Answer } from './expectations.js';
+import { startRelayClient, type RelayClient } from '../relay-client.js';
+import { check, type ScenarioAnswer } from './expectations.js';
 import { generatedValues } from './generated-values.js';
 import { interpolate, UnknownValueError } from './interpolate.js';
 import { startLocalReceiver, type LocalReceiver } from './local-receiver.js';
@@ -18,7 +18,7 @@ import {
 } from './scenario-format.js';
 import { deliver, prepare, shortened, type Prepared } from './wire.js';
 
-export { NoAnswerError } from './wire.js';
+export { ServerSilentError } from './wire.js';
 
 // Plays one scenario against a deployment of the interface: its steps in
 // order, a group's requests at once (each after its own delay), each answer
@@ -26,7 +26,7 @@ export { NoAnswerError } from './wire.js';
 // The first step that fails ends the scenario: later ones would be built on
 // values it did not give.
 
-export type Profile = 'strict' | 'interface';
+export type ScenarioProfile = 'strict' | 'interface';
 
 export interface StepOutcome {
   name: string;
@@ -55,7 +55,7 @@ export interface ScenarioOutcome {
 
 export interface RunOptions {
   baseUrl: string;
-  profile: Profile;
+  profile: ScenarioProfile;
   /** Draws ${gen.…} and the jitter of delays; told to the scenario as ${seed}. ${run} tells this run apart from every other. */
   seed: number;
   timeoutMs?: number;
@@ -152,7 +152,7 @@ function playAny(step: Step, play: Play): Promise<StepOutcome[]> {
 /** Asks `attempt` again until it finds nothing wrong, or the step's time is up. */
 async function untilHeld(
   eventually: Eventually | undefined,
-  attempt: () => Promise<{ answer: Answer; problems: string[]; request: string }>,
+  attempt: () => Promise<{ answer: ScenarioAnswer; problems: string[]; request: string }>,
 ) {
   const deadline = performance.now() + (eventually?.withinMs ?? 0);
   for (;;) {
@@ -195,7 +195,7 @@ async function playRequest(step: RequestStep, play: Play): Promise<StepOutcome> 
   return outcomeOf(step.name, sent, answer, problems, at, play);
 }
 
-function outcomeOf(name: string, request: string, answer: Answer, problems: string[], at: number, play: Play) {
+function outcomeOf(name: string, request: string, answer: ScenarioAnswer, problems: string[], at: number, play: Play) {
   const excerpt = problems.length > 0 ? shortened(answer.body) : undefined;
   return {
     name,
@@ -222,7 +222,7 @@ async function readInbox(step: InboxStep, play: Play): Promise<StepOutcome> {
   const expected = step.expect ? interpolate(step.expect, play.values) : undefined;
   const at = since(play);
   const { answer, problems } = await untilHeld(step.eventually, async () => {
-    const answer: Answer = { status: 200, headers: {}, body: { deliveries: [...receiver.deliveries] } };
+    const answer: ScenarioAnswer = { status: 200, headers: {}, body: { deliveries: [...receiver.deliveries] } };
     return { answer, problems: check(answer, expected), request: '' };
   });
   return outcomeOf(step.name, `what ${step.inbox} received`, answer, problems, at, play);

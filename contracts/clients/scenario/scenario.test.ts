@@ -1,12 +1,12 @@
 import { readdir, readFile } from 'node:fs/promises';
 import t from 'tap';
-import { ManualClock } from '../../server/clock.js';
-import { defaultConfig } from '../../server/config.js';
-import { PgStore } from '../../server/store/pg-store.js';
-import { postgresSkip, startPostgres } from '../../server/store/pg-testing.js';
-import { serveApp, startTestServer } from '../../server/testing/test-server.js';
-import { startMutatingProxy } from '../testing/mutating-proxy.js';
-import { conformingVariant, mutations, openChoicesVariant } from '../testing/mutations.js';
+import { ManualClock } from '../../../server/clock.js';
+import { defaultConfig } from '../../../server/config.js';
+import { PgStore } from '../../../server/store/pg-store.js';
+import { postgresSkip, startPostgres } from '../../../server/store/pg-testing.js';
+import { serveApp, startTestServer } from '../../../server/testing/test-server.js';
+import { startMutatingProxy } from '../../testing/mutating-proxy.js';
+import { conformingVariant, mutations, openChoicesVariant } from '../../testing/mutations.js';
 import { runScenario, type RunOptions, type ScenarioOutcome } from './run-scenario.js';
 import { parseScenario, ScenarioFileError, scenarioSchema, type Scenario } from './scenario-format.js';
 
@@ -15,7 +15,7 @@ import { parseScenario, ScenarioFileError, scenarioSchema, type Scenario } from 
 // one rule of the interface: the scenario covering that rule fails, naming
 // the step, the request and what was expected.
 
-const folder = new URL('../../fixtures/scenarios/', import.meta.url);
+const folder = new URL('../../../fixtures/scenarios/', import.meta.url);
 const library: Array<{ file: string; scenario: Scenario }> = await Promise.all(
   (await readdir(folder))
     .filter((name) => name.endsWith('.json'))

@@ -17,7 +17,7 @@ const problems = (file: string, text: string) => {
 };
 
 t.test('every bundled scenario written as YAML reads as the same scenario', async (t) => {
-  const folder = new URL('../../fixtures/scenarios/', import.meta.url);
+  const folder = new URL('../../../fixtures/scenarios/', import.meta.url);
   for (const name of ['race-simultaneous.json', 'payment-page-accredited.json', 'relay-routing.json']) {
     const json = await readFile(new URL(name, folder), 'utf8');
     const yaml = stringify(JSON.parse(json));

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 // every delivery as it came, the raw body byte for byte, and answers the
 // status the scenario chose. The relay's local end forwards to it.
 
-export interface Delivery {
+export interface CaughtDelivery {
   event: unknown;
   body: unknown;
   raw_body: string;
@@ -18,7 +18,7 @@ export interface Delivery {
 
 export interface LocalReceiver {
   url: string;
-  deliveries: Delivery[];
+  deliveries: CaughtDelivery[];
   close(): Promise<void>;
 }
 
@@ -31,7 +31,7 @@ const flatHeaders = (request: IncomingMessage): Record<string, string> =>
   );
 
 export async function startLocalReceiver(status = 200): Promise<LocalReceiver> {
-  const deliveries: Delivery[] = [];
+  const deliveries: CaughtDelivery[] = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));

@@ -8,7 +8,7 @@ import { parseScenario, type Scenario } from './scenario-format.js';
 
 export const bundledScenarioFolder = fileURLToPath(
   new URL(
-    import.meta.url.includes('/dist/') ? '../../../fixtures/scenarios/' : '../../fixtures/scenarios/',
+    import.meta.url.includes('/dist/') ? '../../../../fixtures/scenarios/' : '../../../fixtures/scenarios/',
     import.meta.url,
   ),
 );

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { registerAccount, startTestServer } from '../../server/testing/test-server.js';
+import { registerAccount, startTestServer } from '../../../server/testing/test-server.js';
 import { runScenario } from './run-scenario.js';
 import type { Scenario } from './scenario-format.js';
 
