@@ -55,6 +55,24 @@ module.exports = {
       from: { path: '^server/', pathNot: `${TEST}|^server/testing/` },
     },
     floor(
+      'store-adapters-apart',
+      "The embedded store and the PostgreSQL store share only the port (server/store/*.ts), never each other's files.",
+      '^server/store/embedded/',
+      '^server/store/postgres/',
+    ),
+    floor(
+      'store-adapters-apart-too',
+      'The PostgreSQL store shares only the port with the embedded store.',
+      '^server/store/postgres/',
+      '^server/store/embedded/',
+    ),
+    floor(
+      'store-port-below-adapters',
+      'The store port and its contract know no adapter.',
+      '^server/store/[^/]+\\.ts$',
+      '^server/store/(?:embedded|postgres)/',
+    ),
+    floor(
       'server-below-terminal',
       'The server knows the terminal only over HTTP.',
       '^server/',

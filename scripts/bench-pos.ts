@@ -13,7 +13,7 @@ import autocannon from 'autocannon';
 import { pacedLoad, requireAllAnswered, type PacedResult } from './bench/paced-load.js';
 import { preparedSettlements, settlementRequests } from './bench/settlement-requests.js';
 import { formatSteal, machineCpu, median, stealPercent } from './bench-stats.js';
-import { postgresBin, startThrowawayPostgres } from '../server/store/pg-testing.js';
+import { postgresBin, startThrowawayPostgres } from '../server/store/postgres/pg-testing.js';
 import { provisionWorld } from './bench/pos-world.js';
 import { cpuMs, postgresCpu, postgresCpuSince } from './bench/process-cpu.js';
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { postgresBin, startThrowawayPostgres } from '../server/store/pg-testing.js';
+import { postgresBin, startThrowawayPostgres } from '../server/store/postgres/pg-testing.js';
 import { startCompiledServer } from './bench/compiled-server.js';
 import { settlementRequests } from './bench/settlement-requests.js';
 import { median } from './bench-stats.js';

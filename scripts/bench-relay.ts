@@ -16,7 +16,7 @@ import { startRelayClient } from '../contracts/clients/relay-client.js';
 import { createApp } from '../server/app.js';
 import { ManualClock } from '../server/clock.js';
 import { loadConfig } from '../server/config.js';
-import { EmbeddedStore } from '../server/store/embedded-store.js';
+import { EmbeddedStore } from '../server/store/embedded/embedded-store.js';
 import { median } from './bench-stats.js';
 import type { JsonAnswer } from '../contracts/json-answer.js';
 

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { postgresBin, startThrowawayPostgres } from '../server/store/pg-testing.js';
+import { postgresBin, startThrowawayPostgres } from '../server/store/postgres/pg-testing.js';
 import { startCompiledServer } from './bench/compiled-server.js';
 import { json, provisionWorld } from './bench/pos-world.js';
 

@@ -16,8 +16,8 @@ import { PosClient } from '../contracts/clients/pos-client.js';
 import { createApp } from '../server/app.js';
 import { systemClock } from '../server/clock.js';
 import { loadConfig } from '../server/config.js';
-import { PgStore } from '../server/store/pg-store.js';
-import { postgresBin, startThrowawayPostgres } from '../server/store/pg-testing.js';
+import { PgStore } from '../server/store/postgres/pg-store.js';
+import { postgresBin, startThrowawayPostgres } from '../server/store/postgres/pg-testing.js';
 import { provisionWorld, json } from './bench/pos-world.js';
 
 const { values: args } = parseArgs({

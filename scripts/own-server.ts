@@ -5,7 +5,7 @@ import { createApp } from '../server/app.js';
 import { systemClock } from '../server/clock.js';
 import { defaultConfig } from '../server/config.js';
 import { startApp } from '../server/http/lifecycle.js';
-import { EmbeddedStore } from '../server/store/embedded-store.js';
+import { EmbeddedStore } from '../server/store/embedded/embedded-store.js';
 
 /** A server of ours on the embedded store in a temporary folder, on a free port, for a command run without --base-url (race, svc-scenario); `stop` removes the folder. */
 export async function startOwnServer(): Promise<{ baseUrl: string; stop: () => Promise<void> }> {

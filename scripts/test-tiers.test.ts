@@ -22,7 +22,7 @@ t.test(
       'socat, through the pty pair',
     );
     t.match(tier.get('server/console/browser.test.ts'), /^full .*drives Chromium \(server\/testing\/browser\.ts\)/);
-    t.match(tier.get('server/store/pg-store.test.ts'), /^full .*pg-testing\.ts/, 'a PostgreSQL cluster');
+    t.match(tier.get('server/store/postgres/pg-store.test.ts'), /^full .*pg-testing\.ts/, 'a PostgreSQL cluster');
     t.match(tier.get('contracts/suite/mutations.test.ts'), /^full .*about 50 s/, 'too slow for the loop, and says so');
     t.match(tier.get('scripts/test-tiers.test.ts'), /^full /, 'this test runs the script');
     const help = spawnSync(process.execPath, [script, '--help'], { encoding: 'utf8' });

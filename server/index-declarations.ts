@@ -9,7 +9,7 @@ import {
   stopIndexes,
 } from './sessions/session-indexes.js';
 import { settlementIndexes } from './settlements/settlement.js';
-import type { IndexDeclarations } from './store/memory-state.js';
+import type { IndexDeclarations } from './store/embedded/memory-state.js';
 import { signatureIndexes } from './terminals/signature-ledger.js';
 import { terminalIndexes } from './terminals/terminal.js';
 import { traceIndexes } from './trace/trace.js';

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { contractClient } from '../contracts/testing/contract-client.js';
-import { postgresSkip, startPostgres } from './store/pg-testing.js';
+import { postgresSkip, startPostgres } from './store/postgres/pg-testing.js';
 import { startServerProcess, stopped } from './testing/server-process.js';
 
 const main = fileURLToPath(new URL('./main.ts', import.meta.url));

@@ -8,8 +8,8 @@ import { ConfigError, loadConfig } from './config.js';
 import { StoreCorruptError, StoreLockedError } from './errors.js';
 import { startApp } from './http/lifecycle.js';
 import { createLogger } from './log.js';
-import { EmbeddedStore } from './store/embedded-store.js';
-import { PgStore } from './store/pg-store.js';
+import { EmbeddedStore } from './store/embedded/embedded-store.js';
+import { PgStore } from './store/postgres/pg-store.js';
 import type { Store } from './store/store.js';
 
 function fail(message: string): never {

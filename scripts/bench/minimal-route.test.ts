@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { journalFileName } from '../../server/store/journal-files.js';
+import { journalFileName } from '../../server/store/embedded/journal-files.js';
 import { computePosSignature } from '../../contracts/clients/pos-client.js';
 
 const script = fileURLToPath(new URL('./minimal-route.ts', import.meta.url));

@@ -13,7 +13,7 @@ import Koa from 'koa';
 import pg from 'pg';
 import { posSignatureBytes } from '../../contracts/pos-signature.js';
 import { bytesEqualHex } from '../../server/accounts/secrets.js';
-import { JournalWriter } from '../../server/store/journal-writer.js';
+import { JournalWriter } from '../../server/store/embedded/journal-writer.js';
 
 const [dir, secret, flag, postgresUrl] = process.argv.slice(2);
 if (!dir || !secret || (flag !== undefined && (flag !== '--postgres' || !postgresUrl))) {

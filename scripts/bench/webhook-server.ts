@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import { createApp } from '../../server/app.js';
 import { systemClock } from '../../server/clock.js';
 import { loadConfig } from '../../server/config.js';
-import { EmbeddedStore } from '../../server/store/embedded-store.js';
+import { EmbeddedStore } from '../../server/store/embedded/embedded-store.js';
 
 const [dir] = process.argv.slice(2);
 if (!dir) {

@@ -5,7 +5,7 @@ import { startApp } from '../../server/http/lifecycle.js';
 import { systemClock } from '../../server/clock.js';
 import { loadConfig } from '../../server/config.js';
 import { createLogger } from '../../server/log.js';
-import { EmbeddedStore } from '../../server/store/embedded-store.js';
+import { EmbeddedStore } from '../../server/store/embedded/embedded-store.js';
 import { commandLine } from '../cli-args.js';
 import { describeWorld, seedDemo } from './seed.js';
 

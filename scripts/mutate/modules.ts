@@ -35,14 +35,17 @@ export const MUTATED_MODULES: MutatedModule[] = [
   { file: 'server/webhooks/due-times.ts', tests: ['server/webhooks/due-times-rules.test.ts'] },
   { file: 'server/webhooks/turns.ts', tests: ['server/webhooks/turns.test.ts'] },
   // The store: what the journal and the snapshot accept, how a list is planned.
-  { file: 'server/store/journal-codec.ts', tests: ['server/store/journal-codec.test.ts'] },
+  { file: 'server/store/embedded/journal-codec.ts', tests: ['server/store/embedded/journal-codec.test.ts'] },
   {
-    file: 'server/store/snapshot-codec.ts',
-    tests: ['server/store/snapshot-codec.test.ts', 'server/store/integrity.test.ts'],
+    file: 'server/store/embedded/snapshot-codec.ts',
+    tests: ['server/store/embedded/snapshot-codec.test.ts', 'server/store/embedded/integrity.test.ts'],
   },
-  { file: 'server/store/query.ts', tests: ['server/store/query.test.ts', 'server/store/record-index.test.ts'] },
+  {
+    file: 'server/store/query.ts',
+    tests: ['server/store/query.test.ts', 'server/store/embedded/record-index.test.ts'],
+  },
   { file: 'server/store/write-fully.ts', tests: ['server/store/write-fully.test.ts'] },
-  { file: 'server/store/pg-tables.ts', tests: ['server/store/pg-tables.test.ts'] },
+  { file: 'server/store/postgres/pg-tables.ts', tests: ['server/store/postgres/pg-tables.test.ts'] },
   // The serial line: framing, link, messages.
   { file: 'terminal/protocol/frame.ts', tests: ['terminal/protocol/frame.test.ts'] },
   { file: 'terminal/protocol/frame-parser.ts', tests: ['terminal/protocol/frame.test.ts'] },

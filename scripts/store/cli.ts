@@ -3,8 +3,8 @@
 import { basename } from 'node:path';
 import { commandLine } from '../cli-args.js';
 import { StoreLockedError } from '../../server/errors.js';
-import { checkStore, type StoreReport } from '../../server/store/store-check.js';
-import { RepairRefusedError, repairStore } from '../../server/store/store-repair.js';
+import { checkStore, type StoreReport } from '../../server/store/embedded/store-check.js';
+import { RepairRefusedError, repairStore } from '../../server/store/embedded/store-repair.js';
 
 const usage = `usage: svc-store check DATA_DIR [--json]
        svc-store repair DATA_DIR [--json]

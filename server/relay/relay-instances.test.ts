@@ -3,8 +3,8 @@ import { startRelayClient, type RelayClient } from '../../contracts/clients/rela
 import { startExampleReceiver } from '../../scripts/example-receiver.js';
 import { ManualClock } from '../clock.js';
 import { defaultConfig } from '../config.js';
-import { PgStore } from '../store/pg-store.js';
-import { postgresSkip, startPostgres } from '../store/pg-testing.js';
+import { PgStore } from '../store/postgres/pg-store.js';
+import { postgresSkip, startPostgres } from '../store/postgres/pg-testing.js';
 import { serveApp } from '../testing/test-server.js';
 import { waitFor } from '../testing/wait-for.js';
 import type { TraceRecord } from '../trace/trace.js';

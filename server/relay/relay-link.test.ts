@@ -1,6 +1,6 @@
 import t from 'tap';
 import { silentLogger } from '../log.js';
-import type { BusMessage } from '../store/bus.js';
+import type { BusMessage } from '../store/store.js';
 import type { Store } from '../store/store.js';
 import { RelayLink, type LocalRelays } from './relay-link.js';
 

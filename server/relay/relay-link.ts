@@ -1,5 +1,5 @@
 import type { Logger } from '../log.js';
-import type { BusMessage } from '../store/bus.js';
+import type { BusMessage } from '../store/store.js';
 import type { Store } from '../store/store.js';
 import { ATTEMPT_TIMEOUT_MS, withAttemptLimit } from '../webhooks/ladder.js';
 import type { AttemptResult, WebhookRequest } from '../webhooks/transport.js';

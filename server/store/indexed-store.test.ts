@@ -1,8 +1,8 @@
 import t from 'tap';
-import { EmbeddedStore } from './embedded-store.js';
-import { PgStore } from './pg-store.js';
-import { postgresSkip, startPostgres } from './pg-testing.js';
-import { selectSql, tableLayout } from './pg-tables.js';
+import { EmbeddedStore } from './embedded/embedded-store.js';
+import { PgStore } from './postgres/pg-store.js';
+import { postgresSkip, startPostgres } from './postgres/pg-testing.js';
+import { selectSql, tableLayout } from './postgres/pg-tables.js';
 import { runQuery } from './query.js';
 import type { IndexDeclaration } from './store.js';
 import type { Query, Store, StoredRecord } from './store.js';

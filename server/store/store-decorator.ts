@@ -1,4 +1,4 @@
-import type { InstanceBus } from './bus.js';
+import type { InstanceBus } from './coordination.js';
 import type {
   Claim,
   ClaimedWrite,

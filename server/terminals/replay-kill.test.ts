@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import { contractClient } from '../../contracts/testing/contract-client.js';
 import { signPosRequest } from '../../contracts/clients/pos-client.js';
-import { postgresSkip, startPostgres } from '../store/pg-testing.js';
+import { postgresSkip, startPostgres } from '../store/postgres/pg-testing.js';
 import { startServerProcess, stopServerProcess, type ServerProcess } from '../testing/server-process.js';
 
 // A signed POS request accepted before the server died, whatever its

@@ -1,5 +1,5 @@
 import t, { type Test } from 'tap';
-import { EmbeddedStore } from '../store/embedded-store.js';
+import { EmbeddedStore } from '../store/embedded/embedded-store.js';
 import { StoreDecorator } from '../store/store-decorator.js';
 import type { Store } from '../store/store.js';
 import { signatureIndexes, SIGNATURES, type SignatureClaim } from './signature-ledger.js';

@@ -8,7 +8,7 @@ import { defaultConfig, type Config } from '../config.js';
 import { startApp } from '../http/lifecycle.js';
 import type { Logger } from '../log.js';
 import type { EventSink } from '../sessions/events.js';
-import { EmbeddedStore } from '../store/embedded-store.js';
+import { EmbeddedStore } from '../store/embedded/embedded-store.js';
 
 export interface TestServer {
   app: SimulatorApp;

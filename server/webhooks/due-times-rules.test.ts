@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import type { DeliveryRecord } from './delivery-record.js';
-import { EmbeddedStore } from '../store/embedded-store.js';
+import { EmbeddedStore } from '../store/embedded/embedded-store.js';
 import type { Store } from '../store/store.js';
 import {
   deliveryIndexes,

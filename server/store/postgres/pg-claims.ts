@@ -1,0 +1,195 @@
+import { fieldExpression, ident, type TableLayout } from './pg-tables.js';
+import { encodeJson, encodeKey } from './pg-text.js';
+import type { Claim, ClaimedWrite, LinkedRead, ReadBasis, StoredRecord } from '../store.js';
+
+// Store.claimAndRead and Store.claimAndWrite on PostgreSQL, each one
+// statement: a claim's marker, the records its write was decided on, and
+// that write, in one commit (where a claim alone, then the read, then the
+// write would be three). Atomic on their own, outside any serializable
+// transaction, so concurrent claimers never conflict over them.
+//
+// What each costs in the WAL decides their shape (BENCHMARKS.md, bench:wal):
+// - No INSERT … ON CONFLICT: its speculative insertion logs a confirmation
+//   record for every row it inserts. A row is inserted only where the
+//   statement's snapshot has none; two statements inserting the same key at
+//   once make the later fail on the primary key, having changed nothing, and
+//   it is run again (pg-store.ts), as is one whose takeover lost a race
+//   (`contested`).
+// - A claim made with an insert that is written is kept in the row it
+//   wrote (its claim columns, pg-tables.ts), not in a marker row with its
+//   own key: the marker's heap row and index entry are two of a signed
+//   write's WAL records. The same claim comes again only with the same
+//   request, whose insert names the same row, so that is where it is looked
+//   for. A claim whose write was not made is a marker, as any other.
+
+/** The tables a claim step touches, laid out by the store. */
+export interface ClaimTables {
+  claim: TableLayout;
+  read: TableLayout;
+  linked: TableLayout;
+  write?: TableLayout;
+}
+
+export interface Statement {
+  text: string;
+  values: unknown[];
+}
+
+/** Parameters of a statement, numbered as they are added. */
+class Parameters {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    return `$${this.values.push(value)}`;
+  }
+}
+
+/** A number field of a table's records in SQL: its column, or the same value read from the document. */
+export function numberField(layout: TableLayout, field: string): string {
+  const column = layout.columns.get(field);
+  const table = ident(layout.table);
+  return column?.type === 'number' ? `${table}.${ident(column.name)}` : fieldExpression(field, 'number', table);
+}
+
+/** The marker's parameters, and the SQL that says whether a live one is there. */
+function markerOf(layout: TableLayout, claim: Claim, params: Parameters) {
+  const table = ident(layout.table);
+  const id = params.add(encodeKey(claim.id));
+  const value = params.add(encodeJson(claim.value));
+  const now = params.add(claim.now);
+  // A marker whose time is unreadable is kept (NULL <= now is not true), as the embedded store keeps one.
+  const expired = `${numberField(layout, claim.liveUntil)} <= ${now}`;
+  return {
+    table,
+    id,
+    value,
+    now,
+    expired,
+    live: `EXISTS (SELECT 1 FROM ${table} WHERE id = ${id} AND NOT (${expired}))`,
+  };
+}
+
+/**
+ * The CTEs that record the marker unless `held` (SQL) says a live claim is
+ * there, or `unless` says it is kept elsewhere: `fresh` inserts one where
+ * there is none, `taken` takes over one past its time. Each answers a row
+ * when it did.
+ */
+function markerSteps(marker: ReturnType<typeof markerOf>, held: string, unless = 'false'): string {
+  const { table, id, value, expired } = marker;
+  return `fresh AS (INSERT INTO ${table} (id, data) SELECT ${id}, ${value}::jsonb
+                     WHERE NOT (${held}) AND NOT (${unless}) AND NOT EXISTS (SELECT 1 FROM ${table} WHERE id = ${id}) RETURNING 1),
+          taken AS (UPDATE ${table} SET data = ${value}::jsonb
+                     WHERE id = ${id} AND ${expired} AND NOT (${held}) AND NOT (${unless}) RETURNING 1)`;
+}
+
+/** One row (r, l): the record with id `idParam` and the one its field `fieldParam` names, each null when absent. */
+function linkedJoin(tables: ClaimTables, idParam: string, fieldParam: string): string {
+  return `(SELECT 1) AS one LEFT JOIN ${ident(tables.read.table)} r ON r.id = ${idParam} LEFT JOIN ${ident(tables.linked.table)} l ON l.id = r.data->>${fieldParam}::text`;
+}
+
+const count = (cte: string) => `(SELECT count(*) FROM ${cte})`;
+
+/**
+ * The claim, and the records of `read` as they are now. Columns: claimed
+ * (0 or 1), contested (made by nobody, though nothing live held it: run it
+ * again), record, linked.
+ */
+export function claimAndReadSql(tables: ClaimTables, claim: Claim, read: LinkedRead): Statement {
+  const params = new Parameters();
+  const marker = markerOf(tables.claim, claim, params);
+  const join = linkedJoin(tables, params.add(encodeKey(read.id)), params.add(read.field));
+  return {
+    text: `WITH held AS (SELECT ${marker.live} AS yes),
+                ${markerSteps(marker, '(SELECT yes FROM held)')}
+           SELECT ${count('fresh')} + ${count('taken')} AS claimed,
+                  ${count('fresh')} + ${count('taken')} = 0 AND NOT (SELECT yes FROM held) AS contested,
+                  r.data AS record, l.data AS linked
+             FROM ${join}`,
+    values: params.values,
+  };
+}
+
+/** The claim's time as its marker has it, kept beside a row written with the claim. */
+function liveUntilOf(claim: Claim): number | null {
+  const until = claim.value[claim.liveUntil];
+  return typeof until === 'number' ? until : null;
+}
+
+/**
+ * The claim, and the write only if the claim is new and the records of
+ * `read` still match `basis`. Columns: claimed, contested (as for
+ * claimAndReadSql), current (whether the basis held), written (0 or 1),
+ * record and linked (as they are now, when the basis did not hold),
+ * existing (for an insert that found a record there, as this statement's
+ * snapshot has it).
+ */
+export function claimAndWriteSql(
+  tables: ClaimTables & { write: TableLayout },
+  claim: Claim,
+  read: LinkedRead,
+  basis: ReadBasis,
+  write: ClaimedWrite,
+): Statement {
+  const params = new Parameters();
+  const marker = markerOf(tables.claim, claim, params);
+  const join = linkedJoin(tables, params.add(encodeKey(read.id)), params.add(read.field));
+  const decidedOn = params.add(encodeJson(basis.record));
+  const fields = Object.entries(basis.linkedFields).map(
+    ([field, value]) => ` AND linked->${params.add(field)}::text = ${params.add(encodeJson(value))}::jsonb`,
+  );
+  const table = ident(tables.write.table);
+  const id = params.add(encodeKey(write.id));
+  const value = params.add(encodeJson(write.value));
+  const held = '(SELECT yes FROM held)';
+  const current = '(SELECT yes FROM current)';
+  const reads = `now_known AS (SELECT r.data AS record, l.data AS linked FROM ${join}),
+                 current AS (SELECT EXISTS (SELECT 1 FROM now_known WHERE record = ${decidedOn}::jsonb AND linked IS NOT NULL${fields.join('')}) AS yes)`;
+  let steps: string;
+  let claimed: string;
+  let existing = 'NULL::jsonb';
+  if (write.kind === 'insert') {
+    // The claim rides in the row written; a replay of the request names the same row.
+    const until = params.add(liveUntilOf(claim));
+    const keptInRow = `EXISTS (SELECT 1 FROM ${table} WHERE id = ${id} AND claim_id = ${marker.id} AND NOT (claim_live_until <= ${marker.now}))`;
+    steps = `held AS (SELECT ${marker.live} OR ${keptInRow} AS yes),
+             ${reads},
+             written AS (INSERT INTO ${table} (id, data, claim_id, claim_live_until)
+                         SELECT ${id}, ${value}::jsonb, ${marker.id}, ${until}::double precision
+                          WHERE NOT ${held} AND ${current} AND NOT EXISTS (SELECT 1 FROM ${table} WHERE id = ${id}) RETURNING 1),
+             ${markerSteps(marker, held, 'EXISTS (SELECT 1 FROM written)')}`;
+    claimed = `${count('written')} + ${count('fresh')} + ${count('taken')}`;
+    // After an insert that did not happen, the record there (as this statement's snapshot has it).
+    existing = `CASE WHEN c.yes AND ${claimed} = 1 AND ${count('written')} = 0 THEN (SELECT data FROM ${table} WHERE id = ${id}) END`;
+  } else {
+    const expected = params.add(encodeJson(write.expected));
+    steps = `held AS (SELECT ${marker.live} AS yes),
+             ${reads},
+             ${markerSteps(marker, held)},
+             written AS (UPDATE ${table} SET data = ${value}::jsonb
+                          WHERE id = ${id} AND data = ${expected}::jsonb AND ${current}
+                            AND (EXISTS (SELECT 1 FROM fresh) OR EXISTS (SELECT 1 FROM taken)) RETURNING 1)`;
+    claimed = `${count('fresh')} + ${count('taken')}`;
+  }
+  return {
+    text: `WITH ${steps}
+           SELECT ${claimed} AS claimed, ${claimed} = 0 AND NOT ${held} AS contested,
+                  c.yes AS current, ${count('written')} AS written,
+                  CASE WHEN NOT c.yes THEN k.record END AS record, CASE WHEN NOT c.yes THEN k.linked END AS linked,
+                  ${existing} AS existing
+             FROM current c, now_known k`,
+    values: params.values,
+  };
+}
+
+/** Deletes the records whose number field is at most $1, in one statement on its index. */
+export function deleteUpToSql(layout: TableLayout, field: string, max: number): Statement {
+  return { text: `DELETE FROM ${ident(layout.table)} WHERE ${numberField(layout, field)} <= $1`, values: [max] };
+}
+
+/** The row of a claim step as the statements above answer it. */
+export interface ClaimRow<T extends StoredRecord, L extends StoredRecord> {
+  claimed: string;
+  contested: boolean;
+  record: T | null;
+  linked: L | null;
+}
