@@ -1,5 +1,6 @@
 import t from 'tap';
-import { ConfigError, defaultConfig, loadConfig } from './config.js';
+import { defaultConfig, loadConfig } from './config.js';
+import { appError } from './errors.js';
 
 t.test('defaults apply when the environment says nothing', async (t) => {
   t.same(loadConfig({}), defaultConfig);
@@ -29,7 +30,7 @@ t.test('the environment sets port, host, data dir, public URL and log level', as
 t.test('a bad value is refused with a message naming the variable', async (t) => {
   t.throws(
     () => loadConfig({ PORT: 'eighty' }),
-    new ConfigError('PORT must be an integer from 0 to 65535, got "eighty"'),
+    appError('CONFIG_INVALID', 'PORT must be an integer from 0 to 65535, got "eighty"'),
   );
   t.throws(() => loadConfig({ PORT: '70000' }), { message: /PORT must be an integer from 0 to 65535/ });
   t.throws(() => loadConfig({ LOG_LEVEL: 'loud' }), { message: /LOG_LEVEL/ });

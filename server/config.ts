@@ -1,4 +1,5 @@
 import { isLogLevel, type LogLevel } from './log.js';
+import { appError } from './errors.js';
 
 export interface Config {
   port: number;
@@ -59,9 +60,7 @@ export const defaultConfig: Config = {
   frameAncestors: "'self'",
 };
 
-export class ConfigError extends Error {}
-
-/** Reads the environment variables the README lists (Configuration); throws ConfigError naming a bad one. */
+/** Reads the environment variables the README lists (Configuration); throws CONFIG_INVALID naming a bad one. */
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const config: Config = { ...defaultConfig };
   if (env.PORT !== undefined) config.port = integer('PORT', env.PORT, 0, 65535);
@@ -69,14 +68,17 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   if (env.DATA_DIR) config.dataDir = env.DATA_DIR;
   if (env.DATABASE_URL) {
     if (!/^postgres(ql)?:\/\//.test(env.DATABASE_URL))
-      throw new ConfigError('DATABASE_URL must be a postgres:// or postgresql:// connection string');
+      throw appError('CONFIG_INVALID', 'DATABASE_URL must be a postgres:// or postgresql:// connection string');
     config.databaseUrl = env.DATABASE_URL;
   }
   if (env.SIM_PUBLIC_URL) {
     try {
       config.publicUrl = new URL(env.SIM_PUBLIC_URL).origin;
     } catch {
-      throw new ConfigError(`SIM_PUBLIC_URL must be an absolute URL, got ${JSON.stringify(env.SIM_PUBLIC_URL)}`);
+      throw appError(
+        'CONFIG_INVALID',
+        `SIM_PUBLIC_URL must be an absolute URL, got ${JSON.stringify(env.SIM_PUBLIC_URL)}`,
+      );
     }
   }
   if (env.POS_SIGNATURE_TOLERANCE_S !== undefined) {
@@ -87,7 +89,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   }
   if (env.WEBHOOK_LADDER !== undefined) {
     if (env.WEBHOOK_LADDER !== 'sim' && env.WEBHOOK_LADDER !== 'production')
-      throw new ConfigError(`WEBHOOK_LADDER must be sim or production, got ${JSON.stringify(env.WEBHOOK_LADDER)}`);
+      throw appError(
+        'CONFIG_INVALID',
+        `WEBHOOK_LADDER must be sim or production, got ${JSON.stringify(env.WEBHOOK_LADDER)}`,
+      );
     config.webhookLadder = env.WEBHOOK_LADDER;
   }
   if (env.WEBHOOK_CONCURRENCY !== undefined)
@@ -103,7 +108,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   if (env.SIM_FRAME_ANCESTORS !== undefined) {
     // A CSP source list: origins, schemes, 'self' or 'none', separated by spaces; nothing that could end the directive.
     if (!/^[A-Za-z0-9'*:/.-]+( [A-Za-z0-9'*:/.-]+)*$/.test(env.SIM_FRAME_ANCESTORS)) {
-      throw new ConfigError(
+      throw appError(
+        'CONFIG_INVALID',
         `SIM_FRAME_ANCESTORS must be a CSP source list such as "'self' https://shop.example", got ${JSON.stringify(env.SIM_FRAME_ANCESTORS)}`,
       );
     }
@@ -111,7 +117,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   }
   if (env.LOG_LEVEL !== undefined) {
     if (!isLogLevel(env.LOG_LEVEL))
-      throw new ConfigError(
+      throw appError(
+        'CONFIG_INVALID',
         `LOG_LEVEL must be one of debug, info, warn, error, silent; got ${JSON.stringify(env.LOG_LEVEL)}`,
       );
     config.logLevel = env.LOG_LEVEL;
@@ -122,6 +129,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
 function integer(name: string, value: string, min: number, max: number): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || n < min || n > max)
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
+    throw appError('CONFIG_INVALID', `${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`);
   return n;
 }

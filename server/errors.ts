@@ -1,36 +1,7 @@
-// Every error the service can answer with, in one file. Each has a stable
-// `code` (INTERFACE.md §0); the HTTP status for a code lives in one table below.
-
-export const httpStatusByCode = {
-  VALIDATION_FAILED: 400,
-  MALFORMED_JSON: 400,
-  INVALID_CREDENTIALS: 401,
-  INVALID_TOKEN: 401,
-  WRONG_TOKEN_KIND: 401,
-  SIGNATURE_INVALID: 401,
-  SIGNATURE_STALE: 401,
-  SIGNATURE_REPLAYED: 401,
-  NOT_FOUND: 404,
-  METHOD_NOT_ALLOWED: 405,
-  ACCOUNT_EXISTS: 409,
-  ALREADY_EXISTS: 409,
-  ORDER_STATE_CONFLICT: 409,
-  SETTLEMENT_CONFLICT: 409,
-  SESSION_NOT_PAYABLE: 409,
-  SCENARIO_RUNNING: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  SESSION_ALREADY_PAID: 422,
-  AMOUNT_MISMATCH: 422,
-  RATE_LIMITED: 429,
-  UPGRADE_REQUIRED: 426,
-  INVALID_FORCED_TRANSITION: 500,
-  RECEIVER_FAILS_ON_PURPOSE: 500,
-  INTERNAL_ERROR: 500,
-  STORE_UNAVAILABLE: 503,
-} as const;
-
-export type ErrorCode = keyof typeof httpStatusByCode;
+// Every error the server raises, in one table: its stable `code`
+// (INTERFACE.md §0), the HTTP status it answers, and how its message (and
+// details, extra body fields, headers) is made from what the thrower knows.
+// A new error is one row; `appError(code, …)` raises it, typed by its row.
 
 /** One offending input field: where it was and its JSON pointer inside that part. */
 export interface ErrorDetail {
@@ -39,24 +10,144 @@ export interface ErrorDetail {
   message: string;
 }
 
+/** What a row makes of its arguments: the message, and what else the answer carries. */
+interface Made {
+  message: string;
+  details?: ErrorDetail[];
+  /** Extra top-level fields of the error body, e.g. `currentStatus`; for an internal error, what the catcher reads. */
+  extra?: Record<string, unknown>;
+  /** Extra response headers, e.g. `Allow` or `Retry-After`. */
+  headers?: Record<string, string>;
+}
+
+/** Seconds a client is told to wait before trying again while the store is unavailable. */
+export const STORE_RETRY_AFTER_S = 1;
+
+/** An error answered with its code; `internal` ones are raised and caught inside the server, and answer 500 INTERNAL_ERROR if one ever escapes. */
+const row = <A extends unknown[]>(status: number, make: (...args: A) => string | Made, internal = false) => ({
+  status,
+  make,
+  internal,
+});
+const internal = <A extends unknown[]>(make: (...args: A) => string | Made) => row(500, make, true);
+/** The thrower says it all. */
+const said = (message: string) => message;
+
+export const ERRORS = {
+  VALIDATION_FAILED: row(400, (details: ErrorDetail[], message: string = describeDetails(details)) => ({
+    message,
+    details,
+  })),
+  MALFORMED_JSON: row(400, (reason: string) => `request body is not valid JSON: ${reason}`),
+  INVALID_CREDENTIALS: row(401, () => 'unknown account or wrong password'),
+  INVALID_TOKEN: row(401, (message: string = 'the bearer token is unknown, revoked or expired') => message),
+  WRONG_TOKEN_KIND: row(
+    401,
+    (got: string, use: string) =>
+      `${/^[AEIOU]/.test(got) ? 'an' : 'a'} ${got} token does not open this path; use ${use}`,
+  ),
+  SIGNATURE_INVALID: row(401, said),
+  SIGNATURE_STALE: row(
+    401,
+    (toleranceS: number) => `x-pos-timestamp is more than ${toleranceS} s from the server clock`,
+  ),
+  SIGNATURE_REPLAYED: row(401, () => 'this signature was already accepted; sign each request anew'),
+  NOT_FOUND: row(404, (what: string) => `${what} not found`),
+  METHOD_NOT_ALLOWED: row(405, (method: string, path: string, allowed: string[]) => ({
+    message: `${method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`,
+    headers: { Allow: allowed.join(', ') },
+  })),
+  ACCOUNT_EXISTS: row(409, said),
+  ALREADY_EXISTS: row(409, said),
+  ORDER_STATE_CONFLICT: row(409, (reason: string, currentStatus: string) => ({
+    message: reason,
+    extra: { currentStatus },
+  })),
+  SETTLEMENT_CONFLICT: row(
+    409,
+    (serial: string, batch: string) => `batch ${batch} of terminal ${serial} is already registered with other fields`,
+  ),
+  SESSION_NOT_PAYABLE: row(409, said),
+  SCENARIO_RUNNING: row(409, said),
+  PAYLOAD_TOO_LARGE: row(413, (limitBytes: number) => `request body exceeds the limit of ${limitBytes} bytes`),
+  UNSUPPORTED_MEDIA_TYPE: row(
+    415,
+    (got: string, accepted: string[]) =>
+      `content-type ${got || '(none)'} is not accepted here; send ${accepted.join(' or ')}`,
+  ),
+  SESSION_ALREADY_PAID: row(422, said),
+  AMOUNT_MISMATCH: row(
+    422,
+    (expected: number, got: number) => `the order's amount is ${expected}, the confirmation says ${got}`,
+  ),
+  UPGRADE_REQUIRED: row(426, said),
+  RATE_LIMITED: row(429, (perMinute: number, retryAfterS: string, headers: Record<string, string>) => ({
+    message: `the rate brake allows ${perMinute} requests a minute; try again in ${retryAfterS} s`,
+    headers: { ...headers, 'Retry-After': retryAfterS },
+  })),
+  INVALID_FORCED_TRANSITION: row(500, said),
+  RECEIVER_FAILS_ON_PURPOSE: row(500, said),
+  INTERNAL_ERROR: row(500, said),
+  STORE_UNAVAILABLE: row(503, (reason: string, message: string = `the store cannot accept writes: ${reason}`) => ({
+    message,
+    headers: { 'Retry-After': String(STORE_RETRY_AFTER_S) },
+  })),
+  // Raised and caught inside the server (or at start-up), never answered as themselves.
+  DUPLICATE_KEY: internal((collection: string, id: string) => ({
+    message: `duplicate key ${collection}/${id}`,
+    extra: { collection, id },
+  })),
+  STORE_CORRUPT: internal((file: string, line: number, reason: string) => ({
+    message: `store corrupt: ${file} line ${line}: ${reason}`,
+    extra: { file, line },
+  })),
+  STORE_LOCKED: internal(
+    (dataDir: string) =>
+      `data directory ${dataDir} is in use by another server process; stop it or choose another DATA_DIR`,
+  ),
+  CONFIG_INVALID: internal(said),
+  REPAIR_REFUSED: internal(said),
+  /** One item of a batch refused: `refusal` as the item would answer alone, pointing inside it. */
+  SESSION_ITEM_REFUSED: internal((refusal: Error, pointer: string) => ({
+    message: refusal.message,
+    extra: { refusal, pointer },
+  })),
+};
+
+export type ErrorCode = keyof typeof ERRORS;
+/** What the thrower of `code` gives: the arguments of its row. */
+export type ErrorArgs<C extends ErrorCode> = Parameters<(typeof ERRORS)[C]['make']>;
+/** The codes a client can be answered with. */
+export const httpStatusByCode = Object.fromEntries(
+  Object.entries(ERRORS)
+    .filter(([, error]) => !error.internal)
+    .map(([code, error]) => [code, error.status]),
+) as Record<ErrorCode, number>;
+
 /**
- * Base of every error meant for the client. Anything thrown that is not an
- * AppError is answered as a 500 INTERNAL_ERROR without its message.
+ * Every error the server raises. Only those not `internal` say what went
+ * wrong to a client; anything else is answered as a 500 INTERNAL_ERROR
+ * without its message.
  */
-export class AppError extends Error {
+export class AppError<C extends ErrorCode = ErrorCode> extends Error {
   readonly status: number;
+  readonly internal: boolean;
+  readonly details: ErrorDetail[] | undefined;
+  readonly extra: Record<string, unknown> | undefined;
+  readonly headers: Record<string, string> | undefined;
+
   constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly details?: ErrorDetail[],
-    /** Extra top-level fields of the error body, e.g. `currentStatus`. */
-    readonly extra?: Record<string, unknown>,
-    /** Extra response headers, e.g. `Allow` or `Retry-After`. */
-    readonly headers?: Record<string, string>,
+    readonly code: C,
+    made: Made,
   ) {
-    super(message);
-    this.name = new.target.name;
-    this.status = httpStatusByCode[code];
+    super(made.message);
+    this.name = `AppError(${code})`;
+    const { status, internal } = ERRORS[code];
+    this.status = status;
+    this.internal = internal;
+    this.details = made.details;
+    this.extra = made.extra;
+    this.headers = made.headers;
   }
 
   toBody(): Record<string, unknown> {
@@ -69,119 +160,16 @@ export class AppError extends Error {
   }
 }
 
-export class ValidationError extends AppError {
-  constructor(details: ErrorDetail[], message = describeDetails(details)) {
-    super('VALIDATION_FAILED', message, details);
-  }
+/** The error of `code`, made by its row from `args`. */
+export function appError<C extends ErrorCode>(code: C, ...args: ErrorArgs<C>): AppError<C> {
+  const make = ERRORS[code].make as (...given: ErrorArgs<C>) => string | Made;
+  const made = make(...args);
+  return new AppError(code, typeof made === 'string' ? { message: made } : made);
 }
 
-export class MalformedJsonError extends AppError {
-  constructor(reason: string) {
-    super('MALFORMED_JSON', `request body is not valid JSON: ${reason}`);
-  }
-}
-
-export class PayloadTooLargeError extends AppError {
-  constructor(limitBytes: number) {
-    super('PAYLOAD_TOO_LARGE', `request body exceeds the limit of ${limitBytes} bytes`);
-  }
-}
-
-export class UnsupportedMediaTypeError extends AppError {
-  constructor(got: string, accepted: string[]) {
-    super(
-      'UNSUPPORTED_MEDIA_TYPE',
-      `content-type ${got || '(none)'} is not accepted here; send ${accepted.join(' or ')}`,
-    );
-  }
-}
-
-export class NotFoundError extends AppError {
-  constructor(what: string) {
-    super('NOT_FOUND', `${what} not found`);
-  }
-}
-
-export class MethodNotAllowedError extends AppError {
-  constructor(method: string, path: string, allowed: string[]) {
-    super(
-      'METHOD_NOT_ALLOWED',
-      `${method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`,
-      undefined,
-      undefined,
-      {
-        Allow: allowed.join(', '),
-      },
-    );
-  }
-}
-
-export class InvalidTokenError extends AppError {
-  constructor(message = 'the bearer token is unknown, revoked or expired') {
-    super('INVALID_TOKEN', message);
-  }
-}
-
-export class WrongTokenKindError extends AppError {
-  constructor(got: string, expected: string) {
-    super(
-      'WRONG_TOKEN_KIND',
-      `${/^[AEIOU]/.test(got) ? 'an' : 'a'} ${got} token does not open this path; use ${expected}`,
-    );
-  }
-}
-
-export class InvalidCredentialsError extends AppError {
-  constructor() {
-    super('INVALID_CREDENTIALS', 'unknown account or wrong password');
-  }
-}
-
-export class ConflictError extends AppError {
-  constructor(code: 'ACCOUNT_EXISTS' | 'ALREADY_EXISTS' | 'SCENARIO_RUNNING', message: string) {
-    super(code, message);
-  }
-}
-
-/** Seconds a client is told to wait before trying again while the store is unavailable. */
-export const STORE_RETRY_AFTER_S = 1;
-
-/** The store could not be reached or refused the work for a reason of its own: nothing was written. */
-export class StoreUnavailableError extends AppError {
-  constructor(reason: string, message = `the store cannot accept writes: ${reason}`) {
-    super('STORE_UNAVAILABLE', message, undefined, undefined, { 'Retry-After': String(STORE_RETRY_AFTER_S) });
-  }
-}
-
-/** Raised by a store when a transaction inserts a key that already exists. */
-export class DuplicateKeyError extends Error {
-  constructor(
-    readonly collection: string,
-    readonly id: string,
-  ) {
-    super(`duplicate key ${collection}/${id}`);
-    this.name = 'DuplicateKeyError';
-  }
-}
-
-/** Raised at start-up when the store's files cannot be trusted. */
-export class StoreCorruptError extends Error {
-  constructor(
-    readonly file: string,
-    readonly line: number,
-    reason: string,
-  ) {
-    super(`store corrupt: ${file} line ${line}: ${reason}`);
-    this.name = 'StoreCorruptError';
-  }
-}
-
-/** Raised at start-up when another process holds the data directory. */
-export class StoreLockedError extends Error {
-  constructor(readonly dataDir: string) {
-    super(`data directory ${dataDir} is in use by another server process; stop it or choose another DATA_DIR`);
-    this.name = 'StoreLockedError';
-  }
+/** Whether `error` is an AppError of `code` (of any code when none is given). */
+export function isAppError<C extends ErrorCode>(error: unknown, code?: C): error is AppError<C> {
+  return error instanceof AppError && (code === undefined || error.code === code);
 }
 
 function describeDetails(details: ErrorDetail[]): string {

@@ -4,8 +4,8 @@
 import { versionLine } from '../contracts/cli/version.js';
 import { createApp } from './app.js';
 import { systemClock } from './clock.js';
-import { ConfigError, loadConfig } from './config.js';
-import { StoreCorruptError, StoreLockedError } from './errors.js';
+import { loadConfig } from './config.js';
+import { isAppError } from './errors.js';
 import { startApp } from './http/lifecycle.js';
 import { createLogger } from './log.js';
 import { EmbeddedStore } from './store/embedded/embedded-store.js';
@@ -46,7 +46,7 @@ let config;
 try {
   config = loadConfig(process.env);
 } catch (error) {
-  if (error instanceof ConfigError) fail(error.message);
+  if (isAppError(error, 'CONFIG_INVALID')) fail(error.message);
   throw error;
 }
 const log = createLogger(config.logLevel);
@@ -57,8 +57,8 @@ try {
     ? await PgStore.open({ connectionString: config.databaseUrl, log })
     : await EmbeddedStore.open({ dir: config.dataDir, snapshotMinJournalBytes: config.snapshotMinJournalBytes, log });
 } catch (error) {
-  if (error instanceof StoreLockedError) fail(error.message);
-  if (error instanceof StoreCorruptError) {
+  if (isAppError(error, 'STORE_LOCKED')) fail(error.message);
+  if (isAppError(error, 'STORE_CORRUPT')) {
     fail(
       `${error.message}\n  'svc-store check ${config.dataDir}' lists every damaged line; 'svc-store repair ${config.dataDir}' cuts them out, keeping a backup, and says what that loses (in a checkout: npm run store:check -- and npm run store:repair --)`,
     );

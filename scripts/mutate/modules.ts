@@ -21,6 +21,10 @@ export const MUTATED_MODULES: MutatedModule[] = [
   // Terminals: the request signature and the replay decision (memory and store-backed).
   { file: 'contracts/pos-signature.ts', tests: ['server/terminals/pos-signature.test.ts'] },
   {
+    file: 'server/terminals/pos-signatures.ts',
+    tests: ['server/terminals/pos-signature.test.ts', 'server/terminals/pos-signature-shared.test.ts'],
+  },
+  {
     file: 'server/terminals/pos-signature-guard.ts',
     tests: ['server/terminals/pos-signature.test.ts', 'server/terminals/pos-signature-shared.test.ts'],
   },
@@ -62,6 +66,21 @@ export const MUTATED_MODULES: MutatedModule[] = [
   { file: 'terminal/bridge/close-schedule.ts', tests: ['terminal/bridge/close-schedule.test.ts'] },
   // The Transbank bridge's decisions: which orders a POS carries, what its answers prove after a lost answer.
   { file: 'terminal/bridge/transbank/sale-rules.ts', tests: ['terminal/bridge/transbank/sale-rules.test.ts'] },
+  // The ZVT codec (PA00P015/PA00P016): CRC, serial framing, APDUs, BCD, TLV, bitmaps.
+  { file: 'terminal/protocol/zvt/crc.ts', tests: ['terminal/protocol/zvt/codec.test.ts'] },
+  { file: 'terminal/protocol/zvt/serial-frame.ts', tests: ['terminal/protocol/zvt/codec.test.ts'] },
+  { file: 'terminal/protocol/zvt/apdu.ts', tests: ['terminal/protocol/zvt/codec.test.ts'] },
+  { file: 'terminal/protocol/zvt/bcd.ts', tests: ['terminal/protocol/zvt/codec.test.ts'] },
+  { file: 'terminal/protocol/zvt/tlv.ts', tests: ['terminal/protocol/zvt/codec.test.ts'] },
+  { file: 'terminal/protocol/zvt/bitmaps.ts', tests: ['terminal/protocol/zvt/codec.test.ts'] },
+  // The relay client's cursor: what it resumes from, and which answers move it.
+  { file: 'contracts/clients/relay-cursor.ts', tests: ['contracts/clients/relay-cursor.test.ts'] },
+  // The scenario engine: what decides whether a scenario passes, and what a scenario file may say.
+  { file: 'contracts/clients/scenario/expectations.ts', tests: ['contracts/clients/scenario/expectations.test.ts'] },
+  {
+    file: 'contracts/clients/scenario/scenario-format.ts',
+    tests: ['contracts/clients/scenario/scenario-steps.test.ts', 'contracts/clients/scenario/scenario-yaml.test.ts'],
+  },
   // The contract suite's profiles and amount rule.
   { file: 'contracts/profiles.ts', tests: ['contracts/profiles-rules.test.ts'] },
   { file: 'contracts/money-amount.ts', tests: ['contracts/money-amount.test.ts'] },

@@ -2,9 +2,9 @@
 // svc-store check DATA_DIR (npm run store:check --)     svc-store repair DATA_DIR (npm run store:repair --)
 import { basename } from 'node:path';
 import { commandLine } from '../cli-args.js';
-import { StoreLockedError } from '../../server/errors.js';
+import { isAppError } from '../../server/errors.js';
 import { checkStore, type StoreReport } from '../../server/store/embedded/store-check.js';
-import { RepairRefusedError, repairStore } from '../../server/store/embedded/store-repair.js';
+import { repairStore } from '../../server/store/embedded/store-repair.js';
 
 const usage = `usage: svc-store check DATA_DIR [--json]
        svc-store repair DATA_DIR [--json]
@@ -95,7 +95,7 @@ try {
   }
   process.exit(after.damaged || lost ? 1 : 0);
 } catch (error) {
-  if (error instanceof StoreLockedError || error instanceof RepairRefusedError) {
+  if (isAppError(error, 'STORE_LOCKED') || isAppError(error, 'REPAIR_REFUSED')) {
     process.stderr.write(`svc-store: ${error.message}\n`);
     process.exit(1);
   }

@@ -1,12 +1,5 @@
 import { accountNow, iso, type Clock } from '../clock.js';
-import {
-  ConflictError,
-  NotFoundError,
-  DuplicateKeyError,
-  InvalidCredentialsError,
-  InvalidTokenError,
-  WrongTokenKindError,
-} from '../errors.js';
+import { appError, isAppError } from '../errors.js';
 
 import type { Store } from '../store/store.js';
 import { describeKind, tokenPrefix, withArticle, type Account, type TokenKind, type TokenRecord } from './account.js';
@@ -50,7 +43,7 @@ export class AccountService {
   async setRateLimit(accountId: string, perMinute: number | null): Promise<void> {
     await this.store.transact(async (tx) => {
       const account = await tx.get<Account>('accounts', accountId);
-      if (!account) throw new NotFoundError(`account ${accountId}`);
+      if (!account) throw appError('NOT_FOUND', `account ${accountId}`);
       tx.put('accounts', accountId, { ...account, rate_limit_per_minute: perMinute });
     });
   }
@@ -82,9 +75,12 @@ export class AccountService {
           tx.insert('tokens', tokenDigest(account.console_token), tokenRecord('console', account, null));
       });
     } catch (error) {
-      if (error instanceof DuplicateKeyError && (error.collection === 'emails' || error.collection === 'short_names')) {
-        const field = error.collection === 'emails' ? 'email' : 'short_name';
-        throw new ConflictError('ACCOUNT_EXISTS', `an account with this ${field} is already registered`);
+      if (
+        isAppError(error, 'DUPLICATE_KEY') &&
+        (error.extra?.collection === 'emails' || error.extra?.collection === 'short_names')
+      ) {
+        const field = error.extra?.collection === 'emails' ? 'email' : 'short_name';
+        throw appError('ACCOUNT_EXISTS', `an account with this ${field} is already registered`);
       }
       throw error;
     }
@@ -99,7 +95,7 @@ export class AccountService {
         : await this.store.get<{ account_id: string }>('short_names', (input.short_name ?? '').toLowerCase());
     const account = index && (await this.store.get<Account>('accounts', index.account_id));
     const passwordOk = await verifyPassword(input.password, account ? account.password_hash : await this.decoyHash);
-    if (!account || !passwordOk) throw new InvalidCredentialsError();
+    if (!account || !passwordOk) throw appError('INVALID_CREDENTIALS');
 
     return this.store.transact(async (tx) => {
       const current = (await tx.get<Account>('accounts', account.account_id))!;
@@ -147,23 +143,24 @@ export class AccountService {
    * WRONG_TOKEN_KIND.
    */
   async authenticate(token: string, allowed: TokenKind[]): Promise<{ account: Account; kind: TokenKind }> {
-    if (!TOKEN_SHAPE.test(token)) throw new InvalidTokenError();
+    if (!TOKEN_SHAPE.test(token)) throw appError('INVALID_TOKEN');
     const [record, account] = await this.store.getLinked<TokenRecord, Account>(
       'tokens',
       tokenDigest(token),
       'account_id',
       'accounts',
     );
-    if (!record || !account) throw new InvalidTokenError();
+    if (!record || !account) throw appError('INVALID_TOKEN');
     if (record.replaced_at)
-      throw new InvalidTokenError(
+      throw appError(
+        'INVALID_TOKEN',
         `this console token was replaced by a login at ${record.replaced_at}: use the console token that login answered, or log in again`,
       );
     if (record.expires_at !== null && accountNow(this.clock, account) >= record.expires_at) {
-      throw new InvalidTokenError('the login token has expired; log in again or use the refresh token');
+      throw appError('INVALID_TOKEN', 'the login token has expired; log in again or use the refresh token');
     }
     if (!allowed.includes(record.kind)) {
-      throw new WrongTokenKindError(describeKind[record.kind], allowed.map(withArticle).join(' or '));
+      throw appError('WRONG_TOKEN_KIND', describeKind[record.kind], allowed.map(withArticle).join(' or '));
     }
     return { account, kind: record.kind };
   }

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AppError } from '../errors.js';
+import { appError } from '../errors.js';
 
 // The web console's script, as `npm run build` bundles it from
 // server/console/web/ (scripts/build-console.mjs) into dist/console/app.js
@@ -23,7 +23,7 @@ export function consoleApp(): Promise<string> {
     (error: NodeJS.ErrnoException) => {
       script = undefined; // built later: read then
       if (error.code !== 'ENOENT') throw error;
-      throw new AppError(
+      throw appError(
         'INTERNAL_ERROR',
         "the web console's script is not built in this checkout: run npm run build (npm start builds it)",
       );

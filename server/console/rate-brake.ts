@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { Clock } from '../clock.js';
-import { AppError } from '../errors.js';
+import { appError } from '../errors.js';
 import type { AppState } from '../http/context.js';
 import type { Store } from '../store/store.js';
 
@@ -60,13 +60,7 @@ export function rateBrake(clock: Clock, counter: RateCounter = memoryRateCounter
     };
     if (count > limit) {
       const retryAfter = String(Math.max(1, resetAt - Math.floor(now / 1000)));
-      throw new AppError(
-        'RATE_LIMITED',
-        `the rate brake allows ${limit} requests a minute; try again in ${retryAfter} s`,
-        undefined,
-        undefined,
-        { ...headers, 'Retry-After': retryAfter },
-      );
+      throw appError('RATE_LIMITED', limit, retryAfter, headers);
     }
     ctx.set(headers);
     await next();

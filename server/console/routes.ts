@@ -1,5 +1,5 @@
 import type { Account } from '../accounts/account.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { appError } from '../errors.js';
 import type { OperationHandlers } from '../http/operation.js';
 import type { AccountService } from '../accounts/account-service.js';
 import { tracePage } from '../trace/trace-pages.js';
@@ -53,16 +53,16 @@ export function consoleHandlers(
       };
       const outcome = await scenarios.runs.start(name, given, scenarios.selfUrl(ctx), `${publicUrl(ctx)}/console`);
       if ('refused' in outcome) {
-        if (outcome.refused === 'unknown') throw new NotFoundError(`scenario ${name}`);
-        if (outcome.refused === 'busy') throw new ConflictError('SCENARIO_RUNNING', outcome.message);
-        throw new ValidationError([{ in: 'path', pointer: '/name', message: outcome.message }]);
+        if (outcome.refused === 'unknown') throw appError('NOT_FOUND', `scenario ${name}`);
+        if (outcome.refused === 'busy') throw appError('SCENARIO_RUNNING', outcome.message);
+        throw appError('VALIDATION_FAILED', [{ in: 'path', pointer: '/name', message: outcome.message }]);
       }
       ctx.status = 202;
       ctx.body = outcome.started;
     },
     getConsoleScenarioRun: ({ account, params: { run_id: runId } }, ctx) => {
       const run = scenarios.runs.get(account.account_id, runId);
-      if (!run) throw new NotFoundError(`scenario run ${runId}`);
+      if (!run) throw appError('NOT_FOUND', `scenario run ${runId}`);
       ctx.body = run;
     },
     getConsoleTrace: async ({ account, query }, ctx) => {
@@ -70,7 +70,7 @@ export function consoleHandlers(
       let page;
       if (query.result) {
         if (query.session_id)
-          throw new ValidationError([
+          throw appError('VALIDATION_FAILED', [
             { in: 'query', pointer: '/result', message: 'result does not combine with session_id' },
           ]);
         // Attempts by how they ended: through the (account, type, result) index, in write order.

@@ -1,5 +1,5 @@
 import type { Account } from '../accounts/account.js';
-import { ValidationError } from '../errors.js';
+import { appError } from '../errors.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { SessionRecord } from '../sessions/session.js';
 import type { Store } from '../store/store.js';
@@ -29,7 +29,7 @@ export async function listConsoleSessions(
   let stored: SessionRecord[];
   if (idPrefix !== undefined) {
     if (status || accreditation)
-      throw new ValidationError([
+      throw appError('VALIDATION_FAILED', [
         { in: 'query', pointer: '/id_prefix', message: 'id_prefix does not combine with status or accreditation' },
       ]);
     // The ids that start with it: a range of the (account, session_id) index.

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { AccountService } from '../accounts/account-service.js';
-import { InvalidTokenError } from '../errors.js';
+import { appError } from '../errors.js';
 import type { TokenKind } from '../accounts/account.js';
 import type { AppState } from './context.js';
 
@@ -26,7 +26,7 @@ export function authenticate(
 export function requireToken(kinds: TokenKind[], accounts: AccountService): Middleware<AppState> {
   return async (ctx, next) => {
     const token = bearerToken(ctx.get('authorization'));
-    if (!token) throw new InvalidTokenError('send the token as Authorization: Bearer <token>');
+    if (!token) throw appError('INVALID_TOKEN', 'send the token as Authorization: Bearer <token>');
     const { account, kind } = await accounts.authenticate(token, kinds);
     ctx.state.account = account;
     ctx.state.tokenKind = kind;

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { AppError, DuplicateKeyError } from '../errors.js';
+import { AppError, appError, isAppError } from '../errors.js';
 import type { AppState } from './context.js';
 
 /**
@@ -22,8 +22,8 @@ export function errorHandler(): Middleware<AppState> {
 }
 
 function toAppError(thrown: unknown): AppError {
-  if (thrown instanceof AppError) return thrown;
-  if (thrown instanceof DuplicateKeyError)
-    return new AppError('ALREADY_EXISTS', `${thrown.collection} ${thrown.id} already exists`);
-  return new AppError('INTERNAL_ERROR', 'internal error; the server log has the details');
+  if (isAppError(thrown, 'DUPLICATE_KEY'))
+    return appError('ALREADY_EXISTS', `${String(thrown.extra?.collection)} ${String(thrown.extra?.id)} already exists`);
+  if (isAppError(thrown) && !thrown.internal) return thrown;
+  return appError('INTERNAL_ERROR', 'internal error; the server log has the details');
 }

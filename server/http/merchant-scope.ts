@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { NotFoundError } from '../errors.js';
+import { appError } from '../errors.js';
 import type { AppState } from './context.js';
 
 /**
@@ -9,6 +9,6 @@ import type { AppState } from './context.js';
 export const merchantScope: Middleware<AppState> = async (ctx, next) => {
   const merchantId = ctx.state.params?.merchantId;
   if (merchantId !== undefined && merchantId !== ctx.state.account?.merchant_id)
-    throw new NotFoundError(`merchant ${merchantId}`);
+    throw appError('NOT_FOUND', `merchant ${merchantId}`);
   await next();
 };

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
 import type { IncomingMessage } from 'node:http';
-import { MalformedJsonError, PayloadTooLargeError, UnsupportedMediaTypeError, ValidationError } from '../errors.js';
+import { appError } from '../errors.js';
 import { depthMessage, nestsDeeperThan } from './json-depth.js';
 import type { AppState } from './context.js';
 
@@ -24,7 +24,7 @@ export function readBody(limitBytes: number): Middleware<AppState> {
     if (declared > limitBytes) {
       // Node discards an unread body once the answer is sent; past the drain limit, don't wait for it.
       if (declared > DRAIN_LIMIT_BYTES) ctx.set('Connection', 'close');
-      throw new PayloadTooLargeError(limitBytes);
+      throw appError('PAYLOAD_TOO_LARGE', limitBytes);
     }
     // HTTP/1.1: a request without content-length or transfer-encoding has no body.
     const hasBody = declared > 0 || headers['transfer-encoding'] !== undefined;
@@ -49,7 +49,7 @@ function readStream(request: IncomingMessage, limitBytes: number): Promise<Buffe
       if (!refused) {
         refused = true;
         chunks.length = 0;
-        reject(new PayloadTooLargeError(limitBytes));
+        reject(appError('PAYLOAD_TOO_LARGE', limitBytes));
       }
       // Keep reading and discarding, so the 413 reaches the client; a body that never ends is cut.
       if (received > DRAIN_LIMIT_BYTES) {
@@ -80,13 +80,13 @@ function readStream(request: IncomingMessage, limitBytes: number): Promise<Buffe
 export function parseBody(raw: Buffer, contentType: string, accepted: string[]): unknown {
   if (raw.length === 0) return undefined;
   const mediaType = contentType.split(';')[0]!.trim().toLowerCase();
-  if (!accepted.includes(mediaType)) throw new UnsupportedMediaTypeError(mediaType, accepted);
+  if (!accepted.includes(mediaType)) throw appError('UNSUPPORTED_MEDIA_TYPE', mediaType, accepted);
   const text = raw.toString('utf8');
   if (mediaType === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(text));
-  if (nestsDeeperThan(text)) throw new ValidationError([{ in: 'body', pointer: '', message: depthMessage }]);
+  if (nestsDeeperThan(text)) throw appError('VALIDATION_FAILED', [{ in: 'body', pointer: '', message: depthMessage }]);
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new MalformedJsonError((error as Error).message);
+    throw appError('MALFORMED_JSON', (error as Error).message);
   }
 }

@@ -2,7 +2,7 @@ import type { Middleware } from 'koa';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import type { OperationEntry } from '../../contracts/openapi.js';
 import { resolveRef, type SchemaIssue, type SchemaValidator } from '../../contracts/validator.js';
-import { ValidationError, type ErrorDetail } from '../errors.js';
+import { appError, type ErrorDetail } from '../errors.js';
 import type { AppState } from './context.js';
 import { parseBody } from './read-body.js';
 
@@ -65,7 +65,7 @@ export function validateRequest(
         ctx.state.body = body;
       }
     }
-    if (details.length > 0) throw new ValidationError(details);
+    if (details.length > 0) throw appError('VALIDATION_FAILED', details);
     ctx.state.params = params;
     ctx.state.query = query;
     await next();

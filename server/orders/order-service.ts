@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Account } from '../accounts/account.js';
 import { accountNow, iso, type Clock } from '../clock.js';
-import { AppError, ConflictError, DuplicateKeyError, NotFoundError, StoreUnavailableError } from '../errors.js';
+import { appError, isAppError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import { PosSignature, type PosSignatures } from '../terminals/pos-signatures.js';
 import type { TerminalRecord } from '../terminals/terminal.js';
@@ -38,7 +38,7 @@ export class OrderService {
         const terminal = await tx.get<TerminalRecord>('terminals', input.terminal);
         // A terminal of another merchant is indistinguishable from an unknown one (INTERFACE.md §0).
         if (!terminal || terminal.merchantId !== account.merchant_id)
-          throw new NotFoundError(`terminal ${input.terminal}`);
+          throw appError('NOT_FOUND', `terminal ${input.terminal}`);
         const record: OrderRecord = {
           orderId,
           merchantId: account.merchant_id,
@@ -56,15 +56,14 @@ export class OrderService {
         return publicOrder(record);
       });
     } catch (error) {
-      if (error instanceof DuplicateKeyError)
-        throw new ConflictError('ALREADY_EXISTS', `order ${orderId} already exists`);
+      if (isAppError(error, 'DUPLICATE_KEY')) throw appError('ALREADY_EXISTS', `order ${orderId} already exists`);
       throw error;
     }
   }
 
   async get(account: Account, orderId: string): Promise<Order> {
     const record = await this.store.get<OrderRecord>('orders', orderKey(account.merchant_id, orderId));
-    if (!record) throw new NotFoundError(`order ${orderId}`);
+    if (!record) throw appError('NOT_FOUND', `order ${orderId}`);
     return publicOrder(record);
   }
 
@@ -99,7 +98,7 @@ export class OrderService {
     for (let attempt = 1; ; attempt += 1) {
       const record = await this.store.get<OrderRecord>('orders', key);
       if (!record || (signature && record.terminal !== signature.terminal.serialNumber))
-        throw new NotFoundError(`order ${orderId}`);
+        throw appError('NOT_FOUND', `order ${orderId}`);
       // An account's clock sets the times: a signed write may find it moved, and decides again on it as it is now.
       const decide = (on: Account) =>
         applyTrigger(publicOrder(record), onAccountClock(trigger, on), iso(accountNow(this.clock, on)));
@@ -120,7 +119,8 @@ export class OrderService {
           if (replaced) return { order, changed: true };
           // Changed meanwhile: nothing was written; decide again on the order as it is now.
           if (attempt === MAX_TRANSITION_ATTEMPTS)
-            throw new StoreUnavailableError(
+            throw appError(
+              'STORE_UNAVAILABLE',
               `order ${orderId} changed ${attempt} times while this transition was being decided; nothing was written, try again`,
             );
           continue;
@@ -128,14 +128,9 @@ export class OrderService {
         case 'unchanged':
           return { order: outcome.order, changed: false };
         case 'conflict':
-          throw new AppError('ORDER_STATE_CONFLICT', outcome.reason, undefined, {
-            currentStatus: outcome.currentStatus,
-          });
+          throw appError('ORDER_STATE_CONFLICT', outcome.reason, outcome.currentStatus);
         case 'amount-mismatch':
-          throw new AppError(
-            'AMOUNT_MISMATCH',
-            `the order's amount is ${outcome.expected}, the confirmation says ${outcome.got}`,
-          );
+          throw appError('AMOUNT_MISMATCH', outcome.expected, outcome.got);
       }
     }
   }

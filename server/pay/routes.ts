@@ -74,7 +74,7 @@ export function payHandlers(store: Store, clock: Clock, sessions: SessionService
         methods: string[] = [],
         nowMs = 0,
       ) => {
-        if (wantsJson) throw new AppError(code, message);
+        if (wantsJson) throw new AppError(code, { message });
         if (!session) return html(ctx, status, notFoundPage(id));
         // A refusal keeps what was chosen and typed, never the key, the card number or the security code.
         const echo = {

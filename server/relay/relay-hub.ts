@@ -6,7 +6,7 @@ import type { Account } from '../accounts/account.js';
 import { nestsDeeperThan } from '../http/json-depth.js';
 import type { AccountService } from '../accounts/account-service.js';
 import { accountNow, iso, type Clock } from '../clock.js';
-import { AppError } from '../errors.js';
+import { AppError, appError } from '../errors.js';
 import { bearerToken } from '../http/authenticate.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
@@ -189,10 +189,10 @@ export class RelayHub implements WebhookTransport, LocalRelays {
     if ('error' in start) return refuse(socket, 400, { message: start.error, code: 'VALIDATION_FAILED' });
     let account: Account;
     try {
-      if (!token) throw new AppError('INVALID_TOKEN', 'send the API token as Authorization: Bearer <token> or ?token=');
+      if (!token) throw appError('INVALID_TOKEN', 'send the API token as Authorization: Bearer <token> or ?token=');
       ({ account } = await this.accounts.authenticate(token, ['api', 'login']));
     } catch (error) {
-      const refusal = error instanceof AppError ? error : new AppError('INVALID_TOKEN', 'the token was not accepted');
+      const refusal = error instanceof AppError ? error : appError('INVALID_TOKEN', 'the token was not accepted');
       return refuse(socket, refusal.status, refusal.toBody());
     }
     try {

@@ -1,7 +1,7 @@
 import type { Account } from '../accounts/account.js';
 import { newId } from '../accounts/secrets.js';
 import { accountNow, iso, type Clock } from '../clock.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { appError } from '../errors.js';
 import type { Store, Transaction } from '../store/store.js';
 import { splitLinkKey } from './record-keys.js';
 
@@ -48,7 +48,7 @@ export async function owned<T extends { account_id: string }>(
   what: string,
 ): Promise<T> {
   const record = (await tx.get(collection, id)) as unknown as T | undefined;
-  if (!record || record.account_id !== account.account_id) throw new NotFoundError(`${what} ${id}`);
+  if (!record || record.account_id !== account.account_id) throw appError('NOT_FOUND', `${what} ${id}`);
   return record;
 }
 
@@ -93,13 +93,13 @@ export class CatalogService {
       const agreement = await owned<AgreementRecord>(tx, 'agreements', input.agreement_id, account, 'agreement');
       await owned<PartnerRecord>(tx, 'partners', input.partner_id, account, 'partner');
       if (!agreement.split) {
-        throw new ValidationError([
+        throw appError('VALIDATION_FAILED', [
           { in: 'body', pointer: '/agreement_id', message: 'the agreement was created with split: false' },
         ]);
       }
       const linkKey = splitLinkKey(input.agreement_id, input.partner_id);
       if (await tx.get('split_links', linkKey))
-        throw new ConflictError('ALREADY_EXISTS', 'the partner is already linked to this agreement');
+        throw appError('ALREADY_EXISTS', 'the partner is already linked to this agreement');
       const record: SplitAgreementRecord = {
         split_agreement_id: newId('spl'),
         account_id: account.account_id,

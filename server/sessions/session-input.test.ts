@@ -1,7 +1,7 @@
 import t, { type Test } from 'tap';
 import type { Account } from '../accounts/account.js';
-import { AppError } from '../errors.js';
-import { buildSession, SessionInputError, type SessionInput } from './session-input.js';
+import { AppError, appError, isAppError } from '../errors.js';
+import { buildSession, itemAnswer, type SessionInput } from './session-input.js';
 import { splitLinkKey } from './record-keys.js';
 
 // The session a payer is charged for is built here from the body and the
@@ -28,12 +28,12 @@ function catalog(split = true) {
 const build = (input: Partial<SessionInput>, split = true) =>
   buildSession(catalog(split), account, { agreement_id: 'agr_1', amount_reference: 100, ...input }, 'button', NOW);
 
-async function refusal(t: Test, input: Partial<SessionInput>, split = true): Promise<SessionInputError> {
+async function refusal(t: Test, input: Partial<SessionInput>, split = true): Promise<AppError<'SESSION_ITEM_REFUSED'>> {
   const error = await build(input, split).then(
     () => t.fail('expected a refusal'),
     (caught: unknown) => caught,
   );
-  if (!(error instanceof SessionInputError)) throw error;
+  if (!isAppError(error, 'SESSION_ITEM_REFUSED')) throw error;
   return error;
 }
 
@@ -105,13 +105,13 @@ t.test('a distribution over the amount by one cent is refused at /split/distribu
       ],
     },
   });
-  t.equal(error.pointer, '/split/distribution');
-  t.match(error.answer(), {
+  t.equal(error.extra?.pointer, '/split/distribution');
+  t.match(itemAnswer(error), {
     code: 'VALIDATION_FAILED',
     details: [{ in: 'body', message: /adds up to more than amount_reference/ }],
   });
   t.equal(
-    error.answer().details?.[0]?.pointer,
+    itemAnswer(error).details?.[0]?.pointer,
     '/split/distribution',
     "alone, the pointer is the field's, with nothing before it",
   );
@@ -119,8 +119,8 @@ t.test('a distribution over the amount by one cent is refused at /split/distribu
 
 t.test("another currency than the agreement's is refused, naming the agreement's", async (t) => {
   const error = await refusal(t, { currency_reference: 'USD' });
-  t.equal(error.pointer, '/currency_reference');
-  t.match(error.answer(), {
+  t.equal(error.extra?.pointer, '/currency_reference');
+  t.match(itemAnswer(error), {
     code: 'VALIDATION_FAILED',
     details: [{ pointer: '/currency_reference', message: "must be the agreement's currency, CLP" }],
   });
@@ -129,14 +129,14 @@ t.test("another currency than the agreement's is refused, naming the agreement's
 t.test("an agreement or partner that is unknown or another account's is a 404 naming where, never a 400", async (t) => {
   for (const agreement_id of ['agr_missing', 'agr_other']) {
     const error = await refusal(t, { agreement_id });
-    t.equal(error.pointer, '/agreement_id');
+    t.equal(error.extra?.pointer, '/agreement_id');
     t.match(
-      error.answer(),
+      itemAnswer(error),
       { code: 'NOT_FOUND', message: `agreement ${agreement_id} not found` },
       "alone, the message is the store's",
     );
     t.match(
-      error.answer('/sessions/3'),
+      itemAnswer(error, '/sessions/3'),
       { code: 'NOT_FOUND', message: `/sessions/3/agreement_id: agreement ${agreement_id} not found` },
       'in a batch, it names the item',
     );
@@ -150,9 +150,9 @@ t.test("an agreement or partner that is unknown or another account's is a 404 na
         ],
       },
     });
-    t.equal(error.pointer, '/split/distribution/1/partner_id');
-    t.equal(error.answer().code, 'NOT_FOUND');
-    t.equal(error.answer().message, `partner ${partner_id} not found`);
+    t.equal(error.extra?.pointer, '/split/distribution/1/partner_id');
+    t.equal(itemAnswer(error).code, 'NOT_FOUND');
+    t.equal(itemAnswer(error).message, `partner ${partner_id} not found`);
   }
 });
 
@@ -165,8 +165,8 @@ t.test('a partner twice in a distribution is refused where it appears the second
       ],
     },
   });
-  t.equal(error.pointer, '/split/distribution/1/partner_id');
-  t.match(error.answer('/sessions/0'), {
+  t.equal(error.extra?.pointer, '/split/distribution/1/partner_id');
+  t.match(itemAnswer(error, '/sessions/0'), {
     code: 'VALIDATION_FAILED',
     details: [
       {
@@ -181,8 +181,8 @@ t.test(
   'on a split agreement an unlinked partner is refused; with split false the distribution is taken as sent (INTERFACE.md §0)',
   async (t) => {
     const error = await refusal(t, { split: { distribution: [{ partner_id: 'ptn_unlinked', amount_reference: 1 }] } });
-    t.equal(error.pointer, '/split/distribution/0/partner_id');
-    t.match(error.answer(), {
+    t.equal(error.extra?.pointer, '/split/distribution/0/partner_id');
+    t.match(itemAnswer(error), {
       details: [{ message: 'the partner has no split-reception agreement with this agreement' }],
     });
     const session = await build(
@@ -194,7 +194,7 @@ t.test(
 );
 
 t.test("a store failure while reading the catalog passes through unchanged, not as the caller's fault", async (t) => {
-  const away = new AppError('STORE_UNAVAILABLE', 'the database is away');
+  const away = appError('STORE_UNAVAILABLE', 'the database is away');
   const tx = { get: async () => Promise.reject(away) };
   await t.rejects(buildSession(tx, account, { agreement_id: 'agr_1', amount_reference: 1 }, 'button', NOW), away);
   const partnersAway = catalog();

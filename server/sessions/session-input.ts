@@ -1,6 +1,6 @@
 import type { Account } from '../accounts/account.js';
 import { newId } from '../accounts/secrets.js';
-import { AppError, ValidationError, type ErrorDetail } from '../errors.js';
+import { AppError, appError, type ErrorDetail, isAppError } from '../errors.js';
 import type { Transaction } from '../store/store.js';
 import { owned, type AgreementRecord, type PartnerRecord } from './catalog.js';
 import { toCents } from './money.js';
@@ -19,26 +19,31 @@ export interface SessionInput {
   split?: { distribution: Array<{ partner_id: string; amount_reference: number }> };
 }
 
-/** Why one session cannot be created: the error, pointing at the field inside the item. */
-export class SessionInputError extends Error {
-  constructor(
-    readonly error: AppError,
-    readonly pointer: string,
-  ) {
-    super(error.message);
-  }
-
-  /**
-   * The error as the operation answers it, with the pointer under `prefix`
-   * (e.g. /sessions/3): an unknown id stays a 404 (INTERFACE.md §0), naming where.
-   */
-  answer(prefix = ''): AppError {
-    const pointer = `${prefix}${this.pointer}`;
-    if (this.error.code === 'NOT_FOUND')
-      return new AppError('NOT_FOUND', prefix ? `${pointer}: ${this.error.message}` : this.error.message);
-    return new ValidationError([{ in: 'body', pointer, message: this.error.message }]);
-  }
+/**
+ * The refusal a SESSION_ITEM_REFUSED error carries: the error one session's
+ * input would answer alone, and the field inside the item it points at.
+ */
+function itemRefusal(error: AppError<'SESSION_ITEM_REFUSED'>): { refusal: AppError; pointer: string } {
+  const { refusal, pointer } = error.extra ?? {};
+  if (!isAppError(refusal) || typeof pointer !== 'string') throw new Error('SESSION_ITEM_REFUSED without its refusal');
+  return { refusal, pointer };
 }
+
+/**
+ * The refused item's error as the operation answers it, with the pointer
+ * under `prefix` (e.g. /sessions/3): an unknown id stays a 404 (INTERFACE.md
+ * §0), naming where.
+ */
+export function itemAnswer(error: AppError<'SESSION_ITEM_REFUSED'>, prefix = ''): AppError {
+  const { refusal, pointer: inside } = itemRefusal(error);
+  const pointer = `${prefix}${inside}`;
+  if (refusal.code === 'NOT_FOUND')
+    return new AppError('NOT_FOUND', { message: prefix ? `${pointer}: ${refusal.message}` : refusal.message });
+  return appError('VALIDATION_FAILED', [{ in: 'body', pointer, message: refusal.message }]);
+}
+
+/** A refused item's own error, as it would answer alone (an unknown id: 404 as it is). */
+export const itemOwnError = (error: AppError<'SESSION_ITEM_REFUSED'>): AppError => itemRefusal(error).refusal;
 
 /**
  * Checks a session against the account's catalog (INTERFACE.md §5) and builds
@@ -54,16 +59,16 @@ export async function buildSession(
   now: string,
 ): Promise<SessionRecord> {
   const fail = (error: AppError, pointer: string): never => {
-    throw new SessionInputError(error, pointer);
+    throw appError('SESSION_ITEM_REFUSED', error, pointer);
   };
   const invalid = (pointer: string, message: string) =>
-    fail(new ValidationError([{ in: 'body', pointer, message }] as ErrorDetail[], message), pointer);
+    fail(appError('VALIDATION_FAILED', [{ in: 'body', pointer, message }] as ErrorDetail[], message), pointer);
 
   // Only an unknown id is the input's fault; anything else (the database away) passes through unchanged.
   const notFoundAt =
     (pointer: string) =>
     (error: unknown): never => {
-      if (error instanceof AppError && error.code === 'NOT_FOUND') fail(error, pointer);
+      if (isAppError(error, 'NOT_FOUND')) fail(error, pointer);
       throw error;
     };
   const agreement = await owned<AgreementRecord>(tx, 'agreements', input.agreement_id, account, 'agreement').catch(

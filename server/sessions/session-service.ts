@@ -1,12 +1,12 @@
 import type { Account } from '../accounts/account.js';
 import { newId } from '../accounts/secrets.js';
 import { accountNow, iso, type Clock } from '../clock.js';
-import { AppError, type ErrorDetail } from '../errors.js';
+import { AppError, appError, type ErrorDetail, isAppError } from '../errors.js';
 import type { Store, Transaction } from '../store/store.js';
 import { owned } from './catalog.js';
 import { trace } from '../trace/trace.js';
 import { outboxEvents, recordEvents, type EventSink, type OutboxEvent } from './events.js';
-import { buildSession, SessionInputError, type SessionInput } from './session-input.js';
+import { buildSession, itemAnswer, itemOwnError, type SessionInput } from './session-input.js';
 import { transition, type EventEffect, type SessionTrigger } from './session-machine.js';
 import { storedSession, type Origin, type SessionRecord } from './session.js';
 import { realDue } from '../webhooks/due-times.js';
@@ -108,10 +108,10 @@ export class SessionService {
           outcome = {
             index,
             status: 400,
-            error: new AppError(
+            error: appError(
               'VALIDATION_FAILED',
-              `${problems[0]!.pointer || '/'} ${problems[0]!.message}`,
               problems.map((p) => ({ ...p, pointer: `/sessions/${index}${p.pointer}` })),
+              `${problems[0]!.pointer || '/'} ${problems[0]!.message}`,
             ),
           };
         } else {
@@ -121,8 +121,9 @@ export class SessionService {
             events.push(...inserted.events);
             outcome = { index, status: 201, session: inserted.result };
           } catch (error) {
-            if (!(error instanceof SessionInputError)) throw error;
-            const answer = error.error.code === 'NOT_FOUND' ? error.error : error.answer(`/sessions/${index}`);
+            if (!isAppError(error, 'SESSION_ITEM_REFUSED')) throw error;
+            const own = itemOwnError(error);
+            const answer = own.code === 'NOT_FOUND' ? own : itemAnswer(error, `/sessions/${index}`);
             outcome = { index, status: answer.status === 404 ? 404 : 400, error: answer };
           }
         }
@@ -130,10 +131,10 @@ export class SessionService {
           const error = outcome.error;
           // Nothing of this batch is kept: throwing rolls the transaction back.
           // The item's own message does not name the item (its result carries `index`): named once here.
-          throw new AppError(
+          throw appError(
             'VALIDATION_FAILED',
-            `item ${index}: ${error.message}`,
             error.details ?? [{ in: 'body', pointer: `/sessions/${index}`, message: error.message }],
+            `item ${index}: ${error.message}`,
           );
         }
         results.push(outcome);
@@ -197,7 +198,7 @@ export class SessionService {
       for (const step of [{ kind: 'due-date', now: nowMs } as SessionTrigger, ...(trigger ? [trigger] : [])]) {
         const outcome = transition(session, step);
         if (outcome.result === 'rejected') {
-          throw new AppError(outcome.code, outcome.reason);
+          throw new AppError(outcome.code, { message: outcome.reason });
         }
         if (outcome.result === 'changed') {
           session = outcome.session;
@@ -276,7 +277,7 @@ function webhookSecret(account: Account): string {
 
 function rethrowAnswer(prefix: string) {
   return (error: unknown): never => {
-    if (error instanceof SessionInputError) throw error.answer(prefix);
+    if (isAppError(error, 'SESSION_ITEM_REFUSED')) throw itemAnswer(error, prefix);
     throw error;
   };
 }

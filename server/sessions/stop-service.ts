@@ -1,7 +1,7 @@
 import type { Account } from '../accounts/account.js';
 import { newId } from '../accounts/secrets.js';
 import { accountNow, iso, type Clock } from '../clock.js';
-import { NotFoundError, ValidationError } from '../errors.js';
+import { appError } from '../errors.js';
 import type { Store, Transaction } from '../store/store.js';
 import { owned } from './catalog.js';
 
@@ -41,7 +41,7 @@ export class StopService {
       const stops = await this.ordered(tx, account);
       const position = input.position ?? stops.length + 1;
       if (position > stops.length + 1) {
-        throw new ValidationError([
+        throw appError('VALIDATION_FAILED', [
           {
             in: 'body',
             pointer: '/position',
@@ -81,10 +81,10 @@ export class StopService {
       const stops = await this.ordered(tx, account);
       const byId = new Map(stops.map((stop) => [stop.stop_id, stop]));
       const unknown = stopIds.find((id) => !byId.has(id));
-      if (unknown !== undefined) throw new NotFoundError(`stop ${unknown}`);
+      if (unknown !== undefined) throw appError('NOT_FOUND', `stop ${unknown}`);
       if (stopIds.length !== stops.length) {
         const missing = stops.filter((stop) => !stopIds.includes(stop.stop_id)).map((stop) => stop.stop_id);
-        throw new ValidationError([
+        throw appError('VALIDATION_FAILED', [
           { in: 'body', pointer: '/stop_ids', message: `must list every stop once; missing ${missing.join(', ')}` },
         ]);
       }

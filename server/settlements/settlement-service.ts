@@ -1,6 +1,6 @@
 import type { Account } from '../accounts/account.js';
 import { accountNow, iso, type Clock } from '../clock.js';
-import { AppError, ValidationError } from '../errors.js';
+import { appError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { PosSignature, PosSignatures, Signer } from '../terminals/pos-signatures.js';
 import {
@@ -39,7 +39,7 @@ export class SettlementService {
   ): Promise<{ settlement: Settlement; replayed: boolean }> {
     const { terminal } = signature;
     if (settlement.terminal !== terminal.serialNumber) {
-      throw new ValidationError([
+      throw appError('VALIDATION_FAILED', [
         {
           in: 'body',
           pointer: '/terminal',
@@ -57,10 +57,7 @@ export class SettlementService {
     const { record, inserted } = await this.signed.insertIfAbsent(signature, 'settlements', key, build);
     if (inserted) return { settlement: publicSettlement(record), replayed: false };
     if (!sameSettlement(record, settlement)) {
-      throw new AppError(
-        'SETTLEMENT_CONFLICT',
-        `batch ${settlement.batchNumber} of terminal ${terminal.serialNumber} is already registered with other fields`,
-      );
+      throw appError('SETTLEMENT_CONFLICT', terminal.serialNumber, settlement.batchNumber);
     }
     return { settlement: publicSettlement(record), replayed: true };
   }

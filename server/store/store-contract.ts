@@ -1,5 +1,4 @@
 import type { Test } from 'tap';
-import { DuplicateKeyError } from '../errors.js';
 import { claimContract } from './store-contract-claims.js';
 import type { StoreFactory, WithStore } from './store-contract-case.js';
 
@@ -139,7 +138,7 @@ export function storeContract(t: Test, makeFactory: (t: Test) => Promise<StoreFa
         tx.put('accounts', '2', { name: 'second' });
         tx.insert('emails', 'x@example.com', { account: '2' });
       }),
-      DuplicateKeyError,
+      { code: 'DUPLICATE_KEY' },
     );
     t.equal(await store.get('accounts', '2'), undefined);
     t.same(await store.get('emails', 'x@example.com'), { account: '1' });

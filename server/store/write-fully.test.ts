@@ -1,7 +1,6 @@
 import { open, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
-import { StoreUnavailableError } from '../errors.js';
 import { journalFileName } from './embedded/journal-files.js';
 import { JournalWriter, type JournalHandle } from './embedded/journal-writer.js';
 import { bytesWrittenBefore, writeFully, writeFullySync, type WritableHandle } from './write-fully.js';
@@ -79,8 +78,8 @@ t.test('a journal batch cut short by a full disk is never acknowledged and leave
   for (const seq of [1, 2, 3]) await writer.append(seq, line(seq));
   const fourth = writer.append(4, line(4));
   const fifth = writer.append(5, line(5));
-  await t.rejects(fourth, StoreUnavailableError, 'the batch that did not fit is refused');
-  await t.rejects(fifth, StoreUnavailableError);
+  await t.rejects(fourth, { code: 'STORE_UNAVAILABLE' }, 'the batch that did not fit is refused');
+  await t.rejects(fifth, { code: 'STORE_UNAVAILABLE' });
   t.equal(writer.durableSeq, 3, 'only the three whole lines were acknowledged');
   t.match(writer.failed?.message, /ENOSPC.*cut off the journal/);
   await writer.close();
@@ -105,7 +104,7 @@ t.test('a batch that filled the disk exactly but could not be synced is cut off 
       datasync: async () => Promise.reject(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO' })),
     };
   });
-  await t.rejects(writer.append(1, '{"seq":1}\n'), StoreUnavailableError);
+  await t.rejects(writer.append(1, '{"seq":1}\n'), { code: 'STORE_UNAVAILABLE' });
   await writer.close();
   t.equal(await readFile(join(dir, journalFileName(1)), 'utf8'), '');
 });

@@ -13,12 +13,11 @@ export interface WritableHandle {
   write(buffer: Uint8Array, offset: number, length: number): Promise<{ bytesWritten: number }>;
 }
 
-/** A write that made no progress: the disk took nothing more, so it is full. */
-export class NoProgressError extends Error {
-  readonly code = 'ENOSPC';
-  constructor(written: number, total: number) {
-    super(`ENOSPC: the disk took ${written} of ${total} bytes and then nothing more`);
-  }
+/** A write that made no progress: the disk took nothing more, so it is full, and it fails as the OS says so (ENOSPC). */
+function noProgress(written: number, total: number): NodeJS.ErrnoException {
+  return Object.assign(new Error(`ENOSPC: the disk took ${written} of ${total} bytes and then nothing more`), {
+    code: 'ENOSPC',
+  });
 }
 
 /**
@@ -36,7 +35,7 @@ export async function writeFully(handle: WritableHandle, data: Uint8Array): Prom
     } catch (error) {
       throw withWritten(error as Error, written);
     }
-    if (bytesWritten <= 0) throw withWritten(new NoProgressError(written, data.length), written);
+    if (bytesWritten <= 0) throw withWritten(noProgress(written, data.length), written);
     written += bytesWritten;
   }
 }
@@ -46,7 +45,7 @@ export function writeFullySync(fd: number, data: Uint8Array, write: typeof write
   let written = 0;
   while (written < data.length) {
     const bytesWritten = write(fd, data, written, data.length - written);
-    if (bytesWritten <= 0) throw new NoProgressError(written, data.length);
+    if (bytesWritten <= 0) throw noProgress(written, data.length);
     written += bytesWritten;
   }
 }

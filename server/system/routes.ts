@@ -1,5 +1,5 @@
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { STORE_RETRY_AFTER_S, StoreUnavailableError } from '../errors.js';
+import { isAppError, STORE_RETRY_AFTER_S } from '../errors.js';
 import type { OperationHandlers } from '../http/operation.js';
 import type { Store } from '../store/store.js';
 import { version } from '../version.js';
@@ -29,7 +29,7 @@ export function systemHandlers(
         ctx.body = { status: 'ok', store: store.kind, uptime_s, version };
       } catch (error) {
         // The process is alive but cannot serve: 503, saying why, so a load balancer sends requests elsewhere meanwhile.
-        if (!(error instanceof StoreUnavailableError)) throw error;
+        if (!isAppError(error, 'STORE_UNAVAILABLE')) throw error;
         ctx.status = 503;
         ctx.set('Retry-After', String(STORE_RETRY_AFTER_S));
         ctx.body = { status: 'store_unavailable', store: store.kind, uptime_s, version, reason: error.message };

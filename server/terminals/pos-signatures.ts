@@ -2,7 +2,7 @@ import { posSignatureBytes } from '../../contracts/pos-signature.js';
 import type { Account } from '../accounts/account.js';
 import { bytesEqualHex } from '../accounts/secrets.js';
 import type { Clock } from '../clock.js';
-import { AppError } from '../errors.js';
+import { appError } from '../errors.js';
 import type { ClaimedWrite, Store, StoredRecord } from '../store/store.js';
 import { KnownTerminals } from './known-terminals.js';
 import type { ReplayVerdict, SignatureClaim, SignatureLedger, TerminalNow } from './signature-ledger.js';
@@ -11,7 +11,7 @@ import type { TerminalRecord } from './terminal.js';
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 const HEX_SIGNATURE = /^[0-9a-f]{64}$/;
 
-const invalid = (message: string) => new AppError('SIGNATURE_INVALID', message);
+const invalid = (message: string) => appError('SIGNATURE_INVALID', message);
 
 /** What a signed request carries: its headers, the terminal its path names, and the bytes signed. */
 export interface SignedRequest {
@@ -124,10 +124,7 @@ export class PosSignatures {
     }
     const now = this.clock.now();
     if (Math.abs(now - signedAt) > this.windowMs) {
-      throw new AppError(
-        'SIGNATURE_STALE',
-        `x-pos-timestamp is more than ${this.toleranceSeconds} s from the server clock`,
-      );
+      throw appError('SIGNATURE_STALE', this.toleranceSeconds);
     }
     const claim: SignatureClaim = {
       key: `${serial}:${signature}`,
@@ -217,8 +214,7 @@ export class PosSignatures {
     }
     if (now.terminal && now.account) this.known.remember(serial, now.terminal, now.account);
     else this.known.forget(serial);
-    if (verdict === 'replayed')
-      throw new AppError('SIGNATURE_REPLAYED', 'this signature was already accepted; sign each request anew');
+    if (verdict === 'replayed') throw appError('SIGNATURE_REPLAYED');
     if (!now.terminal || !now.account) throw invalid('the signature does not match');
     return { terminal: now.terminal, account: now.account };
   }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Account } from '../accounts/account.js';
 import { accountNow, iso, type Clock } from '../clock.js';
-import { ConflictError, DuplicateKeyError, NotFoundError } from '../errors.js';
+import { appError, isAppError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import type { TerminalRecord } from './terminal.js';
 
@@ -27,8 +27,8 @@ export class TerminalService {
     try {
       await this.store.transact((tx) => tx.insert('terminals', terminal.serialNumber, terminal));
     } catch (error) {
-      if (error instanceof DuplicateKeyError)
-        throw new ConflictError('ALREADY_EXISTS', `serial number ${input.serialNumber} is already provisioned`);
+      if (isAppError(error, 'DUPLICATE_KEY'))
+        throw appError('ALREADY_EXISTS', `serial number ${input.serialNumber} is already provisioned`);
       throw error;
     }
     return terminal;
@@ -44,14 +44,16 @@ export class TerminalService {
   /** The merchant's terminal; another merchant's or an unknown one is NOT_FOUND. */
   async get(account: Account, serialNumber: string): Promise<TerminalRecord> {
     const terminal = await this.store.get<TerminalRecord>('terminals', serialNumber);
-    if (!terminal || terminal.merchantId !== account.merchant_id) throw new NotFoundError(`terminal ${serialNumber}`);
+    if (!terminal || terminal.merchantId !== account.merchant_id)
+      throw appError('NOT_FOUND', `terminal ${serialNumber}`);
     return terminal;
   }
 
   async rotateSecret(account: Account, serialNumber: string): Promise<TerminalRecord> {
     return this.store.transact(async (tx) => {
       const terminal = await tx.get<TerminalRecord>('terminals', serialNumber);
-      if (!terminal || terminal.merchantId !== account.merchant_id) throw new NotFoundError(`terminal ${serialNumber}`);
+      if (!terminal || terminal.merchantId !== account.merchant_id)
+        throw appError('NOT_FOUND', `terminal ${serialNumber}`);
       const now = iso(accountNow(this.clock, account));
       const rotated = { ...terminal, secret: newTerminalSecret(), secretCreatedAt: now, secretRotatedAt: now };
       tx.put('terminals', serialNumber, rotated);

@@ -1,4 +1,3 @@
-import type { Account } from '../accounts/account.js';
 import type { IndexDeclaration } from '../store/store.js';
 /** A POS terminal of a merchant; stored under its serial number, unique across the service. */
 export interface TerminalRecord {
@@ -33,17 +32,3 @@ export const terminalIndexes: IndexDeclaration[] = [
   // An account's terminals, for its reset.
   { equals: ['account_id'] },
 ];
-
-/**
- * A write decided on a terminal and its account that changed before it was
- * made (a clock moved, say): nothing was written. The one who decided
- * decides again on these, as they are now.
- */
-export class TerminalChangedError extends Error {
-  constructor(
-    readonly terminal: TerminalRecord,
-    readonly account: Account,
-  ) {
-    super(`terminal ${terminal.serialNumber} or its account changed while a write was decided on them`);
-  }
-}

@@ -1,7 +1,7 @@
 import { signWebhook } from '../../contracts/webhook-signature.js';
 import type { Account } from '../accounts/account.js';
 import { accountNow, iso } from '../clock.js';
-import { NotFoundError } from '../errors.js';
+import { appError } from '../errors.js';
 import { FaultLog } from '../fault-log.js';
 import type { EventSink, OutboxEvent, WebhookOutcome } from '../sessions/events.js';
 import type { DeliveryRecord } from './delivery-record.js';
@@ -126,7 +126,7 @@ export class WebhookDispatcher implements EventSink {
     how: { resumed?: boolean } = {},
   ): Promise<AttemptOutcome> {
     const event = await this.deps.store.get<OutboxEvent>('events', eventId);
-    if (!event || event.account_id !== account.account_id) throw new NotFoundError(`event ${eventId}`);
+    if (!event || event.account_id !== account.account_id) throw appError('NOT_FOUND', `event ${eventId}`);
     const timestamp = iso(accountNow(this.deps.clock, account));
     const signature = signWebhook(account.keys[0]!.webhook_secret, timestamp, event.body);
     return this.attempt(url === undefined ? event : { ...event, webhook_url: url }, account, {

@@ -1,7 +1,7 @@
 import type { Account } from '../accounts/account.js';
 import { accountNow, iso, type Clock } from '../clock.js';
 import { isUtf8 } from 'node:buffer';
-import { NotFoundError } from '../errors.js';
+import { appError } from '../errors.js';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-depth.js';
 import type { Store, Transaction } from '../store/store.js';
 import { trace } from '../trace/trace.js';
@@ -57,7 +57,7 @@ export class Receivers {
   ): Promise<number> {
     const status = receiverStatus[kind];
     const account = await tx.get<Account>('accounts', accountId);
-    if (!account) throw new NotFoundError(`account ${accountId}`);
+    if (!account) throw appError('NOT_FOUND', `account ${accountId}`);
     const rawBody = webhook.rawBody.toString('utf8');
     const exactBytes = isUtf8(webhook.rawBody)
       ? {}

@@ -1,4 +1,4 @@
-import { AppError } from '../errors.js';
+import { appError } from '../errors.js';
 import type { OperationHandlers } from '../http/operation.js';
 import type { WebhookDispatcher } from './dispatcher.js';
 import { FAILS_ON_PURPOSE, type ReceiverKind, type Receivers } from './receivers.js';
@@ -18,7 +18,7 @@ export function webhookHandlers(receivers: Receivers, dispatcher: WebhookDispatc
         ctx.path.slice(ctx.path.lastIndexOf('/') + 1) as ReceiverKind,
         { rawBody: ctx.state.rawBody ?? Buffer.alloc(0), headers },
       );
-      if (status >= 500) throw new AppError('RECEIVER_FAILS_ON_PURPOSE', FAILS_ON_PURPOSE);
+      if (status >= 500) throw appError('RECEIVER_FAILS_ON_PURPOSE', FAILS_ON_PURPOSE);
       ctx.status = status;
       ctx.body = { received: true };
     },
@@ -33,7 +33,7 @@ export function webhookHandlers(receivers: Receivers, dispatcher: WebhookDispatc
     },
     openRelay: (_request, ctx) => {
       ctx.set('Upgrade', 'websocket');
-      throw new AppError(
+      throw appError(
         'UPGRADE_REQUIRED',
         'GET /relay is a WebSocket endpoint; connect with a WebSocket client (for example svc-relay)',
       );

@@ -3,7 +3,6 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { StoreLockedError } from '../../errors.js';
 import { startServerProcess, stopServerProcess, type ServerProcess } from '../../testing/server-process.js';
 import { lockDirectory } from './dir-lock.js';
 
@@ -32,7 +31,7 @@ t.test(
     const link = join(t.testdirName, 'link');
     symlinkSync(dir, link);
     const first = await lockDirectory(dir);
-    await t.rejects(lockDirectory(link), StoreLockedError);
+    await t.rejects(lockDirectory(link), { code: 'STORE_LOCKED' });
     await first.release();
     const again = await lockDirectory(link);
     await again.release();

@@ -2,7 +2,7 @@ import { closeSync, openSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tryLock, unlock } from 'fs-native-extensions';
-import { StoreLockedError } from '../../errors.js';
+import { appError } from '../../errors.js';
 
 export interface DirectoryLock {
   release(): Promise<void>;
@@ -37,7 +37,7 @@ export async function lockDirectory(dir: string): Promise<DirectoryLock> {
   }
   if (!granted) {
     closeSync(fd);
-    throw new StoreLockedError(real);
+    throw appError('STORE_LOCKED', real);
   }
   let held = true;
   return {

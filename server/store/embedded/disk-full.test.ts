@@ -1,6 +1,5 @@
 import t from 'tap';
 import { contractClient } from '../../../contracts/testing/contract-client.js';
-import { StoreUnavailableError } from '../../errors.js';
 import { mountSmallDisk, smallDiskSkip } from '../../testing/small-disk.js';
 import { startServerProcess, stopServerProcess } from '../../testing/server-process.js';
 import { EmbeddedStore } from './embedded-store.js';
@@ -44,7 +43,7 @@ t.test(
         }
       };
       await Promise.all(Array.from({ length: 16 }, writer));
-      t.type(refused, StoreUnavailableError, `run ${run}: the full disk is refused with 503's error`);
+      t.match(refused, { code: 'STORE_UNAVAILABLE' }, `run ${run}: the full disk is refused with 503's error`);
       await store.close().catch(() => undefined);
 
       disk.grow(32 * MiB);

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Low } from 'lowdb';
-import { StoreCorruptError, StoreUnavailableError } from '../../errors.js';
+import { appError } from '../../errors.js';
 import { silentLogger, type Logger } from '../../log.js';
 import { encodeEntry } from './journal-codec.js';
 import { listJournalFiles, unchecksummedSnapshotDisagreement } from './journal-files.js';
@@ -99,7 +99,7 @@ export class EmbeddedStore implements Store {
       const unchecksummedSnapshot = snapshots.data?.unchecksummed === true;
       if (unchecksummedSnapshot) {
         const disagreement = unchecksummedSnapshotDisagreement(snapshotSeq, await listJournalFiles(dir));
-        if (disagreement) throw new StoreCorruptError(snapshotPath, 1, disagreement);
+        if (disagreement) throw appError('STORE_CORRUPT', snapshotPath, 1, disagreement);
       }
       state.load(snapshots.data?.entries ?? []);
       snapshots.data = null; // the records now live in `state`
@@ -238,9 +238,9 @@ export class EmbeddedStore implements Store {
 
   async transact<R>(work: (tx: Transaction) => Promise<R> | R): Promise<R> {
     const { result, durable } = await this.mutex.run(async () => {
-      if (this.closed) throw new StoreUnavailableError('the store is closed');
+      if (this.closed) throw appError('STORE_UNAVAILABLE', 'the store is closed');
       if (this.writer.failed)
-        throw new StoreUnavailableError(`journal write failed (${this.writer.failed.message}); restart the server`);
+        throw appError('STORE_UNAVAILABLE', `journal write failed (${this.writer.failed.message}); restart the server`);
       const tx = new OverlayTransaction(this.state);
       const result = await work(tx);
       const ops = tx.commitOps();
@@ -273,9 +273,9 @@ export class EmbeddedStore implements Store {
   }
 
   async ping(): Promise<void> {
-    if (this.closed) throw new StoreUnavailableError('the store is closed');
+    if (this.closed) throw appError('STORE_UNAVAILABLE', 'the store is closed');
     if (this.writer.failed)
-      throw new StoreUnavailableError(`journal write failed (${this.writer.failed.message}); restart the server`);
+      throw appError('STORE_UNAVAILABLE', `journal write failed (${this.writer.failed.message}); restart the server`);
   }
 
   /**

@@ -1,7 +1,6 @@
 import { appendFile, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
-import { StoreCorruptError } from '../../errors.js';
 import { listJournalFiles } from './journal-files.js';
 import { EmbeddedStore } from './embedded-store.js';
 
@@ -37,7 +36,7 @@ t.test('a byte flipped anywhere in the snapshot refuses start-up, naming the fil
     damaged[offset]! ^= 1 + Math.floor(random() * 255);
     await writeFile(join(dir, 'snapshot.jsonl'), damaged);
     const error = await openError(dir);
-    t.type(error, StoreCorruptError, `flip at byte ${offset} of ${damaged.length}`);
+    t.match(error, { code: 'STORE_CORRUPT' }, `flip at byte ${offset} of ${damaged.length}`);
     t.match((error as Error).message, /snapshot\.jsonl line \d+: /, 'names the file and line');
   }
   await writeFile(join(dir, 'snapshot.jsonl'), original);
@@ -106,7 +105,7 @@ t.test(
     const { dir, file, text } = await journalOfThree(t.testdir());
     await writeFile(file.path, text.replace('"i":2', '"i":5'));
     const error = await openError(dir);
-    t.type(error, StoreCorruptError);
+    t.match(error, { code: 'STORE_CORRUPT' });
     t.match(
       (error as Error).message,
       new RegExp(`${file.name} line 3: checksum mismatch \\(a complete line, so not a torn write\\)`),

@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { StoreCorruptError } from '../../errors.js';
+import { appError } from '../../errors.js';
 import { truncateDurably } from '../fsync.js';
 import { decodeEntry, type JournalEntry } from './journal-codec.js';
 import { listJournalFiles } from './journal-files.js';
@@ -51,9 +51,11 @@ export async function replayJournal(
           entry = decodeEntry(text);
         } catch (error) {
           const reason = (error as Error).message;
-          if (!torn) throw new StoreCorruptError(file.path, number, `${reason} (a complete line, so not a torn write)`);
+          if (!torn)
+            throw appError('STORE_CORRUPT', file.path, number, `${reason} (a complete line, so not a torn write)`);
           if (!isNewest)
-            throw new StoreCorruptError(
+            throw appError(
+              'STORE_CORRUPT',
               file.path,
               number,
               `${reason} (an unfinished line in a journal that was closed)`,
@@ -65,7 +67,12 @@ export async function replayJournal(
         }
         if (entry.seq <= snapshotSeq && lastSeq === snapshotSeq) continue; // already in the snapshot
         if (entry.seq !== lastSeq + 1) {
-          throw new StoreCorruptError(file.path, number, `sequence gap: expected ${lastSeq + 1}, found ${entry.seq}`);
+          throw appError(
+            'STORE_CORRUPT',
+            file.path,
+            number,
+            `sequence gap: expected ${lastSeq + 1}, found ${entry.seq}`,
+          );
         }
         apply(entry);
         lastSeq = entry.seq;

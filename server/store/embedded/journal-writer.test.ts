@@ -2,7 +2,6 @@ import { existsSync } from 'node:fs';
 import { readFile, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
-import { StoreUnavailableError } from '../../errors.js';
 import { journalFileName } from './journal-files.js';
 import { JournalWriter } from './journal-writer.js';
 
@@ -51,10 +50,10 @@ t.test(
     const writer = await JournalWriter.open(dir, 1);
     const first = writer.append(1, line(1));
     const second = writer.append(2, line(2));
-    await t.rejects(first, StoreUnavailableError, 'the entry whose write failed');
-    await t.rejects(second, StoreUnavailableError, 'an entry queued behind it');
-    await t.rejects(writer.append(3, line(3)), StoreUnavailableError, 'an entry after the failure');
-    await t.rejects(writer.waitDurable(1), StoreUnavailableError, 'a reader waiting for the failed entry');
+    await t.rejects(first, { code: 'STORE_UNAVAILABLE' }, 'the entry whose write failed');
+    await t.rejects(second, { code: 'STORE_UNAVAILABLE' }, 'an entry queued behind it');
+    await t.rejects(writer.append(3, line(3)), { code: 'STORE_UNAVAILABLE' }, 'an entry after the failure');
+    await t.rejects(writer.waitDurable(1), { code: 'STORE_UNAVAILABLE' }, 'a reader waiting for the failed entry');
     t.match(writer.failed?.message, /ENOSPC/);
     t.equal(writer.durableSeq, 0, 'nothing became durable');
     await writer.close();

@@ -1,6 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { StoreUnavailableError } from '../../errors.js';
+import { AppError, appError } from '../../errors.js';
 import { fsyncDirectory } from '../fsync.js';
 import { journalFileName } from './journal-files.js';
 import { bytesWrittenBefore, writeFully } from '../write-fully.js';
@@ -216,8 +216,9 @@ export class JournalWriter {
     this.queue = [];
   }
 
-  private unavailable(): StoreUnavailableError {
-    return new StoreUnavailableError(
+  private unavailable(): AppError<'STORE_UNAVAILABLE'> {
+    return appError(
+      'STORE_UNAVAILABLE',
       `journal write failed (${this.failure?.message ?? 'unknown'}); restart the server`,
     );
   }

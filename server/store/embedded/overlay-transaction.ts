@@ -1,4 +1,4 @@
-import { DuplicateKeyError } from '../../errors.js';
+import { appError } from '../../errors.js';
 import type { MemoryState, Op } from './memory-state.js';
 import { runQuery } from '../query.js';
 import type { Query, StoredRecord, Transaction } from '../store.js';
@@ -54,7 +54,8 @@ export class OverlayTransaction implements Transaction {
     for (const [collection, id] of this.inserts) {
       const key = `${collection}\u0000${id}`;
       // An insert of the same id twice in one transaction is a duplicate too.
-      if (seen.has(key) || this.state.get(collection, id) !== undefined) throw new DuplicateKeyError(collection, id);
+      if (seen.has(key) || this.state.get(collection, id) !== undefined)
+        throw appError('DUPLICATE_KEY', collection, id);
       seen.add(key);
     }
     return this.ops;

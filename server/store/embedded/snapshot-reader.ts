@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { StoreCorruptError } from '../../errors.js';
+import { appError, isAppError } from '../../errors.js';
 import { readLineBatches } from './read-lines.js';
 import { checkSnapshot } from './store-check.js';
 import {
@@ -35,7 +35,7 @@ const NEWLINE = 0x0a;
 export async function readSnapshotFile(path: string): Promise<ReadSnapshot> {
   const damaged = async (line: number, reason: string) => {
     const first = (await checkSnapshot(path))?.damage[0];
-    return new StoreCorruptError(path, first?.line ?? line, first?.reason ?? reason);
+    return appError('STORE_CORRUPT', path, first?.line ?? line, first?.reason ?? reason);
   };
   let carry: Buffer = Buffer.alloc(0);
   let number = 0;
@@ -89,7 +89,7 @@ export async function readSnapshotFile(path: string): Promise<ReadSnapshot> {
     try {
       parseRecords(records, firstRecordNumber, path, entries);
     } catch (error) {
-      throw error instanceof StoreCorruptError ? await damaged(error.line, 'not JSON') : error;
+      throw isAppError(error, 'STORE_CORRUPT') ? await damaged(Number(error.extra?.line), 'not JSON') : error;
     }
     carry = data.subarray(lastNewline + 1);
   }
@@ -114,12 +114,12 @@ function parseRecords(lines: string[], firstNumber: number, path: string, into: 
       try {
         return JSON.parse(text) as unknown;
       } catch {
-        throw new StoreCorruptError(path, firstNumber + i, 'not JSON');
+        throw appError('STORE_CORRUPT', path, firstNumber + i, 'not JSON');
       }
     });
   }
   for (const [i, entry] of parsed.entries()) {
-    if (!isEntry(entry)) throw new StoreCorruptError(path, firstNumber + i, 'malformed record');
+    if (!isEntry(entry)) throw appError('STORE_CORRUPT', path, firstNumber + i, 'malformed record');
     into.push(entry);
   }
 }
@@ -136,21 +136,21 @@ async function readUnchecksummedSnapshot(path: string): Promise<ReadSnapshot> {
   for await (const batch of readLineBatches(path)) {
     for (const [i, text] of batch.lines.entries()) {
       const number = batch.firstNumber + i;
-      if (ended) throw new StoreCorruptError(path, number, 'data after the footer');
+      if (ended) throw appError('STORE_CORRUPT', path, number, 'data after the footer');
       if (seq === null) {
         const header = parseHeader(text);
         if (!header || header.format !== UNCHECKSUMMED_SNAPSHOT_FORMAT)
-          throw new StoreCorruptError(path, number, 'not a snapshot header');
+          throw appError('STORE_CORRUPT', path, number, 'not a snapshot header');
         seq = header.seq;
       } else if (text.startsWith('{')) {
         if (parseFooter(text)?.count !== entries.length)
-          throw new StoreCorruptError(path, number, 'footer count does not match');
+          throw appError('STORE_CORRUPT', path, number, 'footer count does not match');
         ended = true;
       } else {
         parseRecords([text], number, path, entries);
       }
     }
   }
-  if (seq === null || !ended) throw new StoreCorruptError(path, 0, 'snapshot is incomplete');
+  if (seq === null || !ended) throw appError('STORE_CORRUPT', path, 0, 'snapshot is incomplete');
   return { seq, entries, unchecksummed: true };
 }

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { StoreLockedError } from '../../errors.js';
 import { listJournalFiles } from './journal-files.js';
 import { EmbeddedStore } from './embedded-store.js';
 import { checkStore } from './store-check.js';
@@ -121,7 +120,7 @@ t.test('repair refuses a directory a server holds; on a whole one it does nothin
   const dir = t.testdir();
   await populated(dir);
   const store = await EmbeddedStore.open({ dir });
-  await t.rejects(repairStore(dir), StoreLockedError);
+  await t.rejects(repairStore(dir), { code: 'STORE_LOCKED' });
   await store.close();
   const result = await repairStore(dir);
   t.equal(result.backupDir, null);

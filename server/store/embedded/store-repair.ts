@@ -6,6 +6,7 @@ import { SnapshotFileAdapter } from './snapshot-adapter.js';
 import type { SnapshotEntry } from './snapshot-codec.js';
 import { checkSnapshot, checkStore, type StoreReport } from './store-check.js';
 import { SNAPSHOT_FILE } from './journal-files.js';
+import { appError } from '../../errors.js';
 
 export interface RepairResult {
   /** Where every file was copied before anything changed; null when nothing needed repair. */
@@ -17,8 +18,6 @@ export interface RepairResult {
   /** Damaged snapshot records left out of the rewritten snapshot. */
   droppedSnapshotRecords: number;
 }
-
-export class RepairRefusedError extends Error {}
 
 /**
  * Makes a damaged data directory start again, losing as little as can be
@@ -41,7 +40,8 @@ export async function repairStore(dir: string, now = new Date()): Promise<Repair
 
     const snapshotSeq = before.snapshotSeq;
     if (snapshotSeq === null) {
-      throw new RepairRefusedError(
+      throw appError(
+        'REPAIR_REFUSED',
         `${SNAPSHOT_FILE}'s header is damaged and no journal file tells which position it covers; restore it from a backup`,
       );
     }

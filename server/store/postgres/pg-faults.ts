@@ -1,4 +1,4 @@
-import { StoreUnavailableError } from '../../errors.js';
+import { appError, isAppError } from '../../errors.js';
 
 // Which errors of the pg client mean "the database is not there or not
 // itself right now", as opposed to a mistake in the query (a bug, 500) or a
@@ -32,7 +32,7 @@ const CLIENT_MESSAGES =
   /Connection terminated|not queryable|timeout exceeded when trying to connect|Client was closed|Connection ended|the database system is|Cannot use a pool after calling end/i;
 
 export function isUnavailable(error: unknown): boolean {
-  if (error instanceof StoreUnavailableError) return true;
+  if (isAppError(error, 'STORE_UNAVAILABLE')) return true;
   const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
   if (typeof code === 'string') {
     if (code.length === 5 && UNAVAILABLE_CLASSES.has(code.slice(0, 2))) return true;
@@ -43,8 +43,9 @@ export function isUnavailable(error: unknown): boolean {
 
 /** The error as the store reports it: a fault of the database becomes StoreUnavailableError; anything else is left as it is. */
 export function asStoreFault(error: unknown): unknown {
-  if (error instanceof StoreUnavailableError || !isUnavailable(error)) return error;
-  return new StoreUnavailableError(
+  if (isAppError(error, 'STORE_UNAVAILABLE') || !isUnavailable(error)) return error;
+  return appError(
+    'STORE_UNAVAILABLE',
     (error as Error).message,
     `the database is unavailable (${(error as Error).message}); nothing was written, try again`,
   );

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { StoreUnavailableError } from '../../errors.js';
+import { appError } from '../../errors.js';
 import { FaultLog } from '../../fault-log.js';
 import { silentLogger, type Logger } from '../../log.js';
 import type { IndexDeclarations } from '../store.js';
@@ -198,7 +198,8 @@ export class PgStore implements Store {
     const { rows } = await this.pool
       .query<{ data: T }>(prepared(`SELECT data FROM ${table} WHERE id = $1`, [encodeKey(id)]))
       .catch(rethrowAsStoreFault);
-    if (!rows[0]) throw new StoreUnavailableError(`${collection} ${id} was there a moment ago and is gone; try again`);
+    if (!rows[0])
+      throw appError('STORE_UNAVAILABLE', `${collection} ${id} was there a moment ago and is gone; try again`);
     return deepFreeze(rows[0].data);
   }
 
@@ -291,7 +292,7 @@ export class PgStore implements Store {
         this.connections.succeeded();
         return result;
       }
-      if (attempt === CLAIM_ATTEMPTS) throw new StoreUnavailableError(`a claim lost ${attempt} races in a row`);
+      if (attempt === CLAIM_ATTEMPTS) throw appError('STORE_UNAVAILABLE', `a claim lost ${attempt} races in a row`);
     }
   }
 

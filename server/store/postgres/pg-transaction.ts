@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { DuplicateKeyError, StoreUnavailableError } from '../../errors.js';
+import { appError } from '../../errors.js';
 import type { FaultLog } from '../../fault-log.js';
 import { deepFreeze } from '../frozen.js';
 import { asStoreFault, isUnavailable, rethrowAsStoreFault } from './pg-faults.js';
@@ -81,7 +81,7 @@ class PgTransaction implements Transaction {
           ),
         );
       } catch (error) {
-        if ((error as { code?: string }).code === '23505') throw new DuplicateKeyError(op.c, op.id);
+        if ((error as { code?: string }).code === '23505') throw appError('DUPLICATE_KEY', op.c, op.id);
         throw asStoreFault(error);
       }
     }
@@ -146,7 +146,8 @@ export async function runSerializable<R>(
       }
       // Still conflicting after every retry: nothing was written; the client may try again (503, not 500).
       if (code && RETRYABLE.has(code))
-        throw new StoreUnavailableError(
+        throw appError(
+          'STORE_UNAVAILABLE',
           `too many concurrent conflicting writes (${(error as Error).message}); nothing was written, try again`,
         );
       throw asStoreFault(error);
