@@ -78,17 +78,13 @@ const app = createApp({
 const started = await startApp(app, store, {
   host: config.host,
   port: config.port,
+  onPurgeError: (error) => log.error('purge failed', { error: error.message }),
   onError: (error) =>
     fail(
       `cannot listen on ${config.host}:${config.port}: ${error.code === 'EADDRINUSE' ? 'the port is in use (another server, npm start or npm run demo?); set PORT to another' : (error.code ?? error.message)}`,
     ),
 });
 const { baseUrl } = started;
-// Test data past its lifetime goes hourly (and at every clock advance, per account).
-const purgeTimer = setInterval(() => {
-  app.jobs.purge().catch((error: Error) => log.error('purge failed', { error: error.message }));
-}, 3_600_000);
-purgeTimer.unref();
 log.info('listening', { url: baseUrl, store: store.kind });
 process.stdout.write(
   `svc-pos-sim listening on ${baseUrl} (${config.databaseUrl ? 'data in PostgreSQL' : `data in ${config.dataDir}`})\n`,

@@ -5,10 +5,14 @@ import { serve } from './serve.js';
 
 // Starting and stopping the app, one way for every entry point (npm start,
 // the demo, a command's own server, the test kit), in one order: the
-// scheduler, then the HTTP server (with the relay), then the dispatcher; and
-// back: nothing new scheduled, the relay and console streams closed, the
-// requests in flight answered, the deliveries in flight recorded, the store
-// closed last, so every acknowledged write is in it.
+// scheduler, then the HTTP server (with the relay), then the dispatcher and
+// the hourly purge; and back: nothing new scheduled or swept, the relay and
+// console streams closed, the requests in flight answered, the deliveries in
+// flight recorded, the store closed last, so every acknowledged write is in
+// it and nothing touches the store after (lifecycle.test.ts).
+
+/** Test data past its lifetime goes hourly (and at every clock advance, per account). */
+const PURGE_EVERY_MS = 3_600_000;
 
 export interface StartOptions {
   host: string;
@@ -22,6 +26,8 @@ export interface StartOptions {
   jobs?: 'run' | 'by-hand';
   /** How long requests in flight may take to finish once stopping (default 5 s; 0: cut them at once). */
   graceMs?: number;
+  /** Told of a purge that failed (the next hour's tries again). */
+  onPurgeError?: (error: Error) => void;
 }
 
 export interface StartedApp {
@@ -42,11 +48,18 @@ export async function startApp(app: SimulatorApp, store: Store, options: StartOp
     throw error;
   }
   if (running) app.jobs.dispatcher.start();
+  let purging: Promise<unknown> = Promise.resolve();
+  const purgeTimer = running
+    ? setInterval(() => {
+        purging = app.jobs.purge().catch((error: Error) => options.onPurgeError?.(error));
+      }, PURGE_EVERY_MS).unref()
+    : undefined;
   const { server } = served;
   let stopped: Promise<void> | null = null;
   const stop = async () => {
     if (!running) await app.jobs.dispatcher.runDue().catch(() => undefined);
     app.jobs.scheduler.stop();
+    clearInterval(purgeTimer);
     app.jobs.relay.close();
     app.jobs.consoleStreams.close();
     const closed = new Promise((resolve) => server.close(resolve));
@@ -58,6 +71,7 @@ export async function startApp(app: SimulatorApp, store: Store, options: StartOp
     clearTimeout(force);
     // Attempts in flight are recorded before the store closes (relayed ones have already failed with the relay closed).
     if (running) await app.jobs.dispatcher.stop();
+    await purging;
     await store.close();
   };
   return { ...served, stop: () => (stopped ??= stop()) };
