@@ -33,7 +33,7 @@ const internal = <A extends unknown[]>(make: (...args: A) => string | Made) => r
 /** The thrower says it all. */
 const said = (message: string) => message;
 
-export const ERRORS = {
+export const ERROR_TABLE = {
   VALIDATION_FAILED: row(400, (details: ErrorDetail[], message: string = describeDetails(details)) => ({
     message,
     details,
@@ -114,12 +114,12 @@ export const ERRORS = {
   })),
 };
 
-export type ErrorCode = keyof typeof ERRORS;
+export type ErrorCode = keyof typeof ERROR_TABLE;
 /** What the thrower of `code` gives: the arguments of its row. */
-export type ErrorArgs<C extends ErrorCode> = Parameters<(typeof ERRORS)[C]['make']>;
+export type ErrorArgs<C extends ErrorCode> = Parameters<(typeof ERROR_TABLE)[C]['make']>;
 /** The codes a client can be answered with. */
 export const httpStatusByCode = Object.fromEntries(
-  Object.entries(ERRORS)
+  Object.entries(ERROR_TABLE)
     .filter(([, error]) => !error.internal)
     .map(([code, error]) => [code, error.status]),
 ) as Record<ErrorCode, number>;
@@ -142,7 +142,7 @@ export class AppError<C extends ErrorCode = ErrorCode> extends Error {
   ) {
     super(made.message);
     this.name = `AppError(${code})`;
-    const { status, internal } = ERRORS[code];
+    const { status, internal } = ERROR_TABLE[code];
     this.status = status;
     this.internal = internal;
     this.details = made.details;
@@ -162,7 +162,7 @@ export class AppError<C extends ErrorCode = ErrorCode> extends Error {
 
 /** The error of `code`, made by its row from `args`. */
 export function appError<C extends ErrorCode>(code: C, ...args: ErrorArgs<C>): AppError<C> {
-  const make = ERRORS[code].make as (...given: ErrorArgs<C>) => string | Made;
+  const make = ERROR_TABLE[code].make as (...given: ErrorArgs<C>) => string | Made;
   const made = make(...args);
   return new AppError(code, typeof made === 'string' ? { message: made } : made);
 }

@@ -3,6 +3,7 @@
 import { computePosSignature } from '../pos-signature.js';
 import type { Settlement } from '../pos-types.js';
 import type { JsonAnswer } from '../json-answer.js';
+import { exchange, NoHttpAnswer } from './http-exchange.js';
 
 export { computePosSignature };
 
@@ -106,20 +107,15 @@ export class PosClient {
       ...signPosRequest({ secret, method, url, ...(body !== undefined ? { body } : {}), now: now() }),
     };
     if (body !== undefined) headers['content-type'] = contentType;
-    const response = await send(new URL(url, baseUrl), {
-      method,
-      headers,
-      body,
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-    const text = await response.text();
-    let parsed: Answer;
-    try {
-      parsed = text ? (JSON.parse(text) as Answer) : {};
-    } catch {
-      parsed = { message: text };
-    }
-    return { status: response.status, body: parsed };
+    const answer = await exchange({ method, url: new URL(url, baseUrl), headers, body, timeoutMs, fetch: send }).catch(
+      (error: unknown) => {
+        // A fetch's own failure, as before: the caller tells a line down from an answer.
+        throw error instanceof NoHttpAnswer ? error.cause : error;
+      },
+    );
+    // Not JSON (a proxy's page): its text as the message.
+    const parsed = (answer.isJson ? answer.json : answer.text ? { message: answer.text } : {}) as Answer;
+    return { status: answer.status, body: parsed };
   }
 
   private base(): string {

@@ -1,3 +1,4 @@
+import { exchange, NoHttpAnswer, noAnswerReason, type HttpAnswer } from '../clients/http-exchange.js';
 import { shellQuote } from '../shell-quote.js';
 import type { Recorder } from './recorder.js';
 import type { JsonAnswer } from '../json-answer.js';
@@ -71,13 +72,12 @@ export function curlLine(method: string, url: URL, headers: Record<string, strin
   ].join(' ');
 }
 
-/** Why a fetch got no answer, in words. */
+/** Why a request got no answer, in the suite's words. */
 function noAnswer(error: unknown, timeoutMs: number): string {
-  const name = (error as Error).name;
-  if (name === 'TimeoutError' || name === 'AbortError')
-    return `no answer within ${timeoutMs / 1000} s (--request-timeout)`;
-  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-  return `network error: ${cause?.code ?? cause?.message ?? (error as Error).message}`;
+  const silent = error instanceof NoHttpAnswer ? error : new NoHttpAnswer(noAnswerReason(error), false, error);
+  return silent.timedOut
+    ? `no answer within ${timeoutMs / 1000} s (--request-timeout)`
+    : `network error: ${silent.reason}`;
 }
 
 /**
@@ -115,24 +115,15 @@ export function suiteClient(
       target: `${url.pathname}${url.search}`,
       curl: curlLine(method, url, headers, body),
     };
-    let response: Response;
-    let text: string;
+    let answer: HttpAnswer;
     try {
-      const signal = AbortSignal.timeout(limits.timeoutMs);
-      response = await fetch(url, { method, headers, body, redirect: 'manual', signal });
-      text = await response.text();
+      answer = await exchange({ method, url, headers, body, timeoutMs: limits.timeoutMs });
     } catch (error) {
       limits.noAnswer(sent, noAnswer(error, limits.timeoutMs));
       return noAnswerFor(sent);
     }
-    recorder.record(method, url.pathname, response.status, response.headers, text);
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: response.status, headers: response.headers, text, body: parsed, request: sent };
+    recorder.record(method, url.pathname, answer.status, answer.headers, answer.text);
+    return { status: answer.status, headers: answer.headers, text: answer.text, body: answer.json, request: sent };
   };
 }
 

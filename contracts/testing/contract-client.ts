@@ -1,3 +1,4 @@
+import { answerExcerpt, exchange } from '../clients/http-exchange.js';
 import { formatViolations, ResponseValidator } from '../response-validator.js';
 import type { JsonAnswer } from '../json-answer.js';
 
@@ -42,26 +43,15 @@ export function contractClient(baseUrl: string, validator: ResponseValidator = s
     }
     if (options.token) headers.authorization = `Bearer ${options.token}`;
     const payload = typeof body === 'string' || body === undefined ? body : new Uint8Array(body);
-    const response = await fetch(new URL(path, baseUrl), { method, headers, body: payload, redirect: 'manual' });
-    const text = await response.text();
-    const violations = validator.check({
-      method,
-      path: new URL(path, baseUrl).pathname,
-      status: response.status,
-      headers: response.headers,
-      text,
-    });
+    const url = new URL(path, baseUrl);
+    const answer = await exchange({ method, url, headers, body: payload });
+    const { status, text } = answer;
+    const violations = validator.check({ method, path: url.pathname, status, headers: answer.headers, text });
     if (violations.length > 0)
       throw new ContractViolationError(
-        `answer breaks the OpenAPI document:\n${formatViolations(violations)}\nbody: ${text.slice(0, 500)}`,
+        `answer breaks the OpenAPI document:\n${formatViolations(violations)}\nbody: ${answerExcerpt(text, 500)}`,
       );
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = undefined;
-    }
-    return { status: response.status, headers: response.headers, text, body: parsed as T };
+    return { status, headers: answer.headers, text, body: answer.json as T };
   }
   return {
     request,

@@ -16,7 +16,8 @@ import {
   type Scenario,
   type Step,
 } from './scenario-format.js';
-import { deliver, prepare, shortened, type Prepared } from './wire.js';
+import { answerExcerpt } from '../http-exchange.js';
+import { deliver, prepare, type Prepared } from './wire.js';
 
 export { ServerSilentError } from './wire.js';
 
@@ -196,7 +197,7 @@ async function playRequest(step: RequestStep, play: Play): Promise<StepOutcome> 
 }
 
 function outcomeOf(name: string, request: string, answer: ScenarioAnswer, problems: string[], at: number, play: Play) {
-  const excerpt = problems.length > 0 ? shortened(answer.body) : undefined;
+  const excerpt = problems.length > 0 ? answerExcerpt(answer.body) : undefined;
   return {
     name,
     request,

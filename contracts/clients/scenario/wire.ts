@@ -1,3 +1,4 @@
+import { exchange, NoHttpAnswer } from '../http-exchange.js';
 import { signPosRequest } from '../pos-client.js';
 import type { ScenarioAnswer } from './expectations.js';
 import { UnknownValueError } from './interpolate.js';
@@ -45,34 +46,18 @@ export function prepare(request: ScenarioRequest): Prepared {
 }
 
 export async function deliver(request: Prepared, baseUrl: string, timeoutMs = 10_000): Promise<ScenarioAnswer> {
-  let response: Response;
-  try {
-    response = await fetch(new URL(request.path, baseUrl), {
-      method: request.method,
-      headers: request.headers,
-      redirect: 'manual',
-      ...(request.body !== undefined ? { body: request.body } : {}),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new ServerSilentError(`${baseUrl} did not answer (${cause?.code ?? cause?.message ?? (error as Error).message})`);
-  }
-  const text = await response.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    // Not JSON (a page): kept as text, which `contains` reads and `fields` do not find.
-  }
-  return { status: response.status, headers: Object.fromEntries(response.headers), body: parsed };
-}
-
-/** A body as one line of at most 300 characters. */
-export function shortened(body: unknown): string | undefined {
-  if (body === undefined) return undefined;
-  const text = typeof body === 'string' ? body : JSON.stringify(body);
-  return text.length > 300 ? `${text.slice(0, 299)}…` : text;
+  const answer = await exchange({
+    method: request.method,
+    url: new URL(request.path, baseUrl),
+    headers: request.headers,
+    body: request.body,
+    timeoutMs,
+  }).catch((error: unknown) => {
+    throw error instanceof NoHttpAnswer ? new ServerSilentError(`${baseUrl} did not answer (${error.reason})`) : error;
+  });
+  // Not JSON (a page): kept as text, which `contains` reads and `fields` do not find.
+  const body = answer.isJson ? answer.json : answer.text === '' ? undefined : answer.text;
+  return { status: answer.status, headers: Object.fromEntries(answer.headers), body };
 }
 
 /** `signAs.at` as ms, or the step fails before sending (the scenario is wrong, not the server). */
