@@ -1,9 +1,7 @@
 import type { IncomingMessage, Server } from 'node:http';
-import { boundedAnswer } from '../../contracts/answer-excerpt.js';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Account } from '../accounts/account.js';
-import { nestsDeeperThan } from '../http/json-depth.js';
 import type { AccountService } from '../accounts/account-service.js';
 import { accountNow, iso, type Clock } from '../clock.js';
 import { AppError, appError } from '../errors.js';
@@ -17,6 +15,7 @@ import { RelayLink, type LocalRelays } from './relay-link.js';
 import type { ResumeMessage, WebhookMessage } from '../../contracts/relay-messages.js';
 import { relayPosition } from './relay-positions.js';
 import { updateRelayState, type RelayState } from './relay-state.js';
+import { refuse, relayResult, relayStart, type RelayStart } from './relay-start.js';
 
 /** Close code for a relay replaced by a newer one for the same key (INTERFACE.md §8). */
 export const REPLACED = 4000;
@@ -30,9 +29,6 @@ interface Connection {
   /** When it last answered a ping (real time). */
   lastSeen: number;
 }
-
-/** What a connecting client asks for: where to resume (its cursor), or a first connection's backfill. */
-export type RelayStart = { cursor: number } | { backfillMs: number } | null;
 
 /** Called once a relay is connected: resumes what it missed (relay-resume.ts). */
 export type OnRelayConnected = (
@@ -253,24 +249,8 @@ export class RelayHub implements WebhookTransport, LocalRelays {
     });
 
     socket.on('message', (data) => {
-      let message: { type?: unknown; delivery_id?: unknown; status?: unknown; error?: unknown; body?: unknown };
-      const text = String(data);
-      if (nestsDeeperThan(text)) return; // a result is flat; nothing deeper is ours to walk
-      try {
-        message = JSON.parse(text);
-      } catch {
-        return;
-      }
-      if (message.type !== 'result' || typeof message.delivery_id !== 'string') return;
-      const settle = connection.pending.get(message.delivery_id);
-      if (!settle) return;
-      // A client that could not reach its local receiver says why: a failed attempt with that reason, not a receiver's 502.
-      if (typeof message.error === 'string') settle({ error: `through the relay: ${message.error.slice(0, 300)}` });
-      else if (typeof message.status !== 'number') settle({ error: 'the relay answered without a status' });
-      else {
-        const body = boundedAnswer(message.body);
-        settle({ status: message.status, ...(body !== undefined ? { body } : {}) });
-      }
+      const result = relayResult(String(data));
+      if (result) connection.pending.get(result.deliveryId)?.(result.attempt);
     });
     socket.on('close', (code) => {
       connection.alive = false;
@@ -310,37 +290,4 @@ export class RelayHub implements WebhookTransport, LocalRelays {
       this.log.warn('could not record a relay event', { type, error: (error as Error).message });
     }
   }
-}
-
-function refuse(socket: Duplex, status: number, body: Record<string, unknown>): void {
-  const text = JSON.stringify(body);
-  const reason =
-    status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : status === 503 ? 'Service Unavailable' : 'Error';
-  socket.end(
-    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
-  );
-}
-
-/** The longest backfill a first connection may ask for. */
-export const MAX_BACKFILL_MS = 24 * 3_600_000;
-
-/** `?cursor=N` (a position the client kept) or `?backfill_ms=N` (a first connection's look back); neither is a plain connection. */
-export function relayStart(params: URLSearchParams): { start: RelayStart } | { error: string } {
-  const cursor = params.get('cursor');
-  const backfill = params.get('backfill_ms');
-  if (cursor !== null && backfill !== null) return { error: 'give cursor or backfill_ms, not both' };
-  if (cursor !== null) {
-    if (!/^\d{1,15}$/.test(cursor))
-      return { error: `cursor must be a position (a whole number), not ${JSON.stringify(cursor.slice(0, 40))}` };
-    return { start: { cursor: Number(cursor) } };
-  }
-  if (backfill !== null) {
-    const ms = Number(backfill);
-    if (!/^\d{1,15}$/.test(backfill) || ms < 1 || ms > MAX_BACKFILL_MS)
-      return {
-        error: `backfill_ms must be from 1 to ${MAX_BACKFILL_MS} (24 h), not ${JSON.stringify(backfill.slice(0, 40))}`,
-      };
-    return { start: { backfillMs: ms } };
-  }
-  return { start: null };
 }

@@ -112,3 +112,10 @@ export function refundAnswer(
 export function closeHappened(totals: { transactionCount: number; total: number }): boolean {
   return totals.transactionCount === 0 && totals.total === 0;
 }
+
+/** The POS's totals (0710) of the open batch; throws, saying why, when it could not give them. */
+export function totalsAnswer(answer: Fields): { transactionCount: number; total: number } {
+  if (answer.responseCode !== '00')
+    throw new Error(`the POS could not give its totals: ${describeResponseCode(String(answer.responseCode), '0700')}`);
+  return { transactionCount: answer.transactionCount as number, total: answer.total as number };
+}

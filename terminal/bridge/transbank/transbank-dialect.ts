@@ -27,6 +27,7 @@ import {
   refundAnswer,
   saleAmount,
   saleAnswer,
+  totalsAnswer,
   type SaleVerdict,
 } from './sale-rules.js';
 
@@ -288,12 +289,7 @@ class TransbankPosDevice implements DialectDevice {
   }
 
   private async totals(): Promise<{ transactionCount: number; total: number }> {
-    const answer = await this.request({ code: '0700', fields: {} }, ['0710']);
-    if (answer.fields.responseCode !== '00')
-      throw new Error(
-        `the POS could not give its totals: ${describeResponseCode(String(answer.fields.responseCode), '0700')}`,
-      );
-    return { transactionCount: answer.fields.transactionCount as number, total: answer.fields.total as number };
+    return totalsAnswer((await this.request({ code: '0700', fields: {} }, ['0710'])).fields);
   }
 
   private request(message: Request, expect: readonly ResponseCode[]): Promise<Response> {

@@ -1,70 +1,21 @@
 import type { Fields, TransbankMessage, RequestCode, ResponseCode } from '../../protocol/transbank/messages.js';
 import { APPROVED, INTERMEDIATE_CODES } from '../../protocol/transbank/response-codes.js';
+import {
+  detailFields,
+  multicodeFields,
+  multicodeLastSaleAnswer,
+  saleAnswerFields,
+  ddmmyyyy,
+  hhmmss,
+} from './sale-answers.js';
+import type { CardType, PosSale, PosState } from './pos-memory.js';
+export { newPos, type CardType, type PosSale, type PosState } from './pos-memory.js';
 
 // An emulated Transbank POS Integrado, as pure functions: a request from
 // the cash register and the device's state in; the frames it answers with
 // and the state after out. What a real terminal keeps in its memory is
 // here, and the emulator writes it to --state before it answers: the open
 // batch with each sale, the operation counter, the last sale.
-
-export type CardType = 'CR' | 'DB';
-
-export interface PosSale {
-  ticket: string;
-  authorizationCode: string;
-  amount: number;
-  operationNumber: string;
-  cardType: CardType;
-  cardBrand: string;
-  last4Digits: string;
-  /** DDMMYYYY and HHMMSS, the terminal's clock at the sale. */
-  realDate: string;
-  realTime: string;
-  /** Debit sales only: the accounting date (DDMMYY) and the account. */
-  accountingDate: string;
-  accountNumber: string;
-  sharesNumber: number;
-  /** Multicode sales: the provider's commerce code. */
-  commerceProvider?: string;
-  refunded?: boolean;
-}
-
-export interface PosState {
-  /** The terminal id printed on vouchers: at most 8 characters. */
-  terminalId: string;
-  /** The merchant's commerce code: 12 digits. */
-  commerceCode: string;
-  keysLoaded: boolean;
-  /** `normal` after "change to normal POS": the terminal no longer answers the cash register. */
-  mode: 'integrated' | 'normal';
-  nextOperation: number;
-  /** Sales since the last close, oldest first. */
-  batch: PosSale[];
-  lastSale: PosSale | null;
-  /** Days closed on this terminal. */
-  closes: number;
-  /**
-   * Sales its closes counted, over all of them (those not refunded when the
-   * day closed): what the settlements its closes sent must add up to. Kept
-   * with the rest of its memory, so a count survives a kill that a log line
-   * written after the change would not.
-   */
-  settledSales: number;
-}
-
-export function newPos(terminalId: string, commerceCode = '597000000001'): PosState {
-  return {
-    terminalId: terminalId.slice(0, 8),
-    commerceCode,
-    keysLoaded: true,
-    mode: 'integrated',
-    nextOperation: 1,
-    batch: [],
-    lastSale: null,
-    closes: 0,
-    settledSales: 0,
-  };
-}
 
 /** How the next sale ends: approved with a card, or refused with a response code. */
 export type ChosenOutcome = { approve: true; cardType: CardType } | { approve: false; responseCode: string };
@@ -183,47 +134,6 @@ export function answerRequest(
   }
 }
 
-/** What a multicode answer adds to a sale: the change given (none: the emulator gives no cash back) and the provider's commerce code (0 for a sale that was not multicode). */
-const multicodeFields = (sale: PosSale): Fields => ({ change: 0, commerceProvider: sale.commerceProvider ?? '0' });
-
-/** The last sale as a multicode terminal answers it (0281): with its voucher when asked, as 40-character lines run together. */
-function multicodeLastSaleAnswer(state: PosState, withVoucher: boolean): TransbankMessage<ResponseCode> {
-  if (!state.lastSale)
-    return {
-      code: '0281',
-      fields: { responseCode: '11', commerceCode: state.commerceCode, terminalId: state.terminalId, amount: 0 },
-    };
-  const sale = state.lastSale;
-  return {
-    code: '0281',
-    fields: {
-      ...saleAnswerFields(state, sale),
-      voucher: withVoucher ? voucherOf(state, sale) : '',
-      ...multicodeFields(sale),
-    },
-  };
-}
-
-/** A sale's voucher as a terminal prints it: 40-character lines, plain ASCII, no separator. */
-export function voucherOf(state: PosState, sale: PosSale): string {
-  const line = (text: string) => text.slice(0, 40).padEnd(40, ' ');
-  const amount = `$${sale.amount.toLocaleString('en-US').replace(/,/g, '.')}`;
-  return [
-    line(`           COMPROBANTE DE VENTA`),
-    line(
-      `COMERCIO ${state.commerceCode}${sale.commerceProvider && sale.commerceProvider !== '0' ? ` / ${sale.commerceProvider}` : ''}`,
-    ),
-    line(`TERMINAL ${state.terminalId}`),
-    line(
-      `FECHA ${sale.realDate.slice(0, 2)}/${sale.realDate.slice(2, 4)}/${sale.realDate.slice(4)} ${sale.realTime.slice(0, 2)}:${sale.realTime.slice(2, 4)}`,
-    ),
-    line(`${sale.cardType === 'DB' ? 'DEBITO' : 'CREDITO'} ****${sale.last4Digits}`),
-    line(`BOLETA ${sale.ticket}  OPERACION ${sale.operationNumber}`),
-    line(`AUTORIZACION ${sale.authorizationCode}`),
-    line(`TOTAL ${amount}${sale.refunded ? '  ANULADA' : ''}`),
-  ].join('');
-}
-
 function runSale(state: PosState, request: TransbankMessage<'0200' | '0270'>, context: SaleContext): PosReply {
   const amount = request.fields.amount as number;
   const ticket = request.fields.ticket as string;
@@ -321,41 +231,3 @@ function refund(state: PosState, operationNumber: string): PosReply {
     ],
   };
 }
-
-function saleAnswerFields(state: PosState, sale: PosSale): Fields {
-  return {
-    responseCode: APPROVED,
-    commerceCode: state.commerceCode,
-    terminalId: state.terminalId,
-    ticket: sale.ticket,
-    authorizationCode: sale.authorizationCode,
-    amount: sale.amount,
-    sharesNumber: sale.sharesNumber,
-    sharesAmount: null,
-    last4Digits: sale.last4Digits,
-    operationNumber: sale.operationNumber,
-    cardType: sale.cardType,
-    accountingDate: sale.accountingDate,
-    accountNumber: sale.accountNumber,
-    cardBrand: sale.cardBrand,
-    realDate: sale.realDate,
-    realTime: sale.realTime,
-    employeeId: null,
-    tip: null,
-  };
-}
-
-function detailFields(sale: PosSale): Fields {
-  const {
-    responseCode: _rc,
-    commerceCode: _cc,
-    terminalId: _tid,
-    sharesNumber,
-    ...rest
-  } = saleAnswerFields({ commerceCode: '', terminalId: '' } as PosState, sale);
-  return { ...rest, sharesNumber };
-}
-
-const two = (value: number) => String(value).padStart(2, '0');
-const ddmmyyyy = (at: Date) => `${two(at.getUTCDate())}${two(at.getUTCMonth() + 1)}${at.getUTCFullYear()}`;
-const hhmmss = (at: Date) => `${two(at.getUTCHours())}${two(at.getUTCMinutes())}${two(at.getUTCSeconds())}`;

@@ -5,53 +5,21 @@ import { packBcd } from '../../protocol/zvt/bcd.js';
 import { BitmapError } from '../../protocol/zvt/bitmaps.js';
 import type { ZvtLine } from '../../protocol/zvt/line.js';
 import { T3_MS } from '../../protocol/zvt/line.js';
-import {
-  commandName,
-  COMMANDS,
-  controlOf,
-  ERRORS,
-  is,
-  isAnswer,
-  POSITIVE,
-  refused,
-} from '../../protocol/zvt/messages.js';
+import { commandName, controlOf, ERRORS, is, isAnswer, POSITIVE, refused } from '../../protocol/zvt/messages.js';
 import type { Conversation, Reply } from './conversation.js';
 import { drawCard } from './cards.js';
 import { parseRequest, type Request } from './requests.js';
+import * as adminFlows from './admin-flows.js';
 import * as flows from './flows.js';
 import { newState, UNREGISTERED, type ZvtState } from './zvt-state.js';
+import { PASSWORDED, ZVT_CARD_DELAY_MS, type ZvtTerminalOptions } from './zvt-terminal-options.js';
+export { ZVT_CARD_DELAY_MS, type ZvtTerminalOptions } from './zvt-terminal-options.js';
 
 // An emulated ZVT payment terminal (PA00P015, PA00P016), on any line that
 // carries APDUs: a serial port or a TCP connection. It answers the cash
 // register's commands and, for each transaction, is master of the line
 // until its Completion or Abort. Its memory (the turnover, the numbers, the
 // last receipt) is written before it acts on it, to --state when given.
-
-export const ZVT_CARD_DELAY_MS = 1500;
-const PASSWORDED = new Set<number>([
-  COMMANDS.registration,
-  COMMANDS.reversal,
-  COMMANDS.refund,
-  COMMANDS.endOfDay,
-  COMMANDS.repeatReceipt,
-]);
-
-export interface ZvtTerminalOptions {
-  /** 8 digits: the terminal id (bitmap 29). */
-  terminalId: string;
-  /** 6 digits (default 000000). */
-  password?: string;
-  statePath?: string;
-  cardDelayMs?: number;
-  /** T3: how long a message of the terminal waits for the cash register's answer. */
-  answerTimeoutMs?: number;
-  timers?: Timers;
-  log?: (line: string) => void;
-  /** Draws cards and authorisation codes (--seed). */
-  random?: () => number;
-  /** The terminal's time (--clock). */
-  clock?: () => Date;
-}
 
 interface Waiting {
   line: ZvtLine;
@@ -171,7 +139,7 @@ export class ZvtTerminal {
         await c.answer(POSITIVE);
         return void (await c.tell({ cls: 0x06, ins: 0x1e, data: Buffer.of(ERRORS.wrongCurrency, 0x09, 0x78) }));
       case 'registration':
-        return flows.register(c, request);
+        return adminFlows.register(c, request);
       case 'payment':
       case 'refund':
         return flows.pay(c, request);
@@ -180,9 +148,9 @@ export class ZvtTerminal {
       case 'end-of-day':
         return flows.endOfDay(c, request.currencySent);
       case 'repeat-receipt':
-        return flows.repeatReceipt(c, request.serviceByte);
+        return adminFlows.repeatReceipt(c, request.serviceByte);
       case 'status-enquiry':
-        return flows.statusEnquiry(c, request.serviceByte);
+        return adminFlows.statusEnquiry(c, request.serviceByte);
       case 'log-off':
         await answer(POSITIVE);
         c.commit({ ...c.state, registration: UNREGISTERED });
