@@ -23,7 +23,6 @@ import { PosClient } from '../contracts/clients/pos-client.js';
 import { Link } from '../terminal/protocol/link.js';
 import { openSerial } from '../terminal/serial-port.js';
 import { PtyPair } from '../terminal/pty-pair.js';
-import type { JsonAnswer } from '../contracts/json-answer.js';
 import { createServer, connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { SerialLine } from '../terminal/bridge/bridge-options.js';
@@ -33,6 +32,7 @@ import { ZvtJournal } from '../terminal/bridge/zvt/zvt-journal.js';
 import { ZvtTerminal } from '../terminal/device/zvt/zvt-terminal.js';
 import { SerialZvtLine, TcpZvtLine, type ZvtLine } from '../terminal/protocol/zvt/line.js';
 import { command } from '../terminal/protocol/zvt/messages.js';
+import { json } from './bench/json-call.js';
 
 const { values } = parseArgs({
   options: {
@@ -79,16 +79,6 @@ function startServer(dataDir: string): Promise<{ child: ChildProcess; baseUrl: s
     });
     child.on('exit', (code) => reject(new Error(`the server exited with ${code}`)));
   });
-}
-
-async function json(url: string, method: string, body: unknown, token?: string): Promise<JsonAnswer> {
-  const response = await fetch(url, {
-    method,
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  if (!response.ok) throw new Error(`${method} ${url}: ${response.status} ${await response.text()}`);
-  return response.json();
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'bench-bridge-'));
