@@ -67,12 +67,30 @@ export const MUTATED_MODULES: MutatedModule[] = [
   // The Transbank bridge's decisions: which orders a POS carries, what its answers prove after a lost answer.
   { file: 'terminal/bridge/transbank/sale-rules.ts', tests: ['terminal/bridge/transbank/sale-rules.test.ts'] },
   // The ZVT codec (PA00P015/PA00P016): CRC, serial framing, APDUs, BCD, TLV, bitmaps.
-  { file: 'terminal/protocol/zvt/crc.ts', tests: ['terminal/protocol/zvt/codec.test.ts'] },
-  { file: 'terminal/protocol/zvt/serial-frame.ts', tests: ['terminal/protocol/zvt/codec.test.ts'] },
-  { file: 'terminal/protocol/zvt/apdu.ts', tests: ['terminal/protocol/zvt/codec.test.ts'] },
-  { file: 'terminal/protocol/zvt/bcd.ts', tests: ['terminal/protocol/zvt/codec.test.ts'] },
-  { file: 'terminal/protocol/zvt/tlv.ts', tests: ['terminal/protocol/zvt/codec.test.ts'] },
-  { file: 'terminal/protocol/zvt/bitmaps.ts', tests: ['terminal/protocol/zvt/codec.test.ts'] },
+  {
+    file: 'terminal/protocol/zvt/crc.ts',
+    tests: ['terminal/protocol/zvt/codec.test.ts', 'terminal/protocol/zvt/codec-edges.test.ts'],
+  },
+  {
+    file: 'terminal/protocol/zvt/serial-frame.ts',
+    tests: ['terminal/protocol/zvt/codec.test.ts', 'terminal/protocol/zvt/codec-edges.test.ts'],
+  },
+  {
+    file: 'terminal/protocol/zvt/apdu.ts',
+    tests: ['terminal/protocol/zvt/codec.test.ts', 'terminal/protocol/zvt/codec-edges.test.ts'],
+  },
+  {
+    file: 'terminal/protocol/zvt/bcd.ts',
+    tests: ['terminal/protocol/zvt/codec.test.ts', 'terminal/protocol/zvt/codec-edges.test.ts'],
+  },
+  {
+    file: 'terminal/protocol/zvt/tlv.ts',
+    tests: ['terminal/protocol/zvt/codec.test.ts', 'terminal/protocol/zvt/codec-edges.test.ts'],
+  },
+  {
+    file: 'terminal/protocol/zvt/bitmaps.ts',
+    tests: ['terminal/protocol/zvt/codec.test.ts', 'terminal/protocol/zvt/codec-edges.test.ts'],
+  },
   // The relay client's cursor: what it resumes from, and which answers move it.
   { file: 'contracts/clients/relay-cursor.ts', tests: ['contracts/clients/relay-cursor.test.ts'] },
   // The scenario engine: what decides whether a scenario passes, and what a scenario file may say.

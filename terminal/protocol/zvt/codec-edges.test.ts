@@ -1,0 +1,149 @@
+import t from 'tap';
+import { ManualTimers } from '../timers.js';
+import { apdu, ApduError, apduSize, codeHex, decodeApdu, encodeApdu, MAX_DATA } from './apdu.js';
+import { BcdError, bcdNumber, bcdValue, nibbles, packBcd, readVarLength, unpackBcd, varLength } from './bcd.js';
+import { encodeSerialFrame, SerialFrameReader, T1_MS, type SerialEvent } from './serial-frame.js';
+
+// The edges of the ZVT codec: what each part refuses and says, byte by
+// byte, beside the published vectors of codec.test.ts.
+
+const DLE = 0x10;
+const STX = 0x02;
+const ACK = 0x06;
+const NAK = 0x15;
+
+t.test('BCD refuses what is not an even count of decimal digits, and says so', async (t) => {
+  t.equal(new BcdError('x').name, 'BcdError');
+  t.same([...packBcd('1234')], [0x12, 0x34]);
+  t.same([...packBcd('')], []);
+  t.throws(() => packBcd('123'), {
+    name: 'BcdError',
+    message: 'BCD takes an even number of decimal digits, got "123"',
+  });
+  t.throws(() => packBcd('12ab'), BcdError, 'digits, then others');
+  t.throws(() => packBcd('ab12'), BcdError, 'others, then digits');
+  t.throws(() => packBcd('1a'), BcdError);
+  t.equal(unpackBcd(Buffer.of(0x09, 0x87)), '0987');
+  t.throws(() => unpackBcd(Buffer.of(0x1a)), { name: 'BcdError', message: 'not BCD: 1A' }, 'a nibble above 9 last');
+  t.throws(() => unpackBcd(Buffer.of(0xa1)), BcdError, 'a nibble above 9 first');
+  t.equal(nibbles(Buffer.of(0xab, 0xe1)), 'ABE1', 'upper case, as the specification writes them');
+});
+
+t.test('BCD numbers: whole, from 0, within their bytes', async (t) => {
+  t.same([...bcdNumber(99, 1)], [0x99], 'the widest number that fits');
+  t.same([...bcdNumber(2500, 6)], [0, 0, 0, 0, 0x25, 0]);
+  t.throws(() => bcdNumber(100, 1), { message: '100 does not fit 1 bytes of BCD' });
+  t.throws(() => bcdNumber(-1, 2), { name: 'BcdError', message: 'BCD holds whole numbers from 0, got -1' });
+  t.throws(() => bcdNumber(1.5, 2), { message: 'BCD holds whole numbers from 0, got 1.5' });
+  t.throws(() => bcdNumber(2 ** 53, 8), BcdError, 'past the safe integers');
+  t.equal(bcdValue(Buffer.of(0x01, 0x23)), 123);
+  t.equal(bcdValue(Buffer.alloc(0)), 0, 'no bytes: 0');
+});
+
+t.test('LL-var and LLL-var lengths: F0-F9 a digit', async (t) => {
+  t.same([...varLength(5, 2)], [0xf0, 0xf5]);
+  t.same([...varLength(99, 2)], [0xf9, 0xf9]);
+  t.same([...varLength(999, 3)], [0xf9, 0xf9, 0xf9]);
+  t.throws(() => varLength(100, 2), { name: 'BcdError', message: '100 bytes do not fit a LL-var length' });
+  t.throws(() => varLength(1000, 3), { message: '1000 bytes do not fit a LLL-var length' });
+  t.equal(readVarLength(Buffer.of(0xf1, 0xf2)), 12);
+  t.equal(readVarLength(Buffer.of(0xf0, 0xf0, 0xf9)), 9);
+  t.throws(() => readVarLength(Buffer.of(0xe1)), {
+    name: 'BcdError',
+    message: 'a variable length is F0-F9 a digit, got e1',
+  });
+  t.throws(() => readVarLength(Buffer.of(0xfa)), BcdError, 'F and a nibble above 9');
+  t.throws(() => readVarLength(Buffer.of(0x05)), { message: /got 05$/ }, 'the byte in two digits');
+});
+
+t.test('APDUs: their codes, their limits, and what a short or long one is told', async (t) => {
+  t.equal(codeHex(0x9c), '9C');
+  t.equal(codeHex(0x05), '05');
+  t.equal(new ApduError('x').name, 'ApduError');
+  t.equal(encodeApdu(apdu(0x06, 0x01, Buffer.alloc(MAX_DATA))).length, 5 + MAX_DATA, 'the longest data block');
+  t.throws(() => encodeApdu(apdu(0x06, 0x01, Buffer.alloc(MAX_DATA + 1))), {
+    name: 'ApduError',
+    message: `a data block is at most ${MAX_DATA} bytes, got ${MAX_DATA + 1}`,
+  });
+  t.equal(apduSize(Buffer.of(0x06, 0x01)), null, 'no length yet');
+  t.equal(apduSize(Buffer.of(0x06, 0x01, 0xff, 0x01)), null, 'a long length not yet whole');
+  t.equal(apduSize(Buffer.of(0x06, 0x01, 0xff, 0x01, 0x01)), 5 + 257);
+  t.equal(apduSize(Buffer.of(0x06, 0x01, 0xfe)), 3 + 254);
+  t.throws(() => decodeApdu(Buffer.of(0x06)), { name: 'ApduError', message: 'an APDU has at least 3 bytes, got 1' });
+  t.throws(() => decodeApdu(Buffer.of(0x06, 0x01, 0x02, 0x00)), {
+    message: 'the length field says 5 bytes in all, the APDU has 4',
+  });
+  t.same(decodeApdu(Buffer.of(0x80, 0x00, 0x00)), { cls: 0x80, ins: 0x00, data: Buffer.alloc(0) });
+});
+
+/** Every event a reader emits for `chunks`; `timers` when given. */
+function events(chunks: number[][], timers?: ManualTimers): { got: SerialEvent[]; reader: SerialFrameReader } {
+  const got: SerialEvent[] = [];
+  const reader = new SerialFrameReader((event) => got.push(event), timers);
+  for (const chunk of chunks) reader.push(Buffer.from(chunk));
+  return { got, reader };
+}
+
+t.test('serial bytes outside a frame: ACK, NAK, and noise counted', async (t) => {
+  t.same(events([[0x41, 0x42, 0x43]]).got, [{ type: 'noise', bytes: 3 }], 'three stray bytes, one report');
+  t.same(events([[ACK], [NAK]]).got, [{ type: 'ack' }, { type: 'nak' }]);
+  t.same(
+    events([[DLE, 0x41, ACK]]).got,
+    [{ type: 'noise', bytes: 2 }, { type: 'ack' }],
+    'DLE without STX is noise of two bytes; the line is idle again after it',
+  );
+  t.same(events([[0x41, ACK]]).got, [{ type: 'noise', bytes: 1 }, { type: 'ack' }], 'noise is told before the ACK');
+});
+
+t.test('serial frames: a DLE inside must be doubled or end it; each CRC byte counts', async (t) => {
+  const frame = [...encodeSerialFrame(Buffer.of(0x80, 0x00, 0x00))];
+  t.same(events([frame]).got, [{ type: 'frame', apdu: Buffer.of(0x80, 0x00, 0x00) }]);
+  const badLow = [...frame];
+  badLow[badLow.length - 2]! ^= 0x01;
+  t.same(events([badLow]).got, [{ type: 'bad-frame', reason: 'CRC mismatch' }], 'the low byte wrong');
+  const badHigh = [...frame];
+  badHigh[badHigh.length - 1]! ^= 0x01;
+  t.same(events([badHigh]).got, [{ type: 'bad-frame', reason: 'CRC mismatch' }], 'the high byte wrong');
+  t.same(
+    events([[DLE, STX, 0x80, DLE, 0x05], [ACK]]).got,
+    [{ type: 'bad-frame', reason: 'DLE followed by 05 inside a frame' }, { type: 'ack' }],
+    'given up, and the line idle again',
+  );
+  t.same(
+    events([[DLE, STX, 0x80, DLE, 0x05], frame]).got,
+    [
+      { type: 'bad-frame', reason: 'DLE followed by 05 inside a frame' },
+      { type: 'frame', apdu: Buffer.of(0x80, 0x00, 0x00) },
+    ],
+    'the next frame reads whole',
+  );
+  t.same(events([frame, [ACK]]).got.at(-1), { type: 'ack' }, 'idle after a whole frame');
+  t.same(events([badLow, [ACK]]).got.at(-1), { type: 'ack' }, 'and after a bad one');
+});
+
+t.test('T1: only inside a frame, stopped by the frame end and by destroy', async (t) => {
+  const timers = new ManualTimers();
+  const { got, reader } = events([[DLE, STX, 0x80]], timers);
+  t.equal(timers.armed, 1, 'armed inside a frame');
+  reader.destroy();
+  t.equal(timers.armed, 0, 'destroy stops it');
+  timers.advance(T1_MS * 2);
+  t.same(got, [], 'so nothing is given up');
+  reader.destroy();
+
+  const idle = events([[ACK]], timers);
+  t.equal(timers.armed, 0, 'not armed on an idle line');
+  idle.reader.push(Buffer.of(DLE, STX));
+  idle.reader.push(Buffer.of(0x80));
+  t.equal(timers.armed, 1, 'one timer, rearmed by each chunk');
+  timers.advance(T1_MS - 1);
+  idle.reader.push(Buffer.of(0x00));
+  timers.advance(T1_MS - 1);
+  t.same(idle.got, [{ type: 'ack' }], 'each chunk within T1 keeps the frame');
+  timers.advance(1);
+  t.match(idle.got.at(-1), { type: 'bad-frame', reason: `no byte for ${T1_MS} ms inside a frame (T1)` });
+
+  const untimed = events([[DLE, STX, 0x80]]);
+  untimed.reader.destroy();
+  t.same(untimed.got, [], 'without timers there is no T1, and nothing fails');
+});
