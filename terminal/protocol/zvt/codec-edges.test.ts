@@ -3,6 +3,7 @@ import { ManualTimers } from '../timers.js';
 import { apdu, ApduError, apduSize, codeHex, decodeApdu, encodeApdu, MAX_DATA } from './apdu.js';
 import { BcdError, bcdNumber, bcdValue, nibbles, packBcd, readVarLength, unpackBcd, varLength } from './bcd.js';
 import { encodeSerialFrame, SerialFrameReader, T1_MS, type SerialEvent } from './serial-frame.js';
+import { berLength, decodeTlv, readBerLength, TlvError } from './tlv.js';
 
 // The edges of the ZVT codec: what each part refuses and says, byte by
 // byte, beside the published vectors of codec.test.ts.
@@ -146,4 +147,43 @@ t.test('T1: only inside a frame, stopped by the frame end and by destroy', async
   const untimed = events([[DLE, STX, 0x80]]);
   untimed.reader.destroy();
   t.same(untimed.got, [], 'without timers there is no T1, and nothing fails');
+});
+
+t.test('BER lengths: one byte to 127, 81 xx to 255, 82 hi lo to 65535', async (t) => {
+  t.equal(new TlvError('x').name, 'TlvError');
+  t.same([...berLength(127)], [127]);
+  t.same([...berLength(128)], [0x81, 0x80]);
+  t.same([...berLength(255)], [0x81, 0xff]);
+  t.same([...berLength(256)], [0x82, 0x01, 0x00]);
+  t.same([...berLength(65535)], [0x82, 0xff, 0xff]);
+  t.throws(() => berLength(65536), { name: 'TlvError', message: 'a TLV length is at most 65535, got 65536' });
+  t.same(readBerLength(Buffer.of(0x7f), 0), { length: 127, size: 1 });
+  t.same(readBerLength(Buffer.of(0x00, 0x81, 0x05), 1), { length: 5, size: 2 });
+  t.same(readBerLength(Buffer.of(0x82, 0x01, 0x02), 0), { length: 258, size: 3 });
+  t.throws(() => readBerLength(Buffer.of(0x01), 1), { message: 'a length is missing' });
+  t.throws(() => readBerLength(Buffer.of(0x80), 0), { message: 'length byte 80 is not defined' });
+  t.throws(() => readBerLength(Buffer.of(0x83, 0, 0, 0), 0), { message: 'length byte 83 is not defined' });
+  t.throws(() => readBerLength(Buffer.of(0x81), 0), { message: 'a length 81 xx is cut short' });
+  t.throws(() => readBerLength(Buffer.of(0x05, 0x81), 1), { message: 'a length 81 xx is cut short' });
+  t.throws(() => readBerLength(Buffer.of(0x82, 0x01), 0), { message: 'a length 82 hi lo is cut short' });
+  t.throws(() => readBerLength(Buffer.of(0x05, 0x82, 0x01), 1), { message: 'a length 82 hi lo is cut short' });
+});
+
+t.test('TLV tags: multi-byte ones whole, cut ones refused; constructed by the first byte only', async (t) => {
+  t.same(
+    decodeTlv(Buffer.of(0x1f, 0x20, 0x01, 0xaa)),
+    [{ tag: '1F20', value: Buffer.of(0xaa) }],
+    'bit 20 of a later byte',
+  );
+  t.same(decodeTlv(Buffer.of(0x1f, 0x81, 0x01, 0x00)), [{ tag: '1F8101', value: Buffer.alloc(0) }]);
+  t.throws(() => decodeTlv(Buffer.of(0x1f)), { name: 'TlvError', message: 'a tag is cut short' });
+  t.throws(
+    () => decodeTlv(Buffer.of(0x1f, 0x81)),
+    { message: 'a tag is cut short' },
+    'a continuation without its byte',
+  );
+  t.throws(() => decodeTlv(Buffer.of(0x01, 0x03, 0xaa)), { message: 'tag 01 says 3 bytes, 1 are left' });
+  t.same(decodeTlv(Buffer.of(0x21, 0x02, 0x01, 0x00)), [
+    { tag: '21', value: Buffer.of(0x01, 0x00), children: [{ tag: '01', value: Buffer.alloc(0) }] },
+  ]);
 });
