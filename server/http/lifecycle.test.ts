@@ -3,7 +3,7 @@ import { createApp } from '../app.js';
 import { ManualClock } from '../clock.js';
 import { defaultConfig } from '../config.js';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';
-import { StoreDecorator } from '../store/store-decorator.js';
+import { StoreDecorator } from '../testing/store-decorator.js';
 import type { Query, Store, StoredRecord, Transaction } from '../store/store.js';
 import { startApp } from './lifecycle.js';
 

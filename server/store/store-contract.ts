@@ -4,7 +4,7 @@ import type { StoreFactory, WithStore } from './store-contract-case.js';
 
 export type { StoreFactory } from './store-contract-case.js';
 
-/** The behaviour every Store implementation must show (lowdb now, PostgreSQL later). */
+/** The behaviour every adapter of the store port shows (embedded/ and postgres/ each run it against themselves). */
 export function storeContract(t: Test, makeFactory: (t: Test) => Promise<StoreFactory>): void {
   const withStore: WithStore = (name, body) =>
     void t.test(name, async (t) => {

@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap';
 import { EmbeddedStore } from '../store/embedded/embedded-store.js';
-import { StoreDecorator } from '../store/store-decorator.js';
+import { StoreDecorator } from '../testing/store-decorator.js';
 import type { Store } from '../store/store.js';
 import { signatureIndexes, SIGNATURES, type SignatureClaim } from './signature-ledger.js';
 import { storeSignatureLedger } from './store-signature-ledger.js';

@@ -1,4 +1,4 @@
-import type { InstanceBus } from './coordination.js';
+import type { InstanceBus } from '../store/coordination.js';
 import type {
   Claim,
   ClaimedWrite,
@@ -11,11 +11,11 @@ import type {
   Store,
   StoredRecord,
   Transaction,
-} from './store.js';
+} from '../store/store.js';
 
 /**
  * A Store that hands every call to another: the base of a store that
- * changes one thing about it (a request's writes that carry its claim), so
+ * changes one thing about it (a test's store that watches or fails one call), so
  * that the rest of the contract needs no copy.
  */
 export abstract class StoreDecorator implements Store {
