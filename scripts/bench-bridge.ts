@@ -32,7 +32,7 @@ import { ZvtJournal } from '../terminal/bridge/zvt/zvt-journal.js';
 import { ZvtTerminal } from '../terminal/device/zvt/zvt-terminal.js';
 import { SerialZvtLine, TcpZvtLine, type ZvtLine } from '../terminal/protocol/zvt/line.js';
 import { command } from '../terminal/protocol/zvt/messages.js';
-import { json } from './bench/json-call.js';
+import { json } from './bench/pos-world.js';
 
 const { values } = parseArgs({
   options: {

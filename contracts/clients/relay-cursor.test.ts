@@ -48,3 +48,36 @@ t.test(
     t.equal(cursor.position, 10, 'and on with what comes live');
   },
 );
+
+t.test('only a 2xx moves it: 199 and 300 are not', async (t) => {
+  const cursor = new RelayCursor(0);
+  cursor.resumed(resume({ cursor: 0, up_to: 0 }));
+  cursor.answered(1, 199);
+  t.equal(cursor.position, 0, 'an informational answer');
+  cursor.answered(1, 300);
+  t.equal(cursor.position, 0, 'a redirect');
+  cursor.answered(1, 299);
+  t.equal(cursor.position, 1, 'the last 2xx');
+  cursor.answered(2, 200);
+  t.equal(cursor.position, 2, 'the first');
+});
+
+t.test(
+  'nothing is kept that can never move it: answers before the first resume, or at or below the cursor',
+  async (t) => {
+    const cursor = new RelayCursor(null);
+    cursor.answered(1, 200);
+    t.equal(cursor.waiting, 0, 'before the first resume');
+    cursor.resumed(resume({ cursor: 4, up_to: 4 }));
+    t.equal(cursor.waiting, 0, 'nothing at or below the resumed cursor');
+    cursor.answered(4, 200);
+    cursor.answered(3, 200);
+    t.equal(cursor.waiting, 0, 'answers at or below the cursor');
+    cursor.answered(6, 200);
+    t.equal(cursor.waiting, 1, 'one held behind the gap at 5');
+    cursor.answered(5, 200);
+    t.same([cursor.position, cursor.waiting], [6, 0]);
+    cursor.resumed(resume({ cursor: 6, up_to: 9, pending: [7] }));
+    t.same([cursor.position, cursor.waiting], [6, 2], '8 and 9 vouched for, held behind 7');
+  },
+);

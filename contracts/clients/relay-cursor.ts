@@ -21,23 +21,29 @@ export class RelayCursor {
     const owed = new Set([...message.resending, ...message.pending]);
     for (let position = message.cursor + 1; position <= message.up_to; position += 1)
       if (!owed.has(position)) this.acknowledged.add(position);
-    this.position = message.cursor;
-    this.advance(true);
+    this.advance(message.cursor, true);
   }
 
   /** The local receiver answered `status` to the delivery at `position`. */
   answered(position: number, status: number): void {
+    // Before the first resume nothing is kept (the resume starts afresh); at or below the cursor nothing is owed.
     if (status < 200 || status >= 300 || this.position === null || position <= this.position) return;
     this.acknowledged.add(position);
-    this.advance(false);
+    this.advance(this.position, false);
   }
 
-  private advance(changed: boolean): void {
-    if (this.position === null) return;
-    while (this.acknowledged.delete(this.position + 1)) {
-      this.position += 1;
+  /** Answers held behind a gap: 2xx past a position not yet answered. */
+  get waiting(): number {
+    return this.acknowledged.size;
+  }
+
+  private advance(from: number, changed: boolean): void {
+    let position = from;
+    while (this.acknowledged.delete(position + 1)) {
+      position += 1;
       changed = true;
     }
-    if (changed) this.saved(this.position);
+    this.position = position;
+    if (changed) this.saved(position);
   }
 }

@@ -4,6 +4,7 @@ import { apdu, ApduError, apduSize, codeHex, decodeApdu, encodeApdu, MAX_DATA } 
 import { BcdError, bcdNumber, bcdValue, nibbles, packBcd, readVarLength, unpackBcd, varLength } from './bcd.js';
 import { encodeSerialFrame, SerialFrameReader, T1_MS, type SerialEvent } from './serial-frame.js';
 import { berLength, decodeTlv, readBerLength, TlvError } from './tlv.js';
+import { BITMAPS, BitmapError, decodeFields, encodeFields, fieldOf } from './bitmaps.js';
 
 // The edges of the ZVT codec: what each part refuses and says, byte by
 // byte, beside the published vectors of codec.test.ts.
@@ -186,4 +187,96 @@ t.test('TLV tags: multi-byte ones whole, cut ones refused; constructed by the fi
   t.same(decodeTlv(Buffer.of(0x21, 0x02, 0x01, 0x00)), [
     { tag: '21', value: Buffer.of(0x01, 0x00), children: [{ tag: '01', value: Buffer.alloc(0) }] },
   ]);
+});
+
+/** PA00P015 §13, as the specification lists it: each bitmap's length (a byte count, LL, LLL or BER) and coding. */
+const SPECIFIED =
+  `01 1 b|02 1 b|03 1 b|04 6 bcd|05 1 b|06 BER tlv|0B 3 bcd|0C 3 bcd|0D 2 bcd|0E 2 bcd|17 2 bcd|19 1 b|22 LL bcd|23 LL bcd|24 LLL bcd|27 1 b|29 4 bcd|2A 15 text|2D LL text|2E LLL b|37 3 bcd|3A 2 bcd|3B 8 text|3C LLL text|3D 3 bcd|49 2 bcd|4C LL b|60 LLL bcd|70 4 b|71 4 b|72 1 b|73 1 b|74 1 b|75 1 b|87 2 bcd|88 3 bcd|8A 1 b|8B LL text|8C 1 b|9A LLL b|A0 1 b|A7 LL b|AA 3 bcd|AF LLL b|BA 5 b|D0 1 b|D1 LL b|D2 1 b|D3 1 b|E0 1 b|E1 LL text|E2 LL text|E3 LL text|E4 LL text|E5 LL text|E6 LL text|E7 LL text|E8 LL text|E9 1 b|EA 1 b|EB 8 b|F0 1 b|F1 LL text|F2 LL text|F3 LL text|F4 LL text|F5 LL text|F6 LL text|F7 LL text|F8 LL text|F9 1 b|FA 1 b|FB 1 b|FC 1 b|FD 1 b`
+    .split('|')
+    .map((entry) => {
+      const [bmp, size, coding] = entry.split(' ') as [string, string, string];
+      return {
+        bmp: parseInt(bmp, 16),
+        size: /^\d+$/.test(size) ? Number(size) : size,
+        kind: coding === 'b' ? 'binary' : coding,
+      };
+    });
+
+t.test('the bitmap table is PA00P015 §13: every bitmap, its length and its coding, each named once', async (t) => {
+  t.same(
+    Object.keys(BITMAPS).map(Number),
+    SPECIFIED.map((spec) => spec.bmp),
+    'the same bitmaps',
+  );
+  for (const spec of SPECIFIED) {
+    const entry = BITMAPS[spec.bmp]!;
+    t.same({ size: entry.size, kind: entry.kind }, { size: spec.size, kind: spec.kind }, codeHex(spec.bmp));
+  }
+  const names = Object.values(BITMAPS).map((entry) => entry.name);
+  t.ok(
+    names.every((name) => /^[a-z][A-Za-z0-9]+$/.test(name)),
+    'each a name',
+  );
+  t.equal(new Set(names).size, names.length, 'none twice');
+  t.same(
+    [0x04, 0x0b, 0x27, 0x29, 0x3b, 0x87].map((bmp) => BITMAPS[bmp]!.name),
+    ['amount', 'trace', 'resultCode', 'terminalId', 'aid', 'receipt'],
+    'the names the bridge and the terminal read',
+  );
+});
+
+t.test('every bitmap round-trips through a data block with its length prefix', async (t) => {
+  for (const spec of SPECIFIED) {
+    const value =
+      typeof spec.size === 'number'
+        ? Buffer.alloc(spec.size, 0x12)
+        : spec.size === 'BER'
+          ? Buffer.of(0x1f, 0x04, 0x01, 0x07)
+          : Buffer.of(0x12, 0x34, 0x56);
+    const block = encodeFields([{ bmp: spec.bmp, value }]);
+    const prefix = spec.size === 'LL' ? 2 : spec.size === 'LLL' ? 3 : spec.size === 'BER' ? 1 : 0;
+    t.equal(block.length, 1 + prefix + value.length, `${codeHex(spec.bmp)}: ${prefix} length bytes`);
+    t.same(
+      decodeFields(block).map(({ bmp, value: v }) => ({ bmp, v })),
+      [{ bmp: spec.bmp, v: value }],
+    );
+  }
+  t.same(
+    decodeFields(Buffer.of(0x06, 0x02, 0x01, 0x00))[0]!.tlv,
+    [{ tag: '01', value: Buffer.alloc(0) }],
+    'a TLV container opened',
+  );
+  t.equal(decodeFields(Buffer.of(0x27, 0x00))[0]!.tlv, undefined, 'others are not');
+});
+
+t.test('what a data block may not be, and how each is told', async (t) => {
+  t.equal(new BitmapError('x').name, 'BitmapError');
+  t.equal(new BitmapError('x').unknown, false, 'a known bitmap malformed, by default');
+  t.throws(() => decodeFields(Buffer.of(0xff)), { message: 'unknown bitmap FF', unknown: true });
+  t.throws(() => encodeFields([{ bmp: 0x99, value: Buffer.alloc(1) }]), {
+    message: 'unknown bitmap 99',
+    unknown: true,
+  });
+  t.throws(() => decodeFields(Buffer.of(0x04, 0x01)), {
+    message: 'bitmap 04 takes 6 bytes, 1 are left',
+    unknown: false,
+  });
+  t.throws(() => decodeFields(Buffer.of(0x22, 0xf0)), {
+    message: 'bitmap 22: its length is cut short',
+    unknown: false,
+  });
+  t.same(decodeFields(Buffer.of(0x22, 0xf0, 0xf0)), [{ bmp: 0x22, value: Buffer.alloc(0) }], 'an empty LL value');
+  t.same(
+    decodeFields(Buffer.of(0x60, 0xf0, 0xf0, 0xf0)),
+    [{ bmp: 0x60, value: Buffer.alloc(0) }],
+    'an empty LLL value',
+  );
+  t.throws(() => decodeFields(Buffer.of(0x60, 0xf0, 0xf0)), { message: 'bitmap 60: its length is cut short' });
+  t.throws(() => encodeFields([{ bmp: 0x04, value: Buffer.alloc(5) }]), {
+    message: 'bitmap 04 is 6 bytes, got 5',
+    unknown: false,
+  });
+  t.same(decodeFields(Buffer.of(0x00, 0x27, 0x05), 1), [{ bmp: 0x27, value: Buffer.of(0x05) }], 'from an offset');
+  t.equal(fieldOf([], 0x27), undefined);
+  t.same(fieldOf(decodeFields(Buffer.of(0x27, 0x05, 0x27, 0x06)), 0x27), Buffer.of(0x05), 'the first');
 });

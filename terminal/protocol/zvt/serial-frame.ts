@@ -62,15 +62,14 @@ export class SerialFrameReader {
 
   /** Stops the T1 timer (the line is gone). */
   destroy(): void {
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,OptionalChaining: clearing no timer does nothing, and a gap is only ever set with timers
-    if (this.gap !== null) this.timers?.clearTimeout(this.gap);
+    // Clearing no timer (null) does nothing.
+    this.timers?.clearTimeout(this.gap);
     this.gap = null;
   }
 
   private armGap(): void {
     if (!this.timers) return;
-    // Stryker disable next-line ConditionalExpression: clearing no timer does nothing
-    if (this.gap !== null) this.timers.clearTimeout(this.gap);
+    this.timers.clearTimeout(this.gap);
     this.gap =
       this.phase === 'idle'
         ? null
