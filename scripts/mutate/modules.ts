@@ -94,10 +94,13 @@ export const MUTATED_MODULES: MutatedModule[] = [
   // The relay client's cursor: what it resumes from, and which answers move it.
   { file: 'contracts/clients/relay-cursor.ts', tests: ['contracts/clients/relay-cursor.test.ts'] },
   // The scenario engine: what decides whether a scenario passes, and what a scenario file may say.
-  { file: 'contracts/clients/scenario/expectations.ts', tests: ['contracts/clients/scenario/expectations.test.ts'] },
+  {
+    file: 'contracts/clients/scenario/expectations.ts',
+    tests: ['contracts/clients/scenario/expectations.test.ts', 'contracts/clients/scenario/expectations-edges.test.ts'],
+  },
   {
     file: 'contracts/clients/scenario/scenario-format.ts',
-    tests: ['contracts/clients/scenario/scenario-steps.test.ts', 'contracts/clients/scenario/scenario-yaml.test.ts'],
+    tests: ['contracts/clients/scenario/scenario-format.test.ts', 'contracts/clients/scenario/scenario-yaml.test.ts'],
   },
   // The contract suite's profiles and amount rule.
   { file: 'contracts/profiles.ts', tests: ['contracts/profiles-rules.test.ts'] },

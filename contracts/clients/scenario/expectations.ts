@@ -65,7 +65,7 @@ export function check(answer: ScenarioAnswer, expected: Expectation | undefined)
 
 function listAt(document: unknown, pointer: string): unknown[] | string {
   const found = atPointer(document, pointer);
-  if (!found.present) return `the answer has no ${pointer || 'body'}`;
+  if (!found.present) return `the answer has no ${pointer}`; // '' (the whole body) is always there
   if (!Array.isArray(found.value)) return `${pointer || 'the body'} is not a list`;
   return found.value;
 }
