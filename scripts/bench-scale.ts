@@ -9,8 +9,7 @@
 // out. It runs unchanged on two cores (the shape only) and on many.
 import { execFile, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -18,6 +17,8 @@ import pg from 'pg';
 import { postgresBin, startThrowawayPostgres } from '../server/store/postgres/pg-testing.js';
 import { startCompiledServer } from './bench/compiled-server.js';
 import { json, provisionWorld } from './bench/pos-world.js';
+import { cpuList, onCores, pin, pinPostgres, planCpus } from './bench/cpu-sets.js';
+import { cpuByPart, cpuTimes, pgbenchInsertCeiling } from './bench/scale-parts.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -26,24 +27,33 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '128' },
     terminals: { type: 'string', default: '64' },
     generators: { type: 'string', default: String(Math.max(1, Math.min(6, Math.floor(availableParallelism() / 2)))) },
+    pin: { type: 'boolean', default: false },
+    'postgres-cores': { type: 'string', default: String(Math.max(1, Math.floor(availableParallelism() / 4))) },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (args.help) {
   process.stdout
     .write(`usage: npm run bench:scale -- [--instances 1,2,4,8] [--duration S] [--connections N] [--terminals N] [--generators N]
+                            [--pin [--postgres-cores N]]
 Signed writes and reads against 1, 2, 4 and 8 instances on one PostgreSQL
 database, beside pgbench's durable INSERT ceiling, with PostgreSQL's top
-wait events and a count of acknowledged writes missing afterwards.
-Needs PostgreSQL's server binaries (pgbench among them).
+wait events, its CPU and the instances' per write, and a count of
+acknowledged writes missing afterwards. Needs PostgreSQL's server binaries
+(pgbench among them).
+--pin: as separate machines would see it (Linux, taskset): PostgreSQL on
+--postgres-cores cores of its own (a quarter by default), each instance on
+one core of its own, the generators and pgbench's client on the rest;
+instance counts that leave no core for the generators are left out.
 `);
   process.exit(0);
 }
 const cores = availableParallelism();
+const plan = args.pin ? planCpus(cores, Number(args['postgres-cores']), 64) : undefined;
 const counts = args.instances
   .split(',')
   .map(Number)
-  .filter((n) => n >= 1 && n <= cores);
+  .filter((n) => n >= 1 && n <= (plan ? plan.instances.length : cores));
 const seconds = Number(args.duration);
 const connections = Number(args.connections);
 const terminalCount = Number(args.terminals);
@@ -66,6 +76,9 @@ if (
 }
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+/** A generator's command line: on the generators' cores when pinned. */
+const generatorCommand = (command: string, commandArgs: string[]): [string, string[]] =>
+  plan ? onCores(plan.generators, command, commandArgs) : [command, commandArgs];
 const cluster = startThrowawayPostgres();
 const admin = new pg.Client({ connectionString: cluster.url });
 await admin.connect();
@@ -85,12 +98,14 @@ process.on('SIGINT', () => process.exit(130));
 await admin.end();
 await cluster.stopServer();
 await cluster.startServer();
+if (plan) pinPostgres(join(new URL(cluster.url).searchParams.get('host')!, 'data'), plan.postgres);
 const db = new pg.Client({ connectionString: cluster.url });
 await db.connect();
 
 /** An instance of the compiled server on the database; its URL once it listens. */
 async function startInstance(): Promise<{ child: ChildProcess; url: string }> {
   const instance = await startCompiledServer({ DATABASE_URL: cluster.url });
+  if (plan) pin(instance.child.pid!, [plan.instances[children.length]!]);
   children.push(instance.child);
   return instance;
 }
@@ -110,8 +125,7 @@ async function load(urls: string[], kind: 'write' | 'read', terminals: Array<{ s
     };
     return new Promise<{ ok: number; other: number; cpuMs: number }>((resolve, reject) =>
       execFile(
-        process.execPath,
-        [here('./bench/scale-load.js'), JSON.stringify(job)],
+        ...generatorCommand(process.execPath, [here('./bench/scale-load.js'), JSON.stringify(job)]),
         { maxBuffer: 1 << 20 },
         (error, stdout, stderr) => {
           if (stderr) process.stderr.write(stderr);
@@ -155,41 +169,14 @@ async function load(urls: string[], kind: 'write' | 'read', terminals: Array<{ s
   };
 }
 
-/** CPU time used so far (ms, Linux /proc; 0 elsewhere) by the instances, and by PostgreSQL's processes. */
-async function cpuByPart(): Promise<{ instances: number; postgres: number }> {
-  const cpuMsOf = async (pid: number | string) => {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-    const afterName = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime, fields 14 and 15 of the line, in clock ticks (100 a second on Linux).
-    return {
-      name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
-      ms: (Number(afterName[11]) + Number(afterName[12])) * 10 || 0,
-    };
-  };
-  const instances = (await Promise.all(instancePids().map(cpuMsOf))).reduce((sum, each) => sum + each.ms, 0);
-  const pids = await readdir('/proc').catch(() => [] as string[]);
-  const all = await Promise.all(pids.filter((name) => /^\d+$/.test(name)).map(cpuMsOf));
-  const postgres = all.filter((each) => each.name === 'postgres').reduce((sum, each) => sum + each.ms, 0);
-  return { instances, postgres };
-}
-
-/** The machine's CPU counters (Linux /proc/stat): busy and total jiffies; zeros elsewhere. */
-async function cpuTimes(): Promise<{ busy: number; total: number }> {
-  const line = (await readFile('/proc/stat', 'utf8').catch(() => 'cpu 0')).split('\n')[0]!;
-  const fields = line.trim().split(/\s+/).slice(1, 9).map(Number);
-  const total = fields.reduce((a, b) => a + b, 0);
-  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
-  return { busy: total - idle, total };
-}
-
 /** `work`, with what the machine and PostgreSQL did meanwhile: the CPUs' busy share and the WAL written. */
 async function observed<T>(
   work: () => Promise<T>,
 ): Promise<T & { cpuBusy: number; walBytes: number; cores: { instances: number; postgres: number } }> {
   const lsn = async () => (await db.query<{ lsn: string }>('SELECT pg_current_wal_lsn() AS lsn')).rows[0]!.lsn;
-  const [cpuBefore, partsBefore, lsnBefore] = [await cpuTimes(), await cpuByPart(), await lsn()];
+  const [cpuBefore, partsBefore, lsnBefore] = [await cpuTimes(), await cpuByPart(instancePids()), await lsn()];
   const result = await work();
-  const [cpuAfter, partsAfter, lsnAfter] = [await cpuTimes(), await cpuByPart(), await lsn()];
+  const [cpuAfter, partsAfter, lsnAfter] = [await cpuTimes(), await cpuByPart(instancePids()), await lsn()];
   const cores = {
     instances: (partsAfter.instances - partsBefore.instances) / 1000 / seconds,
     postgres: (partsAfter.postgres - partsBefore.postgres) / 1000 / seconds,
@@ -205,48 +192,9 @@ async function observed<T>(
 const mbPerSecond = (bytes: number) => (bytes / seconds / 1e6).toFixed(1);
 const percent = (share: number) => `${Math.round(100 * share)} %`;
 
-/** pgbench: one durable INSERT of the same JSON body a transaction, 32 clients. */
-async function pgbenchCeiling(): Promise<{ tps: number }> {
-  const dir = await mkdtemp(join(tmpdir(), 'bench-scale-'));
-  dirs.push(dir);
-  await db.query('CREATE TABLE IF NOT EXISTS pgbench_ceiling (id bigserial PRIMARY KEY, data jsonb NOT NULL)');
-  const body = JSON.stringify({
-    batchNumber: 'B1',
-    transactionCount: 12,
-    closedAt: '2026-11-01T00:00:00.000Z',
-    currencyReference: 'USD',
-    terminal: 'SCALE-0',
-    debitBatch: 'D1',
-  });
-  const script = join(dir, 'insert.sql');
-  await writeFile(script, `INSERT INTO pgbench_ceiling (data) VALUES ('${body}');\n`);
-  const url = new URL(cluster.url);
-  const out = await new Promise<string>((resolve, reject) =>
-    execFile(
-      join(bin!, 'pgbench'),
-      [
-        '-n',
-        '-c',
-        '32',
-        '-j',
-        String(Math.max(1, Math.min(8, cores))),
-        '-T',
-        String(seconds),
-        '-f',
-        script,
-        '-h',
-        url.searchParams.get('host')!,
-        '-p',
-        url.searchParams.get('port')!,
-        '-U',
-        'postgres',
-        'postgres',
-      ],
-      (error, stdout, stderr) => (error ? reject(new Error(stderr || error.message)) : resolve(stdout)),
-    ),
-  );
-  return { tps: Number(/tps = ([\d.]+)/.exec(out)?.[1] ?? 0) };
-}
+/** pgbench's durable INSERT of the same body, its client on the generators' cores when pinned. */
+const pgbenchCeiling = () =>
+  pgbenchInsertCeiling({ db, url: cluster.url, bin: bin!, seconds, cores, dirs, command: generatorCommand });
 
 // The terminals, provisioned once through the first instance.
 const first = await startInstance();
@@ -268,6 +216,9 @@ let acknowledged = 0;
 let oneWrite = 0;
 let oneRead = 0;
 let lastWrite = 0;
+let lastPostgresUs = 0;
+/** CPU µs a request, from cores busy over the run. */
+const perWriteUs = (coresBusy: number, requests: number) => ((coresBusy * seconds * 1e6) / (requests || 1)).toFixed(0);
 for (const count of counts) {
   while (instances.length < count) instances.push(await startInstance());
   const urls = instances.slice(0, count).map((instance) => instance.url);
@@ -278,8 +229,9 @@ for (const count of counts) {
   const read = await load(urls, 'read', terminals);
   if (count === counts[0]) [oneWrite, oneRead] = [write.rps, read.rps];
   lastWrite = write.rps;
+  lastPostgresUs = Number(perWriteUs(write.cores.postgres, write.ok));
   rows.push(
-    `| ${count} | ${Math.round(write.rps).toLocaleString('en')} | ${(write.rps / oneWrite).toFixed(2)} | ${Math.round(read.rps).toLocaleString('en')} | ${(read.rps / oneRead).toFixed(2)} | ${write.top} | ${write.active.toFixed(1)} | ${mbPerSecond(write.walBytes)} (${Math.round(write.walBytes / (write.ok || 1)).toLocaleString('en')}) | ${percent(write.cpuBusy)}: ${write.cores.instances.toFixed(1)} / ${write.generatorCores.toFixed(1)} / ${write.cores.postgres.toFixed(1)} | ${write.other + read.other} |`,
+    `| ${count} | ${Math.round(write.rps).toLocaleString('en')} | ${(write.rps / oneWrite).toFixed(2)} | ${perWriteUs(write.cores.postgres, write.ok)} / ${perWriteUs(write.cores.instances, write.ok)} | ${Math.round(read.rps).toLocaleString('en')} | ${(read.rps / oneRead).toFixed(2)} | ${write.top} | ${write.active.toFixed(1)} | ${mbPerSecond(write.walBytes)} (${Math.round(write.walBytes / (write.ok || 1)).toLocaleString('en')}) | ${percent(write.cpuBusy)}: ${write.cores.instances.toFixed(1)} / ${write.generatorCores.toFixed(1)} / ${write.cores.postgres.toFixed(1)} | ${write.other + read.other} |`,
   );
 }
 process.stderr.write('pgbench ceiling…\n');
@@ -289,13 +241,13 @@ const stored = Number(
   (await db.query<{ n: string }>("SELECT count(*) AS n FROM settlements WHERE terminal LIKE 'SCALE-%'")).rows[0]!.n,
 );
 process.stdout
-  .write(`## bench:scale (${cores} CPUs, ${terminalCount} terminals, ${connections} connections from ${generators} generator processes, ${seconds} s a run)
+  .write(`## bench:scale (${cores} CPUs${plan ? `, pinned: PostgreSQL on ${cpuList(plan.postgres)}, an instance a core on ${cpuList(plan.instances)}, generators and pgbench's client on ${cpuList(plan.generators)}${plan.shared ? ' (shared: too few cores, for the shape only)' : ''}` : ', unpinned'}, ${terminalCount} terminals, ${connections} connections from ${generators} generator processes, ${seconds} s a run)
 
-| instances | signed settlement POST req/s | × the first | latest-settlement read req/s | × the first | PostgreSQL's top waits while writing | backends active (mean) | WAL MB/s (bytes a write) | CPUs busy: cores of instances / generators / PostgreSQL | other answers |
-|---|---|---|---|---|---|---|---|---|---|
+| instances | signed settlement POST req/s | × the first | CPU µs a write: PostgreSQL / instances | latest-settlement read req/s | × the first | PostgreSQL's top waits while writing | backends active (mean) | WAL MB/s (bytes a write) | CPUs busy: cores of instances / generators / PostgreSQL | other answers |
+|---|---|---|---|---|---|---|---|---|---|---|
 ${rows.join('\n')}
 
-pgbench, one durable INSERT of the same body a transaction (32 clients): **${Math.round(ceiling).toLocaleString('en')} tps**, WAL ${mbPerSecond(pgbench.walBytes)} MB/s (${Math.round(pgbench.walBytes / (ceiling * seconds || 1))} bytes a transaction), CPUs busy ${percent(pgbench.cpuBusy)}; signed writes at ${counts.at(-1)} instance(s) ÷ pgbench: **${(lastWrite / ceiling).toFixed(2)}**.
+pgbench, one durable INSERT of the same body a transaction (32 clients): **${Math.round(ceiling).toLocaleString('en')} tps**, PostgreSQL CPU ${perWriteUs(pgbench.cores.postgres, ceiling * seconds)} µs a transaction (a signed write at ${counts.at(-1)} instance(s) ÷ it: **${(lastPostgresUs / Number(perWriteUs(pgbench.cores.postgres, ceiling * seconds))).toFixed(2)}**), WAL ${mbPerSecond(pgbench.walBytes)} MB/s (${Math.round(pgbench.walBytes / (ceiling * seconds || 1))} bytes a transaction), CPUs busy ${percent(pgbench.cpuBusy)}; signed writes at ${counts.at(-1)} instance(s) ÷ pgbench: **${(lastWrite / ceiling).toFixed(2)}**.
 Acknowledged writes: ${acknowledged.toLocaleString('en')}; in the database afterwards: ${stored.toLocaleString('en')}; missing: **${Math.max(0, acknowledged - stored)}**.
 `);
 await db.end();

@@ -52,6 +52,8 @@ if [ "$("$node_bin" -p 'process.versions.node.split(".")[0]')" -lt 24 ]; then
 fi
 mkdir -p "$root/node/bin"
 cp "$node_bin" "$root/node/bin/node"
+# bench:scale --pin pins each part with taskset (util-linux), which a bare machine may lack; it needs only the C library.
+cp "$(command -v taskset)" "$root/node/bin/taskset"
 
 step "PostgreSQL $pg_version"
 # The binaries find their share and lib folders relative to themselves, so the tree keeps its shape.
