@@ -49,7 +49,9 @@ instance counts that leave no core for the generators are left out.
   process.exit(0);
 }
 const cores = availableParallelism();
-const plan = args.pin ? planCpus(cores, Number(args['postgres-cores']), 64) : undefined;
+// As many one-core instances as the largest count asks for; the generators get every core left.
+const largest = Math.max(...args.instances.split(',').map(Number));
+const plan = args.pin ? planCpus(cores, Number(args['postgres-cores']), largest) : undefined;
 const counts = args.instances
   .split(',')
   .map(Number)
