@@ -1,5 +1,13 @@
 import t from 'tap';
-import { closeHappened, lastSaleVerdict, MAX_AMOUNT, refundAnswer, saleAmount, saleAnswer } from './sale-rules.js';
+import {
+  closeHappened,
+  lastSaleVerdict,
+  MAX_AMOUNT,
+  refundAnswer,
+  saleAmount,
+  saleAnswer,
+  totalsAnswer,
+} from './sale-rules.js';
 
 // The Transbank bridge's decisions, alone: which orders a POS carries, and
 // what each answer of the POS proves.
@@ -115,4 +123,12 @@ t.test("a close happened when the POS's batch is empty", async (t) => {
   t.equal(closeHappened({ transactionCount: 1, total: 0 }), false);
   t.equal(closeHappened({ transactionCount: 0, total: 5 }), false);
   t.equal(closeHappened({ transactionCount: 2, total: 3000 }), false);
+});
+
+t.test("the POS's totals: its count and total, or why it could not give them", async (t) => {
+  t.same(totalsAnswer({ responseCode: '00', transactionCount: 3, total: 4500 }), { transactionCount: 3, total: 4500 });
+  t.throws(() => totalsAnswer({ responseCode: '01', transactionCount: 0, total: 0 }), {
+    message: /^the POS could not give its totals: /,
+  });
+  t.throws(() => totalsAnswer({ responseCode: '0', transactionCount: 0, total: 0 }), Error, 'only 00 is success');
 });
