@@ -201,16 +201,21 @@ interface Measured {
   syncUs: number;
 }
 
+/** A process's title (PostgreSQL sets it to what the process is), or undefined once it is gone. */
+function processTitle(pid: string): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 /** PostgreSQL's CPU since `before` by kind of process, from each one's title (/proc/PID/cmdline), in ms. */
 function postgresCpuByKind(before: Map<string, number>): { backend: number; autovacuum: number; background: number } {
   const kinds = { backend: 0, autovacuum: 0, background: 0 };
   for (const [pid, ms] of postgresCpu()) {
-    let title = '';
-    try {
-      title = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    } catch {
-      continue;
-    }
+    const title = processTitle(pid);
+    if (title === undefined) continue;
     const used = ms - (before.get(pid) ?? 0);
     if (title.includes('autovacuum')) kinds.autovacuum += used;
     else if (/\[local\]|\d+\.\d+\.\d+\.\d+\(/.test(title)) kinds.backend += used;

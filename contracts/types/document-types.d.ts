@@ -2,7 +2,6 @@
 // Schemas: every component schema. Operations: what each operation's handler
 // receives once the request is validated (coerced query included), and the
 // security scheme that admitted it.
-/* eslint-disable */
 
 export interface Schemas {
   "TerminalCreateRequest": {

@@ -6,7 +6,6 @@ const HEADER = `// Written by contracts/types/write-types.ts from the OpenAPI do
 // Schemas: every component schema. Operations: what each operation's handler
 // receives once the request is validated (coerced query included), and the
 // security scheme that admitted it.
-/* eslint-disable */
 `;
 
 type Parameter = OpenAPIV3_1.ParameterObject;

@@ -1,7 +1,6 @@
 // The emulated ZVT terminal's administration: registration (06 00), the status
 // enquiry (05 01) and the repeat receipt (06 20), each as the terminal works
 // it with the cash register (PA00P015 §2.1, §2.12, §2.20).
-import { hex } from '../../protocol/frame.js';
 import { bcdNumber, packBcd, varLength } from '../../protocol/zvt/bcd.js';
 import { encodeFields } from '../../protocol/zvt/bitmaps.js';
 import { command, ERRORS, EURO, POSITIVE } from '../../protocol/zvt/messages.js';
