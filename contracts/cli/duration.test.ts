@@ -19,7 +19,7 @@ t.test('the option, its old spelling with a warning, a bare number where it was 
     throw new Error(message);
   };
   const warn = (message: string) => warnings.push(message);
-  const poll = { name: 'poll', legacy: { name: 'poll-ms', unit: 'ms' as const } };
+  const poll = { name: 'poll', oldSpelling: { name: 'poll-ms', unit: 'ms' as const } };
   t.equal(durationOf({ poll: '50ms' }, poll, 1000, problem, warn), 50);
   t.equal(durationOf({}, poll, 1000, problem, warn), 1000);
   t.equal(durationOf({ 'poll-ms': '50' }, poll, 1000, problem, warn), 50);
