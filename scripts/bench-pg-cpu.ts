@@ -19,7 +19,7 @@ import pg from 'pg';
 import { postgresBin, startThrowawayPostgres } from '../server/store/postgres/pg-testing.js';
 import { median } from './bench-stats.js';
 import { startCompiledServer } from './bench/compiled-server.js';
-import { json, provisionWorld } from './bench/pos-world.js';
+import { provisionTerminals } from './bench/pos-world.js';
 import { cpuMs, postgresCpu, postgresCpuSince } from './bench/process-cpu.js';
 import { settlementRequests } from './bench/settlement-requests.js';
 
@@ -118,24 +118,15 @@ interface Target {
 }
 
 const targets: Target[] = [];
-let world: Awaited<ReturnType<typeof provisionWorld>> | undefined;
+let world: Awaited<ReturnType<typeof provisionTerminals>>['world'] | undefined;
 const terminals: Array<{ serial: string; secret: string }> = [];
 for (const variant of variants) {
   const started = await startCompiledServer({ DATABASE_URL: withOptions(cluster.url, VARIANTS[variant]!) });
   children.push(started.child);
   if (!world) {
-    world = await provisionWorld(started.url, 'CPU-0');
-    terminals.push({ serial: 'CPU-0', secret: world.secret });
-    for (let i = 1; i < terminalCount; i += 1) {
-      const serial = `CPU-${i}`;
-      const made = await json(
-        `${started.url}/api/v1/merchants/${world.merchantId}/pos-terminals`,
-        'POST',
-        { serialNumber: serial },
-        world.token,
-      );
-      terminals.push({ serial, secret: made.secret });
-    }
+    const made = await provisionTerminals(started.url, 'CPU', terminalCount);
+    world = made.world;
+    terminals.push(...made.terminals);
   }
   targets.push({
     name: `signed settlement POST (${variant})`,

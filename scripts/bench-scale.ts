@@ -16,7 +16,7 @@ import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { postgresBin, startThrowawayPostgres } from '../server/store/postgres/pg-testing.js';
 import { startCompiledServer } from './bench/compiled-server.js';
-import { json, provisionWorld } from './bench/pos-world.js';
+import { provisionTerminals } from './bench/pos-world.js';
 import { cpuList, onCores, pin, pinPostgres, planCpus } from './bench/cpu-sets.js';
 import { cpuByPart, cpuTimes, pgbenchInsertCeiling } from './bench/scale-parts.js';
 
@@ -200,18 +200,7 @@ const pgbenchCeiling = () =>
 
 // The terminals, provisioned once through the first instance.
 const first = await startInstance();
-const world = await provisionWorld(first.url, 'SCALE-0');
-const terminals = [{ serial: 'SCALE-0', secret: world.secret }];
-for (let i = 1; i < terminalCount; i += 1) {
-  const serial = `SCALE-${i}`;
-  const made = await json(
-    `${first.url}/api/v1/merchants/${world.merchantId}/pos-terminals`,
-    'POST',
-    { serialNumber: serial },
-    world.token,
-  );
-  terminals.push({ serial, secret: made.secret });
-}
+const { world, terminals } = await provisionTerminals(first.url, 'SCALE', terminalCount);
 const instances = [first];
 const rows: string[] = [];
 let acknowledged = 0;

@@ -29,3 +29,27 @@ export async function provisionWorld(
   );
   return { merchantId: account.merchant_id, token: account.key.token, secret: terminal.secret };
 }
+
+/** An account with `count` terminals, `PREFIX-0` to `PREFIX-(count-1)`: its world (the first terminal's secret) and every terminal. */
+export async function provisionTerminals(
+  baseUrl: string,
+  prefix: string,
+  count: number,
+): Promise<{
+  world: { merchantId: string; token: string; secret: string };
+  terminals: Array<{ serial: string; secret: string }>;
+}> {
+  const world = await provisionWorld(baseUrl, `${prefix}-0`);
+  const terminals = [{ serial: `${prefix}-0`, secret: world.secret }];
+  for (let i = 1; i < count; i += 1) {
+    const serial = `${prefix}-${i}`;
+    const made = await json(
+      `${baseUrl}/api/v1/merchants/${world.merchantId}/pos-terminals`,
+      'POST',
+      { serialNumber: serial },
+      world.token,
+    );
+    terminals.push({ serial, secret: made.secret });
+  }
+  return { world, terminals };
+}
