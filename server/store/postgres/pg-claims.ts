@@ -100,11 +100,11 @@ export function claimAndReadSql(tables: ClaimTables, claim: Claim, read: LinkedR
   const join = linkedJoin(tables, params.add(encodeKey(read.id)), params.add(read.field));
   return {
     text: `WITH held AS (SELECT ${marker.live} AS yes),
-                ${markerSteps(marker, '(SELECT yes FROM held)')}
-           SELECT ${count('fresh')} + ${count('taken')} AS claimed,
-                  ${count('fresh')} + ${count('taken')} = 0 AND NOT (SELECT yes FROM held) AS contested,
+                ${markerSteps(marker, '(SELECT yes FROM held)')},
+                made AS (SELECT ${count('fresh')} + ${count('taken')} AS claims)
+           SELECT m.claims AS claimed, m.claims = 0 AND NOT (SELECT yes FROM held) AS contested,
                   r.data AS record, l.data AS linked
-             FROM ${join}`,
+             FROM made m, ${join}`,
     values: params.values,
   };
 }
@@ -159,7 +159,7 @@ export function claimAndWriteSql(
              ${markerSteps(marker, held, 'EXISTS (SELECT 1 FROM written)')}`;
     claimed = `${count('written')} + ${count('fresh')} + ${count('taken')}`;
     // After an insert that did not happen, the record there (as this statement's snapshot has it).
-    existing = `CASE WHEN c.yes AND ${claimed} = 1 AND ${count('written')} = 0 THEN (SELECT data FROM ${table} WHERE id = ${id}) END`;
+    existing = `CASE WHEN c.yes AND m.claims = 1 AND m.writes = 0 THEN (SELECT data FROM ${table} WHERE id = ${id}) END`;
   } else {
     const expected = params.add(encodeJson(write.expected));
     steps = `held AS (SELECT ${marker.live} AS yes),
@@ -170,13 +170,15 @@ export function claimAndWriteSql(
                             AND (EXISTS (SELECT 1 FROM fresh) OR EXISTS (SELECT 1 FROM taken)) RETURNING 1)`;
     claimed = `${count('fresh')} + ${count('taken')}`;
   }
+  // Each step counted once (every subquery is a plan node started and run at each execution).
   return {
-    text: `WITH ${steps}
-           SELECT ${claimed} AS claimed, ${claimed} = 0 AND NOT ${held} AS contested,
-                  c.yes AS current, ${count('written')} AS written,
+    text: `WITH ${steps},
+                made AS (SELECT ${claimed} AS claims, ${count('written')} AS writes)
+           SELECT m.claims AS claimed, m.claims = 0 AND NOT ${held} AS contested,
+                  c.yes AS current, m.writes AS written,
                   CASE WHEN NOT c.yes THEN k.record END AS record, CASE WHEN NOT c.yes THEN k.linked END AS linked,
                   ${existing} AS existing
-             FROM current c, now_known k`,
+             FROM made m, current c, now_known k`,
     values: params.values,
   };
 }
