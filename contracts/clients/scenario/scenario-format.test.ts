@@ -113,3 +113,58 @@ t.test('YAML: the line of a pointer, its ~1 and ~0 read back as / and ~', async 
   t.same(problems('s.YAML', `description: d\n${one}`), [], 'named .YAML is YAML too');
   t.same(problems('s.yaml', one), ["/ (line 1) must have required property 'description'"], 'the document root');
 });
+
+t.test('how each problem is found and said, at the edges', async (t) => {
+  const error = (() => {
+    try {
+      parseScenario('two.json', JSON.stringify({ steps: [{ name: 'a', inbox: 5 }] }));
+    } catch (caught) {
+      return caught as ScenarioFileError;
+    }
+  })();
+  t.equal(
+    error?.message,
+    "two.json: / must have required property 'description'; /steps/0/inbox must be string",
+    'the problems of the whole file and of the step, both kept, joined',
+  );
+  t.match(problems('s.yaml.json', '{'), [/^not JSON/], 'a name ending in .json is JSON, whatever it holds');
+  t.same(problems('s.json', 'null'), ['/ must be object'], 'no document');
+  t.same(problems('s.json', steps(null)), ['/steps/0 must be object'], 'a null step');
+  const eleven = steps(...Array.from({ length: 10 }, (_, i) => ({ name: `s${i}`, request: get })), {
+    name: 'last',
+    inbox: 5,
+  });
+  t.same(problems('s.json', eleven), ['/steps/10/inbox must be string'], 'the step at index 10, by its own shape');
+});
+
+t.test(
+  'YAML problems: the first line of each of at most three, and lines found by escaped or numeric keys',
+  async (t) => {
+    const bad = problems('s.yaml', 'a: [\nb: ]\nc: {\nd: }\ne: [\nf: {\n');
+    t.ok(bad.length >= 1 && bad.length <= 3, 'at most three');
+    t.ok(
+      bad.every(
+        (line) =>
+          /^not YAML at line \d+, column \d+: [^\n]*$/.test(line) && !/at line \d+, column \d+:.*at line/.test(line),
+      ),
+      'each one line, said once',
+    );
+    const yaml = [
+      'description: d',
+      'steps:',
+      ...Array.from({ length: 10 }, (_, i) => `  - { name: s${i}, request: { method: GET, path: /health } }`),
+      '  - name: eleventh',
+      '    request: { method: GET, path: /health }',
+      '    expect:',
+      '      headers:',
+      '        1x: 5',
+      '        x/y: 6',
+    ].join('\n');
+    const said = problems('s.yaml', yaml);
+    t.ok(
+      said.includes('/steps/10/expect/headers/1x (line 17) must be string,boolean'),
+      `a key that begins with a digit: ${said.join(' | ')}`,
+    );
+    t.ok(said.includes('/steps/10/expect/headers/x~1y (line 18) must be string,boolean'), 'a key with a /');
+  },
+);

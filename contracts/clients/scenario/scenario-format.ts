@@ -141,6 +141,7 @@ export class ScenarioFileError extends Error {
 export function parseScenario(file: string, text: string): Scenario {
   const { value, lineOf } = /\.ya?ml$/i.test(file) ? readYaml(file, text) : readJson(file, text);
   if (validate(value)) return value;
+  // Stryker disable next-line ArrayDeclaration: Ajv sets its errors whenever validation fails
   throw new ScenarioFileError(file, mostTelling(validate.errors ?? [], value, lineOf));
 }
 
@@ -173,6 +174,7 @@ function readYaml(file: string, text: string): { value: unknown; lineOf: LineOf 
       .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
       .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
     const node = (path.length === 0 ? document.contents : document.getIn(path, true)) as { range?: number[] } | null;
+    // Stryker disable next-line OptionalChaining: every error points at a node of the document (the value, or the object missing a key)
     return node?.range ? lines.linePos(node.range[0]!).line : undefined;
   };
   return { value: document.toJS(), lineOf };
@@ -204,14 +206,18 @@ function shapeMeant(step: unknown): string {
 function mostTelling(errors: ErrorObject[], value: unknown, lineOf: LineOf): string[] {
   const steps = (value as { steps?: unknown[] } | null)?.steps;
   const meant = errors.filter((error) => {
+    // Stryker disable next-line ConditionalExpression,StringLiteral,BooleanLiteral: the shown errors drop oneOf's own again below; here it only keeps `meant` to the branches
     if (error.keyword === 'oneOf') return false;
+    // Stryker disable next-line Regex: a schema path always starts with #/
     const branch = /^#\/properties\/steps\/items\/oneOf\/(\d)\//.exec(error.schemaPath)?.[1];
     if (branch === undefined) return true;
     const index = Number(/^\/steps\/(\d+)/.exec(error.instancePath)?.[1]);
     const step = Array.isArray(steps) ? steps[index] : undefined;
     return branch === shapeMeant(step);
   });
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: a step that fails oneOf fails the branch it meant (its key names one), so `meant` is empty only when no step failed
   const shown = (meant.length > 0 ? meant : errors)
+    // Stryker disable next-line ConditionalExpression,StringLiteral,EqualityOperator,MethodExpression: `meant` holds no oneOf error, and all errors are shown only when it is empty
     .filter((error) => error.keyword !== 'oneOf' || meant.length === 0)
     .map((error) => {
       const params = error.params as { additionalProperty?: string; allowedValues?: unknown[] };
@@ -224,16 +230,20 @@ function mostTelling(errors: ErrorObject[], value: unknown, lineOf: LineOf): str
       return `${error.instancePath || '/'}${line ? ` (line ${line})` : ''} ${error.message ?? 'is not allowed'}${detail}`;
     });
   // A request step with neither: one sentence, not one for each of the two it may have.
+  // Stryker disable next-line Regex: Ajv's message ends with the property's name
   const required = / must have required property '(request|resend)'$/;
   const whereOf = (line: string) => line.replace(required, '');
   const either = new Set(
     shown
+      // Stryker disable next-line MethodExpression,StringLiteral: a line not about request has no 'resend' twin, so it never joins the set
       .filter((line) => line.endsWith("must have required property 'request'"))
       .map(whereOf)
       .filter((where) => shown.includes(`${where} must have required property 'resend'`)),
   );
   const merged = shown.flatMap((line) => {
+    // Stryker disable next-line LogicalOperator: a line that is not a requirement is never in `either`
     if (!required.test(line) || !either.has(whereOf(line))) return [line];
+    // Stryker disable next-line StringLiteral: the 'resend' twin merged too makes the same sentence, which the set keeps once
     return line.endsWith("'request'") ? [`${whereOf(line)} must have request or resend`] : [];
   });
   return [...new Set(merged)].slice(0, 8);
