@@ -8,7 +8,7 @@
 // product as it is, or with a PostgreSQL setting given on its connection)
 // is measured in interleaved rounds with the reference.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,7 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { postgresBin, startThrowawayPostgres } from '../server/store/postgres/pg-testing.js';
+import { postgresBin } from '../server/store/postgres/pg-testing.js';
+import { benchCluster } from './bench/bench-cluster.js';
 import { median } from './bench-stats.js';
 import { startCompiledServer } from './bench/compiled-server.js';
 import { provisionTerminals } from './bench/pos-world.js';
@@ -74,28 +75,11 @@ if (
   process.exit(2);
 }
 
-const cluster = startThrowawayPostgres();
-const children: ChildProcess[] = [];
-const dirs: string[] = [];
-process.on('exit', () => {
-  for (const child of children) child.kill('SIGKILL');
-  cluster.stop();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-process.on('SIGINT', () => process.exit(130));
-{
-  const admin = new pg.Client({ connectionString: cluster.url });
-  await admin.connect();
-  for (const setting of [
-    "shared_preload_libraries = 'pg_stat_statements'",
-    'track_wal_io_timing = on',
-    'max_connections = 200',
-  ])
-    await admin.query(`ALTER SYSTEM SET ${setting}`);
-  await admin.end();
-  await cluster.stopServer();
-  await cluster.startServer();
-}
+const { cluster, children, dirs } = await benchCluster([
+  "shared_preload_libraries = 'pg_stat_statements'",
+  'track_wal_io_timing = on',
+  'max_connections = 200',
+]);
 const db = new pg.Client({ connectionString: cluster.url });
 await db.connect();
 await db.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');

@@ -8,13 +8,13 @@
 // database afterwards. Instance counts past the machine's cores are left
 // out. It runs unchanged on two cores (the shape only) and on many.
 import { execFile, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { postgresBin, startThrowawayPostgres } from '../server/store/postgres/pg-testing.js';
+import { postgresBin } from '../server/store/postgres/pg-testing.js';
+import { benchCluster } from './bench/bench-cluster.js';
 import { startCompiledServer } from './bench/compiled-server.js';
 import { provisionTerminals } from './bench/pos-world.js';
 import { cpuList, onCores, pin, pinPostgres, planCpus } from './bench/cpu-sets.js';
@@ -81,25 +81,8 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 /** A generator's command line: on the generators' cores when pinned. */
 const generatorCommand = (command: string, commandArgs: string[]): [string, string[]] =>
   plan ? onCores(plan.generators, command, commandArgs) : [command, commandArgs];
-const cluster = startThrowawayPostgres();
-const admin = new pg.Client({ connectionString: cluster.url });
-await admin.connect();
-await admin.query('ALTER SYSTEM SET max_connections = 400');
-const children: ChildProcess[] = [];
+const { cluster, children, dirs } = await benchCluster(['max_connections = 400']);
 const instancePids = () => children.map((child) => child.pid).filter((pid): pid is number => pid !== undefined);
-const dirs: string[] = [];
-// However the run ends, a failure midway included, no server, generator or database is left behind (their
-// output would hold the caller's pipe open).
-process.on('exit', () => {
-  for (const child of children) child.kill('SIGKILL');
-  cluster.stop();
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-process.on('SIGINT', () => process.exit(130));
-// max_connections takes a restart.
-await admin.end();
-await cluster.stopServer();
-await cluster.startServer();
 if (plan) pinPostgres(join(new URL(cluster.url).searchParams.get('host')!, 'data'), plan.postgres);
 const db = new pg.Client({ connectionString: cluster.url });
 await db.connect();
