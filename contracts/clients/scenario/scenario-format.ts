@@ -211,34 +211,34 @@ function mostTelling(errors: ErrorObject[], value: unknown, lineOf: LineOf): str
     // Stryker disable next-line Regex: a schema path always starts with #/
     const branch = /^#\/properties\/steps\/items\/oneOf\/(\d)\//.exec(error.schemaPath)?.[1];
     if (branch === undefined) return true;
-    const index = Number(/^\/steps\/(\d+)/.exec(error.instancePath)?.[1]);
+    const index = Number(error.instancePath.split('/')[2]); // /steps/N/…
     const step = Array.isArray(steps) ? steps[index] : undefined;
     return branch === shapeMeant(step);
   });
   // Stryker disable next-line ConditionalExpression,EqualityOperator: a step that fails oneOf fails the branch it meant (its key names one), so `meant` is empty only when no step failed
-  const shown = (meant.length > 0 ? meant : errors)
-    // Stryker disable next-line ConditionalExpression,StringLiteral,EqualityOperator,MethodExpression: `meant` holds no oneOf error, and all errors are shown only when it is empty
-    .filter((error) => error.keyword !== 'oneOf' || meant.length === 0)
-    .map((error) => {
-      const params = error.params as { additionalProperty?: string; allowedValues?: unknown[] };
-      const detail = params.additionalProperty
-        ? ` (${params.additionalProperty})`
-        : params.allowedValues
-          ? ` (${params.allowedValues.join(', ')})`
-          : '';
-      const line = lineOf(error.instancePath);
-      return `${error.instancePath || '/'}${line ? ` (line ${line})` : ''} ${error.message ?? 'is not allowed'}${detail}`;
-    });
+  const candidates = meant.length > 0 ? meant : errors;
+  // Stryker disable next-line ConditionalExpression,StringLiteral,EqualityOperator,MethodExpression: `meant` holds no oneOf error, and all errors are shown only when it is empty
+  const kept = candidates.filter((error) => error.keyword !== 'oneOf' || meant.length === 0);
+  const shown = kept.map((error) => {
+    const params = error.params as { additionalProperty?: string; allowedValues?: unknown[] };
+    const detail = params.additionalProperty
+      ? ` (${params.additionalProperty})`
+      : params.allowedValues
+        ? ` (${params.allowedValues.join(', ')})`
+        : '';
+    const line = lineOf(error.instancePath);
+    // Stryker disable next-line StringLiteral: Ajv gives every error a message (allErrors); the fallback is for the type
+    const said = error.message ?? 'is not allowed';
+    return `${error.instancePath || '/'}${line ? ` (line ${line})` : ''} ${said}${detail}`;
+  });
   // A request step with neither: one sentence, not one for each of the two it may have.
   // Stryker disable next-line Regex: Ajv's message ends with the property's name
   const required = / must have required property '(request|resend)'$/;
   const whereOf = (line: string) => line.replace(required, '');
+  // Stryker disable next-line MethodExpression,StringLiteral: a line not about request has no 'resend' twin, so it never joins the set
+  const requestLines = shown.filter((line) => line.endsWith("must have required property 'request'"));
   const either = new Set(
-    shown
-      // Stryker disable next-line MethodExpression,StringLiteral: a line not about request has no 'resend' twin, so it never joins the set
-      .filter((line) => line.endsWith("must have required property 'request'"))
-      .map(whereOf)
-      .filter((where) => shown.includes(`${where} must have required property 'resend'`)),
+    requestLines.map(whereOf).filter((where) => shown.includes(`${where} must have required property 'resend'`)),
   );
   const merged = shown.flatMap((line) => {
     // Stryker disable next-line LogicalOperator: a line that is not a requirement is never in `either`
