@@ -4,7 +4,7 @@
 // another checkout, built the same way), in alternating rounds, so drift of
 // a shared machine hits both alike. Reports throughput and server CPU per
 // request of each, and B ÷ A, per connection count.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { median } from './bench-stats.js';
+import { startBenchScript } from './bench/compiled-server.js';
 import { provisionWorld } from './bench/pos-world.js';
 import { cpuMs } from './bench/process-cpu.js';
 import { settlementRequests } from './bench/settlement-requests.js';
@@ -51,17 +52,6 @@ if (!(duration > 0 && duration <= 240) || !(rounds >= 1) || connectionCounts.som
   process.exit(2);
 }
 
-function start(script: string, dir: string): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [script, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      const port = /port (\d+)/.exec(chunk)?.[1];
-      if (port) done({ child, url: `http://127.0.0.1:${port}` });
-    });
-    child.on('exit', (code) => fail(new Error(`${script} exited with ${code}`)));
-  });
-}
-
 interface Side {
   name: string;
   child: ChildProcess;
@@ -87,7 +77,7 @@ try {
     ['A (other)', otherServer, dirs[0]!],
     ['B (this tree)', here, dirs[1]!],
   ] as const) {
-    const started = await start(script, dir);
+    const started = await startBenchScript(script, [dir]);
     sides.push({ name, ...started, secret: (await provisionWorld(started.url, 'AB-1')).secret });
   }
   for (const side of sides) await measure(side, connectionCounts[0]!, 3); // warm-up

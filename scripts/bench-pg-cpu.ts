@@ -7,7 +7,7 @@
 // (pg_stat_wal with track_wal_io_timing). Each server variant (the
 // product as it is, or with a PostgreSQL setting given on its connection)
 // is measured in interleaved rounds with the reference.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,7 @@ import pg from 'pg';
 import { postgresBin } from '../server/store/postgres/pg-testing.js';
 import { benchCluster } from './bench/bench-cluster.js';
 import { median } from './bench-stats.js';
-import { startCompiledServer } from './bench/compiled-server.js';
+import { startBenchScript, startCompiledServer } from './bench/compiled-server.js';
 import { provisionTerminals } from './bench/pos-world.js';
 import { cpuMs, postgresCpu, postgresCpuSince } from './bench/process-cpu.js';
 import { settlementRequests } from './bench/settlement-requests.js';
@@ -125,24 +125,12 @@ for (const variant of variants) {
 }
 const referenceDir = await mkdtemp(join(tmpdir(), 'bench-pgcpu-'));
 dirs.push(referenceDir);
-const reference = await new Promise<{ child: ChildProcess; url: string }>((resolve, reject) => {
-  const child = spawn(
-    process.execPath,
-    [
-      fileURLToPath(new URL('./bench/minimal-route.js', import.meta.url)),
-      referenceDir,
-      terminals[0]!.secret,
-      '--postgres',
-      cluster.url,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-    const port = /port (\d+)/.exec(chunk)?.[1];
-    if (port) resolve({ child, url: `http://127.0.0.1:${port}` });
-  });
-  child.on('exit', (code) => reject(new Error(`minimal-route exited with ${code}`)));
-});
+const reference = await startBenchScript(fileURLToPath(new URL('./bench/minimal-route.js', import.meta.url)), [
+  referenceDir,
+  terminals[0]!.secret,
+  '--postgres',
+  cluster.url,
+]);
 children.push(reference.child);
 targets.push({
   name: 'minimal durable INSERT route (reference)',

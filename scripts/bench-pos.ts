@@ -3,7 +3,7 @@
 // the same route unsigned and against a minimal durable route (a reference),
 // and p99 latency at half the maximum rate, all measured in one run.
 // Servers run in child processes; autocannon here.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import { formatSteal, machineCpu, median, stealPercent } from './bench-stats.js'
 import { postgresBin } from '../server/store/postgres/pg-testing.js';
 import { provisionWorld } from './bench/pos-world.js';
 import { cpuMs } from './bench/process-cpu.js';
+import { startBenchScript } from './bench/compiled-server.js';
 import { postgresRuns, type Measured } from './bench/pos-postgres.js';
 
 const { values: args } = parseArgs({
@@ -60,16 +61,7 @@ if (!(duration > 0 && duration <= 240) || !(connections >= 1)) {
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 /** Starts a compiled script beside this one (npm run bench:pos builds first). */
-function start(script: string, scriptArgs: string[]): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [here(script), ...scriptArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      const port = /port (\d+)/.exec(chunk)?.[1];
-      if (port) resolve({ child, url: `http://127.0.0.1:${port}` });
-    });
-    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-  });
-}
+const start = (script: string, scriptArgs: string[]) => startBenchScript(here(script), scriptArgs);
 
 /** Registers an account and provisions a terminal on a server; answers its serial and secret. */
 async function provision(baseUrl: string, serial: string): Promise<string> {

@@ -18,7 +18,7 @@ import { systemClock } from '../server/clock.js';
 import { loadConfig } from '../server/config.js';
 import { PgStore } from '../server/store/postgres/pg-store.js';
 import { postgresBin, startThrowawayPostgres } from '../server/store/postgres/pg-testing.js';
-import { provisionWorld, json } from './bench/pos-world.js';
+import { provisionTerminals } from './bench/pos-world.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -105,18 +105,7 @@ const app = createApp({
 const http = createServer(app.callback());
 await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
 const baseUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-const world = await provisionWorld(baseUrl, 'WAL-0');
-const terminals = [{ serial: 'WAL-0', secret: world.secret }];
-for (let i = 1; i < terminalCount; i += 1) {
-  const serial = `WAL-${i}`;
-  const terminal = await json(
-    `${baseUrl}/api/v1/merchants/${world.merchantId}/pos-terminals`,
-    'POST',
-    { serialNumber: serial },
-    world.token,
-  );
-  terminals.push({ serial, secret: terminal.secret });
-}
+const { terminals } = await provisionTerminals(baseUrl, 'WAL', terminalCount);
 const clients = terminals.map(({ serial, secret }) => new PosClient({ baseUrl, serialNumber: serial, secret }));
 const settlement = (terminal: string, n: number) => ({
   batchNumber: `B${String(n).padStart(8, '0')}`,
