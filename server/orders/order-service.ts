@@ -102,12 +102,13 @@ export class OrderService {
       // An account's clock sets the times: a signed write may find it moved, and decides again on it as it is now.
       const decide = (on: Account) =>
         applyTrigger(publicOrder(record), onAccountClock(trigger, on), iso(accountNow(this.clock, on)));
-      const outcome = decide(caller());
+      const decidedOn = caller();
+      const outcome = decide(decidedOn);
       switch (outcome.result) {
         case 'changed': {
           let order = outcome.order;
           const next = (on: Account): OrderRecord => {
-            const again = decide(on);
+            const again = on === decidedOn ? outcome : decide(on);
             // The clock moves the times only, never the transition taken.
             if (again.result !== 'changed') throw new Error(`order ${orderId}: a transition changed with the clock`);
             order = again.order;
