@@ -126,7 +126,12 @@ t.test(
       },
       60_000,
       'the last close settled',
-    );
+    ).catch((error: Error) => {
+      // Seen once under load (a full suite beside a mutation run): say what the bridge and the POS were doing.
+      throw new Error(
+        `${error.message}\nbridge:\n${pair.output.bridge.slice(-3000)}\nPOS:\n${pair.output.emulator.slice(-1500)}`,
+      );
+    });
 
     await pair.kill('bridge');
     await pair.kill('emulator');
