@@ -1,13 +1,18 @@
 #!/usr/bin/env node
 // svc-store check DATA_DIR (npm run store:check --)     svc-store repair DATA_DIR (npm run store:repair --)
+// svc-store finish-upgrade [--dry-run] (DATABASE_URL)
 import { basename } from 'node:path';
+import pg from 'pg';
 import { commandLine } from '../cli-args.js';
 import { isAppError } from '../../server/errors.js';
 import { checkStore, type StoreReport } from '../../server/store/embedded/store-check.js';
 import { repairStore } from '../../server/store/embedded/store-repair.js';
+import { readSchema } from '../../server/store/postgres/pg-migrations.js';
+import { dropLeftovers, leftoversIn, type Leftovers } from '../../server/store/postgres/pg-upgrade.js';
 
 const usage = `usage: svc-store check DATA_DIR [--json]
        svc-store repair DATA_DIR [--json]
+       svc-store finish-upgrade [--dry-run] [--json]     (with DATABASE_URL set)
 
 (In a checkout, npm run store:check -- DATA_DIR and npm run store:repair -- DATA_DIR run the same.)
 
@@ -27,17 +32,61 @@ was lost; 1 when it is still damaged, or when the repair made it start
 again by dropping acknowledged entries or records (the report says how
 many, and the backup keeps them).
 
+finish-upgrade ends a rolling upgrade of instances sharing a PostgreSQL
+database (DATABASE_URL): tables made by an older version keep a generated
+column for every field a list reads (that version's instances read them,
+and every write computes them again); this version reads the record's
+fields through indexes of its own. Run it once no instance of an older
+version runs: it drops those columns, and that version's indexes with
+them. Start-up says which tables keep such columns. With --dry-run it
+only lists them. Exit code 0 when done (or nothing to do), 2 for a usage
+error, 1 when the database could not be reached.
+
+  --dry-run    finish-upgrade: list what would be dropped, drop nothing
   --json       print the report as JSON instead of text
   -h, --help   this text
 `;
 
-const { values, positionals, fail } = commandLine('svc-store', usage, { json: { type: 'boolean' } });
+const { values, positionals, fail } = commandLine('svc-store', usage, {
+  json: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+});
 const [command, dir, ...extra] = positionals;
-if (command !== 'check' && command !== 'repair') fail('say check or repair');
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+if (command === 'finish-upgrade') {
+  if (dir !== undefined) fail(`unexpected arguments: ${positionals.slice(1).join(' ')}`);
+  const url = process.env.DATABASE_URL;
+  if (!url || !/^postgres(ql)?:\/\//.test(url))
+    fail('set DATABASE_URL to the postgres:// database the instances share');
+  process.exit(await finishUpgrade(url!, values['dry-run'] === true));
+}
+if (values['dry-run']) fail('--dry-run is an option of finish-upgrade');
+if (command !== 'check' && command !== 'repair') fail('say check, repair or finish-upgrade');
 if (!dir) fail('name the data directory');
 if (extra.length > 0) fail(`unexpected arguments: ${extra.join(' ')}`);
 
-const say = (line: string) => process.stdout.write(`${line}\n`);
+/** finish-upgrade: the leftovers of an older version listed, and dropped unless `dryRun`. Answers the exit code. */
+async function finishUpgrade(url: string, dryRun: boolean): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    const found: Leftovers[] = dryRun ? leftoversIn(await readSchema(client)) : await dropLeftovers(client);
+    if (values.json) say(JSON.stringify({ dropped: !dryRun, tables: found }, null, 2));
+    else if (found.length === 0) say('nothing to drop: every table is laid out by this version');
+    else {
+      for (const { table, columns } of found)
+        say(`${table}: ${dryRun ? 'would drop' : 'dropped'} ${columns.length} column(s): ${columns.join(', ')}`);
+      say(dryRun ? 'nothing dropped (--dry-run)' : 'done: every table is laid out by this version');
+    }
+    return 0;
+  } catch (error) {
+    process.stderr.write(`svc-store: PostgreSQL: ${(error as Error).message}\n`);
+    return 1;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
 
 function describe(report: StoreReport): void {
   const { snapshot, journal } = report;

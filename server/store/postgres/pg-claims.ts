@@ -43,29 +43,30 @@ class Parameters {
   }
 }
 
-/** A number field of a table's records in SQL: its column, or the same value read from the document. */
+/** A number field of a table's records in SQL, as its declared index has it. */
 export function numberField(layout: TableLayout, field: string): string {
-  const column = layout.columns.get(field);
+  return fieldExpression(field, 'number', ident(layout.table));
+}
+
+/** Whether the marker of `layout` under `id` is past its time (its field `liveUntil` at most `now`), and whether a live one is there (SQL). */
+function liveMarker(
+  layout: TableLayout,
+  liveUntil: string,
+  id: string,
+  now: string,
+): { expired: string; live: string } {
   const table = ident(layout.table);
-  return column?.type === 'number' ? `${table}.${ident(column.name)}` : fieldExpression(field, 'number', table);
+  // A marker whose time is unreadable is kept (NULL <= now is not true), as the embedded store keeps one.
+  const expired = `${numberField(layout, liveUntil)} <= ${now}`;
+  return { expired, live: `EXISTS (SELECT 1 FROM ${table} WHERE id = ${id} AND NOT (${expired}))` };
 }
 
 /** The marker's parameters, and the SQL that says whether a live one is there. */
 function markerOf(layout: TableLayout, claim: Claim, params: Parameters) {
-  const table = ident(layout.table);
   const id = params.add(encodeKey(claim.id));
   const value = params.add(encodeJson(claim.value));
   const now = params.add(claim.now);
-  // A marker whose time is unreadable is kept (NULL <= now is not true), as the embedded store keeps one.
-  const expired = `${numberField(layout, claim.liveUntil)} <= ${now}`;
-  return {
-    table,
-    id,
-    value,
-    now,
-    expired,
-    live: `EXISTS (SELECT 1 FROM ${table} WHERE id = ${id} AND NOT (${expired}))`,
-  };
+  return { table: ident(layout.table), id, value, now, ...liveMarker(layout, claim.liveUntil, id, now) };
 }
 
 /**
@@ -109,6 +110,45 @@ export function claimAndReadSql(tables: ClaimTables, claim: Claim, read: LinkedR
   };
 }
 
+/** The conditions on the terminal and account rows `r` and `l` that say the write's basis still holds. */
+function basisHolds(basis: ReadBasis, params: Parameters, record: string, linked: string): string {
+  const fields = Object.entries(basis.linkedFields).map(
+    ([field, value]) => ` AND ${linked}->${params.add(field)}::text = ${params.add(encodeJson(value))}::jsonb`,
+  );
+  return `${record} = ${params.add(encodeJson(basis.record))}::jsonb AND ${linked} IS NOT NULL${fields.join('')}`;
+}
+
+/**
+ * The usual signed insert on its own: the row, with its claim, written when
+ * no live marker holds the claim, no row has the id and the records of
+ * `read` still match `basis`. One INSERT … SELECT: a fraction of the plan
+ * nodes of claimAndWriteSql, which PostgreSQL starts up at every execution
+ * (a third of its CPU a write, BENCHMARKS.md). A row count of 0 says only
+ * that one of those did not hold: nothing was written or claimed, and
+ * claimAndWriteSql, run next, says which and makes the claim.
+ */
+export function usualInsertSql(
+  tables: ClaimTables & { write: TableLayout },
+  claim: Claim,
+  read: LinkedRead,
+  basis: ReadBasis,
+  write: ClaimedWrite & { kind: 'insert' },
+): Statement {
+  const params = new Parameters();
+  const claimId = params.add(encodeKey(claim.id));
+  const marker = liveMarker(tables.claim, claim.liveUntil, claimId, params.add(claim.now));
+  const table = ident(tables.write.table);
+  const id = params.add(encodeKey(write.id));
+  return {
+    text: `INSERT INTO ${table} (id, data, claim_id, claim_live_until)
+           SELECT ${id}, ${params.add(encodeJson(write.value))}::jsonb, ${claimId}, ${params.add(liveUntilOf(claim))}::double precision
+             FROM ${ident(tables.read.table)} r JOIN ${ident(tables.linked.table)} l ON l.id = r.data->>${params.add(read.field)}::text
+            WHERE r.id = ${params.add(encodeKey(read.id))} AND ${basisHolds(basis, params, 'r.data', 'l.data')}
+              AND NOT ${marker.live} AND NOT EXISTS (SELECT 1 FROM ${table} WHERE id = ${id})`,
+    values: params.values,
+  };
+}
+
 /** The claim's time as its marker has it, kept beside a row written with the claim. */
 function liveUntilOf(claim: Claim): number | null {
   const until = claim.value[claim.liveUntil];
@@ -133,17 +173,14 @@ export function claimAndWriteSql(
   const params = new Parameters();
   const marker = markerOf(tables.claim, claim, params);
   const join = linkedJoin(tables, params.add(encodeKey(read.id)), params.add(read.field));
-  const decidedOn = params.add(encodeJson(basis.record));
-  const fields = Object.entries(basis.linkedFields).map(
-    ([field, value]) => ` AND linked->${params.add(field)}::text = ${params.add(encodeJson(value))}::jsonb`,
-  );
+  const holds = basisHolds(basis, params, 'record', 'linked');
   const table = ident(tables.write.table);
   const id = params.add(encodeKey(write.id));
   const value = params.add(encodeJson(write.value));
   const held = '(SELECT yes FROM held)';
   const current = '(SELECT yes FROM current)';
   const reads = `now_known AS (SELECT r.data AS record, l.data AS linked FROM ${join}),
-                 current AS (SELECT EXISTS (SELECT 1 FROM now_known WHERE record = ${decidedOn}::jsonb AND linked IS NOT NULL${fields.join('')}) AS yes)`;
+                 current AS (SELECT EXISTS (SELECT 1 FROM now_known WHERE ${holds}) AS yes)`;
   let steps: string;
   let claimed: string;
   let existing = 'NULL::jsonb';

@@ -96,7 +96,7 @@ export async function migrate(pool: pg.Pool): Promise<number[]> {
 /** The tables of the current schema and their columns' types, as the catalog has them. */
 export async function readSchema(db: Queryable): Promise<Map<string, Map<string, string>>> {
   const { rows } = await db.query<{ table_name: string; column_name: string; data_type: string }>(
-    'SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema()',
+    'SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position',
   );
   const tables = new Map<string, Map<string, string>>();
   for (const row of rows) {

@@ -6,7 +6,14 @@ import { silentLogger, type Logger } from '../../log.js';
 import type { IndexDeclarations } from '../store.js';
 import { deepFreeze } from '../frozen.js';
 import { PgBus } from './pg-bus.js';
-import { claimAndReadSql, claimAndWriteSql, deleteUpToSql, type ClaimRow, type Statement } from './pg-claims.js';
+import {
+  claimAndReadSql,
+  claimAndWriteSql,
+  deleteUpToSql,
+  usualInsertSql,
+  type ClaimRow,
+  type Statement,
+} from './pg-claims.js';
 import { asStoreFault, rethrowAsStoreFault } from './pg-faults.js';
 import { ensureDeclaredIndexes } from './pg-indexes.js';
 import { leaseSql, releaseSql } from './pg-leases.js';
@@ -15,6 +22,7 @@ import { listOn, prepared, typeParser } from './pg-statements.js';
 import { alterTableSql, countSql, createTableSql, ident, tableLayout, type TableLayout } from './pg-tables.js';
 import { decodeKey, encodeJson, encodeKey } from './pg-text.js';
 import { runSerializable } from './pg-transaction.js';
+import { leftoversIn, leftoversNotice } from './pg-upgrade.js';
 import type {
   Claim,
   ClaimedWrite,
@@ -93,6 +101,8 @@ export class PgStore implements Store {
     try {
       await migrate(pool);
       schema = await readSchema(pool);
+      const notice = leftoversNotice(leftoversIn(schema));
+      if (notice) log.warn(notice);
     } catch (error) {
       await pool.end();
       throw error;
@@ -239,9 +249,10 @@ export class PgStore implements Store {
   }
 
   /**
-   * The claim and the write as one statement; when an insert found a record
-   * there, it is read too (by another statement if it was written after
-   * this one began).
+   * The claim and the write as one statement; an insert tries the usual
+   * case first (usualInsertSql), which writes or changes nothing. When an
+   * insert found a record there, it is read too (by another statement if it
+   * was written after this one began).
    */
   claimAndWrite<T extends StoredRecord, L extends StoredRecord>(
     claim: Claim,
@@ -256,6 +267,11 @@ export class PgStore implements Store {
         linked: await this.table(read.linkedCollection),
         write: await this.table(write.collection),
       };
+      if (write.kind === 'insert') {
+        const usual = usualInsertSql(tables, claim, read, basis, write);
+        const { rowCount } = await this.pool.query(prepared(usual.text, usual.values)).catch(rethrowAsStoreFault);
+        if (rowCount === 1) return { claimed: true, written: true };
+      }
       const row = await this.oneRow<
         ClaimRow<T, L> & { current: boolean; written: string; existing: StoredRecord | null }
       >(claimAndWriteSql(tables, claim, read, basis, write));

@@ -5,30 +5,36 @@ import type { Query, Scalar } from '../store.js';
 
 // How the PostgreSQL store lays collections out: a table per collection,
 // named after it (settlements, orders, …), with the record whole in `data`
-// (jsonb) and each field its declarations query, sort or bound as a typed
-// column generated from it (text in the "C" collation, or double precision).
-// Generated, so a column can never disagree with the record it comes from,
-// an instance of an older version (which writes only id and data) keeps
-// working beside a newer one, and a declaration that gains a field adds
-// its column to every existing row with one ALTER TABLE. A column holds
-// the field only when it has the column's type; a value of another type
-// (never written by the server itself) reads as missing in SQL.
+// (jsonb). Each field its declarations query, sort or bound is an
+// expression on `data` (text in the "C" collation, or double precision),
+// and the declared indexes are indexes on those expressions.
+// - Expressions, so an index can never disagree with the record it comes
+//   from, and an instance of an older version (which writes only id and
+//   data) keeps its rows indexed beside a newer one.
+// - Not generated columns (as before): PostgreSQL parses a table's
+//   generation expressions again for every INSERT statement it executes
+//   (a fifth of a signed settlement's backend CPU, BENCHMARKS.md), where an
+//   index's expressions are parsed once per connection. Tables made by an
+//   older version keep their generated columns, which that version's
+//   instances still read, until `svc-store finish-upgrade` drops them
+//   (leftoverColumns, pg-upgrade.ts).
+// An expression holds the field only when it has its type; a value of
+// another type (never written by the server itself) reads as missing.
 // Everything here is pure: SQL text and parameters, no I/O.
 
-export type ColumnType = 'text' | 'number';
+export type FieldType = 'text' | 'number';
 
-export interface Column {
+/** A field the declarations query, sort or bound, and the type its expression reads it as. */
+export interface IndexedField {
   field: string;
-  /** The column's name: the field's own, but for the two the table itself uses. */
-  name: string;
-  type: ColumnType;
+  type: FieldType;
 }
 
 export interface TableLayout {
   collection: string;
   /** Unquoted; quote with ident(). */
   table: string;
-  columns: ReadonlyMap<string, Column>;
+  fields: ReadonlyMap<string, IndexedField>;
   indexes: ReadonlyArray<{ name: string; sql: string }>;
   /** The field every id begins with, then "/" (IndexDeclaration.idStartsWithIt): its lists are bounded on the key. */
   idPrefixField?: string;
@@ -40,6 +46,9 @@ const AFTER_ID_PREFIX_END = '0';
 
 /** Tables of the store itself, which no collection may take. */
 const OWN_TABLES = new Set(['records', 'leases', 'bus_spill', 'schema_migrations']);
+
+/** Whether a table of the schema is a collection's (every table but the store's own). */
+export const isCollectionTable = (table: string): boolean => !OWN_TABLES.has(table);
 
 /**
  * The table of a collection: its own name when it is a plain lower-case
@@ -61,23 +70,21 @@ export function literal(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
 }
 
-const columnName = (field: string) => (field === 'id' || field === 'data' ? `field_${field}` : field);
-
-/** The columns and indexes a collection's declarations ask for. Throws when a field is declared with two types. */
+/** The fields and indexes a collection's declarations ask for. Throws when a field is declared with two types. */
 export function tableLayout(collection: string, declarations: readonly IndexDeclaration[] = []): TableLayout {
   const table = tableName(collection);
-  const columns = new Map<string, Column>();
-  const want = (field: string, type: ColumnType) => {
-    const existing = columns.get(field);
+  const fields = new Map<string, IndexedField>();
+  const want = (field: string, type: FieldType) => {
+    const existing = fields.get(field);
     if (existing && existing.type !== type)
       throw new Error(`${collection}.${field} is declared both as ${existing.type} and as ${type}`);
-    columns.set(field, { field, name: columnName(field), type });
+    fields.set(field, { field, type });
   };
   // Order fields first: an equality field is text unless it is ordered as a number.
   for (const declaration of declarations)
     if (declaration.order) want(declaration.order.field, declaration.order.type === 'number' ? 'number' : 'text');
   for (const declaration of declarations)
-    for (const field of declaration.equals) if (!columns.has(field)) want(field, 'text');
+    for (const field of declaration.equals) if (!fields.has(field)) want(field, 'text');
   const indexes = new Map<string, { name: string; sql: string }>();
   let idPrefixField: string | undefined;
   for (const declaration of declarations) {
@@ -93,8 +100,8 @@ export function tableLayout(collection: string, declarations: readonly IndexDecl
       declaration.order && !declaration.equals.includes(declaration.order.field) ? declaration.order.field : undefined;
     // Missing values first, as query.ts orders them: a forward walk is ASC NULLS FIRST, a backward one DESC NULLS LAST.
     const parts = [
-      ...declaration.equals.map((field) => ident(columns.get(field)!.name)),
-      ...(ordered ? [`${ident(columns.get(ordered)!.name)} ASC NULLS FIRST`] : []),
+      ...declaration.equals.map((field) => fieldSql(fields.get(field)!)),
+      ...(ordered ? [`${fieldSql(fields.get(ordered)!)} ASC NULLS FIRST`] : []),
       'id',
     ];
     const body = `ON ${ident(table)} (${parts.join(', ')})`;
@@ -103,11 +110,11 @@ export function tableLayout(collection: string, declarations: readonly IndexDecl
     // Two declarations that come to the same index share it: every write updates each index once.
     indexes.set(name, { name, sql: `CREATE INDEX CONCURRENTLY IF NOT EXISTS ${ident(name)} ${body}` });
   }
-  return { collection, table, columns, indexes: [...indexes.values()], ...(idPrefixField ? { idPrefixField } : {}) };
+  return { collection, table, fields, indexes: [...indexes.values()], ...(idPrefixField ? { idPrefixField } : {}) };
 }
 
-/** A field's value as its column's type, from the record (of `table`, when named): what a generated column holds. */
-export function fieldExpression(field: string, type: ColumnType, table?: string): string {
+/** A field's value as `type`, from the record (of `table`, when named); null when the field has another type. */
+export function fieldExpression(field: string, type: FieldType, table?: string): string {
   const data = table ? `${table}.data` : 'data';
   const value = `${data}->${literal(field)}`;
   return type === 'number'
@@ -115,9 +122,13 @@ export function fieldExpression(field: string, type: ColumnType, table?: string)
     : `(CASE WHEN jsonb_typeof(${value}) = 'string' THEN ${data}->>${literal(field)} END)`;
 }
 
-function columnDefinition(column: Column): string {
-  const type = column.type === 'number' ? 'double precision' : 'text COLLATE "C"';
-  return `${ident(column.name)} ${type} GENERATED ALWAYS AS ${fieldExpression(column.field, column.type)} STORED`;
+/**
+ * An indexed field in SQL, as its indexes have it (the planner uses an index
+ * only for the same expression in the same collation).
+ */
+export function fieldSql(indexed: IndexedField, table?: string): string {
+  const expression = fieldExpression(indexed.field, indexed.type, table);
+  return indexed.type === 'text' ? `${expression} COLLATE "C"` : expression;
 }
 
 /**
@@ -129,35 +140,35 @@ export const CLAIM_COLUMNS = [
   { name: 'claim_live_until', definition: 'claim_live_until double precision', catalogType: 'double precision' },
 ] as const;
 
-/** Creates the table with its columns, unless it exists. */
+/** The columns of a table of this version: the key, the record, and where a claimed insert keeps its claim. */
+const OWN_COLUMNS = new Set(['id', 'data', ...CLAIM_COLUMNS.map((column) => column.name)]);
+
+/** Creates the table, unless it exists. */
 export function createTableSql(layout: TableLayout): string {
-  const columns = [
-    'id text COLLATE "C" PRIMARY KEY',
-    'data jsonb NOT NULL',
-    ...CLAIM_COLUMNS.map((column) => column.definition),
-    ...[...layout.columns.values()].map(columnDefinition),
-  ];
+  const columns = ['id text COLLATE "C" PRIMARY KEY', 'data jsonb NOT NULL', ...CLAIM_COLUMNS.map((c) => c.definition)];
   return `CREATE TABLE IF NOT EXISTS ${ident(layout.table)} (${columns.join(', ')})`;
 }
 
-/**
- * What it takes to bring an existing table to the layout: a column of
- * another type is made again; columns no declaration names stay (an
- * instance of another version may still use them).
- */
+/** What it takes to bring an existing table to the layout: the claim columns, where an older version made it without. */
 export function alterTableSql(layout: TableLayout, existing: ReadonlyMap<string, string>): string[] {
-  const statements: string[] = [];
-  for (const column of CLAIM_COLUMNS)
-    if (existing.get(column.name) !== column.catalogType)
-      statements.push(`ALTER TABLE ${ident(layout.table)} ADD COLUMN IF NOT EXISTS ${column.definition}`);
-  for (const column of layout.columns.values()) {
-    const type = existing.get(column.name);
-    const wanted = column.type === 'number' ? 'double precision' : 'text';
-    if (type === wanted) continue;
-    if (type !== undefined) statements.push(`ALTER TABLE ${ident(layout.table)} DROP COLUMN ${ident(column.name)}`);
-    statements.push(`ALTER TABLE ${ident(layout.table)} ADD COLUMN ${columnDefinition(column)}`);
-  }
-  return statements;
+  return CLAIM_COLUMNS.filter((column) => existing.get(column.name) !== column.catalogType).map(
+    (column) => `ALTER TABLE ${ident(layout.table)} ADD COLUMN IF NOT EXISTS ${column.definition}`,
+  );
+}
+
+/**
+ * The columns of an existing table that this version neither reads nor
+ * writes: an older version's generated columns (each computed again on
+ * every write), kept while an instance of that version may still read them.
+ */
+export function leftoverColumns(existing: ReadonlyMap<string, string>): string[] {
+  return [...existing.keys()].filter((name) => !OWN_COLUMNS.has(name));
+}
+
+/** Drops the leftover columns (and with them the older version's indexes on them). */
+export function dropLeftoversSql(table: string, leftovers: readonly string[]): string | undefined {
+  if (leftovers.length === 0) return undefined;
+  return `ALTER TABLE ${ident(table)} ${leftovers.map((name) => `DROP COLUMN IF EXISTS ${ident(name)}`).join(', ')}`;
 }
 
 export interface SqlQuery {
@@ -171,19 +182,19 @@ export interface SqlQuery {
   complete: boolean;
 }
 
-/** A value a column of `type` holds (else it stays in the document: compared by containment). */
-function fits(value: unknown, type: ColumnType): value is string | number {
+/** A value an expression of `type` holds (else it stays in the document: compared by containment). */
+function fits(value: unknown, type: FieldType): value is string | number {
   return type === 'number' ? typeof value === 'number' : typeof value === 'string';
 }
 
-/** The WHERE conditions for equality filters: a column where the value fits it, containment on the document otherwise. */
+/** The WHERE conditions for equality filters: the field's expression where the value fits it, containment on the document otherwise. */
 function whereConditions(layout: TableLayout, where: Query['where'], param: (value: unknown) => string): string[] {
   const conditions: string[] = [];
   const contained: Record<string, Scalar> = {};
   for (const [field, value] of Object.entries(where ?? {})) {
-    const column = layout.columns.get(field);
-    if (column && fits(value, column.type))
-      conditions.push(`${ident(column.name)} = ${param(column.type === 'text' ? encodeKey(value as string) : value)}`);
+    const indexed = layout.fields.get(field);
+    if (indexed && fits(value, indexed.type))
+      conditions.push(`${fieldSql(indexed)} = ${param(indexed.type === 'text' ? encodeKey(value as string) : value)}`);
     else contained[field] = value;
   }
   if (Object.keys(contained).length > 0) conditions.push(`data @> ${param(encodeJson(contained))}::jsonb`);
@@ -191,8 +202,8 @@ function whereConditions(layout: TableLayout, where: Query['where'], param: (val
 }
 
 /**
- * The SELECT for a list: everything SQL can answer on the columns, in one
- * statement. A range or an order on a field without a column (or bounds
+ * The SELECT for a list: everything SQL can answer on the indexed fields, in
+ * one statement. A range or an order on a field not indexed (or bounds
  * of another type) leaves the rest to query.ts. With `withIds: false`, a
  * list answered whole selects the records alone.
  */
@@ -217,31 +228,26 @@ export function selectSql(
   let complete = true;
   const { range } = query;
   if (range) {
-    const column = layout.columns.get(range.field);
+    const indexed = layout.fields.get(range.field);
     const bounds = [range.min, range.max].filter((bound) => bound !== undefined);
-    if (column && bounds.every((bound) => fits(bound, column.type))) {
-      const name = ident(column.name);
-      const cast = column.type === 'number' ? '::double precision' : '';
+    if (indexed && bounds.every((bound) => fits(bound, indexed.type))) {
+      const name = fieldSql(indexed);
+      const cast = indexed.type === 'number' ? '::double precision' : '';
+      const bound = (value: Scalar) => param(indexed.type === 'text' ? encodeKey(value as string) : value) + cast;
       conditions.push(`${name} IS NOT NULL`);
-      if (range.min !== undefined)
-        conditions.push(
-          `${name} >= ${param(column.type === 'text' ? encodeKey(range.min as string) : range.min)}${cast}`,
-        );
-      if (range.max !== undefined)
-        conditions.push(
-          `${name} <= ${param(column.type === 'text' ? encodeKey(range.max as string) : range.max)}${cast}`,
-        );
+      if (range.min !== undefined) conditions.push(`${name} >= ${bound(range.min)}`);
+      if (range.max !== undefined) conditions.push(`${name} <= ${bound(range.max)}`);
     } else complete = false;
   }
-  const orderColumn = query.orderBy ? layout.columns.get(query.orderBy.field) : undefined;
-  if (query.orderBy && !orderColumn) complete = false;
+  const orderField = query.orderBy ? layout.fields.get(query.orderBy.field) : undefined;
+  if (query.orderBy && !orderField) complete = false;
   // A list SQL answers whole needs only the records; one finished in memory (or asked with ids) needs their ids too.
   const columns = complete && options.withIds === false ? 'data' : 'id, data';
   let text = `SELECT ${columns} FROM ${ident(layout.table)}${conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : ''}`;
   if (complete) {
-    if (query.orderBy && orderColumn) {
+    if (query.orderBy && orderField) {
       const direction = query.orderBy.direction === 'desc' ? 'DESC' : 'ASC';
-      text += ` ORDER BY ${ident(orderColumn.name)} ${direction} ${direction === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST'}, id ${direction}`;
+      text += ` ORDER BY ${fieldSql(orderField)} ${direction} ${direction === 'ASC' ? 'NULLS FIRST' : 'NULLS LAST'}, id ${direction}`;
     }
     if (query.limit !== undefined) text += ` LIMIT ${param(query.limit)}`;
     if (query.offset) text += ` OFFSET ${param(query.offset)}`;
