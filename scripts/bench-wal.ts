@@ -64,10 +64,14 @@ async function dump(from: string, to: string) {
     encoding: 'utf8',
     maxBuffer: 1024 * 1024 * 1024,
   });
-  // An index is named by a hash of its declaration: shown with its columns, which say what it serves.
+  // An index is named by a hash of its declaration: shown with the fields it reads (then the id), which say what it serves.
+  const fieldsOf = (definition: string) => {
+    const fields = [...new Set([...definition.matchAll(/data -> '([^']+)'/g)].map((match) => match[1]!))];
+    return fields.length > 0 ? [...fields, 'id'].join(', ') : (/\((.*)\)\s*$/.exec(definition)?.[1] ?? '');
+  };
   const columns = new Map(
     (await admin.query<{ indexname: string; indexdef: string }>('SELECT indexname, indexdef FROM pg_indexes')).rows.map(
-      (row) => [row.indexname, /\((.*)\)\s*$/.exec(row.indexdef)?.[1] ?? ''],
+      (row) => [row.indexname, fieldsOf(row.indexdef)],
     ),
   );
   const names = new Map(
