@@ -157,6 +157,10 @@ try {
   const vsUnsigned = median(rounds.map((r) => r.signed.rps / r.unsigned.rps));
   const minimalVsBare = median(rounds.map((r) => r.minimal.rps / r.bare.rps));
   const vsMinimal = median(rounds.map((r) => r.signed.rps / r.minimal.rps));
+  // Server CPU a request, signed ÷ the reference, where /proc says it.
+  const cpuRatios = rounds.flatMap((r) =>
+    r.signed.cpuUs !== null && r.minimal.cpuUs ? [r.signed.cpuUs / r.minimal.cpuUs] : [],
+  );
   const signedMax = median(rounds.map((r) => r.signed.rps));
   const halfRate = Math.floor(signedMax / 2);
   // The same measure of the baseline: bare Koa paced at half its own maximum, with the same generator.
@@ -231,7 +235,8 @@ ${pacedRounds.flatMap((r, i) => [pacedRow(i + 1, 'signed settlement POST', halfR
 
 signed / bare Koa (median of rounds): ${(vsBare * 100).toFixed(1)} % (target >= 35 %, stretch 50 %)
 signed / unsigned (median of rounds): ${(vsUnsigned * 100).toFixed(1)} % (target >= 85 %)
-The reference, a minimal durable signed route (scripts/bench/minimal-route.ts): ${(minimalVsBare * 100).toFixed(1)} % of bare Koa; signed / it: ${(vsMinimal * 100).toFixed(1)} %
+The reference, a minimal durable signed route (scripts/bench/minimal-route.ts): ${(minimalVsBare * 100).toFixed(1)} % of bare Koa; signed / it: ${(vsMinimal * 100).toFixed(1)} % (target >= 70 %)
+Server CPU a request, signed / the reference (median of rounds): ${cpuRatios.length > 0 ? median(cpuRatios).toFixed(2) : 'n/a (no /proc)'} (target <= 1.3; where it goes: npm run bench:profile)
 p99 at half the max rate (median of rounds): ${pacedP99.toFixed(1)} ms (target <= 10 ms); bare Koa at half its max: ${bareP99.toFixed(1)} ms
 
 The server on PostgreSQL:

@@ -27,9 +27,13 @@ export function startCompiledServer(
 }
 
 /** A compiled bench server (pos-server.js, minimal-route.js…) in a process of its own: its URL once it prints `port N`. */
-export function startBenchScript(script: string, args: string[]): Promise<{ child: ChildProcess; url: string }> {
+export function startBenchScript(
+  script: string,
+  args: string[],
+  nodeArgs: string[] = [],
+): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...nodeArgs, script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       const port = /port (\d+)/.exec(chunk)?.[1];
       if (port) resolve({ child, url: `http://127.0.0.1:${port}` });
