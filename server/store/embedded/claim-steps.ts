@@ -9,18 +9,30 @@ import type {
   StoredRecord,
   Transaction,
 } from '../store.js';
+import { rowClaimHolds, type RowClaim } from './row-claims.js';
 
 // Store.claimAndRead and Store.claimAndWrite as the steps of one
 // transaction, for a store whose transactions are cheap and isolated (the
 // embedded one). PostgreSQL makes the same steps one statement
-// (pg-claims.ts); the store contract holds both to the same answers.
+// (pg-claims.ts); the store contract holds both to the same answers. As
+// there, a claim made with an insert that is written is kept with the row
+// (row-claims.ts), and only a claim whose write was not made is a marker.
+
+/** A transaction that can keep a claim with the row an insert writes (OverlayTransaction). */
+export interface RowClaimingTransaction extends Transaction {
+  insertClaimed(collection: string, id: string, value: StoredRecord, claim: RowClaim): void;
+  rowClaim(collection: string, id: string): RowClaim | undefined;
+}
+
+/** Whether a marker is there and live (one whose time is unreadable is kept, as PostgreSQL keeps one: NULL <= now is not true). */
+function liveMarker(marker: StoredRecord | undefined, claim: Claim): boolean {
+  const until = marker?.[claim.liveUntil];
+  return marker !== undefined && !(typeof until === 'number' && until <= claim.now);
+}
 
 /** Records the claim's marker unless a live one is there; answers whether it did. */
 export async function claimIn(tx: Transaction, claim: Claim): Promise<boolean> {
-  const there = await tx.get(claim.collection, claim.id);
-  const until = there?.[claim.liveUntil];
-  // A marker whose time is unreadable is kept, as PostgreSQL keeps one (NULL <= now is not true).
-  if (there && !(typeof until === 'number' && until <= claim.now)) return false;
+  if (liveMarker(await tx.get(claim.collection, claim.id), claim)) return false;
   tx.put(claim.collection, claim.id, claim.value);
   return true;
 }
@@ -50,24 +62,50 @@ export function basisHolds(found: LinkedRecords, basis: ReadBasis): boolean {
 }
 
 export async function claimAndWriteIn<T extends StoredRecord, L extends StoredRecord>(
-  tx: Transaction,
+  tx: RowClaimingTransaction,
   claim: Claim,
   read: LinkedRead,
   basis: ReadBasis,
   write: ClaimedWrite,
 ): Promise<ClaimedWriteOutcome<T, L>> {
+  if (write.kind === 'insert') return claimAndInsertIn(tx, claim, read, basis, write);
   const claimed = await claimIn(tx, claim);
   const found = await readLinkedIn<T, L>(tx, read);
   if (!basisHolds(found, basis)) return { claimed, written: false, changed: found };
   if (!claimed) return { claimed, written: false };
   const there = await tx.get(write.collection, write.id);
-  if (write.kind === 'insert') {
-    if (there) return { claimed, written: false, existing: there };
-    tx.insert(write.collection, write.id, write.value);
-    return { claimed, written: true };
-  }
   if (!there || (there !== write.expected && !isDeepStrictEqual(there, write.expected)))
     return { claimed, written: false };
   tx.put(write.collection, write.id, write.value);
   return { claimed, written: true };
+}
+
+/**
+ * The insert's claim and write: held by a live marker or by the row the
+ * same request wrote (its claim kept there); when new, kept with the row if
+ * the row is written, else recorded as a marker.
+ */
+async function claimAndInsertIn<T extends StoredRecord, L extends StoredRecord>(
+  tx: RowClaimingTransaction,
+  claim: Claim,
+  read: LinkedRead,
+  basis: ReadBasis,
+  write: ClaimedWrite & { kind: 'insert' },
+): Promise<ClaimedWriteOutcome<T, L>> {
+  const held =
+    liveMarker(await tx.get(claim.collection, claim.id), claim) ||
+    rowClaimHolds(tx.rowClaim(write.collection, write.id), claim.collection, claim.id, claim.now);
+  const mark = () => (held ? false : (tx.put(claim.collection, claim.id, claim.value), true));
+  const found = await readLinkedIn<T, L>(tx, read);
+  if (!basisHolds(found, basis)) return { claimed: mark(), written: false, changed: found };
+  if (held) return { claimed: false, written: false };
+  const there = await tx.get(write.collection, write.id);
+  if (there) return { claimed: mark(), written: false, existing: there };
+  const until = claim.value[claim.liveUntil];
+  tx.insertClaimed(write.collection, write.id, write.value, {
+    c: claim.collection,
+    id: claim.id,
+    u: typeof until === 'number' ? until : null,
+  });
+  return { claimed: true, written: true };
 }

@@ -227,16 +227,23 @@ export class EmbeddedStore implements Store {
     basis: ReadBasis,
     write: ClaimedWrite,
   ): Promise<ClaimedWriteOutcome<T, L>> {
-    return this.transact((tx) => claimAndWriteIn<T, L>(tx, claim, read, basis, write));
+    return this.inTransaction((tx) => claimAndWriteIn<T, L>(tx, claim, read, basis, write));
   }
 
+  /** Deletes the markers past their time, and forgets the claims of `collection` kept with rows and past their time too. */
   async deleteUpTo(collection: string, field: string, max: number): Promise<void> {
     await this.transact((tx) => {
       for (const id of this.state.idsMatching(collection, { range: { field, max } })) tx.delete(collection, id);
     });
+    this.state.pruneRowClaims(collection, max);
   }
 
-  async transact<R>(work: (tx: Transaction) => Promise<R> | R): Promise<R> {
+  transact<R>(work: (tx: Transaction) => Promise<R> | R): Promise<R> {
+    return this.inTransaction(work);
+  }
+
+  /** One transaction: its work on an overlay of the state, then its operations journaled and applied, durable before it resolves. */
+  private async inTransaction<R>(work: (tx: OverlayTransaction) => Promise<R> | R): Promise<R> {
     const { result, durable } = await this.mutex.run(async () => {
       if (this.closed) throw appError('STORE_UNAVAILABLE', 'the store is closed');
       if (this.writer.failed)

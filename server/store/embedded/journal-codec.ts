@@ -1,5 +1,6 @@
 import { crc32 } from 'node:zlib';
 import type { Op } from './memory-state.js';
+import { isRowClaim } from './row-claims.js';
 
 // One journal entry is one line of JSON: {"seq":N,"crc":"xxxxxxxx","ops":[..]}.
 // The CRC-32 covers the exact bytes of the ops array as written, so a line
@@ -38,5 +39,5 @@ function isOp(value: unknown): value is Op {
   const op = value as Record<string, unknown> | null;
   if (typeof op?.c !== 'string' || typeof op.id !== 'string') return false;
   if (op.op === 'del') return true;
-  return op.op === 'put' && typeof op.v === 'object' && op.v !== null;
+  return op.op === 'put' && typeof op.v === 'object' && op.v !== null && (op.k === undefined || isRowClaim(op.k));
 }

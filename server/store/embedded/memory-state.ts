@@ -2,13 +2,18 @@ import { inRange, matchesWhere, runQuery } from '../query.js';
 import { bestServing, RecordIndex } from './record-index.js';
 import { deepFreeze } from '../frozen.js';
 import type { IndexDeclarations, Query, StoredRecord } from '../store.js';
+import { RowClaims, type RowClaim } from './row-claims.js';
 export type { IndexDeclarations };
 
 /** What to do with a query of a declared collection that no declared index serves. */
 export type UnindexedQueries = 'scan' | 'throw';
 
-/** One change inside a journal entry. */
-export type Op = { op: 'put'; c: string; id: string; v: StoredRecord } | { op: 'del'; c: string; id: string };
+/** One change inside a journal entry; an insert made with a claim keeps it with its row (`k`, row-claims.ts). */
+export type Op =
+  { op: 'put'; c: string; id: string; v: StoredRecord; k?: RowClaim } | { op: 'del'; c: string; id: string };
+
+/** A record as loaded from, or captured for, a snapshot: with its row claim, when it has one. */
+export type StateEntry = [collection: string, id: string, value: StoredRecord, claim?: RowClaim];
 
 // While a snapshot is being written, deletes leave a tombstone in place so
 // that the snapshot's iterator still meets every key that existed when the
@@ -34,6 +39,7 @@ export class MemoryState {
   private readonly collections = new Map<string, Map<string, Slot>>();
   private readonly sizes = new Map<string, number>();
   private capture: Capture | null = null;
+  private readonly rowClaims = new RowClaims();
   /** The declared indexes per collection; each is built at its first use, then kept in step with every change. */
   private readonly indexes = new Map<string, RecordIndex[]>();
   /** Records looked at by lists since the state was made: what tests bound, and what indexes save. */
@@ -55,6 +61,16 @@ export class MemoryState {
   get(collection: string, id: string): StoredRecord | undefined {
     const slot = this.collections.get(collection)?.get(id);
     return slot === TOMBSTONE || slot === undefined ? undefined : deepFreeze(slot);
+  }
+
+  /** The claim kept with a row, if any (past its time or not: rowClaimHolds says). */
+  rowClaim(collection: string, id: string): RowClaim | undefined {
+    return this.rowClaims.get(collection, id);
+  }
+
+  /** Forgets the row claims of `claimCollection` whose time is at most `max` (they hold nothing any more). */
+  pruneRowClaims(claimCollection: string, max: number): void {
+    this.rowClaims.prune(claimCollection, max);
   }
 
   count(collection: string): number {
@@ -138,7 +154,7 @@ export class MemoryState {
 
   apply(ops: readonly Op[]): void {
     for (const op of ops) {
-      if (op.op === 'put') this.put(op.c, op.id, op.v);
+      if (op.op === 'put') this.put(op.c, op.id, op.v, op.k);
       else this.remove(op.c, op.id);
     }
   }
@@ -147,16 +163,17 @@ export class MemoryState {
    * Adds records while loading, before any capture can exist. Records are
    * frozen when first handed out rather than here, which keeps start-up fast.
    */
-  load(entries: Iterable<readonly [string, string, StoredRecord]>): void {
+  load(entries: Iterable<Readonly<StateEntry>>): void {
     let collection: string | undefined;
     let map: Map<string, Slot> | undefined;
-    for (const [c, id, value] of entries) {
+    for (const [c, id, value, claim] of entries) {
       if (c !== collection) {
         collection = c;
         map = this.collections.get(c);
         if (!map) this.collections.set(c, (map = new Map()));
       }
       map!.set(id, value);
+      if (claim) this.rowClaims.set(c, id, claim);
     }
     for (const [c, loaded] of this.collections) this.sizes.set(c, loaded.size);
   }
@@ -167,8 +184,13 @@ export class MemoryState {
     this.capture = { collections: [...this.collections.keys()], beforeImage: new Map(), tombstones: [] };
   }
 
-  /** Every record as it was when the capture began. Safe to consume across awaits. */
-  *capturedEntries(): Generator<[string, string, StoredRecord]> {
+  /**
+   * Every record as it was when the capture began, with its row claim as it
+   * is now (a row's claim changes only with an operation of the journal
+   * after the capture, which replay applies again). Safe to consume across
+   * awaits.
+   */
+  *capturedEntries(): Generator<StateEntry> {
     const capture = this.capture;
     if (!capture) throw new Error('no capture in progress');
     for (const collection of capture.collections) {
@@ -178,7 +200,9 @@ export class MemoryState {
         const saved = before()?.get(id);
         if (saved === ABSENT) continue;
         const value = saved ?? slot;
-        if (value !== TOMBSTONE) yield [collection, id, value];
+        if (value === TOMBSTONE) continue;
+        const claim = this.rowClaims.get(collection, id);
+        yield claim ? [collection, id, value, claim] : [collection, id, value];
       }
     }
   }
@@ -193,7 +217,8 @@ export class MemoryState {
     }
   }
 
-  private put(collection: string, id: string, value: StoredRecord): void {
+  /** Writes a record; an insert made with a claim keeps it with the row (a put without one leaves the row's as it is). */
+  private put(collection: string, id: string, value: StoredRecord, claim?: RowClaim): void {
     let map = this.collections.get(collection);
     if (!map) {
       map = new Map();
@@ -204,6 +229,7 @@ export class MemoryState {
     if (previous === undefined || previous === TOMBSTONE) this.sizes.set(collection, this.count(collection) + 1);
     const frozen = deepFreeze(value);
     map.set(id, frozen);
+    if (claim) this.rowClaims.set(collection, id, claim);
     for (const index of this.indexes.get(collection) ?? []) {
       if (!index.built) continue;
       if (previous !== undefined && previous !== TOMBSTONE) index.remove(id, previous);
@@ -216,6 +242,7 @@ export class MemoryState {
     const previous = map?.get(id);
     if (!map || previous === undefined || previous === TOMBSTONE) return;
     this.remember(collection, id, previous);
+    this.rowClaims.delete(collection, id);
     this.sizes.set(collection, this.count(collection) - 1);
     for (const index of this.indexes.get(collection) ?? []) if (index.built) index.remove(id, previous);
     if (this.capture) {

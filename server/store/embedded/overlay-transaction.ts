@@ -1,5 +1,6 @@
 import { appError } from '../../errors.js';
 import type { MemoryState, Op } from './memory-state.js';
+import type { RowClaim } from './row-claims.js';
 import { runQuery } from '../query.js';
 import type { Query, StoredRecord, Transaction } from '../store.js';
 
@@ -36,6 +37,19 @@ export class OverlayTransaction implements Transaction {
   insert(collection: string, id: string, value: StoredRecord): void {
     this.inserts.push([collection, id]);
     this.put(collection, id, value);
+  }
+
+  /** An insert made with a claim, kept with the row (row-claims.ts). */
+  insertClaimed(collection: string, id: string, value: StoredRecord, claim: RowClaim): void {
+    this.inserts.push([collection, id]);
+    this.layer(collection).set(id, value);
+    this.ops.push({ op: 'put', c: collection, id, v: value, k: claim });
+  }
+
+  /** The claim kept with a row, as the state has it (read with the row: an answer waits until it is durable). */
+  rowClaim(collection: string, id: string): RowClaim | undefined {
+    this.readRecords.push([collection, id]);
+    return this.state.rowClaim(collection, id);
   }
 
   put(collection: string, id: string, value: StoredRecord): void {

@@ -1,5 +1,6 @@
 import { crc32 } from 'node:zlib';
 import type { StoredRecord } from '../store.js';
+import { isRowClaim, type RowClaim } from './row-claims.js';
 
 // A snapshot is JSON lines: a header, one line per record, a footer. Every
 // line carries the CRC-32 of its JSON (8 hex digits and a space before it),
@@ -8,7 +9,8 @@ import type { StoredRecord } from '../store.js';
 // a line dropped, repeated or moved, or a header's seq changed, fails the
 // file's checksum.
 
-export type SnapshotEntry = [collection: string, id: string, value: StoredRecord];
+/** A record's line: with the claim kept with its row (row-claims.ts), when it has one. */
+export type SnapshotEntry = [collection: string, id: string, value: StoredRecord, claim?: RowClaim];
 
 export const SNAPSHOT_FORMAT = 'svc-snapshot/2';
 /** Written before snapshots were checksummed: lines of bare JSON. Still read, never written. */
@@ -95,7 +97,7 @@ export function parseFooter(json: string): { count: number; crc?: string } | nul
 export function isEntry(value: unknown): value is SnapshotEntry {
   return (
     Array.isArray(value) &&
-    value.length === 3 &&
+    (value.length === 3 || (value.length === 4 && isRowClaim(value[3]))) &&
     typeof value[0] === 'string' &&
     typeof value[1] === 'string' &&
     typeof value[2] === 'object' &&

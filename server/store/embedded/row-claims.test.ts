@@ -1,0 +1,122 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import t from 'tap';
+import { EmbeddedStore } from './embedded-store.js';
+import { RowClaims, rowClaimHolds } from './row-claims.js';
+import { checkStore } from './store-check.js';
+
+// A claim made with an insert that is written, kept with the row on the
+// embedded store: no marker record, in the insert's journal operation and
+// in the snapshot's line of the row, forgotten once past its time.
+
+const claim = (id: string, now: number) => ({
+  collection: 'claims',
+  id,
+  value: { until: 2000 },
+  liveUntil: 'until',
+  now,
+});
+const read = { collection: 'things', id: 'T1', field: 'owner', linkedCollection: 'owners' };
+const basis = { record: { owner: 'o1', v: 1 }, linkedFields: { clock: 5 } };
+const insert = (id: string) => ({ kind: 'insert' as const, collection: 'boxes', id, value: { id } });
+
+async function world(dir: string): Promise<EmbeddedStore> {
+  const store = await EmbeddedStore.open({ dir });
+  await store.transact((tx) => {
+    tx.put('things', 'T1', { owner: 'o1', v: 1 });
+    tx.put('owners', 'o1', { clock: 5 });
+  });
+  return store;
+}
+
+t.test('kept with the row, journaled with its insert, and no marker written', async (t) => {
+  const dir = t.testdir();
+  const store = await world(dir);
+  t.same(await store.claimAndWrite(claim('k1', 1000), read, basis, insert('b1')), { claimed: true, written: true });
+  t.equal(await store.count('claims'), 0, 'no marker record');
+  await store.close();
+  const [journal] = (await readdir(dir)).filter((name) => name.startsWith('journal-'));
+  const lines = (await readFile(join(dir, journal!), 'utf8')).trim().split('\n');
+  t.match(
+    lines.at(-1),
+    /"ops":\[\{"op":"put","c":"boxes","id":"b1","v":\{"id":"b1"\},"k":\{"c":"claims","id":"k1","u":2000\}\}\]/,
+  );
+
+  const reopened = await EmbeddedStore.open({ dir });
+  t.teardown(() => reopened.close());
+  t.same(
+    await reopened.claimAndWrite(claim('k1', 1500), read, basis, insert('b1')),
+    { claimed: false, written: false },
+    'replayed from the journal: the same claim and insert are held',
+  );
+  t.same(
+    await reopened.claimAndWrite(claim('k9', 1500), read, basis, insert('b1')),
+    { claimed: true, written: false, existing: { id: 'b1' } },
+    'another claim for the same row: claimed (a marker), and given the record there',
+  );
+  t.same(await reopened.get('claims', 'k9'), { until: 2000 });
+});
+
+t.test('a snapshot keeps the claim on the row line; past its time it is forgotten', async (t) => {
+  const dir = t.testdir();
+  const store = await world(dir);
+  await store.claimAndWrite(claim('k1', 1000), read, basis, insert('b1'));
+  await store.snapshot();
+  await store.close();
+  const snapshot = await readFile(join(dir, 'snapshot.jsonl'), 'utf8');
+  t.match(snapshot, /\["boxes","b1",\{"id":"b1"\},\{"c":"claims","id":"k1","u":2000\}\]/, 'the row with its claim');
+  t.notOk((await checkStore(dir)).damaged, 'store:check reads it whole');
+
+  const reopened = await EmbeddedStore.open({ dir });
+  t.teardown(() => reopened.close());
+  t.equal(reopened.openStats.replayedEntries, 0, 'from the snapshot alone');
+  t.same(await reopened.claimAndWrite(claim('k1', 1999), read, basis, insert('b1')), {
+    claimed: false,
+    written: false,
+  });
+  await reopened.deleteUpTo('claims', 'until', 1999);
+  t.same(
+    await reopened.claimAndWrite(claim('k1', 1999), read, basis, insert('b1')),
+    { claimed: false, written: false },
+    'a sweep before its time keeps it',
+  );
+  await reopened.deleteUpTo('claims', 'until', 2000);
+  t.same(
+    await reopened.claimAndWrite(claim('k1', 1999), read, basis, insert('b1')),
+    { claimed: true, written: false, existing: { id: 'b1' } },
+    'swept past its time: forgotten (it would hold nothing at its time anyway)',
+  );
+  await reopened.transact((tx) => tx.delete('boxes', 'b1'));
+  t.same(
+    await reopened.claimAndWrite(claim('k2', 1000), read, basis, insert('b1')),
+    { claimed: true, written: true },
+    'a row deleted and written again with another claim',
+  );
+});
+
+t.test('the prune walks each claim collection in order, and keeps what holds or has no time', async (t) => {
+  const claims = new RowClaims();
+  for (let n = 0; n < 3000; n += 1) claims.set('rows', `r${n}`, { c: 'claims', id: `k${n}`, u: n });
+  claims.set('rows', 'late', { c: 'claims', id: 'late', u: 10 }); // kept out of order: after r2999
+  claims.set('rows', 'forever', { c: 'claims', id: 'forever', u: null });
+  claims.set('rows', 'other', { c: 'others', id: 'o', u: 0 });
+  claims.prune('claims', 1999);
+  t.equal(claims.get('rows', 'r1999'), undefined);
+  t.same(claims.get('rows', 'r2000'), { c: 'claims', id: 'k2000', u: 2000 });
+  t.ok(claims.get('rows', 'late'), 'one kept out of order waits for those before it');
+  t.notOk(rowClaimHolds(claims.get('rows', 'late'), 'claims', 'late', 1999), 'and holds nothing meanwhile');
+  t.ok(claims.get('rows', 'other'), 'another claim collection is not pruned with this one');
+  claims.prune('claims', 5000);
+  t.equal(claims.get('rows', 'late'), undefined);
+  t.ok(claims.get('rows', 'forever'), 'a claim without a time stays with its row');
+  t.ok(rowClaimHolds(claims.get('rows', 'forever'), 'claims', 'forever', 1e15));
+  claims.delete('rows', 'forever');
+  t.equal(claims.get('rows', 'forever'), undefined, 'gone with its row');
+  // A claim replaced by another for the same row is not pruned with the old one's time.
+  claims.set('rows', 'again', { c: 'claims', id: 'a1', u: 6000 });
+  claims.set('rows', 'again', { c: 'claims', id: 'a2', u: 9000 });
+  claims.prune('claims', 7000);
+  t.same(claims.get('rows', 'again'), { c: 'claims', id: 'a2', u: 9000 });
+  t.notOk(rowClaimHolds(claims.get('rows', 'again'), 'claims', 'a1', 0), 'another claim id does not hold');
+  t.notOk(rowClaimHolds(claims.get('rows', 'again'), 'others', 'a2', 0), 'nor the same id of another collection');
+});
