@@ -92,14 +92,16 @@ async function claimAndInsertIn<T extends StoredRecord, L extends StoredRecord>(
   basis: ReadBasis,
   write: ClaimedWrite & { kind: 'insert' },
 ): Promise<ClaimedWriteOutcome<T, L>> {
+  const there = await tx.get(write.collection, write.id);
+  // A claim kept with a row goes with it: where there is no row, there is none to look up.
   const held =
     liveMarker(await tx.get(claim.collection, claim.id), claim) ||
-    rowClaimHolds(tx.rowClaim(write.collection, write.id), claim.collection, claim.id, claim.now);
+    (there !== undefined &&
+      rowClaimHolds(tx.rowClaim(write.collection, write.id), claim.collection, claim.id, claim.now));
   const mark = () => (held ? false : (tx.put(claim.collection, claim.id, claim.value), true));
   const found = await readLinkedIn<T, L>(tx, read);
   if (!basisHolds(found, basis)) return { claimed: mark(), written: false, changed: found };
   if (held) return { claimed: false, written: false };
-  const there = await tx.get(write.collection, write.id);
   if (there) return { claimed: mark(), written: false, existing: there };
   const until = claim.value[claim.liveUntil];
   tx.insertClaimed(write.collection, write.id, write.value, {

@@ -39,9 +39,12 @@ export class OverlayTransaction implements Transaction {
     this.put(collection, id, value);
   }
 
-  /** An insert made with a claim, kept with the row (row-claims.ts). */
+  /**
+   * An insert made with a claim, kept with the row (row-claims.ts). Its
+   * caller has just read the row as absent in this transaction, which runs
+   * alone: the check commitOps makes of other inserts would look again.
+   */
   insertClaimed(collection: string, id: string, value: StoredRecord, claim: RowClaim): void {
-    this.inserts.push([collection, id]);
     this.layer(collection).set(id, value);
     this.ops.push({ op: 'put', c: collection, id, v: value, k: claim });
   }
