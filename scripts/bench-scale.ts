@@ -212,7 +212,8 @@ process.stderr.write('pgbench ceiling…\n');
 const pgbench = await observed(pgbenchCeiling);
 const ceiling = pgbench.tps;
 const stored = Number(
-  (await db.query<{ n: string }>("SELECT count(*) AS n FROM settlements WHERE data->>'terminal' LIKE 'SCALE-%'")).rows[0]!.n,
+  (await db.query<{ n: string }>("SELECT count(*) AS n FROM settlements WHERE data->>'terminal' LIKE 'SCALE-%'"))
+    .rows[0]!.n,
 );
 process.stdout
   .write(`## bench:scale (${cores} CPUs${plan ? `, pinned: PostgreSQL on ${cpuList(plan.postgres)}, an instance a core on ${cpuList(plan.instances)}, generators and pgbench's client on ${cpuList(plan.generators)}${plan.shared ? ' (shared: too few cores, for the shape only)' : ''}` : ', unpinned'}, ${terminalCount} terminals, ${connections} connections from ${generators} generator processes, ${seconds} s a run)

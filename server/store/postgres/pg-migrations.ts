@@ -1,5 +1,5 @@
-import type pg from 'pg';
-import { ident, createTableSql, tableLayout } from './pg-tables.js';
+import pg from 'pg';
+import { alterTableSql, ident, createTableSql, tableLayout, type TableLayout } from './pg-tables.js';
 import { decodeKey } from './pg-text.js';
 import type { Queryable } from './pg-statements.js';
 
@@ -105,4 +105,28 @@ export async function readSchema(db: Queryable): Promise<Map<string, Map<string,
     columns.set(row.column_name, row.data_type);
   }
   return tables;
+}
+
+/**
+ * Creates a collection's table, or brings an existing one to its layout, on
+ * a connection of its own (outside the pool: a transaction holding a pooled
+ * connection may be what asks), one instance at a time.
+ */
+export async function layOutTable(
+  connectionString: string,
+  layout: TableLayout,
+  onConnectionError: (error: Error) => void,
+): Promise<void> {
+  const client = new pg.Client({ connectionString });
+  client.on('error', onConnectionError);
+  try {
+    await client.connect();
+    // One instance at a time, so two never create the same table or column at once.
+    await client.query("SELECT pg_advisory_lock(hashtext('svc-pos-sim tables'))");
+    await client.query(createTableSql(layout));
+    const columns = (await readSchema(client)).get(layout.table) ?? new Map<string, string>();
+    for (const statement of alterTableSql(layout, columns)) await client.query(statement);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }

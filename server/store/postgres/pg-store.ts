@@ -14,12 +14,12 @@ import {
   type ClaimRow,
   type Statement,
 } from './pg-claims.js';
-import { asStoreFault, rethrowAsStoreFault } from './pg-faults.js';
+import { rethrowAsStoreFault } from './pg-faults.js';
 import { ensureDeclaredIndexes } from './pg-indexes.js';
 import { leaseSql, releaseSql } from './pg-leases.js';
-import { migrate, readSchema } from './pg-migrations.js';
+import { layOutTable, migrate, readSchema } from './pg-migrations.js';
 import { listOn, prepared, typeParser } from './pg-statements.js';
-import { alterTableSql, countSql, createTableSql, ident, tableLayout, type TableLayout } from './pg-tables.js';
+import { alterTableSql, countSql, ident, tableLayout, type TableLayout } from './pg-tables.js';
 import { decodeKey, encodeJson, encodeKey } from './pg-text.js';
 import { runSerializable } from './pg-transaction.js';
 import { leftoversIn, leftoversNotice } from './pg-upgrade.js';
@@ -157,22 +157,10 @@ export class PgStore implements Store {
   private async layOut(layout: TableLayout): Promise<TableLayout> {
     const known = this.schemaAtOpen.get(layout.table);
     if (known && alterTableSql(layout, known).length === 0) return layout;
-    // On a connection of its own, outside the pool: a transaction holding a pooled connection may be what asks.
-    const client = new pg.Client({ connectionString: this.connectionString });
-    client.on('error', (error) => this.connections.failed(error));
-    try {
-      await client.connect();
-      // One instance at a time, so two never create the same table or column at once.
-      await client.query("SELECT pg_advisory_lock(hashtext('svc-pos-sim tables'))");
-      await client.query(createTableSql(layout));
-      const columns = (await readSchema(client)).get(layout.table) ?? new Map<string, string>();
-      for (const statement of alterTableSql(layout, columns)) await client.query(statement);
-      return layout;
-    } catch (error) {
-      throw asStoreFault(error);
-    } finally {
-      await client.end().catch(() => undefined);
-    }
+    await layOutTable(this.connectionString, layout, (error) => this.connections.failed(error)).catch(
+      rethrowAsStoreFault,
+    );
+    return layout;
   }
 
   /**
