@@ -165,21 +165,16 @@ try {
       [await tempDir('minimal'), secret, ...(postgresUrl ? ['--postgres', postgresUrl] : [])],
       ['--cpu-prof', `--cpu-prof-dir=${minimalProfiles}`],
     );
-    const requests = (url: string) => (s: number) => ({ url, requests: settlementRequests(serial, secret, true, s) });
-    const signed = await profileRun(
-      `${connections} connections: signed settlement POST`,
-      signedServer,
-      signedProfiles,
-      requests(signedServer.url),
-      connections,
-    );
-    const minimal = await profileRun(
-      `${connections} connections: minimal durable route`,
-      minimalServer,
-      minimalProfiles,
-      requests(minimalServer.url),
-      connections,
-    );
+    const measure = (name: string, server: typeof signedServer, profiles: string) =>
+      profileRun(
+        `${connections} connections: ${name}`,
+        server,
+        profiles,
+        (s) => ({ url: server.url, requests: settlementRequests(serial, secret, true, s) }),
+        connections,
+      );
+    const signed = await measure('signed settlement POST', signedServer, signedProfiles);
+    const minimal = await measure('minimal durable route', minimalServer, minimalProfiles);
     sections.push(table(connections, signed, minimal));
   }
   process.stdout.write(

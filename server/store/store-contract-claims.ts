@@ -5,6 +5,18 @@ import type { WithStore } from './store-contract-case.js';
 // claimAndWrite) and the sweep of their markers (deleteUpTo): the
 // replay protection of signed requests rests on them.
 
+/**
+ * Claims made with inserts over one thing and its owner (put there first,
+ * as `things` T1 owned by `owners` o1 at clock 5): each claim holds until
+ * 2000.
+ */
+export const claimedInserts = {
+  claim: (id: string, now: number) => ({ collection: 'claims', id, value: { until: 2000 }, liveUntil: 'until', now }),
+  read: { collection: 'things', id: 'T1', field: 'owner', linkedCollection: 'owners' },
+  basis: { record: { owner: 'o1', v: 1 }, linkedFields: { clock: 5 } },
+  insert: (id: string) => ({ kind: 'insert' as const, collection: 'boxes', id, value: { id } }),
+};
+
 export function claimContract(withStore: WithStore): void {
   withStore(
     'a claim is made once while it is live, taken over once it is not, and read with a record and its link in one step',
@@ -116,16 +128,7 @@ export function claimContract(withStore: WithStore): void {
         tx.put('things', 'T1', { owner: 'o1', v: 1 });
         tx.put('owners', 'o1', { clock: 5 });
       });
-      const claim = (id: string, now: number) => ({
-        collection: 'claims',
-        id,
-        value: { until: 2000 },
-        liveUntil: 'until',
-        now,
-      });
-      const read = { collection: 'things', id: 'T1', field: 'owner', linkedCollection: 'owners' };
-      const basis = { record: { owner: 'o1', v: 1 }, linkedFields: { clock: 5 } };
-      const insert = (id: string) => ({ kind: 'insert' as const, collection: 'boxes', id, value: { id } });
+      const { claim, read, basis, insert } = claimedInserts;
       t.same(await store.claimAndWrite(claim('k1', 1000), read, basis, insert('b1')), { claimed: true, written: true });
       t.same(
         await store.claimAndWrite(claim('k1', 1999), read, basis, insert('b1')),

@@ -4,21 +4,13 @@ import t from 'tap';
 import { EmbeddedStore } from './embedded-store.js';
 import { RowClaims, rowClaimHolds } from './row-claims.js';
 import { checkStore } from './store-check.js';
+import { claimedInserts } from '../store-contract-claims.js';
 
 // A claim made with an insert that is written, kept with the row on the
 // embedded store: no marker record, in the insert's journal operation and
 // in the snapshot's line of the row, forgotten once past its time.
 
-const claim = (id: string, now: number) => ({
-  collection: 'claims',
-  id,
-  value: { until: 2000 },
-  liveUntil: 'until',
-  now,
-});
-const read = { collection: 'things', id: 'T1', field: 'owner', linkedCollection: 'owners' };
-const basis = { record: { owner: 'o1', v: 1 }, linkedFields: { clock: 5 } };
-const insert = (id: string) => ({ kind: 'insert' as const, collection: 'boxes', id, value: { id } });
+const { claim, read, basis, insert } = claimedInserts;
 
 async function world(dir: string): Promise<EmbeddedStore> {
   const store = await EmbeddedStore.open({ dir });

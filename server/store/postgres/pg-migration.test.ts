@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
-import pg from 'pg';
 import t from 'tap';
 import { indexDeclarations } from '../../index-declarations.js';
 import { PgStore } from './pg-store.js';
 import { tableName } from './pg-tables.js';
-import { postgresSkip, startPostgres } from './pg-testing.js';
+import { postgresSkip, startPostgresWithAdmin } from './pg-testing.js';
 import { decodeKey } from './pg-text.js';
 
 // The move from one table of JSON documents (schema version 3) to a table
@@ -29,10 +28,7 @@ t.test(
   "migration 4 moves every record of a version-3 database into its collection's table, equal",
   { skip: postgresSkip() },
   async (t) => {
-    const connectionString = startPostgres(t);
-    const admin = new pg.Client({ connectionString });
-    await admin.connect();
-    t.teardown(() => admin.end());
+    const { connectionString, admin } = await startPostgresWithAdmin(t);
     await admin.query(dumpSql());
     await admin.query('SET search_path TO public');
 

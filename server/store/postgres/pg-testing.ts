@@ -2,6 +2,7 @@ import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import type { Test } from 'tap';
 import { missingTool } from '../../testing/missing-tool.js';
 
@@ -39,6 +40,15 @@ export function startPostgres(t: Test): string {
   const cluster = startThrowawayPostgres();
   t.teardown(cluster.stop);
   return cluster.url;
+}
+
+/** A throwaway database for a test, and a client on it as its superuser, ended with the test. */
+export async function startPostgresWithAdmin(t: Test): Promise<{ connectionString: string; admin: pg.Client }> {
+  const connectionString = startPostgres(t);
+  const admin = new pg.Client({ connectionString });
+  await admin.connect();
+  t.teardown(() => admin.end());
+  return { connectionString, admin };
 }
 
 /** A throwaway cluster whose server a test can stop and start again, as an outage would. */

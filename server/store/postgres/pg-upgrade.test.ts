@@ -8,7 +8,7 @@ import { runQuery } from '../query.js';
 import type { IndexDeclaration, Query, StoredRecord } from '../store.js';
 import { PgStore } from './pg-store.js';
 import { fieldExpression, ident, selectSql, tableLayout } from './pg-tables.js';
-import { postgresSkip, startPostgres } from './pg-testing.js';
+import { postgresSkip, startPostgresWithAdmin } from './pg-testing.js';
 
 // A rolling upgrade from the version whose tables had a generated column
 // per indexed field: this version reads and indexes the fields through
@@ -53,10 +53,7 @@ t.test(
   'tables of the older layout: read through the new indexes beside an older instance, then finished',
   { skip: postgresSkip() },
   async (t) => {
-    const connectionString = startPostgres(t);
-    const admin = new pg.Client({ connectionString });
-    await admin.connect();
-    t.teardown(() => admin.end());
+    const { connectionString, admin } = await startPostgresWithAdmin(t);
     // The older version's tables, and rows it wrote (id and data alone).
     await PgStore.open({ connectionString }).then((store) => store.close()); // its migrations
     for (const statement of olderTableSql()) await admin.query(statement);
