@@ -40,6 +40,11 @@ export const MUTATED_MODULES: MutatedModule[] = [
   { file: 'server/webhooks/turns.ts', tests: ['server/webhooks/turns.test.ts'] },
   // The store: what the journal and the snapshot accept, how a list is planned.
   { file: 'server/store/embedded/journal-codec.ts', tests: ['server/store/embedded/journal-codec.test.ts'] },
+  { file: 'server/store/embedded/row-claims.ts', tests: ['server/store/embedded/row-claims.test.ts'] },
+  {
+    file: 'server/store/embedded/claim-steps.ts',
+    tests: ['server/store/embedded/embedded-store.test.ts', 'server/store/embedded/row-claims.test.ts'],
+  },
   {
     file: 'server/store/embedded/snapshot-codec.ts',
     tests: ['server/store/embedded/snapshot-codec.test.ts', 'server/store/embedded/integrity.test.ts'],

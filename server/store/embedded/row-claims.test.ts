@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import { EmbeddedStore } from './embedded-store.js';
-import { RowClaims, rowClaimHolds } from './row-claims.js';
+import { isRowClaim, RowClaims, rowClaimHolds } from './row-claims.js';
 import { checkStore } from './store-check.js';
 import { claimedInserts } from '../store-contract-claims.js';
 
@@ -111,4 +111,39 @@ t.test('the prune walks each claim collection in order, and keeps what holds or 
   t.same(claims.get('rows', 'again'), { c: 'claims', id: 'a2', u: 9000 });
   t.notOk(rowClaimHolds(claims.get('rows', 'again'), 'claims', 'a1', 0), 'another claim id does not hold');
   t.notOk(rowClaimHolds(claims.get('rows', 'again'), 'others', 'a2', 0), 'nor the same id of another collection');
+});
+
+t.test('a row claim read back from a line is one only in its exact shape', async (t) => {
+  t.ok(isRowClaim({ c: 'claims', id: 'k', u: 5 }));
+  t.ok(isRowClaim({ c: 'claims', id: 'k', u: null }), 'a time that was unreadable');
+  for (const [value, why] of [
+    [null, 'null'],
+    ['claims', 'a string'],
+    [{ id: 'k', u: 5 }, 'no collection'],
+    [{ c: 1, id: 'k', u: 5 }, 'a collection not text'],
+    [{ c: 'claims', u: 5 }, 'no id'],
+    [{ c: 'claims', id: 7, u: 5 }, 'an id not text'],
+    [{ c: 'claims', id: 'k' }, 'no time'],
+    [{ c: 'claims', id: 'k', u: '5' }, 'a time not a number'],
+  ] as const)
+    t.notOk(isRowClaim(value), why);
+});
+
+t.test('a row claim holds until its time, that claim only', async (t) => {
+  const kept = { c: 'claims', id: 'k', u: 100 };
+  t.ok(rowClaimHolds(kept, 'claims', 'k', 99));
+  t.notOk(rowClaimHolds(kept, 'claims', 'k', 100), 'at its time it no longer holds, as a marker');
+  t.notOk(rowClaimHolds(undefined, 'claims', 'k', 0), 'no claim kept');
+  const claims = new RowClaims();
+  claims.delete('nowhere', 'x');
+  claims.prune('nothing kept', 1e15);
+  t.equal(claims.get('nowhere', 'x'), undefined, 'deleting or pruning what is not there changes nothing');
+  claims.set('rows', 'r', kept);
+  claims.prune('claims', 99);
+  t.same(claims.get('rows', 'r'), kept, 'a prune before its time keeps it');
+  claims.prune('claims', 100);
+  t.equal(claims.get('rows', 'r'), undefined, 'and at its time forgets it');
+  claims.set('rows', 'n', { c: 'timeless', id: 'k0', u: null });
+  claims.set('rows', 'n', { c: 'timeless', id: 'k1', u: 5 });
+  t.same(claims.get('rows', 'n'), { c: 'timeless', id: 'k1', u: 5 }, 'a claim without a time replaced by one with');
 });

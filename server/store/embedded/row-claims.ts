@@ -15,13 +15,10 @@ export interface RowClaim {
 }
 
 export function isRowClaim(value: unknown): value is RowClaim {
+  // A JSON value that is not an object has no such fields; null has none to read.
   const claim = value as Record<string, unknown> | null;
   return (
-    typeof claim === 'object' &&
-    claim !== null &&
-    typeof claim.c === 'string' &&
-    typeof claim.id === 'string' &&
-    (claim.u === null || typeof claim.u === 'number')
+    typeof claim?.c === 'string' && typeof claim.id === 'string' && (claim.u === null || typeof claim.u === 'number')
   );
 }
 
@@ -30,13 +27,11 @@ export function rowClaimHolds(kept: RowClaim | undefined, collection: string, id
   return kept !== undefined && kept.c === collection && kept.id === id && !(kept.u !== null && kept.u <= now);
 }
 
-/** Below this many forgotten entries, a prune queue is not compacted (compacting often would cost more than it saves). */
-const COMPACT_AFTER = 1024;
-
-/** The row claims of a store's state, by row, with a queue per claim collection in the order they were kept. */
+/** The row claims of a store's state, by row, and per claim collection in the order they were kept. */
 export class RowClaims {
   private readonly byRow = new Map<string, Map<string, RowClaim>>();
-  private readonly queues = new Map<string, { rows: Array<[string, string, RowClaim]>; head: number }>();
+  /** Per claim collection, each claim with its row, in the order kept (a Map keeps its insertion order). */
+  private readonly kept = new Map<string, Map<RowClaim, [collection: string, id: string]>>();
 
   get(collection: string, id: string): RowClaim | undefined {
     return this.byRow.get(collection)?.get(id);
@@ -45,38 +40,37 @@ export class RowClaims {
   set(collection: string, id: string, claim: RowClaim): void {
     let rows = this.byRow.get(collection);
     if (!rows) this.byRow.set(collection, (rows = new Map()));
+    const previous = rows.get(id);
+    if (previous) this.kept.get(previous.c)?.delete(previous);
     rows.set(id, claim);
     if (claim.u === null) return; // held for as long as its row: never pruned
-    let queue = this.queues.get(claim.c);
-    if (!queue) this.queues.set(claim.c, (queue = { rows: [], head: 0 }));
-    queue.rows.push([collection, id, claim]);
+    let order = this.kept.get(claim.c);
+    if (!order) this.kept.set(claim.c, (order = new Map()));
+    order.set(claim, [collection, id]);
   }
 
   delete(collection: string, id: string): void {
-    this.byRow.get(collection)?.delete(id);
+    const rows = this.byRow.get(collection);
+    const claim = rows?.get(id);
+    if (!claim) return;
+    rows!.delete(id);
+    this.kept.get(claim.c)?.delete(claim);
   }
 
   /**
    * Forgets the claims of `claimCollection` whose time is at most `max`,
-   * walking its queue from the oldest. Claims are kept in about the order of
+   * walking them from the oldest kept. Claims are kept in about the order of
    * their times, so the walk stops at the first still live; one kept out of
    * order waits for those before it, and holds nothing meanwhile once past
    * its time.
    */
   prune(claimCollection: string, max: number): void {
-    const queue = this.queues.get(claimCollection);
-    if (!queue) return;
-    const { rows } = queue;
-    while (queue.head < rows.length) {
-      const [collection, id, claim] = rows[queue.head]!;
-      if (claim.u! > max) break;
-      const kept = this.byRow.get(collection);
-      if (kept?.get(id) === claim) kept.delete(id);
-      queue.head += 1;
-    }
-    if (queue.head > COMPACT_AFTER && queue.head * 2 > rows.length) {
-      rows.splice(0, queue.head);
-      queue.head = 0;
+    const order = this.kept.get(claimCollection);
+    if (!order) return;
+    for (const [claim, [collection, id]] of order) {
+      if (claim.u! > max) return;
+      order.delete(claim);
+      this.byRow.get(collection)!.delete(id);
     }
   }
 }
