@@ -1,4 +1,5 @@
 import t from 'tap';
+import type { IndexDeclaration } from '../store.js';
 import {
   alterTableSql,
   countSql,
@@ -7,6 +8,7 @@ import {
   fieldExpression,
   fieldSql,
   ident,
+  isCollectionTable,
   leftoverColumns,
   literal,
   selectSql,
@@ -261,3 +263,55 @@ t.test(
     });
   },
 );
+
+t.test('a declaration whose ids start with its field is served by a range of the primary key', async (t) => {
+  const byOwner: IndexDeclaration[] = [
+    { equals: ['owner'], order: { field: 'owner', type: 'text' }, idStartsWithIt: true },
+    { equals: ['owner'], order: { field: 'n', type: 'number' } },
+  ];
+  const layout = tableLayout('batches', byOwner);
+  t.equal(layout.idPrefixField, 'owner');
+  t.equal(layout.indexes.length, 1, 'no index of its own: the other declaration has one');
+  t.notOk('idPrefixField' in tableLayout('batches', [byOwner[1]!]), 'none without such a declaration');
+  const owner = fieldSql({ field: 'owner', type: 'text' });
+  for (const orderBy of [undefined, { field: 'owner', direction: 'desc' as const }]) {
+    const page = selectSql(layout, { where: { owner: 'a' }, ...(orderBy ? { orderBy } : {}) });
+    t.match(page.text, `WHERE ${owner} = $1 AND id >= $2 AND id < $3`, 'the ids from "a/" up to "a0"');
+    t.same(page.values, ['a', 'a/', 'a0']);
+  }
+  t.same(
+    selectSql(layout, { where: { owner: 'a\u0000' } }).values.slice(1),
+    ['a\u00010/', 'a\u000100'],
+    'escaped as keys',
+  );
+  t.notMatch(
+    selectSql(layout, { where: { owner: 'a' }, orderBy: { field: 'n', direction: 'asc' } }).text,
+    /id >=/,
+    'ordered by another field: its own index, no range of the key',
+  );
+  t.notMatch(selectSql(layout, { where: { owner: 7 } }).text, /id >=/, 'a value that is not text: no range');
+  t.notMatch(selectSql(layout, {}).text, /WHERE/, 'no owner asked: no range');
+  const wrong: Array<[IndexDeclaration, string]> = [
+    [{ equals: [], idStartsWithIt: true }, 'no field'],
+    [{ equals: ['owner', 'kind'], idStartsWithIt: true }, 'two fields'],
+    [{ equals: ['owner'], order: { field: 'n', type: 'number' }, idStartsWithIt: true }, 'another order'],
+  ];
+  for (const [declaration, why] of wrong)
+    t.throws(
+      () => tableLayout('batches', [declaration]),
+      /batches: an id starts with one field, ordered by the id alone/,
+      why,
+    );
+});
+
+t.test('a range is answered in SQL only when every bound fits the field', async (t) => {
+  const layout = tableLayout('items', [{ equals: [], order: { field: 'at', type: 'number' } }]);
+  t.notOk(selectSql(layout, { range: { field: 'at', min: 1, max: 'z' } }).complete, 'one bound of another type');
+  t.ok(selectSql(layout, { range: { field: 'at', min: 1, max: 2 } }).complete);
+  t.same(selectSql(layout, { where: { at: 5 } }).values, [5], 'a number compared as a number');
+});
+
+t.test("the store's own tables are not a collection's", async (t) => {
+  for (const own of ['records', 'leases', 'bus_spill', 'schema_migrations']) t.notOk(isCollectionTable(own), own);
+  t.ok(isCollectionTable('settlements'));
+});
