@@ -5,8 +5,11 @@ import type { Claim, ClaimedWrite, LinkedRead, ReadBasis, StoredRecord } from '.
 // Store.claimAndRead and Store.claimAndWrite on PostgreSQL, each one
 // statement: a claim's marker, the records its write was decided on, and
 // that write, in one commit (where a claim alone, then the read, then the
-// write would be three). Atomic on their own, outside any serializable
-// transaction, so concurrent claimers never conflict over them.
+// write would be three). An insert tries its usual case first, a plain
+// INSERT … SELECT that changes nothing unless it writes; the full
+// statement runs only after it wrote nothing. Atomic on their own, outside
+// any serializable transaction, so concurrent claimers never conflict over
+// them.
 //
 // What each costs in the WAL decides their shape (BENCHMARKS.md, bench:wal):
 // - No INSERT … ON CONFLICT: its speculative insertion logs a confirmation
