@@ -9,7 +9,7 @@ import type {
   StoredRecord,
   Transaction,
 } from '../store.js';
-import { rowClaimHolds, type RowClaim } from './row-claims.js';
+import { liveAt, rowClaimHolds, type RowClaim } from './row-claims.js';
 
 // Store.claimAndRead and Store.claimAndWrite as the steps of one
 // transaction, for a store whose transactions are cheap and isolated (the
@@ -24,10 +24,9 @@ export interface RowClaimingTransaction extends Transaction {
   rowClaim(collection: string, id: string): RowClaim | undefined;
 }
 
-/** Whether a marker is there and live (one whose time is unreadable is kept, as PostgreSQL keeps one: NULL <= now is not true). */
+/** Whether a marker is there and live. */
 function liveMarker(marker: StoredRecord | undefined, claim: Claim): boolean {
-  const until = marker?.[claim.liveUntil];
-  return marker !== undefined && !(typeof until === 'number' && until <= claim.now);
+  return marker !== undefined && liveAt(marker[claim.liveUntil], claim.now);
 }
 
 /** Records the claim's marker unless a live one is there; answers whether it did. */

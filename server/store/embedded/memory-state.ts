@@ -196,12 +196,14 @@ export class MemoryState {
     for (const collection of capture.collections) {
       const map = this.collections.get(collection)!;
       const before = () => capture.beforeImage.get(collection);
+      // Looked up per collection: most have no row claims, and their records then cost no lookup.
+      const claims = this.rowClaims.of(collection);
       for (const [id, slot] of map) {
         const saved = before()?.get(id);
         if (saved === ABSENT) continue;
         const value = saved ?? slot;
         if (value === TOMBSTONE) continue;
-        const claim = this.rowClaims.get(collection, id);
+        const claim = claims?.get(id);
         yield claim ? [collection, id, value, claim] : [collection, id, value];
       }
     }

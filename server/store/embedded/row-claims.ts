@@ -22,9 +22,18 @@ export function isRowClaim(value: unknown): value is RowClaim {
   );
 }
 
-/** Whether `kept` is claim `id` of `collection`, still live at `now` (one whose time is unreadable is kept, as a marker is). */
+/**
+ * Whether a claim whose time is `until` still holds at `now`: the one rule
+ * for markers and row claims alike. A time that is not a number is kept
+ * (as PostgreSQL keeps one: NULL <= now is not true).
+ */
+export function liveAt(until: unknown, now: number): boolean {
+  return !(typeof until === 'number' && until <= now);
+}
+
+/** Whether `kept` is claim `id` of `collection`, still live at `now`. */
 export function rowClaimHolds(kept: RowClaim | undefined, collection: string, id: string, now: number): boolean {
-  return kept !== undefined && kept.c === collection && kept.id === id && !(kept.u !== null && kept.u <= now);
+  return kept !== undefined && kept.c === collection && kept.id === id && liveAt(kept.u, now);
 }
 
 /** The row claims of a store's state, by row, and per claim collection in the order they were kept. */
@@ -35,6 +44,11 @@ export class RowClaims {
 
   get(collection: string, id: string): RowClaim | undefined {
     return this.byRow.get(collection)?.get(id);
+  }
+
+  /** The claims kept with the rows of one collection, by id (none: undefined). */
+  of(collection: string): ReadonlyMap<string, RowClaim> | undefined {
+    return this.byRow.get(collection);
   }
 
   set(collection: string, id: string, claim: RowClaim): void {
