@@ -3,7 +3,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AskKind } from '../protocol/ask-kind.js';
 import type { MoneyRecord } from './money-record.js';
-import { storedRecord } from './svc/svc-records.js';
+import { storedRecord } from './stored-record.js';
 import { shellQuote } from '../../contracts/shell-quote.js';
 import { appendDurably, readJson, removeDurably, writeDurably } from './durable-file.js';
 

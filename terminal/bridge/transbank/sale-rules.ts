@@ -1,4 +1,5 @@
 import type { Fields } from '../../protocol/transbank/messages.js';
+import { CLP } from '../../protocol/currencies.js';
 import { APPROVED, describeResponseCode } from '../../protocol/transbank/response-codes.js';
 import type { SaleInFlight } from './sale-journal.js';
 
@@ -15,7 +16,7 @@ export const MAX_AMOUNT = 999_999_999;
  * field is never truncated or converted: it is held, with this reason.
  */
 export function saleAmount(order: { amount: number; currency: string }): { amount: number } | { reason: string } {
-  if (order.currency !== 'CLP')
+  if (order.currency !== CLP.alpha)
     return { reason: `its currency is ${order.currency}; a Transbank POS sells in Chilean pesos (CLP) only` };
   if (!Number.isInteger(order.amount))
     return { reason: `its amount ${order.amount} has a fraction; a Transbank POS sells whole pesos` };

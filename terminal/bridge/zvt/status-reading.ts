@@ -53,17 +53,3 @@ export function authorizationOf(reading: StatusReading): string {
   if (reading.aid) return reading.aid;
   return `T${String(reading.trace ?? 0).padStart(6, '0')}R${String(reading.receipt ?? 0).padStart(4, '0')}`;
 }
-
-/** Numeric ISO 4217 codes of the currencies ZVT terminals in the region take (PA00P015 §1.4: 0978 is the euro). */
-export const NUMERIC_CURRENCIES: Record<string, number> = {
-  EUR: 978,
-  CHF: 756,
-  GBP: 826,
-  USD: 840,
-  DKK: 208,
-  SEK: 752,
-  NOK: 578,
-  PLN: 985,
-  CZK: 203,
-  HUF: 348,
-};

@@ -17,7 +17,7 @@ import type {
 } from '../dialect.js';
 import type { MoneyRecord } from '../money-record.js';
 import { EcrSession } from './ecr-session.js';
-import { NUMERIC_CURRENCIES } from './status-reading.js';
+import { currencyOf, EUR } from '../../protocol/currencies.js';
 import type { ZvtInFlight, ZvtJournal } from './zvt-journal.js';
 import { ZvtTransactions } from './zvt-transactions.js';
 
@@ -100,7 +100,7 @@ class ZvtTerminalDevice implements DialectDevice {
   }
 
   private async register(): Promise<void> {
-    const data = Buffer.concat([this.password, Buffer.of(ZVT_DEFAULTS.configByte), bcdNumber(978, 2)]);
+    const data = Buffer.concat([this.password, Buffer.of(ZVT_DEFAULTS.configByte), bcdNumber(EUR.numeric, 2)]);
     const registration = await this.session.transact(command('registration', data), true);
     if (registration.outcome === 'refused') {
       const why =
@@ -129,7 +129,7 @@ class ZvtTerminalDevice implements DialectDevice {
   }
 
   async charge(order: OrderToAsk): Promise<AskOutcome> {
-    const numeric = NUMERIC_CURRENCIES[order.currency];
+    const numeric = currencyOf(order.currency)?.numeric;
     if (
       numeric === undefined ||
       !Number.isSafeInteger(order.amount) ||
@@ -189,7 +189,10 @@ class ZvtTerminalDevice implements DialectDevice {
   }
 
   async discarded(kind: AskKind, orderId: string): Promise<void> {
-    await this.journal.decline(`${kind === 'charge' ? 'payment' : 'void'}:${orderId}`, 'discarded', this.context.iso());
+    await this.journal.decline(`${kind === 'charge' ? 'payment' : 'void'}:${orderId}`, {
+      resultCode: 'discarded',
+      at: this.context.iso(),
+    });
   }
 
   async close(close: PendingClose): Promise<void> {

@@ -4,7 +4,8 @@ import { encodeFields } from '../../protocol/zvt/bitmaps.js';
 import { command, ERRORS, POSITIVE, refused } from '../../protocol/zvt/messages.js';
 import type { AskOutcome, DialectContext } from '../dialect.js';
 import type { EcrSession, TransactionEnd } from './ecr-session.js';
-import { authorizationOf, NUMERIC_CURRENCIES, readStatus, type StatusReading } from './status-reading.js';
+import { authorizationOf, readStatus, type StatusReading } from './status-reading.js';
+import { currencyOf, EUR } from '../../protocol/currencies.js';
 import type { ZvtInFlight, ZvtJournal } from './zvt-journal.js';
 
 /**
@@ -69,7 +70,7 @@ export class ZvtTransactions {
         await hold('charge', asked.orderId, `the terminal does not take ${asked.currency} (06 1E 6F)`);
         return false;
       }
-      await this.journal.decline(`payment:${asked.orderId}`, codeHex(code), iso());
+      await this.journal.decline(`payment:${asked.orderId}`, { resultCode: codeHex(code), at: iso() });
       error(
         `payment ${asked.orderId} not made on the terminal (result ${codeHex(code)}). The order stays PENDING and is not sent again by itself; ` +
           `to try another card: svc-terminal retry ${asked.orderId} --state ${state.stateDir} --serial ${state.serial}`,
@@ -156,7 +157,7 @@ export class ZvtTransactions {
       this.password,
       encodeFields([
         { bmp: 0x04, value: bcdNumber(payment.amount, 6) },
-        { bmp: 0x49, value: bcdNumber(NUMERIC_CURRENCIES[payment.currency] ?? 978, 2) },
+        { bmp: 0x49, value: bcdNumber((currencyOf(payment.currency) ?? EUR).numeric, 2) },
       ]),
     ]);
     const done = await this.journaled(
@@ -186,7 +187,7 @@ export class ZvtTransactions {
     const totals = status.endOfDay ?? { count: 0, total: 0 };
     // The turnover's currency: its payments' (a terminal keeps one), euro when it held none.
     const open = Object.values(this.journal.snapshot.payments).find((payment) => !payment.closed);
-    await this.journal.closed(asked, totals, open?.currency ?? 'EUR', state.serial, iso());
+    await this.journal.closed(asked, totals, open?.currency ?? EUR.alpha, state.serial, iso());
     const pending = await state.pendingClose();
     if (pending?.closeId === asked.closeId) await state.closeDone(pending, iso());
     log(

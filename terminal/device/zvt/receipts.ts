@@ -1,4 +1,5 @@
 import { codeHex } from '../../protocol/zvt/apdu.js';
+import { EUR } from '../../protocol/currencies.js';
 import { constructed, encodeTlv, tlv } from '../../protocol/zvt/tlv.js';
 import type { StoredTransaction, Totals } from './zvt-state.js';
 
@@ -39,7 +40,7 @@ export function transactionReceipt(
     transaction.card.maskedPan.replace(/F$/, ''),
     row('Trace:', String(transaction.trace).padStart(6, '0')),
     ...(transaction.receipt !== undefined ? [row('Receipt:', String(transaction.receipt).padStart(4, '0'))] : []),
-    row('EUR', money(transaction.amount)),
+    row(EUR.alpha, money(transaction.amount)),
     '',
     approved ? 'APPROVED' : `DECLINED (${codeHex(resultCode)})`,
   ];

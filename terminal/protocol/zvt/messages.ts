@@ -1,3 +1,4 @@
+import { EUR } from '../currencies.js';
 import { apdu, type Apdu } from './apdu.js';
 
 // The ZVT commands this project speaks (PA00P015 §2, §3), by control
@@ -88,4 +89,5 @@ export const INTERMEDIATE = {
   pleaseWait: 0x17,
 } as const;
 
-export const EURO = 978;
+/** The one currency a ZVT terminal takes, by its numeric code (bitmap 49). */
+export const EURO = EUR.numeric;
