@@ -75,7 +75,7 @@ t.test(
     t.notMatch(unknown.err, /ERR_PARSE_ARGS|at parseArgs/);
     const dialect = await run(['emulate', '--path', '/dev/null', '--serial', 'S1', '--dialect', 'x']);
     t.equal(dialect.code, 2);
-    t.match(dialect.err, /--dialect is svc, transbank or zvt, got "x"/);
+    t.match(dialect.err, /--dialect is svc, transbank, zvt or nexo, got "x"/);
     const long = await run(['emulate', '--path', '/dev/null', '--serial', 'TOO-LONG-ID', '--dialect', 'transbank']);
     t.equal(long.code, 2);
     t.match(long.err, /a Transbank terminal id is at most 8 characters/);
@@ -94,7 +94,7 @@ t.test(
     t.equal(bridgeDialect.code, 2);
     t.equal(
       bridgeDialect.err,
-      'svc-terminal: --dialect is svc, transbank or zvt, got "x"\n(svc-terminal bridge --help says more)\n',
+      'svc-terminal: --dialect is svc, transbank, zvt or nexo, got "x"\n(svc-terminal bridge --help says more)\n',
     );
     const command = await run(['emulat']);
     t.equal(command.err, 'svc-terminal: unknown command "emulat"\n(svc-terminal --help says more)\n');

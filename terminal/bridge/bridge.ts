@@ -154,7 +154,7 @@ export class Bridge {
       if (decided === 'wait') continue;
       // An operator's resend goes as it is; otherwise the device's word on an earlier ask decides.
       if (decided === 'free' && (await this.device.lastOutcome(kind, order)) !== 'ask') continue;
-      const outcome = await (kind === 'charge' ? this.device.charge(order) : this.device.refund(order));
+      const outcome = await this.device[kind](order);
       if (!outcome.asked) continue;
       asked += 1;
       if (outcome.recorded) await this.deliver(result);

@@ -1,3 +1,4 @@
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { appendDurably, readJson, writeDurably } from './durable-file.js';
 import type { MoneyRecord } from './money-record.js';
@@ -140,4 +141,24 @@ export class DialectJournal<
   protected async forTechnician(entry: Record<string, unknown>): Promise<void> {
     await appendDurably(join(this.dir, 'sales.jsonl'), `${JSON.stringify(entry)}\n`);
   }
+}
+
+/**
+ * Whether a dialect's journal in `dir` holds a charge of `orderId` the
+ * device declined (keyed `sale:` by a POS Integrado, `payment:` by the
+ * terminals): what svc-terminal retry checks, whatever the dialect.
+ */
+export async function declinedCharge(dir: string, orderId: string): Promise<boolean> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return false;
+  }
+  for (const name of names.filter((file) => file.endsWith('.json'))) {
+    const journal = await readJson<{ declined?: Record<string, unknown> }>(join(dir, name)).catch(() => null);
+    const declined = journal?.declined;
+    if (declined && (declined[`sale:${orderId}`] || declined[`payment:${orderId}`])) return true;
+  }
+  return false;
 }

@@ -47,8 +47,14 @@ export interface Dialect {
   establish(): Promise<void>;
   /** Whether the order may be asked again (lastOutcome of the request that may have reached the device). */
   lastOutcome(kind: AskKind, order: OrderToAsk): Promise<KnownAsk>;
+  /** Asks the device to charge the order (a PENDING one). */
   charge(order: OrderToAsk): Promise<AskOutcome>;
-  refund(order: OrderToAsk): Promise<AskOutcome>;
+  /**
+   * Asks the device to void the order's charge (a VOID_PENDING one), however
+   * the device does it (a reversal, a refund): one name for the one action,
+   * as the server's void and the bridge's void record name it.
+   */
+  void(order: OrderToAsk): Promise<AskOutcome>;
   /** An operator discarded a held ask: it is not asked again by itself. */
   discarded(kind: AskKind, orderId: string): Promise<void>;
   /** Carries out a batch close the host asked for, once however often it is tried. */

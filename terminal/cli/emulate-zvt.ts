@@ -6,7 +6,9 @@ import { FaultyPort, type Faults } from '../device/faulty-port.js';
 import { ZVT_CARD_DELAY_MS, ZvtTerminal } from '../device/zvt/zvt-terminal.js';
 import { SerialZvtLine, TcpZvtLine, type ZvtLine } from '../protocol/zvt/line.js';
 import { openSerial } from '../serial-port.js';
-import { integer, logTo, stopped, UsageError, type CliIo } from './io.js';
+import type { EmulateCommand } from './dialect-commands.js';
+import { FAULT_OPTIONS, faultsOf } from './fault-options.js';
+import { duration, integer, logTo, stopped, UsageError, type CliIo } from './io.js';
 
 // svc-terminal emulate --dialect zvt: an emulated ZVT payment terminal on a
 // serial line (--path, 9600 8N2 unless --baud) or listening for a cash
@@ -177,3 +179,27 @@ async function serial(
     if (port.isOpen) await new Promise<void>((resolve) => port.close(() => resolve()));
   };
 }
+
+export const zvtEmulateCommand: EmulateCommand = {
+  options: {
+    path: { type: 'string' },
+    listen: { type: 'string' },
+    serial: { type: 'string' },
+    password: { type: 'string' },
+    state: { type: 'string' },
+    baud: { type: 'string' },
+    debug: { type: 'boolean' },
+    'card-delay': { type: 'string' },
+    'card-delay-ms': { type: 'string' },
+    seed: { type: 'string' },
+    clock: { type: 'string' },
+    ...FAULT_OPTIONS,
+  },
+  usage: '',
+  run: (values, io) =>
+    emulateZvt(
+      { ...(values as ZvtEmulateValues), cardDelayMs: duration(io, values, 'card-delay') },
+      faultsOf(values, io),
+      io,
+    ),
+};

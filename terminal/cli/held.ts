@@ -1,5 +1,5 @@
 import { BridgeState } from '../bridge/bridge-state.js';
-import { SaleJournal } from '../bridge/transbank/sale-journal.js';
+import { declinedCharge } from '../bridge/dialect-journal.js';
 import { CommandError, parseOptions, statePath, UsageError, type CliIo } from './io.js';
 import { DEFAULT_STATE_DIR, usage } from './usage.js';
 
@@ -87,8 +87,7 @@ export async function retry(argv: string[], io: CliIo): Promise<void> {
   if (!values.serial || positionals.length !== 1) usageError('retry needs one ORDER and --serial', usage.retry);
   const state = await BridgeState.open(statePath(io, values) ?? DEFAULT_STATE_DIR, values.serial!);
   const [orderId] = positionals as [string];
-  const journal = await SaleJournal.open(state.dir);
-  if (!journal.declined(`sale:${orderId}`))
+  if (!(await declinedCharge(state.dir, orderId)))
     usageError(
       `order ${orderId} has no sale declined by the POS of ${values.serial} (${state.dir}); a PENDING order that was not declined is sold anyway`,
     );

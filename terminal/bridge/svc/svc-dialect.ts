@@ -110,7 +110,7 @@ class SvcDevice implements DialectDevice {
     );
   }
 
-  refund(order: OrderToAsk): Promise<AskOutcome> {
+  void(order: OrderToAsk): Promise<AskOutcome> {
     return this.ask('void', order, { code: '0320', orderId: order.orderId }, '0330');
   }
 

@@ -134,7 +134,7 @@ class TransbankPosDevice implements DialectDevice {
     return outcome.kind === 'approved' ? { asked: true, recorded: true } : { asked: false };
   }
 
-  async refund(order: OrderToAsk): Promise<AskOutcome> {
+  async void(order: OrderToAsk): Promise<AskOutcome> {
     const { hold, iso } = this.context;
     const sale = this.journal.sale(order.orderId);
     if (!sale) {

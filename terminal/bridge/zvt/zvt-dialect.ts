@@ -166,7 +166,7 @@ class ZvtTerminalDevice implements DialectDevice {
     return (await this.transactions.recordPaymentEnd(asked, done)) ? { asked: true, recorded: true } : { asked: false };
   }
 
-  async refund(order: OrderToAsk): Promise<AskOutcome> {
+  async void(order: OrderToAsk): Promise<AskOutcome> {
     const payment = this.journal.payment(order.orderId);
     if (!payment) {
       await this.context.hold(

@@ -1,0 +1,124 @@
+import { Agent, request as httpsRequest } from 'node:https';
+import type { PeerCertificate } from 'node:tls';
+import { seal, unseal, type SecurityKey } from '../../protocol/nexo/crypto.js';
+import { frame, readEnvelope, type NexoMessage } from '../../protocol/nexo/messages.js';
+
+// The cash register's side of the Terminal API, written here rather than
+// taken from @adyen/api-library (which the tests use as the judge of the
+// emulator): the bridge needs to tell a transport fault (the line: ask the
+// terminal what became of the request) from an answer the terminal gave,
+// and a timeout of its own per request; the library throws one kind of
+// error for both and ships hundreds of models the bridge never reads.
+//
+// It trusts one root (--ca, the terminal's or the emulator's ca.pem) and,
+// as Adyen's libraries do, checks the certificate's subject against a
+// terminal's name rather than the host's: terminals are reached by their
+// LAN address, which their certificate cannot name.
+
+/** The subject of an Adyen terminal's certificate (what Adyen's libraries accept). */
+const TERMINAL_NAME = /^(([a-zA-Z0-9]+-[a-zA-Z0-9]+)|legacy-terminal-certificate)\.(live|test)\.terminal\.adyen\.com$/;
+
+export interface NexoClientOptions {
+  host: string;
+  port: number;
+  /** The root the terminal's certificate chains to, PEM. */
+  ca: string;
+  /** Without a key the messages go in plaintext (a test terminal takes them). */
+  key?: SecurityKey;
+}
+
+/** The line failed: no answer, a cut connection, a certificate refused. The request may or may not have reached the terminal. */
+export class NexoLineError extends Error {
+  override readonly name = 'NexoLineError';
+}
+
+/** The terminal answered, but not with a response (a crypto error, an HTTP error). */
+export class NexoRefusal extends Error {
+  override readonly name = 'NexoRefusal';
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class NexoClient {
+  private readonly agent: Agent;
+
+  constructor(private readonly options: NexoClientOptions) {
+    this.agent = new Agent({
+      ca: options.ca,
+      keepAlive: true,
+      maxSockets: 4,
+      checkServerIdentity: (_host: string, cert: PeerCertificate) => {
+        const name = cert.subject?.CN;
+        return typeof name === 'string' && TERMINAL_NAME.test(name)
+          ? undefined
+          : new Error(
+              `the certificate's subject ${String(name)} is not a terminal's (<POIID>.test.terminal.adyen.com)`,
+            );
+      },
+    });
+  }
+
+  get describe(): string {
+    return `https://${this.options.host}:${this.options.port}/nexo`;
+  }
+
+  /** Sends one request; the response, or null for an empty answer (an Abort's). */
+  async send(message: NexoMessage, timeoutMs: number): Promise<NexoMessage | null> {
+    const json = frame('SaleToPOIRequest', message);
+    const { key } = this.options;
+    const body = key ? JSON.stringify({ SaleToPOIRequest: seal(message.header, json, key) }) : json;
+    const { status, text } = await this.post(body, timeoutMs);
+    if (status < 200 || status >= 300)
+      throw new NexoRefusal(status, `the terminal answered HTTP ${status}: ${text.slice(0, 200)}`);
+    if (text.trim() === '') return null;
+    const outer = readEnvelope(text, 'SaleToPOIResponse');
+    if (outer.kind === 'plain') return outer.message;
+    if (outer.kind === 'broken')
+      throw new NexoRefusal(status, `the terminal's answer is not a response: ${outer.reason}`);
+    if (!key) throw new NexoRefusal(status, 'the terminal answered encrypted, and the bridge has no key');
+    const inner = readEnvelope(unseal(outer.message, key), 'SaleToPOIResponse');
+    if (inner.kind !== 'plain') throw new NexoRefusal(status, "the terminal's decrypted answer is not a response");
+    return inner.message;
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private post(body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
+      const request = httpsRequest(
+        {
+          host: this.options.host,
+          port: this.options.port,
+          path: '/nexo',
+          method: 'POST',
+          agent: this.agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => {
+            clearTimeout(timer);
+            if (!response.complete) return reject(new NexoLineError('the connection was cut during the answer'));
+            resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
+          });
+          response.on('error', (error) => reject(new NexoLineError(error.message)));
+        },
+      );
+      const timer = setTimeout(() => {
+        request.destroy(new NexoLineError(`no answer within ${timeoutMs} ms`));
+      }, timeoutMs);
+      request.on('error', (error) => {
+        clearTimeout(timer);
+        reject(error instanceof NexoLineError ? error : new NexoLineError(error.message));
+      });
+      request.end(body);
+    });
+  }
+}

@@ -1,0 +1,37 @@
+import type { BridgeCommand } from '../../cli/dialect-commands.js';
+import { duration, UsageError } from '../../cli/io.js';
+import { hostAndPort, serialLineOf, tcpLine } from '../../cli/lines.js';
+import { T4_MS } from './ecr-session.js';
+import { ZvtJournal } from './zvt-journal.js';
+import { ZVT_DEFAULTS, zvtDialect } from './zvt-dialect.js';
+
+/** svc-terminal bridge --dialect zvt: the bridge as a ZVT terminal's cash register, on a serial line (9600 8N2) or over TCP. */
+export const zvtBridgeCommand: BridgeCommand = {
+  options: {
+    path: { type: 'string' },
+    host: { type: 'string' },
+    baud: { type: 'string' },
+    password: { type: 'string' },
+    t4: { type: 'string' },
+    't4-ms': { type: 'string' },
+  },
+  usage: '',
+  configure: async (values, { io, stateDir }) => {
+    if (typeof values.host === 'string' && values.path !== undefined)
+      throw new UsageError('--host is for ZVT over TCP, instead of --path');
+    if (values.host === undefined && values.path === undefined) throw new UsageError('bridge needs --path or --host');
+    if (values.password !== undefined && !/^\d{6}$/.test(String(values.password)))
+      throw new UsageError("--password is the ZVT terminal's, 6 digits");
+    const tcp =
+      typeof values.host === 'string' ? hostAndPort(values.host, "a ZVT terminal's port is usually 20007") : undefined;
+    return {
+      definition: zvtDialect({
+        journal: await ZvtJournal.open(stateDir),
+        transport: tcp ? 'tcp' : 'serial',
+        password: typeof values.password === 'string' ? values.password : ZVT_DEFAULTS.password,
+        masterTimeoutMs: duration(io, values, 't4', T4_MS)!,
+      }),
+      line: tcp ? tcpLine(tcp) : serialLineOf(values, 9600, 2),
+    };
+  },
+};

@@ -1,0 +1,48 @@
+import { nexoBridgeCommand } from '../bridge/nexo/nexo-command.js';
+import { svcBridgeCommand } from '../bridge/svc/svc-command.js';
+import { transbankBridgeCommand } from '../bridge/transbank/transbank-command.js';
+import { zvtBridgeCommand } from '../bridge/zvt/zvt-command.js';
+import { nexoEmulateCommand } from '../device/nexo/nexo-emulate-command.js';
+import type { DialectCommands } from './dialect-commands.js';
+import { svcEmulateCommand, transbankEmulateCommand } from './emulate-serial.js';
+import { zvtEmulateCommand } from './emulate-zvt.js';
+import { UsageError } from './io.js';
+import { usage } from './usage.js';
+
+// The dialects svc-terminal's emulate and bridge speak, one line each: a
+// new dialect is its folders and a line here (dialect-commands.ts).
+
+export const DIALECTS: Record<string, DialectCommands> = {
+  svc: { bridge: svcBridgeCommand, emulate: svcEmulateCommand },
+  transbank: { bridge: transbankBridgeCommand, emulate: transbankEmulateCommand },
+  zvt: { bridge: zvtBridgeCommand, emulate: zvtEmulateCommand },
+  nexo: { bridge: nexoBridgeCommand, emulate: nexoEmulateCommand },
+};
+
+const names = () => {
+  const all = Object.keys(DIALECTS);
+  return `${all.slice(0, -1).join(', ')} or ${all.at(-1)}`;
+};
+
+/** The dialect --dialect names (svc when none), read before the options are: they depend on it. */
+export function dialectNamed(argv: readonly string[], help: string): { name: string; commands: DialectCommands } {
+  let name = 'svc';
+  argv.forEach((word, index) => {
+    if (word === '--dialect' && argv[index + 1] !== undefined) name = argv[index + 1]!;
+    else if (word.startsWith('--dialect=')) name = word.slice('--dialect='.length);
+  });
+  const commands = Object.hasOwn(DIALECTS, name) ? DIALECTS[name] : undefined;
+  if (!commands) throw new UsageError(`--dialect is ${names()}, got ${JSON.stringify(name)}`, help);
+  return { name, commands };
+}
+
+const withDialects = (text: string, part: (commands: DialectCommands) => string) =>
+  [
+    text,
+    ...Object.values(DIALECTS)
+      .map(part)
+      .filter((more) => more.length > 0),
+  ].join('\n');
+
+export const bridgeUsage = () => withDialects(usage.bridge, (commands) => commands.bridge.usage);
+export const emulateUsage = () => withDialects(usage.emulate, (commands) => commands.emulate.usage);

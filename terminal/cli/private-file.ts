@@ -1,0 +1,29 @@
+import { readFileSync, statSync } from 'node:fs';
+import { howToGive, readCredential, type CredentialKind } from '../../contracts/cli/credential.js';
+import { UsageError, type CliIo } from './io.js';
+
+// A secret that never comes from the command line (a nexo passphrase, an
+// API key): from a file only its owner may read, as ssh insists for a
+// private key, or from an environment variable.
+
+function readPrivate(path: string): string {
+  const mode = statSync(path).mode;
+  if ((mode & 0o077) !== 0)
+    throw new Error(
+      `is readable by others (mode ${(mode & 0o777).toString(8)}); chmod 600 ${path} (its secret may already be known to every local user)`,
+    );
+  return readFileSync(path, 'utf8');
+}
+
+/** The secret of `kind` from its file or variable; undefined when neither was given and it is optional. */
+export function privateSecret(kind: CredentialKind, file: unknown, io: CliIo, required: boolean): string | undefined {
+  const answer = readCredential(kind, {
+    file: typeof file === 'string' ? file : undefined,
+    env: io.env,
+    read: readPrivate,
+  });
+  if ('error' in answer) throw new UsageError(answer.error);
+  for (const warning of answer.warnings) io.err(`svc-terminal: warning: ${warning}\n`);
+  if (answer.value === undefined && required) throw new UsageError(howToGive(kind));
+  return answer.value;
+}
