@@ -14,7 +14,7 @@ import type {
 } from '../dialect.js';
 import type { MoneyRecord } from '../money-record.js';
 import { NexoLineError, type NexoClient } from './nexo-client.js';
-import type { NexoInFlight, NexoJournal } from './nexo-journal.js';
+import { passingServiceId, type NexoInFlight, type NexoJournal } from './nexo-journal.js';
 
 // An Adyen terminal's Terminal API (nexo over HTTPS), the bridge its cash
 // register (terminal/README.md, "An Adyen terminal (nexo)"): each PENDING
@@ -63,6 +63,14 @@ class EndpointLine implements DialectLine {
 
 /** The endpoint's stand-in for the bridge's line: each request makes its own TLS connection. */
 export const endpointStream = async (): Promise<Duplex> => new PassThrough();
+
+/**
+ * Failures that took no money and say nothing of the card: the terminal
+ * was busy, restarted during the payment (Aborted: the bridge itself never
+ * aborts), or could not reach its host. The order is asked again, unlike a
+ * refusal, which waits for the cashier (svc-terminal retry).
+ */
+const NOT_RUN = new Set(['Busy', 'Aborted', 'DeviceOut', 'UnavailableService']);
 
 const result = (body: Body | undefined) => (body?.Response as Body | undefined) ?? {};
 
@@ -211,7 +219,7 @@ class NexoTerminalDevice implements DialectDevice {
     const category = { payment: 'Payment', reversal: 'Reversal', reconciliation: 'Reconciliation' }[inFlight.kind];
     const status = await this.send(
       'TransactionStatus',
-      await this.journal.nextServiceId(),
+      passingServiceId(),
       { MessageReference: { MessageCategory: category, SaleID: this.options.saleId, ServiceID: inFlight.serviceId } },
       true,
     );
@@ -260,8 +268,10 @@ class NexoTerminalDevice implements DialectDevice {
       this.context.log(`payment ${asked.orderId} approved (${transactionId}); committing it on the server`);
       return { asked: true, recorded: true };
     }
-    if (answer.ErrorCondition === 'Busy') {
-      this.context.log(`payment ${asked.orderId}: the terminal is busy; asked again at a later cycle`);
+    if (typeof answer.ErrorCondition === 'string' && NOT_RUN.has(answer.ErrorCondition)) {
+      this.context.log(
+        `payment ${asked.orderId}: the terminal did not run it (${answer.ErrorCondition}); asked again at a later cycle under a new ServiceID`,
+      );
       await this.journal.nothingInFlight();
       return { asked: false };
     }

@@ -43,6 +43,17 @@ export interface NexoJournalData extends JournalBase<NexoInFlight, NexoDeclined>
 
 const FILE = 'nexo.json';
 
+const randomTail = () =>
+  BigInt(`0x${randomBytes(8).toString('hex')}`)
+    .toString(36)
+    .toUpperCase();
+
+/**
+ * A ServiceID for a request that moves no money (a diagnosis, a status):
+ * random, not journaled; its answer is worth nothing after a restart.
+ */
+export const passingServiceId = () => `Q${randomTail()}`.slice(0, 10);
+
 export { batchNumberOf };
 
 export class NexoJournal extends DialectJournal<NexoInFlight, NexoDeclined, NexoJournalData> {

@@ -8,6 +8,7 @@ import { NEXO_API_KEY, NEXO_PASSPHRASE, NEXO_PORT } from '../../protocol/nexo/ke
 import { terminalTls } from './certificates.js';
 import { listenNexo, type ListenerFaults } from './nexo-listener.js';
 import { NEXO_CARD_DELAY_MS, NexoTerminal } from './nexo-terminal.js';
+import { periodCount } from './nexo-state.js';
 
 // svc-terminal emulate --dialect nexo: an Adyen terminal's Terminal API on
 // HTTPS (terminal/README.md, "An Adyen terminal (nexo)").
@@ -126,7 +127,7 @@ async function emulateNexo(values: OptionValues, io: CliIo): Promise<void> {
     const state = terminal.snapshot;
     io.out(
       line.trim() === 'status'
-        ? `${poiid}: ${terminal.busy ? 'busy with a payment' : 'idle'}; reconciliation period ${state.reconciliationId}, ${Object.keys(state.transactions).length} transaction(s) in it\n`
+        ? `${poiid}: ${terminal.busy ? 'busy with a payment' : 'idle'}; reconciliation period ${state.reconciliationId}, ${periodCount(state)} transaction(s) in it\n`
         : 'commands: status\n',
     );
   });

@@ -6,7 +6,9 @@ import type { NexoMessage } from '../../protocol/nexo/messages.js';
 // open reconciliation period (a reversal names one); the period's totals;
 // and its counters. Written whole before the terminal answers (--state),
 // and bounded: the oldest ServiceIDs and transactions go first, long after
-// the 48 hours a ServiceID must stay unique for.
+// the 48 hours a ServiceID must stay unique for. A reconciliation closes
+// the period's totals, not its transactions: a payment of an earlier
+// period can still be reversed (Adyen refunds it).
 
 /** nexo's TransactionType, as a reconciliation's PaymentTotals counts them. */
 export type TotalsType = 'Debit' | 'Credit' | 'ReverseDebit';
@@ -41,6 +43,8 @@ export interface NexoTerminalState {
   /** The open period's totals, by currency and type. */
   totals: Record<string, Partial<Record<TotalsType, Totals>>>;
   reconciliationId: number;
+  /** Every transaction a reconciliation counted, over the terminal's life: what the settlements must add up to. */
+  reconciledCount: number;
   nextTransaction: number;
   /** The last payment's service key, for a TransactionStatus without a MessageReference. */
   lastPayment?: string;
@@ -54,6 +58,7 @@ export const emptyTerminalState = (): NexoTerminalState => ({
   transactions: {},
   totals: {},
   reconciliationId: 1000,
+  reconciledCount: 0,
   nextTransaction: 1,
 });
 
@@ -94,3 +99,9 @@ export function withTotal(
     },
   };
 }
+
+/** The transactions of the open period, as its reconciliation counts them. */
+export const periodCount = (state: NexoTerminalState) =>
+  Object.values(state.totals)
+    .flatMap((byType) => Object.values(byType))
+    .reduce((sum, each) => sum + (each?.count ?? 0), 0);

@@ -11,6 +11,7 @@ import { realTimers, type Timers } from '../../protocol/timers.js';
 import { readJournalSync, writeJournalSync } from '../journal-file.js';
 import {
   emptyTerminalState,
+  periodCount,
   serviceKey,
   withService,
   withTotal,
@@ -185,8 +186,9 @@ export class NexoTerminal {
       next = withTotal(next, currency.alpha, refund ? 'Credit' : 'Debit', amount);
     }
     this.state = next;
+    const sale = String((decision.saleTransaction as Body | undefined)?.TransactionID ?? '');
     this.log(
-      `${refund ? 'refund' : 'payment'} ${header.ServiceID}: ${aborted ? `aborted (${aborted})` : refusal ? `refused (${refusal.refusalReason})` : `approved, ${decision.transactionId}`}`,
+      `${refund ? 'refund' : 'payment'} ${header.ServiceID}: ${aborted ? `aborted (${aborted})` : refusal ? `refused (${refusal.refusalReason})` : `approved, ${decision.transactionId}, ${amount} minor units, sale ${sale}`}`,
     );
     return paymentResponse(decision);
   }
@@ -258,8 +260,14 @@ export class NexoTerminal {
       );
     const closed = this.state.reconciliationId;
     const totals = reconciliationTotals(this.state, currencyOf);
-    this.state = { ...this.state, totals: {}, transactions: {}, reconciliationId: closed + 1 };
-    this.log(`reconciliation ${closed}: ${totals.length} currencies; a new period begins`);
+    const count = periodCount(this.state);
+    this.state = {
+      ...this.state,
+      totals: {},
+      reconciliationId: closed + 1,
+      reconciledCount: (this.state.reconciledCount ?? 0) + count,
+    };
+    this.log(`reconciliation ${closed}: ${count} transaction(s) in ${totals.length} currencies; a new period begins`);
     return answer(header, {
       Response: responseField('Success'),
       ReconciliationType: 'SaleReconciliation',
