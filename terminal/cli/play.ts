@@ -14,10 +14,24 @@ import {
   type ZvtPlayOutcome,
   type ZvtTranscript,
 } from '../transcript/zvt-transcript.js';
+import {
+  checkNexoTranscript,
+  emulatedNexo,
+  isNexoTranscript,
+  nexoEmulateOptions,
+  playNexoTranscript,
+  type NexoPlayOutcome,
+  type NexoTranscript,
+} from '../transcript/nexo-transcript.js';
+import { NexoClient } from '../bridge/nexo/nexo-client.js';
 import { CommandError, duration, integer, parseOptions, UsageError, type CliIo } from './io.js';
+import { hostAndPort } from './lines.js';
 import { usage } from './usage.js';
 
-type Loaded = { file: string; transcript: Transcript } | { file: string; zvt: ZvtTranscript };
+type Loaded =
+  | { file: string; transcript: Transcript }
+  | { file: string; zvt: ZvtTranscript }
+  | { file: string; nexo: NexoTranscript };
 
 /** svc-terminal play: each transcript played as the cash register, the terminal's answers checked byte for byte. */
 export async function play(argv: string[], io: CliIo): Promise<void> {
@@ -28,6 +42,7 @@ export async function play(argv: string[], io: CliIo): Promise<void> {
       options: {
         path: { type: 'string' },
         host: { type: 'string' },
+        ca: { type: 'string' },
         emulated: { type: 'boolean' },
         baud: { type: 'string' },
         'timeout-ms': { type: 'string' },
@@ -51,6 +66,15 @@ export async function play(argv: string[], io: CliIo): Promise<void> {
     if (failed > 0) throw new CommandError(`${failed} of ${loaded.length} transcripts differ`);
     return;
   }
+  const nexo = loaded.filter((entry): entry is Extract<Loaded, { nexo: NexoTranscript }> => 'nexo' in entry);
+  if (nexo.length > 0) {
+    if (nexo.length < loaded.length) throw new UsageError('play nexo transcripts apart from the others');
+    if (!values.host || !values.ca)
+      throw new UsageError('nexo transcripts play over HTTPS: --host HOST[:PORT] --ca FILE (or --emulated)');
+    const failed = await playNexo(nexo, values.host, values.ca, duration(io, values, 'timeout', 5000)!, io);
+    if (failed > 0) throw new CommandError(`${failed} of ${loaded.length} transcripts differ`);
+    return;
+  }
   const zvt = loaded.filter((entry): entry is Extract<Loaded, { zvt: ZvtTranscript }> => 'zvt' in entry);
   if (zvt.length > 0 && zvt.length < loaded.length)
     throw new UsageError('play ZVT transcripts and Transbank transcripts in separate runs');
@@ -66,11 +90,20 @@ export async function play(argv: string[], io: CliIo): Promise<void> {
 
 /** Each transcript against a terminal started afresh as its `device` says, on an in-memory line. */
 async function playEmulated(loaded: Loaded[], timeoutMs: number, io: CliIo): Promise<number> {
-  const missing = loaded.find((entry) => !('zvt' in entry ? entry.zvt.device : entry.transcript.device));
+  const missing = loaded.find(
+    (entry) => !('nexo' in entry ? entry.nexo.device : 'zvt' in entry ? entry.zvt.device : entry.transcript.device),
+  );
   if (missing)
     throw new UsageError(`${missing.file} names no device to start ("device"): play it with --path or --host`);
   let failed = 0;
   for (const entry of loaded) {
+    if ('nexo' in entry) {
+      io.out(
+        `${entry.file}: ${entry.nexo.description}\n  (against a fresh emulated terminal: ${nexoEmulateOptions(entry.nexo.device!).join(' ')})\n`,
+      );
+      if (!sayBodies(io, await playNexoTranscript(entry.nexo, emulatedNexo(entry.nexo.device!)))) failed += 1;
+      continue;
+    }
     const [ours, theirs] = memoryLine();
     const peer = startEmulatedPeer('zvt' in entry ? entry.zvt.device! : entry.transcript.device!, theirs);
     try {
@@ -104,6 +137,7 @@ async function load(file: string): Promise<Loaded> {
   try {
     const value: unknown = JSON.parse(text);
     if (isZvtTranscript(value)) return { file, zvt: checkZvtTranscript(file, value) };
+    if (isNexoTranscript(value)) return { file, nexo: checkNexoTranscript(file, value) };
     return { file, transcript: parseTranscript(file, text) };
   } catch (error) {
     throw new UsageError(
@@ -184,6 +218,53 @@ function sayFrames(io: CliIo, outcome: PlayOutcome): boolean {
   const { frame, payload, expected, got } = outcome.difference!;
   io.out(
     `  DIFFERS at frame ${frame} (${payload}) after ${outcome.matched} matched\n    expected ${expected}\n    got      ${got}\n`,
+  );
+  return false;
+}
+
+/** nexo transcripts over HTTPS, in plaintext (a test terminal takes it), each to a terminal started as it says. */
+async function playNexo(
+  transcripts: Array<{ file: string; nexo: NexoTranscript }>,
+  host: string,
+  caFile: string,
+  timeoutMs: number,
+  io: CliIo,
+): Promise<number> {
+  const address = hostAndPort(host, 'an Adyen terminal listens on 8443', 8443);
+  const ca = await readFile(caFile, 'utf8').catch((error: Error) => {
+    throw new UsageError(`cannot read --ca ${caFile}: ${error.message}`);
+  });
+  const client = new NexoClient({ ...address, ca });
+  let failed = 0;
+  try {
+    for (const { file, nexo } of transcripts) {
+      const device = nexo.device
+        ? ` (the terminal started as: svc-terminal emulate --listen HOST ${nexoEmulateOptions(nexo.device).join(' ')} …)`
+        : '';
+      io.out(`${file}: ${nexo.description}${device}\n`);
+      const send = async (body: string) => {
+        const answer = await client.post(body, timeoutMs).catch((error: Error) => {
+          throw new CommandError(`cannot reach ${host}: ${error.message}`);
+        });
+        return answer.text;
+      };
+      if (!sayBodies(io, await playNexoTranscript(nexo, send))) {
+        failed += 1;
+        break;
+      }
+    }
+  } finally {
+    client.close();
+  }
+  return failed;
+}
+
+/** A nexo transcript's outcome; answers whether it matched. */
+function sayBodies(io: CliIo, outcome: NexoPlayOutcome): boolean {
+  if (outcome.ok) return (io.out(`  ok: ${outcome.matched} responses, field for field\n`), true);
+  const { index, name, expected, got } = outcome.difference!;
+  io.out(
+    `  DIFFERS at exchange ${index} (${name}) after ${outcome.matched} matched\n    expected ${expected}\n    got      ${got}\n`,
   );
   return false;
 }

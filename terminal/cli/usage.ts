@@ -29,7 +29,7 @@ Durations take their unit: 200ms, 5s, 2m (the old --…-ms spellings still
 work, with a warning); --state is where a command keeps what survives a
 restart (--state-dir still works, with a warning).
 `,
-  play: `usage: svc-terminal play (--path PATH | --host HOST:PORT | --emulated) [--baud N] [--timeout DURATION] TRANSCRIPT…
+  play: `usage: svc-terminal play (--path PATH | --host HOST:PORT [--ca FILE] | --emulated) [--baud N] [--timeout DURATION] TRANSCRIPT…
 
 Plays each transcript as the cash register, and checks what the terminal
 sends back byte for byte:
@@ -40,6 +40,10 @@ sends back byte for byte:
   ZVT (fixtures/serial/zvt/*.json) on the serial line PATH (9600 8N2: the
   APDUs framed, stuffed and ACKed) or over TCP to HOST:PORT (bare APDUs):
   sends each H→T APDU, checks each T→H APDU.
+  nexo (fixtures/nexo/transcripts/*.json) over HTTPS to HOST[:8443]
+  (--ca: the root the terminal's certificate chains to), in plaintext as a
+  test terminal takes it: posts each request, checks each response body
+  field for field.
 
 The first difference ends the play, saying where, what was expected and
 what came. Against svc-terminal emulate, start it as the transcript's

@@ -89,7 +89,8 @@ export class NexoClient {
     this.agent.destroy();
   }
 
-  private post(body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
+  /** One body as it is (a transcript's plaintext request); the answer's status and body. */
+  post(body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
     return new Promise((resolve, reject) => {
       const request = httpsRequest(
         {

@@ -59,6 +59,8 @@ interface Running {
 export class NexoTerminal {
   private state: NexoTerminalState;
   private running: Running | null = null;
+  /** What the transaction being ended did, said once its memory is written: a log line never tells of what a kill undid. */
+  private told: string[] = [];
   private readonly timers: Timers;
   private readonly random: () => number;
   private readonly clock: () => Date;
@@ -137,6 +139,7 @@ export class NexoTerminal {
     else if (header.MessageCategory === 'Reversal') response = this.reversal(header, body, at);
     else response = this.reconciliation(header, body);
     this.save(withService(this.state, key, { category: header.MessageCategory, at, response }));
+    for (const line of this.told.splice(0)) this.log(line);
     return response;
   }
 
@@ -187,7 +190,7 @@ export class NexoTerminal {
     }
     this.state = next;
     const sale = String((decision.saleTransaction as Body | undefined)?.TransactionID ?? '');
-    this.log(
+    this.told.push(
       `${refund ? 'refund' : 'payment'} ${header.ServiceID}: ${aborted ? `aborted (${aborted})` : refusal ? `refused (${refusal.refusalReason})` : `approved, ${decision.transactionId}, ${amount} minor units, sale ${sale}`}`,
     );
     return paymentResponse(decision);
@@ -236,7 +239,7 @@ export class NexoTerminal {
     let next = withTransaction(this.state, { ...transaction, reversed: transaction.reversed + asked });
     next = withTotal(next, currency.alpha, 'ReverseDebit', asked);
     this.state = next;
-    this.log(`reversal ${header.ServiceID}: ${asked} of ${transaction.transactionId}`);
+    this.told.push(`reversal ${header.ServiceID}: ${asked} of ${transaction.transactionId}`);
     return answer(header, {
       Response: responseField('Success', undefined, {
         pspReference: psp,
@@ -267,7 +270,9 @@ export class NexoTerminal {
       reconciliationId: closed + 1,
       reconciledCount: (this.state.reconciledCount ?? 0) + count,
     };
-    this.log(`reconciliation ${closed}: ${count} transaction(s) in ${totals.length} currencies; a new period begins`);
+    this.told.push(
+      `reconciliation ${closed}: ${count} transaction(s) in ${totals.length} currencies; a new period begins`,
+    );
     return answer(header, {
       Response: responseField('Success'),
       ReconciliationType: 'SaleReconciliation',
