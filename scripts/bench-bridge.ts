@@ -33,6 +33,12 @@ import { ZvtTerminal } from '../terminal/device/zvt/zvt-terminal.js';
 import { SerialZvtLine, TcpZvtLine, type ZvtLine } from '../terminal/protocol/zvt/line.js';
 import { command } from '../terminal/protocol/zvt/messages.js';
 import { json } from './bench/pos-world.js';
+import { NexoClient } from '../terminal/bridge/nexo/nexo-client.js';
+import { endpointStream, nexoDialect } from '../terminal/bridge/nexo/nexo-dialect.js';
+import { NexoJournal } from '../terminal/bridge/nexo/nexo-journal.js';
+import { terminalTls } from '../terminal/device/nexo/certificates.js';
+import { listenNexo } from '../terminal/device/nexo/nexo-listener.js';
+import { NexoTerminal } from '../terminal/device/nexo/nexo-terminal.js';
 
 const { values } = parseArgs({
   options: {
@@ -48,9 +54,11 @@ Order PENDING → PAID on the server through the bridge and an emulated
 device over a socat pair, one order at a time (default 200 sales, bridge
 poll 50 ms, card delay 0), for the svc dialect and for the Transbank one
 (with the POS's ${TURNAROUND_MS} ms turnaround the official SDK needs, and with 5 ms),
-and for ZVT over the pty (9600 8N2 framing) and over TCP on loopback;
-p50/p99 on the server's clock, beside our link's bare 0100 → 0110 round
-trip and ZVT's bare status enquiry as the references. Needs socat.
+for ZVT over the pty (9600 8N2 framing) and over TCP on loopback, and for
+nexo (an emulated Adyen terminal over HTTPS, encrypted); p50/p99 on the
+server's clock, beside our link's bare 0100 → 0110 round trip, ZVT's bare
+status enquiry and nexo's bare encrypted diagnosis over the same TLS
+listener as the references. Needs socat.
 `);
   process.exit(0);
 }
@@ -264,6 +272,65 @@ try {
   const zvtReferenceTcp = await enquiries(new TcpZvtLine(await enquiryTcp.open()));
   await enquiryTcp.close();
 
+  // nexo: an emulated Adyen terminal on its own loopback address, the bridge its cash register over HTTPS.
+  const nexoKey = { keyIdentifier: 'BenchKey', keyVersion: 1, passphrase: 'bench passphrase' };
+  const nexoTerminal = async (host: string) => {
+    const poiid = 'V400m-100000001';
+    const tls = terminalTls(join(dir, `tls-${host}`), poiid, host);
+    const listener = await listenNexo(host, 8443, {
+      terminal: new NexoTerminal({ poiid, cardDelayMs: 0 }),
+      key: nexoKey,
+      tls,
+    });
+    return { poiid, listener, client: new NexoClient({ host, port: 8443, ca: tls.ca, key: nexoKey }) };
+  };
+  const nexo = await run('nexo', 'BENCH-NEXO', 'EUR', async (_line, client, state) => {
+    const terminal = await nexoTerminal('127.0.0.61');
+    return {
+      device: async () => {
+        terminal.client.close();
+        await terminal.listener.close();
+      },
+      bridge: new Bridge({
+        dialect: nexoDialect({
+          journal: await NexoJournal.open(state.dir),
+          client: terminal.client,
+          poiid: terminal.poiid,
+          saleId: 'BENCH-NEXO',
+        }),
+        open: async () => (await endpointStream()) as SerialLine,
+        client,
+        state,
+        pollMs,
+      }),
+    };
+  });
+  /** nexo's bare exchange: an encrypted Diagnosis over the same kind of listener, 200 times. */
+  const nexoReferenceTerminal = await nexoTerminal('127.0.0.62');
+  const nexoReference: number[] = [];
+  for (let i = 0; i < 200; i += 1) {
+    const started = performance.now();
+    await nexoReferenceTerminal.client.send(
+      {
+        header: {
+          ProtocolVersion: '3.0',
+          MessageClass: 'Service',
+          MessageCategory: 'Diagnosis',
+          MessageType: 'Request',
+          ServiceID: `D${i}`,
+          SaleID: 'BENCH',
+          POIID: nexoReferenceTerminal.poiid,
+        },
+        body: { HostDiagnosisFlag: false },
+      },
+      10_000,
+    );
+    nexoReference.push(performance.now() - started);
+  }
+  nexoReference.sort((a, b) => a - b);
+  nexoReferenceTerminal.client.close();
+  await nexoReferenceTerminal.listener.close();
+
   const row = (what: string, took: number[]) =>
     `| ${what} | ${took.length} | ${percentile(took, 50).toFixed(1)} | ${percentile(took, 99).toFixed(1)} |`;
   process.stdout.write(
@@ -278,6 +345,8 @@ try {
       row('zvt serial: order PENDING → PAID (06 01, 04 FF, 04 0F journaled, 06 0F, commit)', zvtSerial),
       row('reference: ZVT status enquiry over TCP (loopback)', zvtReferenceTcp),
       row('zvt tcp: order PENDING → PAID, the same', zvtTcp),
+      row('reference: nexo encrypted Diagnosis over HTTPS (keep-alive, loopback)', nexoReference),
+      row('nexo: order PENDING → PAID (Payment journaled, encrypted, over HTTPS; commit)', nexo),
       '',
       `A Transbank sale answers after its five status messages and the answer, each no sooner than the turnaround after the last ACK: ${6 * TURNAROUND_MS} ms of the round trip at ${TURNAROUND_MS} ms.`,
       '',
