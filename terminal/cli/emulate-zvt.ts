@@ -195,7 +195,26 @@ export const zvtEmulateCommand: EmulateCommand = {
     clock: { type: 'string' },
     ...FAULT_OPTIONS,
   },
-  usage: '',
+  usage: `  --dialect zvt       a ZVT payment terminal (PA00P015; terminal/README.md, "A
+                      ZVT payment terminal"): on the serial line PATH (9600
+                      8N2 unless --baud: DLE STX frames, CRC, ACK/NAK) or
+                      listening for a cash register with --listen HOST:PORT
+                      (bare APDUs; ZVT's port is ${ZVT_PORT}). --serial is its
+                      terminal id, 8 digits; --password its 6-digit password
+                      (default 000000). It answers registration, payment,
+                      reversal, refund, end of day, status enquiry, repeat
+                      receipt and log-off, approves every payment after
+                      --card-delay (default ${ZVT_CARD_DELAY_MS}ms) except 1 to 99 cents,
+                      declined with that result code, and stores a payment
+                      only once the cash register acknowledged it (otherwise
+                      it reverses it by itself). --state keeps its turnover,
+                      numbers and last receipt. On stdin: next approve|RC,
+                      set-status HH, status, journal.
+  --seed N, --clock ISO  authorisation codes and card digits drawn from N,
+                      and the time stamped on every sale: with both, the terminal
+                      answers the same bytes to the same requests
+                      (svc-terminal play checks a transcript so)
+`,
   run: (values, io) =>
     emulateZvt(
       { ...(values as ZvtEmulateValues), cardDelayMs: duration(io, values, 'card-delay') },

@@ -2,11 +2,6 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { COMMON_DEFAULTS } from '../bridge/bridge-options.js';
 import { svcDialect } from '../bridge/svc/svc-dialect.js';
-import { TRANSBANK_DEFAULTS } from '../bridge/transbank/transbank-dialect.js';
-import { T4_MS } from '../bridge/zvt/ecr-session.js';
-import { TRANSBANK_CARD_DELAY_MS, TURNAROUND_MS } from '../device/transbank/transbank-pos.js';
-import { ZVT_CARD_DELAY_MS } from '../device/zvt/zvt-terminal.js';
-import { ZVT_PORT } from './emulate-zvt.js';
 
 // What svc-terminal and each of its commands say to --help.
 
@@ -58,7 +53,7 @@ no serial port; the check a firmware or cash-register team runs first).
 Exit status: 0 every transcript matched, 1 one differed, 2 a usage error.
 `,
   emulate: `usage: svc-terminal emulate --path PATH --serial SN [--dialect svc|transbank] [--state FILE] [--auto-approve DURATION] [--baud N] [fault options] [--debug]
-       svc-terminal emulate --dialect zvt (--path PATH | --listen HOST:PORT) --serial TID [--password NNNNNN] [--card-delay DURATION] [--state FILE] [--seed N --clock ISO]
+       svc-terminal emulate --dialect zvt|nexo … (below)
 
 An emulated POS device on the serial line PATH (a real port or one end of a
 pseudo-terminal pair). It answers the host (INTERFACE.md §9) and keeps every
@@ -73,44 +68,10 @@ void [orderId], close (the batch), status.
                       A charge asked for an order already approved is
                       refused with rc 94, never approved twice.
 
-  --dialect transbank a Transbank POS Integrado instead (terminal/README.md):
-                      --serial is its terminal id (8 characters at most), it
-                      answers the cash register's sale, multicode sale, last
-                      sale, multicode last sale, refund, close, totals, sales
-                      detail, multicode sales detail, load keys, poll and
-                      change to normal POS, and approves every sale
-                      after --card-delay (default ${TRANSBANK_CARD_DELAY_MS}ms) except amounts
-                      of 1 to 99 pesos, refused with that response code.
-                      --state keeps its batch, operation numbers and last
-                      sale. On stdin: next approve|debit|RC (the next sale's
-                      outcome), unload-keys, integrated, status.
-  --dialect zvt       a ZVT payment terminal (PA00P015; terminal/README.md, "A
-                      ZVT payment terminal"): on the serial line PATH (9600
-                      8N2 unless --baud: DLE STX frames, CRC, ACK/NAK) or
-                      listening for a cash register with --listen HOST:PORT
-                      (bare APDUs; ZVT's port is ${ZVT_PORT}). --serial is its
-                      terminal id, 8 digits; --password its 6-digit password
-                      (default 000000). It answers registration, payment,
-                      reversal, refund, end of day, status enquiry, repeat
-                      receipt and log-off, approves every payment after
-                      --card-delay (default ${ZVT_CARD_DELAY_MS}ms) except 1 to 99 cents,
-                      declined with that result code, and stores a payment
-                      only once the cash register acknowledged it (otherwise
-                      it reverses it by itself). --state keeps its turnover,
-                      numbers and last receipt. On stdin: next approve|RC,
-                      set-status HH, status, journal.
-  --commerce-code N   the Transbank POS's commerce code (12 digits at most)
-  --turnaround D      transbank: the least time from a request's ACK to each
-                      frame after it (default ${TURNAROUND_MS}ms: the official SDK cuts
-                      packets by 100 ms of silence, so less breaks it; a
-                      cash register that reads frames may use less)
-  --seed N            transbank, zvt: authorisation codes and card digits drawn
-                      from N, and
-  --clock ISO         transbank, zvt: the date and time stamped on every sale: with
-                      both, the POS answers the same bytes to the same
-                      requests (svc-terminal play checks a transcript so)
 
-fault options (for tests and demos):
+  --seed N, --clock ISO  transbank, zvt, nexo: see each dialect below
+
+fault options (for tests and demos, svc, transbank, zvt):
   --corrupt-frame N   corrupt the LRC of the Nth frame sent
   --drop-ack N        do not send the Nth ACK
   --split-gap D       send every frame in two halves D apart
@@ -118,7 +79,7 @@ fault options (for tests and demos):
   --silent-after N    stop sending after the Nth frame
 `,
   bridge: `usage: svc-terminal bridge --path PATH --base-url URL --serial SN [--dialect svc|transbank] [--secret-file FILE] [options]
-       svc-terminal bridge --dialect zvt (--path PATH | --host HOST:PORT) --base-url URL --serial SN [--password NNNNNN] [options]
+       svc-terminal bridge --dialect zvt|nexo … --base-url URL --serial SN [options] (below)
 
 Drives the device on PATH for terminal SN: asks it to charge the server's
 PENDING orders and to void its VOID_PENDING ones, sends every record it
@@ -140,33 +101,6 @@ warning, since every local user can read it in ps.
                           (default ${svcDialect.answerTimeoutMs}ms)
   --close-at HH:MM        close the batch from the host (0500) every day at
                           this local time; typing "close" on stdin does it now
-  --dialect transbank     the device is a Transbank POS Integrado and the bridge
-                          its cash register (terminal/README.md): each PENDING
-                          order is sold (whole CLP, a durable 6-character
-                          ticket), an approval commits it with the POS's
-                          authorization code, a decline leaves it PENDING
-                          until svc-terminal retry ORDER, a VOID_PENDING order
-                          is refunded by its sale's operation number, and a
-                          close is totals, close and one CLP settlement.
-                          Every sale, refund and close is journaled before it
-                          goes on the line and settled from the POS after a
-                          kill (the last sale, the refund again, the totals).
-  --dialect zvt           the device is a ZVT payment terminal (PA00P015) and the
-                          bridge its cash register (terminal/README.md, "A ZVT
-                          payment terminal"): on a serial line (--path, 9600
-                          8N2) or over TCP (--host HOST:PORT, usually port
-                          20007). It registers (--password, default 000000),
-                          pays each PENDING order in the order's currency,
-                          reverses a VOID_PENDING one by its receipt number
-                          (by refund once an end of day closed it), and runs
-                          the end of day as the batch close (one settlement).
-                          Every transaction is journaled before it goes on the
-                          line; after a kill the terminal's repeat receipt
-                          settles it, never a guess.
-  --t4 D                  zvt: how long the terminal may stay silent while it
-                          is master (T4, default ${T4_MS / 1000}s)
-  --sale-timeout D        transbank: how long a sale may wait for the customer
-                          (default ${TRANSBANK_DEFAULTS.saleTimeoutMs / 1000}s)
   --baud N                line speed (default 115200, 8N1)
   --debug                 frames in hex and link events
 

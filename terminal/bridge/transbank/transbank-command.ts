@@ -12,7 +12,20 @@ export const transbankBridgeCommand: BridgeCommand = {
     'sale-timeout': { type: 'string' },
     'sale-timeout-ms': { type: 'string' },
   },
-  usage: '',
+  usage: `  --dialect transbank     the device is a Transbank POS Integrado and the bridge
+                          its cash register (terminal/README.md): each PENDING
+                          order is sold (whole CLP, a durable 6-character
+                          ticket), an approval commits it with the POS's
+                          authorization code, a decline leaves it PENDING
+                          until svc-terminal retry ORDER, a VOID_PENDING order
+                          is refunded by its sale's operation number, and a
+                          close is totals, close and one CLP settlement.
+                          Every sale, refund and close is journaled before it
+                          goes on the line and settled from the POS after a
+                          kill (the last sale, the refund again, the totals).
+  --sale-timeout D        transbank: how long a sale may wait for the customer
+                          (default ${TRANSBANK_DEFAULTS.saleTimeoutMs / 1000}s)
+`,
   configure: async (values, { io, stateDir }) => ({
     definition: transbankDialect({
       journal: await SaleJournal.open(stateDir),

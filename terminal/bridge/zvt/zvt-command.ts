@@ -15,7 +15,21 @@ export const zvtBridgeCommand: BridgeCommand = {
     t4: { type: 'string' },
     't4-ms': { type: 'string' },
   },
-  usage: '',
+  usage: `  --dialect zvt           the device is a ZVT payment terminal (PA00P015) and the
+                          bridge its cash register (terminal/README.md, "A ZVT
+                          payment terminal"): on a serial line (--path, 9600
+                          8N2) or over TCP (--host HOST:PORT, usually port
+                          20007). It registers (--password, default 000000),
+                          pays each PENDING order in the order's currency,
+                          reverses a VOID_PENDING one by its receipt number
+                          (by refund once an end of day closed it), and runs
+                          the end of day as the batch close (one settlement).
+                          Every transaction is journaled before it goes on the
+                          line; after a kill the terminal's repeat receipt
+                          settles it, never a guess.
+  --t4 D                  zvt: how long the terminal may stay silent while it
+                          is master (T4, default ${T4_MS / 1000}s)
+`,
   configure: async (values, { io, stateDir }) => {
     if (typeof values.host === 'string' && values.path !== undefined)
       throw new UsageError('--host is for ZVT over TCP, instead of --path');
