@@ -122,3 +122,43 @@ t.test('the response validator refuses what the document does not allow', async 
     '405 needs Allow',
   );
 });
+
+t.test('a 204, a 304 and an answer to HEAD need no content type, whatever a served document declares', async (t) => {
+  // An independent implementation's served document declares content for every answer, its 204 included.
+  const served = {
+    openapi: '3.1.0',
+    info: { title: 'theirs', version: '1' },
+    paths: {
+      '/api/v1/ext/stops/{id}': {
+        delete: {
+          responses: {
+            '204': { description: 'gone', content: { 'application/json': { schema: { type: 'object' } } } },
+          },
+        },
+      },
+      '/health': {
+        get: {
+          responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } } },
+        },
+        head: {
+          responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object' } } } } },
+        },
+      },
+    },
+  } as unknown as OpenAPIV3_1.Document;
+  const validator = new ResponseValidator(served, { strict: false });
+  const empty = (method: string, path: string, status: number) => ({
+    method,
+    path,
+    status,
+    headers: new Headers(),
+    text: '',
+  });
+  t.same(validator.check(empty('DELETE', '/api/v1/ext/stops/s-1', 204)), [], 'a 204 without a content type');
+  t.same(validator.check(empty('HEAD', '/health', 200)), [], 'an answer to HEAD');
+  t.match(
+    validator.check({ ...empty('DELETE', '/api/v1/ext/stops/s-1', 204), text: '{}' }),
+    [{ expected: /no content/ }],
+    'content where HTTP forbids it is still reported',
+  );
+});

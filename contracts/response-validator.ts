@@ -12,6 +12,10 @@ export interface ObservedResponse {
   text: string;
 }
 
+/** Whether HTTP itself gives this answer no content. */
+const carriesNoContent = (response: ObservedResponse) =>
+  response.status === 204 || response.status === 304 || response.method.toUpperCase() === 'HEAD';
+
 export interface Violation {
   operation: string;
   status: number;
@@ -135,6 +139,15 @@ export class ResponseValidator {
     if ((spec as { 'x-any-body'?: boolean })['x-any-body'] === true) return violations;
     const content = spec.content ?? {};
     const mediaTypes = Object.keys(content);
+    // HTTP gives a 204, a 304 and any answer to HEAD no content (RFC 9110 §6.4.1), whatever a document declares:
+    // none is required of them, and none may come.
+    if (carriesNoContent(response)) {
+      if (response.text !== '')
+        violations.push(
+          violation(name, response.status, '', 'no content (HTTP forbids it here)', truncate(response.text)),
+        );
+      return violations;
+    }
     if (mediaTypes.length === 0) {
       if (response.text !== '')
         violations.push(violation(name, response.status, '', 'an empty body', truncate(response.text)));
