@@ -92,7 +92,7 @@ export const openApiDocument: OpenAPIV3_1.Document = {
   info: {
     title: 'svc payments, POS terminals and sandbox simulator',
     version: '0.1.0',
-    license: { name: 'UNLICENSED', identifier: 'LicenseRef-UNLICENSED' },
+    license: { name: 'MIT', identifier: 'MIT' },
     description:
       'Merchant orders worked on by POS terminals, batch settlements, the payment-session product and the sandbox simulator. ' +
       'Every error answers { message, code, details? }. Unknown paths answer 404 and a wrong method 405 with Allow, both with that body.',

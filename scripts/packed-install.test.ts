@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +33,17 @@ t.test('npm pack, then a production-only install of the tarball: every command a
   await run('npm', ['pack', '--pack-destination', dir], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
   const [tarball] = (await readdir(dir)).filter((name) => name.endsWith('.tgz'));
   t.ok(tarball, 'a tarball');
+  const size = statSync(join(dir, tarball!)).size;
+  t.ok(size < 1024 * 1024, `the tarball is under 1 MB (${Math.round(size / 1024)} KB)`);
+  const { stdout: listing } = await run('tar', ['-tzf', join(dir, tarball!)], { maxBuffer: 16 * 1024 * 1024 });
+  const entries = listing.split('\n').filter(Boolean);
+  t.same(
+    entries.filter((entry) => /\.test\.|-testkit\.|\/testing\/(?!missing-tool\.)/.test(entry)),
+    [],
+    'no test file or test kit in the package',
+  );
+  for (const file of ['package/LICENSE', 'package/CHANGELOG.md', 'package/README.md'])
+    t.ok(entries.includes(file), `${file} in the package`);
   const app = join(dir, 'app');
   await run('mkdir', ['-p', app]);
   await writeFile(
@@ -129,6 +140,17 @@ t.test('npm pack, then a production-only install of the tarball: every command a
       );
       const played = await run(bin('svc-terminal'), ['play', '--emulated', transcript]);
       t.match(played.stdout, /ok: 8 APDUs, byte for byte/);
+      const nexo = join(
+        app,
+        'node_modules',
+        'svc-pos-sim',
+        'fixtures',
+        'nexo',
+        'transcripts',
+        'diagnosis-payment-status.json',
+      );
+      const playedNexo = await run(bin('svc-terminal'), ['play', '--emulated', nexo]);
+      t.match(playedNexo.stdout, /ok: 5 responses, field for field/, 'a nexo transcript (node-forge installed)');
       const server = spawn(bin('svc-pos-sim'), [], {
         env: { ...process.env, PORT: '0', DATA_DIR: join(t.testdir(), 'data'), LOG_LEVEL: 'silent' },
       });
@@ -137,6 +159,15 @@ t.test('npm pack, then a production-only install of the tarball: every command a
       await waitFor(() => /listening on http/.test(served), 20_000, 'svc-pos-sim to listen');
       const url = /listening on (http:\/\/\S+)/.exec(served)![1]!;
       t.equal((await fetch(`${url}/health`)).status, 200);
+      // That install's contract suite against that install's server.
+      const suite = await run(bin('svc-contracts'), [
+        '--base-url',
+        url,
+        '--allow-mutations',
+        '--checks',
+        'orders.lists,document.served',
+      ]).catch((error: { stdout?: string; stderr?: string }) => error);
+      t.match(suite.stdout, /checks: 2 passed, 0 failed, \d+ skipped[\s\S]*PASSED/, suite.stderr?.slice(-400) ?? '');
       server.kill('SIGTERM');
       t.equal(await new Promise((resolve) => server.on('exit', resolve)), 0, 'stopped cleanly');
       const raced = await run(bin('svc-race'), ['--orders', '1', '--report', join(t.testdirName, 'race')], {

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import type { SimulatorApp } from '../app.js';
 
 /**
@@ -20,8 +21,25 @@ export async function serve(
   if (onError) server.on('error', onError);
   server.listen(port, host);
   await once(server, 'listening');
-  const baseUrl = `http://${host}:${(server.address() as AddressInfo).port}`;
-  app.addOrigin(baseUrl);
-  if (host === '127.0.0.1') app.addOrigin(baseUrl.replace('127.0.0.1', 'localhost'));
+  const { port: bound } = server.address() as AddressInfo;
+  const baseUrl = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+  for (const origin of originsOf(host, bound)) app.addOrigin(origin);
   return { server, baseUrl };
+}
+
+/**
+ * The origins a server listening on `host` is reached at, the one a link
+ * should name first: itself (and localhost for 127.0.0.1); for a wildcard
+ * (0.0.0.0, ::, as in a container) the loopback first, then every address
+ * of this host's interfaces.
+ */
+export function originsOf(host: string, port: number, interfaces = networkInterfaces()): string[] {
+  const origin = (address: string) => `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
+  if (host === '127.0.0.1') return [origin(host), `http://localhost:${port}`];
+  if (host !== '0.0.0.0' && host !== '::') return [origin(host)];
+  const addresses = Object.values(interfaces)
+    .flatMap((list) => list ?? [])
+    .filter((entry) => host === '::' || entry.family === 'IPv4')
+    .map((entry) => entry.address.replace(/%.*$/, ''));
+  return [...new Set([origin('127.0.0.1'), `http://localhost:${port}`, ...addresses.map(origin)])];
 }
