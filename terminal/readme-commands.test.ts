@@ -39,6 +39,7 @@ t.test(
     const result = await inCheckout(script);
     t.equal(result.code, 0, result.stderr);
     t.match(result.stdout, /^order \S+ on POS-\d+: PAID$/m);
+    t.match(result.stdout, /^close journaled for POS-\d+ .*: the bridge carries it out at its next cycle$/m);
     t.same(readdirSync(root).sort(), before, 'nothing written into the checkout: the secret and the logs are in $W');
   },
 );

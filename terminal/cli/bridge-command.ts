@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline';
 import { howToGive, readCredential, TERMINAL_SECRET } from '../../contracts/cli/credential.js';
 import { PosClient } from '../../contracts/clients/pos-client.js';
 import { Bridge } from '../bridge/bridge.js';
@@ -8,6 +7,7 @@ import { missedClose, nextOccurrence, type DailyTime } from '../bridge/close-sch
 import type { OptionValues } from './dialect-commands.js';
 import { bridgeUsage, dialectNamed } from './dialects.js';
 import { duration, errorTo, logTo, parseOptions, statePath, stopped, UsageError, type CliIo } from './io.js';
+import { operatorChannel } from './operator.js';
 import { DEFAULT_STATE_DIR, usage } from './usage.js';
 
 const usageError = (message: string, help?: string): never => {
@@ -28,6 +28,7 @@ const COMMON_OPTIONS = {
   'answer-timeout-ms': { type: 'string' },
   'close-at': { type: 'string' },
   dialect: { type: 'string' },
+  control: { type: 'string' },
   debug: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -78,17 +79,23 @@ export async function bridge(argv: string[], io: CliIo): Promise<void> {
     if (missedClose(closeAt, last?.requestedAt, Date.now()))
       void close(`the ${values['close-at']} close was missed (the last was asked ${last!.requestedAt})`);
   }
-  const operator = createInterface({ input: io.input }).on('line', (line) => {
-    if (line.trim() === 'close') void close('close typed');
-    else if (line.trim()) io.out('commands: close (the batch, from the host)\n');
-  });
+  const operator = await operatorChannel(
+    io,
+    async (line) => {
+      if (line !== 'close') return 'commands: close (the batch, from the host)';
+      await close('close asked');
+      return 'close: journaled for the next cycle';
+    },
+    typeof values.control === 'string' ? values.control : undefined,
+  );
+  log(`operator commands: ${operator.describe} (or svc-terminal close --serial ${values.serial})`);
   // Asked to stop while it was being set up, it stops at once.
   void stopped(io.stop).then(() => running.stop());
   const daily = closeAt ? scheduleDaily(closeAt, () => void close(`${values['close-at']}`)) : undefined;
   try {
     await running.run();
   } finally {
-    operator.close();
+    await operator.close();
     daily?.stop();
   }
 }

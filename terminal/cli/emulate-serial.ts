@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline';
 import { EmulatedTerminal } from '../device/svc/emulated-terminal.js';
 import { FaultyPort } from '../device/faulty-port.js';
 import { TRANSBANK_CARD_DELAY_MS, TransbankPos, TURNAROUND_MS } from '../device/transbank/transbank-pos.js';
@@ -8,6 +7,7 @@ import { openSerial } from '../serial-port.js';
 import type { EmulateCommand } from './dialect-commands.js';
 import { FAULT_OPTIONS, faultsOf } from './fault-options.js';
 import { duration, integer, logTo, stopped, UsageError, type CliIo } from './io.js';
+import { operatorChannel } from './operator.js';
 import { usage } from './usage.js';
 
 /** The options of an svc device and a Transbank POS, both on a serial line. */
@@ -26,6 +26,7 @@ const SERIAL_OPTIONS = {
   'auto-approve': { type: 'string' },
   'card-delay': { type: 'string' },
   turnaround: { type: 'string' },
+  control: { type: 'string' },
   ...FAULT_OPTIONS,
 } as const;
 
@@ -104,13 +105,11 @@ async function emulateOnSerial(values: SerialValues & { dialect: 'svc' | 'transb
     }
   };
   await connect();
-  const operator = createInterface({ input: io.input }).on(
-    'line',
-    (line) => line.trim() && io.out(`${device.operator(line)}\n`),
-  );
+  const operator = await operatorChannel(io, (line) => device.operator(line), values.control);
+  log(`operator commands: ${operator.describe}`);
   await stopped(io.stop);
   closing = true;
-  operator.close();
+  await operator.close();
   if (open.line) {
     const { port, link } = open.line;
     link.close();

@@ -1,5 +1,4 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { createInterface } from 'node:readline';
 import type { Duplex } from 'node:stream';
 import { seededRandom } from '../../contracts/seeded-random.js';
 import { FaultyPort, type Faults } from '../device/faulty-port.js';
@@ -9,6 +8,7 @@ import { openSerial } from '../serial-port.js';
 import type { EmulateCommand } from './dialect-commands.js';
 import { FAULT_OPTIONS, faultsOf } from './fault-options.js';
 import { duration, integer, logTo, stopped, UsageError, type CliIo } from './io.js';
+import { operatorChannel } from './operator.js';
 
 // svc-terminal emulate --dialect zvt: an emulated ZVT payment terminal on a
 // serial line (--path, 9600 8N2 unless --baud) or listening for a cash
@@ -28,6 +28,7 @@ export interface ZvtEmulateValues {
   cardDelayMs?: number | undefined;
   seed?: string;
   clock?: string;
+  control?: string;
 }
 
 /** HOST:PORT (or :PORT, or PORT) to listen on. */
@@ -91,12 +92,10 @@ export async function emulateZvt(values: ZvtEmulateValues, faults: Faults, io: C
         log,
         values.serial,
       );
-  const operator = createInterface({ input: io.input }).on(
-    'line',
-    (text) => text.trim() && io.out(`${terminal.operator(text)}\n`),
-  );
+  const operator = await operatorChannel(io, (text) => terminal.operator(text), values.control);
+  log(`operator commands: ${operator.describe}`);
   await stopped(io.stop);
-  operator.close();
+  await operator.close();
   await close();
 }
 
@@ -193,6 +192,7 @@ export const zvtEmulateCommand: EmulateCommand = {
     'card-delay-ms': { type: 'string' },
     seed: { type: 'string' },
     clock: { type: 'string' },
+    control: { type: 'string' },
     ...FAULT_OPTIONS,
   },
   usage: `  --dialect zvt       a ZVT payment terminal (PA00P015; terminal/README.md, "A

@@ -1,4 +1,5 @@
 import { bridge } from './bridge-command.js';
+import { close, control } from './control.js';
 import { emulate } from './emulate.js';
 import { held, retry } from './held.js';
 import { CommandError, UsageError, type CliIo } from './io.js';
@@ -12,6 +13,8 @@ const commands: Record<string, (argv: string[], io: CliIo) => Promise<void>> = {
   bridge,
   held,
   retry,
+  close,
+  control,
   ports,
   play,
 };

@@ -16,6 +16,8 @@ commands:
   bridge    drive one device for one terminal: orders to the device, records to the server
   held      records the bridge holds for an operator's decision, and the decisions
   retry     send a sale the POS declined again (Transbank: the cashier's "try another card")
+  close     a batch close for the running bridge of a terminal (instead of typing close)
+  control   an operator command to a running emulator or bridge started with --control
   ports     list the serial ports of this machine
   play      play a serial transcript as the cash register, checking the POS's answers byte for byte
 
@@ -69,6 +71,9 @@ void [orderId], close (the batch), status.
                       refused with rc 94, never approved twice.
 
 
+  --control SOCKET    operator commands also through svc-terminal control
+                      SOCKET: a process started in the background never
+                      reads the terminal (the shell would stop it)
   --seed N, --clock ISO  transbank, zvt, nexo: see each dialect below
 
 fault options (for tests and demos, svc, transbank, zvt):
@@ -100,7 +105,11 @@ warning, since every local user can read it in ps.
                           request; a device slower than this is a dead line
                           (default ${svcDialect.answerTimeoutMs}ms)
   --close-at HH:MM        close the batch from the host (0500) every day at
-                          this local time; typing "close" on stdin does it now
+                          this local time; typing "close" on stdin does it now,
+                          and so does svc-terminal close --serial SN (for a
+                          bridge in the background, which never reads the
+                          terminal)
+  --control SOCKET        operator commands also through svc-terminal control
   --baud N                line speed (default 115200, 8N1)
   --debug                 frames in hex and link events
 
@@ -132,6 +141,22 @@ A sale the Transbank POS declined stays PENDING on the server and is not
 sent to the POS again by itself (the customer may have walked away). When
 the cashier wants to try again (another card), this sends it: the running
 bridge for terminal SN (the same --state) takes it at its next cycle.
+`,
+  close: `usage: svc-terminal close --serial SN [--state DIR]
+
+Journals a batch close for terminal SN: its running bridge (the same
+--state) carries it out at its next cycle, as typing "close" on its stdin
+does. For a bridge started in the background, or as a service.
+`,
+  control: `usage: svc-terminal control SOCKET COMMAND…
+
+Sends one operator command to an emulator or a bridge started with
+--control SOCKET, and prints its answer: what typing the command on its
+stdin does, for one started in the background (a process in the
+background never reads the terminal). The emulators' commands: status,
+help and the dialect's own (approve, decline, next …); the bridge's: close.
+
+Exit status: 0 answered, 1 nothing answers on SOCKET.
 `,
   ports: `usage: svc-terminal ports
 

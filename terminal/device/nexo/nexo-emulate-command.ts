@@ -1,8 +1,8 @@
-import { createInterface } from 'node:readline';
 import { seededRandom } from '../../../contracts/seeded-random.js';
 import type { EmulateCommand, OptionValues } from '../../cli/dialect-commands.js';
 import { duration, integer, logTo, stopped, UsageError, type CliIo } from '../../cli/io.js';
 import { hostAndPort } from '../../cli/lines.js';
+import { operatorChannel } from '../../cli/operator.js';
 import { privateSecret } from '../../cli/private-file.js';
 import { NEXO_API_KEY, NEXO_PASSPHRASE, NEXO_PORT } from '../../protocol/nexo/key-options.js';
 import { terminalTls } from './certificates.js';
@@ -55,6 +55,7 @@ export const nexoEmulateCommand: EmulateCommand = {
     'drop-answer': { type: 'string' },
     refuse: { type: 'string' },
     delay: { type: 'string' },
+    control: { type: 'string' },
     debug: { type: 'boolean' },
   },
   usage: USAGE,
@@ -122,16 +123,18 @@ async function emulateNexo(values: OptionValues, io: CliIo): Promise<void> {
   log(
     `nexo terminal ${poiid} listening on https://${address.host}:${listener.address.port}/nexo; the cash register trusts ${tls.caPath}${apiKey ? '; cloud shape on /sync' : ''}; type "status"`,
   );
-  const operator = createInterface({ input: io.input }).on('line', (line) => {
-    if (!line.trim()) return;
-    const state = terminal.snapshot;
-    io.out(
-      line.trim() === 'status'
-        ? `${poiid}: ${terminal.busy ? 'busy with a payment' : 'idle'}; reconciliation period ${state.reconciliationId}, ${periodCount(state)} transaction(s) in it\n`
-        : 'commands: status\n',
-    );
-  });
+  const operator = await operatorChannel(
+    io,
+    (line) => {
+      const state = terminal.snapshot;
+      return line === 'status'
+        ? `${poiid}: ${terminal.busy ? 'busy with a payment' : 'idle'}; reconciliation period ${state.reconciliationId}, ${periodCount(state)} transaction(s) in it`
+        : 'commands: status';
+    },
+    text('control'),
+  );
+  log(`operator commands: ${operator.describe}`);
   await stopped(io.stop);
-  operator.close();
+  await operator.close();
   await listener.close();
 }
