@@ -82,5 +82,24 @@ t.test(
     t.match(result.stdout, /PASSED/);
     t.notMatch(result.stdout, /judged: /, 'nothing left unjudged by a run with mutations');
     t.match(readFileSync(join(dir, 'reports', 'contracts.xml'), 'utf8'), /<testsuites name="svc-contracts"/);
+    // Its teardown leaves nothing: the port answers no more, and no process holds the data directory.
+    t.notOk(
+      await fetch(`http://127.0.0.1:${port}/health`).then(
+        () => true,
+        () => false,
+      ),
+      'the server is gone',
+    );
+    const holders = spawnSync('pgrep', ['-f', 'dist/server/main.js'], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter(Boolean);
+    const ours = holders.filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/environ`, 'utf8').includes(join(dir, 'data'));
+      } catch {
+        return false;
+      }
+    });
+    t.same(ours, [], 'no server process left with the data directory of the block');
   },
 );
