@@ -59,6 +59,7 @@ export async function emulateZvt(values: ZvtEmulateValues, faults: Faults, io: C
       ...(values.state ? { statePath: values.state } : {}),
       cardDelayMs: values.cardDelayMs ?? ZVT_CARD_DELAY_MS,
       log,
+      ...(values.debug ? { debug: log } : {}),
       ...(seed !== undefined ? { random: seededRandom(seed) } : {}),
       ...(clock ? { clock: () => clock } : {}),
     });

@@ -23,6 +23,8 @@ export interface ZvtTerminalOptions {
   answerTimeoutMs?: number;
   timers?: Timers;
   log?: (line: string) => void;
+  /** What a cash register polls with (status enquiries, once a second with a bridge attached): only with --debug. */
+  debug?: (line: string) => void;
   /** Draws cards and authorisation codes (--seed). */
   random?: () => number;
   /** The terminal's time (--clock). */

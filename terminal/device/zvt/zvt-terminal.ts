@@ -110,7 +110,7 @@ export class ZvtTerminal {
   }
 
   private async work(line: ZvtLine, message: Apdu): Promise<void> {
-    this.log(`${commandName(message)} from the cash register`);
+    (is(message, 'statusEnquiry') ? this.options.debug : this.log)?.(`${commandName(message)} from the cash register`);
     // An answer that ends the command (a refusal, or a command without a master phase) hands the line back.
     const answer = (reply: Apdu) => {
       this.handedBack = true;
