@@ -13,17 +13,19 @@ import { describeResponseCode } from './protocol/transbank/response-codes.js';
 import { openPort } from './pty-pair.js';
 import { waitFor } from '../server/testing/wait-for.js';
 
-// Runs only against real hardware:
-//   TERMINAL_TEST_PORT=/dev/ttyUSB0 npm test                                      (svc terminal)
-//   TERMINAL_TEST_PORT=/dev/ttyUSB0 TERMINAL_TEST_DIALECT=transbank npm test      (a Transbank POS)
-//   TERMINAL_TEST_PORT=/dev/ttyUSB0 npx tap terminal/hardware.test.ts --test-arg=--dialect=transbank
+// Runs only against real hardware, with a command of its own (seconds, not the whole suite):
+//   TERMINAL_TEST_PORT=/dev/ttyUSB0 npm run test:hardware                                  (svc terminal)
+//   TERMINAL_TEST_PORT=/dev/ttyUSB0 TERMINAL_TEST_DIALECT=transbank npm run test:hardware  (a Transbank POS)
+// Under npm test it is skipped without TERMINAL_TEST_PORT; under npm run
+// test:hardware (HARDWARE_CHECK=1) a missing port fails, naming it.
 // A Transbank POS is asked only what moves no money (poll, load keys, totals,
 // last sale); with TERMINAL_TEST_SALE_AMOUNT=N it also sells N pesos, which a
 // card on the POS must pay (and a refund of it is left to the operator).
 const path = process.env.TERMINAL_TEST_PORT;
 const { values } = parseArgs({ args: process.argv.slice(2), options: { dialect: { type: 'string' } }, strict: false });
 const dialect = (values.dialect as string | undefined) ?? process.env.TERMINAL_TEST_DIALECT ?? 'svc';
-const skip = path ? false : 'set TERMINAL_TEST_PORT to a serial port with a terminal attached';
+const wanted = 'set TERMINAL_TEST_PORT to a serial port with a terminal attached';
+const skip = path || process.env.HARDWARE_CHECK === '1' ? false : wanted;
 
 async function line(t: Test) {
   const port = await openPort(path!);
@@ -34,7 +36,9 @@ async function line(t: Test) {
   return { link, answers };
 }
 
-if (dialect === 'transbank') {
+if (!path && process.env.HARDWARE_CHECK === '1') {
+  t.fail(`npm run test:hardware: ${wanted} (TERMINAL_TEST_PORT=/dev/ttyUSB0 npm run test:hardware)`);
+} else if (dialect === 'transbank') {
   t.test('a real Transbank POS on TERMINAL_TEST_PORT: poll, load keys, totals, last sale', { skip }, async (t) => {
     const { link, answers } = await line(t);
     const ask = async (request: TransbankMessage<RequestCode>, expect: ResponseCode, timeoutMs = 10_000) => {
