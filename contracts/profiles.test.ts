@@ -128,3 +128,21 @@ t.test(
     );
   },
 );
+
+t.test(
+  "a minimal /health is a liveness probe under the interface profile; strict wants the addendum's fields",
+  async (t) => {
+    const loose = new SchemaValidator(interfaceDocument(openApiDocument));
+    const strict = new SchemaValidator(openApiDocument);
+    const ref = { $ref: '#/components/schemas/Health' };
+    t.same(loose.check(ref, { status: 'ok' }), [], 'interface: status alone');
+    t.same(
+      strict
+        .check(ref, { status: 'ok' })
+        .map((issue) => issue.pointer)
+        .sort(),
+      ['/store', '/uptime_s', '/version'],
+      "strict: the addendum's fields",
+    );
+  },
+);
