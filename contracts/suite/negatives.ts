@@ -3,6 +3,7 @@ import { listOperations, openApiDocument, rateLimitedPrefixes, type OperationEnt
 import { resolveRef } from '../validator.js';
 import { documentFor, oursOnlyOperations } from '../profiles.js';
 import { touches } from './checks/catalogue.js';
+import { checkRegistration } from './checks/fixtures.js';
 import type { ScenarioContext, World } from './scenarios.js';
 
 const schemeOf = (entry: OperationEntry) => Object.keys((entry.operation.security ?? [])[0] ?? {})[0];
@@ -150,6 +151,7 @@ export async function rateLimitScenario(ctx: ScenarioContext): Promise<void> {
   const { http } = ctx;
   const email = `brake-${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}@example.com`;
   const account = (await http('POST', '/console/register', { json: { email, password: 'brake password' } })).body;
+  checkRegistration(account);
   await http('PUT', '/console/rate-limit', { json: { per_minute: 1 }, token: account.console_token });
   await http('PUT', '/console/rate-limit', { json: { per_minute: 0 }, token: account.console_token }); // 400
   await http('GET', '/control/clock', { token: account.key.token }); // uses the one request of the minute

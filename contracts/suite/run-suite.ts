@@ -63,6 +63,14 @@ const checkLine = (check: CheckResult, failed: number) =>
   `${check.outcome === 'passed' ? '✓' : '✗'} ${check.id} (${check.seconds.toFixed(1)} s)${failed > 0 ? `: ${failed} failed expectation(s)` : ''}`;
 
 /** Runs the contract suite against any deployment of the interface. */
+/** A setup failure in full the first time; after that, which check said it. */
+function saidOnce(said: Map<string, string>, message: string, checkId: string): string {
+  const first = said.get(message);
+  if (first) return `the same setup failure as ${first} (said there)`;
+  said.set(message, checkId);
+  return message;
+}
+
 export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
   const profile = options.profile ?? 'strict';
   const recorder = new Recorder(profile);
@@ -149,6 +157,8 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
     checkCatalogue.find((c) => c.id === 'document.served')!,
   ];
   const checks: CheckResult[] = [];
+  /** A setup that stopped a check, said once: the checks after it that stop the same way name the first. */
+  const stoppedBy = new Map<string, string>();
   for (const check of order) {
     const reason = skipReason(check, { ...options, profile });
     if (reason) {
@@ -167,7 +177,9 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
         null,
         '',
         'the check to run to its end',
-        error instanceof CheckStopped ? error.message : `it stopped: ${(error as Error).stack ?? error}`,
+        error instanceof CheckStopped
+          ? saidOnce(stoppedBy, error.message, check.id)
+          : `it stopped: ${(error as Error).stack ?? error}`,
       );
     }
     const ran: CheckResult = {

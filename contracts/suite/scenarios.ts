@@ -2,6 +2,7 @@ import { PosClient } from '../clients/pos-client.js';
 import { recordingFetch } from './suite-client.js';
 import { checkPayload, relayScenario } from './relay-scenario.js';
 import type { ScenarioContext, World } from './scenario-context.js';
+import { checkRegistration } from './checks/fixtures.js';
 export type { ScenarioContext, World } from './scenario-context.js';
 
 const unique = () => `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`;
@@ -16,6 +17,7 @@ export async function mutatingScenarios(ctx: ScenarioContext): Promise<World> {
   const registered = (
     await http('POST', '/console/register', { json: { email, password, short_name: `c${unique()}` } })
   ).body;
+  checkRegistration(registered);
   await http('POST', '/console/register', { json: { email, password } }); // 409
   const registerEmail = `register-${unique()}@example.com`;
   await http('POST', '/register', { json: { email: registerEmail, password } });

@@ -38,6 +38,28 @@ export function need(response: SuiteResponse, status: number | number[], what: s
   return response.body;
 }
 
+/**
+ * What the checks read of a registration's answer: one without these cannot
+ * set any check up. Says which are lacking, once (run-suite.ts), rather than
+ * a TypeError in every check that reads them.
+ */
+export function checkRegistration(body: JsonAnswer | undefined): void {
+  const lacking = [
+    ['key.token', body?.key?.token],
+    ['key.webhook_secret', body?.key?.webhook_secret],
+    ['console_token', body?.console_token],
+    ['account_id', body?.account_id],
+    ['merchant_id', body?.merchant_id],
+    ['hooks', body?.hooks],
+  ]
+    .filter(([, value]) => value === undefined || value === null)
+    .map(([name]) => name);
+  if (lacking.length > 0)
+    throw new CheckStopped(
+      `setup: registering an account (POST /console/register) answered without ${lacking.join(', ')}; the checks that need an account cannot run`,
+    );
+}
+
 export async function registerAccount(http: SuiteHttp): Promise<SuiteAccount> {
   const email = `check-${unique()}@example.com`;
   const password = 'contract suite password';
@@ -46,6 +68,7 @@ export async function registerAccount(http: SuiteHttp): Promise<SuiteAccount> {
     201,
     'registering an account',
   );
+  checkRegistration(body);
   return {
     token: body.key.token,
     consoleToken: body.console_token,
