@@ -56,7 +56,12 @@ t.test('a silent device: the line is reopened 0.5 s, 1, 2, 4, 8, then every 10 s
   const linkGiveUp = 6000; // no ACK after 3 tries of 2 s
   const backoffs = gaps.map((gap) => Math.round((gap - linkGiveUp) / 250) * 250);
   t.same(backoffs.slice(0, 7), [500, 1000, 2000, 4000, 8000, 10_000, 10_000], `reopened after ${gaps.join(', ')} ms`);
-  t.equal(logs.filter((line) => line.startsWith('line down')).length, 1, 'one line for the whole outage');
+  t.equal(logs.filter((line) => line.startsWith('line down')).length, 1, 'one line when the outage begins');
+  t.match(
+    logs.filter((line) => line.startsWith('line still down')),
+    Array.from({ length: 6 }, () => /^line still down \(try \d+\): .+; reopening in \d+ ms$/),
+    'and each try after it says down again, with its cause: never only "line open"',
+  );
 });
 
 t.test(

@@ -52,6 +52,8 @@ export class Bridge {
   private stopped = false;
   private backoff: number;
   private lineDown: string | null = null;
+  /** Tries to reopen the line since it went down. */
+  private downTries = 0;
   private sleeping = 0;
 
   constructor(private readonly options: BridgeOptions) {
@@ -102,13 +104,18 @@ export class Bridge {
           this.backoff = this.minBackoffMs;
           if (this.lineDown !== null) this.log('line up: the device answers again');
           this.lineDown = null;
+          this.downTries = 0;
           await this.sleep(this.options.pollMs ?? COMMON_DEFAULTS.pollMs);
         }
       } catch (error) {
         if (this.stopped) break;
         const cause = (error as Error).message;
+        this.downTries += 1;
+        // Each try says why it failed: a line reopened and refused again must not read as healthy
+        // (a wrong password, a dead device), and its reason is there at every retry.
         if (this.lineDown === null)
           this.log(`line down: ${cause}; reopening, backing off from ${this.backoff} ms to ${this.maxBackoffMs} ms`);
+        else this.log(`line still down (try ${this.downTries}): ${cause}; reopening in ${this.backoff} ms`);
         this.lineDown = cause;
       }
       await this.disconnect();
