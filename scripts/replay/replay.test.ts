@@ -292,3 +292,23 @@ t.test(
     t.same(stored.body.data.map((s: { batchNumber: string }) => s.batchNumber).sort(), ['ARS-0001', 'EUR-0001']);
   },
 );
+
+t.test('a terminal the server does not know: said once, what to do, nothing more sent', async (t) => {
+  const server = await startTestServer(t);
+  const lines: string[] = [];
+  const replayed = await replayBatches({
+    baseUrl: server.baseUrl,
+    terminal: 'NEVER-PROVISIONED',
+    secret: 'ab'.repeat(32),
+    files: [fixture('pos-0001-usd-week.json'), fixture('pos-0002-eur-ars.json')],
+    out: (line) => lines.push(line),
+    fetch: validatingFetch(),
+    now: signingClock(server),
+  });
+  t.equal(replayed.exitCode, 1);
+  t.equal(replayed.results.length, 1, 'one refusal, not one for each settlement');
+  t.match(
+    lines.at(-1),
+    /^stopped: the server refuses terminal NEVER-PROVISIONED's signature \(401 SIGNATURE_INVALID\): either NEVER-PROVISIONED is not provisioned on .* or the secret given is not its own\. Provision it \(--merchant-id M with SVC_TOKEN does.*; 6 settlement\(s\) not sent$/,
+  );
+});

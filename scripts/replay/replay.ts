@@ -151,6 +151,13 @@ export async function replayBatches(
       `${result.outcome.padEnd(8)} ${result.batchNumber} (${file} #${index})${result.reason ? ` ${result.reason}` : ''}${purpose}`,
     );
     options.progress?.(done + 1, items.length);
+    // A signature refused is every signature refused: the terminal is unknown here or the secret is not its own.
+    if (result.status === 401 && /^SIGNATURE_INVALID/.test(result.reason ?? '')) {
+      options.out(
+        `stopped: the server refuses terminal ${options.terminal}'s signature (401 SIGNATURE_INVALID): either ${options.terminal} is not provisioned on ${options.baseUrl} (the server does not say which, by design) or the secret given is not its own. Provision it (--merchant-id M with SVC_TOKEN does, and uses its new secret) or give the secret shown when it was provisioned (--secret-file FILE or SVC_TERMINAL_SECRET); ${items.length - done - 1} settlement(s) not sent`,
+      );
+      return { results, exitCode: 1 };
+    }
   }
   const count = (outcome: ReplayOutcome) => results.filter((r) => r.outcome === outcome).length;
   const asIntended = results.filter((r) => r.intended && !failed(r)).length;
