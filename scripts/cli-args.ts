@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { versionLine } from '../contracts/cli/version.js';
+import { parseErrorInWords } from '../contracts/cli/parse-words.js';
 
 // The one way the scripts' commands (svc-replay, svc-race, svc-demo,
 // svc-store, svc-scenario) read their words: options and files parsed,
@@ -23,7 +24,7 @@ export function commandLine<const O extends Options>(name: string, usage: string
   try {
     parsed = parseArgs({ allowPositionals: true, options: withHelp });
   } catch (error) {
-    return fail((error as Error).message);
+    return fail(parseErrorInWords(error));
   }
   if ((parsed.values as { help?: boolean }).help) {
     process.stdout.write(usage);

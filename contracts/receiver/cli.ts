@@ -9,6 +9,7 @@ import { jsonReport, junitReport, textReport } from './report.js';
 import { prepareReportFile } from '../cli/report-file.js';
 import { directTransport, relayTransport, type Transport } from './transport.js';
 import { durationOf } from '../cli/duration.js';
+import { parseErrorInWords } from '../cli/parse-words.js';
 
 const usage = `usage: svc-contracts receiver --url URL [--secret-file FILE] [options]
 
@@ -84,7 +85,7 @@ export async function receiverCli(argv: string[]): Promise<number> {
       },
     }));
   } catch (error) {
-    fail((error as Error).message);
+    fail(parseErrorInWords(error));
   }
   if (values.help) {
     process.stdout.write(usage);

@@ -16,6 +16,7 @@ import { prepareReportFile } from '../cli/report-file.js';
 import { versionLine } from '../cli/version.js';
 import { durationOf } from '../cli/duration.js';
 import { usage } from './usage.js';
+import { parseErrorInWords } from '../cli/parse-words.js';
 
 // svc-contracts receiver …: grade a webhook receiver (contracts/receiver/).
 if (process.argv[2] === 'receiver') process.exit(await receiverCli(process.argv.slice(3)));
@@ -52,7 +53,7 @@ const values = (() => {
   try {
     return parse();
   } catch (error) {
-    return fail((error as Error).message);
+    return fail(parseErrorInWords(error));
   }
 })();
 if (values.help) {

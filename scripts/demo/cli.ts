@@ -8,6 +8,7 @@ import { createLogger } from '../../server/log.js';
 import { EmbeddedStore } from '../../server/store/embedded/embedded-store.js';
 import { commandLine } from '../cli-args.js';
 import { describeWorld, seedDemo } from './seed.js';
+import { exitUnlessAnswering } from '../../contracts/cli/no-answer.js';
 
 const usage = `usage: svc-demo [--base-url URL]
 
@@ -16,9 +17,13 @@ settlements, payment sessions in every status with split receivers) and
 prints the URLs to open and the tokens to use. Without --base-url it starts
 a server on PORT (3000) with its data in DATA_DIR (./data-demo) and keeps it
 running; stop it with Ctrl-C. (In a checkout, npm run demo -- … runs the same.)
+
+Exit status: 0 seeded, 1 the server refused a step, 2 a usage error, 3 the
+server at --base-url does not answer.
 `;
 const { values } = commandLine('svc-demo', usage, { 'base-url': { type: 'string' } });
 if (values['base-url']) {
+  await exitUnlessAnswering('svc-demo', values['base-url']);
   process.stdout.write(describeWorld(await seedDemo(values['base-url'])));
   process.exit(0);
 }

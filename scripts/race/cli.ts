@@ -11,6 +11,7 @@ import { bundledRaceFiles, loadRaceScenarios, playRace } from './race-scenarios.
 import { captions, legend, markdown, summarise, svg, table } from './report.js';
 import { runSerialRace } from './serial-race.js';
 import type { JsonAnswer } from '../../contracts/json-answer.js';
+import { exitUnlessAnswering } from '../../contracts/cli/no-answer.js';
 
 const usage = `usage: svc-race [--base-url URL] [--orders N] [--seed S] [--via-serial] [--report DIR] [SCENARIO…]
 
@@ -24,8 +25,7 @@ bridge over a socat pseudo-terminal pair. Prints a table per
 interleaving (the answers each side got, which side the server took
 first, the final states, the money recorded), checks each scenario's
 expectations and the invariants, and writes DIR/race.md and
-DIR/race.svg. Exit code 1 when an expectation or an invariant breaks,
-2 for a usage error or a bad scenario file. The same seed gives the
+DIR/race.svg. The same seed gives the
 same amounts and delays (order ids carry a per-run prefix, so runs never
 collide on a shared server).
 
@@ -33,6 +33,9 @@ collide on a shared server).
   --orders N       orders per interleaving (default 20)
   --seed S         default 1
   --report DIR     default ./race-report
+
+Exit status: 0 every expectation and invariant held, 1 one broke, 2 a
+usage error or a bad scenario file, 3 the server does not answer.
 `;
 
 const { values, positionals, fail } = commandLine('svc-race', usage, {
@@ -55,6 +58,7 @@ const races = await loadRaceScenarios(files).catch((error: Error) =>
 );
 
 let baseUrl = values['base-url'];
+if (baseUrl) await exitUnlessAnswering('svc-race', baseUrl);
 let stopOwn: (() => Promise<void>) | null = null;
 if (!baseUrl) {
   const own = await startOwnServer();

@@ -7,6 +7,7 @@ import { startRelayClient } from '../../contracts/clients/relay-client.js';
 import { defaultStateFile, readCursor, saveCursor } from './relay-state.js';
 import { durationOf } from '../../contracts/cli/duration.js';
 import { versionLine } from '../../contracts/cli/version.js';
+import { parseErrorInWords } from '../../contracts/cli/parse-words.js';
 
 const usage = `usage: svc-relay --base-url URL [--token-file FILE] --forward-to http://localhost:PORT/path
                  [--state FILE] [--backfill DURATION]
@@ -53,7 +54,7 @@ try {
     },
   }));
 } catch (error) {
-  process.stderr.write(`svc-relay: ${(error as Error).message}\n(svc-relay --help says more)\n`);
+  process.stderr.write(`svc-relay: ${parseErrorInWords(error)}\n(svc-relay --help says more)\n`);
   process.exit(2);
 }
 if (values.help) {

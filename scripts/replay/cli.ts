@@ -7,6 +7,7 @@ import { Link } from '../../terminal/protocol/link.js';
 import { openSerial } from '../../terminal/serial-port.js';
 import { commandLine } from '../cli-args.js';
 import { loadBatches, replayBatches } from './replay.js';
+import { exitUnlessAnswering } from '../../contracts/cli/no-answer.js';
 
 const usage = `usage: svc-replay --base-url URL --terminal SN [--secret-file FILE] FILES...
        svc-replay --base-url URL --terminal SN --merchant-id M [--merchant-token-file FILE] FILES...
@@ -33,6 +34,9 @@ usage error.
   --via-serial PATH     play the terminal on the serial line PATH instead: the
                         batches become its records, and the bridge on the other
                         end carries them to the server (see terminal/README.md)
+
+Exit status: 0 every settlement as expected, 1 one was not, 2 a usage
+error, 3 the server does not answer.
 `;
 
 const {
@@ -97,6 +101,7 @@ const credential = (kind: CredentialKind, flag: string | undefined, file: string
   return answer.value;
 };
 let secret = credential(TERMINAL_SECRET, values.secret, values['secret-file']);
+await exitUnlessAnswering('svc-replay', values['base-url']!);
 if (!secret) {
   const merchantToken = values['merchant-id']
     ? credential(MERCHANT_TOKEN, values['merchant-token'], values['merchant-token-file'])

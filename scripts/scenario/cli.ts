@@ -11,6 +11,7 @@ import { parseScenario, ScenarioFileError, scenarioSchema } from '../../contract
 import { commandLine } from '../cli-args.js';
 import { prepareReportFile } from '../../contracts/cli/report-file.js';
 import { startOwnServer } from '../own-server.js';
+import { exitUnlessAnswering } from '../../contracts/cli/no-answer.js';
 
 const usage = `usage: svc-scenario run [--base-url URL] [--profile strict|interface] [--seed N]
                         [--junit FILE] [--report FILE] FILE…
@@ -29,7 +30,7 @@ run     plays each scenario file (JSON, or YAML when named .yaml or .yml)
 schema  prints the JSON Schema of a scenario file.
 
 Exit status: 0 when every expectation held, 1 when one did not, 2 for a
-usage error, a bad scenario file or a server that does not answer.
+usage error or a bad scenario file, 3 when the server does not answer.
 `;
 
 const { values, positionals, fail } = commandLine('svc-scenario', usage, {
@@ -40,16 +41,13 @@ const { values, positionals, fail } = commandLine('svc-scenario', usage, {
   report: { type: 'string' },
 });
 const [command, ...files] = positionals;
-if (!command) {
-  process.stderr.write(usage);
-  process.exit(2);
-}
+if (!command) fail('name a command: run FILE… (or schema)');
 if (command === 'schema') {
   process.stdout.write(`${JSON.stringify(scenarioSchema, null, 2)}\n`);
   process.exit(0);
 }
-if (command !== 'run') fail(`unknown command ${command}\n\n${usage}`);
-if (files.length === 0) fail(`name at least one scenario file\n\n${usage}`);
+if (command !== 'run') fail(`unknown command ${JSON.stringify(command)}: run FILE… or schema`);
+if (files.length === 0) fail('name at least one scenario file: svc-scenario run FILE…');
 if (values.profile !== 'strict' && values.profile !== 'interface') fail('--profile is strict or interface');
 const seed = Number(values.seed);
 if (!Number.isInteger(seed)) fail('--seed takes a whole number');
@@ -70,6 +68,7 @@ for (const file of files) {
   }
 }
 
+if (values['base-url']) await exitUnlessAnswering('svc-scenario', values['base-url']);
 const own = values['base-url'] ? undefined : await startOwnServer();
 const baseUrl = values['base-url'] ?? own!.baseUrl;
 if (own) process.stdout.write(`started a server of ours at ${baseUrl}\n`);

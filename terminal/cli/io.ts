@@ -1,5 +1,6 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { durationOf } from '../../contracts/cli/duration.js';
+import { parseErrorInWords } from '../../contracts/cli/parse-words.js';
 
 /** What a command of svc-terminal talks through: the process's streams and environment, or a test's. */
 export interface CliIo {
@@ -25,6 +26,9 @@ export class UsageError extends Error {
 /** A command that could not do what it was asked: the message; exit 1. */
 export class CommandError extends Error {}
 
+/** Nothing answered (a terminal's address, a control socket): the message; exit 3, as every command of ours says it. */
+export class NoAnswerError extends CommandError {}
+
 /** A line of the log: on stdout, stamped. */
 export const logTo = (io: CliIo) => (line: string) => io.out(`${new Date().toISOString()} ${line}\n`);
 
@@ -38,7 +42,7 @@ export function parseOptions<const T extends ParseArgsConfig>(config: T, help: s
   try {
     return parseArgs(config);
   } catch (error) {
-    throw new UsageError((error as Error).message, help);
+    throw new UsageError(parseErrorInWords(error), help);
   }
 }
 

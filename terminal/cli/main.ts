@@ -2,7 +2,8 @@ import { bridge } from './bridge-command.js';
 import { close, control } from './control.js';
 import { emulate } from './emulate.js';
 import { held, retry } from './held.js';
-import { CommandError, UsageError, type CliIo } from './io.js';
+import { EXIT_NO_ANSWER } from '../../contracts/cli/no-answer.js';
+import { CommandError, NoAnswerError, UsageError, type CliIo } from './io.js';
 import { play } from './play.js';
 import { ports } from './ports.js';
 import { usage } from './usage.js';
@@ -51,7 +52,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     }
     if (error instanceof CommandError) {
       io.err(`svc-terminal: ${error.message}\n`);
-      return 1;
+      return error instanceof NoAnswerError ? EXIT_NO_ANSWER : 1;
     }
     throw error;
   }

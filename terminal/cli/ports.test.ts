@@ -1,7 +1,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import { sysfsPorts } from './ports.js';
+import { portTable, sysfsPorts } from './ports.js';
 
 // Without udevadm (a container), svc-terminal ports reads the kernel's
 // /sys/class/tty: the ttys backed by a device, with their USB descriptor.
@@ -24,4 +24,12 @@ t.test('the serial devices of a sysfs tree: USB ones with manufacturer and seria
     { path: '/dev/ttyUSB0', manufacturer: 'FTDI', serialNumber: 'A10K3XYZ' },
   ]);
   t.equal(sysfsPorts(join(root, 'nowhere')), null);
+});
+
+t.test('svc-terminal ports prints a table with a header', async (t) => {
+  t.equal(
+    portTable([{ path: '/dev/ttyS0' }, { path: '/dev/ttyUSB0', manufacturer: 'FTDI', serialNumber: 'A10K3XYZ' }]),
+    'PATH          MANUFACTURER  SERIAL NUMBER\n/dev/ttyS0\n/dev/ttyUSB0  FTDI          A10K3XYZ\n',
+  );
+  t.equal(portTable([]), 'no serial ports found\n');
 });

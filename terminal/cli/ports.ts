@@ -26,8 +26,7 @@ export async function ports(argv: string[], io: CliIo): Promise<void> {
       );
     list = fromSysfs;
   }
-  if (list.length === 0) io.out('no serial ports found\n');
-  for (const port of list) io.out(`${port.path}\t${port.manufacturer ?? ''}\t${port.serialNumber ?? ''}\n`);
+  io.out(portTable(list));
 }
 
 /** The serial devices under /sys/class/tty (those backed by a device: not virtual consoles or pseudo-terminals), or null without sysfs. */
@@ -54,4 +53,25 @@ function usbDescriptor(dir: string): { manufacturer?: string; serialNumber?: str
     return { ...(manufacturer ? { manufacturer } : {}), ...(serialNumber ? { serialNumber } : {}) };
   }
   return {};
+}
+
+/** The ports as a table with a header, in aligned columns; one line when there are none. */
+export function portTable(
+  list: Array<{ path: string; manufacturer?: string | undefined; serialNumber?: string | undefined }>,
+): string {
+  if (list.length === 0) return 'no serial ports found\n';
+  const rows = [
+    ['PATH', 'MANUFACTURER', 'SERIAL NUMBER'],
+    ...list.map((port) => [port.path, port.manufacturer ?? '', port.serialNumber ?? '']),
+  ];
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  return rows
+    .map(
+      (row) =>
+        `${row
+          .map((cell, column) => cell.padEnd(widths[column]!))
+          .join('  ')
+          .trimEnd()}\n`,
+    )
+    .join('');
 }

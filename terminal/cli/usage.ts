@@ -21,7 +21,10 @@ commands:
   ports     list the serial ports of this machine
   play      play a serial transcript as the cash register, checking the POS's answers byte for byte
 
-svc-terminal <command> --help says more. Line settings: 115200 8N1 unless --baud.
+svc-terminal <command> --help says more. Lines, by dialect (--dialect):
+  svc, transbank   serial, 115200 8N1 unless --baud
+  zvt              serial 9600 8N2 unless --baud, or TCP (port 20007)
+  nexo             HTTPS (port 8443), Adyen's payload encryption
 Durations take their unit: 200ms, 5s, 2m (the old --…-ms spellings still
 work, with a warning); --state is where a command keeps what survives a
 restart (--state-dir still works, with a warning).
@@ -52,7 +55,8 @@ no serial port; the check a firmware or cash-register team runs first).
 
   --timeout D      how long to wait for each answer (default 5s)
 
-Exit status: 0 every transcript matched, 1 one differed, 2 a usage error.
+Exit status: 0 every transcript matched, 1 one differed, 2 a usage error,
+3 nothing answers at --host.
 `,
   emulate: `usage: svc-terminal emulate --path PATH --serial SN [--dialect svc|transbank] [--state FILE] [--auto-approve DURATION] [--baud N] [fault options] [--debug]
        svc-terminal emulate --dialect zvt|nexo … (below)
@@ -156,7 +160,7 @@ stdin does, for one started in the background (a process in the
 background never reads the terminal). The emulators' commands: status,
 help and the dialect's own (approve, decline, next …); the bridge's: close.
 
-Exit status: 0 answered, 1 nothing answers on SOCKET.
+Exit status: 0 answered, 2 a usage error, 3 nothing answers on SOCKET.
 `,
   ports: `usage: svc-terminal ports
 

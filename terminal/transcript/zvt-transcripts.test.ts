@@ -99,7 +99,7 @@ t.test('svc-terminal play says what is wrong with its arguments', async (t) => {
   const path = files[0]!.path;
   t.match(await runCli(['play', path]), { code: 2, err: /--path .*, --host .* or --emulated/ });
   t.match(await runCli(['play', '--host', 'nowhere', path]), { code: 2, err: /--host takes HOST:PORT/ });
-  t.match(await runCli(['play', '--host', '127.0.0.1:1', path]), { code: 1, err: /cannot reach 127\.0\.0\.1:1/ });
+  t.match(await runCli(['play', '--host', '127.0.0.1:1', path]), { code: 3, err: /cannot reach 127\.0\.0\.1:1/ });
   const transbank = new URL('../../fixtures/serial/transbank/refund.json', import.meta.url).pathname;
   t.match(await runCli(['play', '--host', '127.0.0.1:1', transbank]), { code: 2, err: /--host plays ZVT transcripts/ });
   t.match(await runCli(['play', '--host', '127.0.0.1:1', path, transbank]), { code: 2, err: /separate runs/ });
