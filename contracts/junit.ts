@@ -20,13 +20,33 @@ export function junitDocument(
   frame: { name: string; suite: string; seconds: number; failures: number; skipped: number },
   cases: readonly string[],
 ): string {
+  return junitSuites({ name: frame.name, seconds: frame.seconds }, [{ name: frame.suite, cases }]);
+}
+
+const failuresIn = (cases: readonly string[]) => cases.filter((c) => c.includes('<failure')).length;
+const skippedIn = (cases: readonly string[]) => cases.filter((c) => c.includes('<skipped')).length;
+
+/**
+ * One <testsuites> holding a <testsuite> per part, each counting its own
+ * cases, so a CI's view shows each part's number (the suite's checks apart
+ * from the operation × status pairs its answers exercised).
+ */
+export function junitSuites(
+  frame: { name: string; seconds: number },
+  suites: ReadonlyArray<{ name: string; cases: readonly string[] }>,
+): string {
   const time = frame.seconds.toFixed(3);
+  const all = suites.flatMap((suite) => suite.cases);
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="${xml(frame.name)}" tests="${cases.length}" failures="${frame.failures}" time="${time}">`,
-    `  <testsuite name="${xml(frame.suite)}" tests="${cases.length}" failures="${frame.failures}" errors="0" skipped="${frame.skipped}" time="${time}">`,
-    ...cases,
-    '  </testsuite>',
+    `<testsuites name="${xml(frame.name)}" tests="${all.length}" failures="${failuresIn(all)}" time="${time}">`,
+    ...suites
+      .filter((suite, index) => index === 0 || suite.cases.length > 0)
+      .flatMap((suite, index) => [
+        `  <testsuite name="${xml(suite.name)}" tests="${suite.cases.length}" failures="${failuresIn(suite.cases)}" errors="0" skipped="${skippedIn(suite.cases)}" time="${index === 0 ? time : '0.000'}">`,
+        ...suite.cases,
+        '  </testsuite>',
+      ]),
     '</testsuites>',
     '',
   ].join('\n');

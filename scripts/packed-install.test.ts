@@ -194,6 +194,18 @@ t.test('npm pack, then a production-only install of the tarball: every command a
       yaml,
     ]).catch((error: { stdout?: string; stderr?: string }) => error);
     t.match(played.stdout, /2 passed, 0 failed, 0 skipped/, played.stderr?.slice(-400) ?? '');
+    // Where the bundled scenarios are in an installed package, as its --help says.
+    const help = await run(join(app, 'node_modules', '.bin', 'svc-scenario'), ['--help']);
+    const folder = /are in\n(\S+)\n/.exec(help.stdout)?.[1];
+    t.ok(
+      folder && folder.includes(join('node_modules', 'svc-pos-sim', 'fixtures', 'scenarios')),
+      `--help names ${folder}`,
+    );
+    t.equal(
+      (await readdir(folder!)).filter((name) => name.endsWith('.json')).length,
+      33,
+      'the 33 bundled files are there',
+    );
     t.match(readFileSync(junit, 'utf8'), /<testsuites/, 'the JUnit file, its folder made');
   });
 });

@@ -1,6 +1,6 @@
 import type { RecordedViolation } from './recorder.js';
 import type { SuiteResult } from './run-suite.js';
-import { junitDocument, xml } from '../junit.js';
+import { junitSuites, xml } from '../junit.js';
 import { describeFailure } from './expectations.js';
 
 // What CI reads from a suite run: identical violations grouped with a
@@ -37,21 +37,23 @@ export function groupViolations(violations: readonly RecordedViolation[]): Viola
 
 /** JUnit XML of a suite run against `baseUrl`: a test case per check, per document violation group, per exercised pair and coverage gap. */
 export function junitSuiteReport(result: SuiteResult, baseUrl: string, seconds: number): string {
-  const cases: string[] = [];
+  const checks: string[] = [];
+  const document: string[] = [];
+  const coverage: string[] = [];
   for (const check of result.checks) {
     const name = `${check.id}: ${check.title}`;
     const open = `    <testcase classname="svc-contracts.checks" name="${xml(name)}" time="${check.seconds.toFixed(3)}">`;
     if (check.outcome === 'skipped') {
-      cases.push(`${open}\n      <skipped message="${xml(check.reason ?? '')}"/>\n    </testcase>`);
+      checks.push(`${open}\n      <skipped message="${xml(check.reason ?? '')}"/>\n    </testcase>`);
       continue;
     }
     const failed = result.failures.filter((f) => f.check === check.id);
     if (failed.length === 0) {
-      cases.push(open.replace(/>$/, '/>'));
+      checks.push(open.replace(/>$/, '/>'));
       continue;
     }
     const detail = failed.map((f) => `${describeFailure(f)}${f.curl ? `\n  ${f.curl}` : ''}`).join('\n');
-    cases.push(
+    checks.push(
       `${open}\n      <failure message="${xml(`${failed.length} failed expectation(s); ${describeFailure(failed[0]!)}`.slice(0, 500))}" type="FailedExpectation">${xml(`${check.source}\n${detail}`)}</failure>\n    </testcase>`,
     );
   }
@@ -59,35 +61,28 @@ export function junitSuiteReport(result: SuiteResult, baseUrl: string, seconds: 
   for (const group of groupViolations(result.violations)) {
     failing.add(`${group.operation} ${group.status}`);
     const detail = `${group.operation} answered ${group.status}; at ${group.pointer || '(the answer)'} expected ${group.expected}, got ${group.got}\n${group.count} answer(s), e.g.:\n${group.requests.join('\n')}`;
-    cases.push(
+    document.push(
       `    <testcase classname="svc-contracts.document" name="${xml(`${group.operation} ${group.status} ${group.pointer || '(answer)'}`)}">\n      <failure message="${xml(`expected ${group.expected}, got ${group.got}`)}" type="DocumentViolation">${xml(detail)}</failure>\n    </testcase>`,
     );
   }
   for (const row of result.coverage.rows) {
     for (const { status, exercised } of row.statuses) {
       if (exercised && !failing.has(`${row.operation} ${status}`))
-        cases.push(`    <testcase classname="svc-contracts.document" name="${xml(`${row.operation} ${status}`)}"/>`);
+        document.push(`    <testcase classname="svc-contracts.document" name="${xml(`${row.operation} ${status}`)}"/>`);
     }
   }
   if (result.coverageJudged) {
     for (const gap of result.coverage.gaps) {
-      cases.push(
+      coverage.push(
         `    <testcase classname="svc-contracts.coverage" name="${xml(gap)}">\n      <failure message="not exercised and not listed with a reason" type="CoverageGap"/>\n    </testcase>`,
       );
     }
   }
-  const failures = cases.filter((c) => c.includes('<failure')).length;
-  const skipped = cases.filter((c) => c.includes('<skipped')).length;
-  return junitDocument(
-    {
-      name: 'svc-contracts',
-      suite: `contract suite against ${baseUrl} (profile ${result.profile})`,
-      seconds,
-      failures,
-      skipped,
-    },
-    cases,
-  );
+  return junitSuites({ name: 'svc-contracts', seconds }, [
+    { name: `contract suite against ${baseUrl} (profile ${result.profile}): ${checks.length} checks`, cases: checks },
+    { name: 'the answers against the document, by operation × status', cases: document },
+    { name: 'coverage gaps (operation × status never exercised, and not listed with a reason)', cases: coverage },
+  ]);
 }
 
 /** Whether the run failed: a violation, a failed expectation, or (on a whole strict run) a coverage gap. */

@@ -3,6 +3,7 @@ import { startTestServer } from '../../server/testing/test-server.js';
 import { coverageTable } from './recorder.js';
 import { describeFailure } from './expectations.js';
 import { runSuite } from './run-suite.js';
+import { junitSuiteReport } from './suite-report.js';
 
 t.test(
   'the contract suite passes against the real server in both profiles: no violation, no failed expectation, no unlisted coverage gap',
@@ -318,6 +319,32 @@ t.test(
     t.match(
       xml,
       /<testcase classname="svc-contracts\.checks" name="orders\.lists: [^"]+" time="0\.000">\n {6}<skipped message="not selected \(--checks\)"\/>/,
+    );
+  },
+);
+
+t.test(
+  "the JUnit file counts the checks in a suite of their own, beside the document's operation × status pairs",
+  async (t) => {
+    const server = await startTestServer(t);
+    server.clock.set(Date.now());
+    const result = await runSuite({ baseUrl: server.baseUrl, allowMutations: true, checks: ['orders.lists'] });
+    const xml = junitSuiteReport(result, server.baseUrl, 1);
+    const suites = [...xml.matchAll(/<testsuite name="([^"]*)" tests="(\d+)"/g)].map((match) => [
+      match[1],
+      Number(match[2]),
+    ]);
+    t.match(
+      suites[0],
+      [/: \d+ checks$/, result.checks.length],
+      'the first suite: one case per check, as the console counts them',
+    );
+    t.match(suites[1], [/by operation × status/, Number]);
+    const total = Number(/<testsuites name="svc-contracts" tests="(\d+)"/.exec(xml)![1]);
+    t.equal(
+      total,
+      suites.reduce((sum, [, count]) => sum + (count as number), 0),
+      'the whole is the parts',
     );
   },
 );

@@ -148,6 +148,42 @@ t.test('the image: built with podman, run with buildah as a user runs it', { ski
   ]);
   t.match(healthcheck, /\/health/, 'the HEALTHCHECK is kept (docker format)');
 
+  // The same Dockerfile without the CA secret: the mount is optional, so the build runs npm as it is. Where a
+  // TLS-intercepting proxy is in the way (a CA bundle configured, as here) npm alone fails, on the certificate;
+  // where none is, the build succeeds.
+  const proxied = Boolean(ca && ca !== 'null' && existsSync(ca));
+  const bare = await run(
+    'podman',
+    [
+      'build',
+      '--isolation',
+      'chroot',
+      '--format',
+      'docker',
+      '--target',
+      'build',
+      '--env',
+      'npm_config_fetch_retries=0',
+      root,
+    ],
+    { maxBuffer: 64 * 1024 * 1024 },
+  ).then(
+    () => ({ ok: true, output: '' }),
+    (error: { stdout?: string; stderr?: string }) => ({
+      ok: false,
+      output: `${error.stdout ?? ''}${error.stderr ?? ''}`,
+    }),
+  );
+  if (proxied) {
+    t.notOk(bare.ok, 'without the secret, behind the proxy: npm cannot fetch');
+    t.match(
+      bare.output,
+      /npm (ERR|error)[\s\S]*(certificate|CERT|SSL|issuer)/i,
+      "and it is npm's certificate error, not the missing secret",
+    );
+    t.notMatch(bare.output, /secret.*(not found|required|missing)/i, 'the mount is optional');
+  } else t.ok(bare.ok, 'without the secret and without a proxy: it builds');
+
   const dataDir = mkdtempSync(join(tmpdir(), 'image-data-'));
   // A volume the image's user (node, uid 1000) owns, as docker makes one.
   chownSync(dataDir, 1000, 1000);

@@ -12,10 +12,15 @@ import { commandLine } from '../cli-args.js';
 import { prepareReportFile } from '../../contracts/cli/report-file.js';
 import { startOwnServer } from '../own-server.js';
 import { exitUnlessAnswering } from '../../contracts/cli/no-answer.js';
+import { bundledScenarioFolder } from '../../contracts/clients/scenario/bundled.js';
 
 const usage = `usage: svc-scenario run [--base-url URL] [--profile strict|interface] [--seed N]
                         [--junit FILE] [--report FILE] FILE…
        svc-scenario schema
+
+The bundled scenarios (33 files, fixtures/scenarios/ in a checkout) are in
+${bundledScenarioFolder}
+here: svc-scenario run ${bundledScenarioFolder.replace(/\/$/, '')}/*.json plays them all.
 
 run     plays each scenario file (JSON, or YAML when named .yaml or .yml)
         against a deployment of the interface, step by step, and says which
