@@ -156,6 +156,7 @@ t.test('the image: built with podman, run with buildah as a user runs it', { ski
     'podman',
     [
       'build',
+      '--no-cache',
       '--isolation',
       'chroot',
       '--format',
@@ -181,7 +182,8 @@ t.test('the image: built with podman, run with buildah as a user runs it', { ski
       /npm (ERR|error)[\s\S]*(certificate|CERT|SSL|issuer)/i,
       "and it is npm's certificate error, not the missing secret",
     );
-    t.notMatch(bare.output, /secret.*(not found|required|missing)/i, 'the mount is optional');
+    // The RUN ran: its npm answered (the mount's own failure would stop the step before any command).
+    t.match(bare.output, /npm (ERR|error)/, 'the mount is optional: the step ran without it');
   } else t.ok(bare.ok, 'without the secret and without a proxy: it builds');
 
   const dataDir = mkdtempSync(join(tmpdir(), 'image-data-'));
@@ -264,7 +266,10 @@ t.test('the image: built with podman, run with buildah as a user runs it', { ski
   t.match(
     suite.stdout,
     /checks: \d+ passed, 0 failed[\s\S]*PASSED/,
-    `svc-contracts inside the image: ${suite.stderr?.slice(-600) ?? ''}`,
+    'svc-contracts --allow-mutations inside the image passes',
+    {
+      stderr: suite.stderr?.slice(-600),
+    },
   );
   t.equal(await second.stop(), 0);
 });
