@@ -68,10 +68,7 @@ t.test(
   async (t) => {
     const unknown = await run(['bridge', '--dialectt', 'svc']);
     t.equal(unknown.code, 2);
-    t.match(
-      unknown.err,
-      /^svc-terminal: unknown option --dialectt\n\(svc-terminal bridge --help says more\)\n$/,
-    );
+    t.match(unknown.err, /^svc-terminal: unknown option --dialectt\n\(svc-terminal bridge --help says more\)\n$/);
     t.notMatch(unknown.err, /ERR_PARSE_ARGS|at parseArgs/);
     const dialect = await run(['emulate', '--path', '/dev/null', '--serial', 'S1', '--dialect', 'x']);
     t.equal(dialect.code, 2);
