@@ -47,7 +47,7 @@ const schemas: Record<string, Schema> = {
   Health: {
     type: 'object',
     required: ['status', 'store', 'uptime_s', 'version'],
-    // The interface has /health as a liveness probe; its fields beside status are the addendum's, ours.
+    // The interface has /health as a liveness probe; its fields beside status are ours.
     ...({ 'x-ours-required': ['store', 'uptime_s', 'version'] } as object),
     properties: {
       status: { enum: ['ok', 'store_unavailable'] },

@@ -130,7 +130,7 @@ t.test(
 );
 
 t.test(
-  "a minimal /health is a liveness probe under the interface profile; strict wants the addendum's fields",
+  'a minimal /health is a liveness probe under the interface profile; strict wants the fields of ours',
   async (t) => {
     const loose = new SchemaValidator(interfaceDocument(openApiDocument));
     const strict = new SchemaValidator(openApiDocument);
@@ -142,7 +142,7 @@ t.test(
         .map((issue) => issue.pointer)
         .sort(),
       ['/store', '/uptime_s', '/version'],
-      "strict: the addendum's fields",
+      'strict: the fields of ours',
     );
   },
 );
