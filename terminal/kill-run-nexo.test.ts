@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { createServer, connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
-import { askKey, BridgeState } from './bridge/bridge-state.js';
+import { BridgeState } from './bridge/bridge-state.js';
 import type { NexoJournalData } from './bridge/nexo/nexo-journal.js';
 import type { NexoTerminalState } from './device/nexo/nexo-state.js';
 import {
@@ -11,6 +11,7 @@ import {
   killer,
   killWorld,
   merchantWork,
+  moneyCount,
   processes,
   typeClose as closeOnStdin,
 } from './testing/kill-harness.js';
@@ -62,7 +63,6 @@ t.test(
   async (t) => {
     const serial = 'KILL-NEXO-1';
     const world = await killWorld(t, serial);
-    const { api, token, merchantPath } = world;
     const terminalState = join(world.dir, 'nexo-terminal.json');
     const stateDir = join(world.dir, 'bridge-state');
     const passphrase = join(world.dir, 'passphrase');
@@ -174,41 +174,20 @@ t.test(
     ))
       approved.set(match[2]!, { orderId: match[3]!, psp: match[2]! });
     const memory = await terminal();
-    const orders = await world.allOrders();
-    const holding = await held();
-    const heldPayments = new Set(
-      holding.records.filter((h) => h.record.kind === 'payment').map((h) => (h.record as { orderId: string }).orderId),
-    );
-    const paymentsOf = new Map<string, number>();
-    for (const payment of approved.values())
-      paymentsOf.set(payment.orderId, (paymentsOf.get(payment.orderId) ?? 0) + 1);
-    const lost = [...paymentsOf.keys()].filter(
-      (orderId) =>
-        !['PAID', 'VOID_PENDING', 'VOIDED'].includes(orders.get(orderId)?.status) && !heldPayments.has(orderId),
-    );
-    const doubled = [
-      ...[...paymentsOf]
-        .filter(([, count]) => count > 1)
-        .map(([orderId, count]) => `${orderId} paid ${count} times on the terminal`),
-      ...[...orders.values()]
-        .filter((order) => order.history.filter((h: { to: string }) => h.to === 'PAID').length > 1)
-        .map((order) => `${order.orderId} paid twice on the server`),
-    ];
-    const wrongAuthorization = [...approved.values()].filter(
-      (payment) => orders.get(payment.orderId)?.authorizationCode !== payment.psp && !heldPayments.has(payment.orderId),
-    );
-    const settlements = (await api('GET', `${merchantPath}/pos-terminals/${serial}/settlements?size=100`, token)).body
-      .data as Array<{ batchNumber: string; transactionCount: number }>;
-    const heldSettlements = holding.records
-      .filter((h) => h.record.kind === 'settlement')
-      .map((h) => h.record as { transactionCount: number });
-    const settled = [...settlements, ...heldSettlements].reduce((sum, each) => sum + each.transactionCount, 0);
-    const notVoided = voided.filter(
-      (orderId) => orders.get(orderId)?.status !== 'VOIDED' && !holding.asks.has(askKey('void', orderId)),
-    );
-    const charged = [...orders.values()].filter((order) => order.status !== 'PENDING').length;
-    const heldAsks = await state.listHeldAsks();
-    const heldCharges = heldAsks.filter((ask) => ask.kind === 'charge').length;
+    const made = [...approved.values()].map((payment) => ({ orderId: payment.orderId, authorization: payment.psp }));
+    const {
+      lost,
+      doubled,
+      wrongAuthorization,
+      settlements,
+      settled,
+      notVoided,
+      charged,
+      heldAsks,
+      heldCharges,
+      records,
+    } = await moneyCount(world, serial, state, made, voided);
+    const holding = { records, asks: new Set(heldAsks.map((ask) => ask.key)) };
 
     t.comment(
       `strikes: emulator ${strikes.kills.emulator}, bridge ${strikes.kills.bridge}, connection ${strikes.kills.line}; payments approved (logged) ${approved.size}; charged on the server ${charged} of ${SALES}; voids ${voided.length}; settlements ${settlements.length} (${settled} transactions), reconciliations ${memory.reconciliationId - 1000}; held: ${holding.records.length} record(s), ${holding.asks.size} ask(s)`,

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
-import { askKey, BridgeState } from './bridge/bridge-state.js';
+import { BridgeState } from './bridge/bridge-state.js';
 import type { ZvtJournalData } from './bridge/zvt/zvt-journal.js';
 import type { ZvtState } from './device/zvt/zvt-state.js';
 import {
@@ -9,6 +9,7 @@ import {
   killer,
   killWorld,
   merchantWork,
+  moneyCount,
   processes,
   strikeAt,
   typeClose as closeOnStdin,
@@ -37,7 +38,7 @@ t.test(
   async (t) => {
     const serial = 'KILL-ZVT-1';
     const world = await killWorld(t, serial);
-    const { line, api, token, merchantPath } = world;
+    const { line } = world;
     const terminalState = join(world.dir, 'zvt-terminal.json');
     const stateDir = join(world.dir, 'bridge-state');
     const pair = processes(
@@ -131,41 +132,23 @@ t.test(
     const memory = await terminal();
     const autoReversals = memory.journal.filter((entry) => entry.event.startsWith('auto-reversal')).length;
 
-    const orders = await world.allOrders();
-    const holding = await held();
-    const heldPayments = new Set(
-      holding.records.filter((h) => h.record.kind === 'payment').map((h) => (h.record as { orderId: string }).orderId),
-    );
-    const paymentsOf = new Map<string, number>();
-    for (const payment of stored.values()) paymentsOf.set(payment.orderId, (paymentsOf.get(payment.orderId) ?? 0) + 1);
-    const lost = [...paymentsOf.keys()].filter(
-      (orderId) =>
-        !['PAID', 'VOID_PENDING', 'VOIDED'].includes(orders.get(orderId)?.status) && !heldPayments.has(orderId),
-    );
-    const doubled = [
-      ...[...paymentsOf]
-        .filter(([, count]) => count > 1)
-        .map(([orderId, count]) => `${orderId} paid ${count} times on the terminal`),
-      ...[...orders.values()]
-        .filter((order) => order.history.filter((h: { to: string }) => h.to === 'PAID').length > 1)
-        .map((order) => `${order.orderId} paid twice on the server`),
-    ];
-    const wrongAuthorization = [...stored.values()].filter(
-      (payment) =>
-        orders.get(payment.orderId)?.authorizationCode !== payment.authorization && !heldPayments.has(payment.orderId),
-    );
-    const settlements = (await api('GET', `${merchantPath}/pos-terminals/${serial}/settlements?size=100`, token)).body
-      .data as Array<{ batchNumber: string; transactionCount: number }>;
-    const heldSettlements = holding.records
-      .filter((h) => h.record.kind === 'settlement')
-      .map((h) => h.record as { transactionCount: number });
-    const settled = [...settlements, ...heldSettlements].reduce((sum, each) => sum + each.transactionCount, 0);
-    const notVoided = voided.filter(
-      (orderId) => orders.get(orderId)?.status !== 'VOIDED' && !holding.asks.has(askKey('void', orderId)),
-    );
-    const charged = [...orders.values()].filter((order) => order.status !== 'PENDING').length;
-    const heldAsks = await state.listHeldAsks();
-    const heldCharges = heldAsks.filter((ask) => ask.kind === 'charge').length;
+    const made = [...stored.values()].map((payment) => ({
+      orderId: payment.orderId,
+      authorization: payment.authorization,
+    }));
+    const {
+      lost,
+      doubled,
+      wrongAuthorization,
+      settlements,
+      settled,
+      notVoided,
+      charged,
+      heldAsks,
+      heldCharges,
+      records,
+    } = await moneyCount(world, serial, state, made, voided);
+    const holding = { records, asks: new Set(heldAsks.map((ask) => ask.key)) };
 
     t.comment(
       `strikes: emulator ${strikes.kills.emulator}, bridge ${strikes.kills.bridge}, line ${strikes.kills.line}; payments stored (logged) ${stored.size}, auto-reversals ${autoReversals}; charged on the server ${charged} of ${SALES}; voids ${voided.length}; settlements ${settlements.length} (${settled} transactions), ends of day ${memory.endOfDays}; held: ${holding.records.length} record(s), ${holding.asks.size} ask(s)`,

@@ -120,6 +120,16 @@ export class DialectJournal<
     return numbered;
   }
 
+  /** A payment the device made: its record queued for the server, the device's parts changed with it, then the technician's line. */
+  protected async paymentMade(
+    payment: { orderId: string; amount: number; currency: string; authorizationCode: string; paidAt: string },
+    parts: Partial<Data>,
+  ): Promise<void> {
+    const { orderId, amount, currency, authorizationCode, paidAt } = payment;
+    await this.recorded({ kind: 'payment', orderId, amount, currency, authorizationCode, paidAt }, parts);
+    await this.forTechnician({ event: 'payment', ...payment });
+  }
+
   /** A close carried out: its settlement queued, the batch counter moved on, the close remembered. */
   protected async closedBatch(
     record: Omit<Extract<UnnumberedRecord, { kind: 'settlement' }>, 'debitBatch'>,

@@ -250,3 +250,70 @@ export function bridgeWatch<Journal extends { inFlight: unknown; outbox: unknown
     });
   return { journal, held, untilSettled };
 }
+
+/**
+ * The money at the end of a kill run, counted from what the device made (its
+ * own log, every life of it: each payment's order and authorisation), what
+ * the server holds and what the bridge holds for an operator: payments lost
+ * (made, and neither on the server nor held), orders paid twice (on the
+ * device or on the server), orders committed with another payment's
+ * authorisation, the transactions the settlements count, voids neither
+ * VOIDED nor held, and orders charged.
+ */
+export async function moneyCount(
+  world: Awaited<ReturnType<typeof killWorld>>,
+  serial: string,
+  state: BridgeState,
+  made: Array<{ orderId: string; authorization: string }>,
+  voided: string[],
+) {
+  const { api, token, merchantPath } = world;
+  const orders = await world.allOrders();
+  const records = await state.listHeld();
+  const heldAsks = await state.listHeldAsks();
+  const asks = new Set(heldAsks.map((ask) => ask.key));
+  const heldPayments = new Set(
+    records.filter((h) => h.record.kind === 'payment').map((h) => (h.record as { orderId: string }).orderId),
+  );
+  const paymentsOf = new Map<string, number>();
+  for (const payment of made) paymentsOf.set(payment.orderId, (paymentsOf.get(payment.orderId) ?? 0) + 1);
+  const lost = [...paymentsOf.keys()].filter(
+    (orderId) =>
+      !['PAID', 'VOID_PENDING', 'VOIDED'].includes(orders.get(orderId)?.status) && !heldPayments.has(orderId),
+  );
+  const doubled = [
+    ...[...paymentsOf]
+      .filter(([, count]) => count > 1)
+      .map(([orderId, count]) => `${orderId} paid ${count} times on the device`),
+    ...[...orders.values()]
+      .filter((order) => order.history.filter((h: { to: string }) => h.to === 'PAID').length > 1)
+      .map((order) => `${order.orderId} paid twice on the server`),
+  ];
+  const wrongAuthorization = made.filter(
+    (payment) =>
+      orders.get(payment.orderId)?.authorizationCode !== payment.authorization && !heldPayments.has(payment.orderId),
+  );
+  const settlements = (await api('GET', `${merchantPath}/pos-terminals/${serial}/settlements?size=100`, token)).body
+    .data as Array<{ batchNumber: string; transactionCount: number }>;
+  const heldSettlements = records
+    .filter((h) => h.record.kind === 'settlement')
+    .map((h) => h.record as { transactionCount: number });
+  const settled = [...settlements, ...heldSettlements].reduce((sum, each) => sum + each.transactionCount, 0);
+  const notVoided = voided.filter(
+    (orderId) => orders.get(orderId)?.status !== 'VOIDED' && !asks.has(askKey('void', orderId)),
+  );
+  const charged = [...orders.values()].filter((order) => order.status !== 'PENDING').length;
+  const heldCharges = heldAsks.filter((ask) => ask.kind === 'charge').length;
+  return {
+    lost,
+    doubled,
+    wrongAuthorization,
+    settlements,
+    settled,
+    notVoided,
+    charged,
+    heldAsks,
+    heldCharges,
+    records,
+  };
+}

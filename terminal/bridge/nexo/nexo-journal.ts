@@ -82,18 +82,7 @@ export class NexoJournal extends DialectJournal<NexoInFlight, NexoDeclined, Nexo
   }
 
   async paid(payment: NexoPayment): Promise<void> {
-    await this.recorded(
-      {
-        kind: 'payment',
-        orderId: payment.orderId,
-        amount: payment.amount,
-        currency: payment.currency,
-        authorizationCode: payment.authorizationCode,
-        paidAt: payment.paidAt,
-      },
-      { payments: bounded({ ...this.data.payments, [payment.orderId]: payment }) },
-    );
-    await this.forTechnician({ event: 'payment', ...payment });
+    await this.paymentMade(payment, { payments: bounded({ ...this.data.payments, [payment.orderId]: payment }) });
   }
 
   async voided(orderId: string, voidedAt: string, reversal: string): Promise<void> {

@@ -80,18 +80,7 @@ export class ZvtJournal extends DialectJournal<ZvtInFlight, ZvtDeclined, ZvtJour
 
   /** The payment is stored on the terminal: its record goes to the outbox. */
   async paid(payment: StoredPayment): Promise<void> {
-    await this.recorded(
-      {
-        kind: 'payment',
-        orderId: payment.orderId,
-        amount: payment.amount,
-        currency: payment.currency,
-        authorizationCode: payment.authorizationCode,
-        paidAt: payment.paidAt,
-      },
-      { payments: bounded({ ...this.data.payments, [payment.orderId]: payment }) },
-    );
-    await this.forTechnician({ event: 'payment', ...payment });
+    await this.paymentMade(payment, { payments: bounded({ ...this.data.payments, [payment.orderId]: payment }) });
   }
 
   /** The order's payment is reversed or refunded on the terminal: its void goes to the outbox. */
