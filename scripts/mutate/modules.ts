@@ -28,7 +28,6 @@ export const MUTATED_MODULES: MutatedModule[] = [
     file: 'server/terminals/pos-signature-guard.ts',
     tests: ['server/terminals/pos-signature.test.ts', 'server/terminals/pos-signature-shared.test.ts'],
   },
-  { file: 'server/terminals/replay-cache.ts', tests: ['server/terminals/replay-cache.test.ts'] },
   { file: 'server/terminals/memory-signature-ledger.ts', tests: ['server/terminals/memory-signature-ledger.test.ts'] },
   { file: 'server/terminals/store-signature-ledger.ts', tests: ['server/terminals/store-signature-ledger.test.ts'] },
   // Webhooks: where a delivery may go, how it is signed, when it is retried.

@@ -4,8 +4,11 @@ import type { Timers } from '../protocol/timers.js';
 import type { BridgeState, HeldRecord } from './bridge-state.js';
 import { comparePaid, verdictFor, type ChargedStatus, type Verdict } from './server-verdict.js';
 
-/** The server could not be used just now; nothing about any record was decided. */
-/** The server could not be used for a call: down, failing, or refusing this terminal (`refused`: a signature it does not take). */
+/**
+ * The server could not be used for a call, and nothing about any record was
+ * decided: down, failing, or refusing this terminal (`refused`: a signature
+ * it does not take).
+ */
 export class ServerFault extends Error {
   constructor(
     message: string,
@@ -14,6 +17,9 @@ export class ServerFault extends Error {
     super(message);
   }
 }
+
+/** The most orders one listing asks the server for (the interface's largest page). */
+const PAGE_SIZE = 100;
 
 export interface CourierOptions {
   client: PosClient;
@@ -25,7 +31,7 @@ export interface CourierOptions {
   serverMaxBackoffMs: number;
   /** How long a record may keep getting 5xx answers before it is held. */
   recordFaultHoldMs: number;
-  /** Where undelivered records wait, for the log: on the device (svc) or in the bridge's journal (transbank). */
+  /** Where undelivered records wait, for the log: on the device (svc) or in the bridge's dialect journal (transbank, zvt, nexo). */
   keptOn: 'device' | 'journal';
   log: (line: string) => void;
   error: (line: string) => void;
@@ -113,7 +119,7 @@ export class RecordCourier {
 
   /** The terminal's orders in one state, first page; a fault of the server throws ServerFault, a refusal is logged and answers none. */
   async listOrders<T>(status: 'PENDING' | 'VOID_PENDING'): Promise<T[]> {
-    const listed = await this.call(() => this.options.client.listOrders({ status, size: 100 }));
+    const listed = await this.call(() => this.options.client.listOrders({ status, size: PAGE_SIZE }));
     if (listed.status === 200) return listed.body.data as T[];
     const said = `${listed.status} ${listed.body.code ?? ''}${listed.body.message ? `: ${listed.body.message}` : ''}`;
     const cause =
@@ -239,18 +245,18 @@ export class RecordCourier {
     };
   }
 
-  /** The order among the terminal's in a charged state, paging (100 a page, at most 50 pages). */
+  /** The order among the terminal's in a charged state, paging (PAGE_SIZE a page, at most 50 pages). */
   private async findChargedOrder(
     orderId: string,
     status: ChargedStatus,
   ): Promise<{ authorizationCode?: string } | undefined> {
     for (let page = 1; page <= 50; page += 1) {
-      const listed = await this.call(() => this.options.client.listOrders({ status, size: 100, page }));
+      const listed = await this.call(() => this.options.client.listOrders({ status, size: PAGE_SIZE, page }));
       if (listed.status !== 200)
         throw new ServerFault(`listing ${status} orders answered ${listed.status} ${listed.body.code ?? ''}`);
       const orders = listed.body.data as Array<{ orderId: string; authorizationCode?: string }>;
       const found = orders.find((order) => order.orderId === orderId);
-      if (found || orders.length < 100) return found;
+      if (found || orders.length < PAGE_SIZE) return found;
     }
     return undefined;
   }
