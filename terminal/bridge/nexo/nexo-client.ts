@@ -1,5 +1,5 @@
 import { Agent, request as httpsRequest } from 'node:https';
-import type { PeerCertificate } from 'node:tls';
+import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { seal, unseal, type SecurityKey } from '../../protocol/nexo/crypto.js';
 import { frame, readEnvelope, type NexoMessage } from '../../protocol/nexo/messages.js';
 
@@ -11,9 +11,11 @@ import { frame, readEnvelope, type NexoMessage } from '../../protocol/nexo/messa
 // error for both and ships hundreds of models the bridge never reads.
 //
 // It trusts one root (--ca, the terminal's or the emulator's ca.pem) and,
-// as Adyen's libraries do, checks the certificate's subject against a
+// as Adyen's libraries do, takes a certificate whose subject is a
 // terminal's name rather than the host's: terminals are reached by their
-// LAN address, which their certificate cannot name.
+// LAN address, which their certificate cannot name. A certificate that
+// names the host instead (another emulator, a proxy in front of a
+// terminal) is taken by the usual host-name check.
 
 /** The subject of an Adyen terminal's certificate (what Adyen's libraries accept). */
 const TERMINAL_NAME = /^(([a-zA-Z0-9]+-[a-zA-Z0-9]+)|legacy-terminal-certificate)\.(live|test)\.terminal\.adyen\.com$/;
@@ -43,6 +45,16 @@ export class NexoRefusal extends Error {
   }
 }
 
+/** A terminal's certificate (its subject a terminal's name), or one valid for the host; else why not. */
+export function terminalIdentity(host: string, cert: PeerCertificate): Error | undefined {
+  const name = cert.subject?.CN;
+  if (typeof name === 'string' && TERMINAL_NAME.test(name)) return undefined;
+  if (checkServerIdentity(host, cert) === undefined) return undefined;
+  return new Error(
+    `the certificate's subject ${String(name)} is neither a terminal's (<POIID>.test.terminal.adyen.com) nor ${host}`,
+  );
+}
+
 export class NexoClient {
   private readonly agent: Agent;
 
@@ -51,14 +63,7 @@ export class NexoClient {
       ca: options.ca,
       keepAlive: true,
       maxSockets: 4,
-      checkServerIdentity: (_host: string, cert: PeerCertificate) => {
-        const name = cert.subject?.CN;
-        return typeof name === 'string' && TERMINAL_NAME.test(name)
-          ? undefined
-          : new Error(
-              `the certificate's subject ${String(name)} is not a terminal's (<POIID>.test.terminal.adyen.com)`,
-            );
-      },
+      checkServerIdentity: terminalIdentity,
     });
   }
 

@@ -235,9 +235,13 @@ class NexoTerminalDevice implements DialectDevice {
         );
         return this.journal.nothingInFlight();
       }
-      throw new Error(
-        `the terminal cannot say what became of ${inFlight.kind} ${inFlight.serviceId}: ${String(answer.ErrorCondition)}`,
-      );
+      // Neither done, running nor unknown to it: asking again could charge twice, not asking could lose a
+      // sale. An operator decides (svc-terminal held), as for every dialect whose device cannot say.
+      const why = `the terminal cannot say what became of ${inFlight.kind} ${inFlight.serviceId} (TransactionStatus: ${String(answer.Result)}/${String(answer.ErrorCondition)})`;
+      // A reconciliation stays in flight, asked again each cycle: closing again could leave its totals out of any settlement.
+      if (inFlight.kind === 'reconciliation') throw new Error(why);
+      await this.journal.nothingInFlight();
+      return this.context.hold(inFlight.kind === 'payment' ? 'charge' : 'void', inFlight.orderId, why);
     }
     const repeated = (status!.body.RepeatedMessageResponse as Body | undefined)?.RepeatedResponseMessageBody as
       Body | undefined;
