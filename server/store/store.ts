@@ -2,7 +2,7 @@
 // record storage (record-store.ts), claims (claim-store.ts), and what
 // instances sharing it coordinate through (coordination.ts). Its adapters:
 // embedded/ (the default, a journal and snapshot in a directory) and
-// postgres/. store-contract.ts is the behaviour every adapter passes.
+// postgres/. testing/store-contract.ts is the behaviour every adapter passes.
 
 import type { ClaimStore } from './claim-store.js';
 import type { InstanceCoordination } from './coordination.js';

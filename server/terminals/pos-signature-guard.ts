@@ -27,7 +27,7 @@ export function posSignatureGuard(signatures: PosSignatures): Middleware<AppStat
       await next();
     } catch (error) {
       // Failed before its write: claimed all the same, so the same bytes cannot be replayed later to succeed.
-      if (!signature.claimed) await signatures.claimAlone(signature).catch(() => undefined);
+      if (!signature.claimAttempted) await signatures.claimAlone(signature).catch(() => undefined);
       throw error;
     }
     await signatures.claimAlone(signature);

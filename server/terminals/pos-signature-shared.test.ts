@@ -208,7 +208,7 @@ t.test('a handler that writes nothing with it: claimed on its own, after the han
   let claimsDuring = -1;
   await request(async (ctx: AppContext) => {
     claimsDuring = calls.claimAndRead;
-    t.equal(ctx.state.signature?.claimed, false, 'the handler holds it unclaimed');
+    t.equal(ctx.state.signature?.claimAttempted, false, 'the handler holds it unclaimed');
   });
   t.equal(claimsDuring, 0);
   await request(async () => undefined);

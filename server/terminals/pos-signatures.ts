@@ -54,7 +54,7 @@ export class PosSignature {
   }
 
   /** Whether a claim was attempted (made, refused, or failed on the way): a signature is claimed at most once. */
-  get claimed(): boolean {
+  get claimAttempted(): boolean {
     return this.attempted;
   }
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { runWriterUntilKilled } from './crash-writer-run.js';
+import { runWriterUntilKilled } from './testing/crash-writer-run.js';
 import { EmbeddedStore } from './embedded-store.js';
 
 const KILLS = 30;

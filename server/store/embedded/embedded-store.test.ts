@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { listJournalFiles } from './journal-files.js';
 import { EmbeddedStore } from './embedded-store.js';
-import { storeContract } from '../store-contract.js';
+import { storeContract } from '../testing/store-contract.js';
 
 t.test('the embedded store keeps the store contract', async (t) => {
   storeContract(t, async (t) => {

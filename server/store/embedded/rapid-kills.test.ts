@@ -1,6 +1,6 @@
 import t from 'tap';
 import { soakLength } from '../../testing/soak.js';
-import { runWriterUntilKilled } from './crash-writer-run.js';
+import { runWriterUntilKilled } from './testing/crash-writer-run.js';
 import { listJournalFiles } from './journal-files.js';
 import { EmbeddedStore } from './embedded-store.js';
 

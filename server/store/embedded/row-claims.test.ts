@@ -4,7 +4,7 @@ import t from 'tap';
 import { EmbeddedStore } from './embedded-store.js';
 import { isRowClaim, RowClaims, rowClaimHolds } from './row-claims.js';
 import { checkStore } from './store-check.js';
-import { claimedInserts } from '../store-contract-claims.js';
+import { claimedInserts } from '../testing/store-contract-claims.js';
 
 // A claim made with an insert that is written, kept with the row on the
 // embedded store: no marker record, in the insert's journal operation and

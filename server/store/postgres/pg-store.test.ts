@@ -2,7 +2,7 @@ import t, { type Test } from 'tap';
 import pg from 'pg';
 import { migrate, PgStore } from './pg-store.js';
 import { postgresSkip, startPostgres } from './pg-testing.js';
-import { storeContract } from '../store-contract.js';
+import { storeContract } from '../testing/store-contract.js';
 import { describeFailure } from '../../../contracts/suite/expectations.js';
 import { runSuite } from '../../../contracts/suite/run-suite.js';
 import { systemClock } from '../../clock.js';

@@ -1,5 +1,5 @@
 import type { Test } from 'tap';
-import type { Store } from './store.js';
+import type { Store } from '../store.js';
 
 /**
  * Opens a store; `reopen` closes nothing itself but must open a new store

@@ -5,7 +5,7 @@
 // took to open goes to stderr as `opened {"ms":…,"journalBytes":…}`.
 // CRASH_WRITER_MIN_JOURNAL_BYTES and CRASH_WRITER_LOOP_SHARE set the
 // store's compaction trigger and snapshot pacing.
-import { EmbeddedStore } from './embedded-store.js';
+import { EmbeddedStore } from '../embedded-store.js';
 
 const [dir, runId] = process.argv.slice(2);
 if (!dir || !runId) {
