@@ -146,22 +146,13 @@ t.test(
     pair.startStopped();
 
     const state = await BridgeState.open(stateDir, serial);
-    const { journal, held, untilSettled } = bridgeWatch<NexoJournalData>(world, state, 'nexo.json', pair.output);
+    const { untilSettled, untilClosed } = bridgeWatch<NexoJournalData>(world, state, 'nexo.json', pair.output);
     await untilSettled();
     const terminal = async () => JSON.parse(await readFile(terminalState, 'utf8')) as NexoTerminalState;
     const periodBefore = (await terminal()).reconciliationId;
     await typeClose();
-    await waitFor(
-      async () => {
-        const current = await journal();
-        return (
-          (await terminal()).reconciliationId > periodBefore &&
-          !(await state.pendingClose()) &&
-          current.inFlight === null &&
-          current.outbox.length === (await held()).records.length
-        );
-      },
-      60_000,
+    await untilClosed(
+      async () => (await terminal()).reconciliationId > periodBefore,
       'the last reconciliation settled',
     );
     await pair.kill('bridge');

@@ -101,24 +101,12 @@ t.test(
     pair.startStopped();
 
     const state = await BridgeState.open(stateDir, serial);
-    const { journal, held, untilSettled } = bridgeWatch<ZvtJournalData>(world, state, 'zvt.json', pair.output);
+    const { untilSettled, untilClosed } = bridgeWatch<ZvtJournalData>(world, state, 'zvt.json', pair.output);
     await untilSettled();
     const terminal = async () => JSON.parse(await readFile(terminalState, 'utf8')) as ZvtState;
     const endsBefore = (await terminal()).endOfDays;
     await typeClose();
-    await waitFor(
-      async () => {
-        const current = await journal();
-        return (
-          (await terminal()).endOfDays > endsBefore &&
-          !(await state.pendingClose()) &&
-          current.inFlight === null &&
-          current.outbox.length === (await held()).records.length
-        );
-      },
-      60_000,
-      'the last end of day settled',
-    );
+    await untilClosed(async () => (await terminal()).endOfDays > endsBefore, 'the last end of day settled');
 
     await pair.kill('bridge');
     await pair.kill('emulator');

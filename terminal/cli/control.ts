@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { BridgeState } from '../bridge/bridge-state.js';
-import { NoAnswerError, parseOptions, statePath, UsageError, type CliIo } from './io.js';
+import { UnreachableError, parseOptions, statePath, UsageError, type CliIo } from './io.js';
 import { DEFAULT_STATE_DIR, usage } from './usage.js';
 
 // Operator commands for a running emulator or bridge that do not need its
@@ -28,7 +28,7 @@ export async function control(argv: string[], io: CliIo): Promise<void> {
     connection.on('end', () => resolve(text));
     connection.on('error', (error: NodeJS.ErrnoException) =>
       reject(
-        new NoAnswerError(
+        new UnreachableError(
           `nothing answers on ${socket}: ${error.code === 'ENOENT' || error.code === 'ECONNREFUSED' ? 'no emulator or bridge runs with --control there' : error.message}`,
         ),
       ),

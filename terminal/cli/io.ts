@@ -27,7 +27,7 @@ export class UsageError extends Error {
 export class CommandError extends Error {}
 
 /** Nothing answered (a terminal's address, a control socket): the message; exit 3, as every command of ours says it. */
-export class NoAnswerError extends CommandError {}
+export class UnreachableError extends CommandError {}
 
 /** A line of the log: on stdout, stamped. */
 export const logTo = (io: CliIo) => (line: string) => io.out(`${new Date().toISOString()} ${line}\n`);

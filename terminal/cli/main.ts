@@ -3,7 +3,7 @@ import { close, control } from './control.js';
 import { emulate } from './emulate.js';
 import { held, retry } from './held.js';
 import { EXIT_NO_ANSWER } from '../../contracts/cli/no-answer.js';
-import { CommandError, NoAnswerError, UsageError, type CliIo } from './io.js';
+import { CommandError, UnreachableError, UsageError, type CliIo } from './io.js';
 import { play } from './play.js';
 import { ports } from './ports.js';
 import { usage } from './usage.js';
@@ -52,7 +52,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     }
     if (error instanceof CommandError) {
       io.err(`svc-terminal: ${error.message}\n`);
-      return error instanceof NoAnswerError ? EXIT_NO_ANSWER : 1;
+      return error instanceof UnreachableError ? EXIT_NO_ANSWER : 1;
     }
     throw error;
   }

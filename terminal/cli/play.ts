@@ -24,7 +24,7 @@ import {
   type NexoTranscript,
 } from '../transcript/nexo-transcript.js';
 import { NexoClient } from '../bridge/nexo/nexo-client.js';
-import { CommandError, duration, integer, NoAnswerError, parseOptions, UsageError, type CliIo } from './io.js';
+import { CommandError, duration, integer, UnreachableError, parseOptions, UsageError, type CliIo } from './io.js';
 import { hostAndPort } from './lines.js';
 import { usage } from './usage.js';
 
@@ -208,7 +208,7 @@ async function openZvt(values: { path?: string; host?: string; baud?: string }):
   if (!match) throw new UsageError(`--host takes HOST:PORT, got ${JSON.stringify(values.host)}`);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(match[2]), match[1]!.replace(/^\[|\]$/g, ''), () => resolve(socket));
-    socket.once('error', (error) => reject(new NoAnswerError(`cannot reach ${values.host}: ${error.message}`)));
+    socket.once('error', (error) => reject(new UnreachableError(`cannot reach ${values.host}: ${error.message}`)));
   });
 }
 
@@ -244,7 +244,7 @@ async function playNexo(
       io.out(`${file}: ${nexo.description}${device}\n`);
       const send = async (body: string) => {
         const answer = await client.post(body, timeoutMs).catch((error: Error) => {
-          throw new NoAnswerError(`cannot reach ${host}: ${error.message}`);
+          throw new UnreachableError(`cannot reach ${host}: ${error.message}`);
         });
         return answer.text;
       };

@@ -248,7 +248,22 @@ export function bridgeWatch<Journal extends { inFlight: unknown; outbox: unknown
         `${error.message}\nbridge:\n${output.bridge.slice(-3000)}\nemulator:\n${output.emulator.slice(-2000)}`,
       );
     });
-  return { journal, held, untilSettled };
+  /** Once the device has closed the batch (`closedOnDevice`), until the bridge has settled it: nothing pending or in flight. */
+  const untilClosed = (closedOnDevice: () => Promise<boolean>, what: string) =>
+    waitFor(
+      async () => {
+        const current = await journal();
+        return (
+          (await closedOnDevice()) &&
+          !(await state.pendingClose()) &&
+          current.inFlight === null &&
+          current.outbox.length === (await held()).records.length
+        );
+      },
+      60_000,
+      what,
+    );
+  return { journal, held, untilSettled, untilClosed };
 }
 
 /**

@@ -13,7 +13,7 @@ import type { NexoMessage } from '../../protocol/nexo/messages.js';
 /** nexo's TransactionType, as a reconciliation's PaymentTotals counts them. */
 export type TotalsType = 'Debit' | 'Credit' | 'ReverseDebit';
 
-export interface Totals {
+export interface TypeTotals {
   count: number;
   /** Minor units. */
   amount: number;
@@ -41,7 +41,7 @@ export interface NexoTerminalState {
   services: Record<string, ReceivedService>;
   transactions: Record<string, TerminalTransaction>;
   /** The open period's totals, by currency and type. */
-  totals: Record<string, Partial<Record<TotalsType, Totals>>>;
+  totals: Record<string, Partial<Record<TotalsType, TypeTotals>>>;
   reconciliationId: number;
   /** Every transaction a reconciliation counted, over the terminal's life: what the settlements must add up to. */
   reconciledCount: number;
