@@ -38,6 +38,18 @@ export interface TransactionHandlers {
   onIntermediate?(status: number): void;
   /** A print line (06 D1): resolves to the answer (84 CC when the printer is not ready). Default: taken. */
   onPrint?(text: string): Promise<Apdu>;
+  /** Read card (06 C0): its status information hands the line back, with no Completion (PA00P015 §2.21). */
+  endsWithStatus?: boolean;
+  /** Set date and time in the ECR (04 01): its data block (AA date, 0C time). Taken either way. */
+  onDateTime?(data: Buffer): void;
+}
+
+/**
+ * The error of a refusal (84 xx): xx, unless it is 1E, which carries the result code in its data (PA00P015 §2.1:
+ * a CCV terminal answers 84 1E 01 7D, communication error).
+ */
+export function refusalCode(answer: Apdu): number {
+  return answer.ins === 0x1e && answer.data.length > 0 ? answer.data[0]! : answer.ins;
 }
 
 type Waiter = { resolve: (message: Apdu) => void; reject: (error: Error) => void; timer: unknown };
@@ -84,7 +96,8 @@ export class EcrSession {
     const first = await this.next(this.answerTimeoutMs, `no answer to ${commandName(command)} within T3`);
     if (!isAnswer(first))
       throw new ZvtTransactionError(`${commandName(command)} answered with ${hex(encodeApdu(first))}`);
-    if (first.cls === 0x84 && first.ins !== 0x00) return { outcome: 'refused', error: first.ins, data: first.data };
+    if (first.cls === 0x84 && first.ins !== 0x00)
+      return { outcome: 'refused', error: refusalCode(first), data: first.data };
     if (!completes) return { outcome: 'completed', data: first.data, statuses: [], printed: [] };
     const statuses: Field[][] = [];
     const printed: string[] = [];
@@ -107,6 +120,7 @@ export class EcrSession {
             `status information during ${commandName(command)}, which asks for none: refused, so the terminal reverses it`,
           );
         await this.answer(handlers.onStatus ? await handlers.onStatus(fields) : refused(ERRORS.functionNotPossible));
+        if (handlers.endsWithStatus) return { outcome: 'completed', data: Buffer.alloc(0), statuses, printed };
       } else if (is(message, 'printLine')) {
         const text = message.data.subarray(1).toString('latin1');
         printed.push(text);
@@ -115,6 +129,10 @@ export class EcrSession {
         const container = decodeFields(message.data).find((field) => field.bmp === 0x06)?.tlv ?? [];
         for (const line of findTlv(container, '25')?.children ?? [])
           if (line.tag === '07') printed.push(line.value.toString('latin1'));
+        await this.answer(POSITIVE);
+      } else if (is(message, 'setEcrDateTime')) {
+        // The host's date and time after a diagnosis (PA00P015 §3.4): this cash register keeps its own clock.
+        handlers.onDateTime?.(message.data);
         await this.answer(POSITIVE);
       } else if (is(message, 'completion')) {
         await this.answer(POSITIVE);

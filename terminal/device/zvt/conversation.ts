@@ -17,12 +17,18 @@ export interface Conversation {
   log(line: string): void;
   /** Answers the cash register's command: 80 00 00, or 84 xx. */
   answer(message: Apdu): Promise<void>;
-  /** Sends a message as master and waits (T3) for the cash register's answer. */
-  tell(message: Apdu): Promise<Reply>;
+  /**
+   * Sends a message as master and waits for the cash register's answer: T3, unless `timeoutMs` says otherwise.
+   * Completion and Abort hand the line back; so does a message with `handsBack` (a read card's status information).
+   */
+  tell(message: Apdu, timeoutMs?: number, handsBack?: boolean): Promise<Reply>;
   /** Waits on the terminal's clock. */
   wait(ms: number): Promise<void>;
-  /** The customer presents a card: resolves 'card', or 'aborted' when the cash register sends 06 B0 meanwhile. */
-  presentCard(): Promise<'card' | 'aborted'>;
+  /**
+   * The customer presents a card: resolves 'card', 'aborted' when the cash register sends 06 B0 meanwhile, or
+   * 'timeout' when `timeoutMs` passes first (a read card's time-out).
+   */
+  presentCard(timeoutMs?: number): Promise<'card' | 'aborted' | 'timeout'>;
   /** The line no longer works for this transaction (no answer within T3): a TCP connection is closed. */
   giveUpLine(why: string): void;
   /** The next approval or decline: the operator's choice, else by the amount. */

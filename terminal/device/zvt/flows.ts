@@ -1,13 +1,16 @@
 import { hex } from '../../protocol/frame.js';
-import { encodeFields } from '../../protocol/zvt/bitmaps.js';
+import { bcdValue } from '../../protocol/zvt/bcd.js';
+import { decodeFields, encodeFields, fieldOf } from '../../protocol/zvt/bitmaps.js';
 import { command, CONFIG, ERRORS, INTERMEDIATE, isPositive, POSITIVE } from '../../protocol/zvt/messages.js';
 import { encodeApdu } from '../../protocol/zvt/apdu.js';
 import type { Conversation, Reply } from './conversation.js';
+import type { IssueOfGoods } from './requests.js';
 import { endOfDayReceipt, printLineData, textBlockData, transactionReceipt } from './receipts.js';
 import { approvedStatus, endOfDayStatus, failedStatus } from './status-information.js';
 import {
   closeTurnover,
   noted,
+  reserve,
   reversible,
   store,
   takeNumbers,
@@ -28,35 +31,85 @@ export const SOFTWARE_VERSION = 'svc-pos-sim ZVT 1.0';
 /** The 2 s a terminal waits before it sends status information again after 84 9C (PA00P015 §2.2.6). */
 export const REPEAT_AFTER_MS = 2000;
 
-type Ack = { ok: true } | { ok: false; why: string; lineWorks: boolean };
+export type Ack = { ok: true } | { ok: false; why: string; lineWorks: boolean };
 
 const refusal = (reply: Extract<Reply, { answered: true }>) => hex(encodeApdu(reply.answer));
 
 /** Sends a message whose answer must be positive: a refusal or no answer says why. */
-async function acknowledged(c: Conversation, message: ReturnType<typeof command>): Promise<Ack> {
+export async function acknowledged(c: Conversation, message: ReturnType<typeof command>): Promise<Ack> {
   const reply = await c.tell(message);
   if (!reply.answered) return { ok: false, why: reply.why, lineWorks: false };
   if (!isPositive(reply.answer)) return { ok: false, why: `answered ${refusal(reply)}`, lineWorks: true };
   return { ok: true };
 }
 
-/** Status information until the cash register takes it; 84 9C asks for it again after 2 s, up to `maxRepeats` times. */
-async function deliverStatus(c: Conversation, data: Buffer, maxRepeats?: number): Promise<Ack & { exceeded?: true }> {
+/** How long the terminal waits for the answer to its status information during the issue of goods (§2.2.1). */
+export const ISSUE_OF_GOODS_MS = 30_000;
+
+/** What the cash register's answer to status information said of the goods (PA00P015 §2.2.6). */
+type Delivered = Ack & { exceeded?: true; issued?: number };
+
+/** The price of the goods issued, from 84 9D's data (04 and 6 BCD bytes); undefined when it is not that. */
+function issuedAmount(data: Buffer): number | undefined {
+  try {
+    const fields = decodeFields(data);
+    const amount = fieldOf(fields, 0x04);
+    return fields.length === 1 && amount ? bcdValue(amount) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Status information until the cash register takes it; 84 9C asks for it again after 2 s, up to `goods.maxStatusInfos`
+ * times. With `goods` (a payment or a pre-authorisation) the answer may wait for the issue of goods: bitmap 01's
+ * seconds, 30 by default; and 84 9D with an amount says the goods went out in part (§2.2.6 d).
+ */
+async function deliverStatus(
+  c: Conversation,
+  data: Buffer,
+  goods?: IssueOfGoods & { amount: number },
+): Promise<Delivered> {
+  const waitMs = goods ? (goods.timeoutSeconds ?? ISSUE_OF_GOODS_MS / 1000) * 1000 : undefined;
   for (let sent = 1; ; sent++) {
-    const reply = await c.tell(command('statusInformation', data));
+    const reply = await c.tell(command('statusInformation', data), waitMs);
     if (!reply.answered) return { ok: false, why: reply.why, lineWorks: false };
     if (isPositive(reply.answer)) return { ok: true };
-    if (reply.answer.cls !== 0x84 || reply.answer.ins !== ERRORS.pleaseWait)
-      return { ok: false, why: `status information answered ${refusal(reply)}`, lineWorks: true };
-    if (maxRepeats !== undefined && sent > maxRepeats)
+    const { cls, ins } = reply.answer;
+    if (goods && cls === 0x84 && ins === ERRORS.partialIssue) {
+      const issued = issuedAmount(reply.answer.data);
+      if (issued !== undefined && issued > 0 && issued <= goods.amount) return { ok: true, issued };
       return {
         ok: false,
-        why: `84 9C more often than max. status-infos (${maxRepeats})`,
+        why: `84 9D without a price of the goods issued (0 < price <= ${goods.amount}): ${refusal(reply)}`,
+        lineWorks: true,
+      };
+    }
+    if (cls !== 0x84 || ins !== ERRORS.pleaseWait)
+      return { ok: false, why: `status information answered ${refusal(reply)}`, lineWorks: true };
+    if (goods?.maxStatusInfos !== undefined && sent > goods.maxStatusInfos)
+      return {
+        ok: false,
+        why: `84 9C more often than max. status-infos (${goods.maxStatusInfos})`,
         lineWorks: true,
         exceeded: true,
       };
     await c.wait(REPEAT_AFTER_MS);
   }
+}
+
+/**
+ * Intermediate status (04 FF), which the cash register asked for in its registration: answered, the transaction
+ * goes on. Refused, it ends with Abort (§2.2.9); unanswered within T3 the line is given up (PA00P016 §5.2.5 a).
+ */
+export async function intermediate(c: Conversation, status: number, what: string): Promise<boolean> {
+  if (!(c.state.registration.configByte & CONFIG.intermediateStatus)) return true;
+  const ack = await acknowledged(c, command('intermediateStatus', Buffer.of(status)));
+  if (ack.ok) return true;
+  c.log(`the cash register did not take the intermediate status (${ack.why}); ${what}`);
+  if (!ack.lineWorks) c.giveUpLine(ack.why);
+  else await abort(c, ERRORS.abortedByTimeoutOrKey);
+  return false;
 }
 
 /** Whether the receipt goes to the cash register, and how (PA00P015 §2.1, table 1). */
@@ -100,8 +153,13 @@ export async function abort(c: Conversation, resultCode: number): Promise<void> 
 }
 
 /** The transaction was not acknowledged: it is reversed by the terminal, noted, and left out of the turnover. */
-async function autoReverse(c: Conversation, transaction: StoredTransaction, ack: Ack & { ok: false }): Promise<void> {
-  const what = `${transaction.kind} trace ${transaction.trace} receipt ${transaction.receipt}, ${transaction.amount} minor units`;
+export async function autoReverse(
+  c: Conversation,
+  transaction: StoredTransaction,
+  ack: Ack & { ok: false },
+  kind: string = transaction.kind,
+): Promise<void> {
+  const what = `${kind} trace ${transaction.trace} receipt ${transaction.receipt}, ${transaction.amount} minor units`;
   c.commit(noted(c.state, c.now().toISOString(), `auto-reversal of ${what}: ${ack.why}`));
   c.log(`AUTO-REVERSAL of ${what}: ${ack.why}`);
   if (!ack.lineWorks) return c.giveUpLine(ack.why);
@@ -112,25 +170,26 @@ async function autoReverse(c: Conversation, transaction: StoredTransaction, ack:
   await abort(c, ERRORS.abortedByTimeoutOrKey);
 }
 
-export interface PaymentRequest {
-  kind: 'payment' | 'refund';
+export interface PaymentRequest extends IssueOfGoods {
+  kind: 'payment' | 'refund' | 'reservation';
   amount: number;
   currencySent: boolean;
-  /** Bitmap 02: how often the cash register may answer 84 9C. */
-  maxStatusInfos?: number;
 }
 
-/** Authorisation (06 01) and refund (06 31): the card, the host's answer, then stored once acknowledged. */
+/**
+ * Authorisation (06 01), refund (06 31) and pre-authorisation (06 22): the card, the host's answer, then stored
+ * once acknowledged. A pre-authorisation reserves the money (no receipt when it succeeds, §2.2.7); 06 23, 06 24
+ * or 06 25 end it (reservations.ts).
+ */
 export async function pay(c: Conversation, request: PaymentRequest): Promise<void> {
   await c.answer(POSITIVE);
-  if (c.state.registration.configByte & CONFIG.intermediateStatus) {
-    const ack = await acknowledged(c, command('intermediateStatus', Buffer.of(INTERMEDIATE.insertCard)));
-    if (!ack.ok) return c.log(`the cash register did not take the intermediate status (${ack.why}); nothing was paid`);
-  }
-  if ((await c.presentCard()) === 'aborted') return abort(c, ERRORS.abortedByTimeoutOrKey);
+  if (!(await intermediate(c, INTERMEDIATE.insertCard, 'nothing was paid'))) return;
+  if ((await c.presentCard()) !== 'card') return abort(c, ERRORS.abortedByTimeoutOrKey);
   const resultCode = c.outcome(request.amount);
   const card = c.drawCard();
   const at = c.now();
+  // A pre-authorisation is carried as a payment until it is stored as a reservation.
+  const storedKind = request.kind === 'reservation' ? 'payment' : request.kind;
   if (resultCode !== 0) {
     const taken = takeTrace(c.state);
     c.commit(taken.state);
@@ -160,7 +219,7 @@ export async function pay(c: Conversation, request: PaymentRequest): Promise<voi
   c.commit(taken.state);
   const { aid, ...cardOnly } = card;
   const transaction: StoredTransaction = {
-    kind: request.kind,
+    kind: storedKind,
     trace: taken.trace,
     receipt: taken.receipt,
     amount: request.amount,
@@ -168,12 +227,28 @@ export async function pay(c: Conversation, request: PaymentRequest): Promise<voi
     card: cardOnly,
     aid,
   };
-  await finish(
-    c,
-    transaction,
-    approvedStatus({ transaction, currencySent: request.currencySent, terminalId: c.state.terminalId }),
-    request.maxStatusInfos,
+  const status = approvedStatus({ transaction, currencySent: request.currencySent, terminalId: c.state.terminalId });
+  const goods = request.kind === 'refund' ? undefined : { ...request };
+  if (request.kind === 'reservation') return reserveOnceTaken(c, transaction, status, goods!);
+  await finish(c, transaction, status, goods);
+}
+
+/** A pre-authorisation's status information: once acknowledged, the money is reserved; else released by itself. */
+async function reserveOnceTaken(
+  c: Conversation,
+  transaction: StoredTransaction,
+  status: Buffer,
+  goods: IssueOfGoods & { amount: number },
+): Promise<void> {
+  const delivered = await deliverStatus(c, status, goods);
+  if (!delivered.ok) return autoReverse(c, transaction, delivered, 'pre-authorisation');
+  const amount = delivered.issued ?? transaction.amount;
+  const { kind: _kind, ...reservation } = transaction;
+  c.commit(reserve(c.state, { ...reservation, amount }));
+  c.log(
+    `pre-authorisation reserved: receipt ${transaction.receipt}, trace ${transaction.trace}, ${amount} minor units, authorisation ${transaction.aid}`,
   );
+  await complete(c);
 }
 
 /** An approved transaction's status information and receipt; stored only once both are acknowledged. */
@@ -181,18 +256,31 @@ async function finish(
   c: Conversation,
   transaction: StoredTransaction,
   status: Buffer,
-  maxStatusInfos?: number,
+  goods?: IssueOfGoods & { amount: number },
 ): Promise<void> {
-  const delivered = await deliverStatus(c, status, maxStatusInfos);
+  const delivered = await deliverStatus(c, status, goods);
   if (!delivered.ok) return autoReverse(c, transaction, delivered);
-  const lines = transactionReceipt(c.state.terminalId, transaction, 0);
+  // Goods issued in part: the rest is reversed, never the whole (§2.2.6 d forbids it: the receipt would be wrong).
+  const stored =
+    delivered.issued !== undefined && delivered.issued < transaction.amount
+      ? partlyIssued(c, transaction, delivered.issued)
+      : transaction;
+  const lines = transactionReceipt(c.state.terminalId, stored, 0);
   const printed = await printReceipt(c, lines, false);
-  if (!printed.ok) return autoReverse(c, transaction, printed);
-  c.commit(store(c.state, transaction, { statusInformation: status.toString('hex'), lines, admin: false }));
+  if (!printed.ok) return autoReverse(c, stored, printed);
+  c.commit(store(c.state, stored, { statusInformation: status.toString('hex'), lines, admin: false }));
   c.log(
-    `${transaction.kind} stored: receipt ${transaction.receipt}, trace ${transaction.trace}, ${transaction.amount} minor units, authorisation ${transaction.aid}`,
+    `${stored.kind} stored: receipt ${stored.receipt}, trace ${stored.trace}, ${stored.amount} minor units, authorisation ${stored.aid}`,
   );
   await complete(c);
+}
+
+/** The transaction as it stands after a partial issue of goods: the price of what went out. */
+function partlyIssued(c: Conversation, transaction: StoredTransaction, issued: number): StoredTransaction {
+  const event = `partial issue of goods: ${issued} of ${transaction.amount} minor units (receipt ${transaction.receipt}); ${transaction.amount - issued} reversed`;
+  c.commit(noted(c.state, c.now().toISOString(), event));
+  c.log(event);
+  return { ...transaction, amount: issued };
 }
 
 export interface ReversalRequest {
@@ -250,8 +338,7 @@ export async function reverse(c: Conversation, request: ReversalRequest): Promis
 /** End of day (06 50): the turnover goes to the host and starts again; its totals go to the cash register. */
 export async function endOfDay(c: Conversation, currencySent: boolean): Promise<void> {
   await c.answer(POSITIVE);
-  if (c.state.registration.configByte & CONFIG.intermediateStatus)
-    await c.tell(command('intermediateStatus', Buffer.of(INTERMEDIATE.waitingForHost)));
+  if (!(await intermediate(c, INTERMEDIATE.waitingForHost, 'the end of day did not run'))) return;
   const at = c.now();
   const sums = totals(c.state);
   const taken = takeTrace(c.state);

@@ -21,11 +21,21 @@ const stamp = (iso: string) => {
   return `${two(at.getUTCDate())}.${two(at.getUTCMonth() + 1)}.${at.getUTCFullYear()} ${two(at.getUTCHours())}:${two(at.getUTCMinutes())}:${two(at.getUTCSeconds())}`;
 };
 
-const TITLES = { payment: 'PAYMENT', refund: 'REFUND', reversal: 'REVERSAL' } as const;
+const TITLES = {
+  payment: 'PAYMENT',
+  refund: 'REFUND',
+  reversal: 'REVERSAL',
+  reservation: 'PRE-AUTHORISATION',
+  booking: 'PRE-AUTH. BOOKED',
+  release: 'PRE-AUTH. RELEASED',
+} as const;
 
 export function transactionReceipt(
   terminalId: string,
-  transaction: Pick<StoredTransaction, 'kind' | 'trace' | 'amount' | 'at' | 'card'> & { receipt?: number },
+  transaction: Pick<StoredTransaction, 'trace' | 'amount' | 'at' | 'card'> & {
+    kind: keyof typeof TITLES;
+    receipt?: number;
+  },
   resultCode: number,
 ): string[] {
   const approved = resultCode === 0;
@@ -72,3 +82,18 @@ export function textBlockData(lines: readonly string[]): Buffer {
   ]);
   return container;
 }
+
+/** An administration receipt: a title, the terminal, the time, then the lines of what was done. */
+export function adminReceipt(title: string, terminalId: string, at: string, lines: readonly string[]): string[] {
+  return [
+    `** ${title} **`.slice(0, WIDTH),
+    'svc-pos-sim (emulated)',
+    row('Terminal-ID:', terminalId),
+    stamp(at),
+    '',
+    ...lines.map((line) => line.slice(0, WIDTH)),
+  ];
+}
+
+/** A line of a receipt: a label on the left, its value on the right. */
+export const receiptRow = row;

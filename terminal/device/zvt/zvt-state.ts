@@ -1,10 +1,13 @@
 // What an emulated ZVT terminal keeps in its memory (PA00P015 §2.2.8,
-// §2.16, §2.20): the turnover since the last end of day, the trace and
-// receipt numbers, the last receipt for a repeat, the registration in
-// force, and a journal of what it did by itself (auto-reversals). Pure
-// functions: the terminal writes each new state before it acts on it.
+// §2.16, §2.20): the turnover since the last end of day, the open
+// pre-authorisations (§2.8: they outlive an end of day until booked or
+// reversed), the trace and receipt numbers, the last receipt for a repeat,
+// the registration in force, and a journal of what it did by itself
+// (auto-reversals). Pure functions: the terminal writes each new state
+// before it acts on it.
 
-export type TransactionKind = 'payment' | 'refund' | 'reversal';
+/** A booking is what a pre-authorisation became: the amount used, by 06 23 or 06 24. */
+export type TransactionKind = 'payment' | 'refund' | 'reversal' | 'booking';
 
 export interface Card {
   /** The PAN as sent, masked: 'E' for each hidden digit. */
@@ -30,6 +33,19 @@ export interface StoredTransaction {
   reversed?: boolean;
   /** A reversal: the receipt number of the payment it reversed. */
   reverses?: number;
+  /** A booking: the receipt number of the pre-authorisation it booked. */
+  books?: number;
+}
+
+/** A pre-authorisation (06 22) not yet booked or reversed: money reserved on the card, not in the turnover. */
+export interface Reservation {
+  trace: number;
+  receipt: number;
+  /** Minor units reserved. */
+  amount: number;
+  at: string;
+  card: Card;
+  aid: string;
 }
 
 /** The last receipt, for a repeat receipt (06 20): the status information's bitmaps and the lines printed. */
@@ -52,15 +68,20 @@ export interface Registration {
 }
 
 export interface ZvtState {
+  /** The terminal id in force (bitmap 29): the one it was started with, or one set by 06 1B. */
   terminalId: string;
+  /** The id it was started with (--serial): its memory belongs to it, whatever 06 1B set since. */
+  serialNumber: string;
   nextTrace: number;
   nextReceipt: number;
   /** The receipt number the turnover starts at: a receipt before it was closed by an end of day. */
   turnoverFrom: number;
   turnover: StoredTransaction[];
+  /** Open pre-authorisations, oldest first. */
+  reservations: Reservation[];
   lastReceipt: LastReceipt | null;
   registration: Registration;
-  /** The terminal status a status enquiry reports (00 ready; the operator can set 51, "initialisation required"). */
+  /** The terminal status a status enquiry reports (00 ready; 51 initialisation required; C2 diagnosis required). */
   terminalStatus: number;
   /** What the terminal did by itself, newest last (the last 100). */
   journal: Array<{ at: string; event: string }>;
@@ -75,10 +96,12 @@ export const UNREGISTERED: Registration = { configByte: 0x86, currency: false, t
 export function newState(terminalId: string): ZvtState {
   return {
     terminalId,
+    serialNumber: terminalId,
     nextTrace: 1,
     nextReceipt: 1,
     turnoverFrom: 1,
     turnover: [],
+    reservations: [],
     lastReceipt: null,
     registration: UNREGISTERED,
     terminalStatus: 0x00,
@@ -86,6 +109,11 @@ export function newState(terminalId: string): ZvtState {
     endOfDays: 0,
     settledCount: 0,
   };
+}
+
+/** A memory written by an earlier version: what it lacks, as a new terminal has it. */
+export function storedState(stored: ZvtState): ZvtState {
+  return { ...stored, serialNumber: stored.serialNumber ?? stored.terminalId, reservations: stored.reservations ?? [] };
 }
 
 /** A trace number runs to 999999, a receipt number to 9999, then starts at 1 again. */
@@ -107,6 +135,34 @@ export function takeNumbers(state: ZvtState): { trace: number; receipt: number; 
 /** A trace number alone (a declined transaction takes one, no receipt number). */
 export function takeTrace(state: ZvtState): { trace: number; state: ZvtState } {
   return { trace: state.nextTrace, state: { ...state, nextTrace: following(state.nextTrace, 999_999) } };
+}
+
+/** A pre-authorisation the cash register acknowledged: the money stays reserved until booked or reversed. */
+export function reserve(state: ZvtState, reservation: Reservation): ZvtState {
+  return { ...state, reservations: [...state.reservations, reservation] };
+}
+
+/** The open pre-authorisation with this receipt number, if any (a booked or reversed one is no longer open). */
+export function openReservation(state: ZvtState, receipt: number): Reservation | undefined {
+  return state.reservations.find((reservation) => reservation.receipt === receipt);
+}
+
+/**
+ * A pre-authorisation ends: released whole (06 25), or booked in part or in full (06 23, 06 24), the booking
+ * entering the turnover. The reservation is gone either way.
+ */
+export function settleReservation(
+  state: ZvtState,
+  receipt: number,
+  booking: StoredTransaction | null,
+  printed: LastReceipt | null,
+): ZvtState {
+  return {
+    ...state,
+    reservations: state.reservations.filter((reservation) => reservation.receipt !== receipt),
+    turnover: booking ? [...state.turnover, booking] : state.turnover,
+    lastReceipt: printed ?? state.lastReceipt,
+  };
 }
 
 export function store(state: ZvtState, transaction: StoredTransaction, receipt: LastReceipt): ZvtState {
@@ -160,7 +216,7 @@ export function schemeOf(type: number): (typeof SCHEMES)[number] {
 }
 
 export interface Totals {
-  /** Payments not reversed, less refunds, in minor units. */
+  /** Payments not reversed and bookings, less refunds, in minor units. */
   total: number;
   count: number;
   receiptFrom: number;
@@ -170,7 +226,8 @@ export interface Totals {
 
 /**
  * The turnover's totals: what an end of day transfers. A reversed payment
- * and its reversal count for nothing; a refund counts against its scheme.
+ * and its reversal count for nothing; a refund counts against its scheme;
+ * a pre-authorisation counts only as what was booked of it.
  */
 export function totals(state: ZvtState): Totals {
   const counted = state.turnover.filter((stored) => stored.kind !== 'reversal' && !stored.reversed);

@@ -10,6 +10,8 @@ export const PASSWORDED = new Set<number>([
   COMMANDS.refund,
   COMMANDS.endOfDay,
   COMMANDS.repeatReceipt,
+  COMMANDS.initialisation,
+  COMMANDS.setTerminalId,
 ]);
 
 export interface ZvtTerminalOptions {

@@ -1,68 +1,15 @@
-import { createServer, connect } from 'node:net';
-import t, { type Test } from 'tap';
-import { EcrSession } from '../../bridge/zvt/ecr-session.js';
+import t from 'tap';
 import { readStatus } from '../../bridge/zvt/status-reading.js';
-import type { Timers } from '../../protocol/timers.js';
 import { apdu } from '../../protocol/zvt/apdu.js';
 import { bcdNumber, packBcd } from '../../protocol/zvt/bcd.js';
 import { encodeFields } from '../../protocol/zvt/bitmaps.js';
-import { TcpZvtLine } from '../../protocol/zvt/line.js';
 import { command, POSITIVE, refused } from '../../protocol/zvt/messages.js';
 import { constructed, encodeTlv, tlv } from '../../protocol/zvt/tlv.js';
-import { ZvtTerminal, type ZvtTerminalOptions } from './zvt-terminal.js';
+import { accept, terminalAndRegister } from './zvt-ecr-testkit.js';
 
 // The emulated terminal's rules, with a cash register of the bridge's own
-// (EcrSession) over TCP. Time runs 100 times fast: T3, the 2 s of 84 9C.
-
-/** A cash register that takes the status information its commands ask for. */
-const accept = { onStatus: async () => POSITIVE };
-
-const fast: Timers = {
-  now: () => Date.now(),
-  setTimeout: (callback, ms) => setTimeout(callback, ms / 100),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
-
-async function terminalAndRegister(t: Test, options: Partial<ZvtTerminalOptions> = {}) {
-  const log: string[] = [];
-  const terminal = new ZvtTerminal({
-    terminalId: '12345678',
-    cardDelayMs: 0,
-    timers: fast,
-    log: (line) => log.push(line),
-    ...options,
-  });
-  const server = createServer((socket) => terminal.attach(new TcpZvtLine(socket, { timers: fast })));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const socket = connect((server.address() as { port: number }).port, '127.0.0.1');
-  await new Promise((resolve) => socket.once('connect', resolve));
-  const line = new TcpZvtLine(socket);
-  const ecr = new EcrSession(() => undefined, fast);
-  ecr.attach(line);
-  t.teardown(async () => {
-    line.close();
-    await new Promise((resolve) => server.close(resolve));
-  });
-  const password = packBcd('000000');
-  const register = (configByte: number, extra: Buffer = Buffer.alloc(0)) =>
-    ecr.transact(
-      command('registration', Buffer.concat([password, Buffer.of(configByte), bcdNumber(978, 2), extra])),
-      true,
-    );
-  const pay = (amount: number, handlers: Parameters<EcrSession['transact']>[2] = accept) =>
-    ecr.transact(
-      command(
-        'authorisation',
-        encodeFields([
-          { bmp: 0x04, value: bcdNumber(amount, 6) },
-          { bmp: 0x49, value: bcdNumber(978, 2) },
-        ]),
-      ),
-      true,
-      handlers,
-    );
-  return { terminal, ecr, log, password, register, pay, line };
-}
+// (EcrSession) over TCP (zvt-ecr-testkit.ts). Time runs 100 times fast: T3,
+// the 2 s of 84 9C.
 
 t.test(
   'registration: the completion carries the status byte and the terminal id; the config byte decides the receipts',

@@ -1,19 +1,54 @@
 import { readJournalSync, writeJournalSync } from '../journal-file.js';
 import { realTimers, type Timers } from '../../protocol/timers.js';
-import { describe, type Apdu } from '../../protocol/zvt/apdu.js';
+import { codeHex, describe, type Apdu } from '../../protocol/zvt/apdu.js';
 import { packBcd } from '../../protocol/zvt/bcd.js';
 import { BitmapError } from '../../protocol/zvt/bitmaps.js';
 import type { ZvtLine } from '../../protocol/zvt/line.js';
 import { T3_MS } from '../../protocol/zvt/line.js';
-import { commandName, controlOf, ERRORS, is, isAnswer, POSITIVE, refused } from '../../protocol/zvt/messages.js';
+import {
+  commandName,
+  controlOf,
+  ERRORS,
+  is,
+  isAnswer,
+  POSITIVE,
+  refused,
+  TERMINAL_STATUS,
+} from '../../protocol/zvt/messages.js';
 import type { Conversation, Reply } from './conversation.js';
 import { drawCard } from './cards.js';
 import { parseRequest, type Request } from './requests.js';
 import * as adminFlows from './admin-flows.js';
 import * as flows from './flows.js';
-import { newState, UNREGISTERED, type ZvtState } from './zvt-state.js';
+import * as reservations from './reservations.js';
+import * as serviceFlows from './service-flows.js';
+import { newState, storedState, totals, UNREGISTERED, type ZvtState } from './zvt-state.js';
 import { PASSWORDED, ZVT_CARD_DELAY_MS, type ZvtTerminalOptions } from './zvt-terminal-options.js';
 export { ZVT_CARD_DELAY_MS, type ZvtTerminalOptions } from './zvt-terminal-options.js';
+
+/** Commands that move money or close the turnover: refused while the terminal waits for its host. */
+const MONEY_COMMANDS = new Set<Request['kind']>([
+  'payment',
+  'refund',
+  'reservation',
+  'reversal',
+  'partial-reversal',
+  'book-total',
+  'reservation-reversal',
+  'end-of-day',
+]);
+
+/**
+ * A terminal that needs its host (PA00P015 §11) takes no money until the cash register has it initialised (51,
+ * refused 84 6B, "function deactivated") or diagnosed (C2, refused 84 C2, "diagnosis required").
+ */
+const BLOCKED_BY_STATUS: Readonly<Record<number, { error: number; why: string }>> = {
+  [TERMINAL_STATUS.initialisationRequired]: {
+    error: ERRORS.functionDeactivated,
+    why: 'initialisation required: 06 93',
+  },
+  [TERMINAL_STATUS.diagnosisRequired]: { error: ERRORS.diagnosisRequired, why: 'diagnosis required: 06 70' },
+};
 
 // An emulated ZVT payment terminal (PA00P015, PA00P016), on any line that
 // carries APDUs: a serial port or a TCP connection. It answers the cash
@@ -39,15 +74,20 @@ export class ZvtTerminal {
   /** The running transaction sent its Completion or Abort: the cash register is master again. */
   private handedBack = false;
   private readonly nextOutcomes: number[] = [];
+  /** The text the cash register last had displayed (06 E0). */
+  private display: string[] = [];
 
   constructor(private readonly options: ZvtTerminalOptions) {
     if (!/^\d{8}$/.test(options.terminalId)) throw new Error('a ZVT terminal id is 8 digits');
     this.password = packBcd(options.password ?? '000000');
     this.timers = options.timers ?? realTimers;
     this.log = options.log ?? (() => undefined);
-    const stored = options.statePath ? readJournalSync<ZvtState>(options.statePath) : undefined;
-    if (stored && stored.terminalId !== options.terminalId)
-      throw new Error(`${options.statePath} is the memory of terminal ${stored.terminalId}, not ${options.terminalId}`);
+    const read = options.statePath ? readJournalSync<ZvtState>(options.statePath) : undefined;
+    const stored = read && storedState(read);
+    if (stored && stored.serialNumber !== options.terminalId)
+      throw new Error(
+        `${options.statePath} is the memory of terminal ${stored.serialNumber}, not ${options.terminalId}`,
+      );
     this.current = stored ?? newState(options.terminalId);
   }
 
@@ -131,9 +171,17 @@ export class ZvtTerminal {
       this.log(`${commandName(message)} refused: ${(error as Error).message}`);
       return answer(refused(unknown ? ERRORS.functionNotPossible : ERRORS.protocolError));
     }
+    const blocked = MONEY_COMMANDS.has(request.kind) ? BLOCKED_BY_STATUS[this.current.terminalStatus] : undefined;
+    if (blocked !== undefined) {
+      this.log(
+        `${commandName(message)} refused: terminal status ${codeHex(this.current.terminalStatus)} (${blocked.why})`,
+      );
+      return answer(refused(blocked.error));
+    }
     const c = this.conversation(line);
     switch (request.kind) {
       case 'unknown':
+        if (request.why) this.log(`${commandName(message)} refused: ${request.why}`);
         return answer(refused(ERRORS.functionNotPossible));
       case 'wrong-currency':
         await c.answer(POSITIVE);
@@ -142,15 +190,41 @@ export class ZvtTerminal {
         return adminFlows.register(c, request);
       case 'payment':
       case 'refund':
+      case 'reservation':
         return flows.pay(c, request);
       case 'reversal':
         return flows.reverse(c, request);
+      case 'partial-reversal':
+        return reservations.book(c, request);
+      case 'book-total':
+        return reservations.book(c, { ...request, ...(request.amount !== undefined ? { used: request.amount } : {}) });
+      case 'reservation-reversal':
+        return reservations.release(c, request);
+      case 'open-reservations':
+        return reservations.enquireOpenReservations(c);
       case 'end-of-day':
         return flows.endOfDay(c, request.currencySent);
       case 'repeat-receipt':
         return adminFlows.repeatReceipt(c, request.serviceByte);
       case 'status-enquiry':
         return adminFlows.statusEnquiry(c, request.serviceByte);
+      case 'diagnosis':
+        return serviceFlows.diagnose(c, request.diagnosisType);
+      case 'initialisation':
+        return serviceFlows.initialise(c);
+      case 'read-card':
+        return serviceFlows.readCard(c, request.timeoutSeconds);
+      case 'reset':
+        return serviceFlows.reset(c);
+      case 'print-configuration':
+        return serviceFlows.printConfiguration(c);
+      case 'set-terminal-id':
+        return serviceFlows.setTerminalId(c, request.terminalId);
+      case 'display-text':
+        // Shown until its duration passes or another text comes; no Completion (§2.26).
+        this.display = request.lines;
+        this.log(`display: ${request.lines.join(' | ') || '(blank)'}`);
+        return answer(POSITIVE);
       case 'log-off':
         await answer(POSITIVE);
         c.commit({ ...c.state, registration: UNREGISTERED });
@@ -172,8 +246,8 @@ export class ZvtTerminal {
       now: () => this.options.clock?.() ?? new Date(this.timers.now()),
       log: this.log,
       answer: (message) => line.send(message).catch((error: Error) => this.log(`could not answer: ${error.message}`)),
-      tell: async (message) => {
-        if (is(message, 'completion') || is(message, 'abort')) this.handedBack = true;
+      tell: async (message, timeoutMs = answerTimeoutMs, handsBack = false) => {
+        if (handsBack || is(message, 'completion') || is(message, 'abort')) this.handedBack = true;
         const reply = new Promise<Reply>((resolve) => (this.waiting = { line, resolve }));
         try {
           await line.send(message);
@@ -185,19 +259,24 @@ export class ZvtTerminal {
           () =>
             this.settle({
               answered: false,
-              why: `no answer to ${commandName(message)} within T3 (${answerTimeoutMs} ms)`,
+              why: `no answer to ${commandName(message)} within ${timeoutMs === answerTimeoutMs ? 'T3' : 'its time-out'} (${timeoutMs} ms)`,
             }),
-          answerTimeoutMs,
+          timeoutMs,
         );
         return reply.finally(() => this.timers.clearTimeout(timer));
       },
       wait: (ms) => new Promise((resolve) => this.timers.setTimeout(resolve, ms)),
-      presentCard: () =>
+      presentCard: (timeoutMs) =>
         new Promise((resolve) => {
-          const timer = this.timers.setTimeout(() => {
-            this.card = null;
-            resolve('card');
-          }, this.options.cardDelayMs ?? ZVT_CARD_DELAY_MS);
+          const delay = this.options.cardDelayMs ?? ZVT_CARD_DELAY_MS;
+          const timesOut = timeoutMs !== undefined && timeoutMs < delay;
+          const timer = this.timers.setTimeout(
+            () => {
+              this.card = null;
+              resolve(timesOut ? 'timeout' : 'card');
+            },
+            timesOut ? timeoutMs : delay,
+          );
           this.card = {
             line,
             abort: () => {
@@ -234,8 +313,9 @@ export class ZvtTerminal {
         return 'next approve | next RC (a result code in hex, e.g. 05, 6C)';
       }
       case 'set-status': {
+        // 51 and C2 stop money commands until the cash register initialises (06 93) or diagnoses (06 70).
         if (!argument || !/^[0-9a-fA-F]{2}$/.test(argument))
-          return 'set-status HH (00 ready, 51 initialisation required)';
+          return 'set-status HH (00 ready, 51 initialisation required, C2 diagnosis required)';
         this.persist({ ...this.current, terminalStatus: parseInt(argument, 16) });
         return `terminal status ${argument.toUpperCase()}`;
       }
@@ -255,19 +335,13 @@ export class ZvtTerminal {
 
   private describe(): string {
     const state = this.current;
-    const total = state.turnover.reduce(
-      (sum, stored) =>
-        stored.kind === 'payment' && !stored.reversed
-          ? sum + stored.amount
-          : stored.kind === 'refund'
-            ? sum - stored.amount
-            : sum,
-      0,
-    );
+    const total = totals(state).total;
     return [
-      `terminal ${state.terminalId}, status ${state.terminalStatus.toString(16).padStart(2, '0')}, config byte ${state.registration.configByte.toString(16).padStart(2, '0')}`,
+      `terminal ${state.terminalId}${state.terminalId === state.serialNumber ? '' : ` (serial ${state.serialNumber})`}, status ${state.terminalStatus.toString(16).padStart(2, '0')}, config byte ${state.registration.configByte.toString(16).padStart(2, '0')}`,
       `turnover: ${state.turnover.length} transaction(s), net ${total} minor units; next trace ${state.nextTrace}, next receipt ${state.nextReceipt}`,
+      `open pre-authorisations: ${state.reservations.map((open) => `receipt ${open.receipt} (${open.amount})`).join(', ') || 'none'}`,
       `auto-reversals in the journal: ${state.journal.filter((entry) => entry.event.startsWith('auto-reversal')).length}`,
+      ...(this.display.length ? [`display: ${this.display.join(' | ')}`] : []),
       this.running ? 'a transaction is under way' : 'idle',
     ].join('\n');
   }

@@ -16,8 +16,20 @@ export const COMMANDS = {
   endOfDay: 0x0650,
   abortFromEcr: 0x06b0,
   statusEnquiry: 0x0501,
+  reservation: 0x0622,
+  partialReversal: 0x0623,
+  bookTotal: 0x0624,
+  reservationReversal: 0x0625,
+  diagnosis: 0x0670,
+  initialisation: 0x0693,
+  readCard: 0x06c0,
+  reset: 0x0618,
+  printConfiguration: 0x061a,
+  setTerminalId: 0x061b,
+  displayText: 0x06e0,
   statusInformation: 0x040f,
   intermediateStatus: 0x04ff,
+  setEcrDateTime: 0x0401,
   completion: 0x060f,
   abort: 0x061e,
   printLine: 0x06d1,
@@ -57,16 +69,33 @@ export const isAnswer = (message: Apdu) => message.cls === 0x80 || message.cls =
 export const ERRORS = {
   /** A wrong password. PA00P015 defines no answer; a terminal vendor's precisions document answers 84 37. */
   wrongPassword: 0x37,
+  /** "Function deactivated": what money commands get while the terminal needs initialising (status 51). */
+  functionDeactivated: 0x6b,
   abortedByTimeoutOrKey: 0x6c,
   wrongCurrency: 0x6f,
   functionNotPossible: 0x83,
   protocolError: 0x9a,
   pleaseWait: 0x9c,
+  /** 84 9D to status information: the goods were issued in part, their price follows (PA00P015 §2.2.6 d). */
+  partialIssue: 0x9d,
   alreadyReversed: 0xb4,
   reversalNotPossible: 0xb5,
+  /** Also a pre-authorisation's amount exceeded. */
   amountWrong: 0xb7,
+  /** A pre-authorisation unknown, booked or reversed; and the answer to the open-reservation enquiry. */
+  preAuthorisation: 0xb8,
+  diagnosisRequired: 0xc2,
   printerNotReady: 0xcc,
+  /** Set terminal id with transactions in the turnover. */
+  openEndOfDay: 0xf0,
   systemError: 0xff,
+} as const;
+
+/** The terminal status codes this project reports (PA00P015 §11). */
+export const TERMINAL_STATUS = {
+  ready: 0x00,
+  initialisationRequired: 0x51,
+  diagnosisRequired: 0xc2,
 } as const;
 
 /** The config byte of a registration (PA00P015 §2.1, table 1). */
