@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { waitFor } from '../server/testing/wait-for.js';
 import { socatSkip } from './pty-pair.js';
@@ -151,5 +153,28 @@ t.test('an order in a currency the terminal does not take is held, never convert
   await merchant.createOrder({ orderId: 'usd-1', amount: 1500, currency: 'USD' });
   await bridge.cycle();
   t.match(world.errors.join('\n'), /HELD payment of usd-1: the terminal does not take USD \(06 1E 6F\)/);
+  await bridge.stop();
+});
+
+t.test('a terminal in status 51 or C2 is initialised or diagnosed by the bridge, journaled, then sells', async (t) => {
+  const world = await zvtWorld(t, 'tcp');
+  const { merchant, order, startBridge, terminal } = world;
+  const { bridge, state } = await startBridge();
+  terminal.operator('set-status 51');
+  await merchant.createOrder({ orderId: 'after-51', amount: 700, currency: 'EUR' });
+  await bridge.cycle();
+  t.equal(terminal.snapshot.terminalStatus, 0x00, 'initialised');
+  t.equal((await order('after-51')).status, 'PAID', 'and sold in the same cycle');
+  terminal.operator('set-status C2');
+  await bridge.cycle();
+  t.equal(terminal.snapshot.terminalStatus, 0x00, 'diagnosed');
+  t.ok(
+    world.logs.some((line) => /status 51 \(initialisation required\): running its initialisation \(06 93\)/.test(line)),
+  );
+  t.ok(world.logs.some((line) => /status C2 \(diagnosis required\): running its diagnosis \(06 70\)/.test(line)));
+  const journal = readFileSync(join(state.dir, 'sales.jsonl'), 'utf8');
+  t.match(journal, /"event":"initialisation","terminalStatus":"51","outcome":"done"/);
+  t.match(journal, /"event":"diagnosis","terminalStatus":"C2","outcome":"done"/);
+  t.same(world.errors, []);
   await bridge.stop();
 });

@@ -3,7 +3,7 @@ import { codeHex } from '../../protocol/zvt/apdu.js';
 import { bcdNumber, packBcd } from '../../protocol/zvt/bcd.js';
 import { encodeFields } from '../../protocol/zvt/bitmaps.js';
 import { SerialZvtLine, TcpZvtLine, type ZvtLine } from '../../protocol/zvt/line.js';
-import { command, CONFIG, ERRORS } from '../../protocol/zvt/messages.js';
+import { command, CONFIG, ERRORS, TERMINAL_STATUS } from '../../protocol/zvt/messages.js';
 import type { PendingClose } from '../bridge-state.js';
 import type {
   AskKind,
@@ -37,6 +37,18 @@ export const ZVT_DEFAULTS = {
   /** Intermediate status wanted; amounts and administration only from the cash register; the terminal prints its receipts. */
   configByte: CONFIG.intermediateStatus | CONFIG.ecrControlsPayment | CONFIG.ecrControlsAdmin,
   password: '000000',
+};
+
+/** Terminal statuses (PA00P015 §11) the bridge clears by itself, and how. */
+const SERVICE_FOR_STATUS: Readonly<
+  Record<number, { event: 'initialisation' | 'diagnosis'; command: string; why: string }>
+> = {
+  [TERMINAL_STATUS.initialisationRequired]: {
+    event: 'initialisation',
+    command: '06 93',
+    why: 'initialisation required',
+  },
+  [TERMINAL_STATUS.diagnosisRequired]: { event: 'diagnosis', command: '06 70', why: 'diagnosis required' },
 };
 
 export interface ZvtDialectOptions {
@@ -95,8 +107,37 @@ class ZvtTerminalDevice implements DialectDevice {
     const terminalStatus = status.outcome === 'completed' ? status.data[status.data.length - 1] : undefined;
     if (terminalStatus !== undefined && terminalStatus !== 0x00)
       this.context.debug?.(`terminal status ${codeHex(terminalStatus)}`);
+    // First: a terminal that needs its host takes nothing else (not even a reversal to settle one in flight).
+    const service = terminalStatus === undefined ? undefined : SERVICE_FOR_STATUS[terminalStatus];
+    if (service) await this.service(service, terminalStatus!);
     const { inFlight } = this.journal;
     if (inFlight) await this.transactions.resolveUnanswered(inFlight);
+  }
+
+  /**
+   * The terminal's status asks for its host: the bridge runs the initialisation or diagnosis itself, journals it and
+   * tells the operator. Failed, the cycle fails (the terminal takes no money until it succeeds) and is tried again.
+   */
+  private async service(service: (typeof SERVICE_FOR_STATUS)[number], status: number): Promise<void> {
+    const { log, error, iso } = this.context;
+    const code = codeHex(status);
+    log(`the terminal reports status ${code} (${service.why}): running its ${service.event} (${service.command})`);
+    const done = await this.session.transact(
+      service.event === 'initialisation' ? command('initialisation', this.password) : command('diagnosis'),
+      true,
+    );
+    const outcome =
+      done.outcome === 'completed'
+        ? 'done'
+        : done.outcome === 'refused'
+          ? `refused 84 ${codeHex(done.error)}`
+          : `aborted 06 1E ${codeHex(done.resultCode)}`;
+    await this.journal.serviced(service.event, code, outcome, iso());
+    if (done.outcome !== 'completed') {
+      error(`the terminal's ${service.event} failed (${outcome}); it takes no payment until it succeeds`);
+      throw new Error(`the terminal's ${service.event} failed (${outcome})`);
+    }
+    log(`${service.event} done: the terminal is ready again`);
   }
 
   private async register(): Promise<void> {

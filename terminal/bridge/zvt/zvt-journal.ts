@@ -125,6 +125,11 @@ export class ZvtJournal extends DialectJournal<ZvtInFlight, ZvtDeclined, ZvtJour
     await this.forTechnician({ event: 'end-of-day', batchNumber: close.batchNumber, ...totals, closedAt });
   }
 
+  /** The bridge had the terminal initialised (status 51) or diagnosed (C2): noted for the technician. */
+  async serviced(event: 'initialisation' | 'diagnosis', status: string, outcome: string, at: string): Promise<void> {
+    await this.forTechnician({ event, terminalStatus: status, outcome, at });
+  }
+
   /** The terminal says the payment left its turnover (B5): a void of it goes by refund. */
   async markClosed(orderId: string): Promise<void> {
     const payment = this.data.payments[orderId];
