@@ -74,7 +74,8 @@ export const PERMITTED = [
 export interface RegistrationRequest {
   configByte: number;
   currency?: number;
-  tlv?: { textBlocks: boolean };
+  /** The registration's TLV container: whether 06 D3 is permitted, and the ECR printer's width (tag 12). */
+  tlv?: { textBlocks: boolean; lineWidth?: number };
 }
 
 /** Registration (06 00): the config byte in force from now; Completion with the status byte and terminal id. */
@@ -108,8 +109,8 @@ export async function register(c: Conversation, request: RegistrationRequest): P
                   '26',
                   PERMITTED.map((code) => tlv('0A', Buffer.of(code >> 8, code & 0xff))),
                 ),
-                // The width its receipts are formatted to (§2.1): 24 columns, BCD.
-                tlv('12', packBcd(String(WIDTH))),
+                // Asked the ECR printer's width (tag 12), the terminal says the width its receipts use (§2.1).
+                ...(request.tlv.lineWidth !== undefined ? [tlv('12', packBcd(String(WIDTH)))] : []),
               ]),
             },
           ]

@@ -24,7 +24,12 @@ export interface IssueOfGoods {
 }
 
 export type Request =
-  | { kind: 'registration'; configByte: number; currency?: number; tlv?: { textBlocks: boolean } }
+  | {
+      kind: 'registration';
+      configByte: number;
+      currency?: number;
+      tlv?: { textBlocks: boolean; lineWidth?: number };
+    }
   | ({ kind: 'payment' | 'refund' | 'reservation'; amount: number } & Money & IssueOfGoods)
   | ({ kind: 'reversal'; receipt: number; amount?: number } & Money)
   | ({ kind: 'partial-reversal'; receipt: number; unused: number } & Money)
@@ -87,12 +92,18 @@ function registration(data: Buffer): Request {
   const fields = data.length > 6 ? decodeFields(data, 6) : [];
   const container = fields.find((field) => field.bmp === 0x06)?.tlv;
   const permitted = findTlv(container, '26')?.children ?? [];
+  const width = findTlv(container, '12')?.value;
   return {
     kind: 'registration',
     configByte: data[3]!,
     ...(data.length >= 6 ? { currency: bcdValue(data.subarray(4, 6)) } : {}),
     ...(container
-      ? { tlv: { textBlocks: permitted.some((object) => object.value.equals(Buffer.of(0x06, 0xd3))) } }
+      ? {
+          tlv: {
+            textBlocks: permitted.some((object) => object.value.equals(Buffer.of(0x06, 0xd3))),
+            ...(width?.length === 1 ? { lineWidth: bcdValue(width) } : {}),
+          },
+        }
       : {}),
   };
 }
