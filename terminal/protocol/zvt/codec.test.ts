@@ -189,3 +189,67 @@ t.test('APDUs a real terminal sent read whole: every bitmap and TLV object known
   const lines = findTlv(decodeFields(textBlock.data)[0]!.tlv, '25')!.children!.filter((object) => object.tag === '07');
   t.equal(lines[0]!.value.toString('latin1'), '** KASSENSCHNITT **');
 });
+
+const feig = JSON.parse(
+  readFileSync(new URL('../../../fixtures/zvt/everest-feig-apdus.json', import.meta.url), 'utf8'),
+) as Published;
+
+/** Where each command's bitmaps start: the fixed fields before them (PA00P015 §2, §3). */
+function fixedPart(message: { cls: number; ins: number; data: Buffer }): number | 'status-completion' | 'opaque' {
+  const control = (message.cls << 8) | message.ins;
+  switch (control) {
+    case 0x0600: // registration: password, config byte, currency
+      return Math.min(6, message.data.length);
+    case 0x0650: // end of day and write file (08 14): the password; change configuration (08 13) has none
+    case 0x0814:
+      return 3;
+    case 0x061e: // Abort: the result code
+    case 0x06c0: // read card: the time-out
+      return 1;
+    case 0x04ff: // intermediate status: the status, then a time-out when more follows
+      return Math.min(message.data.length, 1);
+    case 0x060f: {
+      // A status enquiry's completion opens with the software version (LLL, F0-F9 digits): then the status byte
+      if (message.data.length > 3 && message.data.subarray(0, 3).every((byte) => byte >> 4 === 0x0f))
+        return 'status-completion';
+      // Feig's answer to its own system-information command (0F A1): ASCII, no bitmaps
+      return /^[\x20-\x7e]+$/.test(message.data.toString('latin1')) && message.data.length > 8 ? 'opaque' : 0;
+    }
+    default:
+      return message.cls === 0x0f ? 'opaque' : 0; // class 0F: Feig's own commands
+  }
+}
+
+t.test("EVerest's captured Feig cVEND traffic decodes whole and re-encodes byte for byte", async (t) => {
+  for (const { file, hex: text } of feig.apdus) {
+    const bytes = Buffer.from(text, 'hex');
+    const message = decodeApdu(bytes);
+    t.same(encodeApdu(message), bytes, `${file}: the APDU, its length form kept`);
+    const fixed = fixedPart(message);
+    if (fixed === 'opaque') continue;
+    const start = fixed === 'status-completion' ? 3 + readVarLength(message.data.subarray(0, 3)) + 1 : fixed;
+    const fields = decodeFields(message.data, start);
+    // Every TLV container re-encoded from its decoded objects: tags, BER lengths and nesting exactly as sent.
+    const again = encodeFields(
+      fields.map((field) => (field.tlv ? { bmp: field.bmp, value: encodeTlv(field.tlv) } : field)),
+    );
+    t.same(
+      Buffer.concat([message.data.subarray(0, start), again]),
+      message.data,
+      `${file}: every bitmap and TLV object`,
+    );
+  }
+  const reservation = decodeFields(
+    decodeApdu(Buffer.from(feig.apdus.find((a) => a.file.includes('1680728162.033575000'))!.hex, 'hex')).data,
+  );
+  t.equal(bcdValue(fieldOf(reservation, 0x04)!), 2500, "EVerest's reservation: 25.00");
+  const enquiry = decodeApdu(Buffer.from(feig.apdus.find((a) => a.file.includes('partial_reversal'))!.hex, 'hex'));
+  t.same([...enquiry.data], [0xb8, 0x87, 0xff, 0xff], 'the open-reservation answer: B8, none open');
+  const hostConfig = decodeApdu(Buffer.from(feig.apdus.find((a) => a.file.includes('change_host_config'))!.hex, 'hex'));
+  const address = findTlv(decodeFields(hostConfig.data)[0]!.tlv, 'FF40')!;
+  t.match(
+    address,
+    { value: Buffer.from('123456', 'hex'), children: undefined },
+    "Feig's FF40: constructed by its bit, a plain value",
+  );
+});

@@ -41,6 +41,20 @@ export function readBerLength(bytes: Uint8Array, offset: number): { length: numb
 
 const isConstructed = (tag: string) => (parseInt(tag.slice(0, 2), 16) & 0x20) !== 0;
 
+/**
+ * The objects inside a constructed tag's value; none when the value is not TLV. Vendors use tags whose first
+ * byte has the constructed bit for plain values (Feig's FF40, FF41 of change configuration, 08 13): kept whole,
+ * such a value reads and re-encodes as sent.
+ */
+function childrenOf(value: Buffer): TlvObject[] | undefined {
+  try {
+    return decodeTlv(value);
+  } catch (error) {
+    if (error instanceof TlvError) return undefined;
+    throw error;
+  }
+}
+
 /** The objects of a TLV container's value, constructed ones opened. */
 export function decodeTlv(bytes: Uint8Array): TlvObject[] {
   const objects: TlvObject[] = [];
@@ -59,7 +73,8 @@ export function decodeTlv(bytes: Uint8Array): TlvObject[] {
       throw new TlvError(`tag ${tag} says ${length} bytes, ${bytes.length - offset} are left`);
     const value = Buffer.from(bytes.subarray(offset, offset + length));
     offset += length;
-    objects.push(isConstructed(tag) ? { tag, value, children: decodeTlv(value) } : { tag, value });
+    const children = isConstructed(tag) ? childrenOf(value) : undefined;
+    objects.push(children ? { tag, value, children } : { tag, value });
   }
   return objects;
 }
