@@ -126,6 +126,34 @@ const transcripts: Array<{ name: string; description: string; steps: Step[] }> =
       master(command('repeatReceipt', Buffer.concat([password, Buffer.of(0x03, 0x03)]))),
     ],
   },
+  {
+    name: 'pre-authorisation',
+    description:
+      "An EV charger's session (PA00P015 §2.8, §2.13): 50.00 EUR reserved (06 22: status information with the amount, trace, receipt 0001 and AID, and no receipt printed), 23.45 EUR booked against receipt 0001 when charging ends (06 24: status information with the booked amount and the reservation's trace in bitmap 37, the receipt as print lines, 06 0F), then the end of day: its total is the 23.45 booked, not the 50.00 reserved.",
+    steps: [
+      master(register(0x82)),
+      master(
+        command(
+          'reservation',
+          encodeFields([
+            { bmp: 0x04, value: bcdNumber(5000, 6) },
+            { bmp: 0x49, value: euro },
+          ]),
+        ),
+      ),
+      master(
+        command(
+          'bookTotal',
+          encodeFields([
+            { bmp: 0x87, value: bcdNumber(1, 2) },
+            { bmp: 0x04, value: bcdNumber(2345, 6) },
+            { bmp: 0x49, value: euro },
+          ]),
+        ),
+      ),
+      master(command('endOfDay', password)),
+    ],
+  },
 ];
 
 const folder = new URL('../fixtures/serial/zvt/', import.meta.url);

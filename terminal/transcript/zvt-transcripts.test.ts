@@ -22,7 +22,7 @@ const read = (path: string): ZvtTranscript =>
   checkZvtTranscript(path, JSON.parse(readFileSync(path, 'utf8')) as ZvtTranscript);
 
 t.test('the transcripts are whole APDUs, recorded from a terminal that can be started again', async (t) => {
-  t.equal(files.length, 8);
+  t.equal(files.length, 9);
   for (const { name, path } of files) {
     const transcript = read(path);
     t.ok(transcript.device, `${name} names the terminal that answered it`);
