@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import t from 'tap';
 import { BridgeState } from './bridge/bridge-state.js';
 import type { ZvtJournalData } from './bridge/zvt/zvt-journal.js';
-import type { ZvtState } from './device/zvt/zvt-state.js';
+import { writeJournalSync } from './device/journal-file.js';
+import { newState, reserve, takeNumbers, type ZvtState } from './device/zvt/zvt-state.js';
 import {
   bridgeWatch,
   killer,
@@ -30,6 +31,21 @@ const SALES = soakLength(200, 80);
 const STRIKES = soakLength(12, 6);
 const TERMINAL_ID = '29001006';
 
+/** A terminal's memory after one acknowledged pre-authorisation (06 22) per amount. */
+function openReservations(state: ZvtState, amounts: number[]): ZvtState {
+  return amounts.reduce((memory, amount) => {
+    const taken = takeNumbers(memory);
+    return reserve(taken.state, {
+      trace: taken.trace,
+      receipt: taken.receipt,
+      amount,
+      at: '2026-11-28T08:00:00.000Z',
+      card: { maskedPan: 'EEEEEEEEEEEE4242', type: 10, name: 'VISA', expiry: '2911' },
+      aid: '424242',
+    });
+  }, state);
+}
+
 t.setTimeout(300_000);
 
 t.test(
@@ -41,6 +57,10 @@ t.test(
     const { line } = world;
     const terminalState = join(world.dir, 'zvt-terminal.json');
     const stateDir = join(world.dir, 'bridge-state');
+    // Reservations in the mix: the terminal starts with three open pre-authorisations (a charger's, on the same
+    // terminal), in its own memory as three acknowledged 06 22 leave it. Killed with it, they must stay open and
+    // never count in an end of day.
+    writeJournalSync(terminalState, openReservations(newState(TERMINAL_ID), [5000, 3000, 7000]));
     const pair = processes(
       t,
       {
@@ -151,5 +171,14 @@ t.test(
     t.equal(new Set(settlements.map((s) => s.batchNumber)).size, settlements.length, 'no batch recorded twice');
     t.same(notVoided, [], 'every void is VOIDED on the server, or held for the operator with its reason');
     t.equal(charged, SALES - heldCharges, 'every order paid, but for held ones');
+    t.same(
+      memory.reservations.map((open) => [open.receipt, open.amount]),
+      [
+        [1, 5000],
+        [2, 3000],
+        [3, 7000],
+      ],
+      'the reservations outlived every kill, still open, never settled',
+    );
   },
 );
