@@ -50,7 +50,7 @@ t.test('the transcripts, each against a fresh emulated terminal: Transbank and Z
   t.equal(transbank.stdout.match(/ok: \d+ frames, byte for byte/g)?.length, 7, 'all seven');
   const zvt = await inCheckout(block('### Transcripts\n', 0));
   t.equal(zvt.code, 0, zvt.stdout + zvt.stderr);
-  t.equal(zvt.stdout.match(/ok: \d+ APDUs, byte for byte/g)?.length, 8, 'all eight');
+  t.equal(zvt.stdout.match(/ok: \d+ APDUs, byte for byte/g)?.length, 9, 'all nine');
 });
 
 t.test(
