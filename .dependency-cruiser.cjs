@@ -78,22 +78,28 @@ module.exports = {
       '^server/',
       '^(?:terminal|scripts)/',
     ),
+    {
+      ...floor(
+        'terminal-beside-server',
+        'The terminal talks to the server over HTTP only; what both need is in contracts/common/. Its tests and test kits may start a server.',
+        '^terminal/',
+        '^server/',
+      ),
+      from: { path: '^terminal/', pathNot: `${TEST}|/testing/` },
+    },
     floor(
-      'terminal-beside-server',
-      'The terminal talks to the server over HTTP; it borrows only the durable-file helpers and the test kits.',
-      '^terminal/',
-      '^server/',
-      '^server/(?:store/(?:fsync|write-fully)\\.ts$|testing/)',
+      'common-floor',
+      'contracts/common/ is the floor under the server, the terminal and the interface: durable writes, quoting, seeded randomness, JUnit, missing tools. It imports none of them.',
+      '^contracts/common/',
+      '^(?:server|terminal|scripts|fixtures)/|^contracts/(?!common/)',
     ),
     floor('terminal-below-scripts', 'Scripts drive the terminal, not the reverse.', '^terminal/', '^scripts/'),
     {
       name: 'no-test-code-in-products',
-      comment:
-        'Shipped code never imports a test or a test kit (testing/ folders, *-testkit.ts); but for missing-tool.ts, the one rule ' +
-        'for a missing tool, which the kits that ship beside the products (pty-pair.ts for race, pg-testing.ts for the benches) share.',
+      comment: 'Shipped code never imports a test or a test kit (testing/ folders, *-testkit.ts).',
       severity: 'error',
       from: { path: '^(?:server|terminal|contracts|scripts)/', pathNot: `${TEST}|/testing/` },
-      to: { path: `${TEST}|/testing/`, pathNot: '^server/testing/missing-tool\\.ts$' },
+      to: { path: `${TEST}|/testing/` },
     },
   ],
   options: {

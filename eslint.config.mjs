@@ -18,6 +18,7 @@ export default tseslint.config(
       'data-demo/',
       'bench-data/',
       '.scratch/',
+      '.stryker-tmp/',
       'contracts/openapi.json',
     ],
   },

@@ -1,4 +1,4 @@
-import { seededRandom as seeded } from './seeded-random.js';
+import { seededRandom as seeded } from './common/seeded-random.js';
 import t from 'tap';
 import { decimalPlaces, exactCents, hasAtMostDecimals } from './money-amount.js';
 

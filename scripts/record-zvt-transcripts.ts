@@ -6,7 +6,7 @@
 // play gets the same bytes back from it (terminal/transcript/zvt-transcripts.test.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
-import { seededRandom } from '../contracts/seeded-random.js';
+import { seededRandom } from '../contracts/common/seeded-random.js';
 import { EcrSession } from '../terminal/bridge/zvt/ecr-session.js';
 import { ZvtTerminal } from '../terminal/device/zvt/zvt-terminal.js';
 import { apdu, type Apdu } from '../terminal/protocol/zvt/apdu.js';

@@ -6,7 +6,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { missingTool } from './testing/missing-tool.js';
+import { missingTool } from '../contracts/common/missing-tool.js';
 import { startServerProcess, stopServerProcess } from './testing/server-process.js';
 
 // The README's walkthrough, pasted into bash as a new user would, against a

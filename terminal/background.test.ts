@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { missingTool } from '../server/testing/missing-tool.js';
+import { missingTool } from '../contracts/common/missing-tool.js';
 import { waitFor } from '../server/testing/wait-for.js';
 import { BridgeState } from './bridge/bridge-state.js';
 import { runCli, startCli } from './testing/cli-io.js';

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { missingTool } from '../server/testing/missing-tool.js';
+import { missingTool } from '../contracts/common/missing-tool.js';
 
 const socat = '/usr/bin/socat';
 

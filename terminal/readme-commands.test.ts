@@ -3,7 +3,7 @@ import { bash } from '../server/testing/bash.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
-import { missingTool } from '../server/testing/missing-tool.js';
+import { missingTool } from '../contracts/common/missing-tool.js';
 import { startServerProcess, stopServerProcess } from '../server/testing/server-process.js';
 import { socatSkip } from './pty-pair.js';
 

@@ -1,6 +1,6 @@
 import type { Probe } from './checks.js';
-import { junitDocument, xml } from '../junit.js';
-import { shellQuote } from '../shell-quote.js';
+import { junitDocument, xml } from '../common/junit.js';
+import { shellQuote } from '../common/shell-quote.js';
 import { NOT_GRADED, type Grade } from './grade.js';
 
 // The grade as a person reads it (a table, then each failure with its

@@ -1,5 +1,5 @@
 import { exchange, NoHttpAnswer, noAnswerReason, type HttpAnswer } from '../clients/http-exchange.js';
-import { shellQuote } from '../shell-quote.js';
+import { shellQuote } from '../common/shell-quote.js';
 import type { Recorder } from './recorder.js';
 import type { JsonAnswer } from '../json-answer.js';
 

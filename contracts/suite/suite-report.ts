@@ -1,6 +1,6 @@
 import type { RecordedViolation } from './recorder.js';
 import type { SuiteResult } from './run-suite.js';
-import { junitSuites, xml } from '../junit.js';
+import { junitSuites, xml } from '../common/junit.js';
 import { describeFailure } from './expectations.js';
 
 // What CI reads from a suite run: identical violations grouped with a

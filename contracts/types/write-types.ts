@@ -1,5 +1,5 @@
 // Writes contracts/types/document-types.d.ts from the OpenAPI document:
-// node --import tsx contracts/types/write-types.ts. A test fails while the
+// npm run write:types. A test fails while the
 // file differs from what the document says, so the types cannot drift.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

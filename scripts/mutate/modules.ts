@@ -52,10 +52,13 @@ export const MUTATED_MODULES: MutatedModule[] = [
     file: 'server/store/query.ts',
     tests: ['server/store/query.test.ts', 'server/store/embedded/record-index.test.ts'],
   },
-  { file: 'server/store/write-fully.ts', tests: ['server/store/write-fully.test.ts'] },
+  { file: 'contracts/common/write-fully.ts', tests: ['contracts/common/write-fully.test.ts'] },
   { file: 'server/store/postgres/pg-tables.ts', tests: ['server/store/postgres/pg-tables.test.ts'] },
   // The ZVT bridge: whether a payment stands (its status information, the repeat receipt), and the session's timers.
-  { file: 'terminal/bridge/zvt/status-reading.ts', tests: ['terminal/bridge/zvt/zvt-transactions.test.ts'] },
+  {
+    file: 'terminal/bridge/zvt/status-reading.ts',
+    tests: ['terminal/bridge/zvt/status-reading.test.ts', 'terminal/bridge/zvt/zvt-transactions.test.ts'],
+  },
   { file: 'terminal/bridge/zvt/zvt-transactions.ts', tests: ['terminal/bridge/zvt/zvt-transactions.test.ts'] },
   { file: 'terminal/bridge/zvt/zvt-journal.ts', tests: ['terminal/bridge/zvt/zvt-transactions.test.ts'] },
   { file: 'terminal/bridge/zvt/ecr-session.ts', tests: ['terminal/bridge/zvt/ecr-session.test.ts'] },

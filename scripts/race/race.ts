@@ -1,4 +1,4 @@
-import { seededRandom } from '../../contracts/seeded-random.js';
+import { seededRandom } from '../../contracts/common/seeded-random.js';
 import type { PosClient, Answer } from '../../contracts/clients/pos-client.js';
 
 // The discard-versus-commit race (INTERFACE.md §3):

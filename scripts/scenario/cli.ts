@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { readFile, writeFile } from 'node:fs/promises';
-import { junitDocument, xml } from '../../contracts/junit.js';
+import { junitDocument, xml } from '../../contracts/common/junit.js';
 import {
   ServerSilentError,
   runScenario,

@@ -1,4 +1,4 @@
-import { seededRandom as seeded } from '../../contracts/seeded-random.js';
+import { seededRandom as seeded } from '../../contracts/common/seeded-random.js';
 import t, { type Test } from 'tap';
 import { ManualClock } from '../clock.js';
 import { defaultConfig } from '../config.js';

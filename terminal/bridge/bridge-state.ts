@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { AskKind } from '../protocol/ask-kind.js';
 import type { MoneyRecord } from './money-record.js';
 import { storedRecord } from './stored-record.js';
-import { shellQuote } from '../../contracts/shell-quote.js';
+import { shellQuote } from '../../contracts/common/shell-quote.js';
 import { appendDurably, readJson, removeDurably, writeDurably } from './durable-file.js';
 
 // What a bridge must not forget across restarts, per terminal, under

@@ -1,7 +1,7 @@
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { fsyncDirectory } from '../../server/store/fsync.js';
-import { bytesWrittenBefore, writeFully } from '../../server/store/write-fully.js';
+import { fsyncDirectory } from '../../contracts/common/fsync.js';
+import { bytesWrittenBefore, writeFully } from '../../contracts/common/write-fully.js';
 
 // The bridge's state is a few small files: each written whole to a temp
 // file, fsynced, renamed over the old one and the directory fsynced, so a

@@ -1,7 +1,7 @@
 import { EmulatedTerminal } from '../device/svc/emulated-terminal.js';
 import { FaultyPort } from '../device/faulty-port.js';
 import { TRANSBANK_CARD_DELAY_MS, TransbankPos, TURNAROUND_MS } from '../device/transbank/transbank-pos.js';
-import { seededRandom } from '../../contracts/seeded-random.js';
+import { seededRandom } from '../../contracts/common/seeded-random.js';
 import { Link } from '../protocol/link.js';
 import { openSerial } from '../serial-port.js';
 import type { EmulateCommand } from './dialect-commands.js';

@@ -1,6 +1,6 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { seededRandom } from '../../contracts/seeded-random.js';
+import { seededRandom } from '../../contracts/common/seeded-random.js';
 import { FaultyPort, type Faults } from '../device/faulty-port.js';
 import { ZVT_CARD_DELAY_MS, ZvtTerminal } from '../device/zvt/zvt-terminal.js';
 import { SerialZvtLine, TcpZvtLine, type ZvtLine } from '../protocol/zvt/line.js';

@@ -1,6 +1,6 @@
 import { closeSync, existsSync, fsyncSync, openSync, readFileSync, renameSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { writeFullySync } from '../../server/store/write-fully.js';
+import { writeFullySync } from '../../contracts/common/write-fully.js';
 
 // An emulated device's memory on disk, as a real terminal keeps one in
 // flash: the whole state, written before the device answers on the line.

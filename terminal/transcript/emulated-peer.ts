@@ -1,5 +1,5 @@
 import { Duplex } from 'node:stream';
-import { seededRandom } from '../../contracts/seeded-random.js';
+import { seededRandom } from '../../contracts/common/seeded-random.js';
 import { TransbankPos } from '../device/transbank/transbank-pos.js';
 import { ZvtTerminal } from '../device/zvt/zvt-terminal.js';
 import { Link } from '../protocol/link.js';

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { frame, readEnvelope } from '../protocol/nexo/messages.js';
 import { NexoTerminal } from '../device/nexo/nexo-terminal.js';
-import { seededRandom } from '../../contracts/seeded-random.js';
+import { seededRandom } from '../../contracts/common/seeded-random.js';
 
 // A nexo transcript (fixtures/nexo/transcripts/): the plaintext requests a cash
 // register sent and the responses an Adyen terminal gave, in order, each

@@ -1,4 +1,4 @@
-import { seededRandom } from '../../seeded-random.js';
+import { seededRandom } from '../../common/seeded-random.js';
 
 // ${gen.…}: values a scenario leaves to the run, drawn from its seed, so
 // the same --seed gives the same amounts, emails and batch numbers (and,

@@ -1,4 +1,4 @@
-import { shellQuote } from '../../../contracts/shell-quote.js';
+import { shellQuote } from '../../../contracts/common/shell-quote.js';
 import { api, Stopped } from './api.js';
 import { $, copyButton, definitions, el, field, urlText } from './dom.js';
 import { statusBadge } from './format.js';

@@ -2,7 +2,7 @@ import { stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Low } from 'lowdb';
 import type { Logger } from '../../log.js';
-import { fsyncDirectory } from '../fsync.js';
+import { fsyncDirectory } from '../../../contracts/common/fsync.js';
 import { listJournalFiles, SNAPSHOT_FILE } from './journal-files.js';
 import type { JournalWriter } from './journal-writer.js';
 import type { MemoryState } from './memory-state.js';

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { appError } from '../../errors.js';
-import { truncateDurably } from '../fsync.js';
+import { truncateDurably } from '../../../contracts/common/fsync.js';
 import { decodeEntry, type JournalEntry } from './journal-codec.js';
 import { listJournalFiles } from './journal-files.js';
 import { offsetInBatch, readLineBatches } from './read-lines.js';

@@ -1,9 +1,9 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError, appError } from '../../errors.js';
-import { fsyncDirectory } from '../fsync.js';
+import { fsyncDirectory } from '../../../contracts/common/fsync.js';
 import { journalFileName } from './journal-files.js';
-import { bytesWrittenBefore, writeFully } from '../write-fully.js';
+import { bytesWrittenBefore, writeFully } from '../../../contracts/common/write-fully.js';
 
 /** What the writer needs of an open journal file; a test gives a double that writes short. */
 export type JournalHandle = Pick<FileHandle, 'write' | 'datasync' | 'truncate' | 'close'>;

@@ -2,10 +2,10 @@ import { open, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { Adapter } from 'lowdb';
 import { crc32 } from 'node:zlib';
-import { fsyncDirectory } from '../fsync.js';
+import { fsyncDirectory } from '../../../contracts/common/fsync.js';
 import { checkedLine, checkedLines, footerJson, headerJson, type SnapshotEntry } from './snapshot-codec.js';
 import { readSnapshotFile } from './snapshot-reader.js';
-import { writeFully } from '../write-fully.js';
+import { writeFully } from '../../../contracts/common/write-fully.js';
 
 export type { SnapshotEntry } from './snapshot-codec.js';
 

@@ -1,7 +1,7 @@
 import { copyFile, mkdir, unlink } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { lockDirectory } from './dir-lock.js';
-import { fsyncDirectory, fsyncFile, truncateDurably } from '../fsync.js';
+import { fsyncDirectory, fsyncFile, truncateDurably } from '../../../contracts/common/fsync.js';
 import { SnapshotFileAdapter } from './snapshot-adapter.js';
 import type { SnapshotEntry } from './snapshot-codec.js';
 import { checkSnapshot, checkStore, type StoreReport } from './store-check.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import type { Test } from 'tap';
-import { missingTool } from '../../testing/missing-tool.js';
+import { missingTool } from '../../../contracts/common/missing-tool.js';
 
 /**
  * The PostgreSQL server binaries: those POSTGRES_BIN names (the scale

@@ -1,4 +1,4 @@
-import { seededRandom } from '../../../contracts/seeded-random.js';
+import { seededRandom } from '../../../contracts/common/seeded-random.js';
 import type { EmulateCommand, OptionValues } from '../../cli/dialect-commands.js';
 import { duration, integer, logTo, stopped, UsageError, type CliIo } from '../../cli/io.js';
 import { hostAndPort } from '../../cli/lines.js';

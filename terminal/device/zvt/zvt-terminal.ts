@@ -178,10 +178,19 @@ export class ZvtTerminal {
       );
       return answer(refused(blocked.error));
     }
-    const c = this.conversation(line);
+    return this.carryOut(request, this.conversation(line), answer, commandName(message));
+  }
+
+  /** The command, read and allowed, carried out: each kind by its flow. */
+  private async carryOut(
+    request: Request,
+    c: Conversation,
+    answer: (reply: Apdu) => Promise<void>,
+    name: string,
+  ): Promise<void> {
     switch (request.kind) {
       case 'unknown':
-        if (request.why) this.log(`${commandName(message)} refused: ${request.why}`);
+        if (request.why) this.log(`${name} refused: ${request.why}`);
         return answer(refused(ERRORS.functionNotPossible));
       case 'wrong-currency':
         await c.answer(POSITIVE);

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import t from 'tap';
-import { seededRandom } from '../../../contracts/seeded-random.js';
+import { seededRandom } from '../../../contracts/common/seeded-random.js';
 import { NexoCryptoError, seal, unseal, type SecuredMessage } from './crypto.js';
 import { readEnvelope } from './messages.js';
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { seededRandom } from '../../../contracts/seeded-random.js';
+import { seededRandom } from '../../../contracts/common/seeded-random.js';
 import { decodeMessage, encodeMessage, MessageError, SUCCESS, type Message } from './messages.js';
 
 // The payloads of INTERFACE.md §9 as they travel inside a frame: what a device

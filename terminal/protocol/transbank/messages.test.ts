@@ -1,5 +1,5 @@
 import t from 'tap';
-import { seededRandom } from '../../../contracts/seeded-random.js';
+import { seededRandom } from '../../../contracts/common/seeded-random.js';
 import { encodeFrame } from '../frame.js';
 import {
   decodeRequest,

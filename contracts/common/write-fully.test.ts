@@ -1,8 +1,8 @@
 import { open, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
-import { journalFileName } from './embedded/journal-files.js';
-import { JournalWriter, type JournalHandle } from './embedded/journal-writer.js';
+import { journalFileName } from '../../server/store/embedded/journal-files.js';
+import { JournalWriter, type JournalHandle } from '../../server/store/embedded/journal-writer.js';
 import { bytesWrittenBefore, writeFully, writeFullySync, type WritableHandle } from './write-fully.js';
 
 /**
