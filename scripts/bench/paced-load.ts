@@ -1,4 +1,4 @@
-import { machineCpu, percentile, stealPercent } from '../bench-stats.js';
+import { machineCpu, percentile, stealPercent } from './stats.js';
 import { encodeRequest, LeanConnection } from './lean-connection.js';
 
 export interface PacedRequest {

@@ -4,7 +4,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type autocannon from 'autocannon';
 import { startThrowawayPostgres } from '../../server/store/postgres/pg-testing.js';
-import { median } from '../bench-stats.js';
+import { median } from './stats.js';
 import { provisionWorld } from './pos-world.js';
 import { postgresCpu, postgresCpuSince } from './process-cpu.js';
 import { settlementRequests } from './settlement-requests.js';

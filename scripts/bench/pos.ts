@@ -10,14 +10,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { pacedLoad, requireAllAnswered, type PacedResult } from './bench/paced-load.js';
-import { preparedSettlements, settlementRequests } from './bench/settlement-requests.js';
-import { formatSteal, machineCpu, median, stealPercent } from './bench-stats.js';
-import { postgresBin } from '../server/store/postgres/pg-testing.js';
-import { provisionWorld } from './bench/pos-world.js';
-import { cpuMs } from './bench/process-cpu.js';
-import { startBenchScript } from './bench/compiled-server.js';
-import { postgresRuns, type Measured } from './bench/pos-postgres.js';
+import { pacedLoad, requireAllAnswered, type PacedResult } from './paced-load.js';
+import { preparedSettlements, settlementRequests } from './settlement-requests.js';
+import { formatSteal, machineCpu, median, stealPercent } from './stats.js';
+import { postgresBin } from '../../server/store/postgres/pg-testing.js';
+import { provisionWorld } from './pos-world.js';
+import { cpuMs } from './process-cpu.js';
+import { startBenchScript } from './compiled-server.js';
+import { postgresRuns, type Measured } from './pos-postgres.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -103,14 +103,14 @@ const dirs = [
 const children: ChildProcess[] = [];
 const cleanups: Array<() => void> = [];
 try {
-  const bare = await start('./bench/bare-koa.js', []);
-  const signedServer = await start('./bench/pos-server.js', [dirs[0]!]);
-  const unsignedServer = await start('./bench/pos-server.js', [dirs[1]!, '--unsigned']);
+  const bare = await start('./bare-koa.js', []);
+  const signedServer = await start('./pos-server.js', [dirs[0]!]);
+  const unsignedServer = await start('./pos-server.js', [dirs[1]!, '--unsigned']);
   children.push(bare.child, signedServer.child, unsignedServer.child);
   const secret = await provision(signedServer.url, 'BENCH-1');
   await provision(unsignedServer.url, 'BENCH-1');
   // The reference route checks the same terminal's signatures, so it takes the same requests.
-  const minimal = await start('./bench/minimal-route.js', [dirs[2]!, secret]);
+  const minimal = await start('./minimal-route.js', [dirs[2]!, secret]);
   children.push(minimal.child);
 
   const targets = {

@@ -13,12 +13,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { postgresBin } from '../server/store/postgres/pg-testing.js';
-import { benchCluster } from './bench/bench-cluster.js';
-import { startCompiledServer } from './bench/compiled-server.js';
-import { provisionTerminals } from './bench/pos-world.js';
-import { cpuList, onCores, pin, pinPostgres, planCpus } from './bench/cpu-sets.js';
-import { cpuByPart, cpuTimes, pgbenchInsertCeiling } from './bench/scale-parts.js';
+import { postgresBin } from '../../server/store/postgres/pg-testing.js';
+import { benchCluster } from './bench-cluster.js';
+import { startCompiledServer } from './compiled-server.js';
+import { provisionTerminals } from './pos-world.js';
+import { cpuList, onCores, pin, pinPostgres, planCpus } from './cpu-sets.js';
+import { cpuByPart, cpuTimes, pgbenchInsertCeiling } from './scale-parts.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -110,7 +110,7 @@ async function load(urls: string[], kind: 'write' | 'read', terminals: Array<{ s
     };
     return new Promise<{ ok: number; other: number; cpuMs: number }>((resolve, reject) =>
       execFile(
-        ...generatorCommand(process.execPath, [here('./bench/scale-load.js'), JSON.stringify(job)]),
+        ...generatorCommand(process.execPath, [here('./scale-load.js'), JSON.stringify(job)]),
         { maxBuffer: 1 << 20 },
         (error, stdout, stderr) => {
           if (stderr) process.stderr.write(stderr);

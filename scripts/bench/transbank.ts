@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import sdk from 'transbank-pos-sdk';
-import { EmulatedTerminal } from '../terminal/device/svc/emulated-terminal.js';
-import { TransbankPos, TURNAROUND_MS } from '../terminal/device/transbank/transbank-pos.js';
-import { Link } from '../terminal/protocol/link.js';
-import { openSerial } from '../terminal/serial-port.js';
-import { PtyPair } from '../terminal/pty-pair.js';
+import { EmulatedTerminal } from '../../terminal/device/svc/emulated-terminal.js';
+import { TransbankPos, TURNAROUND_MS } from '../../terminal/device/transbank/transbank-pos.js';
+import { Link } from '../../terminal/protocol/link.js';
+import { openSerial } from '../../terminal/serial-port.js';
+import { PtyPair } from '../../terminal/pty-pair.js';
 
 const { values } = parseArgs({
   options: { sales: { type: 'string', default: '50' }, help: { type: 'boolean', short: 'h' } },

@@ -10,9 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { pacedLoad, requireAllAnswered } from './bench/paced-load.js';
-import { formatSteal, median } from './bench-stats.js';
-import type { JsonAnswer } from '../contracts/json-answer.js';
+import { pacedLoad, requireAllAnswered } from './paced-load.js';
+import { formatSteal, median } from './stats.js';
+import type { JsonAnswer } from '../../contracts/json-answer.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -43,7 +43,7 @@ const roundCount = Number(args.rounds);
 const dir = await mkdtemp(join(tmpdir(), 'bench-webhooks-'));
 const children: ChildProcess[] = [];
 try {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('./bench/webhook-server.js', import.meta.url)), dir], {
+  const child = spawn(process.execPath, [fileURLToPath(new URL('./webhook-server.js', import.meta.url)), dir], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
   children.push(child);
@@ -143,7 +143,7 @@ try {
   const relay = spawn(
     process.execPath,
     [
-      fileURLToPath(new URL('./relay/svc-relay.js', import.meta.url)),
+      fileURLToPath(new URL('../relay/svc-relay.js', import.meta.url)),
       '--base-url',
       base,
       '--token',

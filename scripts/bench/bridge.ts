@@ -12,33 +12,33 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Bridge } from '../terminal/bridge/bridge.js';
-import { BridgeState } from '../terminal/bridge/bridge-state.js';
-import { SaleJournal } from '../terminal/bridge/transbank/sale-journal.js';
-import { svcDialect } from '../terminal/bridge/svc/svc-dialect.js';
-import { transbankDialect } from '../terminal/bridge/transbank/transbank-dialect.js';
-import { EmulatedTerminal } from '../terminal/device/svc/emulated-terminal.js';
-import { TransbankPos, TURNAROUND_MS } from '../terminal/device/transbank/transbank-pos.js';
-import { PosClient } from '../contracts/clients/pos-client.js';
-import { Link } from '../terminal/protocol/link.js';
-import { openSerial } from '../terminal/serial-port.js';
-import { PtyPair } from '../terminal/pty-pair.js';
+import { Bridge } from '../../terminal/bridge/bridge.js';
+import { BridgeState } from '../../terminal/bridge/bridge-state.js';
+import { SaleJournal } from '../../terminal/bridge/transbank/sale-journal.js';
+import { svcDialect } from '../../terminal/bridge/svc/svc-dialect.js';
+import { transbankDialect } from '../../terminal/bridge/transbank/transbank-dialect.js';
+import { EmulatedTerminal } from '../../terminal/device/svc/emulated-terminal.js';
+import { TransbankPos, TURNAROUND_MS } from '../../terminal/device/transbank/transbank-pos.js';
+import { PosClient } from '../../contracts/clients/pos-client.js';
+import { Link } from '../../terminal/protocol/link.js';
+import { openSerial } from '../../terminal/serial-port.js';
+import { PtyPair } from '../../terminal/pty-pair.js';
 import { createServer, connect, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { SerialLine } from '../terminal/bridge/bridge-options.js';
-import { EcrSession } from '../terminal/bridge/zvt/ecr-session.js';
-import { zvtDialect } from '../terminal/bridge/zvt/zvt-dialect.js';
-import { ZvtJournal } from '../terminal/bridge/zvt/zvt-journal.js';
-import { ZvtTerminal } from '../terminal/device/zvt/zvt-terminal.js';
-import { SerialZvtLine, TcpZvtLine, type ZvtLine } from '../terminal/protocol/zvt/line.js';
-import { command } from '../terminal/protocol/zvt/messages.js';
-import { json } from './bench/pos-world.js';
-import { NexoClient } from '../terminal/bridge/nexo/nexo-client.js';
-import { endpointStream, nexoDialect } from '../terminal/bridge/nexo/nexo-dialect.js';
-import { NexoJournal } from '../terminal/bridge/nexo/nexo-journal.js';
-import { terminalTls } from '../terminal/device/nexo/certificates.js';
-import { listenNexo } from '../terminal/device/nexo/nexo-listener.js';
-import { NexoTerminal } from '../terminal/device/nexo/nexo-terminal.js';
+import type { SerialLine } from '../../terminal/bridge/bridge-options.js';
+import { EcrSession } from '../../terminal/bridge/zvt/ecr-session.js';
+import { zvtDialect } from '../../terminal/bridge/zvt/zvt-dialect.js';
+import { ZvtJournal } from '../../terminal/bridge/zvt/zvt-journal.js';
+import { ZvtTerminal } from '../../terminal/device/zvt/zvt-terminal.js';
+import { SerialZvtLine, TcpZvtLine, type ZvtLine } from '../../terminal/protocol/zvt/line.js';
+import { command } from '../../terminal/protocol/zvt/messages.js';
+import { json } from './pos-world.js';
+import { NexoClient } from '../../terminal/bridge/nexo/nexo-client.js';
+import { endpointStream, nexoDialect } from '../../terminal/bridge/nexo/nexo-dialect.js';
+import { NexoJournal } from '../../terminal/bridge/nexo/nexo-journal.js';
+import { terminalTls } from '../../terminal/device/nexo/certificates.js';
+import { listenNexo } from '../../terminal/device/nexo/nexo-listener.js';
+import { NexoTerminal } from '../../terminal/device/nexo/nexo-terminal.js';
 
 const { values } = parseArgs({
   options: {
@@ -75,7 +75,7 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 
 function startServer(dataDir: string): Promise<{ child: ChildProcess; baseUrl: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [here('../server/main.js')], {
+    const child = spawn(process.execPath, [here('../../server/main.js')], {
       env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

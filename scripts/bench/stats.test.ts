@@ -1,5 +1,5 @@
 import t from 'tap';
-import { formatSteal, median, parseProcStat, percentile, stealPercent } from './bench-stats.js';
+import { formatSteal, median, parseProcStat, percentile, stealPercent } from './stats.js';
 
 t.test('percentile is the nearest rank', async (t) => {
   t.equal(percentile([5, 1, 4, 2, 3], 50), 3);

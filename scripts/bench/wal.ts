@@ -12,13 +12,13 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { PosClient } from '../contracts/clients/pos-client.js';
-import { createApp } from '../server/app.js';
-import { systemClock } from '../server/clock.js';
-import { loadConfig } from '../server/config.js';
-import { PgStore } from '../server/store/postgres/pg-store.js';
-import { postgresBin, startThrowawayPostgres } from '../server/store/postgres/pg-testing.js';
-import { provisionTerminals } from './bench/pos-world.js';
+import { PosClient } from '../../contracts/clients/pos-client.js';
+import { createApp } from '../../server/app.js';
+import { systemClock } from '../../server/clock.js';
+import { loadConfig } from '../../server/config.js';
+import { PgStore } from '../../server/store/postgres/pg-store.js';
+import { postgresBin, startThrowawayPostgres } from '../../server/store/postgres/pg-testing.js';
+import { provisionTerminals } from './pos-world.js';
 
 const { values: args } = parseArgs({
   options: {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { median } from './bench-stats.js';
+import { median } from './stats.js';
 
 const { values: args } = parseArgs({
   options: { rounds: { type: 'string', default: '3' }, help: { type: 'boolean', short: 'h' } },
@@ -30,8 +30,8 @@ if (!(Number.isInteger(rounds) && rounds >= 1)) {
 }
 
 const GOAL_S = 60;
-const server = fileURLToPath(new URL('../server/main.js', import.meta.url));
-const cli = fileURLToPath(new URL('../contracts/suite/cli.js', import.meta.url));
+const server = fileURLToPath(new URL('../../server/main.js', import.meta.url));
+const cli = fileURLToPath(new URL('../../contracts/suite/cli.js', import.meta.url));
 const dir = await mkdtemp(join(tmpdir(), 'bench-contracts-'));
 const child = spawn(process.execPath, [server], {
   env: { ...process.env, DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'warn' },

@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { postgresBin, startThrowawayPostgres } from '../server/store/postgres/pg-testing.js';
-import { startCompiledServer } from './bench/compiled-server.js';
-import { settlementRequests } from './bench/settlement-requests.js';
-import { median } from './bench-stats.js';
-import { type ReadsWorld, register, seedLowdb, seedPostgres } from './bench/reads-world.js';
+import { postgresBin, startThrowawayPostgres } from '../../server/store/postgres/pg-testing.js';
+import { startCompiledServer } from './compiled-server.js';
+import { settlementRequests } from './settlement-requests.js';
+import { median } from './stats.js';
+import { type ReadsWorld, register, seedLowdb, seedPostgres } from './reads-world.js';
 
 const { values: args } = parseArgs({
   options: {

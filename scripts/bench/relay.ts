@@ -12,13 +12,13 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startRelayClient } from '../contracts/clients/relay-client.js';
-import { createApp } from '../server/app.js';
-import { ManualClock } from '../server/clock.js';
-import { loadConfig } from '../server/config.js';
-import { EmbeddedStore } from '../server/store/embedded/embedded-store.js';
-import { median } from './bench-stats.js';
-import type { JsonAnswer } from '../contracts/json-answer.js';
+import { startRelayClient } from '../../contracts/clients/relay-client.js';
+import { createApp } from '../../server/app.js';
+import { ManualClock } from '../../server/clock.js';
+import { loadConfig } from '../../server/config.js';
+import { EmbeddedStore } from '../../server/store/embedded/embedded-store.js';
+import { median } from './stats.js';
+import type { JsonAnswer } from '../../contracts/json-answer.js';
 
 const { values: args } = parseArgs({
   options: {

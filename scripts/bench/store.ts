@@ -5,8 +5,8 @@ import { mkdtemp, open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { EmbeddedStore } from '../server/store/embedded/embedded-store.js';
-import { percentile } from './bench-stats.js';
+import { EmbeddedStore } from '../../server/store/embedded/embedded-store.js';
+import { percentile } from './stats.js';
 
 const { values: args } = parseArgs({
   options: {

@@ -16,13 +16,13 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { postgresBin } from '../server/store/postgres/pg-testing.js';
-import { benchCluster } from './bench/bench-cluster.js';
-import { median } from './bench-stats.js';
-import { startBenchScript, startCompiledServer } from './bench/compiled-server.js';
-import { provisionTerminals } from './bench/pos-world.js';
-import { cpuMs, postgresCpu, postgresCpuSince } from './bench/process-cpu.js';
-import { settlementRequests } from './bench/settlement-requests.js';
+import { postgresBin } from '../../server/store/postgres/pg-testing.js';
+import { benchCluster } from './bench-cluster.js';
+import { median } from './stats.js';
+import { startBenchScript, startCompiledServer } from './compiled-server.js';
+import { provisionTerminals } from './pos-world.js';
+import { cpuMs, postgresCpu, postgresCpuSince } from './process-cpu.js';
+import { settlementRequests } from './settlement-requests.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -125,7 +125,7 @@ for (const variant of variants) {
 }
 const referenceDir = await mkdtemp(join(tmpdir(), 'bench-pgcpu-'));
 dirs.push(referenceDir);
-const reference = await startBenchScript(fileURLToPath(new URL('./bench/minimal-route.js', import.meta.url)), [
+const reference = await startBenchScript(fileURLToPath(new URL('./minimal-route.js', import.meta.url)), [
   referenceDir,
   terminals[0]!.secret,
   '--postgres',

@@ -12,11 +12,11 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { median } from './bench-stats.js';
-import { startBenchScript } from './bench/compiled-server.js';
-import { provisionWorld } from './bench/pos-world.js';
-import { cpuMs } from './bench/process-cpu.js';
-import { settlementRequests } from './bench/settlement-requests.js';
+import { median } from './stats.js';
+import { startBenchScript } from './compiled-server.js';
+import { provisionWorld } from './pos-world.js';
+import { cpuMs } from './process-cpu.js';
+import { settlementRequests } from './settlement-requests.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -69,7 +69,7 @@ async function measure(side: Side, connections: number, seconds: number): Promis
   return { rps: result.requests.average, cpuUs };
 }
 
-const here = fileURLToPath(new URL('./bench/pos-server.js', import.meta.url));
+const here = fileURLToPath(new URL('./pos-server.js', import.meta.url));
 const dirs = [await mkdtemp(join(tmpdir(), 'bench-ab-a-')), await mkdtemp(join(tmpdir(), 'bench-ab-b-'))];
 const sides: Side[] = [];
 try {

@@ -11,13 +11,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { postgresBin } from '../server/store/postgres/pg-testing.js';
-import { benchCluster } from './bench/bench-cluster.js';
-import { startBenchScript } from './bench/compiled-server.js';
-import { provisionWorld } from './bench/pos-world.js';
-import { cpuMs } from './bench/process-cpu.js';
-import { summarize, type CpuProfile, type ProfileSummary } from './bench/profile-parts.js';
-import { settlementRequests } from './bench/settlement-requests.js';
+import { postgresBin } from '../../server/store/postgres/pg-testing.js';
+import { benchCluster } from './bench-cluster.js';
+import { startBenchScript } from './compiled-server.js';
+import { provisionWorld } from './pos-world.js';
+import { cpuMs } from './process-cpu.js';
+import { summarize, type CpuProfile, type ProfileSummary } from './profile-parts.js';
+import { settlementRequests } from './settlement-requests.js';
 
 const { values: args } = parseArgs({
   options: {
@@ -154,14 +154,14 @@ try {
     const signedProfiles = await tempDir('signed-prof');
     const minimalProfiles = await tempDir('minimal-prof');
     const signedServer = await startBenchScript(
-      here('./bench/pos-server.js'),
+      here('./pos-server.js'),
       [postgresUrl ?? (await tempDir('signed'))],
       ['--cpu-prof', `--cpu-prof-dir=${signedProfiles}`],
     );
     const serial = `BENCH-${connections}`;
     const { secret } = await provisionWorld(signedServer.url, serial);
     const minimalServer = await startBenchScript(
-      here('./bench/minimal-route.js'),
+      here('./minimal-route.js'),
       [await tempDir('minimal'), secret, ...(postgresUrl ? ['--postgres', postgresUrl] : [])],
       ['--cpu-prof', `--cpu-prof-dir=${minimalProfiles}`],
     );
