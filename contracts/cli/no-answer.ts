@@ -5,16 +5,29 @@
 
 export const EXIT_NO_ANSWER = 3;
 
-/** Why `baseUrl` does not answer an HTTP request at all (GET /health), or undefined when it answers anything. */
-export async function noAnswerFrom(baseUrl: string, timeoutMs = 5000): Promise<string | undefined> {
+/** Why a request got no answer, in the words of the commands: the time-out, or the network's error code. */
+function whyNoAnswer(error: unknown, timeoutMs: number): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  if ((error as Error).name === 'TimeoutError') return `no answer within ${timeoutMs / 1000} s`;
+  return cause?.code ?? cause?.message ?? (error as Error).message;
+}
+
+/**
+ * Why `baseUrl` does not answer an HTTP request at all (GET `path`, /health by default), or undefined when it
+ * answers anything: the one probe every command asks before it sends anything. `why` words the failure (the
+ * contract suite words it as it words every request's).
+ */
+export async function noAnswerFrom(
+  baseUrl: string,
+  timeoutMs = 5000,
+  { path = '/health', why = whyNoAnswer }: { path?: string; why?: (error: unknown, timeoutMs: number) => string } = {},
+): Promise<string | undefined> {
   try {
-    const answer = await fetch(new URL('/health', baseUrl), { signal: AbortSignal.timeout(timeoutMs) });
+    const answer = await fetch(new URL(path, baseUrl), { signal: AbortSignal.timeout(timeoutMs) });
     await answer.body?.cancel();
     return undefined;
   } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    if ((error as Error).name === 'TimeoutError') return `no answer within ${timeoutMs / 1000} s`;
-    return cause?.code ?? cause?.message ?? (error as Error).message;
+    return why(error, timeoutMs);
   }
 }
 

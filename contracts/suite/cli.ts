@@ -10,7 +10,8 @@ import { checkCatalogue, skipReason, unknownNames } from './checks/catalogue.js'
 import { describeFailure } from './expectations.js';
 import { coverageTable } from './recorder.js';
 import { runSuite } from './run-suite.js';
-import { unreachable } from './suite-client.js';
+import { EXIT_NO_ANSWER, noAnswerFrom } from '../cli/no-answer.js';
+import { noAnswer } from './suite-client.js';
 import { groupViolations, junitSuiteReport, suiteFailed } from './suite-report.js';
 import { prepareReportFile } from '../cli/report-file.js';
 import { versionLine } from '../cli/version.js';
@@ -161,12 +162,13 @@ if (!checkCatalogue.some((check) => skipReason(check, { ...selection, profile, a
     `the selection leaves no check to run${needsMutations && !allowMutations ? ' (the checks selected need --allow-mutations)' : ''}`,
   );
 }
-const notThere = await unreachable(baseUrl, timeoutSeconds * 1000);
+// Asked once before a run: a stopped server is one line, not a failure per check.
+const notThere = await noAnswerFrom(baseUrl, timeoutSeconds * 1000, { path: '/openapi.json', why: noAnswer });
 if (notThere) {
   process.stderr.write(
     `svc-contracts: cannot reach ${baseUrl} (${notThere}); is the server running? Nothing was checked.\n`,
   );
-  process.exit(3);
+  process.exit(EXIT_NO_ANSWER);
 }
 const started = performance.now();
 const result = await runSuite({

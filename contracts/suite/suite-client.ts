@@ -72,27 +72,12 @@ export function curlLine(method: string, url: URL, headers: Record<string, strin
   ].join(' ');
 }
 
-/** Why a request got no answer, in the suite's words. */
-function noAnswer(error: unknown, timeoutMs: number): string {
+/** Why a request got no answer, in the suite's words (also the probe's before a run: no-answer.ts). */
+export function noAnswer(error: unknown, timeoutMs: number): string {
   const silent = error instanceof NoHttpAnswer ? error : new NoHttpAnswer(noAnswerReason(error), false, error);
   return silent.timedOut
     ? `no answer within ${timeoutMs / 1000} s (--request-timeout)`
     : `network error: ${silent.reason}`;
-}
-
-/**
- * Why `baseUrl` cannot be reached at all (a refused connection, an unknown
- * host, no answer in time), or undefined when it answers anything. Asked
- * once before a run: a stopped server is one line, not a failure per check.
- */
-export async function unreachable(baseUrl: string, timeoutMs: number): Promise<string | undefined> {
-  try {
-    const answer = await fetch(new URL('/openapi.json', baseUrl), { signal: AbortSignal.timeout(timeoutMs) });
-    await answer.body?.cancel();
-    return undefined;
-  } catch (error) {
-    return noAnswer(error, timeoutMs);
-  }
 }
 
 /** HTTP for the suite: every answer goes through the recorder; nothing throws on a bad answer or on none. */
