@@ -60,8 +60,14 @@ export const MUTATED_MODULES: MutatedModule[] = [
     tests: ['terminal/bridge/zvt/status-reading.test.ts', 'terminal/bridge/zvt/zvt-transactions.test.ts'],
   },
   { file: 'terminal/bridge/zvt/zvt-transactions.ts', tests: ['terminal/bridge/zvt/zvt-transactions.test.ts'] },
-  { file: 'terminal/bridge/zvt/zvt-journal.ts', tests: ['terminal/bridge/zvt/zvt-transactions.test.ts'] },
-  { file: 'terminal/bridge/zvt/ecr-session.ts', tests: ['terminal/bridge/zvt/ecr-session.test.ts'] },
+  {
+    file: 'terminal/bridge/zvt/zvt-journal.ts',
+    tests: ['terminal/bridge/zvt/zvt-journal.test.ts', 'terminal/bridge/zvt/zvt-transactions.test.ts'],
+  },
+  {
+    file: 'terminal/bridge/zvt/ecr-session.ts',
+    tests: ['terminal/bridge/zvt/ecr-session.test.ts', 'terminal/device/zvt/departures.test.ts'],
+  },
   // The serial line: framing, link, messages.
   { file: 'terminal/protocol/frame.ts', tests: ['terminal/protocol/frame.test.ts'] },
   { file: 'terminal/protocol/frame-parser.ts', tests: ['terminal/protocol/frame.test.ts'] },

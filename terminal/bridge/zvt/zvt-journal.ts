@@ -73,11 +73,6 @@ export class ZvtJournal extends DialectJournal<ZvtInFlight, ZvtDeclined, ZvtJour
     });
   }
 
-  /** Seen in status information that is not the transaction's own (a repeat receipt). */
-  async traceSeen(trace: number | undefined): Promise<void> {
-    if (trace !== undefined && trace > this.data.lastTrace) await this.write({ ...this.data, lastTrace: trace });
-  }
-
   /** The payment is stored on the terminal: its record goes to the outbox. */
   async paid(payment: StoredPayment): Promise<void> {
     await this.paymentMade(payment, { payments: bounded({ ...this.data.payments, [payment.orderId]: payment }) });
