@@ -15,7 +15,7 @@ import { terminalIndexes } from './terminals/terminal.js';
 import { traceIndexes } from './trace/trace.js';
 import { relayDeliveryIndexes } from './relay/relay-positions.js';
 import { relayStateIndexes } from './relay/relay-state.js';
-import { deliveryIndexes, scheduleIndexes } from './webhooks/due-times.js';
+import { deliveryIndexes, scheduleIndexes } from './clock/due-times.js';
 import type { IndexDeclaration } from './store/store.js';
 
 /** What a reset walks: an account's own. */

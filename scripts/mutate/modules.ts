@@ -25,7 +25,7 @@ export const MUTATED_MODULES: MutatedModule[] = [
     tests: ['server/terminals/pos-signature.test.ts', 'server/terminals/pos-signature-shared.test.ts'],
   },
   {
-    file: 'server/terminals/pos-signature-guard.ts',
+    file: 'server/http/pos-signature-guard.ts',
     tests: ['server/terminals/pos-signature.test.ts', 'server/terminals/pos-signature-shared.test.ts'],
   },
   { file: 'server/terminals/memory-signature-ledger.ts', tests: ['server/terminals/memory-signature-ledger.test.ts'] },
@@ -35,7 +35,7 @@ export const MUTATED_MODULES: MutatedModule[] = [
   { file: 'server/webhooks/routing.ts', tests: ['server/webhooks/routing.test.ts'] },
   { file: 'contracts/webhook-signature.ts', tests: ['contracts/webhook-signature.test.ts'] },
   { file: 'server/webhooks/ladder.ts', tests: ['server/webhooks/ladder.test.ts'] },
-  { file: 'server/webhooks/due-times.ts', tests: ['server/webhooks/due-times-rules.test.ts'] },
+  { file: 'server/clock/due-times.ts', tests: ['server/clock/due-times-rules.test.ts'] },
   { file: 'server/webhooks/turns.ts', tests: ['server/webhooks/turns.test.ts'] },
   // The store: what the journal and the snapshot accept, how a list is planned.
   { file: 'server/store/embedded/journal-codec.ts', tests: ['server/store/embedded/journal-codec.test.ts'] },

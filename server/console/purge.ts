@@ -1,7 +1,7 @@
 import type { Account } from '../accounts/account.js';
 import { accountNow, iso, type Clock } from '../clock.js';
 import type { Store } from '../store/store.js';
-import { promoteNext } from '../webhooks/due-times.js';
+import { promoteNext } from '../clock/due-times.js';
 import { keyOf } from '../sessions/record-keys.js';
 
 /** Simulator data, by collection and the field that dates it. */

@@ -3,9 +3,9 @@ import { accountNow, type Clock } from '../clock.js';
 import { FaultLog } from '../fault-log.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
-import { giveDueTimes, PASS_LIMIT, realDue } from '../webhooks/due-times.js';
+import { giveDueTimes, PASS_LIMIT, realDue } from '../clock/due-times.js';
 import type { SessionService } from './session-service.js';
-import type { ScheduleRecord } from './schedule-record.js';
+import type { ScheduleRecord } from '../clock/schedule-record.js';
 
 /**
  * Fires scheduled accreditations when they come due on their account's

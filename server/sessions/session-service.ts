@@ -9,8 +9,8 @@ import { outboxEvents, recordEvents, type EventSink, type OutboxEvent } from './
 import { buildSession, itemAnswer, itemOwnError, type SessionInput } from './session-input.js';
 import { transition, type EventEffect, type SessionTrigger } from './session-machine.js';
 import { storedSession, type Origin, type SessionRecord } from './session.js';
-import { realDue } from '../webhooks/due-times.js';
-import type { ScheduleRecord } from './schedule-record.js';
+import { realDue } from '../clock/due-times.js';
+import type { ScheduleRecord } from '../clock/schedule-record.js';
 
 export interface BatchRecord {
   [field: string]: unknown;

@@ -5,7 +5,7 @@ import type { Account } from '../accounts/account.js';
 import { ManualClock } from '../clock.js';
 import type { AppContext, AppState } from '../http/context.js';
 import type { ClaimedWrite, Store, StoredRecord } from '../store/store.js';
-import { posSignatureGuard } from './pos-signature-guard.js';
+import { posSignatureGuard } from '../http/pos-signature-guard.js';
 import { PosSignatures } from './pos-signatures.js';
 import type { SignatureClaim, SignatureLedger } from './signature-ledger.js';
 import type { TerminalRecord } from './terminal.js';

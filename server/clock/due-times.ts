@@ -1,6 +1,6 @@
 import type { Account } from '../accounts/account.js';
 import type { DeliveryRecord } from './delivery-record.js';
-import type { ScheduleRecord } from '../sessions/schedule-record.js';
+import type { ScheduleRecord } from './schedule-record.js';
 import type { IndexDeclaration } from '../store/store.js';
 import type { Store, StoredRecord, Transaction } from '../store/store.js';
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import type { DeliveryRecord } from './delivery-record.js';
-import type { ScheduleRecord } from '../sessions/schedule-record.js';
+import type { ScheduleRecord } from './schedule-record.js';
 import { registerAccount, startTestServer } from '../testing/test-server.js';
 import { QUEUED } from './due-times.js';
 

@@ -1,6 +1,6 @@
 import type { Middleware } from 'koa';
-import type { AppState } from '../http/context.js';
-import type { PosSignatures } from './pos-signatures.js';
+import type { AppState } from './context.js';
+import type { PosSignatures } from '../terminals/pos-signatures.js';
 
 /**
  * The posSignature scheme on requests under /api/v1/pos-terminals/{serialNumber}/**:

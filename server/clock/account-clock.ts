@@ -1,9 +1,9 @@
 import { accountNow, iso, type Clock } from '../clock.js';
 import type { Store } from '../store/store.js';
-import type { DeliveryRecord } from '../webhooks/delivery-record.js';
-import type { ScheduleRecord } from '../sessions/schedule-record.js';
-import { QUEUED, retimeAccount } from '../webhooks/due-times.js';
-import type { Account } from './account.js';
+import type { DeliveryRecord } from './delivery-record.js';
+import type { ScheduleRecord } from './schedule-record.js';
+import { QUEUED, retimeAccount } from './due-times.js';
+import type { Account } from '../accounts/account.js';
 
 /** What an account's clock reaches next: the earliest webhook attempt or scheduled accreditation. */
 export type NextDue =

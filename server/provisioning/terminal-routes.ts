@@ -1,6 +1,6 @@
 import type { OperationHandlers } from '../http/operation.js';
-import { publicTerminal, terminalSecret } from './terminal.js';
-import type { TerminalService } from './terminal-service.js';
+import { publicTerminal, terminalSecret } from '../terminals/terminal.js';
+import type { TerminalService } from '../terminals/terminal-service.js';
 
 export function terminalHandlers(terminals: TerminalService): OperationHandlers {
   return {

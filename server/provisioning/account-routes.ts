@@ -1,7 +1,7 @@
 import type { AppContext } from '../http/context.js';
 import type { OperationHandlers } from '../http/operation.js';
-import { hookUrls, type Account } from './account.js';
-import type { AccountService } from './account-service.js';
+import { hookUrls, type Account } from '../accounts/account.js';
+import type { AccountService } from '../accounts/account-service.js';
 
 export function accountHandlers(accounts: AccountService, publicUrl: (ctx: AppContext) => string): OperationHandlers {
   const registration = (ctx: AppContext, account: Account) => ({
