@@ -94,38 +94,149 @@ export type SimulatorApp = Koa<AppState> & {
 };
 
 /** Builds the whole backend as a Koa app; `main.ts` gives it real parts, tests their own. */
-export function createApp({
+export function createApp(deps: AppDeps): SimulatorApp {
+  const { store, clock, config, log = silentLogger } = deps;
+  const parts = buildParts(deps);
+  const guards = securityGuards(parts, deps.securityGuards ?? {});
+  const router = new Router<AppState>();
+  bindOperations(router, openApiDocument, operationHandlers(parts), {
+    readBody: readBody(config.bodyLimitBytes),
+    authenticate: (security) => authenticate(security, guards),
+    validate: (entry) => validateRequest(openApiDocument, entry, parts.validators),
+    scope: merchantScope,
+    rateBrake: rateBrake(clock, parts.sharedState ? storeRateCounter(store) : undefined),
+  });
+
+  // The middleware, in the order a request meets it.
+  const app = new Koa<AppState>();
+  app.silent = true; // errors are logged below, without secrets, not by Koa's default printer
+  app.use(accessLog(log));
+  app.use(securityHeaders({ frameAncestors: config.frameAncestors }));
+  app.use(errorHandler());
+  app.use(router.routes());
+  app.use(unmatchedRoute(router));
+  app.on('error', (error: Error, ctx?: AppContext) => {
+    if (clientWentAway(error))
+      return log.debug('client went away before the answer ended', { method: ctx?.method, path: ctx?.path });
+    log.error('unhandled error', { error: error.message, stack: error.stack, method: ctx?.method, path: ctx?.path });
+  });
+  const { scheduler, dispatcher, relay, consoleStreams, sessions, origins, listening } = parts;
+  return Object.assign(app, {
+    jobs: { scheduler, dispatcher, relay, consoleStreams, purge: () => purgeExpired(store, clock, config.dataTtlDays) },
+    services: { sessions },
+    addOrigin: (origin: string) => {
+      origins.add(origin);
+      listening.push(origin);
+    },
+  });
+}
+
+/** The parts behind the routes, each built once from its own options: services, jobs, where the app is served. */
+function buildParts({
   store,
   sharing = 'one-process',
   clock,
   config,
   log = silentLogger,
-  securityGuards: substitutes = {},
   eventSink,
   webhookSignalAfter,
-}: AppDeps): SimulatorApp {
-  const doc = openApiDocument;
-  const validators = { exact: new SchemaValidator(doc), coercing: new SchemaValidator(doc, { coerceTypes: true }) };
-  const accounts = new AccountService(store, clock, config);
+}: AppDeps) {
+  const validators = {
+    exact: new SchemaValidator(openApiDocument),
+    coercing: new SchemaValidator(openApiDocument, { coerceTypes: true }),
+  };
   const sharedState = sharing === 'instances';
   store.declareIndexes(indexDeclarations);
-  const terminals = new TerminalService(store, clock);
-  const catalog = new CatalogService(store, clock);
-  const checkSessionInput = (value: unknown) =>
-    validators.exact
-      .check({ $ref: '#/components/schemas/SessionCreateRequest' }, value)
-      .map((issue) => ({ in: 'body' as const, ...issue }));
+  const accounts = new AccountService(store, clock, config);
+  /** Where this app is reached (its public URL) and served (serve.ts tells it). */
   const origins = new Set<string>(config.publicUrl ? [config.publicUrl] : []);
-  /** Where this app is served (serve.ts tells it). */
   const listening: string[] = [];
+  const { receivers, relay, dispatcher } = deliveryParts({
+    store,
+    clock,
+    config,
+    log,
+    accounts,
+    origins,
+    instance: sharedState ? randomUUID() : undefined,
+    webhookSignalAfter,
+  });
+  const sink: EventSink = eventSink
+    ? { emitted: (events) => (dispatcher.emitted(events), eventSink.emitted(events)) }
+    : dispatcher;
+  const sessions = new SessionService({
+    store,
+    clock,
+    sink,
+    accreditationDelayMs: config.accreditationDelayMs,
+    checkInput: (value) =>
+      validators.exact
+        .check({ $ref: '#/components/schemas/SessionCreateRequest' }, value)
+        .map((issue) => ({ in: 'body' as const, ...issue })),
+  });
+  const scheduler = new AccreditationScheduler(store, clock, sessions, log);
   let library: ReturnType<typeof loadBundledScenarios> | undefined;
-  const scenarioRuns = new ScenarioRuns(
-    () => (library ??= loadBundledScenarios()),
-    () => new Date(clock.now()),
-  );
+  return {
+    store,
+    clock,
+    config,
+    validators,
+    sharedState,
+    accounts,
+    origins,
+    listening,
+    receivers,
+    relay,
+    dispatcher,
+    sessions,
+    scheduler,
+    terminals: new TerminalService(store, clock),
+    catalog: new CatalogService(store, clock),
+    stops: new StopService(store, clock),
+    scenarioRuns: new ScenarioRuns(
+      () => (library ??= loadBundledScenarios()),
+      () => new Date(clock.now()),
+    ),
+    consoleStreams: new TraceStreams(store, (token) =>
+      accounts.authenticate(token, ['console']).then(
+        () => true,
+        () => false,
+      ),
+    ),
+    // Accepted signatures are records of the store, claimed with the request's own write where it has one: durable
+    // before the answer on either store, so a restart, a crash included, neither refuses a fresh signature nor
+    // accepts an old one.
+    signatures: new PosSignatures({
+      store,
+      clock,
+      toleranceSeconds: config.posSignatureToleranceSeconds,
+      ledger: storeSignatureLedger(store),
+    }),
+  };
+}
+
+/** How webhooks leave: the receivers of the simulator, the relay, and the dispatcher with its retry ladder. */
+function deliveryParts({
+  store,
+  clock,
+  config,
+  log,
+  accounts,
+  origins,
+  instance,
+  webhookSignalAfter,
+}: {
+  store: Store;
+  clock: Clock;
+  config: Config;
+  log: Logger;
+  accounts: AccountService;
+  origins: Set<string>;
+  instance: string | undefined;
+  webhookSignalAfter: AppDeps['webhookSignalAfter'];
+}) {
   const receivers = new Receivers(store, clock);
-  const instance = sharedState ? randomUUID() : undefined;
-  const relay = new RelayHub(accounts, store, clock, log, instance, config.relayHeartbeatMs);
+  const relay = new RelayHub({ accounts, store, clock, log, instance, heartbeatMs: config.relayHeartbeatMs });
   const dispatcher = new WebhookDispatcher({
     store,
     clock,
@@ -153,86 +264,60 @@ export function createApp({
       resend: (account, eventId) => dispatcher.resend(account, eventId, undefined, { resumed: true }),
     }),
   );
-  const sink: EventSink = eventSink
-    ? { emitted: (events) => (dispatcher.emitted(events), eventSink.emitted(events)) }
-    : dispatcher;
-  const sessions = new SessionService(store, clock, sink, config.accreditationDelayMs, checkSessionInput);
-  const stops = new StopService(store, clock);
-  const scheduler = new AccreditationScheduler(store, clock, sessions, log);
-  const consoleStreams = new TraceStreams(store, (token) =>
-    accounts.authenticate(token, ['console']).then(
-      () => true,
-      () => false,
-    ),
-  );
-  // Accepted signatures are records of the store, claimed with the request's own write where it has one: durable before
-  // the answer on either store, so a restart, a crash included, neither refuses a fresh signature nor accepts an old one.
-  const signatures = new PosSignatures(store, clock, config.posSignatureToleranceSeconds, storeSignatureLedger(store));
-  // Security schemes of the document and what checks each.
-  const securityGuards: Record<string, Middleware<AppState>> = {
+  return { receivers, relay, dispatcher };
+}
+
+type Parts = ReturnType<typeof buildParts>;
+
+/** The document's security schemes and what checks each; code may substitute one (benches, tests). */
+function securityGuards(
+  { accounts, signatures }: Parts,
+  substitutes: Partial<Record<string, Middleware<AppState>>>,
+): Record<string, Middleware<AppState>> {
+  const guards: Record<string, Middleware<AppState>> = {
     apiBearer: requireToken(['api', 'login'], accounts),
     consoleBearer: requireToken(['console'], accounts),
     posSignature: posSignatureGuard(signatures),
   };
-  for (const [scheme, guard] of Object.entries(substitutes)) if (guard) securityGuards[scheme] = guard;
+  for (const [scheme, guard] of Object.entries(substitutes)) if (guard) guards[scheme] = guard;
+  return guards;
+}
+
+/** Every operation of the document, by its operationId, to the part that answers it. */
+function operationHandlers(parts: Parts) {
+  const { store, clock, config, accounts, terminals, signatures, sessions, catalog, stops, dispatcher } = parts;
   // Koa 3's ctx.origin is the Origin request header, not this server's origin.
   const publicUrl = (ctx: AppContext) => config.publicUrl ?? `${ctx.protocol}://${ctx.host}`;
-
-  const router = new Router<AppState>();
-  bindOperations(
-    router,
-    doc,
-    {
-      ...systemHandlers(store, doc, performance.now(), publicUrl),
-      ...accountHandlers(accounts, publicUrl),
-      // What a clock move made due happens before the answer: accreditations, webhook attempts, the purge.
-      ...clockHandlers(
-        new AccountClock(store, clock, async (accountId) => {
-          await scheduler.runDue(accountId);
-          await dispatcher.runDue();
-          await purgeExpired(store, clock, config.dataTtlDays, accountId);
-        }),
-      ),
-      ...terminalHandlers(terminals),
-      ...orderHandlers(new OrderService(store, clock, signatures)),
-      ...settlementHandlers(new SettlementService(store, clock, signatures), terminals),
-      ...sessionHandlers({ store, clock, catalog, sessions, stops, publicUrl }),
-      ...webhookHandlers(receivers, dispatcher),
-      ...relayHandlers(relay, store),
-      ...consoleHandlers(store, accounts, sessions, publicUrl, config, consoleStreams, {
-        runs: scenarioRuns,
-        // The console's runs call this server where it listens, not through the public URL's proxies.
-        selfUrl: (ctx) => listening[0] ?? publicUrl(ctx),
+  return {
+    ...systemHandlers(store, openApiDocument, performance.now(), publicUrl),
+    ...accountHandlers(accounts, publicUrl),
+    // What a clock move made due happens before the answer: accreditations, webhook attempts, the purge.
+    ...clockHandlers(
+      new AccountClock(store, clock, async (accountId) => {
+        await parts.scheduler.runDue(accountId);
+        await dispatcher.runDue();
+        await purgeExpired(store, clock, config.dataTtlDays, accountId);
       }),
-      ...payHandlers(store, clock, sessions),
-    },
-    {
-      readBody: readBody(config.bodyLimitBytes),
-      authenticate: (security) => authenticate(security, securityGuards),
-      validate: (entry) => validateRequest(doc, entry, validators),
-      scope: merchantScope,
-      rateBrake: rateBrake(clock, sharedState ? storeRateCounter(store) : undefined),
-    },
-  );
-
-  const app = new Koa<AppState>();
-  app.silent = true; // errors are logged below, without secrets, not by Koa's default printer
-  app.use(accessLog(log));
-  app.use(securityHeaders({ frameAncestors: config.frameAncestors }));
-  app.use(errorHandler());
-  app.use(router.routes());
-  app.use(unmatchedRoute(router));
-  app.on('error', (error: Error, ctx?: AppContext) => {
-    if (clientWentAway(error))
-      return log.debug('client went away before the answer ended', { method: ctx?.method, path: ctx?.path });
-    log.error('unhandled error', { error: error.message, stack: error.stack, method: ctx?.method, path: ctx?.path });
-  });
-  return Object.assign(app, {
-    jobs: { scheduler, dispatcher, relay, consoleStreams, purge: () => purgeExpired(store, clock, config.dataTtlDays) },
-    services: { sessions },
-    addOrigin: (origin: string) => {
-      origins.add(origin);
-      listening.push(origin);
-    },
-  });
+    ),
+    ...terminalHandlers(terminals),
+    ...orderHandlers(new OrderService(store, clock, signatures)),
+    ...settlementHandlers(new SettlementService(store, clock, signatures), terminals),
+    ...sessionHandlers({ store, clock, catalog, sessions, stops, publicUrl }),
+    ...webhookHandlers(parts.receivers, dispatcher),
+    ...relayHandlers(parts.relay, store),
+    ...consoleHandlers({
+      store,
+      accounts,
+      sessions,
+      publicUrl,
+      settings: config,
+      streams: parts.consoleStreams,
+      scenarios: {
+        runs: parts.scenarioRuns,
+        // The console's runs call this server where it listens, not through the public URL's proxies.
+        selfUrl: (ctx) => parts.listening[0] ?? publicUrl(ctx),
+      },
+    }),
+    ...payHandlers(store, clock, sessions),
+  };
 }

@@ -28,15 +28,26 @@ const traceWhere = (account: Account, query: TraceFilters) => ({
   ...(query.session_id ? { session_id: query.session_id } : {}),
 });
 
-export function consoleHandlers(
-  store: Store,
-  accounts: AccountService,
-  sessions: SessionService,
-  publicUrl: (ctx: AppContext) => string,
-  settings: Parameters<typeof fidelidad>[0],
-  streams: TraceStreams,
-  scenarios: { runs: ScenarioRuns; selfUrl: (ctx: AppContext) => string },
-): OperationHandlers {
+export interface ConsoleParts {
+  store: Store;
+  accounts: AccountService;
+  sessions: SessionService;
+  publicUrl: (ctx: AppContext) => string;
+  /** The server's settings, for the fidelity page. */
+  settings: Parameters<typeof fidelidad>[0];
+  streams: TraceStreams;
+  scenarios: { runs: ScenarioRuns; selfUrl: (ctx: AppContext) => string };
+}
+
+export function consoleHandlers({
+  store,
+  accounts,
+  sessions,
+  publicUrl,
+  settings,
+  streams,
+  scenarios,
+}: ConsoleParts): OperationHandlers {
   const differences = fidelidad(settings);
   const consoleToken = (ctx: AppContext) => bearerToken(ctx.get('authorization')) ?? '';
   return {

@@ -40,6 +40,16 @@ export type OnRelayConnected = (
 /** How often the server pings each relay; one that misses a beat is closed, so a dead link is noticed within two. */
 export const DEFAULT_HEARTBEAT_MS = 10_000;
 
+export interface RelayHubOptions {
+  accounts: AccountService;
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  /** This instance's id when several share the database: deliveries cross between them through the link. */
+  instance?: string | undefined;
+  heartbeatMs?: number;
+}
+
 /**
  * The WebSocket relay at /relay (INTERFACE.md §8): a local
  * client connects with its API or login token and receives the account's
@@ -58,14 +68,16 @@ export class RelayHub implements WebhookTransport, LocalRelays {
   private onConnected: OnRelayConnected | null = null;
   private readonly heartbeat: NodeJS.Timeout;
 
-  constructor(
-    private readonly accounts: AccountService,
-    private readonly store: Store,
-    private readonly clock: Clock,
-    private readonly log: Logger,
-    instance?: string,
-    heartbeatMs = DEFAULT_HEARTBEAT_MS,
-  ) {
+  private readonly accounts: AccountService;
+  private readonly store: Store;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+
+  constructor({ accounts, store, clock, log, instance, heartbeatMs = DEFAULT_HEARTBEAT_MS }: RelayHubOptions) {
+    this.accounts = accounts;
+    this.store = store;
+    this.clock = clock;
+    this.log = log;
     this.link = instance ? new RelayLink(store, instance, this, log) : null;
     this.heartbeat = setInterval(() => this.beat(), heartbeatMs);
     this.heartbeat.unref();

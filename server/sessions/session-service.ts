@@ -31,14 +31,28 @@ export type StopItemResult =
  * emits, so an event is never lost nor emitted for a change not stored.
  */
 export class SessionService {
-  constructor(
-    private readonly store: Store,
-    private readonly clock: Clock,
-    private readonly sink: EventSink,
-    private readonly accreditationDelayMs: number,
+  private readonly store: Store;
+  private readonly clock: Clock;
+  private readonly sink: EventSink;
+  private readonly accreditationDelayMs: number;
+  private readonly checkInput: (value: unknown) => ErrorDetail[];
+
+  constructor(options: {
+    store: Store;
+    clock: Clock;
+    sink: EventSink;
+    accreditationDelayMs: number;
     /** Validates one item of a stop batch against SessionCreateRequest; answers its problems. */
-    private readonly checkInput: (value: unknown) => ErrorDetail[],
-  ) {}
+    checkInput: (value: unknown) => ErrorDetail[];
+  }) {
+    ({
+      store: this.store,
+      clock: this.clock,
+      sink: this.sink,
+      accreditationDelayMs: this.accreditationDelayMs,
+      checkInput: this.checkInput,
+    } = options);
+  }
 
   async create(account: Account, input: SessionInput, origin: Origin = 'button'): Promise<SessionRecord> {
     const { result, events } = await this.store.transact(async (tx) => {

@@ -96,7 +96,7 @@ function world() {
     },
   };
   const clock = new ManualClock(NOW);
-  const signatures = new PosSignatures(store, clock, 300, ledger);
+  const signatures = new PosSignatures({ store, clock, toleranceSeconds: 300, ledger });
   const guard = posSignatureGuard(signatures);
   let signedAt = NOW;
   /** One request through the guard to `handler`, signed with `secret` (the current one by default) or with the headers given. */

@@ -85,13 +85,14 @@ export class PosSignatures {
   private readonly known = new KnownTerminals();
   private readonly windowMs: number;
 
-  constructor(
-    private readonly store: Store,
-    private readonly clock: Clock,
-    private readonly toleranceSeconds: number,
-    private readonly ledger: SignatureLedger,
-  ) {
-    this.windowMs = toleranceSeconds * 1000;
+  private readonly store: Store;
+  private readonly clock: Clock;
+  private readonly toleranceSeconds: number;
+  private readonly ledger: SignatureLedger;
+
+  constructor(options: { store: Store; clock: Clock; toleranceSeconds: number; ledger: SignatureLedger }) {
+    ({ store: this.store, clock: this.clock, toleranceSeconds: this.toleranceSeconds, ledger: this.ledger } = options);
+    this.windowMs = this.toleranceSeconds * 1000;
   }
 
   /** The request's signature checked, not yet claimed; refuses with SIGNATURE_INVALID or SIGNATURE_STALE. */
