@@ -194,3 +194,44 @@ t.test(
     await t.rejects(session.transact(command('logOff'), false), /no line to the terminal/);
   },
 );
+
+t.test(
+  'the fine print of answers: 84 xx with data, 80 xx, a bare 04 FF, a handled status, no date handler',
+  async (t) => {
+    const { session, heard, terminal, timers, logs } = await scripted(t);
+    const refused = session.transact(command('endOfDay', Buffer.from('000000', 'hex')), true);
+    await heard(1);
+    await terminal().send(apdu(0x84, 0x37, Buffer.of(0x01)));
+    t.match(await refused, { outcome: 'refused', error: 0x37 }, 'only 84 1E carries its code in the data');
+    const odd = session.transact(command('logOff'), false);
+    await heard(2);
+    await terminal().send(apdu(0x80, 0x01));
+    t.same(await odd, { outcome: 'completed', data: Buffer.alloc(0), statuses: [], printed: [] }, '80 xx is taken');
+    const statuses: number[] = [];
+    const done = session.transact(authorisation, true, {
+      onIntermediate: (status) => statuses.push(status),
+      onStatus: async () => POSITIVE,
+    });
+    await heard(3);
+    await terminal().send(POSITIVE);
+    await terminal().send(command('intermediateStatus', Buffer.of(0x17)));
+    await heard(4);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    timers.advance(60_000);
+    await terminal().send(command('statusInformation', encodeFields([{ bmp: 0x27, value: Buffer.of(0) }])));
+    await terminal().send(command('setEcrDateTime', Buffer.from('aa2611280c090807', 'hex')));
+    await terminal().send(command('completion'));
+    t.match(await done, { outcome: 'completed' }, 'a 04 FF without a time-out byte leaves T4 as it was');
+    t.same(statuses, [0x17]);
+    t.same(logs, [], 'a status information with its handler is not refused, and not logged');
+  },
+);
+
+t.test('the line closing between the answer and the master phase', async (t) => {
+  const { session, heard, terminal } = await scripted(t);
+  const done = session.transact(authorisation, true);
+  await heard(1);
+  await terminal().send(POSITIVE);
+  terminal().close();
+  await t.rejects(done, { name: 'ZvtTransactionError' });
+});
