@@ -32,7 +32,11 @@ if [ ! -f "$tarball" ]; then
   trap 'rm -rf "$work"' EXIT
   rootfs="$work/rootfs"
   echo "stand-in base: Debian bookworm (mmdebstrap minbase)"
-  mmdebstrap --quiet --variant=minbase --include=ca-certificates bookworm "$rootfs"
+  # The host's own answer to a mirror whose Release files are past their date (a snapshot, a caching proxy):
+  # apt here is told not to check it, and mmdebstrap, which reads none of the host's apt.conf.d, is told the same.
+  mmdebstrap --quiet --variant=minbase --include=ca-certificates \
+    --aptopt='Acquire::Check-Valid-Until "false"' --aptopt='Acquire::Check-Date "false"' \
+    bookworm "$rootfs"
   echo "stand-in base: Node 24 from ${node_package}@24, npm from npm@11"
   (cd "$work" && npm pack --silent "${node_package}@24" "npm@11" > /dev/null)
   mkdir -p "$work/node" "$rootfs/usr/local/lib/node_modules/npm"
