@@ -7,21 +7,8 @@ import type { AgreementRecord } from '../sessions/catalog.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { SessionRecord } from '../sessions/session.js';
 import type { Store } from '../store/store.js';
-import { methodFields, outcomeOfKey } from './magic-keys.js';
+import { decidePayment, echoOf } from './payment-decision.js';
 import { notFoundPage, paymentPage, resultPage } from './page.js';
-
-/** Form names (method.field) whose values never come back in a page. */
-const neverEchoed = new Set(
-  Object.entries(methodFields).flatMap(([method, fields]) =>
-    fields.filter((field) => field.neverEchoed).map((field) => `${method}.${field.name}`),
-  ),
-);
-
-const reasons: Record<string, string> = {
-  insufficient_funds: 'The payment failed: insufficient funds.',
-  rejected_by_issuer: 'The payment failed: rejected by the issuer.',
-  invalid_key: 'The payment failed: the payment key is not valid.',
-};
 
 /** Why a session's page shows no form. */
 function noLongerPayable(session: SessionRecord): string {
@@ -64,102 +51,39 @@ export function payHandlers(store: Store, clock: Clock, sessions: SessionService
     },
     payPaymentPage: async ({ params, body }, ctx) => {
       const id = params.session_id;
-      const wantsJson = ctx.is('application/json') === 'application/json';
       const form = body ?? {};
-      const fail = (
-        status: number,
-        code: 'VALIDATION_FAILED' | 'NOT_FOUND' | 'SESSION_NOT_PAYABLE',
-        message: string,
-        session?: SessionRecord,
-        methods: string[] = [],
-        nowMs = 0,
-      ) => {
-        if (wantsJson) throw new AppError(code, { message });
-        if (!session) return html(ctx, status, notFoundPage(id));
-        // A refusal keeps what was chosen and typed, never the key, the card number or the security code.
-        const echo = {
-          ...(form.method ? { method: form.method } : {}),
-          ...(form.leg2 ? { leg2: form.leg2 } : {}),
-          fields: Object.fromEntries(
-            Object.entries(form).filter(
-              (entry): entry is [string, string] =>
-                entry[1] !== undefined && entry[0].includes('.') && !neverEchoed.has(entry[0]),
-            ),
-          ),
-        };
-        html(
+      const found = await load(id);
+      const decision = found
+        ? decidePayment(form, found.session.status, found.methods)
+        : ({ kind: 'refused', status: 404, code: 'NOT_FOUND', message: `session ${id} not found` } as const);
+      const wantsJson = ctx.is('application/json') === 'application/json';
+      if (decision.kind === 'refused') {
+        if (wantsJson) throw new AppError(decision.code, { message: decision.message });
+        if (!found) return html(ctx, 404, notFoundPage(id));
+        const { session, methods, account } = found;
+        return html(
           ctx,
-          status,
+          decision.status,
           session.status === 'pending'
-            ? paymentPage(session, methods, nowMs, message, echo)
+            ? paymentPage(session, methods, accountNow(clock, account), decision.message, echoOf(form))
             : resultPage(session, 'Nothing left to pay', noLongerPayable(session), false),
         );
-      };
-      const found = await load(id);
-      if (!found) return fail(404, 'NOT_FOUND', `session ${id} not found`);
-      const { account, session, methods } = found;
-      const now = accountNow(clock, account);
-      if (session.status !== 'pending')
-        return fail(
-          409,
-          'SESSION_NOT_PAYABLE',
-          `this payment is ${session.status}, not pending`,
-          session,
-          methods,
-          now,
-        );
-      const method = form.method ?? methods[0] ?? '';
-      if (!methods.includes(method))
-        return fail(
-          400,
-          'VALIDATION_FAILED',
-          `method must be one of the agreement's: ${methods.join(', ')}`,
-          session,
-          methods,
-          now,
-        );
-      // The page holds every method's fields, so it names them method.field; a JSON client may send them bare.
-      const missing = (methodFields[method] ?? [])
-        .filter((field) => !(form[`${method}.${field.name}`] ?? form[field.name])?.trim())
-        .map((field) => field.label);
-      if (missing.length > 0)
-        return fail(400, 'VALIDATION_FAILED', `fill in: ${missing.join(', ')}`, session, methods, now);
-      if (!form.payment_key?.trim())
-        return fail(400, 'VALIDATION_FAILED', 'enter the payment key', session, methods, now);
-
-      const result = outcomeOfKey(form.payment_key);
-      const leg2 = form.leg2 === 'accreditation_failed' ? 'accreditation_failed' : 'accredited';
+      }
+      const { result, leg2 } = decision;
       const after = await sessions.payViaPage(
-        account,
+        found!.account,
         id,
         result.outcome === 'paid' ? { outcome: 'paid', leg2 } : result,
       );
-      const message =
-        result.outcome === 'paid'
-          ? `Paid. As you chose, the accreditation to the merchant will ${leg2 === 'accredited' ? 'succeed' : 'fail'}.`
-          : result.outcome === 'expired'
-            ? 'The session expired.'
-            : reasons[result.reason]!;
-      if (wantsJson) {
-        ctx.body = {
-          session_id: id,
-          status: after.status,
-          outcome: result.outcome,
-          ...(result.outcome === 'failed' ? { reason: result.reason } : {}),
-          accreditation: after.accreditation.status,
-        };
-        return;
-      }
-      html(
-        ctx,
-        200,
-        resultPage(
-          after,
-          result.outcome === 'paid' ? 'Payment accepted' : 'Payment not completed',
-          message,
-          result.outcome === 'paid',
-        ),
-      );
+      if (!wantsJson)
+        return html(ctx, 200, resultPage(after, decision.title, decision.message, result.outcome === 'paid'));
+      ctx.body = {
+        session_id: id,
+        status: after.status,
+        outcome: result.outcome,
+        ...(result.outcome === 'failed' ? { reason: result.reason } : {}),
+        accreditation: after.accreditation.status,
+      };
     },
   };
 }
