@@ -64,10 +64,11 @@ t.test('2. bitmap 01 is how long the terminal waits for the issue of goods; 30 s
     );
   t.equal((await ecr.transact(withTimeout(20), true, slowly)).outcome, 'completed', 'answered after 10 s of 20');
   t.equal((await pay(800, slowly)).outcome, 'completed', 'answered after 10 s of the default 30');
-  t.equal(terminal.snapshot.turnover.length, 2);
+  t.equal((await ecr.transact(withTimeout(0), true, slowly)).outcome, 'completed', '01 00 is the default too');
+  t.equal(terminal.snapshot.turnover.length, 3);
   const tooSlow = await ecr.transact(withTimeout(2), true, slowly).catch((error: Error) => error.message);
   t.match(tooSlow, /closed|T4|line/, 'after 2 s the terminal gave up the line');
-  t.equal(terminal.snapshot.turnover.length, 2, 'and reversed the payment');
+  t.equal(terminal.snapshot.turnover.length, 3, 'and reversed the payment');
 });
 
 async function rawRegistered(t: Test, configByte: number) {

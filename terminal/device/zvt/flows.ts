@@ -70,7 +70,8 @@ async function deliverStatus(
   data: Buffer,
   goods?: IssueOfGoods & { amount: number },
 ): Promise<Delivered> {
-  const waitMs = goods ? (goods.timeoutSeconds ?? ISSUE_OF_GOODS_MS / 1000) * 1000 : undefined;
+  // A time-out of 00 gives no time at all: taken as not sent (the default), not as an auto-reversal at once.
+  const waitMs = goods ? (goods.timeoutSeconds || ISSUE_OF_GOODS_MS / 1000) * 1000 : undefined;
   for (let sent = 1; ; sent++) {
     const reply = await c.tell(command('statusInformation', data), waitMs);
     if (!reply.answered) return { ok: false, why: reply.why, lineWorks: false };
