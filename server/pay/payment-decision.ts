@@ -11,7 +11,7 @@ export type PaymentForm = Readonly<Record<string, string | undefined>>;
 
 export type Leg2 = 'accredited' | 'accreditation_failed';
 
-export type PaymentDecision =
+export type PaymentFormDecision =
   | { kind: 'refused'; status: 400 | 409; code: 'VALIDATION_FAILED' | 'SESSION_NOT_PAYABLE'; message: string }
   | { kind: 'pay'; method: string; result: PageOutcome; leg2: Leg2; title: string; message: string };
 
@@ -21,7 +21,7 @@ const FAILURE_REASONS: Record<Extract<PageOutcome, { outcome: 'failed' }>['reaso
   invalid_key: 'The payment failed: the payment key is not valid.',
 };
 
-const refused = (status: 400 | 409, message: string): PaymentDecision => ({
+const refused = (status: 400 | 409, message: string): PaymentFormDecision => ({
   kind: 'refused',
   status,
   code: status === 409 ? 'SESSION_NOT_PAYABLE' : 'VALIDATION_FAILED',
@@ -42,7 +42,7 @@ export function outcomeWords(result: PageOutcome, leg2: Leg2): { title: string; 
 }
 
 /** The form's decision for a session in `status` whose agreement allows `methods` (in its order). */
-export function decidePayment(form: PaymentForm, status: string, methods: readonly string[]): PaymentDecision {
+export function decidePayment(form: PaymentForm, status: string, methods: readonly string[]): PaymentFormDecision {
   if (status !== 'pending') return refused(409, `this payment is ${status}, not pending`);
   const method = form.method ?? methods[0] ?? '';
   if (!methods.includes(method)) return refused(400, `method must be one of the agreement's: ${methods.join(', ')}`);

@@ -1,21 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
+import { storedPayment } from './zvt-bridge-testkit.js';
 import { ZvtJournal } from './zvt-journal.js';
 
 // The ZVT bridge's journal: what it keeps survives reopening, status
 // information needs a transaction in flight, and the technician's file
 // gets a line for every end of day and every service run.
 
-const payment = {
-  orderId: 'o-1',
-  amount: 1000,
-  currency: 'EUR',
-  receipt: 6,
-  trace: 11,
-  authorizationCode: 'A',
-  paidAt: 'then',
-};
+const payment = storedPayment;
 const lines = async (dir: string) =>
   (await readFile(join(dir, 'sales.jsonl'), 'utf8'))
     .split('\n')

@@ -9,6 +9,7 @@ import { controlOf, COMMANDS, POSITIVE } from '../../protocol/zvt/messages.js';
 import { BridgeState } from '../bridge-state.js';
 import type { AskKind } from '../dialect.js';
 import type { EcrSession, TransactionEnd, TransactionHandlers } from './ecr-session.js';
+import { reversalOf, storedPayment } from './zvt-bridge-testkit.js';
 import { ZvtJournal, type ZvtInFlight } from './zvt-journal.js';
 import { ZvtTransactions } from './zvt-transactions.js';
 
@@ -228,25 +229,10 @@ t.test('after a cut, a terminal that cannot say (repeat receipt refused): held, 
 });
 
 t.test('a reversal: done on its Completion; B4 proves an earlier one; B5 goes by refund; others held', async (t) => {
-  const stored = {
-    orderId: 'o-1',
-    amount: 1000,
-    currency: 'EUR',
-    receipt: 6,
-    trace: 11,
-    authorizationCode: 'A',
-    paidAt: 'then',
-  };
-  const reversal: Extract<ZvtInFlight, { kind: 'reversal' }> = {
-    kind: 'reversal',
-    orderId: 'o-1',
-    receipt: 6,
-    amount: 1000,
-    startedAt: 'then',
-  };
+  const reversal = reversalOf;
   const run = async (scripts: Parameters<typeof bridgeSide>[1]) => {
     const side = await bridgeSide(t, scripts);
-    await side.journal.paid(stored);
+    await side.journal.paid(storedPayment);
     await side.journal.begin(reversal);
     return { side, ok: await side.transactions.reverse(reversal) };
   };
@@ -298,29 +284,12 @@ t.test('an end of day cut off: its journaled totals settle it; else a newer end 
   t.equal(older.journal.inFlight, null, 'it goes again');
 });
 
-const stored = {
-  orderId: 'o-1',
-  amount: 1000,
-  currency: 'EUR',
-  receipt: 6,
-  trace: 11,
-  authorizationCode: 'A',
-  paidAt: 'then',
-};
-const reversalOf: Extract<ZvtInFlight, { kind: 'reversal' }> = {
-  kind: 'reversal',
-  orderId: 'o-1',
-  receipt: 6,
-  amount: 1000,
-  startedAt: 'then',
-};
-
 t.test('what goes on the line: the reversal, the refund and the repeat receipt, byte for byte', async (t) => {
   const side = await bridgeSide(t, {
     reversal: [{ end: { aborted: 0xb5 } }],
     refund: [{ statuses: [status({ amount: 1000, trace: 13, receipt: 8 })], end: 'completed' }],
   });
-  await side.journal.paid({ ...stored, currency: 'CHF' });
+  await side.journal.paid({ ...storedPayment, currency: 'CHF' });
   await side.journal.begin(reversalOf);
   await side.transactions.reverse(reversalOf);
   t.same(side.messages, ['000000' + '870006' + '04000000001000', '000000' + '04000000001000' + '49' + '0756']);
@@ -340,7 +309,7 @@ t.test('what goes on the line: the reversal, the refund and the repeat receipt, 
 t.test('a reversal: logs, journal lines and holds, each path', async (t) => {
   const run = async (scripts: Parameters<typeof bridgeSide>[1]) => {
     const side = await bridgeSide(t, scripts);
-    await side.journal.paid(stored);
+    await side.journal.paid(storedPayment);
     await side.journal.begin(reversalOf);
     return { side, ok: await side.transactions.reverse(reversalOf) };
   };
@@ -383,7 +352,7 @@ t.test('a reversal: logs, journal lines and holds, each path', async (t) => {
 t.test('a refund after the end of day: declined or without a result, held with the reason', async (t) => {
   const run = async (scripts: Parameters<typeof bridgeSide>[1]) => {
     const side = await bridgeSide(t, scripts);
-    await side.journal.paid({ ...stored, closed: true });
+    await side.journal.paid({ ...storedPayment, closed: true });
     const outcome = await side.transactions.refundAfterEndOfDay('o-1');
     return { side, outcome };
   };
@@ -462,7 +431,7 @@ t.test('after a cut: a refund is settled as a payment is; the logs say which way
   const proven = await bridgeSide(t, {
     repeatReceipt: [{ statuses: [status({ amount: 1000, trace: 14, receipt: 9 })], end: 'completed' }],
   });
-  await proven.journal.paid({ ...stored, closed: true });
+  await proven.journal.paid({ ...storedPayment, closed: true });
   await proven.journal.begin({ ...refund, status: mine });
   await proven.transactions.resolveUnanswered({ ...refund, status: mine });
   t.match(proven.journal.payment('o-1'), { voided: true });
@@ -489,7 +458,7 @@ t.test('after a cut: a refund is settled as a payment is; the logs say which way
     "the payment of o-1 had no end; the terminal's last receipt is none, not 6: it reversed it by itself, so it was not made",
   ]);
   const reversal = await bridgeSide(t, { reversal: [{ end: { aborted: 0xb4 } }] });
-  await reversal.journal.paid(stored);
+  await reversal.journal.paid(storedPayment);
   await reversal.journal.begin(reversalOf);
   await reversal.transactions.resolveUnanswered(reversalOf);
   t.same(
@@ -507,8 +476,8 @@ t.test('an end of day: the settlement in the currency of the open payments, the 
     startedAt: 'then',
   };
   const side = await bridgeSide(t, {});
-  await side.journal.paid({ ...stored, orderId: 'old', currency: 'USD', closed: true });
-  await side.journal.paid({ ...stored, orderId: 'o-2', currency: 'CHF' });
+  await side.journal.paid({ ...storedPayment, orderId: 'old', currency: 'USD', closed: true });
+  await side.journal.paid({ ...storedPayment, orderId: 'o-2', currency: 'CHF' });
   await side.state.requestClose({ closeId: 'c-7', requestedAt: 'then' });
   await side.journal.begin(close);
   await side.transactions.finishClose(close, { resultCode: 0, endOfDay: { count: 4, total: 9000 } });

@@ -284,6 +284,21 @@ function partlyIssued(c: Conversation, transaction: StoredTransaction, issued: n
   return { ...transaction, amount: issued };
 }
 
+/** A transaction named by a receipt number refused: status information with the error, then Abort with it. */
+export async function refuseByReceipt(
+  c: Conversation,
+  code: number,
+  request: { receipt: number; currencySent: boolean },
+): Promise<void> {
+  await c.tell(
+    command(
+      'statusInformation',
+      failedStatus(code, c.state.terminalId, { receipt: request.receipt, currencySent: request.currencySent }),
+    ),
+  );
+  await abort(c, code);
+}
+
 export interface ReversalRequest {
   receipt: number;
   amount?: number;
@@ -301,15 +316,8 @@ export async function reverse(c: Conversation, request: ReversalRequest): Promis
   await c.answer(POSITIVE);
   const found = reversible(c.state, request.receipt, request.amount);
   if ('error' in found) {
-    const code = REVERSAL_ERRORS[found.error];
     c.log(`reversal of receipt ${request.receipt} refused: ${found.error}`);
-    await c.tell(
-      command(
-        'statusInformation',
-        failedStatus(code, c.state.terminalId, { receipt: request.receipt, currencySent: request.currencySent }),
-      ),
-    );
-    return abort(c, code);
+    return refuseByReceipt(c, REVERSAL_ERRORS[found.error], request);
   }
   const taken = takeNumbers(c.state);
   c.commit(taken.state);

@@ -21,6 +21,14 @@ const stamp = (iso: string) => {
   return `${two(at.getUTCDate())}.${two(at.getUTCMonth() + 1)}.${at.getUTCFullYear()} ${two(at.getUTCHours())}:${two(at.getUTCMinutes())}:${two(at.getUTCSeconds())}`;
 };
 
+/** Every receipt's first lines: its title, the emulator, the terminal id, the time. */
+const header = (title: string, terminalId: string, at: string) => [
+  `** ${title} **`.slice(0, WIDTH),
+  'svc-pos-sim (emulated)',
+  row('Terminal-ID:', terminalId),
+  stamp(at),
+];
+
 const TITLES = {
   payment: 'PAYMENT',
   refund: 'REFUND',
@@ -40,10 +48,7 @@ export function transactionReceipt(
 ): string[] {
   const approved = resultCode === 0;
   return [
-    '** CUSTOMER RECEIPT **',
-    'svc-pos-sim (emulated)',
-    row('Terminal-ID:', terminalId),
-    stamp(transaction.at),
+    ...header('CUSTOMER RECEIPT', terminalId, transaction.at),
     '',
     TITLES[transaction.kind],
     row(transaction.card.name, ''),
@@ -58,10 +63,7 @@ export function transactionReceipt(
 
 export function endOfDayReceipt(terminalId: string, at: string, totals: Totals): string[] {
   return [
-    '** END OF DAY **',
-    'svc-pos-sim (emulated)',
-    row('Terminal-ID:', terminalId),
-    stamp(at),
+    ...header('END OF DAY', terminalId, at),
     row('Receipts:', `${String(totals.receiptFrom).padStart(4, '0')}-${String(totals.receiptTo).padStart(4, '0')}`),
     row('', 'count       EUR'),
     ...totals.bySchemes.map(({ scheme, count, amount }) => row(scheme, `${count}  ${money(amount).padStart(10)}`)),
@@ -85,14 +87,7 @@ export function textBlockData(lines: readonly string[]): Buffer {
 
 /** An administration receipt: a title, the terminal, the time, then the lines of what was done. */
 export function adminReceipt(title: string, terminalId: string, at: string, lines: readonly string[]): string[] {
-  return [
-    `** ${title} **`.slice(0, WIDTH),
-    'svc-pos-sim (emulated)',
-    row('Terminal-ID:', terminalId),
-    stamp(at),
-    '',
-    ...lines.map((line) => line.slice(0, WIDTH)),
-  ];
+  return [...header(title, terminalId, at), '', ...lines.map((line) => line.slice(0, WIDTH))];
 }
 
 /** A line of a receipt: a label on the left, its value on the right. */

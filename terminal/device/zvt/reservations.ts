@@ -1,9 +1,9 @@
 import { bcdNumber } from '../../protocol/zvt/bcd.js';
 import { command, ERRORS, POSITIVE } from '../../protocol/zvt/messages.js';
 import type { Conversation } from './conversation.js';
-import { abort, acknowledged, complete, printReceipt, type Ack } from './flows.js';
+import { abort, acknowledged, complete, printReceipt, refuseByReceipt, type Ack } from './flows.js';
 import { transactionReceipt } from './receipts.js';
-import { approvedStatus, failedStatus } from './status-information.js';
+import { approvedStatus } from './status-information.js';
 import {
   noted,
   openReservation,
@@ -34,13 +34,7 @@ export interface BookingRequest {
 /** A receipt number that names no open reservation, or an amount beyond it: status information, then Abort. */
 async function refuse(c: Conversation, code: number, request: BookingRequest, why: string): Promise<void> {
   c.log(`pre-authorisation ${request.receipt}: ${why} (${code.toString(16).toUpperCase()})`);
-  await c.tell(
-    command(
-      'statusInformation',
-      failedStatus(code, c.state.terminalId, { receipt: request.receipt, currencySent: request.currencySent }),
-    ),
-  );
-  await abort(c, code);
+  await refuseByReceipt(c, code, request);
 }
 
 /** The next trace and receipt numbers, written to the terminal's memory before they are used. */
