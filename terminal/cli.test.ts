@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { BridgeState } from './bridge/bridge-state.js';
@@ -264,4 +266,16 @@ t.test('held piped into a reader that stops early ends quietly; a secret given t
     twice.err(),
     /warning: the terminal's secret is given by --secret-file and SVC_TERMINAL_SECRET; --secret-file is used/,
   );
+});
+
+t.test('a bridge whose journal cannot be read stops with exit 1, naming the failure by its code', async (t) => {
+  const dir = t.testdir();
+  // A directory where the journal's file should be: reading it fails as a damaged disk would.
+  mkdirSync(join(dir, 'J1', 'asked.json'), { recursive: true });
+  const { code, err } = await run(
+    ['bridge', '--base-url', 'http://127.0.0.1:9', '--serial', 'J1', '--path', '/dev/null', '--state', dir],
+    { ...process.env, SVC_TERMINAL_SECRET: '0'.repeat(64) },
+  );
+  t.equal(code, 1);
+  t.match(err, /^svc-terminal: the journal file .*asked\.json failed: .*EISDIR.* \[JOURNAL_FAILED\]\n$/);
 });

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { missingTool } from '../contracts/common/missing-tool.js';
+import { LineError } from './errors.js';
 
 const socat = '/usr/bin/socat';
 
@@ -28,7 +29,8 @@ export class PtyPair {
     const deadline = Date.now() + 15_000;
     // socat makes the links once both pseudo-terminals exist: a few milliseconds, longer on a loaded machine.
     while (!existsSync(this.host) || !existsSync(this.device)) {
-      if (Date.now() > deadline) throw new Error('timed out waiting for socat to create the pseudo-terminals');
+      if (Date.now() > deadline)
+        throw new LineError('LINE_FAILED', 'timed out waiting for socat to create the pseudo-terminals');
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
   }

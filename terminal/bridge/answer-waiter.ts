@@ -1,6 +1,5 @@
+import { LineError } from '../errors.js';
 import type { Timers } from '../protocol/timers.js';
-
-export class NoAnswerError extends Error {}
 
 /**
  * The one answer a bridge waits for at a time: it ends with the message it
@@ -35,7 +34,7 @@ export class AnswerWaiter<M> {
     const answered = new Promise<M>((resolve, reject) => {
       const timer = this.timers.setTimeout(() => {
         this.waiting = null;
-        reject(new NoAnswerError(noAnswer));
+        reject(new LineError('NO_ANSWER', noAnswer));
       }, timeoutMs);
       this.waiting = { accepts, what, resolve, reject, timer };
     });

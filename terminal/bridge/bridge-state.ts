@@ -1,3 +1,4 @@
+import { BridgeError } from '../errors.js';
 import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -5,7 +6,7 @@ import type { AskKind } from '../protocol/ask-kind.js';
 import type { MoneyRecord } from './money-record.js';
 import { storedRecord } from './stored-record.js';
 import { shellQuote } from '../../contracts/common/shell-quote.js';
-import { appendDurably, readJson, removeDurably, writeDurably } from './durable-file.js';
+import { journalFiles } from './durable-file.js';
 
 // What a bridge must not forget across restarts, per terminal, under
 // --state: which orders it asked the device to charge or void (so a
@@ -81,7 +82,8 @@ export class BridgeState {
 
   static async open(stateDir: string, serial: string): Promise<BridgeState> {
     const asked =
-      (await readJson<Record<string, string>>(join(stateDir, encodeURIComponent(serial), 'asked.json'))) ?? {};
+      (await journalFiles.readJson<Record<string, string>>(join(stateDir, encodeURIComponent(serial), 'asked.json'))) ??
+      {};
     return new BridgeState(stateDir, serial, new Map(Object.entries(asked)));
   }
 
@@ -98,20 +100,20 @@ export class BridgeState {
   async markAsked(key: string, at: string): Promise<void> {
     this.asked.set(key, at);
     while (this.asked.size > ASKED_LIMIT) this.asked.delete(this.asked.keys().next().value!);
-    await writeDurably(join(this.dir, 'asked.json'), JSON.stringify(Object.fromEntries(this.asked)));
+    await journalFiles.writeDurably(join(this.dir, 'asked.json'), JSON.stringify(Object.fromEntries(this.asked)));
   }
 
   async hold(held: HeldRecord): Promise<void> {
-    await writeDurably(this.heldPath(held.key), `${JSON.stringify(held, null, 2)}\n`);
+    await journalFiles.writeDurably(this.heldPath(held.key), `${JSON.stringify(held, null, 2)}\n`);
   }
 
   async held(key: string): Promise<HeldRecord | undefined> {
-    const held = await readJson<HeldRecord>(this.heldPath(key));
+    const held = await journalFiles.readJson<HeldRecord>(this.heldPath(key));
     return held && { ...held, record: storedRecord(held.record) };
   }
 
   decision(key: string): Promise<Decision | undefined> {
-    return readJson<Decision>(this.decisionPath(key));
+    return journalFiles.readJson<Decision>(this.decisionPath(key));
   }
 
   listHeld(): Promise<Array<HeldRecord & { decision?: Decision }>> {
@@ -120,51 +122,51 @@ export class BridgeState {
 
   /** Written by the operator's command; carried out by the bridge at its next cycle. */
   async decide(key: string, decision: Decision): Promise<void> {
-    if (!(await this.held(key))) throw new Error(`no held record ${key}`);
-    await writeDurably(this.decisionPath(key), `${JSON.stringify(decision)}\n`);
+    if (!(await this.held(key))) throw new BridgeError('STATE_CONFLICT', `no held record ${key}`);
+    await journalFiles.writeDurably(this.decisionPath(key), `${JSON.stringify(decision)}\n`);
   }
 
   /** The decision was carried out: the hold goes, and the audit log keeps what was decided. */
   async release(held: HeldRecord, decision: Decision, outcome: string): Promise<void> {
-    await appendDurably(
+    await journalFiles.appendDurably(
       join(this.dir, 'released.jsonl'),
       `${JSON.stringify({ ...held, decision, outcome, releasedAt: new Date().toISOString() })}\n`,
     );
-    await removeDurably(this.decisionPath(held.key));
-    await removeDurably(this.heldPath(held.key));
+    await journalFiles.removeDurably(this.decisionPath(held.key));
+    await journalFiles.removeDurably(this.heldPath(held.key));
   }
 
   /** Journals a batch close before anything else happens: a kill after this still closes, once. */
   async requestClose(close: PendingClose): Promise<void> {
     if (await this.pendingClose()) return; // one close at a time: the one asked first carries the id
-    await writeDurably(join(this.dir, 'close.json'), `${JSON.stringify(close)}\n`);
+    await journalFiles.writeDurably(join(this.dir, 'close.json'), `${JSON.stringify(close)}\n`);
   }
 
   pendingClose(): Promise<PendingClose | undefined> {
-    return readJson<PendingClose>(join(this.dir, 'close.json'));
+    return journalFiles.readJson<PendingClose>(join(this.dir, 'close.json'));
   }
 
   /** The close was carried out: remembered as the last one (a missed daily close is judged by it), and no longer pending. */
   async closeDone(close: PendingClose, doneAt: string): Promise<void> {
-    await writeDurably(join(this.dir, 'last-close.json'), `${JSON.stringify({ ...close, doneAt })}\n`);
-    await removeDurably(join(this.dir, 'close.json'));
+    await journalFiles.writeDurably(join(this.dir, 'last-close.json'), `${JSON.stringify({ ...close, doneAt })}\n`);
+    await journalFiles.removeDurably(join(this.dir, 'close.json'));
   }
 
   /** The last close asked for: the pending one, or the last carried out. */
   async lastCloseAsked(): Promise<PendingClose | undefined> {
-    return (await this.pendingClose()) ?? readJson<PendingClose>(join(this.dir, 'last-close.json'));
+    return (await this.pendingClose()) ?? journalFiles.readJson<PendingClose>(join(this.dir, 'last-close.json'));
   }
 
   async holdAsk(held: HeldAsk): Promise<void> {
-    await writeDurably(this.askPath(held.key), `${JSON.stringify(held, null, 2)}\n`);
+    await journalFiles.writeDurably(this.askPath(held.key), `${JSON.stringify(held, null, 2)}\n`);
   }
 
   heldAsk(key: string): Promise<HeldAsk | undefined> {
-    return readJson<HeldAsk>(this.askPath(key));
+    return journalFiles.readJson<HeldAsk>(this.askPath(key));
   }
 
   askDecision(key: string): Promise<Decision | undefined> {
-    return readJson<Decision>(this.askPath(key, '.decision'));
+    return journalFiles.readJson<Decision>(this.askPath(key, '.decision'));
   }
 
   listHeldAsks(): Promise<Array<HeldAsk & { decision?: Decision }>> {
@@ -179,7 +181,7 @@ export class BridgeState {
     const names = await readdir(join(this.dir, subdir)).catch(() => [] as string[]);
     const held = [];
     for (const name of names.filter((each) => /^[^.]+\.json$/.test(each)).sort()) {
-      const entry = await readJson<T>(join(this.dir, subdir, name));
+      const entry = await journalFiles.readJson<T>(join(this.dir, subdir, name));
       if (!entry) continue;
       const decision = await decisionFor(entry.key);
       held.push({ ...entry, ...(decision ? { decision } : {}) });
@@ -190,21 +192,21 @@ export class BridgeState {
   /** Whether KEY names a held record or a held ask: the operator's decision goes to whichever it is. */
   async decideAny(key: string, decision: Decision): Promise<void> {
     if (await this.heldAsk(key))
-      return void (await writeDurably(this.askPath(key, '.decision'), `${JSON.stringify(decision)}\n`));
+      return void (await journalFiles.writeDurably(this.askPath(key, '.decision'), `${JSON.stringify(decision)}\n`));
     await this.decide(key, decision);
   }
 
   /** A cashier's "try again" for a sale the POS declined (svc-terminal retry ORDER): carried out by the bridge at its next cycle. */
   async requestRetry(orderId: string, at: string): Promise<void> {
-    await writeDurably(this.retryPath(orderId), `${JSON.stringify({ orderId, at })}\n`);
+    await journalFiles.writeDurably(this.retryPath(orderId), `${JSON.stringify({ orderId, at })}\n`);
   }
 
   async retryRequested(orderId: string): Promise<boolean> {
-    return (await readJson(this.retryPath(orderId))) !== undefined;
+    return (await journalFiles.readJson(this.retryPath(orderId))) !== undefined;
   }
 
   async retryTaken(orderId: string): Promise<void> {
-    await removeDurably(this.retryPath(orderId));
+    await journalFiles.removeDurably(this.retryPath(orderId));
   }
 
   private retryPath(orderId: string): string {
@@ -212,12 +214,12 @@ export class BridgeState {
   }
 
   async releaseAsk(held: HeldAsk, decision: Decision, outcome: string): Promise<void> {
-    await appendDurably(
+    await journalFiles.appendDurably(
       join(this.dir, 'released.jsonl'),
       `${JSON.stringify({ ...held, decision, outcome, releasedAt: new Date().toISOString() })}\n`,
     );
-    await removeDurably(this.askPath(held.key, '.decision'));
-    await removeDurably(this.askPath(held.key));
+    await journalFiles.removeDurably(this.askPath(held.key, '.decision'));
+    await journalFiles.removeDurably(this.askPath(held.key));
   }
 
   private askPath(key: string, suffix = ''): string {

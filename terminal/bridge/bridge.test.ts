@@ -3,7 +3,9 @@ import t from 'tap';
 import { PosClient } from '../../contracts/clients/pos-client.js';
 import { ManualTimers } from '../protocol/timers.js';
 import { waitFor } from '../../server/testing/wait-for.js';
+import { BridgeError, LineError } from '../errors.js';
 import { Bridge, type SerialLine } from './bridge.js';
+import type { DialectDefinition, DialectDevice } from './dialect.js';
 import { svcDialect } from './svc/svc-dialect.js';
 import { BridgeState } from './bridge-state.js';
 import { comparePaid, verdictFor } from './server-verdict.js';
@@ -378,5 +380,61 @@ t.test(
       throw new TypeError('fetch failed');
     });
     t.same(unreachable.held, [], 'an outage holds nothing: the records wait for the server');
+  },
+);
+
+t.test(
+  'a cycle that fails is logged by its code; a journal failure stops the bridge instead of reopening',
+  async (t) => {
+    const timers = new ManualTimers();
+    const logs: string[] = [];
+    const errors: string[] = [];
+    const failures: Error[] = [
+      new LineError('LINK_TIMEOUT', 'no ACK for 0100'),
+      new TypeError('a defect'),
+      new BridgeError('JOURNAL_FAILED', 'the journal file x failed: EISDIR'),
+    ];
+    let closed = 0;
+    const dialect: DialectDefinition = {
+      ...svcDialect,
+      create: () =>
+        ({
+          connect: () => ({
+            isClosed: false,
+            close: () => void (closed += 1),
+          }),
+          establish: async () => {
+            throw failures.shift()!;
+          },
+        }) as unknown as DialectDevice,
+    };
+    const state = await BridgeState.open(t.testdir(), 'CODES-1');
+    const bridge = new Bridge({
+      dialect,
+      open: async () => new Duplex({ read() {}, write: (_c, _e, done) => done() }) as SerialLine,
+      client: new PosClient({ baseUrl: 'http://127.0.0.1:9', serialNumber: 'CODES-1', secret: '0'.repeat(64) }),
+      state,
+      timers,
+      log: (line) => logs.push(line),
+      error: (line) => errors.push(line),
+    });
+    const ended = bridge.run().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    for (let i = 0; i < 40 && failures.length > 0; i += 1) {
+      await idle();
+      timers.advance(1000);
+    }
+    t.match(await ended, { name: 'BridgeError', code: 'JOURNAL_FAILED' }, 'the run ends with the journal failure');
+    t.match(
+      logs.filter((line) => line !== 'line open'),
+      [
+        /^line down: no ACK for 0100 \[LINK_TIMEOUT\]; reopening/,
+        /^line still down \(try 2\): a defect \[UNEXPECTED\]; reopening/,
+      ],
+    );
+    t.match(errors, [/^journal failure \[JOURNAL_FAILED\]: the journal file x failed: EISDIR; the bridge stops/]);
+    t.equal(closed, 3, 'each failed line is closed, the last one too');
   },
 );

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { codeOf, hasCode } from '../errors.js';
 import { realTimers, type Timers } from '../protocol/timers.js';
 import { COMMON_DEFAULTS, courierOf, type CommonBridgeOptions, type SerialLine } from './bridge-options.js';
 import { askKey } from './bridge-state.js';
@@ -93,7 +94,10 @@ export class Bridge {
     });
   }
 
-  /** Runs cycles until stop(); reopens the line after a failure of the line or the device. */
+  /**
+   * Runs cycles until stop(); reopens the line after a failure of the line or the device, logged with
+   * its code. A journal failure ends the run (rejects).
+   */
   async run(): Promise<void> {
     while (!this.stopped) {
       try {
@@ -109,7 +113,9 @@ export class Bridge {
         }
       } catch (error) {
         if (this.stopped) break;
-        const cause = (error as Error).message;
+        if (hasCode(error, 'JOURNAL_FAILED')) return this.stopOnJournal(error);
+        // A line fault, a device's refusal or answer out of step: reopening can mend each. The code says which.
+        const cause = `${(error as Error).message} [${codeOf(error)}]`;
         this.downTries += 1;
         // Each try says why it failed: a line reopened and refused again must not read as healthy
         // (a wrong password, a dead device), and its reason is there at every retry.
@@ -124,6 +130,19 @@ export class Bridge {
       this.backoff = Math.min(this.maxBackoffMs, this.backoff * 2);
     }
     await this.disconnect();
+  }
+
+  /**
+   * The journal could not be written or read: the bridge no longer knows
+   * what it asked or holds, so going on would guess about money. It says
+   * so, closes the line and ends the run with the error (the command exits 1).
+   */
+  private async stopOnJournal(error: Error): Promise<never> {
+    this.error(
+      `journal failure [JOURNAL_FAILED]: ${error.message}; the bridge stops: fix the state directory and start it again`,
+    );
+    await this.disconnect();
+    throw error;
   }
 
   stop(): Promise<void> {

@@ -1,22 +1,9 @@
+import { BridgeError, hasCode } from '../errors.js';
 import type { Answer, PosClient, PosResponse } from '../../contracts/clients/pos-client.js';
 import { describeRecord, recordKey, type MoneyRecord } from './money-record.js';
 import type { Timers } from '../protocol/timers.js';
 import type { BridgeState, HeldRecord } from './bridge-state.js';
 import { comparePaid, verdictFor, type ChargedStatus, type Verdict } from './server-verdict.js';
-
-/**
- * The server could not be used for a call, and nothing about any record was
- * decided: down, failing, or refusing this terminal (`refused`: a signature
- * it does not take).
- */
-export class ServerFault extends Error {
-  constructor(
-    message: string,
-    readonly refused = false,
-  ) {
-    super(message);
-  }
-}
 
 /** The most orders one listing asks the server for (the interface's largest page). */
 const PAGE_SIZE = 100;
@@ -88,7 +75,8 @@ export class RecordCourier {
   }
 
   /**
-   * A step that needs the server. A ServerFault marks the server down (one
+   * A step that needs the server. A fault of the server (SERVER_UNAVAILABLE,
+   * SERVER_REFUSED: nothing about any record was decided) marks it down (one
    * log line) and answers `otherwise`. Only a success of the same kind of
    * call that failed brings the server back: when listing works and
    * delivering does not, the log says so once and the backoff keeps growing.
@@ -99,25 +87,26 @@ export class RecordCourier {
       this.up(call);
       return result;
     } catch (error) {
-      if (!(error instanceof ServerFault)) throw error;
-      this.down(call, error.message, error.refused);
+      if (!hasCode(error, 'SERVER_UNAVAILABLE', 'SERVER_REFUSED')) throw error;
+      this.down(call, error.message, error.code === 'SERVER_REFUSED');
       return otherwise;
     }
   }
 
-  /** A server call; a network failure is a ServerFault, never a line fault. */
+  /** A server call; a network failure is SERVER_UNAVAILABLE, never a line fault. */
   async call<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
       const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-      throw new ServerFault(
+      throw new BridgeError(
+        'SERVER_UNAVAILABLE',
         `${(error as Error).message}${cause?.code ? ` (${cause.code})` : cause?.message ? ` (${cause.message})` : ''}`,
       );
     }
   }
 
-  /** The terminal's orders in one state, first page; a fault of the server throws ServerFault, a refusal is logged and answers none. */
+  /** The terminal's orders in one state, first page; a fault of the server throws SERVER_UNAVAILABLE or SERVER_REFUSED, a refusal is logged and answers none. */
   async listOrders<T>(status: 'PENDING' | 'VOID_PENDING'): Promise<T[]> {
     const listed = await this.call(() => this.options.client.listOrders({ status, size: PAGE_SIZE }));
     if (listed.status === 200) return listed.body.data as T[];
@@ -127,7 +116,7 @@ export class RecordCourier {
         ? `the server refuses this terminal's signature (${said}): check the terminal's secret and the clock`
         : `listing ${status} orders answered ${said}`;
     if (listed.status === 401 || listed.status === 429 || listed.status >= 500)
-      throw new ServerFault(cause, listed.status === 401);
+      throw new BridgeError(listed.status === 401 ? 'SERVER_REFUSED' : 'SERVER_UNAVAILABLE', cause);
     this.options.error(cause);
     return [];
   }
@@ -193,7 +182,7 @@ export class RecordCourier {
     return this.handleRecord(held.record);
   }
 
-  /** Sends one record to the server; its answer and the verdict on it. Throws ServerFault when the server could not be used. */
+  /** Sends one record to the server; its answer and the verdict on it. Throws SERVER_UNAVAILABLE or SERVER_REFUSED when the server could not be used. */
   private async deliver(record: MoneyRecord): Promise<{ verdict: Verdict; answer: PosResponse<Answer> }> {
     const { client } = this.options;
     const response = await this.call(() =>
@@ -218,7 +207,8 @@ export class RecordCourier {
     if (verdict.kind === 'compare-paid' && record.kind === 'payment')
       verdict = comparePaid(record, await this.findChargedOrder(record.orderId, verdict.status), verdict.status);
     verdict = this.boundFaults(record, verdict, response.status);
-    if (verdict.kind === 'fault') throw new ServerFault(verdict.cause, response.status === 401);
+    if (verdict.kind === 'fault')
+      throw new BridgeError(response.status === 401 ? 'SERVER_REFUSED' : 'SERVER_UNAVAILABLE', verdict.cause);
     return { verdict, answer: response };
   }
 
@@ -253,7 +243,10 @@ export class RecordCourier {
     for (let page = 1; page <= 50; page += 1) {
       const listed = await this.call(() => this.options.client.listOrders({ status, size: PAGE_SIZE, page }));
       if (listed.status !== 200)
-        throw new ServerFault(`listing ${status} orders answered ${listed.status} ${listed.body.code ?? ''}`);
+        throw new BridgeError(
+          'SERVER_UNAVAILABLE',
+          `listing ${status} orders answered ${listed.status} ${listed.body.code ?? ''}`,
+        );
       const orders = listed.body.data as Array<{ orderId: string; authorizationCode?: string }>;
       const found = orders.find((order) => order.orderId === orderId);
       if (found || orders.length < PAGE_SIZE) return found;

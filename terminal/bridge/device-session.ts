@@ -1,24 +1,9 @@
 import type { Duplex } from 'node:stream';
-import { Link, type LinkError } from '../protocol/link.js';
+import { BridgeError, LineError } from '../errors.js';
+import { Link } from '../protocol/link.js';
 import type { Timers } from '../protocol/timers.js';
 import { AnswerWaiter } from './answer-waiter.js';
 import type { DialectContext, DialectLine } from './dialect.js';
-
-/**
- * The device answered a request with an error of its own (svc: 0990): it
- * could not do or say what was asked. Callers branch on the flag and the
- * code, never on the text.
- */
-export class DeviceError extends Error {
-  readonly device = true;
-
-  constructor(
-    readonly code: string,
-    readonly text: string,
-  ) {
-    super(`device error ${code}: ${text}`);
-  }
-}
 
 /** A message of a dialect: its code says what it is. */
 export type DeviceMessage = { code: string };
@@ -36,7 +21,7 @@ export interface DeviceCodec<Req extends DeviceMessage, Res extends DeviceMessag
   /** A progress message the device sends while a request is worked (Transbank's 0900): passed on, never an answer. */
   isProgress?(message: Res): boolean;
   /** A message that fails the request awaited, as the device's own error. */
-  deviceError?(message: Res): DeviceError | undefined;
+  deviceError?(message: Res): BridgeError | undefined;
 }
 
 /**
@@ -64,7 +49,7 @@ export class DeviceSession<Req extends DeviceMessage, Res extends DeviceMessage>
   attach(link: Link): void {
     this.link = link;
     link.on('message', (payload: string) => this.received(payload));
-    link.once('close', (error: LinkError) => this.answers.fail(error));
+    link.once('close', (error: LineError) => this.answers.fail(error));
   }
 
   detach(): void {
@@ -100,7 +85,7 @@ export class DeviceSession<Req extends DeviceMessage, Res extends DeviceMessage>
   }
 
   private line(): Link {
-    if (!this.link) throw new Error('no line');
+    if (!this.link) throw new LineError('DISCONNECTED', 'no line');
     return this.link;
   }
 

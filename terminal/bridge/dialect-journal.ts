@@ -1,6 +1,7 @@
+import { BridgeError } from '../errors.js';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { appendDurably, readJson, writeDurably } from './durable-file.js';
+import { journalFiles } from './durable-file.js';
 import type { MoneyRecord } from './money-record.js';
 import { bounded } from './bounded.js';
 
@@ -57,7 +58,7 @@ export class DialectJournal<
 
   /** The journal as stored, for a dialect to lay over its empty one; undefined when there is none yet. */
   protected static async read<Stored>(dir: string, file: string): Promise<Partial<Stored> | undefined> {
-    return (await readJson<Partial<Stored>>(join(dir, file))) ?? undefined;
+    return (await journalFiles.readJson<Partial<Stored>>(join(dir, file))) ?? undefined;
   }
 
   get snapshot(): Readonly<Data> {
@@ -79,7 +80,7 @@ export class DialectJournal<
 
   /** Before the request goes on the line. */
   async begin(inFlight: InFlight): Promise<void> {
-    if (this.data.inFlight) throw new Error(`a ${this.data.inFlight.kind} is still in flight`);
+    if (this.data.inFlight) throw new BridgeError('STATE_CONFLICT', `a ${this.data.inFlight.kind} is still in flight`);
     await this.write({ ...this.data, inFlight });
   }
 
@@ -143,13 +144,13 @@ export class DialectJournal<
   }
 
   protected async write(next: Data): Promise<void> {
-    await writeDurably(join(this.dir, this.file), `${JSON.stringify(next)}\n`);
+    await journalFiles.writeDurably(join(this.dir, this.file), `${JSON.stringify(next)}\n`);
     this.data = next;
   }
 
   /** After the journal: a kill between the two loses a line of this record, never the money. */
   protected async forTechnician(entry: Record<string, unknown>): Promise<void> {
-    await appendDurably(join(this.dir, 'sales.jsonl'), `${JSON.stringify(entry)}\n`);
+    await journalFiles.appendDurably(join(this.dir, 'sales.jsonl'), `${JSON.stringify(entry)}\n`);
   }
 }
 
@@ -166,7 +167,9 @@ export async function declinedCharge(dir: string, orderId: string): Promise<bool
     return false;
   }
   for (const name of names.filter((file) => file.endsWith('.json'))) {
-    const journal = await readJson<{ declined?: Record<string, unknown> }>(join(dir, name)).catch(() => null);
+    const journal = await journalFiles
+      .readJson<{ declined?: Record<string, unknown> }>(join(dir, name))
+      .catch(() => null);
     const declined = journal?.declined;
     if (declined && (declined[`sale:${orderId}`] || declined[`payment:${orderId}`])) return true;
   }

@@ -2,7 +2,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import { mountSmallDisk, smallDiskSkip } from '../../server/testing/small-disk.js';
-import { appendDurably, writeDurably } from './durable-file.js';
+import { appendDurably, journalFiles, writeDurably } from './durable-file.js';
 
 // The bridge's files on a disk that fills: a line is appended whole or not
 // at all, and a file rewritten whole keeps its old content when the new one
@@ -35,3 +35,18 @@ t.test(
     );
   },
 );
+
+t.test("the journal's files: any failure is JOURNAL_FAILED, naming the file and keeping the cause", async (t) => {
+  const dir = t.testdir({ 'state.json': { 'in-the-way': 'a directory where a file belongs' } });
+  const path = join(dir, 'state.json');
+  await t.rejects(journalFiles.writeDurably(path, '{}'), {
+    name: 'BridgeError',
+    code: 'JOURNAL_FAILED',
+    message: new RegExp(`^the journal file ${path} failed: `),
+  });
+  await t.rejects(journalFiles.appendDurably(path, 'x\n'), { code: 'JOURNAL_FAILED', cause: { code: 'EISDIR' } });
+  await t.rejects(journalFiles.readJson(path), { code: 'JOURNAL_FAILED' });
+  t.equal(await journalFiles.readJson(join(dir, 'absent.json')), undefined, 'no file is no journal yet, not a failure');
+  await journalFiles.writeDurably(join(dir, 'ok.json'), '{"a":1}');
+  t.same(await journalFiles.readJson(join(dir, 'ok.json')), { a: 1 });
+});

@@ -1,3 +1,4 @@
+import { BridgeError } from '../errors.js';
 import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fsyncDirectory } from '../../contracts/common/fsync.js';
@@ -68,3 +69,28 @@ export async function readJson<T>(path: string): Promise<T | undefined> {
     throw new Error(`${path} is not readable JSON: ${(error as Error).message}`, { cause: error });
   }
 }
+
+/** `work`, with any failure of it made JOURNAL_FAILED, naming the file (its first argument). */
+function journaled<A extends [string, ...unknown[]], R>(work: (...args: A) => Promise<R>) {
+  return async (...args: A): Promise<R> => {
+    try {
+      return await work(...args);
+    } catch (error) {
+      throw new BridgeError('JOURNAL_FAILED', `the journal file ${args[0]} failed: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+  };
+}
+
+/**
+ * The four, for the bridge's journal and state. A failure of any is
+ * JOURNAL_FAILED: the bridge cannot know what it has done, so it stops
+ * (exit 1) rather than go on guessing about money.
+ */
+export const journalFiles = {
+  writeDurably: journaled(writeDurably),
+  appendDurably: journaled(appendDurably),
+  removeDurably: journaled(removeDurably),
+  readJson: <T>(path: string): Promise<T | undefined> => journaled(readJson<T>)(path),
+};

@@ -6,12 +6,12 @@ import { BridgeState } from '../bridge/bridge-state.js';
 import { missedClose, nextOccurrence, type DailyTime } from '../bridge/close-schedule.js';
 import type { OptionValues } from './dialect-commands.js';
 import { bridgeUsage, dialectNamed } from './dialects.js';
-import { duration, errorTo, logTo, parseOptions, statePath, stopped, UsageError, type CliIo } from './io.js';
+import { duration, errorTo, logTo, parseOptions, statePath, stopped, usageError, type CliIo } from './io.js';
 import { operatorChannel } from './operator.js';
 import { DEFAULT_STATE_DIR, usage } from './usage.js';
 
-const usageError = (message: string, help?: string): never => {
-  throw new UsageError(message, help);
+const refuseUsage = (message: string, help?: string): never => {
+  throw usageError(message, help);
 };
 
 /** The options every dialect's bridge takes. */
@@ -42,10 +42,10 @@ export async function bridge(argv: string[], io: CliIo): Promise<void> {
   const { values } = parseOptions({ args: argv, options: { ...COMMON_OPTIONS, ...commands.bridge.options } }, help);
   if (values.help) return void io.out(help);
   const missing: string[] = (['base-url', 'serial'] as const).filter((option) => !values[option]);
-  if (missing.length > 0) usageError(`bridge needs ${missing.map((m) => `--${m}`).join(', ')}`, help);
+  if (missing.length > 0) refuseUsage(`bridge needs ${missing.map((m) => `--${m}`).join(', ')}`, help);
   const secret = terminalSecret(values, io);
   if (!URL.canParse(values['base-url']!))
-    usageError(`--base-url must be an absolute URL, got ${JSON.stringify(values['base-url'])}`);
+    refuseUsage(`--base-url must be an absolute URL, got ${JSON.stringify(values['base-url'])}`);
   const closeAt = values['close-at'] === undefined ? null : dailyTime(values['close-at']);
   const stateDir = statePath(io, values) ?? DEFAULT_STATE_DIR;
   const state = await BridgeState.open(stateDir, values.serial!);
@@ -106,14 +106,14 @@ function terminalSecret(
   io: CliIo,
 ): string {
   const answer = readCredential(TERMINAL_SECRET, { flag: values.secret, file: values['secret-file'], env: io.env });
-  if ('error' in answer) return usageError(answer.error);
+  if ('error' in answer) return refuseUsage(answer.error);
   for (const warning of answer.warnings) io.err(`svc-terminal: warning: ${warning}\n`);
-  return answer.value ?? usageError(howToGive(TERMINAL_SECRET), usage.bridge);
+  return answer.value ?? refuseUsage(howToGive(TERMINAL_SECRET), usage.bridge);
 }
 
 function dailyTime(text: string): DailyTime {
   const match = /^([01]\d|2[0-3]):([0-5]\d)$/.exec(text);
-  if (!match) usageError(`--close-at takes a local time as HH:MM, got ${JSON.stringify(text)}`);
+  if (!match) refuseUsage(`--close-at takes a local time as HH:MM, got ${JSON.stringify(text)}`);
   return { hours: Number(match![1]), minutes: Number(match![2]) };
 }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { BridgeState } from '../bridge/bridge-state.js';
-import { UnreachableError, parseOptions, statePath, UsageError, type CliIo } from './io.js';
+import { unreachable, parseOptions, statePath, usageError, type CliIo } from './io.js';
 import { DEFAULT_STATE_DIR, usage } from './usage.js';
 
 // Operator commands for a running emulator or bridge that do not need its
@@ -18,7 +18,7 @@ export async function control(argv: string[], io: CliIo): Promise<void> {
   );
   if (values.help) return void io.out(usage.control);
   const [socket, ...words] = positionals;
-  if (!socket || words.length === 0) throw new UsageError('control needs SOCKET and a COMMAND', usage.control);
+  if (!socket || words.length === 0) throw usageError('control needs SOCKET and a COMMAND', usage.control);
   const answer = await new Promise<string>((resolve, reject) => {
     const connection = connect(socket);
     let text = '';
@@ -28,7 +28,7 @@ export async function control(argv: string[], io: CliIo): Promise<void> {
     connection.on('end', () => resolve(text));
     connection.on('error', (error: NodeJS.ErrnoException) =>
       reject(
-        new UnreachableError(
+        unreachable(
           `nothing answers on ${socket}: ${error.code === 'ENOENT' || error.code === 'ECONNREFUSED' ? 'no emulator or bridge runs with --control there' : error.message}`,
         ),
       ),
@@ -52,7 +52,7 @@ export async function close(argv: string[], io: CliIo): Promise<void> {
     usage.close,
   );
   if (values.help) return void io.out(usage.close);
-  if (!values.serial) throw new UsageError('close needs --serial', usage.close);
+  if (!values.serial) throw usageError('close needs --serial', usage.close);
   const state = await BridgeState.open(statePath(io, values) ?? DEFAULT_STATE_DIR, values.serial);
   const pending = await state.pendingClose();
   if (pending)

@@ -38,7 +38,7 @@ export interface DialectCommand {
 }
 
 export interface BridgeCommand extends DialectCommand {
-  /** A usage mistake throws UsageError; what is missing is said in one line. */
+  /** A usage mistake throws a USAGE error; what is missing is said in one line. */
   configure(values: OptionValues, setup: BridgeSetup): Promise<ConfiguredBridge>;
 }
 

@@ -6,7 +6,7 @@ import { nexoEmulateCommand } from '../device/nexo/nexo-emulate-command.js';
 import type { DialectCommands } from './dialect-commands.js';
 import { svcEmulateCommand, transbankEmulateCommand } from './emulate-serial.js';
 import { zvtEmulateCommand } from './emulate-zvt.js';
-import { UsageError } from './io.js';
+import { usageError } from './io.js';
 import { usage } from './usage.js';
 
 // The dialects svc-terminal's emulate and bridge speak, one line each: a
@@ -32,7 +32,7 @@ export function dialectNamed(argv: readonly string[], help: string): { name: str
     else if (word.startsWith('--dialect=')) name = word.slice('--dialect='.length);
   });
   const commands = Object.hasOwn(DIALECTS, name) ? DIALECTS[name] : undefined;
-  if (!commands) throw new UsageError(`--dialect is ${names()}, got ${JSON.stringify(name)}`, help);
+  if (!commands) throw usageError(`--dialect is ${names()}, got ${JSON.stringify(name)}`, help);
   return { name, commands };
 }
 

@@ -6,7 +6,7 @@ import { Link } from '../protocol/link.js';
 import { openSerial } from '../serial-port.js';
 import type { EmulateCommand } from './dialect-commands.js';
 import { FAULT_OPTIONS, faultsOf } from './fault-options.js';
-import { duration, integer, logTo, stopped, UsageError, type CliIo } from './io.js';
+import { duration, integer, logTo, stopped, usageError, type CliIo } from './io.js';
 import { operatorChannel } from './operator.js';
 import { usage } from './usage.js';
 
@@ -75,7 +75,7 @@ async function emulateOnSerial(values: SerialValues & { dialect: 'svc' | 'transb
     cardDelayMs: duration(io, values, 'card-delay'),
     turnaroundMs: duration(io, values, 'turnaround'),
   };
-  if (!values.path || !values.serial) throw new UsageError('emulate needs --path and --serial', usage.emulate);
+  if (!values.path || !values.serial) throw usageError('emulate needs --path and --serial', usage.emulate);
   const device = emulatedDevice({ ...values, ...times }, log);
   const baud = integer('baud', values.baud, 115200)!;
   let backoff = 500;
@@ -138,11 +138,11 @@ function emulatedDevice(
 } {
   if (values.dialect === 'transbank') {
     if (values.serial!.length > 8)
-      throw new UsageError(
+      throw usageError(
         `a Transbank terminal id is at most 8 characters; --serial ${JSON.stringify(values.serial)} has ${values.serial!.length}`,
       );
     if (values['commerce-code'] !== undefined && !/^\d{1,12}$/.test(values['commerce-code']))
-      throw new UsageError('--commerce-code is at most 12 digits');
+      throw usageError('--commerce-code is at most 12 digits');
     const pos = new TransbankPos({
       terminalId: values.serial!,
       verbose: values.debug ?? false,
@@ -160,7 +160,7 @@ function emulatedDevice(
     return pos;
   }
   if (values.seed !== undefined || values.clock !== undefined)
-    throw new UsageError('--seed and --clock are for --dialect transbank', usage.emulate);
+    throw usageError('--seed and --clock are for --dialect transbank', usage.emulate);
   const autoApprove = values.autoApproveMs;
   const device = new EmulatedTerminal({
     serial: values.serial!,
@@ -183,7 +183,7 @@ function reproducible(values: { seed?: string; clock?: string }): { random?: () 
   if (values.clock !== undefined) {
     clock = new Date(values.clock);
     if (Number.isNaN(clock.getTime()))
-      throw new UsageError(`--clock takes an ISO 8601 time, got ${JSON.stringify(values.clock)}`);
+      throw usageError(`--clock takes an ISO 8601 time, got ${JSON.stringify(values.clock)}`);
   }
   return {
     ...(seed !== undefined ? { random: seededRandom(seed) } : {}),

@@ -7,7 +7,7 @@ import { SerialZvtLine, TcpZvtLine, type ZvtLine } from '../protocol/zvt/line.js
 import { openSerial } from '../serial-port.js';
 import type { EmulateCommand } from './dialect-commands.js';
 import { FAULT_OPTIONS, faultsOf } from './fault-options.js';
-import { duration, integer, logTo, stopped, UsageError, type CliIo } from './io.js';
+import { duration, integer, logTo, stopped, usageError, type CliIo } from './io.js';
 import { operatorChannel } from './operator.js';
 
 // svc-terminal emulate --dialect zvt: an emulated ZVT payment terminal on a
@@ -36,21 +36,21 @@ export function listenAddress(text: string): { host: string; port: number } {
   const match = /^(?:(.*):)?(\d+)$/.exec(text);
   const port = match ? Number(match[2]) : NaN;
   if (!match || port > 65535)
-    throw new UsageError(`--listen takes HOST:PORT (ZVT's is ${ZVT_PORT}), got ${JSON.stringify(text)}`);
+    throw usageError(`--listen takes HOST:PORT (ZVT's is ${ZVT_PORT}), got ${JSON.stringify(text)}`);
   return { host: (match[1] ?? '').replace(/^\[|\]$/g, '') || '127.0.0.1', port };
 }
 
 export async function emulateZvt(values: ZvtEmulateValues, faults: Faults, io: CliIo): Promise<void> {
   const log = logTo(io);
   if (!values.serial || !/^\d{8}$/.test(values.serial))
-    throw new UsageError(`a ZVT terminal id (--serial) is 8 digits, got ${JSON.stringify(values.serial ?? '')}`);
-  if (values.password !== undefined && !/^\d{6}$/.test(values.password)) throw new UsageError('--password is 6 digits');
+    throw usageError(`a ZVT terminal id (--serial) is 8 digits, got ${JSON.stringify(values.serial ?? '')}`);
+  if (values.password !== undefined && !/^\d{6}$/.test(values.password)) throw usageError('--password is 6 digits');
   if (Boolean(values.path) === Boolean(values.listen))
-    throw new UsageError('emulate --dialect zvt needs --path or --listen, one of them');
+    throw usageError('emulate --dialect zvt needs --path or --listen, one of them');
   const seed = integer('seed', values.seed);
   const clock = values.clock === undefined ? undefined : new Date(values.clock);
   if (clock && Number.isNaN(clock.getTime()))
-    throw new UsageError(`--clock takes an ISO 8601 time, got ${JSON.stringify(values.clock)}`);
+    throw usageError(`--clock takes an ISO 8601 time, got ${JSON.stringify(values.clock)}`);
   let terminal: ZvtTerminal;
   try {
     terminal = new ZvtTerminal({
@@ -64,7 +64,7 @@ export async function emulateZvt(values: ZvtEmulateValues, faults: Faults, io: C
       ...(clock ? { clock: () => clock } : {}),
     });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw usageError((error as Error).message);
   }
   if (values.state)
     log(
@@ -121,7 +121,7 @@ async function listen(
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
-        new UsageError(
+        usageError(
           `cannot listen on ${address.host}:${address.port}: ${error.code === 'EADDRINUSE' ? 'the port is in use' : error.message}`,
         ),
       ),

@@ -1,10 +1,10 @@
 import { BridgeState } from '../bridge/bridge-state.js';
 import { declinedCharge } from '../bridge/dialect-journal.js';
-import { CommandError, parseOptions, statePath, UsageError, type CliIo } from './io.js';
+import { commandFailed, parseOptions, statePath, usageError, type CliIo } from './io.js';
 import { DEFAULT_STATE_DIR, usage } from './usage.js';
 
-const usageError = (message: string, help?: string): never => {
-  throw new UsageError(message, help);
+const refuseUsage = (message: string, help?: string): never => {
+  throw usageError(message, help);
 };
 
 /** svc-terminal held: what the bridge holds for an operator, and the operator's decisions. */
@@ -24,10 +24,10 @@ export async function held(argv: string[], io: CliIo): Promise<void> {
     usage.held,
   );
   if (values.help) return void io.out(usage.held);
-  if (!values.serial) usageError('held needs --serial', usage.held);
+  if (!values.serial) refuseUsage('held needs --serial', usage.held);
   const state = await BridgeState.open(statePath(io, values) ?? DEFAULT_STATE_DIR, values.serial!);
   const [action, key, ...extra] = positionals as [string | undefined, string | undefined, ...string[]];
-  if (extra.length > 0) usageError(`unexpected arguments: ${extra.join(' ')}`, usage.held);
+  if (extra.length > 0) refuseUsage(`unexpected arguments: ${extra.join(' ')}`, usage.held);
   if (action === undefined) {
     const held = await state.listHeld();
     const asks = await state.listHeldAsks();
@@ -53,9 +53,9 @@ export async function held(argv: string[], io: CliIo): Promise<void> {
     }
     return;
   }
-  if ((action !== 'resend' && action !== 'discard') || !key) usageError('say resend KEY or discard KEY', usage.held);
+  if ((action !== 'resend' && action !== 'discard') || !key) refuseUsage('say resend KEY or discard KEY', usage.held);
   if (action === 'discard' && !values.reason?.trim())
-    usageError('discard needs --reason: it is kept with the decision', usage.held);
+    refuseUsage('discard needs --reason: it is kept with the decision', usage.held);
   try {
     await state.decideAny(key!, {
       action: action as 'resend' | 'discard',
@@ -63,7 +63,7 @@ export async function held(argv: string[], io: CliIo): Promise<void> {
       decidedAt: new Date().toISOString(),
     });
   } catch (error) {
-    throw new CommandError(`${(error as Error).message} (svc-terminal held --serial ${values.serial} lists them)`);
+    throw commandFailed(`${(error as Error).message} (svc-terminal held --serial ${values.serial} lists them)`);
   }
   io.out(`${action} ${key}: the bridge carries it out at its next cycle\n`);
 }
@@ -84,11 +84,11 @@ export async function retry(argv: string[], io: CliIo): Promise<void> {
     usage.retry,
   );
   if (values.help) return void io.out(usage.retry);
-  if (!values.serial || positionals.length !== 1) usageError('retry needs one ORDER and --serial', usage.retry);
+  if (!values.serial || positionals.length !== 1) refuseUsage('retry needs one ORDER and --serial', usage.retry);
   const state = await BridgeState.open(statePath(io, values) ?? DEFAULT_STATE_DIR, values.serial!);
   const [orderId] = positionals as [string];
   if (!(await declinedCharge(state.dir, orderId)))
-    usageError(
+    refuseUsage(
       `order ${orderId} has no sale declined by the POS of ${values.serial} (${state.dir}); a PENDING order that was not declined is sold anyway`,
     );
   await state.requestRetry(orderId, new Date().toISOString());

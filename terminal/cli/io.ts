@@ -1,6 +1,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { durationOf } from '../../contracts/cli/duration.js';
 import { parseErrorInWords } from '../../contracts/cli/parse-words.js';
+import { CliError } from '../errors.js';
 
 /** What a command of svc-terminal talks through: the process's streams and environment, or a test's. */
 export interface CliIo {
@@ -13,21 +14,15 @@ export interface CliIo {
   stop: AbortSignal;
 }
 
-/** A usage mistake: the message, then the command's usage; exit 2. */
-export class UsageError extends Error {
-  constructor(
-    message: string,
-    readonly help?: string,
-  ) {
-    super(message);
-  }
-}
+/** A usage mistake (USAGE, exit 2): said in one line, with where the usage is. */
+export const usageError = (message: string, help?: string): CliError =>
+  new CliError('USAGE', message, help === undefined ? {} : { help });
 
-/** A command that could not do what it was asked: the message; exit 1. */
-export class CommandError extends Error {}
+/** A command that could not do what it was asked (COMMAND_FAILED, exit 1). */
+export const commandFailed = (message: string): CliError => new CliError('COMMAND_FAILED', message);
 
-/** Nothing answered (a terminal's address, a control socket): the message; exit 3, as every command of ours says it. */
-export class UnreachableError extends CommandError {}
+/** Nothing answered: a terminal's address, a control socket (UNREACHABLE, exit 3, as every command of ours says it). */
+export const unreachable = (message: string): CliError => new CliError('UNREACHABLE', message);
 
 /** A line of the log: on stdout, stamped. */
 export const logTo = (io: CliIo) => (line: string) => io.out(`${new Date().toISOString()} ${line}\n`);
@@ -42,13 +37,13 @@ export function parseOptions<const T extends ParseArgsConfig>(config: T, help: s
   try {
     return parseArgs(config);
   } catch (error) {
-    throw new UsageError(parseErrorInWords(error), help);
+    throw usageError(parseErrorInWords(error), help);
   }
 }
 
 export function integer(name: string, value: string | undefined, fallback?: number): number | undefined {
   if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number, got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value)) throw usageError(`--${name} must be a whole number, got ${JSON.stringify(value)}`);
   return Number(value);
 }
 
@@ -74,7 +69,7 @@ export function duration(
     { name, oldSpelling: { name: oldName, unit: 'ms' } },
     fallback,
     (message) => {
-      throw new UsageError(message);
+      throw usageError(message);
     },
     (message) => io.err(`svc-terminal: warning: ${message}\n`),
   );

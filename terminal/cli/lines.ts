@@ -2,7 +2,7 @@ import { connect as connectTcp } from 'node:net';
 import type { SerialLine } from '../bridge/bridge-options.js';
 import { openSerial } from '../serial-port.js';
 import type { BridgeLine } from './dialect-commands.js';
-import { integer, UsageError } from './io.js';
+import { integer, usageError } from './io.js';
 
 // The lines a bridge reaches its device over, as the dialects' commands make them.
 
@@ -18,7 +18,7 @@ export function tcpLine(address: { host: string; port: number }): BridgeLine {
 
 /** --path PATH [--baud N] as a serial line, or a usage error naming what is missing. */
 export function serialLineOf(values: Record<string, unknown>, defaultBaud: number, stopBits: 1 | 2): BridgeLine {
-  if (typeof values.path !== 'string') throw new UsageError('bridge needs --path');
+  if (typeof values.path !== 'string') throw usageError('bridge needs --path');
   return serialLine(values.path, integer('baud', values.baud as string | undefined, defaultBaud)!, stopBits);
 }
 
@@ -27,7 +27,7 @@ export function hostAndPort(text: string, hint: string, defaultPort?: number): {
   const match = /^(.+?)(?::(\d{1,5}))?$/.exec(text);
   const port = match?.[2] !== undefined ? Number(match[2]) : defaultPort;
   if (!match || port === undefined || port > 65535)
-    throw new UsageError(`--host takes HOST:PORT (${hint}), got ${JSON.stringify(text)}`);
+    throw usageError(`--host takes HOST:PORT (${hint}), got ${JSON.stringify(text)}`);
   return { host: match[1]!.replace(/^\[|\]$/g, ''), port };
 }
 

@@ -2,8 +2,8 @@ import { bridge } from './bridge-command.js';
 import { close, control } from './control.js';
 import { emulate } from './emulate.js';
 import { held, retry } from './held.js';
-import { EXIT_NO_ANSWER } from '../../contracts/cli/no-answer.js';
-import { CommandError, UnreachableError, UsageError, type CliIo } from './io.js';
+import { CliError, terminalError } from '../errors.js';
+import { usageError, type CliIo } from './io.js';
 import { play } from './play.js';
 import { ports } from './ports.js';
 import { usage } from './usage.js';
@@ -23,7 +23,9 @@ const commands: Record<string, (argv: string[], io: CliIo) => Promise<void>> = {
 /**
  * svc-terminal with `argv` (the words after the command's name): runs the
  * command and answers the exit code: 0 done, 1 the command could not do
- * what it was asked, 2 a usage mistake (said with the usage).
+ * what it was asked (or its bridge stopped on a failure, named by its
+ * code), 2 a usage mistake, 3 nothing answered. errors.ts gives each code
+ * its exit.
  */
 const run = (command: string | undefined) =>
   command !== undefined && Object.hasOwn(commands, command) ? commands[command] : undefined;
@@ -40,20 +42,20 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       return 0;
     }
     const found = run(command);
-    if (!found) throw new UsageError(`unknown command ${JSON.stringify(command)}`, usage.main);
+    if (!found) throw usageError(`unknown command ${JSON.stringify(command)}`, usage.main);
     await found(rest, io);
     return 0;
   } catch (error) {
-    if (error instanceof UsageError) {
+    const ours = terminalError(error);
+    if (!ours) throw error;
+    if (ours.code === 'USAGE') {
       // One line, and where to read more: the usage itself would bury the mistake under forty lines.
       const more = run(command) ? `svc-terminal ${command} --help` : 'svc-terminal --help';
-      io.err(`svc-terminal: ${error.message}\n(${more} says more)\n`);
-      return 2;
+      io.err(`svc-terminal: ${ours.message}\n(${more} says more)\n`);
+      return ours.exitCode;
     }
-    if (error instanceof CommandError) {
-      io.err(`svc-terminal: ${error.message}\n`);
-      return error instanceof UnreachableError ? EXIT_NO_ANSWER : 1;
-    }
-    throw error;
+    // A command's own ending says only its message; any other (a journal that failed under a bridge) names its code.
+    io.err(`svc-terminal: ${ours.message}${ours instanceof CliError ? '' : ` [${ours.code}]`}\n`);
+    return ours.exitCode;
   }
 }

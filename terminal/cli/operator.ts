@@ -1,7 +1,7 @@
 import { readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { createInterface } from 'node:readline';
-import { UsageError, type CliIo } from './io.js';
+import { usageError, type CliIo } from './io.js';
 
 // Where a running emulator or bridge takes its operator's commands: its
 // stdin when it is in the foreground, and a control socket (--control
@@ -54,9 +54,7 @@ export async function operatorChannel(io: CliIo, command: OperatorCommand, contr
   if (control) {
     // A Unix socket's path holds 107 bytes on Linux, 103 on macOS.
     if (Buffer.byteLength(control) > 100)
-      throw new UsageError(
-        `--control ${control} is too long for a socket path (100 bytes at most): name a shorter one`,
-      );
+      throw usageError(`--control ${control} is too long for a socket path (100 bytes at most): name a shorter one`);
     rmSync(control, { force: true });
     server = createServer((socket) => {
       socket.setEncoding('utf8');
@@ -70,7 +68,7 @@ export async function operatorChannel(io: CliIo, command: OperatorCommand, contr
       socket.on('error', () => undefined);
     });
     await new Promise<void>((resolve, reject) => {
-      server!.once('error', (error) => reject(new UsageError(`--control ${control}: ${error.message}`)));
+      server!.once('error', (error) => reject(usageError(`--control ${control}: ${error.message}`)));
       server!.listen(control, () => resolve());
     });
   }

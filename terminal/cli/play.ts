@@ -24,7 +24,7 @@ import {
   type NexoTranscript,
 } from '../transcript/nexo-transcript.js';
 import { NexoClient } from '../bridge/nexo/nexo-client.js';
-import { CommandError, duration, integer, UnreachableError, parseOptions, UsageError, type CliIo } from './io.js';
+import { commandFailed, duration, integer, unreachable, parseOptions, usageError, type CliIo } from './io.js';
 import { hostAndPort } from './lines.js';
 import { usage } from './usage.js';
 
@@ -54,38 +54,38 @@ export async function play(argv: string[], io: CliIo): Promise<void> {
   );
   if (values.help) return void io.out(usage.play);
   if ([values.path, values.host, values.emulated].filter(Boolean).length !== 1)
-    throw new UsageError(
+    throw usageError(
       'play needs --path (a serial line), --host HOST:PORT (ZVT over TCP) or --emulated, one of them',
       usage.play,
     );
-  if (positionals.length === 0) throw new UsageError('name at least one transcript file', usage.play);
+  if (positionals.length === 0) throw usageError('name at least one transcript file', usage.play);
   const loaded: Loaded[] = [];
   for (const file of positionals) loaded.push(await load(file));
   if (values.emulated) {
     const failed = await playEmulated(loaded, duration(io, values, 'timeout', 5000)!, io);
-    if (failed > 0) throw new CommandError(`${failed} of ${loaded.length} transcripts differ`);
+    if (failed > 0) throw commandFailed(`${failed} of ${loaded.length} transcripts differ`);
     return;
   }
   const nexo = loaded.filter((entry): entry is Extract<Loaded, { nexo: NexoTranscript }> => 'nexo' in entry);
   if (nexo.length > 0) {
-    if (nexo.length < loaded.length) throw new UsageError('play nexo transcripts apart from the others');
+    if (nexo.length < loaded.length) throw usageError('play nexo transcripts apart from the others');
     if (!values.host || !values.ca)
-      throw new UsageError('nexo transcripts play over HTTPS: --host HOST[:PORT] --ca FILE (or --emulated)');
+      throw usageError('nexo transcripts play over HTTPS: --host HOST[:PORT] --ca FILE (or --emulated)');
     const failed = await playNexo(nexo, values.host, values.ca, duration(io, values, 'timeout', 5000)!, io);
-    if (failed > 0) throw new CommandError(`${failed} of ${loaded.length} transcripts differ`);
+    if (failed > 0) throw commandFailed(`${failed} of ${loaded.length} transcripts differ`);
     return;
   }
   const zvt = loaded.filter((entry): entry is Extract<Loaded, { zvt: ZvtTranscript }> => 'zvt' in entry);
   if (zvt.length > 0 && zvt.length < loaded.length)
-    throw new UsageError('play ZVT transcripts and Transbank transcripts in separate runs');
+    throw usageError('play ZVT transcripts and Transbank transcripts in separate runs');
   if (values.host && zvt.length === 0)
-    throw new UsageError('--host plays ZVT transcripts (over TCP); a Transbank POS is on a serial line: --path');
+    throw usageError('--host plays ZVT transcripts (over TCP); a Transbank POS is on a serial line: --path');
   const timeoutMs = duration(io, values, 'timeout', 5000)!;
   const failed =
     zvt.length > 0
       ? await playZvt(zvt, values, timeoutMs, io)
       : await playTransbank(loaded as Array<Extract<Loaded, { transcript: Transcript }>>, values, timeoutMs, io);
-  if (failed > 0) throw new CommandError(`${failed} of ${loaded.length} transcripts differ`);
+  if (failed > 0) throw commandFailed(`${failed} of ${loaded.length} transcripts differ`);
 }
 
 /** Each transcript against a terminal started afresh as its `device` says, on an in-memory line. */
@@ -93,8 +93,7 @@ async function playEmulated(loaded: Loaded[], timeoutMs: number, io: CliIo): Pro
   const missing = loaded.find(
     (entry) => !('nexo' in entry ? entry.nexo.device : 'zvt' in entry ? entry.zvt.device : entry.transcript.device),
   );
-  if (missing)
-    throw new UsageError(`${missing.file} names no device to start ("device"): play it with --path or --host`);
+  if (missing) throw usageError(`${missing.file} names no device to start ("device"): play it with --path or --host`);
   let failed = 0;
   for (const entry of loaded) {
     if ('nexo' in entry) {
@@ -132,7 +131,7 @@ async function playEmulated(loaded: Loaded[], timeoutMs: number, io: CliIo): Pro
 
 async function load(file: string): Promise<Loaded> {
   const text = await readFile(file, 'utf8').catch((error: Error) => {
-    throw new UsageError(`cannot read ${file}: ${error.message}`);
+    throw usageError(`cannot read ${file}: ${error.message}`);
   });
   try {
     const value: unknown = JSON.parse(text);
@@ -140,9 +139,7 @@ async function load(file: string): Promise<Loaded> {
     if (isNexoTranscript(value)) return { file, nexo: checkNexoTranscript(file, value) };
     return { file, transcript: parseTranscript(file, text) };
   } catch (error) {
-    throw new UsageError(
-      error instanceof SyntaxError ? `${file} is not JSON: ${error.message}` : (error as Error).message,
-    );
+    throw usageError(error instanceof SyntaxError ? `${file} is not JSON: ${error.message}` : (error as Error).message);
   }
 }
 
@@ -153,7 +150,7 @@ async function playTransbank(
   io: CliIo,
 ): Promise<number> {
   const port = await openSerial(values.path!, integer('baud', values.baud, 115200)!).catch((error: Error) => {
-    throw new CommandError(`cannot open ${values.path}: ${error.message}`);
+    throw commandFailed(`cannot open ${values.path}: ${error.message}`);
   });
   let failed = 0;
   try {
@@ -202,13 +199,13 @@ async function playZvt(
 async function openZvt(values: { path?: string; host?: string; baud?: string }): Promise<Duplex> {
   if (values.path)
     return openSerial(values.path, integer('baud', values.baud, 9600)!, 2).catch((error: Error) => {
-      throw new CommandError(`cannot open ${values.path}: ${error.message}`);
+      throw commandFailed(`cannot open ${values.path}: ${error.message}`);
     });
   const match = /^(.+):(\d{1,5})$/.exec(values.host!);
-  if (!match) throw new UsageError(`--host takes HOST:PORT, got ${JSON.stringify(values.host)}`);
+  if (!match) throw usageError(`--host takes HOST:PORT, got ${JSON.stringify(values.host)}`);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(match[2]), match[1]!.replace(/^\[|\]$/g, ''), () => resolve(socket));
-    socket.once('error', (error) => reject(new UnreachableError(`cannot reach ${values.host}: ${error.message}`)));
+    socket.once('error', (error) => reject(unreachable(`cannot reach ${values.host}: ${error.message}`)));
   });
 }
 
@@ -232,7 +229,7 @@ async function playNexo(
 ): Promise<number> {
   const address = hostAndPort(host, 'an Adyen terminal listens on 8443', 8443);
   const ca = await readFile(caFile, 'utf8').catch((error: Error) => {
-    throw new UsageError(`cannot read --ca ${caFile}: ${error.message}`);
+    throw usageError(`cannot read --ca ${caFile}: ${error.message}`);
   });
   const client = new NexoClient({ ...address, ca });
   let failed = 0;
@@ -244,7 +241,7 @@ async function playNexo(
       io.out(`${file}: ${nexo.description}${device}\n`);
       const send = async (body: string) => {
         const answer = await client.post(body, timeoutMs).catch((error: Error) => {
-          throw new UnreachableError(`cannot reach ${host}: ${error.message}`);
+          throw unreachable(`cannot reach ${host}: ${error.message}`);
         });
         return answer.text;
       };

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { SerialPort } from 'serialport';
-import { CommandError, type CliIo } from './io.js';
+import { commandFailed, type CliIo } from './io.js';
 import { usage } from './usage.js';
 
 /** A serial port as listed: its path, and what its USB descriptor says when it has one. */
@@ -21,7 +21,7 @@ export async function ports(argv: string[], io: CliIo): Promise<void> {
     // serialport lists through udevadm on Linux, which containers often lack; the kernel's sysfs says the same.
     const fromSysfs = process.platform === 'linux' ? sysfsPorts() : null;
     if (!fromSysfs)
-      throw new CommandError(
+      throw commandFailed(
         `this system cannot list its serial ports (${(error as Error).message}); give the path directly, e.g. --path /dev/ttyUSB0`,
       );
     list = fromSysfs;

@@ -1,6 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { howToGive, readCredential, type CredentialKind } from '../../contracts/cli/credential.js';
-import { UsageError, type CliIo } from './io.js';
+import { usageError, type CliIo } from './io.js';
+import { CliError } from '../errors.js';
 
 // A secret that never comes from the command line (a nexo passphrase, an
 // API key): from a file only its owner may read, as ssh insists for a
@@ -9,7 +10,8 @@ import { UsageError, type CliIo } from './io.js';
 function readPrivate(path: string): string {
   const mode = statSync(path).mode;
   if ((mode & 0o077) !== 0)
-    throw new Error(
+    throw new CliError(
+      'USAGE',
       `is readable by others (mode ${(mode & 0o777).toString(8)}); chmod 600 ${path} (its secret may already be known to every local user)`,
     );
   return readFileSync(path, 'utf8');
@@ -22,8 +24,8 @@ export function privateSecret(kind: CredentialKind, file: unknown, io: CliIo, re
     env: io.env,
     read: readPrivate,
   });
-  if ('error' in answer) throw new UsageError(answer.error);
+  if ('error' in answer) throw usageError(answer.error);
   for (const warning of answer.warnings) io.err(`svc-terminal: warning: ${warning}\n`);
-  if (answer.value === undefined && required) throw new UsageError(howToGive(kind));
+  if (answer.value === undefined && required) throw usageError(howToGive(kind));
   return answer.value;
 }

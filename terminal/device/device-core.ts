@@ -1,6 +1,7 @@
 import type { Link } from '../protocol/link.js';
 import { realTimers, type Timers } from '../protocol/timers.js';
 import { readJournalSync, writeJournalSync } from './journal-file.js';
+import { LineError } from '../errors.js';
 
 // What every emulated device is, whatever its dialect: a state kept in a
 // journal as a real terminal keeps one in flash (written before the device
@@ -68,7 +69,7 @@ export class DeviceCore<S> {
   /** Sends `payload` to the host; a line that is gone is one log line. Answers whether it went. */
   async send(payload: string, what = payload.slice(0, 4)): Promise<boolean> {
     try {
-      if (!this.link) throw new Error('no line attached');
+      if (!this.link) throw new LineError('DISCONNECTED', 'no line attached');
       await this.link.send(payload);
       return true;
     } catch (error) {

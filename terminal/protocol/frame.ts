@@ -1,14 +1,10 @@
 // INTERFACE.md §9: a frame is STX payload ETX LRC, LRC = XOR of every payload
 // byte and ETX. The payload is printable ASCII, at most 1024 bytes.
 import { ACK, ETX, NAK, STX } from './control-bytes.js';
+import { ProtocolError } from '../errors.js';
 export { ACK, ETX, NAK, STX };
 
 export const MAX_PAYLOAD = 1024;
-
-export class FrameError extends Error {
-  override readonly name = 'FrameError';
-  readonly code = 'FRAME_INVALID';
-}
 
 export function lrc(payload: Buffer): number {
   let value = ETX;
@@ -22,9 +18,9 @@ export function isPrintable(payload: Buffer): boolean {
 
 export function encodeFrame(payload: string): Buffer {
   const bytes = Buffer.from(payload); // anything beyond ASCII becomes bytes over 0x7e, refused below
-  if (!isPrintable(bytes)) throw new FrameError('a payload is printable ASCII only');
+  if (!isPrintable(bytes)) throw new ProtocolError('FRAME_INVALID', 'a payload is printable ASCII only');
   if (bytes.length > MAX_PAYLOAD)
-    throw new FrameError(`a payload is at most ${MAX_PAYLOAD} bytes, got ${bytes.length}`);
+    throw new ProtocolError('FRAME_INVALID', `a payload is at most ${MAX_PAYLOAD} bytes, got ${bytes.length}`);
   return Buffer.concat([Buffer.of(STX), bytes, Buffer.of(ETX, lrc(bytes))]);
 }
 

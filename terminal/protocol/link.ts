@@ -3,26 +3,10 @@ import type { Duplex } from 'node:stream';
 import { ACK, encodeFrame, hex, NAK } from './frame.js';
 import { FrameParser, type LineEvent } from './frame-parser.js';
 import { realTimers, type Timers } from './timers.js';
+import { LineError } from '../errors.js';
 
 // INTERFACE.md §9, link: the receiver answers ACK after a good LRC and NAK after
 // a bad one; the sender waits 2 s for it and tries 3 times in all.
-
-export class LinkError extends Error {
-  readonly disconnected: boolean = false;
-}
-export class LinkTimeoutError extends LinkError {
-  override readonly name = 'LinkTimeoutError';
-  readonly code = 'LINK_TIMEOUT';
-}
-export class NakLimitError extends LinkError {
-  override readonly name = 'NakLimitError';
-  readonly code = 'NAK_LIMIT';
-}
-export class DisconnectedError extends LinkError {
-  override readonly name = 'DisconnectedError';
-  readonly code = 'DISCONNECTED';
-  override readonly disconnected = true;
-}
 
 export interface LinkOptions {
   timers?: Timers;
@@ -75,11 +59,11 @@ export class Link extends EventEmitter {
       this.parser.write(chunk);
     });
     this.parser.on('data', (event: LineEvent) => this.onLine(event));
-    const onClose = () => this.shutdown(new DisconnectedError('the serial line closed'));
+    const onClose = () => this.shutdown(new LineError('DISCONNECTED', 'the serial line closed'));
     port.on('close', onClose);
     port.on('end', onClose);
     port.on('error', (error: Error) =>
-      this.shutdown(new DisconnectedError(`the serial line failed: ${error.message}`)),
+      this.shutdown(new LineError('DISCONNECTED', `the serial line failed: ${error.message}`)),
     );
   }
 
@@ -88,7 +72,7 @@ export class Link extends EventEmitter {
   }
 
   send(payload: string): Promise<void> {
-    if (this.closed) return Promise.reject(new DisconnectedError('the serial line is closed'));
+    if (this.closed) return Promise.reject(new LineError('DISCONNECTED', 'the serial line is closed'));
     encodeFrame(payload); // throws now for what cannot be framed, rather than inside the queue
     return new Promise((resolve, reject) => {
       this.queue.push({ payload, resolve, reject });
@@ -97,7 +81,7 @@ export class Link extends EventEmitter {
   }
 
   close(): void {
-    this.shutdown(new DisconnectedError('the link was closed'));
+    this.shutdown(new LineError('DISCONNECTED', 'the link was closed'));
   }
 
   private next(): void {
@@ -119,7 +103,8 @@ export class Link extends EventEmitter {
     current.timer = this.timers.setTimeout(
       () =>
         this.retryOrFail(
-          new LinkTimeoutError(
+          new LineError(
+            'LINK_TIMEOUT',
             `no ACK for ${current.outgoing.payload.slice(0, 4)} after ${this.tries} tries of ${this.ackTimeoutMs} ms`,
           ),
         ),
@@ -128,7 +113,7 @@ export class Link extends EventEmitter {
     this.port.write(frame);
   }
 
-  private retryOrFail(error: LinkError): void {
+  private retryOrFail(error: LineError): void {
     const current = this.current!;
     if (current.attempt < this.tries) return this.transmit();
     this.current = null;
@@ -154,7 +139,8 @@ export class Link extends EventEmitter {
         this.current.naks += 1;
         this.options.debug?.(`NAK for ${this.current.outgoing.payload.slice(0, 4)}`);
         this.retryOrFail(
-          new NakLimitError(
+          new LineError(
+            'NAK_LIMIT',
             `${this.current.outgoing.payload.slice(0, 4)} was refused (NAK) ${this.current.naks} times`,
           ),
         );
@@ -188,7 +174,7 @@ export class Link extends EventEmitter {
     }
   }
 
-  private shutdown(error: DisconnectedError): void {
+  private shutdown(error: LineError): void {
     if (this.closed) return;
     this.closed = true;
     this.parser.destroy(); // and with it the gap timer of a frame cut off

@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { frame, readEnvelope } from '../protocol/nexo/messages.js';
 import { NexoTerminal } from '../device/nexo/nexo-terminal.js';
 import { seededRandom } from '../../contracts/common/seeded-random.js';
+import { ProtocolError } from '../errors.js';
 
 // A nexo transcript (fixtures/nexo/transcripts/): the plaintext requests a cash
 // register sent and the responses an Adyen terminal gave, in order, each
@@ -36,15 +37,21 @@ export const isNexoTranscript = (value: unknown): value is NexoTranscript =>
 /** Checks a parsed nexo transcript: every request a SaleToPOIRequest, every response a SaleToPOIResponse or null. */
 export function checkNexoTranscript(file: string, value: NexoTranscript): NexoTranscript {
   if (typeof value.description !== 'string' || !Array.isArray(value.exchanges))
-    throw new Error(`${file} is not a nexo transcript: it needs a description and exchanges`);
+    throw new ProtocolError(
+      'TRANSCRIPT_INVALID',
+      `${file} is not a nexo transcript: it needs a description and exchanges`,
+    );
   value.exchanges.forEach((exchange, index) => {
     if (readEnvelope(JSON.stringify(exchange.request), 'SaleToPOIRequest').kind === 'broken')
-      throw new Error(`${file}: exchanges/${index} has no whole SaleToPOIRequest`);
+      throw new ProtocolError('TRANSCRIPT_INVALID', `${file}: exchanges/${index} has no whole SaleToPOIRequest`);
     if (
       exchange.response !== null &&
       readEnvelope(JSON.stringify(exchange.response), 'SaleToPOIResponse').kind === 'broken'
     )
-      throw new Error(`${file}: exchanges/${index} has a response that is not a SaleToPOIResponse`);
+      throw new ProtocolError(
+        'TRANSCRIPT_INVALID',
+        `${file}: exchanges/${index} has a response that is not a SaleToPOIResponse`,
+      );
   });
   return value;
 }
@@ -75,7 +82,8 @@ export function emulatedNexo(device: NexoTranscriptDevice): (request: string) =>
   });
   return async (request) => {
     const incoming = readEnvelope(request, 'SaleToPOIRequest');
-    if (incoming.kind !== 'plain') throw new Error('a transcript request that is not a plaintext SaleToPOIRequest');
+    if (incoming.kind !== 'plain')
+      throw new ProtocolError('TRANSCRIPT_INVALID', 'a transcript request that is not a plaintext SaleToPOIRequest');
     const answer = await terminal.handle(incoming.message);
     return answer === null ? '' : frame('SaleToPOIResponse', answer);
   };

@@ -1,6 +1,7 @@
 import { ACK, encodeFrame, hex } from '../protocol/frame.js';
 import { LineReader, type RawLine } from './line-reader.js';
 import { bytesOf, frameOf, type Transcript, type TranscriptFrame } from './transcript.js';
+import { LineError, ProtocolError } from '../errors.js';
 
 // Plays a transcript as the cash register: each H→T frame is sent as it is
 // written, and everything the POS sends back (its ACK, then each T→H frame)
@@ -80,11 +81,12 @@ export async function recordTranscript(
       reader.write(encodeFrame(request));
       frames.push(frameOf('H→T', request));
       const ack = await reader.bytes(1, options.frameTimeoutMs ?? 5000);
-      if (!ack || ack[0] !== ACK) throw new Error(`the POS did not ACK ${request}: ${ack ? hex(ack) : 'nothing came'}`);
+      if (!ack || ack[0] !== ACK)
+        throw new LineError('NO_ANSWER', `the POS did not ACK ${request}: ${ack ? hex(ack) : 'nothing came'}`);
       for (;;) {
         const frame = await reader.frame(options.quietMs ?? 400);
         if (!frame) break;
-        if (frame.length === 1) throw new Error(`a stray byte ${hex(frame)} after ${request}`);
+        if (frame.length === 1) throw new ProtocolError('FRAME_INVALID', `a stray byte ${hex(frame)} after ${request}`);
         frames.push(frameOf('T→H', frame.subarray(1, -2).toString('latin1')));
         reader.write(Buffer.of(ACK));
       }

@@ -1,4 +1,5 @@
 import { encodeFrame, hex } from '../protocol/frame.js';
+import { ProtocolError } from '../errors.js';
 
 // A serial transcript (fixtures/serial/): the frames a cash register and a
 // POS exchanged, in order, each as its payload and as the bytes on the line
@@ -48,17 +49,23 @@ export function parseTranscript(file: string, text: string): Transcript {
   try {
     value = JSON.parse(text) as Transcript;
   } catch (error) {
-    throw new Error(`${file} is not JSON: ${(error as Error).message}`, { cause: error });
+    throw new ProtocolError('TRANSCRIPT_INVALID', `${file} is not JSON: ${(error as Error).message}`, { cause: error });
   }
   if (typeof value?.description !== 'string' || !Array.isArray(value.frames))
-    throw new Error(`${file} is not a transcript: it needs a description and frames`);
+    throw new ProtocolError('TRANSCRIPT_INVALID', `${file} is not a transcript: it needs a description and frames`);
   value.frames.forEach((frame, index) => {
     if (frame.direction !== 'H→T' && frame.direction !== 'T→H')
-      throw new Error(`${file}: frames/${index} has direction ${JSON.stringify(frame.direction)}, not H→T or T→H`);
+      throw new ProtocolError(
+        'TRANSCRIPT_INVALID',
+        `${file}: frames/${index} has direction ${JSON.stringify(frame.direction)}, not H→T or T→H`,
+      );
     if (typeof frame.hex !== 'string' || !/^[0-9a-f]{2}( [0-9a-f]{2})*$/.test(frame.hex))
-      throw new Error(`${file}: frames/${index} has no hex bytes`);
+      throw new ProtocolError('TRANSCRIPT_INVALID', `${file}: frames/${index} has no hex bytes`);
     if (hex(encodeFrame(frame.payload)) !== frame.hex)
-      throw new Error(`${file}: frames/${index}'s hex is not its payload framed (STX payload ETX LRC)`);
+      throw new ProtocolError(
+        'TRANSCRIPT_INVALID',
+        `${file}: frames/${index}'s hex is not its payload framed (STX payload ETX LRC)`,
+      );
   });
   return value;
 }

@@ -3,6 +3,7 @@ import { decodeApdu, encodeApdu, type Apdu } from '../protocol/zvt/apdu.js';
 import { commandName } from '../protocol/zvt/messages.js';
 import type { ZvtLine } from '../protocol/zvt/line.js';
 import type { Direction } from './transcript.js';
+import { ProtocolError } from '../errors.js';
 
 // A ZVT transcript (fixtures/serial/zvt/): the APDUs a cash register and a
 // terminal exchanged, in order, each named and in hex. The same APDUs cross
@@ -38,14 +39,21 @@ export const isZvtTranscript = (value: unknown): value is ZvtTranscript =>
 /** Checks a parsed ZVT transcript: every entry a whole APDU in hex. */
 export function checkZvtTranscript(file: string, value: ZvtTranscript): ZvtTranscript {
   if (typeof value.description !== 'string' || !Array.isArray(value.apdus))
-    throw new Error(`${file} is not a ZVT transcript: it needs a description and apdus`);
+    throw new ProtocolError('TRANSCRIPT_INVALID', `${file} is not a ZVT transcript: it needs a description and apdus`);
   value.apdus.forEach((entry, index) => {
     if (entry.direction !== 'H→T' && entry.direction !== 'T→H')
-      throw new Error(`${file}: apdus/${index} has direction ${JSON.stringify(entry.direction)}, not H→T or T→H`);
+      throw new ProtocolError(
+        'TRANSCRIPT_INVALID',
+        `${file}: apdus/${index} has direction ${JSON.stringify(entry.direction)}, not H→T or T→H`,
+      );
     try {
       decodeApdu(Buffer.from(String(entry.hex).replace(/ /g, ''), 'hex'));
     } catch (error) {
-      throw new Error(`${file}: apdus/${index} is not an APDU: ${(error as Error).message}`, { cause: error });
+      throw new ProtocolError(
+        'TRANSCRIPT_INVALID',
+        `${file}: apdus/${index} is not an APDU: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
   });
   return value;

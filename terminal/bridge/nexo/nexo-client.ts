@@ -1,5 +1,6 @@
 import { Agent, request as httpsRequest } from 'node:https';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
+import { BridgeError, LineError } from '../../errors.js';
 import { seal, unseal, type SecurityKey } from '../../protocol/nexo/crypto.js';
 import { frame, readEnvelope, type NexoMessage } from '../../protocol/nexo/messages.js';
 
@@ -29,28 +30,15 @@ export interface NexoClientOptions {
   key?: SecurityKey;
 }
 
-/** The line failed: no answer, a cut connection, a certificate refused. The request may or may not have reached the terminal. */
-export class NexoLineError extends Error {
-  override readonly name = 'NexoLineError';
-}
-
-/** The terminal answered, but not with a response (a crypto error, an HTTP error). */
-export class NexoRefusal extends Error {
-  override readonly name = 'NexoRefusal';
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+const NEXO = { dialect: 'nexo' } as const;
 
 /** A terminal's certificate (its subject a terminal's name), or one valid for the host; else why not. */
 export function terminalIdentity(host: string, cert: PeerCertificate): Error | undefined {
   const name = cert.subject?.CN;
   if (typeof name === 'string' && TERMINAL_NAME.test(name)) return undefined;
   if (checkServerIdentity(host, cert) === undefined) return undefined;
-  return new Error(
+  return new LineError(
+    'TLS_REFUSED',
     `the certificate's subject ${String(name)} is neither a terminal's (<POIID>.test.terminal.adyen.com) nor ${host}`,
   );
 }
@@ -78,15 +66,29 @@ export class NexoClient {
     const body = key ? JSON.stringify({ SaleToPOIRequest: seal(message.header, json, key) }) : json;
     const { status, text } = await this.post(body, timeoutMs);
     if (status < 200 || status >= 300)
-      throw new NexoRefusal(status, `the terminal answered HTTP ${status}: ${text.slice(0, 200)}`);
+      throw new BridgeError('DEVICE_REFUSED', `the terminal answered HTTP ${status}: ${text.slice(0, 200)}`, {
+        ...NEXO,
+        httpStatus: status,
+      });
     if (text.trim() === '') return null;
     const outer = readEnvelope(text, 'SaleToPOIResponse');
     if (outer.kind === 'plain') return outer.message;
     if (outer.kind === 'broken')
-      throw new NexoRefusal(status, `the terminal's answer is not a response: ${outer.reason}`);
-    if (!key) throw new NexoRefusal(status, 'the terminal answered encrypted, and the bridge has no key');
+      throw new BridgeError('DEVICE_REFUSED', `the terminal's answer is not a response: ${outer.reason}`, {
+        ...NEXO,
+        httpStatus: status,
+      });
+    if (!key)
+      throw new BridgeError('DEVICE_REFUSED', 'the terminal answered encrypted, and the bridge has no key', {
+        ...NEXO,
+        httpStatus: status,
+      });
     const inner = readEnvelope(unseal(outer.message, key), 'SaleToPOIResponse');
-    if (inner.kind !== 'plain') throw new NexoRefusal(status, "the terminal's decrypted answer is not a response");
+    if (inner.kind !== 'plain')
+      throw new BridgeError('DEVICE_REFUSED', "the terminal's decrypted answer is not a response", {
+        ...NEXO,
+        httpStatus: status,
+      });
     return inner.message;
   }
 
@@ -111,18 +113,23 @@ export class NexoClient {
           response.on('data', (chunk: Buffer) => chunks.push(chunk));
           response.on('end', () => {
             clearTimeout(timer);
-            if (!response.complete) return reject(new NexoLineError('the connection was cut during the answer'));
+            if (!response.complete)
+              return reject(new LineError('DISCONNECTED', 'the connection was cut during the answer', NEXO));
             resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') });
           });
-          response.on('error', (error) => reject(new NexoLineError(error.message)));
+          response.on('error', (error) =>
+            reject(new LineError('LINE_FAILED', error.message, { ...NEXO, cause: error })),
+          );
         },
       );
       const timer = setTimeout(() => {
-        request.destroy(new NexoLineError(`no answer within ${timeoutMs} ms`));
+        request.destroy(new LineError('NO_ANSWER', `no answer within ${timeoutMs} ms`, NEXO));
       }, timeoutMs);
       request.on('error', (error) => {
         clearTimeout(timer);
-        reject(error instanceof NexoLineError ? error : new NexoLineError(error.message));
+        reject(
+          error instanceof LineError ? error : new LineError('LINE_FAILED', error.message, { ...NEXO, cause: error }),
+        );
       });
       request.end(body);
     });

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { BridgeCommand } from '../../cli/dialect-commands.js';
-import { integer, UsageError } from '../../cli/io.js';
+import { integer, usageError } from '../../cli/io.js';
 import { hostAndPort } from '../../cli/lines.js';
 import { privateSecret } from '../../cli/private-file.js';
 import { NEXO_PASSPHRASE, NEXO_PORT } from '../../protocol/nexo/key-options.js';
@@ -47,13 +47,13 @@ export const nexoBridgeCommand: BridgeCommand = {
     const required = ['host', 'poiid', 'ca', ...(plaintext ? [] : ['key-identifier'])];
     const missing = required.filter((name) => text(name) === undefined);
     if (missing.length > 0)
-      throw new UsageError(`bridge --dialect nexo needs ${missing.map((name) => `--${name}`).join(', ')}`);
+      throw usageError(`bridge --dialect nexo needs ${missing.map((name) => `--${name}`).join(', ')}`);
     const address = hostAndPort(text('host')!, `an Adyen terminal listens on ${NEXO_PORT}`, NEXO_PORT);
     let ca: string;
     try {
       ca = readFileSync(text('ca')!, 'utf8');
     } catch (error) {
-      throw new UsageError(
+      throw usageError(
         `--ca ${text('ca')}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
       );
     }

@@ -13,7 +13,8 @@ import type {
   OrderToAsk,
 } from '../dialect.js';
 import type { MoneyRecord } from '../money-record.js';
-import { NexoLineError, type NexoClient } from './nexo-client.js';
+import { BridgeError, LineError } from '../../errors.js';
+import type { NexoClient } from './nexo-client.js';
 import { passingServiceId, type NexoInFlight, type NexoJournal } from './nexo-journal.js';
 
 // An Adyen terminal's Terminal API (nexo over HTTPS), the bridge its cash
@@ -239,7 +240,7 @@ class NexoTerminalDevice implements DialectDevice {
       // sale. An operator decides (svc-terminal held), as for every dialect whose device cannot say.
       const why = `the terminal cannot say what became of ${inFlight.kind} ${inFlight.serviceId} (TransactionStatus: ${String(answer.Result)}/${String(answer.ErrorCondition)})`;
       // A reconciliation stays in flight, asked again each cycle: closing again could leave its totals out of any settlement.
-      if (inFlight.kind === 'reconciliation') throw new Error(why);
+      if (inFlight.kind === 'reconciliation') throw new BridgeError('DEVICE_OUT_OF_STEP', why, { dialect: 'nexo' });
       await this.journal.nothingInFlight();
       return this.context.hold(inFlight.kind === 'payment' ? 'charge' : 'void', inFlight.orderId, why);
     }
@@ -364,7 +365,7 @@ class NexoTerminalDevice implements DialectDevice {
       this.context.debug?.(`← ${category} ${serviceId}: ${String(result(response?.body).Result ?? 'empty')}`);
       return response;
     } catch (error) {
-      if (error instanceof NexoLineError) this.line?.close();
+      if (error instanceof LineError) this.line?.close();
       throw error;
     }
   }

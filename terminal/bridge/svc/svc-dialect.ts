@@ -1,10 +1,11 @@
+import { BridgeError, hasCode } from '../../errors.js';
 import { decodeMessage, encodeMessage, type Message } from '../../protocol/svc/messages.js';
 import type { MoneyRecord } from '../money-record.js';
 import { fromSvcRecord } from './svc-records.js';
 import type { PendingClose } from '../bridge-state.js';
 import { askKey } from '../bridge-state.js';
 import type { Duplex } from 'node:stream';
-import { DeviceError, framedSession, type DeviceCodec, type DeviceSession } from '../device-session.js';
+import { framedSession, type DeviceCodec, type DeviceSession } from '../device-session.js';
 import type {
   AskKind,
   AskOutcome,
@@ -37,7 +38,13 @@ export const svcDialect: DialectDefinition = {
 const codec: DeviceCodec<Message, Message> = {
   encode: encodeMessage,
   decode: decodeMessage,
-  deviceError: (message) => (message.code === '0990' ? new DeviceError(message.errorCode, message.text) : undefined),
+  deviceError: (message) =>
+    message.code === '0990'
+      ? new BridgeError('DEVICE_REFUSED', `device error ${message.errorCode}: ${message.text}`, {
+          dialect: 'svc',
+          deviceCode: message.errorCode,
+        })
+      : undefined,
 };
 
 /** The key an ask is remembered by in the bridge's state: the order's status on the server and its id. */
@@ -76,7 +83,7 @@ class SvcDevice implements DialectDevice {
     try {
       known = await this.request({ code: '0150', kind, orderId: order.orderId }, ['0160']);
     } catch (error) {
-      if (!(error instanceof DeviceError)) throw error;
+      if (!hasCode(error, 'DEVICE_REFUSED')) throw error;
       await this.context.hold(
         kind,
         order.orderId,
@@ -137,7 +144,13 @@ class SvcDevice implements DialectDevice {
   async recordDelivered(record: MoneyRecord): Promise<void> {
     const confirmed = await this.request({ code: '0270', seq: record.seq }, ['0280']);
     if (confirmed.code !== '0280' || confirmed.seq !== record.seq)
-      throw new Error(`the device confirmed ${JSON.stringify(confirmed)} instead of ${record.seq}`);
+      throw new BridgeError(
+        'DEVICE_OUT_OF_STEP',
+        `the device confirmed ${JSON.stringify(confirmed)} instead of ${record.seq}`,
+        {
+          dialect: 'svc',
+        },
+      );
   }
 
   private async ask(kind: AskKind, order: OrderToAsk, message: Message, answer: '0310' | '0330'): Promise<AskOutcome> {

@@ -1,3 +1,4 @@
+import { BridgeError } from '../../errors.js';
 import type { Fields } from '../../protocol/transbank/messages.js';
 import { CLP } from '../../protocol/currencies.js';
 import { APPROVED, describeResponseCode } from '../../protocol/transbank/response-codes.js';
@@ -117,6 +118,10 @@ export function closeHappened(totals: { transactionCount: number; total: number 
 /** The POS's totals (0710) of the open batch; throws, saying why, when it could not give them. */
 export function totalsAnswer(answer: Fields): { transactionCount: number; total: number } {
   if (answer.responseCode !== '00')
-    throw new Error(`the POS could not give its totals: ${describeResponseCode(String(answer.responseCode), '0700')}`);
+    throw new BridgeError(
+      'DEVICE_REFUSED',
+      `the POS could not give its totals: ${describeResponseCode(String(answer.responseCode), '0700')}`,
+      { dialect: 'transbank', deviceCode: String(answer.responseCode) },
+    );
   return { transactionCount: answer.transactionCount as number, total: answer.total as number };
 }

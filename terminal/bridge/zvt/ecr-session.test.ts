@@ -233,5 +233,5 @@ t.test('the line closing between the answer and the master phase', async (t) => 
   await heard(1);
   await terminal().send(POSITIVE);
   terminal().close();
-  await t.rejects(done, { name: 'ZvtTransactionError' });
+  await t.rejects(done, { name: 'LineError', code: 'DISCONNECTED' });
 });

@@ -1,3 +1,4 @@
+import { BridgeError, LineError } from '../../errors.js';
 import { hex } from '../../protocol/frame.js';
 import { realTimers, type Timers } from '../../protocol/timers.js';
 import { encodeApdu, type Apdu } from '../../protocol/zvt/apdu.js';
@@ -17,9 +18,7 @@ import { findTlv } from '../../protocol/zvt/tlv.js';
 /** T4: how long the terminal may be silent while it is master (PA00P016 §5.2.6). */
 export const T4_MS = 180_000;
 
-export class ZvtTransactionError extends Error {
-  override readonly name = 'ZvtTransactionError';
-}
+const ZVT = { dialect: 'zvt' } as const;
 
 /** What came of a transaction. */
 export type TransactionEnd =
@@ -84,7 +83,7 @@ export class EcrSession {
     });
     line.once('close', (error: Error) => {
       if (this.line !== line) return;
-      this.fail(new ZvtTransactionError(error.message));
+      this.fail(error instanceof LineError ? error : new LineError('DISCONNECTED', error.message, ZVT));
     });
   }
 
@@ -95,7 +94,11 @@ export class EcrSession {
     await line.send(command);
     const first = await this.next(this.answerTimeoutMs, `no answer to ${commandName(command)} within T3`);
     if (!isAnswer(first))
-      throw new ZvtTransactionError(`${commandName(command)} answered with ${hex(encodeApdu(first))}`);
+      throw new BridgeError(
+        'DEVICE_OUT_OF_STEP',
+        `${commandName(command)} answered with ${hex(encodeApdu(first))}`,
+        ZVT,
+      );
     if (first.cls === 0x84 && first.ins !== 0x00)
       return { outcome: 'refused', error: refusalCode(first), data: first.data };
     if (!completes) return { outcome: 'completed', data: first.data, statuses: [], printed: [] };
@@ -159,7 +162,7 @@ export class EcrSession {
   }
 
   private current(): ZvtLine {
-    if (!this.line || this.line.isClosed) throw new ZvtTransactionError('no line to the terminal');
+    if (!this.line || this.line.isClosed) throw new LineError('DISCONNECTED', 'no line to the terminal', ZVT);
     return this.line;
   }
 
@@ -167,11 +170,11 @@ export class EcrSession {
     const queued = this.inbox.shift();
     if (queued) return Promise.resolve(queued);
     if (!this.line || this.line.isClosed)
-      return Promise.reject(new ZvtTransactionError('the line to the terminal closed'));
+      return Promise.reject(new LineError('DISCONNECTED', 'the line to the terminal closed', ZVT));
     return new Promise((resolve, reject) => {
       const timer = this.timers.setTimeout(() => {
         this.waiter = null;
-        reject(new ZvtTransactionError(why));
+        reject(new LineError('NO_ANSWER', why, ZVT));
       }, timeoutMs);
       this.waiter = { resolve, reject, timer };
     });

@@ -1,5 +1,5 @@
 import type { BridgeCommand } from '../../cli/dialect-commands.js';
-import { duration, UsageError } from '../../cli/io.js';
+import { duration, usageError } from '../../cli/io.js';
 import { hostAndPort, serialLineOf, tcpLine } from '../../cli/lines.js';
 import { T4_MS } from './ecr-session.js';
 import { ZvtJournal } from './zvt-journal.js';
@@ -32,10 +32,10 @@ export const zvtBridgeCommand: BridgeCommand = {
 `,
   configure: async (values, { io, stateDir }) => {
     if (typeof values.host === 'string' && values.path !== undefined)
-      throw new UsageError('--host is for ZVT over TCP, instead of --path');
-    if (values.host === undefined && values.path === undefined) throw new UsageError('bridge needs --path or --host');
+      throw usageError('--host is for ZVT over TCP, instead of --path');
+    if (values.host === undefined && values.path === undefined) throw usageError('bridge needs --path or --host');
     if (values.password !== undefined && !/^\d{6}$/.test(String(values.password)))
-      throw new UsageError("--password is the ZVT terminal's, 6 digits");
+      throw usageError("--password is the ZVT terminal's, 6 digits");
     const tcp =
       typeof values.host === 'string' ? hostAndPort(values.host, "a ZVT terminal's port is usually 20007") : undefined;
     return {

@@ -1,3 +1,4 @@
+import { BridgeError } from '../../errors.js';
 import type { Duplex } from 'node:stream';
 import { codeHex } from '../../protocol/zvt/apdu.js';
 import { bcdNumber, packBcd } from '../../protocol/zvt/bcd.js';
@@ -103,7 +104,10 @@ class ZvtTerminalDevice implements DialectDevice {
     if (this.registeredOn !== this.line) await this.register();
     const status = await this.session.transact(command('statusEnquiry', this.password), true);
     if (status.outcome === 'refused')
-      throw new Error(`the terminal refused the status enquiry: 84 ${codeHex(status.error)}`);
+      throw new BridgeError('DEVICE_REFUSED', `the terminal refused the status enquiry: 84 ${codeHex(status.error)}`, {
+        dialect: 'zvt',
+        deviceCode: codeHex(status.error),
+      });
     const terminalStatus = status.outcome === 'completed' ? status.data[status.data.length - 1] : undefined;
     if (terminalStatus !== undefined && terminalStatus !== 0x00)
       this.context.debug?.(`terminal status ${codeHex(terminalStatus)}`);
@@ -135,7 +139,9 @@ class ZvtTerminalDevice implements DialectDevice {
     await this.journal.serviced(service.event, code, outcome, iso());
     if (done.outcome !== 'completed') {
       error(`the terminal's ${service.event} failed (${outcome}); it takes no payment until it succeeds`);
-      throw new Error(`the terminal's ${service.event} failed (${outcome})`);
+      throw new BridgeError('DEVICE_REFUSED', `the terminal's ${service.event} failed (${outcome})`, {
+        dialect: 'zvt',
+      });
     }
     log(`${service.event} done: the terminal is ready again`);
   }
@@ -148,7 +154,10 @@ class ZvtTerminalDevice implements DialectDevice {
         registration.error === ERRORS.wrongPassword
           ? 'a wrong password (--password)'
           : `84 ${codeHex(registration.error)}`;
-      throw new Error(`the terminal refused the registration: ${why}`);
+      throw new BridgeError('DEVICE_REFUSED', `the terminal refused the registration: ${why}`, {
+        dialect: 'zvt',
+        deviceCode: codeHex(registration.error),
+      });
     }
     this.registeredOn = this.line;
     this.context.log('registered with the terminal');

@@ -1,3 +1,4 @@
+import { BridgeError } from '../../errors.js';
 import type { StatusReading } from './status-reading.js';
 import { bounded } from '../bounded.js';
 import { batchNumberOf, DialectJournal, EMPTY_JOURNAL_BASE, type JournalBase } from '../dialect-journal.js';
@@ -65,7 +66,8 @@ export class ZvtJournal extends DialectJournal<ZvtInFlight, ZvtDeclined, ZvtJour
   /** The terminal's status information for the transaction in flight: durable before the bridge answers it. */
   async statusCame(status: StatusReading): Promise<void> {
     const inFlight = this.data.inFlight;
-    if (!inFlight) throw new Error('status information with nothing in flight');
+    if (!inFlight)
+      throw new BridgeError('DEVICE_OUT_OF_STEP', 'status information with nothing in flight', { dialect: 'zvt' });
     await this.write({
       ...this.data,
       inFlight: { ...inFlight, status },

@@ -1,6 +1,6 @@
 import { seededRandom } from '../../../contracts/common/seeded-random.js';
 import type { EmulateCommand, OptionValues } from '../../cli/dialect-commands.js';
-import { duration, integer, logTo, stopped, UsageError, type CliIo } from '../../cli/io.js';
+import { duration, integer, logTo, stopped, usageError, type CliIo } from '../../cli/io.js';
 import { hostAndPort } from '../../cli/lines.js';
 import { operatorChannel } from '../../cli/operator.js';
 import { privateSecret } from '../../cli/private-file.js';
@@ -70,19 +70,17 @@ async function emulateNexo(values: OptionValues, io: CliIo): Promise<void> {
   const text = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
   const missing = ['listen', 'poiid', 'key-identifier', 'tls-dir'].filter((name) => text(name) === undefined);
   if (missing.length > 0)
-    throw new UsageError(`emulate --dialect nexo needs ${missing.map((name) => `--${name}`).join(', ')}`);
+    throw usageError(`emulate --dialect nexo needs ${missing.map((name) => `--${name}`).join(', ')}`);
   const poiid = text('poiid')!;
   if (!POIID.test(poiid))
-    throw new UsageError(
-      `--poiid is MODEL-SERIAL, letters and digits (as V400m-324688179), got ${JSON.stringify(poiid)}`,
-    );
+    throw usageError(`--poiid is MODEL-SERIAL, letters and digits (as V400m-324688179), got ${JSON.stringify(poiid)}`);
   const address = hostAndPort(text('listen')!, `Adyen's terminals listen on ${NEXO_PORT}`, NEXO_PORT);
   const passphrase = privateSecret(NEXO_PASSPHRASE, values['passphrase-file'], io, true)!;
   const apiKey = privateSecret(NEXO_API_KEY, values['api-key-file'], io, false);
   const seed = integer('seed', text('seed'));
   const clock = text('clock') === undefined ? undefined : new Date(text('clock')!);
   if (clock && Number.isNaN(clock.getTime()))
-    throw new UsageError(`--clock takes an ISO 8601 time, got ${JSON.stringify(text('clock'))}`);
+    throw usageError(`--clock takes an ISO 8601 time, got ${JSON.stringify(text('clock'))}`);
   const faults: ListenerFaults = {};
   const dropAnswer = integer('drop-answer', text('drop-answer'));
   if (dropAnswer !== undefined) faults.dropAnswer = dropAnswer;
@@ -116,7 +114,7 @@ async function emulateNexo(values: OptionValues, io: CliIo): Promise<void> {
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(
+    throw usageError(
       `cannot listen on ${address.host}:${address.port}: ${code === 'EADDRINUSE' ? 'the port is in use' : (error as Error).message}`,
     );
   }

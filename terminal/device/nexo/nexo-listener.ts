@@ -2,10 +2,11 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { NexoCryptoError, seal, unseal, type SecurityKey } from '../../protocol/nexo/crypto.js';
+import { seal, unseal, type SecurityKey } from '../../protocol/nexo/crypto.js';
 import { frame, readEnvelope, type NexoMessage } from '../../protocol/nexo/messages.js';
 import type { NexoTerminal } from './nexo-terminal.js';
 import { failure } from './responses.js';
+import { hasCode } from '../../errors.js';
 
 // The emulated terminal on the LAN: HTTPS, POST /nexo (and /nexo/) with
 // Adyen's payload encryption as a real terminal takes it, plaintext too
@@ -98,7 +99,7 @@ export function listenNexo(host: string, port: number, options: NexoListenerOpti
       try {
         inner = readEnvelope(unseal(incoming.message, options.key), 'SaleToPOIRequest');
       } catch (error) {
-        if (!(error instanceof NexoCryptoError)) throw error;
+        if (!hasCode(error, 'NEXO_UNKNOWN_KEY', 'NEXO_BROKEN_BLOB', 'NEXO_HMAC_MISMATCH')) throw error;
         log(`crypto error: ${error.message}`);
         return send(response, 400, CRYPTO_ERROR);
       }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Link } from '../../protocol/link.js';
-import { decodeMessage, encodeMessage, MessageError } from '../../protocol/svc/messages.js';
+import { decodeMessage, encodeMessage } from '../../protocol/svc/messages.js';
 import type { Timers } from '../../protocol/timers.js';
 import { DeviceCore } from '../device-core.js';
 import {
@@ -13,6 +13,7 @@ import {
   voidOrder,
   type DeviceState,
 } from './device-state.js';
+import { CliError } from '../../errors.js';
 
 export interface EmulatorOptions {
   serial: string;
@@ -123,9 +124,7 @@ export class EmulatedTerminal {
     try {
       request = decodeMessage(payload);
     } catch (error) {
-      await this.reply(
-        encodeMessage({ code: '0990', errorCode: '02', text: (error as MessageError).message.slice(0, 200) }),
-      );
+      await this.reply(encodeMessage({ code: '0990', errorCode: '02', text: (error as Error).message.slice(0, 200) }));
       return;
     }
     const { state, reply } = answer(this.state, request);
@@ -146,7 +145,8 @@ export class EmulatedTerminal {
 
 /** A journal's state, checked as this device's, with the fields journals written before them lacked. */
 function upgraded(loaded: DeviceState, path: string, serial: string): DeviceState {
-  if (loaded.serial !== serial) throw new Error(`${path} is the journal of device ${loaded.serial}, not ${serial}`);
+  if (loaded.serial !== serial)
+    throw new CliError('COMMAND_FAILED', `${path} is the journal of device ${loaded.serial}, not ${serial}`);
   // Journals written before these fields existed.
   return {
     ...loaded,

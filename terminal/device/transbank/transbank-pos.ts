@@ -4,7 +4,6 @@ import type { Timers } from '../../protocol/timers.js';
 import {
   decodeRequest,
   encodeResponse,
-  TransbankMessageError,
   type RequestCode,
   type ResponseCode,
   type TransbankMessage,
@@ -12,6 +11,7 @@ import {
 import { describeResponseCode, isKnownResponseCode } from '../../protocol/transbank/response-codes.js';
 import { DeviceCore } from '../device-core.js';
 import { answerRequest, newPos, outcomeFor, type PosState, type ChosenOutcome } from './pos-state.js';
+import { CliError, type ProtocolError } from '../../errors.js';
 
 /**
  * After its ACK, a POS answers no sooner than this: a cash register that
@@ -117,7 +117,7 @@ export class TransbankPos {
     try {
       request = decodeRequest(payload);
     } catch (error) {
-      const refusal = refusalFor(payload, error as TransbankMessageError, this.state);
+      const refusal = refusalFor(payload, error as ProtocolError, this.state);
       this.core.log(
         `cash register ${payload}: ${(error as Error).message}${refusal ? `; answered ${describeResponseCode(refusal.fields.responseCode as string, '0200')}` : '; not answered'}`,
       );
@@ -170,11 +170,7 @@ export class TransbankPos {
 }
 
 /** A sale whose fields the terminal cannot read is refused with the reference's code for it; anything else gets no answer. */
-function refusalFor(
-  payload: string,
-  error: TransbankMessageError,
-  state: PosState,
-): TransbankMessage<ResponseCode> | null {
+function refusalFor(payload: string, error: ProtocolError, state: PosState): TransbankMessage<ResponseCode> | null {
   const code = payload.slice(0, 4);
   if (code !== '0200' && code !== '0270') return null;
   const responseCode = error.field === 'ticket' ? '70' : error.field === 'amount' ? '68' : '61';
@@ -187,7 +183,7 @@ function refusalFor(
 /** A journal's state, checked as this terminal's. */
 function checked(loaded: PosState, path: string, terminalId: string): PosState {
   if (loaded.terminalId !== terminalId.slice(0, 8))
-    throw new Error(`${path} is the memory of terminal ${loaded.terminalId}, not ${terminalId}`);
+    throw new CliError('COMMAND_FAILED', `${path} is the memory of terminal ${loaded.terminalId}, not ${terminalId}`);
   // A memory written before the count was kept starts it at nought.
   return { ...loaded, settledSales: loaded.settledSales ?? 0 };
 }

@@ -3,6 +3,7 @@ import { bcdValue, unpackBcd } from '../../protocol/zvt/bcd.js';
 import { decodeFields, fieldOf, type Field } from '../../protocol/zvt/bitmaps.js';
 import { COMMANDS, controlOf, EURO } from '../../protocol/zvt/messages.js';
 import { findTlv } from '../../protocol/zvt/tlv.js';
+import { ProtocolError } from '../../errors.js';
 
 // The cash register's commands as an emulated terminal reads them
 // (PA00P015 §2): fixed fields first where the command has them (the
@@ -56,13 +57,10 @@ export const DEFAULT_RESERVATION = 10_000;
 /** Tag 1B of a diagnosis: extended diagnosis when none is sent (§ TLV tag 1B). */
 export const EXTENDED_DIAGNOSIS = 0x02;
 
-export class RequestError extends Error {
-  override readonly name = 'RequestError';
-}
-
 function required(fields: Field[], bmp: number, what: string): Buffer {
   const value = fieldOf(fields, bmp);
-  if (!value) throw new RequestError(`${what} (bitmap ${bmp.toString(16).padStart(2, '0')}) is missing`);
+  if (!value)
+    throw new ProtocolError('REQUEST_INVALID', `${what} (bitmap ${bmp.toString(16).padStart(2, '0')}) is missing`);
   return value;
 }
 
@@ -87,8 +85,9 @@ function issueOfGoods(fields: Field[]): IssueOfGoods {
 }
 
 function registration(data: Buffer): Request {
-  if (data.length < 4) throw new RequestError('a registration carries a password and a config byte');
-  if (data.length === 5) throw new RequestError('a currency code is 2 bytes');
+  if (data.length < 4)
+    throw new ProtocolError('REQUEST_INVALID', 'a registration carries a password and a config byte');
+  if (data.length === 5) throw new ProtocolError('REQUEST_INVALID', 'a currency code is 2 bytes');
   const fields = data.length > 6 ? decodeFields(data, 6) : [];
   const container = fields.find((field) => field.bmp === 0x06)?.tlv;
   const permitted = findTlv(container, '26')?.children ?? [];

@@ -2,7 +2,7 @@ import { readJournalSync, writeJournalSync } from '../journal-file.js';
 import { realTimers, type Timers } from '../../protocol/timers.js';
 import { codeHex, describe, type Apdu } from '../../protocol/zvt/apdu.js';
 import { packBcd } from '../../protocol/zvt/bcd.js';
-import { BitmapError } from '../../protocol/zvt/bitmaps.js';
+import { hasCode } from '../../errors.js';
 import type { ZvtLine } from '../../protocol/zvt/line.js';
 import { T3_MS } from '../../protocol/zvt/line.js';
 import {
@@ -24,6 +24,7 @@ import * as reservations from './reservations.js';
 import * as serviceFlows from './service-flows.js';
 import { newState, storedState, totals, UNREGISTERED, type ZvtState } from './zvt-state.js';
 import { PASSWORDED, ZVT_CARD_DELAY_MS, type ZvtTerminalOptions } from './zvt-terminal-options.js';
+import { CliError } from '../../errors.js';
 export { ZVT_CARD_DELAY_MS, type ZvtTerminalOptions } from './zvt-terminal-options.js';
 
 /** Commands that move money or close the turnover: refused while the terminal waits for its host. */
@@ -78,14 +79,15 @@ export class ZvtTerminal {
   private display: string[] = [];
 
   constructor(private readonly options: ZvtTerminalOptions) {
-    if (!/^\d{8}$/.test(options.terminalId)) throw new Error('a ZVT terminal id is 8 digits');
+    if (!/^\d{8}$/.test(options.terminalId)) throw new CliError('USAGE', 'a ZVT terminal id is 8 digits');
     this.password = packBcd(options.password ?? '000000');
     this.timers = options.timers ?? realTimers;
     this.log = options.log ?? (() => undefined);
     const read = options.statePath ? readJournalSync<ZvtState>(options.statePath) : undefined;
     const stored = read && storedState(read);
     if (stored && stored.serialNumber !== options.terminalId)
-      throw new Error(
+      throw new CliError(
+        'COMMAND_FAILED',
         `${options.statePath} is the memory of terminal ${stored.serialNumber}, not ${options.terminalId}`,
       );
     this.current = stored ?? newState(options.terminalId);
@@ -167,7 +169,7 @@ export class ZvtTerminal {
     try {
       request = parseRequest(message);
     } catch (error) {
-      const unknown = error instanceof BitmapError && error.unknown;
+      const unknown = hasCode(error, 'BITMAP_UNKNOWN');
       this.log(`${commandName(message)} refused: ${(error as Error).message}`);
       return answer(refused(unknown ? ERRORS.functionNotPossible : ERRORS.protocolError));
     }

@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import t from 'tap';
+import { ProtocolError } from '../../errors.js';
 import { seededRandom } from '../../../contracts/common/seeded-random.js';
-import { NexoCryptoError, seal, unseal, type SecuredMessage } from './crypto.js';
+import { seal, unseal, type SecuredMessage } from './crypto.js';
 import { readEnvelope } from './messages.js';
 
 // Adyen's payload encryption, judged by a real terminal's message: the
@@ -43,7 +44,7 @@ t.test('sealed again with the same nonce, it is the same blob and HMAC', async (
 
 t.test('a wrong passphrase, a wrong key name, a changed blob: each a NexoCryptoError', async (t) => {
   const message = vector.envelope.SaleToPOIResponse;
-  t.throws(() => unseal(message, { ...key, passphrase: 'wrong' }), NexoCryptoError);
+  t.throws(() => unseal(message, { ...key, passphrase: 'wrong' }), ProtocolError);
   t.throws(() => unseal(message, { ...key, keyIdentifier: 'Other' }), { code: 'UNKNOWN_KEY' });
   t.throws(() => unseal(message, { ...key, keyVersion: 2 }), { code: 'UNKNOWN_KEY' });
   const hmac = Buffer.from(message.SecurityTrailer.Hmac, 'base64');
@@ -66,6 +67,6 @@ t.test('generated messages round-trip; any changed byte of the blob is refused',
     t.equal(unseal(sealed, key), text);
     const blob = Buffer.from(sealed.NexoBlob, 'base64');
     blob[Math.floor(random() * blob.length)]! ^= 1 + Math.floor(random() * 255);
-    t.throws(() => unseal({ ...sealed, NexoBlob: blob.toString('base64') }, key), NexoCryptoError);
+    t.throws(() => unseal({ ...sealed, NexoBlob: blob.toString('base64') }, key), ProtocolError);
   }
 });

@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { ProtocolError } from '../../errors.js';
 
 // Adyen's payload encryption of the Terminal API (AdyenCryptoVersion 1):
 // both ends derive 80 bytes from a shared passphrase with PBKDF2-HMAC-SHA1
@@ -39,17 +40,6 @@ interface DerivedKey {
   hmacKey: Buffer;
   cipherKey: Buffer;
   iv: Buffer;
-}
-
-/** Why a secured message could not be read, as a terminal tells it apart. */
-export class NexoCryptoError extends Error {
-  override readonly name = 'NexoCryptoError';
-  constructor(
-    readonly code: 'UNKNOWN_KEY' | 'BROKEN_BLOB' | 'HMAC_MISMATCH',
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 // PBKDF2 costs a few milliseconds: a terminal and a cash register each use one passphrase, so derive it once.
@@ -108,24 +98,24 @@ export function seal(
 export function unseal(message: SecuredMessage, key: SecurityKey): string {
   const trailer = message.SecurityTrailer;
   if (trailer.KeyIdentifier !== key.keyIdentifier || Number(trailer.KeyVersion) !== key.keyVersion)
-    throw new NexoCryptoError(
-      'UNKNOWN_KEY',
+    throw new ProtocolError(
+      'NEXO_UNKNOWN_KEY',
       `the message is encrypted with key ${trailer.KeyIdentifier} version ${trailer.KeyVersion}, not ${key.keyIdentifier} version ${key.keyVersion}`,
     );
   const derivedKey = derive(key.passphrase);
   const nonce = Buffer.from(trailer.Nonce, 'base64');
-  if (nonce.length !== NONCE_BYTES) throw new NexoCryptoError('BROKEN_BLOB', 'the nonce is not 16 bytes');
+  if (nonce.length !== NONCE_BYTES) throw new ProtocolError('NEXO_BROKEN_BLOB', 'the nonce is not 16 bytes');
   let plaintext: Buffer;
   try {
     const decipher = createDecipheriv('aes-256-cbc', derivedKey.cipherKey, ivFor(derivedKey, nonce));
     plaintext = Buffer.concat([decipher.update(Buffer.from(message.NexoBlob, 'base64')), decipher.final()]);
   } catch {
     // A wrong passphrase almost always shows as bad padding.
-    throw new NexoCryptoError('BROKEN_BLOB', 'the blob does not decrypt with this passphrase');
+    throw new ProtocolError('NEXO_BROKEN_BLOB', 'the blob does not decrypt with this passphrase');
   }
   const expected = hmacOf(derivedKey, plaintext);
   const received = Buffer.from(trailer.Hmac, 'base64');
   if (received.length !== expected.length || !timingSafeEqual(received, expected))
-    throw new NexoCryptoError('HMAC_MISMATCH', 'the HMAC does not match the decrypted message');
+    throw new ProtocolError('NEXO_HMAC_MISMATCH', 'the HMAC does not match the decrypted message');
   return plaintext.toString('utf8');
 }

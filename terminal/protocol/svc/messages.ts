@@ -1,6 +1,7 @@
 import type { Settlement } from '../../../contracts/pos-types.js';
 import { field, type FieldSpec, type MessageTable } from '../message-table.js';
 import type { AskKind } from '../ask-kind.js';
+import { ProtocolError } from '../../errors.js';
 
 // INTERFACE.md §9: the messages between host and terminal. A payload is fields
 // separated by "|", the first a 4-digit code; response code "00" is success.
@@ -46,11 +47,6 @@ export type AskState = 'pending' | 'done' | 'declined' | 'unknown';
 
 /** Records a terminal keeps until the host confirms them. */
 export type RecordMessage = Extract<Message, { code: '0210' | '0230' | '0520' }>;
-
-export class MessageError extends Error {
-  override readonly name = 'MessageError';
-  readonly code = 'MESSAGE_INVALID';
-}
 
 const { number, flag, choice } = field;
 /** svc's text fields are required unless marked optional. */
@@ -108,7 +104,7 @@ export function encodeMessage(message: Message): string {
   const fields = present.map((spec) => {
     const value = values[spec.name];
     const written = typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
-    if (written.includes('|')) throw new MessageError(`field ${spec.name} may not contain "|"`);
+    if (written.includes('|')) throw new ProtocolError('MESSAGE_INVALID', `field ${spec.name} may not contain "|"`);
     return written;
   });
   return [message.code, ...fields].join('|');
@@ -117,10 +113,11 @@ export function encodeMessage(message: Message): string {
 export function decodeMessage(payload: string): Message {
   const [code, ...fields] = payload.split('|');
   const layout = LAYOUTS[code as MessageCode] as readonly FieldSpec[] | undefined;
-  if (!layout) throw new MessageError(`unknown message code ${JSON.stringify(code)}`);
+  if (!layout) throw new ProtocolError('MESSAGE_INVALID', `unknown message code ${JSON.stringify(code)}`);
   const required = layout.filter((spec) => !spec.optional).length;
   if (fields.length < required || fields.length > layout.length) {
-    throw new MessageError(
+    throw new ProtocolError(
+      'MESSAGE_INVALID',
       `${code} takes ${required === layout.length ? layout.length : `${required} to ${layout.length}`} fields, got ${fields.length}`,
     );
   }
@@ -131,16 +128,19 @@ export function decodeMessage(payload: string): Message {
     switch (spec.kind) {
       case 'number':
         if (!/^\d+$/.test(written))
-          throw new MessageError(`${where} must be a whole number, got ${JSON.stringify(written)}`);
+          throw new ProtocolError('MESSAGE_INVALID', `${where} must be a whole number, got ${JSON.stringify(written)}`);
         message[spec.name] = Number(written);
         return;
       case 'flag':
-        if (written !== '0' && written !== '1') throw new MessageError(`${where} must be 0 or 1`);
+        if (written !== '0' && written !== '1') throw new ProtocolError('MESSAGE_INVALID', `${where} must be 0 or 1`);
         message[spec.name] = written === '1';
         return;
       case 'choice':
         if (!spec.values!.includes(written))
-          throw new MessageError(`${where} must be ${orList(spec.values!)}, got ${JSON.stringify(written)}`);
+          throw new ProtocolError(
+            'MESSAGE_INVALID',
+            `${where} must be ${orList(spec.values!)}, got ${JSON.stringify(written)}`,
+          );
         message[spec.name] = written;
         return;
       default:

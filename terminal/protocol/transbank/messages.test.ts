@@ -1,4 +1,5 @@
 import t from 'tap';
+import type { ProtocolError } from '../../errors.js';
 import { seededRandom } from '../../../contracts/common/seeded-random.js';
 import { encodeFrame } from '../frame.js';
 import {
@@ -8,7 +9,6 @@ import {
   encodeResponse,
   REQUEST_LAYOUTS,
   RESPONSE_LAYOUTS,
-  TransbankMessageError,
   type FieldSpec,
   type ResponseCode,
 } from './messages.js';
@@ -73,8 +73,8 @@ t.test('a request the terminal cannot read is refused, naming the field', async 
       decodeRequest(payload);
       t.fail(`${payload} was read`);
     } catch (error) {
-      t.ok(error instanceof TransbankMessageError, payload);
-      t.equal((error as TransbankMessageError).field, field, `${payload}: the field`);
+      t.match(error, { code: 'MESSAGE_INVALID' }, payload);
+      t.equal((error as ProtocolError).field, field, `${payload}: the field`);
       t.match((error as Error).message, message, `${payload}: the reason`);
     }
   };
@@ -216,7 +216,7 @@ t.test(
     });
     t.throws(
       () => decodeRequest('0200||A1|||0'),
-      { name: 'TransbankMessageError', code: 'MESSAGE_INVALID' },
+      { name: 'ProtocolError', code: 'MESSAGE_INVALID' },
       'the error says what it is',
     );
   },
@@ -390,7 +390,7 @@ t.test('the multicode last sale and detail, as the reference and the SDKs write 
   t.same(decodeRequest('0280|1'), { code: '0280', fields: { voucher: true } }, 'as the Python SDK sends it');
   t.same(decodeRequest('0280|0|'), { code: '0280', fields: { voucher: false } });
   t.same(decodeRequest('0290|1|'), { code: '0290', fields: { sendToRegister: true } });
-  t.throws(() => decodeRequest('0280|'), TransbankMessageError, 'the voucher flag is required');
+  t.throws(() => decodeRequest('0280|'), { code: 'MESSAGE_INVALID' }, 'the voucher flag is required');
   const answer = decodeResponse(
     '0281|00|597012345678|TBK00001|A1|123456|2000|0||4242|000001|CR|||VI|24112026|130509|||VOUCHER TEXT|0|597099999999',
   );

@@ -9,6 +9,7 @@
 // "0"), `reserved` (sent empty or as a filler, never read).
 
 import { field, type FieldSpec, type MessageTable } from '../message-table.js';
+import { ProtocolError } from '../../errors.js';
 
 export type { FieldSpec };
 
@@ -126,18 +127,6 @@ export interface TransbankMessage<C extends string = string> {
   fields: Fields;
 }
 
-export class TransbankMessageError extends Error {
-  override readonly name = 'TransbankMessageError';
-  readonly code = 'MESSAGE_INVALID';
-  constructor(
-    message: string,
-    /** The field at fault, when one is. */
-    readonly field?: string,
-  ) {
-    super(message);
-  }
-}
-
 export function encodeRequest(message: TransbankMessage<RequestCode>): string {
   return encode(message, REQUEST_LAYOUTS[message.code]);
 }
@@ -184,7 +173,7 @@ function encodeField(spec: FieldSpec, value: FieldValue, code: string): string {
   const where = `${code} field ${spec.name}`;
   if (spec.kind === 'reserved') return '';
   if (value === null || value === '') {
-    if (!spec.optional) throw new TransbankMessageError(`${where} is required`, spec.name);
+    if (!spec.optional) throw new ProtocolError('MESSAGE_INVALID', `${where} is required`, { field: spec.name });
     return '';
   }
   const written = spec.kind === 'flag' ? (value === true || value === '1' ? '1' : '0') : String(value);
@@ -202,17 +191,17 @@ function decode(payload: string, layouts: Record<string, readonly FieldSpec[]>):
   // split always gives at least one part: the command.
   const [code, ...parts] = payload.split('|') as [string, ...string[]];
   const layout = layouts[code];
-  if (!layout) throw new TransbankMessageError(`unknown command ${JSON.stringify(code)}`);
+  if (!layout) throw new ProtocolError('MESSAGE_INVALID', `unknown command ${JSON.stringify(code)}`);
   const extra = parts.slice(layout.length);
   if (extra.some((part) => part !== ''))
-    throw new TransbankMessageError(`${code} takes ${layout.length} fields, got ${parts.length}`);
+    throw new ProtocolError('MESSAGE_INVALID', `${code} takes ${layout.length} fields, got ${parts.length}`);
   const fields: Fields = {};
   layout.forEach((spec, index) => {
     if (spec.kind === 'reserved') return;
     const written = parts[index] ?? '';
     const where = `${code} field ${spec.name}`;
     if (written === '') {
-      if (!spec.optional) throw new TransbankMessageError(`${where} is required`, spec.name);
+      if (!spec.optional) throw new ProtocolError('MESSAGE_INVALID', `${where} is required`, { field: spec.name });
       fields[spec.name] = null;
       return;
     }
@@ -224,12 +213,18 @@ function decode(payload: string, layouts: Record<string, readonly FieldSpec[]>):
 
 function check(spec: FieldSpec, written: string, where: string): void {
   if (written.length > (spec.max ?? Infinity))
-    throw new TransbankMessageError(`${where} takes at most ${spec.max} characters, got ${written.length}`, spec.name);
+    throw new ProtocolError('MESSAGE_INVALID', `${where} takes at most ${spec.max} characters, got ${written.length}`, {
+      field: spec.name,
+    });
   if ((spec.kind === 'number' || spec.kind === 'digits') && !/^\d+$/.test(written))
-    throw new TransbankMessageError(`${where} must be digits, got ${JSON.stringify(written)}`, spec.name);
+    throw new ProtocolError('MESSAGE_INVALID', `${where} must be digits, got ${JSON.stringify(written)}`, {
+      field: spec.name,
+    });
   if (spec.kind === 'flag' && written !== '0' && written !== '1')
-    throw new TransbankMessageError(`${where} must be 1 or 0, got ${JSON.stringify(written)}`, spec.name);
+    throw new ProtocolError('MESSAGE_INVALID', `${where} must be 1 or 0, got ${JSON.stringify(written)}`, {
+      field: spec.name,
+    });
   // Stryker disable next-line ConditionalExpression: digits and flags, already checked above, are printable ASCII without "|" too (the kind test says which rule the message names)
   if (spec.kind === 'text' && !/^[\x20-\x7b\x7d\x7e]*$/.test(written))
-    throw new TransbankMessageError(`${where} must be printable ASCII without "|"`, spec.name);
+    throw new ProtocolError('MESSAGE_INVALID', `${where} must be printable ASCII without "|"`, { field: spec.name });
 }

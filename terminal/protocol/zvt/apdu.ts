@@ -1,4 +1,5 @@
 import { hex } from '../frame.js';
+import { ProtocolError } from '../../errors.js';
 
 /** A one-byte code as PA00P015 writes it (84 9C, bitmap 3B): two upper-case hex digits. */
 export const codeHex = (code: number): string => code.toString(16).padStart(2, '0').toUpperCase();
@@ -19,16 +20,13 @@ export interface Apdu {
 
 export const MAX_DATA = 0xffff;
 
-export class ApduError extends Error {
-  override readonly name = 'ApduError';
-}
-
 export function apdu(cls: number, ins: number, data: Uint8Array = Buffer.alloc(0)): Apdu {
   return { cls, ins, data: Buffer.from(data) };
 }
 
 export function encodeApdu({ cls, ins, data }: Apdu): Buffer {
-  if (data.length > MAX_DATA) throw new ApduError(`a data block is at most ${MAX_DATA} bytes, got ${data.length}`);
+  if (data.length > MAX_DATA)
+    throw new ProtocolError('APDU_INVALID', `a data block is at most ${MAX_DATA} bytes, got ${data.length}`);
   const length = data.length <= 254 ? Buffer.of(data.length) : Buffer.of(0xff, data.length & 0xff, data.length >> 8);
   return Buffer.concat([Buffer.of(cls, ins), length, data]);
 }
@@ -44,9 +42,9 @@ export function apduSize(bytes: Uint8Array): number | null {
 /** One whole APDU; throws when the length field and the bytes disagree. */
 export function decodeApdu(bytes: Uint8Array): Apdu {
   const size = apduSize(bytes);
-  if (size === null) throw new ApduError(`an APDU has at least 3 bytes, got ${bytes.length}`);
+  if (size === null) throw new ProtocolError('APDU_INVALID', `an APDU has at least 3 bytes, got ${bytes.length}`);
   if (size !== bytes.length)
-    throw new ApduError(`the length field says ${size} bytes in all, the APDU has ${bytes.length}`);
+    throw new ProtocolError('APDU_INVALID', `the length field says ${size} bytes in all, the APDU has ${bytes.length}`);
   const header = bytes[2] === 0xff ? 5 : 3;
   return apdu(bytes[0]!, bytes[1]!, bytes.subarray(header));
 }

@@ -2,6 +2,7 @@ import { codeHex } from './apdu.js';
 import { berLength, decodeTlv, readBerLength, type TlvObject } from './tlv.js';
 import { readVarLength, varLength } from './bcd.js';
 import { field, type FieldSpec } from '../message-table.js';
+import { ProtocolError } from '../../errors.js';
 
 // Bitmaps (PA00P015 §13): a data field prefixed with its number. Each has
 // a fixed length, an LL-var or LLL-var length (F0-F9 digits), or, for 06,
@@ -96,17 +97,6 @@ export interface Field {
   tlv?: TlvObject[];
 }
 
-export class BitmapError extends Error {
-  override readonly name = 'BitmapError';
-  constructor(
-    message: string,
-    /** An unknown bitmap (84 83), rather than a known one malformed. */
-    readonly unknown = false,
-  ) {
-    super(message);
-  }
-}
-
 const name = codeHex;
 
 /** The bitmaps of a data block from `offset` on. */
@@ -115,7 +105,7 @@ export function decodeFields(data: Uint8Array, offset = 0): Field[] {
   while (offset < data.length) {
     const bmp = data[offset++]!;
     const format = BITMAPS[bmp]?.size;
-    if (format === undefined) throw new BitmapError(`unknown bitmap ${name(bmp)}`, true);
+    if (format === undefined) throw new ProtocolError('BITMAP_UNKNOWN', `unknown bitmap ${name(bmp)}`);
     let size: number;
     if (typeof format === 'number') size = format;
     else if (format === 'BER') {
@@ -124,12 +114,16 @@ export function decodeFields(data: Uint8Array, offset = 0): Field[] {
       size = length.length;
     } else {
       const digits = format === 'LL' ? 2 : 3;
-      if (offset + digits > data.length) throw new BitmapError(`bitmap ${name(bmp)}: its length is cut short`);
+      if (offset + digits > data.length)
+        throw new ProtocolError('BITMAP_INVALID', `bitmap ${name(bmp)}: its length is cut short`);
       size = readVarLength(data.subarray(offset, offset + digits));
       offset += digits;
     }
     if (offset + size > data.length)
-      throw new BitmapError(`bitmap ${name(bmp)} takes ${size} bytes, ${data.length - offset} are left`);
+      throw new ProtocolError(
+        'BITMAP_INVALID',
+        `bitmap ${name(bmp)} takes ${size} bytes, ${data.length - offset} are left`,
+      );
     const value = Buffer.from(data.subarray(offset, offset + size));
     offset += size;
     fields.push(format === 'BER' ? { bmp, value, tlv: decodeTlv(value) } : { bmp, value });
@@ -142,11 +136,11 @@ export function encodeFields(fields: ReadonlyArray<{ bmp: number; value: Uint8Ar
   return Buffer.concat(
     fields.map(({ bmp, value }) => {
       const format = BITMAPS[bmp]?.size;
-      if (format === undefined) throw new BitmapError(`unknown bitmap ${name(bmp)}`, true);
+      if (format === undefined) throw new ProtocolError('BITMAP_UNKNOWN', `unknown bitmap ${name(bmp)}`);
       let prefix: Buffer;
       if (typeof format === 'number') {
         if (value.length !== format)
-          throw new BitmapError(`bitmap ${name(bmp)} is ${format} bytes, got ${value.length}`);
+          throw new ProtocolError('BITMAP_INVALID', `bitmap ${name(bmp)} is ${format} bytes, got ${value.length}`);
         prefix = Buffer.alloc(0);
       } else if (format === 'BER') prefix = berLength(value.length);
       else prefix = varLength(value.length, format === 'LL' ? 2 : 3);

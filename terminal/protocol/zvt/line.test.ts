@@ -3,7 +3,8 @@ import t, { type Test } from 'tap';
 import { SerialPortMock } from 'serialport';
 import { ManualTimers } from '../timers.js';
 import { apdu, encodeApdu, type Apdu } from './apdu.js';
-import { SerialZvtLine, TcpZvtLine, ZvtLineError } from './line.js';
+import { LineError } from '../../errors.js';
+import { SerialZvtLine, TcpZvtLine } from './line.js';
 import { ACK, encodeSerialFrame, NAK } from './serial-frame.js';
 
 let portNumber = 0;
@@ -65,7 +66,7 @@ t.test('serial: no ACK within T2 (5 s): sent again, then a transmission error', 
   t.equal(written().length, 18, 'repeated at T2');
   timers.advance(5000);
   await settle();
-  const failed = t.rejects(lost, ZvtLineError);
+  const failed = t.rejects(lost, LineError);
   timers.advance(5000);
   await failed;
   await incoming([ACK]); // late: nothing to take it

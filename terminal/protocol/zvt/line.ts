@@ -1,17 +1,13 @@
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
+import { LineError } from '../../errors.js';
 import { hex } from '../frame.js';
 import { realTimers, type Timers } from '../timers.js';
-import { ApduError, ApduReader, decodeApdu, encodeApdu, type Apdu } from './apdu.js';
+import { ApduReader, decodeApdu, encodeApdu, type Apdu } from './apdu.js';
 import { ACK, encodeSerialFrame, NAK, SerialFrameReader, type SerialEvent } from './serial-frame.js';
 
 // The two lines ZVT runs on (PA00P016 §3, §4), one interface for both: the
 // application sends APDUs and hears APDUs, whatever carries them.
-
-/** The line failed: a frame not taken after its repeats (serial), a connection gone, a stream cut short. */
-export class ZvtLineError extends Error {
-  override readonly name = 'ZvtLineError';
-}
 
 /** T2: how long a sender waits for the ACK or NAK of a frame (PA00P016 §3.4.2). */
 export const T2_MS = 5000;
@@ -29,7 +25,7 @@ export interface ZvtLineOptions {
 /**
  * A line carrying APDUs. `send` resolves once the APDU is taken (serial:
  * its ACK came; TCP: written to the socket), and rejects with a
- * ZvtLineError when it cannot be. Emits 'apdu' for each APDU received and
+ * a LineError when it cannot be. Emits 'apdu' for each APDU received and
  * 'close' (with the cause) once, when the line goes.
  */
 export interface ZvtLine extends EventEmitter {
@@ -56,10 +52,12 @@ abstract class BaseLine extends EventEmitter implements ZvtLine {
       this.received(chunk);
     });
     const gone = () =>
-      this.shutdown(new ZvtLineError(`the ${this.transport === 'tcp' ? 'connection' : 'line'} closed`));
+      this.shutdown(new LineError('DISCONNECTED', `the ${this.transport === 'tcp' ? 'connection' : 'line'} closed`));
     stream.on('close', gone);
     stream.on('end', gone);
-    stream.on('error', (error: Error) => this.shutdown(new ZvtLineError(`the line failed: ${error.message}`)));
+    stream.on('error', (error: Error) =>
+      this.shutdown(new LineError('LINE_FAILED', `the line failed: ${error.message}`, { cause: error })),
+    );
   }
 
   get isClosed(): boolean {
@@ -68,10 +66,10 @@ abstract class BaseLine extends EventEmitter implements ZvtLine {
 
   abstract send(message: Apdu): Promise<void>;
   protected abstract received(chunk: Buffer): void;
-  protected abstract stopped(error: ZvtLineError): void;
+  protected abstract stopped(error: LineError): void;
 
   close(): void {
-    this.shutdown(new ZvtLineError('the line was closed'));
+    this.shutdown(new LineError('DISCONNECTED', 'the line was closed'));
   }
 
   protected write(bytes: Buffer, callback?: (error?: Error | null) => void): void {
@@ -83,7 +81,7 @@ abstract class BaseLine extends EventEmitter implements ZvtLine {
     this.emit('apdu', message);
   }
 
-  protected shutdown(error: ZvtLineError): void {
+  protected shutdown(error: LineError): void {
     if (this.closed) return;
     this.closed = true;
     this.stopped(error);
@@ -118,7 +116,7 @@ export class SerialZvtLine extends BaseLine {
   }
 
   send(message: Apdu): Promise<void> {
-    if (this.isClosed) return Promise.reject(new ZvtLineError('the line is closed'));
+    if (this.isClosed) return Promise.reject(new LineError('DISCONNECTED', 'the line is closed'));
     const frame = encodeSerialFrame(encodeApdu(message));
     return new Promise((resolve, reject) => {
       this.queue.push({ frame, resolve, reject });
@@ -153,7 +151,11 @@ export class SerialZvtLine extends BaseLine {
     this.timers.clearTimeout(current.timer);
     if (current.attempt < 3) return this.transmit();
     this.current = null;
-    current.outgoing.reject(new ZvtLineError(`transmission error: ${why}, after ${current.attempt} tries`));
+    current.outgoing.reject(
+      new LineError('LINE_FAILED', `transmission error: ${why}, after ${current.attempt} tries`, {
+        disconnected: false,
+      }),
+    );
     this.next();
   }
 
@@ -182,7 +184,7 @@ export class SerialZvtLine extends BaseLine {
         try {
           message = decodeApdu(event.apdu);
         } catch (error) {
-          this.options.debug?.(`frame refused (${(error as ApduError).message}): NAK`);
+          this.options.debug?.(`frame refused (${(error as Error).message}): NAK`);
           return this.write(Buffer.of(NAK));
         }
         this.write(Buffer.of(ACK));
@@ -194,7 +196,7 @@ export class SerialZvtLine extends BaseLine {
     }
   }
 
-  protected stopped(error: ZvtLineError): void {
+  protected stopped(error: LineError): void {
     this.reader.destroy();
     if (this.current) {
       this.timers.clearTimeout(this.current.timer);
@@ -222,10 +224,10 @@ export class TcpZvtLine extends BaseLine {
   }
 
   send(message: Apdu): Promise<void> {
-    if (this.isClosed) return Promise.reject(new ZvtLineError('the connection is closed'));
+    if (this.isClosed) return Promise.reject(new LineError('DISCONNECTED', 'the connection is closed'));
     return new Promise((resolve, reject) =>
       this.write(encodeApdu(message), (error) =>
-        error ? reject(new ZvtLineError(`could not send: ${error.message}`)) : resolve(),
+        error ? reject(new LineError('LINE_FAILED', `could not send: ${error.message}`, { cause: error })) : resolve(),
       ),
     );
   }
@@ -235,12 +237,14 @@ export class TcpZvtLine extends BaseLine {
     try {
       complete = this.reader.push(chunk);
     } catch (error) {
-      return this.shutdown(new ZvtLineError(`unreadable APDU: ${(error as Error).message}`));
+      return this.shutdown(
+        new LineError('LINE_FAILED', `unreadable APDU: ${(error as Error).message}`, { cause: error }),
+      );
     }
     this.clearPartial();
     if (this.reader.partial)
       this.partialTimer = this.timers.setTimeout(
-        () => this.shutdown(new ZvtLineError('the rest of an APDU did not come within T3')),
+        () => this.shutdown(new LineError('LINE_FAILED', 'the rest of an APDU did not come within T3')),
         this.options.partialTimeoutMs ?? T3_MS,
       );
     for (const message of complete) this.deliver(message);

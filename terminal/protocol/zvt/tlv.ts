@@ -1,3 +1,4 @@
+import { hasCode, ProtocolError } from '../../errors.js';
 // ZVT's TLV container (PA00P015 §9.3), the data of bitmap 06: BER-TLV.
 // A tag is one byte, or more when its low five bits are all set (each
 // further byte with its high bit set says another follows); bit 0x20 of
@@ -12,31 +13,27 @@ export interface TlvObject {
   children?: TlvObject[];
 }
 
-export class TlvError extends Error {
-  override readonly name = 'TlvError';
-}
-
 export function berLength(length: number): Buffer {
   if (length < 0x80) return Buffer.of(length);
   if (length <= 0xff) return Buffer.of(0x81, length);
   if (length <= 0xffff) return Buffer.of(0x82, length >> 8, length & 0xff);
-  throw new TlvError(`a TLV length is at most 65535, got ${length}`);
+  throw new ProtocolError('TLV_INVALID', `a TLV length is at most 65535, got ${length}`);
 }
 
 /** Reads a BER length at `offset`: the length and how many bytes it took. */
 export function readBerLength(bytes: Uint8Array, offset: number): { length: number; size: number } {
   const first = bytes[offset];
-  if (first === undefined) throw new TlvError('a length is missing');
+  if (first === undefined) throw new ProtocolError('TLV_INVALID', 'a length is missing');
   if (first < 0x80) return { length: first, size: 1 };
   if (first === 0x81) {
-    if (offset + 1 >= bytes.length) throw new TlvError('a length 81 xx is cut short');
+    if (offset + 1 >= bytes.length) throw new ProtocolError('TLV_INVALID', 'a length 81 xx is cut short');
     return { length: bytes[offset + 1]!, size: 2 };
   }
   if (first === 0x82) {
-    if (offset + 2 >= bytes.length) throw new TlvError('a length 82 hi lo is cut short');
+    if (offset + 2 >= bytes.length) throw new ProtocolError('TLV_INVALID', 'a length 82 hi lo is cut short');
     return { length: (bytes[offset + 1]! << 8) | bytes[offset + 2]!, size: 3 };
   }
-  throw new TlvError(`length byte ${first.toString(16)} is not defined`);
+  throw new ProtocolError('TLV_INVALID', `length byte ${first.toString(16)} is not defined`);
 }
 
 const isConstructed = (tag: string) => (parseInt(tag.slice(0, 2), 16) & 0x20) !== 0;
@@ -50,7 +47,7 @@ function childrenOf(value: Buffer): TlvObject[] | undefined {
   try {
     return decodeTlv(value);
   } catch (error) {
-    if (error instanceof TlvError) return undefined;
+    if (hasCode(error, 'TLV_INVALID')) return undefined;
     throw error;
   }
 }
@@ -63,14 +60,14 @@ export function decodeTlv(bytes: Uint8Array): TlvObject[] {
     const tagStart = offset;
     if ((bytes[offset++]! & 0x1f) === 0x1f) {
       do {
-        if (offset >= bytes.length) throw new TlvError('a tag is cut short');
+        if (offset >= bytes.length) throw new ProtocolError('TLV_INVALID', 'a tag is cut short');
       } while (bytes[offset++]! & 0x80);
     }
     const tag = Buffer.from(bytes.subarray(tagStart, offset)).toString('hex').toUpperCase();
     const { length, size } = readBerLength(bytes, offset);
     offset += size;
     if (offset + length > bytes.length)
-      throw new TlvError(`tag ${tag} says ${length} bytes, ${bytes.length - offset} are left`);
+      throw new ProtocolError('TLV_INVALID', `tag ${tag} says ${length} bytes, ${bytes.length - offset} are left`);
     const value = Buffer.from(bytes.subarray(offset, offset + length));
     offset += length;
     const children = isConstructed(tag) ? childrenOf(value) : undefined;
