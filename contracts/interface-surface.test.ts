@@ -29,6 +29,7 @@ t.test('the surface holds none of what is ours', async (t) => {
   const surface = interfaceSurface(openApiDocument).join('\n');
   for (const ours of [
     '/console/app.js',
+    '/pay/app.js',
     '/console/sessions/{session_id}',
     '/console/trace/stream',
     '/resend application/json /url',

@@ -70,6 +70,7 @@ t.test('the interface profile takes out what is ours alone and keeps what the in
       'sendThroughRelay',
       'sendThroughRelayViaTestAlias',
       'getConsoleScript',
+      'getPaymentScript',
       'getConsoleSession',
       'showConsole',
       'showHome',

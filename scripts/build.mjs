@@ -51,8 +51,8 @@ try {
 if (ifStale && existsSync(STAMP) && statSync(STAMP).mtimeMs >= newestSource()) process.exit(0);
 const started = Date.now();
 execFileSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
-const { buildConsole } = await import('./build-console.mjs');
-await buildConsole();
+const { buildWeb } = await import('./build-web.mjs');
+await buildWeb();
 const { bin } = JSON.parse(readFileSync('package.json', 'utf8'));
 for (const path of Object.values(bin)) chmodSync(path, 0o755);
 // Stamped with the time the build began: a source saved while it ran is newer, and builds next time.

@@ -18,6 +18,21 @@ const sessionId: OpenAPIV3_1.ParameterObject = {
 };
 
 export const payPaths: PathItems = {
+  // Before /pay/{session_id}: routes match in the document's order, and a session id never has a dot.
+  '/pay/app.js': {
+    get: {
+      operationId: 'getPaymentScript',
+      'x-ours': true, // the payment page's script (profiles.ts)
+      summary: "The payment page's script",
+      description:
+        "One ES module, loaded by the payment page and its status page: the method switch, the countdown, local times, following leg 2. The pages' Content-Security-Policy allows scripts from this origin only; without the script the page still pays.",
+      tags: ['simulator'],
+      security: [],
+      responses: {
+        '200': { description: 'The script.', content: { 'text/javascript': { schema: { type: 'string' } } } },
+      },
+    },
+  },
   '/pay/{session_id}': {
     get: {
       operationId: 'showPaymentPage',

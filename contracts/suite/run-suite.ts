@@ -110,7 +110,15 @@ export async function runSuite(options: SuiteOptions): Promise<SuiteResult> {
   const worldOf = () => (world ??= mutatingScenarios(scenarioCtx));
   const runners: Record<string, () => Promise<void>> = {
     'document.read-only': async () => {
-      for (const path of ['/health', '/openapi.json', '/fidelidad', '/console', '/console/app.js', '/relay'])
+      for (const path of [
+        '/health',
+        '/openapi.json',
+        '/fidelidad',
+        '/console',
+        '/console/app.js',
+        '/pay/app.js',
+        '/relay',
+      ])
         await http('GET', path);
       const readWorld = { token: options.token ?? 'sk_none', consoleToken: options.consoleToken ?? 'ct_none' } as World;
       if (options.token) await http('GET', '/control/clock', { token: options.token });

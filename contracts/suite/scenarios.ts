@@ -31,7 +31,8 @@ export async function mutatingScenarios(ctx: ScenarioContext): Promise<World> {
   await http('GET', '/console/keys', { token: consoleToken });
 
   // System and console pages.
-  for (const path of ['/health', '/openapi.json', '/fidelidad', '/console', '/console/app.js']) await http('GET', path);
+  for (const path of ['/health', '/openapi.json', '/fidelidad', '/console', '/console/app.js', '/pay/app.js'])
+    await http('GET', path);
   await http('GET', '/relay'); // 426
 
   // Control plane clock, also under /__test__.

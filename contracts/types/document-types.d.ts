@@ -1044,6 +1044,12 @@ export interface Operations {
     query: Record<string, never>;
     security: "consoleBearer";
   };
+  getPaymentScript: {
+    body: undefined;
+    params: Record<string, never>;
+    query: Record<string, never>;
+    security: 'none';
+  };
   showPaymentPage: {
     body: undefined;
     params: {

@@ -200,3 +200,50 @@ t.test(
     t.match(await page.locator('#scenario-about').textContent(), /Not run here: .*svc-scenario/);
   },
 );
+
+t.test(
+  "in Chromium: the payment page's script counts down, disables the form at the due date, and follows leg 2 by GET",
+  { skip: browserSkip() },
+  async (t) => {
+    const browser = await openBrowser(t);
+    const server = await startTestServer(t, { accreditationDelayMs: 5000 });
+    const { split, post, token } = await catalog(server); // offers card and wallet
+    const page = await browser.newPage();
+    // The browser's own clock, moved by hand: the countdown and the reload run on its timers.
+    await page.clock.install();
+
+    const expiring = await post('/api/v1/ext/payment-sessions/buttons', {
+      agreement_id: split.agreement_id,
+      amount_reference: 5,
+      due_date_session: new Date(server.clock.now() + 60_000).toISOString(),
+      due_date_reached_behavior: 'expire',
+    });
+    await page.goto(`${server.baseUrl}/pay/${expiring.session_id}`);
+    t.equal(await page.locator('#countdown').textContent(), '00:01:00', 'the time left, from the server clock');
+    t.equal(await page.locator('#expired').isVisible(), false);
+    await page.clock.runFor(30_000);
+    t.equal(await page.locator('#countdown').textContent(), '00:00:30', 'it ticks');
+    await page.clock.runFor(31_000);
+    t.equal(await page.locator('#countdown').textContent(), 'due date reached');
+    t.equal(await page.locator('#expired').isVisible(), true, 'the reason shows at the due date');
+    t.equal(await page.getByRole('button', { name: /Pay 5\.00 USD/ }).isDisabled(), true, 'and the form is disabled');
+    t.equal(await page.getByLabel('Key', { exact: true }).isDisabled(), true);
+
+    const paying = await post('/api/v1/ext/payment-sessions/buttons', {
+      agreement_id: split.agreement_id,
+      amount_reference: 6,
+    });
+    const paid = await server.api.post(`/pay/${paying.session_id}`, {
+      json: { method: 'wallet', wallet_id: 'a@b.c', payment_key: '000000' },
+    });
+    t.equal(paid.status, 200);
+    await page.goto(`${server.baseUrl}/pay/${paying.session_id}`);
+    t.equal(await page.locator('#accreditation').textContent(), 'scheduled');
+    t.match(await page.locator('[data-local]').first().textContent(), /your time$/, 'local times filled in');
+    await server.api.post('/control/clock/advance', { json: { ms: 5000 }, token });
+    await Promise.all([page.waitForURL(`**/pay/${paying.session_id}`), page.clock.runFor(2000)]);
+    await page.locator('#accreditation', { hasText: 'accredited' }).waitFor();
+    t.equal(await page.locator('#accreditation').textContent(), 'accredited', 'the page followed leg 2 to its end');
+    t.equal(await page.locator('a[data-follow]').count(), 0, 'and stops following there');
+  },
+);

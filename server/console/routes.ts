@@ -10,7 +10,7 @@ import { admissibleOutcomes } from '../sessions/session-machine.js';
 import { publicSession } from '../sessions/session-view.js';
 import type { Store } from '../store/store.js';
 import { version } from '../version.js';
-import { consoleApp } from './console-app.js';
+import { pageScript } from '../system/page-script.js';
 import { consolePage } from './console-page.js';
 import { fidelidad, fidelidadPage } from './fidelidad.js';
 import { progress } from './progress.js';
@@ -113,7 +113,7 @@ export function consoleHandlers({
     },
     getConsoleScript: async (_request, ctx) => {
       ctx.type = 'text/javascript; charset=utf-8';
-      ctx.body = await consoleApp();
+      ctx.body = await pageScript('console');
     },
     getConsoleProgress: async ({ account }, ctx) => {
       ctx.body = await progress(store, account);

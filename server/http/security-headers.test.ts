@@ -56,14 +56,16 @@ t.test(
       t.equal(answer.headers.get('referrer-policy'), 'no-referrer');
     }
     {
-      // The payment page's own inline script, by hash.
+      // The payment page's script is a module of this origin (/pay/app.js), as the console's is.
       const answer = answers['the payment page'];
       const policy = answer.headers.get('content-security-policy') ?? '';
-      const script = /<script>([\s\S]*?)<\/script>/.exec(answer.text)?.[1];
-      t.ok(script, 'the payment page has an inline script');
+      t.match(answer.text, /<script type="module" src="\/pay\/app\.js"><\/script>/);
+      t.notMatch(answer.text, /<script>/, 'no inline script');
+      t.match(policy, /script-src 'self'(;|$)/, 'the payment page: scripts from its own origin only');
+      const style = /<style>([\s\S]*?)<\/style>/.exec(answer.text)?.[1];
       t.ok(
-        policy.includes(`'sha256-${createHash('sha256').update(script!).digest('base64')}'`),
-        'the payment page: its script allowed by hash',
+        policy.includes(`'sha256-${createHash('sha256').update(style!).digest('base64')}'`),
+        'its own inline style allowed by hash',
       );
     }
     {

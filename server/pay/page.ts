@@ -1,10 +1,12 @@
 import { fromCents } from '../sessions/money.js';
 import type { SessionRecord } from '../sessions/session.js';
 import { methodFields, methodLabels } from './magic-keys.js';
+import { formatLeft } from './time-left.js';
 import { escapeHtml, htmlDocument, palette } from '../system/page-shell.js';
 
-// Server-rendered pages: no build step, no script needed to pay (the
-// countdown and the method switch are progressive enhancements).
+// Server-rendered pages: no script needed to pay. The page's script
+// (web/main.ts, served as /pay/app.js) only enhances: the method switch, the
+// countdown, local times, following leg 2.
 
 const css = `${palette}
   body { margin: 0; padding: 1rem; line-height: 1.5; }
@@ -94,50 +96,9 @@ ${methodSections}
 </fieldset>
 <button type="submit">Pay ${escapeHtml(amount)}</button>
 </form>
-<script>
-const show = (method) => {
-  for (const section of document.querySelectorAll('[data-fields]')) {
-    const on = section.dataset.fields === method;
-    section.hidden = !on;
-    for (const input of section.querySelectorAll('input')) input.required = on;
-  }
-};
-// After a refusal, the reason has the focus (autofocus does it too; not every browser honours it on a paragraph).
-document.getElementById('error-summary')?.focus();
-const checked = document.querySelector('[data-method]:checked');
-if (checked) show(checked.value);
-for (const radio of document.querySelectorAll('[data-method]')) radio.addEventListener('change', () => show(radio.value));
-${LOCAL_TIMES}
-const countdown = document.getElementById('countdown');
-if (countdown) {
-  const offset = Number(countdown.dataset.now) - Date.now();
-  const tick = () => {
-    const left = Number(countdown.dataset.due) - (Date.now() + offset);
-    countdown.textContent = left <= 0 ? 'due date reached' : new Date(left).toISOString().slice(11, 19) + (left >= 86400000 ? ' (+' + Math.floor(left / 86400000) + ' d)' : '');
-    if (left <= 0) {
-      // Past the due date the server refuses the payment: say so, and disable the form instead of letting it fail.
-      document.getElementById('expired').hidden = false;
-      for (const control of document.querySelectorAll('#pay input, #pay button')) control.disabled = true;
-      clearInterval(timer);
-    }
-  };
-  const timer = setInterval(tick, 1000);
-  tick();
-}
-</script>`,
+<script type="module" src="/pay/app.js"></script>`,
   );
 }
-
-/** Fills every [data-local] element with the payer's local time of its instant, beside the UTC shown. */
-const LOCAL_TIMES = `for (const element of document.querySelectorAll('[data-local]')) element.textContent = ', ' + new Date(Number(element.dataset.local)).toLocaleString() + ' your time';`;
-
-/**
- * While leg 2 runs, the page follows it: it reloads itself by GET (a reload of
- * the POST's answer would post the form again) every 2 s until it ends.
- * Without a script the link above does the same, at the payer's pace (an
- * automatic refresh would take the timing out of the payer's hands, WCAG 2.2.1).
- */
-const FOLLOW_LEG2 = `setTimeout(() => location.replace(document.querySelector('main a').href), 2000);`;
 
 const statusWords: Record<string, string> = {
   pending: 'waiting for payment',
@@ -172,8 +133,8 @@ export function resultPage(session: SessionRecord, title: string, message: strin
 <p id="standing">${escapeHtml(standing(session))}</p>
 ${due !== null ? `<p>Accreditation expected at ${escapeHtml(formatUtc(due))}<span data-local="${due}"></span>.</p>` : ''}
 <p>Session <code>${escapeHtml(session.session_id)}</code>, status <strong id="status">${escapeHtml(session.status)}</strong>, accreditation <strong id="accreditation">${escapeHtml(session.accreditation.status)}</strong>.</p>
-<p><a href="/pay/${escapeHtml(session.session_id)}">${scheduled ? 'Check the accreditation again' : 'See this payment again'}</a></p>
-<script>${LOCAL_TIMES}${scheduled ? FOLLOW_LEG2 : ''}</script>`,
+<p><a href="/pay/${escapeHtml(session.session_id)}"${scheduled ? ' data-follow' : ''}>${scheduled ? 'Check the accreditation again' : 'See this payment again'}</a></p>
+<script type="module" src="/pay/app.js"></script>`,
   );
   return page;
 }
@@ -192,10 +153,4 @@ function formatAmount(session: SessionRecord): string {
 /** An instant as the interface writes times, readable: 2026-11-23 00:41:05 UTC. */
 function formatUtc(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
-}
-
-function formatLeft(ms: number): string {
-  if (ms <= 0) return 'due date reached';
-  const days = Math.floor(ms / 86_400_000);
-  return new Date(ms).toISOString().slice(11, 19) + (days > 0 ? ` (+${days} d)` : '');
 }

@@ -7,6 +7,7 @@ import type { AgreementRecord } from '../sessions/catalog.js';
 import type { SessionService } from '../sessions/session-service.js';
 import type { SessionRecord } from '../sessions/session.js';
 import type { Store } from '../store/store.js';
+import { pageScript } from '../system/page-script.js';
 import { decidePayment, echoOf } from './payment-decision.js';
 import { notFoundPage, paymentPage, resultPage } from './page.js';
 
@@ -36,6 +37,10 @@ export function payHandlers(store: Store, clock: Clock, sessions: SessionService
   };
 
   return {
+    getPaymentScript: async (_request, ctx) => {
+      ctx.type = 'text/javascript; charset=utf-8';
+      ctx.body = await pageScript('pay');
+    },
     showPaymentPage: async ({ params }, ctx) => {
       const id = params.session_id;
       const found = await load(id);
