@@ -104,9 +104,9 @@ async function claimAndInsertIn<T extends StoredRecord, L extends StoredRecord>(
   if (there) return { claimed: mark(), written: false, existing: there };
   const until = claim.value[claim.liveUntil];
   tx.insertClaimed(write.collection, write.id, write.value, {
-    c: claim.collection,
+    collection: claim.collection,
     id: claim.id,
-    u: typeof until === 'number' ? until : null,
+    until: typeof until === 'number' ? until : null,
   });
   return { claimed: true, written: true };
 }

@@ -256,7 +256,7 @@ export class EmbeddedStore implements Store {
       const line = encodeEntry(seq, ops); // throws on unserialisable values, before anything changed
       this.seq = seq;
       this.state.apply(ops);
-      const keys = ops.map((op): [string, string] => [op.c, op.id]);
+      const keys = ops.map((op): [string, string] => [op.collection, op.id]);
       this.pending.add(seq, keys);
       const durable = this.writer.append(seq, line);
       void durable.then(

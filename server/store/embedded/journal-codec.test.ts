@@ -13,11 +13,14 @@ const lineWith = (opsJson: string, seq = 7) =>
 
 t.test('a line the writer wrote reads back as written', async (t) => {
   const ops = [
-    { op: 'put', c: 'orders', id: 'o1', v: { status: 'PAID', amount: 1500 } },
-    { op: 'del', c: 'orders', id: 'o0' },
+    { op: 'put', collection: 'orders', id: 'o1', value: { status: 'PAID', amount: 1500 } },
+    { op: 'put', collection: 'orders', id: 'o2', value: {}, claim: { collection: 'claims', id: 'k', until: 5 } },
+    { op: 'del', collection: 'orders', id: 'o0' },
   ] as const;
   const line = encodeEntry(42, ops as never);
   t.ok(line.endsWith('\n'));
+  t.match(line, /"ops":\[\{"op":"put","c":"orders","id":"o1","v":\{/, 'written in the stored spelling');
+  t.match(line, /"k":\{"c":"claims","id":"k","u":5\}/);
   t.same(decodeEntry(line.slice(0, -1)), { seq: 42, ops });
 });
 
@@ -43,13 +46,13 @@ t.test('a line with a right checksum and malformed operations is refused', async
   t.same(decodeEntry(lineWith('[]')), { seq: 7, ops: [] }, 'an empty list of operations is well formed');
   t.same(
     decodeEntry(lineWith('[{"op":"del","c":"a","id":"1"}]')).ops,
-    [{ op: 'del', c: 'a', id: '1' }],
+    [{ op: 'del', collection: 'a', id: '1' }],
     'a delete needs no value',
   );
 });
 
 t.test('a wrong checksum, or a line not shaped as an entry, is refused before its operations are read', async (t) => {
-  const good = encodeEntry(3, [{ op: 'del', c: 'a', id: '1' }] as never).slice(0, -1);
+  const good = encodeEntry(3, [{ op: 'del', collection: 'a', id: '1' }] as never).slice(0, -1);
   t.throws(() => decodeEntry(good.replace('"id":"1"', '"id":"2"')), /checksum mismatch/);
   t.throws(() => decodeEntry(`${good} `), /not a journal entry/);
   t.throws(() => decodeEntry(`x${good}`), /not a journal entry/, 'nothing may come before the entry');

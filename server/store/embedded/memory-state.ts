@@ -8,9 +8,10 @@ export type { IndexDeclarations };
 /** What to do with a query of a declared collection that no declared index serves. */
 export type UnindexedQueries = 'scan' | 'throw';
 
-/** One change inside a journal entry; an insert made with a claim keeps it with its row (`k`, row-claims.ts). */
+/** One change inside a journal entry; an insert made with a claim keeps it with its row (row-claims.ts). */
 export type Op =
-  { op: 'put'; c: string; id: string; v: StoredRecord; k?: RowClaim } | { op: 'del'; c: string; id: string };
+  | { op: 'put'; collection: string; id: string; value: StoredRecord; claim?: RowClaim }
+  | { op: 'del'; collection: string; id: string };
 
 /** A record as loaded from, or captured for, a snapshot: with its row claim, when it has one. */
 export type StateEntry = [collection: string, id: string, value: StoredRecord, claim?: RowClaim];
@@ -154,8 +155,8 @@ export class MemoryState {
 
   apply(ops: readonly Op[]): void {
     for (const op of ops) {
-      if (op.op === 'put') this.put(op.c, op.id, op.v, op.k);
-      else this.remove(op.c, op.id);
+      if (op.op === 'put') this.put(op.collection, op.id, op.value, op.claim);
+      else this.remove(op.collection, op.id);
     }
   }
 

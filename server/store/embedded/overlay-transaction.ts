@@ -46,7 +46,7 @@ export class OverlayTransaction implements Transaction {
    */
   insertClaimed(collection: string, id: string, value: StoredRecord, claim: RowClaim): void {
     this.layer(collection).set(id, value);
-    this.ops.push({ op: 'put', c: collection, id, v: value, k: claim });
+    this.ops.push({ op: 'put', collection, id, value, claim });
   }
 
   /** The claim kept with a row, as the state has it (read with the row: an answer waits until it is durable). */
@@ -57,12 +57,12 @@ export class OverlayTransaction implements Transaction {
 
   put(collection: string, id: string, value: StoredRecord): void {
     this.layer(collection).set(id, value);
-    this.ops.push({ op: 'put', c: collection, id, v: value });
+    this.ops.push({ op: 'put', collection, id, value });
   }
 
   delete(collection: string, id: string): void {
     this.layer(collection).set(id, null);
-    this.ops.push({ op: 'del', c: collection, id });
+    this.ops.push({ op: 'del', collection, id });
   }
 
   /** The operations to commit; throws DuplicateKeyError when an insert hit an existing id. */

@@ -2,7 +2,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import t from 'tap';
 import { EmbeddedStore } from './embedded-store.js';
-import { isRowClaim, RowClaims, rowClaimHolds } from './row-claims.js';
+import { RowClaims, rowClaimHolds } from './row-claims.js';
+import { isStoredRowClaim } from './stored-spelling.js';
 import { checkStore } from './store-check.js';
 import { claimedInserts } from '../testing/store-contract-claims.js';
 
@@ -88,13 +89,13 @@ t.test('a snapshot keeps the claim on the row line; past its time it is forgotte
 
 t.test('the prune walks each claim collection in order, and keeps what holds or has no time', async (t) => {
   const claims = new RowClaims();
-  for (let n = 0; n < 3000; n += 1) claims.set('rows', `r${n}`, { c: 'claims', id: `k${n}`, u: n });
-  claims.set('rows', 'late', { c: 'claims', id: 'late', u: 10 }); // kept out of order: after r2999
-  claims.set('rows', 'forever', { c: 'claims', id: 'forever', u: null });
-  claims.set('rows', 'other', { c: 'others', id: 'o', u: 0 });
+  for (let n = 0; n < 3000; n += 1) claims.set('rows', `r${n}`, { collection: 'claims', id: `k${n}`, until: n });
+  claims.set('rows', 'late', { collection: 'claims', id: 'late', until: 10 }); // kept out of order: after r2999
+  claims.set('rows', 'forever', { collection: 'claims', id: 'forever', until: null });
+  claims.set('rows', 'other', { collection: 'others', id: 'o', until: 0 });
   claims.prune('claims', 1999);
   t.equal(claims.get('rows', 'r1999'), undefined);
-  t.same(claims.get('rows', 'r2000'), { c: 'claims', id: 'k2000', u: 2000 });
+  t.same(claims.get('rows', 'r2000'), { collection: 'claims', id: 'k2000', until: 2000 });
   t.ok(claims.get('rows', 'late'), 'one kept out of order waits for those before it');
   t.notOk(rowClaimHolds(claims.get('rows', 'late'), 'claims', 'late', 1999), 'and holds nothing meanwhile');
   t.ok(claims.get('rows', 'other'), 'another claim collection is not pruned with this one');
@@ -105,17 +106,17 @@ t.test('the prune walks each claim collection in order, and keeps what holds or 
   claims.delete('rows', 'forever');
   t.equal(claims.get('rows', 'forever'), undefined, 'gone with its row');
   // A claim replaced by another for the same row is not pruned with the old one's time.
-  claims.set('rows', 'again', { c: 'claims', id: 'a1', u: 6000 });
-  claims.set('rows', 'again', { c: 'claims', id: 'a2', u: 9000 });
+  claims.set('rows', 'again', { collection: 'claims', id: 'a1', until: 6000 });
+  claims.set('rows', 'again', { collection: 'claims', id: 'a2', until: 9000 });
   claims.prune('claims', 7000);
-  t.same(claims.get('rows', 'again'), { c: 'claims', id: 'a2', u: 9000 });
+  t.same(claims.get('rows', 'again'), { collection: 'claims', id: 'a2', until: 9000 });
   t.notOk(rowClaimHolds(claims.get('rows', 'again'), 'claims', 'a1', 0), 'another claim id does not hold');
   t.notOk(rowClaimHolds(claims.get('rows', 'again'), 'others', 'a2', 0), 'nor the same id of another collection');
 });
 
-t.test('a row claim read back from a line is one only in its exact shape', async (t) => {
-  t.ok(isRowClaim({ c: 'claims', id: 'k', u: 5 }));
-  t.ok(isRowClaim({ c: 'claims', id: 'k', u: null }), 'a time that was unreadable');
+t.test('a row claim read back from a line (its stored spelling) is one only in its exact shape', async (t) => {
+  t.ok(isStoredRowClaim({ c: 'claims', id: 'k', u: 5 }));
+  t.ok(isStoredRowClaim({ c: 'claims', id: 'k', u: null }), 'a time that was unreadable');
   for (const [value, why] of [
     [null, 'null'],
     ['claims', 'a string'],
@@ -126,11 +127,11 @@ t.test('a row claim read back from a line is one only in its exact shape', async
     [{ c: 'claims', id: 'k' }, 'no time'],
     [{ c: 'claims', id: 'k', u: '5' }, 'a time not a number'],
   ] as const)
-    t.notOk(isRowClaim(value), why);
+    t.notOk(isStoredRowClaim(value), why);
 });
 
 t.test('a row claim holds until its time, that claim only', async (t) => {
-  const kept = { c: 'claims', id: 'k', u: 100 };
+  const kept = { collection: 'claims', id: 'k', until: 100 };
   t.ok(rowClaimHolds(kept, 'claims', 'k', 99));
   t.notOk(rowClaimHolds(kept, 'claims', 'k', 100), 'at its time it no longer holds, as a marker');
   t.notOk(rowClaimHolds(undefined, 'claims', 'k', 0), 'no claim kept');
@@ -143,7 +144,11 @@ t.test('a row claim holds until its time, that claim only', async (t) => {
   t.same(claims.get('rows', 'r'), kept, 'a prune before its time keeps it');
   claims.prune('claims', 100);
   t.equal(claims.get('rows', 'r'), undefined, 'and at its time forgets it');
-  claims.set('rows', 'n', { c: 'timeless', id: 'k0', u: null });
-  claims.set('rows', 'n', { c: 'timeless', id: 'k1', u: 5 });
-  t.same(claims.get('rows', 'n'), { c: 'timeless', id: 'k1', u: 5 }, 'a claim without a time replaced by one with');
+  claims.set('rows', 'n', { collection: 'timeless', id: 'k0', until: null });
+  claims.set('rows', 'n', { collection: 'timeless', id: 'k1', until: 5 });
+  t.same(
+    claims.get('rows', 'n'),
+    { collection: 'timeless', id: 'k1', until: 5 },
+    'a claim without a time replaced by one with',
+  );
 });

@@ -9,17 +9,10 @@
 
 /** A claim kept with a row: the claim's collection and id, and until when it holds (null: its time was unreadable, so it holds). */
 export interface RowClaim {
-  c: string;
+  /** The claim's collection. */
+  collection: string;
   id: string;
-  u: number | null;
-}
-
-export function isRowClaim(value: unknown): value is RowClaim {
-  // A JSON value that is not an object has no such fields; null has none to read.
-  const claim = value as Record<string, unknown> | null;
-  return (
-    typeof claim?.c === 'string' && typeof claim.id === 'string' && (claim.u === null || typeof claim.u === 'number')
-  );
+  until: number | null;
 }
 
 /**
@@ -33,7 +26,7 @@ export function liveAt(until: unknown, now: number): boolean {
 
 /** Whether `kept` is claim `id` of `collection`, still live at `now`. */
 export function rowClaimHolds(kept: RowClaim | undefined, collection: string, id: string, now: number): boolean {
-  return kept !== undefined && kept.c === collection && kept.id === id && liveAt(kept.u, now);
+  return kept !== undefined && kept.collection === collection && kept.id === id && liveAt(kept.until, now);
 }
 
 /** The row claims of a store's state, by row, and per claim collection in the order they were kept. */
@@ -55,11 +48,11 @@ export class RowClaims {
     let rows = this.byRow.get(collection);
     if (!rows) this.byRow.set(collection, (rows = new Map()));
     const previous = rows.get(id);
-    if (previous) this.kept.get(previous.c)?.delete(previous);
+    if (previous) this.kept.get(previous.collection)?.delete(previous);
     rows.set(id, claim);
-    if (claim.u === null) return; // held for as long as its row: never pruned
-    let order = this.kept.get(claim.c);
-    if (!order) this.kept.set(claim.c, (order = new Map()));
+    if (claim.until === null) return; // held for as long as its row: never pruned
+    let order = this.kept.get(claim.collection);
+    if (!order) this.kept.set(claim.collection, (order = new Map()));
     order.set(claim, [collection, id]);
   }
 
@@ -68,7 +61,7 @@ export class RowClaims {
     const claim = rows?.get(id);
     if (!claim) return;
     rows!.delete(id);
-    this.kept.get(claim.c)?.delete(claim);
+    this.kept.get(claim.collection)?.delete(claim);
   }
 
   /**
@@ -82,7 +75,7 @@ export class RowClaims {
     const order = this.kept.get(claimCollection);
     if (!order) return;
     for (const [claim, [collection, id]] of order) {
-      if (claim.u! > max) return;
+      if (claim.until! > max) return;
       order.delete(claim);
       this.byRow.get(collection)!.delete(id);
     }

@@ -3,7 +3,7 @@ import { basename, dirname } from 'node:path';
 import type { Adapter } from 'lowdb';
 import { crc32 } from 'node:zlib';
 import { fsyncDirectory } from '../../../contracts/common/fsync.js';
-import { checkedLine, checkedLines, footerJson, headerJson, type SnapshotEntry } from './snapshot-codec.js';
+import { checkedLine, checkedLines, entryJson, footerJson, headerJson, type SnapshotEntry } from './snapshot-codec.js';
 import { readSnapshotFile } from './snapshot-reader.js';
 import { writeFully } from '../../../contracts/common/write-fully.js';
 
@@ -113,7 +113,7 @@ export class SnapshotFileAdapter implements Adapter<SnapshotData | null> {
       let chars = 0;
       let serialisingSince = this.now();
       for (const entry of data.entries) {
-        const line = JSON.stringify(entry);
+        const line = entryJson(entry);
         chunk.push(line);
         chars += line.length;
         count += 1;

@@ -1,6 +1,7 @@
 import { crc32 } from 'node:zlib';
 import type { StoredRecord } from '../store.js';
-import { isRowClaim, type RowClaim } from './row-claims.js';
+import type { RowClaim } from './row-claims.js';
+import { claimOf, isStoredRowClaim, storedClaim, type StoredRowClaim } from './stored-spelling.js';
 
 // A snapshot is JSON lines: a header, one line per record, a footer. Every
 // line carries the CRC-32 of its JSON (8 hex digits and a space before it),
@@ -9,8 +10,22 @@ import { isRowClaim, type RowClaim } from './row-claims.js';
 // a line dropped, repeated or moved, or a header's seq changed, fails the
 // file's checksum.
 
-/** A record's line: with the claim kept with its row (row-claims.ts), when it has one. */
+/** A record of a snapshot: with the claim kept with its row (row-claims.ts), when it has one. */
 export type SnapshotEntry = [collection: string, id: string, value: StoredRecord, claim?: RowClaim];
+
+/** A record's line as written: the claim in its stored spelling (stored-spelling.ts). */
+type SnapshotLine = [collection: string, id: string, value: StoredRecord, claim?: StoredRowClaim];
+
+/** The JSON of a record's line. */
+export function entryJson(entry: SnapshotEntry): string {
+  return JSON.stringify(entry.length === 4 ? [entry[0], entry[1], entry[2], storedClaim(entry[3]!)] : entry);
+}
+
+/** A record read back from its line's JSON value, or undefined when the value is not one. */
+export function entryOf(value: unknown): SnapshotEntry | undefined {
+  if (!isEntry(value)) return undefined;
+  return value.length === 4 ? [value[0], value[1], value[2], claimOf(value[3]!)] : (value as SnapshotEntry);
+}
 
 export const SNAPSHOT_FORMAT = 'svc-snapshot/2';
 /** Written before snapshots were checksummed: lines of bare JSON. Still read, never written. */
@@ -94,10 +109,11 @@ export function parseFooter(json: string): { count: number; crc?: string } | nul
   }
 }
 
-export function isEntry(value: unknown): value is SnapshotEntry {
+/** Whether a line's JSON value is a record's line. */
+export function isEntry(value: unknown): value is SnapshotLine {
   return (
     Array.isArray(value) &&
-    (value.length === 3 || (value.length === 4 && isRowClaim(value[3]))) &&
+    (value.length === 3 || (value.length === 4 && isStoredRowClaim(value[3]))) &&
     typeof value[0] === 'string' &&
     typeof value[1] === 'string' &&
     typeof value[2] === 'object' &&

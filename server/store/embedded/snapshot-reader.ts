@@ -5,7 +5,7 @@ import { readLineBatches } from './read-lines.js';
 import { checkSnapshot } from './store-check.js';
 import {
   hex,
-  isEntry,
+  entryOf,
   UNCHECKSUMMED_SNAPSHOT_FORMAT,
   LINE_PREFIX_CHARS,
   parseFooter,
@@ -118,8 +118,9 @@ function parseRecords(lines: string[], firstNumber: number, path: string, into: 
       }
     });
   }
-  for (const [i, entry] of parsed.entries()) {
-    if (!isEntry(entry)) throw appError('STORE_CORRUPT', path, firstNumber + i, 'malformed record');
+  for (const [i, value] of parsed.entries()) {
+    const entry = entryOf(value);
+    if (!entry) throw appError('STORE_CORRUPT', path, firstNumber + i, 'malformed record');
     into.push(entry);
   }
 }

@@ -6,7 +6,7 @@ import { listJournalFiles, SNAPSHOT_FILE, unchecksummedSnapshotDisagreement } fr
 import { readLineBatches } from './read-lines.js';
 import {
   hex,
-  isEntry,
+  entryOf,
   UNCHECKSUMMED_SNAPSHOT_FORMAT,
   openCheckedLine,
   parseFooter,
@@ -173,11 +173,12 @@ export async function checkSnapshot(
         } catch {
           flag(number, 'not JSON');
         }
-        if (entry !== undefined && !isEntry(entry)) flag(number, 'malformed record');
-        if (!isEntry(entry)) report.damagedRecords += 1;
+        const record = entryOf(entry);
+        if (entry !== undefined && !record) flag(number, 'malformed record');
+        if (!record) report.damagedRecords += 1;
         else {
           report.records += 1;
-          onRecord?.(entry);
+          onRecord?.(record);
         }
       }
       fileCrc = crc32(`${text}\n`, fileCrc);

@@ -14,7 +14,9 @@ import type { Query, StoredRecord, Transaction } from '../store.js';
 // lock what they read, writes are buffered (a transaction reads its own)
 // and flushed before the commit.
 
-type Op = { op: 'put' | 'insert'; c: string; id: string; v: StoredRecord } | { op: 'del'; c: string; id: string };
+type Op =
+  | { op: 'put' | 'insert'; collection: string; id: string; value: StoredRecord }
+  | { op: 'del'; collection: string; id: string };
 
 class PgTransaction implements Transaction {
   private readonly overlay = new Map<string, Map<string, StoredRecord | null>>();
@@ -49,23 +51,23 @@ class PgTransaction implements Transaction {
   }
 
   insert(collection: string, id: string, value: StoredRecord): void {
-    this.write({ op: 'insert', c: collection, id, v: value });
+    this.write({ op: 'insert', collection, id, value });
   }
 
   put(collection: string, id: string, value: StoredRecord): void {
-    this.write({ op: 'put', c: collection, id, v: value });
+    this.write({ op: 'put', collection, id, value });
   }
 
   delete(collection: string, id: string): void {
-    this.write({ op: 'del', c: collection, id });
+    this.write({ op: 'del', collection, id });
   }
 
   /** Writes the buffered operations in order; an insert of a taken id fails with DuplicateKeyError. */
   async flush(): Promise<void> {
     // Serialise everything first: a value that cannot be stored fails before any write.
-    const encoded = this.ops.map((op) => (op.op === 'del' ? null : encodeJson(op.v)));
+    const encoded = this.ops.map((op) => (op.op === 'del' ? null : encodeJson(op.value)));
     for (const [index, op] of this.ops.entries()) {
-      const table = ident((await this.tables(op.c)).table);
+      const table = ident((await this.tables(op.collection)).table);
       const key = encodeKey(op.id);
       if (op.op === 'del') {
         await this.client.query(prepared(`DELETE FROM ${table} WHERE id = $1`, [key])).catch(rethrowAsStoreFault);
@@ -81,16 +83,16 @@ class PgTransaction implements Transaction {
           ),
         );
       } catch (error) {
-        if ((error as { code?: string }).code === '23505') throw appError('DUPLICATE_KEY', op.c, op.id);
+        if ((error as { code?: string }).code === '23505') throw appError('DUPLICATE_KEY', op.collection, op.id);
         throw asStoreFault(error);
       }
     }
   }
 
   private write(op: Op): void {
-    let layer = this.overlay.get(op.c);
-    if (!layer) this.overlay.set(op.c, (layer = new Map()));
-    layer.set(op.id, op.op === 'del' ? null : op.v);
+    let layer = this.overlay.get(op.collection);
+    if (!layer) this.overlay.set(op.collection, (layer = new Map()));
+    layer.set(op.id, op.op === 'del' ? null : op.value);
     this.ops.push(op);
   }
 }
