@@ -39,17 +39,15 @@ export interface ConsoleParts {
   scenarios: { runs: ScenarioRuns; selfUrl: (ctx: AppContext) => string };
 }
 
-export function consoleHandlers({
-  store,
-  accounts,
-  sessions,
-  publicUrl,
-  settings,
-  streams,
-  scenarios,
-}: ConsoleParts): OperationHandlers {
-  const differences = fidelidad(settings);
-  const consoleToken = (ctx: AppContext) => bearerToken(ctx.get('authorization')) ?? '';
+const consoleToken = (ctx: AppContext) => bearerToken(ctx.get('authorization')) ?? '';
+
+/** The console's operations: its scenario runs, its trace, its lists and its pages. */
+export function consoleHandlers(parts: ConsoleParts): OperationHandlers {
+  return { ...scenarioRunHandlers(parts), ...traceHandlers(parts), ...viewHandlers(parts) };
+}
+
+/** Scenario runs started from the console, on the account's own key. */
+function scenarioRunHandlers({ publicUrl, scenarios }: ConsoleParts): OperationHandlers {
   return {
     listConsoleScenarios: async (_request, ctx) => {
       ctx.body = { data: await scenarios.runs.list() };
@@ -76,6 +74,12 @@ export function consoleHandlers({
       if (!run) throw appError('NOT_FOUND', `scenario run ${runId}`);
       ctx.body = run;
     },
+  };
+}
+
+/** The trace: pages of it, and its live stream. */
+function traceHandlers({ store, streams }: ConsoleParts): OperationHandlers {
+  return {
     getConsoleTrace: async ({ account, query }, ctx) => {
       const limit = query.limit ?? 100;
       let page;
@@ -96,6 +100,13 @@ export function consoleHandlers({
     streamConsoleTrace: async ({ account, query }, ctx) => {
       await streams.serve(ctx, traceWhere(account, query), query.after, query.max_seconds, consoleToken(ctx));
     },
+  };
+}
+
+/** The sessions, the progress, the rate brake, and the console's pages and script. */
+function viewHandlers({ store, accounts, sessions, publicUrl, settings }: ConsoleParts): OperationHandlers {
+  const differences = fidelidad(settings);
+  return {
     getConsoleSessions: async ({ account, query }, ctx) => {
       const current = await listConsoleSessions(store, sessions, account, {
         limit: query.limit ?? 100,

@@ -3,11 +3,11 @@ import type { Account } from '../accounts/account.js';
 import { accountNow, iso } from '../clock.js';
 import { appError } from '../errors.js';
 import { FaultLog } from '../fault-log.js';
-import type { EventSink, OutboxEvent, WebhookOutcome } from '../sessions/events.js';
+import type { EventSink, OutboxEvent } from '../sessions/events.js';
 import type { DeliveryRecord } from '../clock/delivery-record.js';
-import { trace } from '../trace/trace.js';
 import { sendDirect } from './direct-transport.js';
-import { afterAttempt, withAttemptLimit } from './ladder.js';
+import { withAttemptLimit } from './ladder.js';
+import { attemptHeaders, recordAttempt, type Signing } from './attempt-record.js';
 import { giveDueTimes, PASS_LIMIT, promoteNext, QUEUED, realDue, sessionHead } from '../clock/due-times.js';
 import { Pacer } from './pacer.js';
 import { routeWebhook } from './routing.js';
@@ -16,11 +16,6 @@ import type { AttemptOutcome, DispatcherDeps } from './dispatcher-deps.js';
 import type { Transaction } from '../store/store.js';
 import { failedEvents } from './failed-events.js';
 import type { AttemptResult, WebhookRequest } from './transport.js';
-
-/** How an event stored before outcomes were kept apart says its delivery closed. */
-function closedStateBeforeOutcomes(event: OutboxEvent): WebhookOutcome['delivery'] {
-  return event.delivery === 'gave_up' || event.delivery === 'undelivered' ? event.delivery : 'delivered';
-}
 
 /** Resends one "resend the failed" call makes at most (each may take up to the 5 s attempt limit). */
 const RESEND_FAILED_LIMIT = 10;
@@ -251,111 +246,12 @@ export class WebhookDispatcher implements EventSink {
     }
   }
 
-  private async attempt(
-    event: OutboxEvent,
-    account: Account,
-    signing: { timestamp: string; signature: string; manual: boolean; resumed?: boolean },
-  ): Promise<AttemptOutcome> {
-    const { store, clock, ladder } = this.deps;
-    const headers = {
-      'content-type': 'application/json',
-      'svc-signature': signing.signature,
-      'svc-timestamp': signing.timestamp,
-      'idempotency-key': event.idempotency_key,
-    };
+  private async attempt(event: OutboxEvent, account: Account, signing: Signing): Promise<AttemptOutcome> {
+    const headers = attemptHeaders(event, signing);
     const started = performance.now();
-    const { routing, result, record } = await this.route(event, headers, signing.resumed === true);
-    const duration_ms = Math.round(performance.now() - started);
-    const delivered = 'status' in result && result.status >= 200 && result.status < 300;
-
-    return store.transact(async (tx) => {
-      // The account as it is now, read first as a clock move reads it: its clock may have moved during the attempt.
-      const held = (await tx.get<Account>('accounts', account.account_id)) ?? account;
-      const delivery = await tx.get<DeliveryRecord>('deliveries', event.event_id);
-      const current = await tx.get<OutboxEvent>('events', event.event_id);
-      // Only a closed delivery has an outcome to count on from.
-      const closed = delivery ? undefined : await tx.get<WebhookOutcome>('webhook_outcomes', event.event_id);
-      const attempt = (delivery?.attempts ?? closed?.attempts ?? current?.attempts ?? 0) + 1;
-      const at = iso(accountNow(clock, held));
-      await record?.(tx);
-      const answer =
-        'status' in result
-          ? { status: result.status, ...(result.body !== undefined ? { response_body: result.body } : {}) }
-          : { error: result.error };
-      const outcome: AttemptOutcome = {
-        event_id: event.event_id,
-        attempt,
-        routing,
-        url: event.webhook_url,
-        ...answer,
-        duration_ms,
-      };
-      trace(tx, held.account_id, 'webhook.attempt', at, {
-        session_id: event.session_id,
-        event: event.event,
-        ...outcome,
-        // What was sent, so an operator can see and replay it (the signature is not a secret: the secret is).
-        request_headers: headers,
-        // What the console's checklist looks entries up by (an index cannot range over status within a type).
-        result:
-          typeof outcome.status === 'number' && outcome.status >= 200 && outcome.status < 300 ? 'succeeded' : 'failed',
-        idempotency_key: event.idempotency_key,
-        ...(this.deps.instance ? { instance: this.deps.instance } : {}),
-        ...(signing.manual ? { manual: true, signature: signing.signature, timestamp: signing.timestamp } : {}),
-        ...(signing.resumed ? { resumed: true } : {}),
-      });
-      if (!current) return outcome; // reset meanwhile
-      const step = afterAttempt({
-        delivered,
-        pending: delivery !== undefined,
-        manual: signing.manual,
-        closedAs: closed?.delivery ?? closedStateBeforeOutcomes(current),
-        routed: routing !== 'none',
-        ladder,
-        attempt,
-      });
-      const close = (state: WebhookOutcome['delivery']) =>
-        tx.put('webhook_outcomes', event.event_id, {
-          event_id: event.event_id,
-          account_id: event.account_id,
-          delivery: state,
-          attempts: attempt,
-        } satisfies WebhookOutcome);
-      const closePending = async () => {
-        tx.delete('deliveries', event.event_id);
-        await promoteNext(tx, event.session_id, held.clock_offset_ms);
-      };
-      switch (step.action) {
-        case 'close':
-          close(step.as);
-          if (step.closesPending) await closePending();
-          break;
-        case 'give-up':
-          await closePending();
-          close(step.as);
-          trace(tx, held.account_id, step.as === 'gave_up' ? 'webhook.gave_up' : 'webhook.undelivered', at, {
-            session_id: event.session_id,
-            event_id: event.event_id,
-            attempts: attempt,
-            last: result,
-          });
-          break;
-        case 'reschedule': {
-          // The ladder's step counts from the end of this attempt.
-          const nextAttemptAt = iso(accountNow(clock, held) + step.inMs);
-          tx.put('deliveries', event.event_id, {
-            ...delivery,
-            attempts: attempt,
-            next_attempt_at: nextAttemptAt,
-            due_ms: realDue(nextAttemptAt, held.clock_offset_ms),
-          });
-          break;
-        }
-        case 'none':
-          break;
-      }
-      return outcome;
-    });
+    const routed = await this.route(event, headers, signing.resumed === true);
+    const sent = { ...routed, headers, durationMs: Math.round(performance.now() - started) };
+    return this.deps.store.transact((tx) => recordAttempt(tx, this.deps, event, account, signing, sent));
   }
 
   private async route(
