@@ -67,68 +67,14 @@ export function listenNexo(host: string, port: number, options: NexoListenerOpti
   });
 
   async function serve(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const path = (request.url ?? '').split('?')[0];
-    const local = path === '/nexo' || path === '/nexo/';
-    const cloud = path === '/sync';
-    if (!local && !cloud)
-      return send(response, 404, JSON.stringify({ errors: [`no ${path} here: POST /nexo or /sync`] }));
-    if (request.method !== 'POST') return send(response, 405, JSON.stringify({ errors: ['POST only'] }));
-    if (cloud && !apiKeyMatches(request.headers['x-api-key'], options.apiKey))
-      return send(
-        response,
-        401,
-        JSON.stringify({
-          status: 401,
-          errorCode: '000',
-          message: 'HTTP Status Response - Unauthorized',
-          errorType: 'security',
-        }),
-      );
+    const route = routeOf(request, options);
+    if ('status' in route) return send(response, route.status, route.body);
     const text = await readBody(request);
     if (text === undefined) return send(response, 413, JSON.stringify({ errors: ['the body is over 1 MiB'] }));
-    const incoming = readEnvelope(text, 'SaleToPOIRequest');
-    if (incoming.kind === 'broken' && !incoming.header) {
-      log(`unreadable request: ${incoming.reason}`);
-      return send(response, 400, JSON.stringify({ errors: [`Nexo Service: ${incoming.reason}`], ServiceID: '-NULL-' }));
-    }
-    let plain: NexoMessage;
-    let secured = false;
-    if (incoming.kind === 'secured') {
-      if (cloud || !options.key) return send(response, 400, CRYPTO_ERROR);
-      let inner;
-      try {
-        inner = readEnvelope(unseal(incoming.message, options.key), 'SaleToPOIRequest');
-      } catch (error) {
-        if (!hasCode(error, 'NEXO_UNKNOWN_KEY', 'NEXO_BROKEN_BLOB', 'NEXO_HMAC_MISMATCH')) throw error;
-        log(`crypto error: ${error.message}`);
-        return send(response, 400, CRYPTO_ERROR);
-      }
-      secured = true;
-      if (inner.kind !== 'plain') {
-        const header = inner.kind === 'broken' ? inner.header : undefined;
-        if (!header)
-          return send(
-            response,
-            400,
-            JSON.stringify({
-              errors: ['Nexo Service: the decrypted message is not a SaleToPOIRequest'],
-              ServiceID: '-NULL-',
-            }),
-          );
-        return reply(
-          response,
-          failure(header, 'MessageFormat', inner.kind === 'broken' ? inner.reason : 'unreadable'),
-          true,
-        );
-      }
-      plain = inner.message;
-    } else if (incoming.kind === 'broken') {
-      return reply(response, failure(incoming.header!, 'MessageFormat', incoming.reason), false);
-    } else {
-      if (local && options.requireEncryption)
-        return reply(response, failure(incoming.message.header, 'MessageFormat', CLEARTEXT_REFUSED), false);
-      plain = incoming.message;
-    }
+    const opened = openRequest(text, route.cloud, options, log);
+    if (opened.kind === 'refused') return send(response, opened.status, opened.body);
+    if (opened.kind === 'failure') return reply(response, opened.response, opened.secured);
+    const plain = opened.message;
     const money = MONEY.has(plain.header.MessageCategory);
     if (money) moneyRequests += 1;
     const drop = money && options.faults?.dropAnswer === moneyRequests;
@@ -139,7 +85,7 @@ export function listenNexo(host: string, port: number, options: NexoListenerOpti
     }
     if (options.faults?.delayMs) await new Promise((resolve) => setTimeout(resolve, options.faults!.delayMs));
     if (answer === null) return send(response, 200, '');
-    return reply(response, answer, secured);
+    return reply(response, answer, opened.secured);
   }
 
   function reply(response: ServerResponse, message: NexoMessage, secured: boolean): void {
@@ -163,6 +109,80 @@ export function listenNexo(host: string, port: number, options: NexoListenerOpti
       });
     });
   });
+}
+
+/** An answer decided before the terminal sees anything. */
+interface Refusal {
+  status: number;
+  body: string;
+}
+
+/** Which door a request came in by (local /nexo, cloud /sync), or why it is refused there. */
+function routeOf(request: IncomingMessage, options: NexoListenerOptions): { cloud: boolean } | Refusal {
+  const path = (request.url ?? '').split('?')[0];
+  const local = path === '/nexo' || path === '/nexo/';
+  const cloud = path === '/sync';
+  if (!local && !cloud)
+    return { status: 404, body: JSON.stringify({ errors: [`no ${path} here: POST /nexo or /sync`] }) };
+  if (request.method !== 'POST') return { status: 405, body: JSON.stringify({ errors: ['POST only'] }) };
+  if (cloud && !apiKeyMatches(request.headers['x-api-key'], options.apiKey))
+    return {
+      status: 401,
+      body: JSON.stringify({
+        status: 401,
+        errorCode: '000',
+        message: 'HTTP Status Response - Unauthorized',
+        errorType: 'security',
+      }),
+    };
+  return { cloud };
+}
+
+/** What a request's body comes to: a message for the terminal, a refusal, or a failure response to send. */
+type Opened =
+  | { kind: 'message'; message: NexoMessage; secured: boolean }
+  | ({ kind: 'refused' } & Refusal)
+  | { kind: 'failure'; response: NexoMessage; secured: boolean };
+
+const refused = (status: number, body: string): Opened => ({ kind: 'refused', status, body });
+const unreadable = (reason: string): Opened =>
+  refused(400, JSON.stringify({ errors: [`Nexo Service: ${reason}`], ServiceID: '-NULL-' }));
+
+/** The body opened as a terminal opens it: read, decrypted when secured, refused as a terminal refuses. */
+function openRequest(text: string, cloud: boolean, options: NexoListenerOptions, log: (line: string) => void): Opened {
+  const incoming = readEnvelope(text, 'SaleToPOIRequest');
+  if (incoming.kind === 'broken') {
+    if (incoming.header)
+      return { kind: 'failure', response: failure(incoming.header, 'MessageFormat', incoming.reason), secured: false };
+    log(`unreadable request: ${incoming.reason}`);
+    return unreadable(incoming.reason);
+  }
+  if (incoming.kind === 'plain') {
+    if (!cloud && options.requireEncryption)
+      return {
+        kind: 'failure',
+        response: failure(incoming.message.header, 'MessageFormat', CLEARTEXT_REFUSED),
+        secured: false,
+      };
+    return { kind: 'message', message: incoming.message, secured: false };
+  }
+  if (cloud || !options.key) return refused(400, CRYPTO_ERROR);
+  let inner;
+  try {
+    inner = readEnvelope(unseal(incoming.message, options.key), 'SaleToPOIRequest');
+  } catch (error) {
+    if (!hasCode(error, 'NEXO_UNKNOWN_KEY', 'NEXO_BROKEN_BLOB', 'NEXO_HMAC_MISMATCH')) throw error;
+    log(`crypto error: ${error.message}`);
+    return refused(400, CRYPTO_ERROR);
+  }
+  if (inner.kind === 'plain') return { kind: 'message', message: inner.message, secured: true };
+  const header = inner.kind === 'broken' ? inner.header : undefined;
+  if (!header) return unreadable('the decrypted message is not a SaleToPOIRequest');
+  return {
+    kind: 'failure',
+    response: failure(header, 'MessageFormat', inner.kind === 'broken' ? inner.reason : 'unreadable'),
+    secured: true,
+  };
 }
 
 function send(response: ServerResponse, status: number, body: string): void {
