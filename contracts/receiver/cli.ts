@@ -63,27 +63,28 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+const OPTIONS = {
+  url: { type: 'string' },
+  secret: { type: 'string' },
+  'secret-file': { type: 'string' },
+  'via-relay': { type: 'boolean' },
+  'base-url': { type: 'string' },
+  token: { type: 'string' },
+  'token-file': { type: 'string' },
+  checks: { type: 'string' },
+  'list-checks': { type: 'boolean' },
+  'request-timeout': { type: 'string' },
+  junit: { type: 'string' },
+  report: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
+
 export async function receiverCli(argv: string[]): Promise<number> {
-  let values;
+  let values: Values;
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        url: { type: 'string' },
-        secret: { type: 'string' },
-        'secret-file': { type: 'string' },
-        'via-relay': { type: 'boolean' },
-        'base-url': { type: 'string' },
-        token: { type: 'string' },
-        'token-file': { type: 'string' },
-        checks: { type: 'string' },
-        'list-checks': { type: 'boolean' },
-        'request-timeout': { type: 'string' },
-        junit: { type: 'string' },
-        report: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }));
+    ({ values } = parseArgs({ args: argv, options: OPTIONS }));
   } catch (error) {
     fail(parseErrorInWords(error));
   }
@@ -99,6 +100,18 @@ export async function receiverCli(argv: string[]): Promise<number> {
     process.stdout.write(`\nnot graded: ${NOT_GRADED}\n`);
     return 0;
   }
+  const run = runSettings(values);
+  const opened = await openTransport(values, run.url, run.timeoutMs);
+  if (!opened) return 1;
+  try {
+    return await grade(values, run, opened.transport);
+  } finally {
+    opened.relay?.stop();
+  }
+}
+
+/** What a run needs from its options, each checked (a mistake exits 2 saying which). */
+function runSettings(values: Values): { url: string; secret: string; timeoutMs: number; only?: string[] } {
   const url = values.url ?? fail('--url is required');
   if (!URL.canParse(url)) fail('--url must be an absolute URL');
   if (!['http:', 'https:'].includes(new URL(url).protocol))
@@ -127,54 +140,60 @@ export async function receiverCli(argv: string[]): Promise<number> {
     .filter(Boolean);
   const unknown = only?.filter((id) => !CHECKS.some((check) => check.id === id)) ?? [];
   if (unknown.length > 0) fail(`unknown checks: ${unknown.join(', ')} (see --list-checks)`);
+  return { url, secret, timeoutMs, ...(only ? { only } : {}) };
+}
 
-  let relay: RelayClient | null = null;
-  let transport: Transport;
-  if (values['via-relay']) {
-    const baseUrl = values['base-url'] ?? fail('--via-relay needs --base-url');
-    const token =
-      credential(API_TOKEN, values.token, values['token-file']) ??
-      fail(`--via-relay needs the account's API token: ${howToGive(API_TOKEN)}`);
-    relay = startRelayClient({
-      baseUrl,
-      token,
-      forwardTo: url,
-      log: (line) => process.stderr.write(`relay: ${line}\n`),
-    });
-    const connected = await Promise.race([
-      relay.connected.then(() => true),
-      relay.finished.then(() => false),
-      new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000).unref()),
-    ]);
-    if (!connected) {
-      relay.stop();
-      process.stderr.write(`svc-contracts receiver: could not connect a relay to ${baseUrl}\n`);
-      return 1;
-    }
-    transport = relayTransport(baseUrl, token, url, timeoutMs);
-  } else {
-    transport = directTransport(url, timeoutMs);
+/** The way to the receiver: straight, or through the account's relay (connected first); null when the relay did not connect. */
+async function openTransport(
+  values: Values,
+  url: string,
+  timeoutMs: number,
+): Promise<{ transport: Transport; relay?: RelayClient } | null> {
+  if (!values['via-relay']) return { transport: directTransport(url, timeoutMs) };
+  const baseUrl = values['base-url'] ?? fail('--via-relay needs --base-url');
+  const token =
+    credential(API_TOKEN, values.token, values['token-file']) ??
+    fail(`--via-relay needs the account's API token: ${howToGive(API_TOKEN)}`);
+  const relay = startRelayClient({
+    baseUrl,
+    token,
+    forwardTo: url,
+    log: (line) => process.stderr.write(`relay: ${line}\n`),
+  });
+  const connected = await Promise.race([
+    relay.connected.then(() => true),
+    relay.finished.then(() => false),
+    new Promise<false>((resolve) => setTimeout(() => resolve(false), 10_000).unref()),
+  ]);
+  if (!connected) {
+    relay.stop();
+    process.stderr.write(`svc-contracts receiver: could not connect a relay to ${baseUrl}\n`);
+    return null;
   }
+  return { transport: relayTransport(baseUrl, token, url, timeoutMs), relay };
+}
 
+/** Runs the checks with progress on stderr, the report on stdout and in the files asked for; the exit code. */
+async function grade(
+  values: Values,
+  run: { url: string; secret: string; only?: string[] },
+  transport: Transport,
+): Promise<number> {
+  let done = 0;
+  const total = run.only?.length ?? CHECKS.length;
+  const graded = await gradeReceiver({
+    transport,
+    secret: run.secret,
+    ...(run.only ? { only: run.only } : {}),
+    onCheck: (check) => process.stderr.write(`checked ${check.id} (${(done += 1)} of ${total})\n`),
+  });
+  process.stdout.write(textReport(graded, run.url));
   try {
-    let done = 0;
-    const total = only?.length ?? CHECKS.length;
-    const grade = await gradeReceiver({
-      transport,
-      secret,
-      ...(only ? { only } : {}),
-      onCheck: (check) => process.stderr.write(`checked ${check.id} (${(done += 1)} of ${total})\n`),
-    });
-    process.stdout.write(textReport(grade, url));
-    try {
-      if (values.junit) writeFileSync(values.junit, junitReport(grade, url));
-      if (values.report) writeFileSync(values.report, jsonReport(grade, url));
-    } catch (error) {
-      process.stderr.write(`svc-contracts receiver: could not write a report: ${(error as Error).message}\n`);
-      return 1;
-    }
-    return grade.passed ? 0 : 1;
-  } finally {
-    relay?.stop();
+    if (values.junit) writeFileSync(values.junit, junitReport(graded, run.url));
+    if (values.report) writeFileSync(values.report, jsonReport(graded, run.url));
+  } catch (error) {
+    process.stderr.write(`svc-contracts receiver: could not write a report: ${(error as Error).message}\n`);
+    return 1;
   }
+  return graded.passed ? 0 : 1;
 }
