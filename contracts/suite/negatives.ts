@@ -64,86 +64,112 @@ export async function negativeRequests(
   const doc = documentFor(ctx.profile, openApiDocument);
   const ours = interfaceOnly ? oursOnlyOperations(openApiDocument) : new Set<string>();
   for (const entry of listOperations(doc)) {
-    const method = entry.method.toUpperCase();
-    if (!options.mutations && method !== 'GET') continue;
+    if (!options.mutations && entry.method.toUpperCase() !== 'GET') continue;
     if (ours.has(entry.operationId)) continue;
     if (ctx.operations && !touches({ operations: [entry.operationId] }, ctx.operations)) continue;
-    const scheme = schemeOf(entry);
-    const documented = statuses(entry);
-    const token = scheme === 'consoleBearer' ? world.consoleToken : scheme === 'apiBearer' ? world.token : undefined;
-    // Probes past authentication need a real token of the right kind (read-only runs may have none).
-    const authenticated = scheme === undefined || (token !== undefined && !token.endsWith('_none'));
-    const path = concretePath(entry, world);
-    // A path naming an id nothing in the world holds: in `interface`, a 404 may win over the body's answer (open choice not-found-or-invalid-first).
-    const unknownIdInPath = interfaceOnly && namesUnknownId(entry, world);
-    const expect = async (status: number, what: string, request: Parameters<ScenarioContext['http']>[2]) => {
-      if (!documented.includes(String(status))) return;
-      const answer = await ctx.http(method, path, request);
-      if (status !== 401 && unknownIdInPath && answer.status === 404) return;
-      // No answer at all is already reported, by name, by the client.
-      if (answer.status !== 0 && answer.status !== status)
-        ctx.expectations.fail(
-          answer,
-          '',
-          `${status}${unknownIdInPath && status !== 401 ? ' (or 404)' : ''} for ${what}`,
-          `${answer.status}${answer.body?.code ? ` ${answer.body.code}` : ''}`,
-        );
-    };
-    if (scheme === 'apiBearer' || scheme === 'consoleBearer' || scheme === 'posSignature') {
-      await expect(401, 'no credentials', {});
-      if (scheme !== 'posSignature')
-        await expect(401, 'a token of the other kind', {
-          token: scheme === 'apiBearer' ? world.consoleToken : world.token,
-        });
-    }
-    if (!authenticated) continue;
-    const schema = jsonBodySchema(doc, entry);
-    if (schema && scheme !== 'posSignature') {
-      await expect(400, 'malformed JSON', {
-        raw: '{"broken": ',
-        headers: { 'content-type': 'application/json' },
-        ...(token ? { token } : {}),
+    await probeOperation(ctx, world, doc, entry, interfaceOnly);
+  }
+}
+
+/** Sends one probe and says whether the status is the one expected (when the document lists it). */
+type Probe = (status: number, what: string, request: Parameters<ScenarioContext['http']>[2]) => Promise<void>;
+
+/** Every wrong request one operation can be sent, each expected to get its documented 4xx. */
+async function probeOperation(
+  ctx: ScenarioContext,
+  world: World,
+  doc: OpenAPIV3_1.Document,
+  entry: OperationEntry,
+  interfaceOnly: boolean,
+): Promise<void> {
+  const method = entry.method.toUpperCase();
+  const scheme = schemeOf(entry);
+  const documented = statuses(entry);
+  const token = scheme === 'consoleBearer' ? world.consoleToken : scheme === 'apiBearer' ? world.token : undefined;
+  // Probes past authentication need a real token of the right kind (read-only runs may have none).
+  const authenticated = scheme === undefined || (token !== undefined && !token.endsWith('_none'));
+  const path = concretePath(entry, world);
+  // A path naming an id nothing in the world holds: in `interface`, a 404 may win over the body's answer (open choice not-found-or-invalid-first).
+  const unknownIdInPath = interfaceOnly && namesUnknownId(entry, world);
+  const expect: Probe = async (status, what, request) => {
+    if (!documented.includes(String(status))) return;
+    const answer = await ctx.http(method, path, request);
+    if (status !== 401 && unknownIdInPath && answer.status === 404) return;
+    // No answer at all is already reported, by name, by the client.
+    if (answer.status !== 0 && answer.status !== status)
+      ctx.expectations.fail(
+        answer,
+        '',
+        `${status}${unknownIdInPath && status !== 401 ? ' (or 404)' : ''} for ${what}`,
+        `${answer.status}${answer.body?.code ? ` ${answer.body.code}` : ''}`,
+      );
+  };
+  if (scheme === 'apiBearer' || scheme === 'consoleBearer' || scheme === 'posSignature') {
+    await expect(401, 'no credentials', {});
+    if (scheme !== 'posSignature')
+      await expect(401, 'a token of the other kind', {
+        token: scheme === 'apiBearer' ? world.consoleToken : world.token,
       });
-      if (!interfaceOnly)
-        await expect(415, 'a text/plain body', {
-          raw: 'hello',
-          headers: { 'content-type': 'text/plain' },
-          ...(token ? { token } : {}),
-        });
-      await expect(413, 'a body over 1 MiB', {
-        raw: `{"x":"${'y'.repeat(1024 * 1024)}"}`,
-        headers: { 'content-type': 'application/json' },
-        ...(token ? { token } : {}),
-      });
-      const required = (schema.required ?? []) as string[];
-      if (required.length > 0) await expect(400, 'missing required fields', { json: {}, ...(token ? { token } : {}) });
-      if (schema.additionalProperties === false && !interfaceOnly)
-        await expect(400, 'an unknown property', { json: { not_a_field: true }, ...(token ? { token } : {}) });
-      const firstProperty = Object.keys(schema.properties ?? {})[0];
-      if (firstProperty)
-        await expect(400, 'a wrong type', { json: { [firstProperty]: [[{}]] }, ...(token ? { token } : {}) });
-      const outOfRange = outOfRangeValue(schema);
-      if (outOfRange && !interfaceOnly)
-        await expect(400, `an out-of-range ${outOfRange[0]}`, {
-          json: { [outOfRange[0]]: outOfRange[1] },
-          ...(token ? { token } : {}),
-        });
-    }
-    const pathParameters = (entry.operation.parameters ?? [])
-      .map((p) => resolveRef<OpenAPIV3_1.ParameterObject>(doc, p))
-      .filter((p) => p.in === 'path');
-    const boundedParameter = pathParameters.find(
+  }
+  if (!authenticated) return;
+  const schema = jsonBodySchema(doc, entry);
+  if (schema && scheme !== 'posSignature') await probeBody(expect, schema, token, interfaceOnly);
+  if (scheme !== 'posSignature' && documented.includes('400') && !interfaceOnly)
+    await probePathBounds(ctx, world, doc, entry, token, schema !== null);
+}
+
+/** Bodies an operation taking JSON must refuse: malformed, of another type, too large, missing or wrong fields. */
+async function probeBody(
+  expect: Probe,
+  schema: NonNullable<ReturnType<typeof jsonBodySchema>>,
+  token: string | undefined,
+  interfaceOnly: boolean,
+): Promise<void> {
+  const auth = token ? { token } : {};
+  await expect(400, 'malformed JSON', { raw: '{"broken": ', headers: { 'content-type': 'application/json' }, ...auth });
+  if (!interfaceOnly)
+    await expect(415, 'a text/plain body', { raw: 'hello', headers: { 'content-type': 'text/plain' }, ...auth });
+  await expect(413, 'a body over 1 MiB', {
+    raw: `{"x":"${'y'.repeat(1024 * 1024)}"}`,
+    headers: { 'content-type': 'application/json' },
+    ...auth,
+  });
+  const required = (schema.required ?? []) as string[];
+  if (required.length > 0) await expect(400, 'missing required fields', { json: {}, ...auth });
+  if (schema.additionalProperties === false && !interfaceOnly)
+    await expect(400, 'an unknown property', { json: { not_a_field: true }, ...auth });
+  const firstProperty = Object.keys(schema.properties ?? {})[0];
+  if (firstProperty) await expect(400, 'a wrong type', { json: { [firstProperty]: [[{}]] }, ...auth });
+  const outOfRange = outOfRangeValue(schema);
+  if (outOfRange && !interfaceOnly)
+    await expect(400, `an out-of-range ${outOfRange[0]}`, { json: { [outOfRange[0]]: outOfRange[1] }, ...auth });
+}
+
+/** A path parameter past its bounds (length or pattern) is 400 or 404, never served. */
+async function probePathBounds(
+  ctx: ScenarioContext,
+  world: World,
+  doc: OpenAPIV3_1.Document,
+  entry: OperationEntry,
+  token: string | undefined,
+  takesBody: boolean,
+): Promise<void> {
+  const boundedParameter = (entry.operation.parameters ?? [])
+    .map((p) => resolveRef<OpenAPIV3_1.ParameterObject>(doc, p))
+    .filter((p) => p.in === 'path')
+    .find(
       (p) =>
         typeof (p.schema as { maxLength?: number } | undefined)?.maxLength === 'number' ||
         typeof (p.schema as { pattern?: string } | undefined)?.pattern === 'string',
     );
-    if (boundedParameter && scheme !== 'posSignature' && documented.includes('400') && !interfaceOnly) {
-      const bad = concretePath(entry, world, { [boundedParameter.name]: 'x'.repeat(300) });
-      const answer = await ctx.http(method, bad, { ...(token ? { token } : {}), ...(schema ? { json: {} } : {}) });
-      if (answer.status !== 0 && answer.status !== 400 && answer.status !== 404)
-        ctx.expectations.fail(answer, '', '400 or 404 for a path parameter out of its bounds', `${answer.status}`);
-    }
-  }
+  if (!boundedParameter) return;
+  const bad = concretePath(entry, world, { [boundedParameter.name]: 'x'.repeat(300) });
+  const answer = await ctx.http(entry.method.toUpperCase(), bad, {
+    ...(token ? { token } : {}),
+    ...(takesBody ? { json: {} } : {}),
+  });
+  if (answer.status !== 0 && answer.status !== 400 && answer.status !== 404)
+    ctx.expectations.fail(answer, '', '400 or 404 for a path parameter out of its bounds', `${answer.status}`);
 }
 
 /** With the brake at one request a minute on a throwaway account, every braked operation answers 429. */

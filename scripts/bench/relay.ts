@@ -59,8 +59,8 @@ async function waitUntil(condition: () => boolean | Promise<boolean>): Promise<v
   while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
-/** One round: `live` delivers with the relay connected; otherwise the relay comes back after every ladder ran out. */
-async function round(live: boolean): Promise<number> {
+/** A server on the embedded store in a temp dir, on a hand-moved clock, with its relay attached. */
+async function startServer() {
   const dir = await mkdtemp(join(tmpdir(), 'bench-relay-'));
   const store = await EmbeddedStore.open({ dir });
   const clock = new ManualClock(Date.now());
@@ -74,6 +74,18 @@ async function round(live: boolean): Promise<number> {
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   const baseUrl = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
   app.addOrigin(baseUrl);
+  const close = async () => {
+    app.jobs.relay.close();
+    await new Promise((resolve) => http.close(resolve));
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  };
+  return { store, clock, app, baseUrl, close };
+}
+
+/** One round: `live` delivers with the relay connected; otherwise the relay comes back after every ladder ran out. */
+async function round(live: boolean): Promise<number> {
+  const { store, clock, app, baseUrl, close } = await startServer();
   const local = await receiver();
   const call = async (path: string, body: unknown, token?: string): Promise<JsonAnswer> => {
     const response = await fetch(`${baseUrl}${path}`, {
@@ -136,11 +148,8 @@ async function round(live: boolean): Promise<number> {
     ms = performance.now() - started;
   }
   client.stop();
-  app.jobs.relay.close();
-  await new Promise((resolve) => http.close(resolve));
   local.server.close();
-  await store.close();
-  await rm(dir, { recursive: true, force: true });
+  await close();
   return ms;
 }
 

@@ -183,35 +183,16 @@ ${captionLines[index]!.map((line, i) => `<text x="${left}" y="${y + 52 + i * 13}
 </g>`;
   });
   const axisY = rowTops[summaries.length]!;
-  const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => Math.round(f * max)).filter((n, i, all) => all.indexOf(n) === i);
-  const axis =
-    `<line x1="${left}" y1="${axisY}" x2="${left + barArea}" y2="${axisY}" stroke="#444"/>` +
-    ticks
-      .map(
-        (n) =>
-          `<line x1="${left + n * scale}" y1="${axisY}" x2="${left + n * scale}" y2="${axisY + 5}" stroke="#444"/><text x="${left + n * scale}" y="${axisY + 17}" font-size="10" text-anchor="middle">${n}</text>`,
-      )
-      .join('') +
-    `<text x="${left + barArea / 2}" y="${axisY + 32}" font-size="11" text-anchor="middle">orders (final state after the POS confirmed the voids asked for)</text>`;
+  const axis = axisSvg({ left, barArea, y: axisY, max });
   const legend = occurring
     .map(
       (status, i) =>
         `<rect x="${left + i * 120}" y="30" width="12" height="12" fill="${colours[status]}"/><text x="${left + i * 120 + 17}" y="40" font-size="11">${status}</text>`,
     )
     .join('');
-  const total = summaries.reduce((n, s) => n + s.orders, 0);
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${axisY + 44}" viewBox="0 0 ${width} ${axisY + 44}" font-family="sans-serif" role="img" aria-labelledby="race-title race-desc">
 <title id="race-title">Discard versus commit: final state of each order, per interleaving</title>
-<desc id="race-desc">${escapeXml(
-    `${total} orders in ${summaries.length} interleavings. ${summaries
-      .map(
-        (s) =>
-          `${s.interleaving}: ${Object.entries(s.finals)
-            .map(([k, n]) => `${n} ${k}`)
-            .join(', ')} (taken first: merchant ${s.firstApplied.merchant}, POS ${s.firstApplied.pos})`,
-      )
-      .join('; ')}.`,
-  )}</desc>
+<desc id="race-desc">${escapeXml(describeRace(summaries))}</desc>
 <rect width="100%" height="100%" fill="#fff"/>
 <text x="${left}" y="18" font-size="14" font-weight="bold">Discard versus commit: final state of each order, per interleaving</text>
 ${legend}
@@ -219,4 +200,33 @@ ${rows.join('\n')}
 ${axis}
 </svg>
 `;
+}
+
+/** The axis of orders under the bars, with ticks at quarters. */
+function axisSvg({ left, barArea, y, max }: { left: number; barArea: number; y: number; max: number }): string {
+  const scale = barArea / max;
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map((f) => Math.round(f * max)).filter((n, i, all) => all.indexOf(n) === i);
+  return (
+    `<line x1="${left}" y1="${y}" x2="${left + barArea}" y2="${y}" stroke="#444"/>` +
+    ticks
+      .map(
+        (n) =>
+          `<line x1="${left + n * scale}" y1="${y}" x2="${left + n * scale}" y2="${y + 5}" stroke="#444"/><text x="${left + n * scale}" y="${y + 17}" font-size="10" text-anchor="middle">${n}</text>`,
+      )
+      .join('') +
+    `<text x="${left + barArea / 2}" y="${y + 32}" font-size="11" text-anchor="middle">orders (final state after the POS confirmed the voids asked for)</text>`
+  );
+}
+
+/** The picture in words, for a reader that cannot see it. */
+function describeRace(summaries: Summary[]): string {
+  const total = summaries.reduce((n, s) => n + s.orders, 0);
+  return `${total} orders in ${summaries.length} interleavings. ${summaries
+    .map(
+      (s) =>
+        `${s.interleaving}: ${Object.entries(s.finals)
+          .map(([k, n]) => `${n} ${k}`)
+          .join(', ')} (taken first: merchant ${s.firstApplied.merchant}, POS ${s.firstApplied.pos})`,
+    )
+    .join('; ')}.`;
 }

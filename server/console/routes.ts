@@ -39,6 +39,9 @@ export interface ConsoleParts {
   scenarios: { runs: ScenarioRuns; selfUrl: (ctx: AppContext) => string };
 }
 
+/** A console list's page when the request names no limit (the document's default). */
+const DEFAULT_LIMIT = 100;
+
 const consoleToken = (ctx: AppContext) => bearerToken(ctx.get('authorization')) ?? '';
 
 /** The console's operations: its scenario runs, its trace, its lists and its pages. */
@@ -81,7 +84,7 @@ function scenarioRunHandlers({ publicUrl, scenarios }: ConsoleParts): OperationH
 function traceHandlers({ store, streams }: ConsoleParts): OperationHandlers {
   return {
     getConsoleTrace: async ({ account, query }, ctx) => {
-      const limit = query.limit ?? 100;
+      const limit = query.limit ?? DEFAULT_LIMIT;
       let page;
       if (query.result) {
         if (query.session_id)
@@ -109,7 +112,7 @@ function viewHandlers({ store, accounts, sessions, publicUrl, settings }: Consol
   return {
     getConsoleSessions: async ({ account, query }, ctx) => {
       const current = await listConsoleSessions(store, sessions, account, {
-        limit: query.limit ?? 100,
+        limit: query.limit ?? DEFAULT_LIMIT,
         page: query.page ?? 1,
         status: query.status,
         accreditation: query.accreditation,

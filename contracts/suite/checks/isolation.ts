@@ -9,14 +9,15 @@ import {
   registerAccount,
   traceOf,
   waitFor,
+  type SuiteAccount,
 } from './fixtures.js';
 
 // Another account's ids answer 404 NOT_FOUND, in paths and in bodies, never
 // 403, so the two cannot be told apart (INTERFACE.md §0, §1).
 
-async function otherAccount(ctx: CheckContext): Promise<void> {
-  const { http, expect } = ctx;
-  const mine = await registerAccount(http);
+/** Another account with one of everything: a terminal and its order, an agreement, a partner, a session, a stop, a batch, an event. */
+async function theirThings(ctx: CheckContext) {
+  const { http } = ctx;
   const theirs = await registerAccount(http);
   const theirTerminal = await provisionTerminal(http, theirs);
   const theirOrder = await createOrder(http, theirs, theirTerminal);
@@ -46,8 +47,25 @@ async function otherAccount(ctx: CheckContext): Promise<void> {
     async () => (await traceOf(http, theirs, 'webhook.emitted'))[0]?.event_id as string | undefined,
     ctx.settleMs,
   );
+  return {
+    theirs,
+    theirTerminal,
+    theirOrder,
+    theirAgreement,
+    theirPartner,
+    theirSession,
+    theirStop,
+    theirBatch,
+    theirEvent,
+  };
+}
+
+/** Each request of `mine` that names something of theirs: method, path, and body. */
+async function probesOf(ctx: CheckContext, mine: SuiteAccount, their: Awaited<ReturnType<typeof theirThings>>) {
+  const { http } = ctx;
+  const { theirs, theirTerminal, theirOrder, theirAgreement, theirPartner, theirSession, theirStop, theirBatch } =
+    their;
   const myAgreement = await createAgreement(http, mine, { split: true });
-  const myTerminal = await provisionTerminal(http, mine);
   const e = (id: string) => encodeURIComponent(id);
   const probes: Array<[string, string, unknown?]> = [
     ['GET', `/api/v1/merchants/${e(theirs.merchantId)}/transactions`],
@@ -92,6 +110,17 @@ async function otherAccount(ctx: CheckContext): Promise<void> {
       },
     ],
   ];
+  return probes;
+}
+
+async function otherAccount(ctx: CheckContext): Promise<void> {
+  const { http, expect } = ctx;
+  const mine = await registerAccount(http);
+  const their = await theirThings(ctx);
+  const { theirs, theirOrder, theirEvent } = their;
+  const myTerminal = await provisionTerminal(http, mine);
+  const e = (id: string) => encodeURIComponent(id);
+  const probes = await probesOf(ctx, mine, their);
   for (const [method, path, json] of probes)
     expect.status(
       await http(method, path, { token: mine.token, ...(json === undefined ? {} : { json }) }),

@@ -1,11 +1,17 @@
 // Creating payment sessions (INTERFACE.md §5), as the contract suite checks it.
 import type { CheckContext } from './check.js';
-import { createAgreement, registerAccount } from './fixtures.js';
+import { createAgreement, registerAccount, type SuiteAccount } from './fixtures.js';
 
 export async function creation(ctx: CheckContext): Promise<void> {
+  const account = await registerAccount(ctx.http);
+  const agreement = await createAgreement(ctx.http, account);
+  await buttons(ctx, account, agreement);
+  await requestBatches(ctx, account, agreement);
+}
+
+/** A button session: its fields as made, read back, and what its body may not be. */
+async function buttons(ctx: CheckContext, account: SuiteAccount, agreement: string): Promise<void> {
   const { http, expect } = ctx;
-  const account = await registerAccount(http);
-  const agreement = await createAgreement(http, account);
   const button = (body: Record<string, unknown>) =>
     http('POST', '/api/v1/ext/payment-sessions/buttons', {
       json: { agreement_id: agreement, amount_reference: 12.5, ...body },
@@ -44,7 +50,11 @@ export async function creation(ctx: CheckContext): Promise<void> {
   );
   // Another currency than the agreement's is refused by our document; INTERFACE.md leaves it open.
   if (ctx.profile === 'strict') expect.status(await button({ currency_reference: 'EUR' }), 400, 'VALIDATION_FAILED');
-  // The Request batch: all or nothing, whatever continue_on_error says (INTERFACE.md §5).
+}
+
+/** The Request batch: all or nothing, whatever continue_on_error says (INTERFACE.md §5). */
+async function requestBatches(ctx: CheckContext, account: SuiteAccount, agreement: string): Promise<void> {
+  const { http, expect } = ctx;
   const batch = await http('POST', '/api/v1/ext/payment-sessions/requests', {
     json: {
       sessions: [

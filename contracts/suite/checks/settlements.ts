@@ -1,6 +1,7 @@
 import type { Check, CheckContext } from './check.js';
 import { provisionTerminal, registerAccount, unique } from './fixtures.js';
 import type { JsonAnswer } from '../../json-answer.js';
+import type { SuiteResponse } from '../suite-client.js';
 
 // Settlements (INTERFACE.md §4).
 
@@ -57,6 +58,17 @@ async function replayAndConflict(ctx: CheckContext): Promise<void> {
     );
 }
 
+/** The settlements listed in their terminal's order (`?q`). */
+type Lister = (q: string) => Promise<SuiteResponse>;
+
+const batches = (body: JsonAnswer) => ((body?.data ?? []) as Settlement[]).map((s) => s.batchNumber);
+
+/** The batch numbers of `settlements` in the order a sort by `field` gives. */
+const ordered = (settlements: Settlement[], field: (typeof fields)[number], descending: boolean) =>
+  [...settlements]
+    .sort((a, b) => (a[field] < b[field] ? -1 : a[field] > b[field] ? 1 : 0) * (descending ? -1 : 1))
+    .map((s) => s.batchNumber);
+
 async function query(ctx: CheckContext): Promise<void> {
   const { http, expect } = ctx;
   const account = await registerAccount(http);
@@ -100,11 +112,24 @@ async function query(ctx: CheckContext): Promise<void> {
     http('GET', `${account.merchant}/pos-terminals/${encodeURIComponent(terminal.serial)}/settlements${q}`, {
       token: account.token,
     });
-  const batches = (body: JsonAnswer) => ((body?.data ?? []) as Settlement[]).map((s) => s.batchNumber);
-  const ordered = (field: (typeof fields)[number], descending: boolean) =>
-    [...settlements]
-      .sort((a, b) => (a[field] < b[field] ? -1 : a[field] > b[field] ? 1 : 0) * (descending ? -1 : 1))
-      .map((s) => s.batchNumber);
+  await sortedEveryWay(ctx, list, settlements);
+  await pagesAndRanges(ctx, list, settlements, tag, at);
+  for (const q of ['?sort=amount', '?sort=--closedAt', '?size=0', '?size=101', '?page=0'])
+    expect.status(await list(q), 400, 'VALIDATION_FAILED');
+  const stranger = await registerAccount(http);
+  const theirs = await provisionTerminal(http, stranger);
+  expect.status(
+    await http('GET', `${account.merchant}/pos-terminals/${encodeURIComponent(theirs.serial)}/settlements`, {
+      token: account.token,
+    }),
+    404,
+    'NOT_FOUND',
+  );
+}
+
+/** Each field sorts both ways; without a sort, the newest closedAt comes first. */
+async function sortedEveryWay(ctx: CheckContext, list: Lister, settlements: Settlement[]): Promise<void> {
+  const { expect } = ctx;
   for (const field of fields) {
     for (const descending of [false, true]) {
       const answer = await list(`?sort=${descending ? '-' : ''}${field}`);
@@ -112,10 +137,10 @@ async function query(ctx: CheckContext): Promise<void> {
       // All three share the terminal: any order sorts them by it.
       if (field !== 'terminal')
         expect.that(
-          JSON.stringify(batches(answer.body)) === JSON.stringify(ordered(field, descending)),
+          JSON.stringify(batches(answer.body)) === JSON.stringify(ordered(settlements, field, descending)),
           answer,
           '/data',
-          `sorted by ${descending ? '-' : ''}${field}: ${ordered(field, descending).join(', ')}`,
+          `sorted by ${descending ? '-' : ''}${field}: ${ordered(settlements, field, descending).join(', ')}`,
           batches(answer.body).join(', '),
         );
     }
@@ -123,12 +148,23 @@ async function query(ctx: CheckContext): Promise<void> {
   const byDefault = await list('');
   if (expect.status(byDefault, 200))
     expect.that(
-      JSON.stringify(batches(byDefault.body)) === JSON.stringify(ordered('closedAt', true)),
+      JSON.stringify(batches(byDefault.body)) === JSON.stringify(ordered(settlements, 'closedAt', true)),
       byDefault,
       '/data',
-      `newest closedAt first by default: ${ordered('closedAt', true).join(', ')}`,
+      `newest closedAt first by default: ${ordered(settlements, 'closedAt', true).join(', ')}`,
       batches(byDefault.body).join(', '),
     );
+}
+
+/** Pages of a size, and from and to, both inclusive. */
+async function pagesAndRanges(
+  ctx: CheckContext,
+  list: Lister,
+  settlements: Settlement[],
+  tag: string,
+  at: (offset: number) => string,
+): Promise<void> {
+  const { expect } = ctx;
   const latest = await list('?sort=-closedAt&size=1');
   if (expect.status(latest, 200))
     expect.equal(latest, '/data', [settlements[0]], 'the latest settlement (sort=-closedAt&size=1)');
@@ -159,17 +195,6 @@ async function query(ctx: CheckContext): Promise<void> {
       `to is inclusive: B2-${tag}, B3-${tag}`,
       batches(to.body).join(', '),
     );
-  for (const q of ['?sort=amount', '?sort=--closedAt', '?size=0', '?size=101', '?page=0'])
-    expect.status(await list(q), 400, 'VALIDATION_FAILED');
-  const stranger = await registerAccount(http);
-  const theirs = await provisionTerminal(http, stranger);
-  expect.status(
-    await http('GET', `${account.merchant}/pos-terminals/${encodeURIComponent(theirs.serial)}/settlements`, {
-      token: account.token,
-    }),
-    404,
-    'NOT_FOUND',
-  );
 }
 
 export const settlementChecks: Check[] = [

@@ -3,9 +3,9 @@ import type { CheckContext } from './check.js';
 import { ANY_2XX, createAgreement, createSession, forceOutcome, need, registerAccount, waitFor } from './fixtures.js';
 import { parsed, received } from './deliveries.js';
 
-/** Which events each change emits (INTERFACE.md §6): created at creation, paid, accredited, one failed-credit event per failed credit; failed and expired none. */
-export async function events(ctx: CheckContext): Promise<void> {
-  const { http, expect } = ctx;
+/** An account with a split agreement and a partner linked to it. */
+async function splitWorld(ctx: CheckContext) {
+  const { http } = ctx;
   const account = await registerAccount(http);
   const agreement = await createAgreement(http, account, { split: true });
   const partner = need(
@@ -24,6 +24,13 @@ export async function events(ctx: CheckContext): Promise<void> {
     201,
     'linking the partner',
   );
+  return { account, agreement, partner };
+}
+
+/** One session through each change: leg 1 failed, leg 1 expired, leg 2 failed with two receivers, leg 2 accredited. */
+async function everyChange(ctx: CheckContext, world: Awaited<ReturnType<typeof splitWorld>>) {
+  const { http } = ctx;
+  const { account, agreement, partner } = world;
   const create = async (split: boolean) =>
     (
       await createSession(http, account, {
@@ -33,11 +40,6 @@ export async function events(ctx: CheckContext): Promise<void> {
         ...(split ? { split: { distribution: [{ partner_id: partner, amount_reference: 4 }] } } : {}),
       })
     ).session_id as string;
-  // What reached the captura receiver, from the bytes received (INTERFACE.md fixes the body, not the trace's other fields).
-  const deliveredFor = async (session: string) =>
-    (await received(ctx, account, session)).map(
-      (e) => parsed(e.raw_body) as { event?: string; data?: { receiver_id?: string } },
-    );
   const failed = await create(false);
   need(await forceOutcome(http, account, failed, 1, 'failed'), ANY_2XX, 'forcing leg 1 failed');
   const expiredSession = await create(false);
@@ -52,6 +54,20 @@ export async function events(ctx: CheckContext): Promise<void> {
   const accredited = await create(false);
   need(await forceOutcome(http, account, accredited, 1, 'paid'), ANY_2XX, 'forcing leg 1 paid');
   need(await forceOutcome(http, account, accredited, 2, 'accredited'), ANY_2XX, 'forcing leg 2 accredited');
+  return { failed, expiredSession, credits, accredited };
+}
+
+/** Which events each change emits (INTERFACE.md §6): created at creation, paid, accredited, one failed-credit event per failed credit; failed and expired none. */
+export async function events(ctx: CheckContext): Promise<void> {
+  const { expect } = ctx;
+  const world = await splitWorld(ctx);
+  const { account, partner } = world;
+  const { failed, expiredSession, credits, accredited } = await everyChange(ctx, world);
+  // What reached the captura receiver, from the bytes received (INTERFACE.md fixes the body, not the trace's other fields).
+  const deliveredFor = async (session: string) =>
+    (await received(ctx, account, session)).map(
+      (e) => parsed(e.raw_body) as { event?: string; data?: { receiver_id?: string } },
+    );
   const expected: Array<[string, string, string[]]> = [
     [failed, 'leg 1 failed', ['payment_session.created']],
     [expiredSession, 'leg 1 expired', ['payment_session.created']],

@@ -10,6 +10,7 @@ import {
   registerAccount,
   traceOf,
   waitFor,
+  type SuiteAccount,
 } from './fixtures.js';
 import type { JsonAnswer } from '../../json-answer.js';
 import { header, checkDelivery, fromTrace, eventOf, received, emitted } from './deliveries.js';
@@ -89,8 +90,17 @@ async function captura(ctx: CheckContext): Promise<void> {
     'one key per emission (three different)',
     [...keys].join(', '),
   );
+  await manualResend(ctx, account, session, entries);
+}
 
-  // A manual resend: the same key, a fresh timestamp and a signature over it.
+/** A manual resend: the same key, a fresh timestamp and a signature over it. */
+async function manualResend(
+  ctx: CheckContext,
+  account: SuiteAccount,
+  session: string,
+  entries: Awaited<ReturnType<typeof received>>,
+): Promise<void> {
+  const { http, expect } = ctx;
   const created = (await emitted(ctx, account, session))[0];
   if (!created?.event_id) return void expect.fail(null, '', 'a webhook.emitted entry for the session', 'none');
   const first = entries.find((e) => eventOf(e) === created.event_id) ?? entries[0]!;
@@ -199,7 +209,21 @@ async function retries(ctx: CheckContext): Promise<void> {
   );
   ladder.that(Boolean(gaveUp), null, '', 'webhook.gave_up after the third attempt', 'none');
   ladder.that((await ofCreated()).length === 3, null, '', 'three attempts in all', `${(await ofCreated()).length}`);
-  const order = expect.citing('INTERFACE.md §7 (events of one session delivered in order)');
+  await paidWaited(ctx, created, attempts, ofCreated, paid);
+  await retriesIdentical(ctx, account, session, created);
+}
+
+type TraceEntries = () => ReturnType<typeof traceOf>;
+
+/** The session's paid event was attempted only once its created event was given up. */
+async function paidWaited(
+  ctx: CheckContext,
+  created: string,
+  attempts: TraceEntries,
+  ofCreated: TraceEntries,
+  paid: () => Promise<true | undefined>,
+): Promise<void> {
+  const order = ctx.expect.citing('INTERFACE.md §7 (events of one session delivered in order)');
   const paidAttempts = (await attempts()).filter((e) => e.event_id !== created);
   const createdEnd = (await ofCreated()).map((e) => Date.parse(e.at)).reduce((a, b) => Math.max(a, b), 0);
   order.that(
@@ -216,9 +240,17 @@ async function retries(ctx: CheckContext): Promise<void> {
     'the paid event attempted once the created one was given up',
     'not attempted',
   );
-  // Every automatic retry: the same bytes, timestamp, signature and key (INTERFACE.md §7).
+}
+
+/** Every automatic retry: the same bytes, timestamp, signature and key (INTERFACE.md §7). */
+async function retriesIdentical(
+  ctx: CheckContext,
+  account: SuiteAccount,
+  session: string,
+  created: string,
+): Promise<void> {
   const got = (await received(ctx, account, session)).filter((e) => eventOf(e) === created).map(fromTrace);
-  const same = expect.citing('INTERFACE.md §7');
+  const same = ctx.expect.citing('INTERFACE.md §7');
   same.that(got.length === 3, null, '', 'the fail receiver got the three attempts', `${got.length}`);
   for (const [i, delivery] of got.entries()) {
     checkDelivery(same, delivery, account.webhookSecret, `attempt ${i + 1}`);
