@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import t from 'tap';
 import { EXIT_NO_ANSWER } from '../contracts/cli/no-answer.js';
 import {
@@ -80,4 +81,13 @@ t.test('what is not ours has no code but UNEXPECTED', async (t) => {
   t.notOk(hasCode(Object.assign(new Error('x'), { code: 'LINE_FAILED' })), 'a code alone does not make it ours');
   t.notOk(hasCode(new LineError('NO_ANSWER', 'x'), 'LINK_TIMEOUT', 'NAK_LIMIT'));
   t.ok(hasCode(new LineError('NAK_LIMIT', 'x'), 'LINK_TIMEOUT', 'NAK_LIMIT'));
+});
+
+t.test("terminal/README.md's table names every code with its meaning and exit", async (t) => {
+  const readme = readFileSync(new URL('./README.md', import.meta.url), 'utf8');
+  for (const [code, row] of Object.entries(TERMINAL_ERRORS)) {
+    const retried = row.retryable ? 'yes' : 'no';
+    t.ok(readme.includes(`| \`${code}\` | `), `${code} is in the table`);
+    t.ok(readme.includes(`| ${row.means} | ${retried} | ${row.exit} |`), `${code}: as errors.ts says`);
+  }
 });
