@@ -36,6 +36,9 @@ export default tseslint.config(
       ],
     },
   },
-  { files: ['server/console/web/**/*.ts', 'server/pay/web/**/*.ts'], languageOptions: { globals: { ...globals.browser } } },
+  {
+    files: ['server/console/web/**/*.ts', 'server/pay/web/**/*.ts'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
   prettier,
 );
