@@ -2,8 +2,9 @@
 // contracts/ is the interface every side shares: the document and its pure helpers at the bottom, the clients of
 // the interface on them (the scenario engine among them: scripted requests, which the console's runs play too),
 // the conformance tools (suite, receiver grader) and their kits on top. server/ and
-// terminal/ stand on contracts/ as peers that talk over HTTP (the terminal borrows the server's durable-file
-// helpers and test kits, never the reverse); scripts/ stands on everything. Tests sit above all of it.
+// terminal/ stand on contracts/ as peers that talk over HTTP (what both need is in contracts/common/; the
+// terminal's tests may start a server); scripts/ stands on everything. Tests sit above all of it. Inside the
+// terminal: errors.ts under all, protocol/ under the devices and the bridge, which know nothing of each other.
 const TEST = '\\.test\\.ts$|-testkit\\.ts$';
 const DOCUMENT = '^contracts/(?:[^/]+\\.ts|paths/|schemas/)';
 const CONFORMANCE = '^contracts/(?:suite|receiver|testing)/';
@@ -94,6 +95,39 @@ module.exports = {
       '^(?:server|terminal|scripts|fixtures)/|^contracts/(?!common/)',
     ),
     floor('terminal-below-scripts', 'Scripts drive the terminal, not the reverse.', '^terminal/', '^scripts/'),
+    floor(
+      'terminal-errors-at-the-bottom',
+      "The terminal's table of errors is under every part of it and imports none.",
+      '^terminal/errors\\.ts$',
+      '^terminal/(?!errors\\.ts$)',
+    ),
+    floor(
+      'terminal-protocol-floor',
+      'The protocol (frames, messages, APDUs, crypto) knows nothing of the devices, the bridge or the commands.',
+      '^terminal/protocol/',
+      '^terminal/(?:device|bridge|cli|transcript)/',
+    ),
+    floor(
+      'devices-apart-from-the-bridge',
+      'An emulated device and the bridge meet only on the line, never in code.',
+      '^terminal/device/',
+      '^terminal/bridge/',
+    ),
+    floor(
+      'bridge-apart-from-devices',
+      'The bridge drives any device, emulated or not.',
+      '^terminal/bridge/',
+      '^terminal/device/',
+    ),
+    {
+      ...floor(
+        'commands-only-touch-the-cli',
+        "A dialect's command options (its *-command.ts) are the only part of a device or the bridge that uses cli/.",
+        '^terminal/(?:device|bridge)/',
+        '^terminal/cli/',
+      ),
+      from: { path: '^terminal/(?:device|bridge)/', pathNot: `${TEST}|-command\\.ts$` },
+    },
     {
       name: 'no-test-code-in-products',
       comment: 'Shipped code never imports a test or a test kit (testing/ folders, *-testkit.ts).',
