@@ -319,6 +319,7 @@ t.test(
     const serverLines = logs.filter((line) => line.startsWith('server '));
     t.equal(serverLines.length, 1, `one line for the whole outage: ${JSON.stringify(serverLines)}`);
     t.match(serverLines[0], /unavailable for delivering records: the server answered 503 STORE_UNAVAILABLE/);
+    t.match(serverLines[0], /the database is away \[SERVER_UNAVAILABLE\]; /, 'named by its code');
   },
 );
 

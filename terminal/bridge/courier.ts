@@ -88,7 +88,7 @@ export class RecordCourier {
       return result;
     } catch (error) {
       if (!hasCode(error, 'SERVER_UNAVAILABLE', 'SERVER_REFUSED')) throw error;
-      this.down(call, error.message, error.code === 'SERVER_REFUSED');
+      this.down(call, `${error.message} [${error.code}]`, error.code === 'SERVER_REFUSED');
       return otherwise;
     }
   }
