@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { appError, isAppError } from '../../errors.js';
 import { readLineBatches } from './read-lines.js';
-import { checkSnapshot } from './store-check.js';
+import { checkSnapshot } from './snapshot-check.js';
 import {
   hex,
   entryOf,

@@ -4,7 +4,8 @@ import { lockDirectory } from './dir-lock.js';
 import { fsyncDirectory, fsyncFile, truncateDurably } from '../../../contracts/common/fsync.js';
 import { SnapshotFileAdapter } from './snapshot-adapter.js';
 import type { SnapshotEntry } from './snapshot-codec.js';
-import { checkSnapshot, checkStore, type StoreReport } from './store-check.js';
+import { checkSnapshot } from './snapshot-check.js';
+import { checkStore, type StoreReport } from './store-check.js';
 import { SNAPSHOT_FILE } from './journal-files.js';
 import { appError } from '../../errors.js';
 
