@@ -105,93 +105,57 @@ export interface ErrorFacts {
   cause?: unknown;
 }
 
-/** Builds the four types alike: the code's row supplies the facts, the thrower the message and what it knows. */
-function init(error: Error, code: TerminalErrorCode, facts: ErrorFacts): void {
-  const found: Row<ErrorLayer> = TERMINAL_ERRORS[code];
-  Object.assign(error, {
-    code,
-    layer: found.layer,
-    retryable: found.retryable,
-    disconnected: facts.disconnected ?? found.disconnected,
-    exitCode: found.exit,
-  });
-  for (const key of ['dialect', 'field', 'deviceCode', 'httpStatus', 'help'] as const)
-    if (facts[key] !== undefined) Object.assign(error, { [key]: facts[key] });
-}
+/**
+ * The error type of one layer. The four are made alike: the code's row
+ * supplies the facts, the thrower the message and what it knows. A fact not
+ * given is absent, not undefined.
+ */
+function errorType<L extends ErrorLayer>(layer: L, name: string) {
+  class LayerError extends Error {
+    override readonly name = name;
+    readonly layer: L = layer;
+    readonly retryable: boolean;
+    readonly disconnected: boolean;
+    readonly exitCode: number;
+    declare readonly dialect?: string;
+    declare readonly field?: string;
+    declare readonly deviceCode?: string;
+    declare readonly httpStatus?: number;
+    declare readonly help?: string;
 
-const options = (facts: ErrorFacts) => (facts.cause === undefined ? undefined : { cause: facts.cause });
-
-// The facts every type has are declared in each (init sets them), so each type reads as what it carries.
-
-export class ProtocolError extends Error {
-  override readonly name = 'ProtocolError';
-  declare readonly code: CodeOf<'protocol'>;
-  declare readonly layer: 'protocol';
-  declare readonly retryable: boolean;
-  declare readonly disconnected: boolean;
-  declare readonly exitCode: number;
-  declare readonly dialect?: string;
-  declare readonly field?: string;
-  constructor(code: CodeOf<'protocol'>, message: string, facts: ErrorFacts = {}) {
-    super(message, options(facts));
-    init(this, code, facts);
+    constructor(
+      readonly code: CodeOf<L>,
+      message: string,
+      facts: ErrorFacts = {},
+    ) {
+      super(message, facts.cause === undefined ? undefined : { cause: facts.cause });
+      const row: Row<ErrorLayer> = TERMINAL_ERRORS[code];
+      this.retryable = row.retryable;
+      this.disconnected = facts.disconnected ?? row.disconnected;
+      this.exitCode = row.exit;
+      for (const key of ['dialect', 'field', 'deviceCode', 'httpStatus', 'help'] as const)
+        if (facts[key] !== undefined) Object.assign(this, { [key]: facts[key] });
+    }
   }
+  Object.defineProperty(LayerError, 'name', { value: name });
+  return LayerError;
 }
 
-export class LineError extends Error {
-  override readonly name = 'LineError';
-  declare readonly code: CodeOf<'line'>;
-  declare readonly layer: 'line';
-  declare readonly retryable: boolean;
-  declare readonly disconnected: boolean;
-  declare readonly exitCode: number;
-  declare readonly dialect?: string;
-  constructor(code: CodeOf<'line'>, message: string, facts: ErrorFacts = {}) {
-    super(message, options(facts));
-    init(this, code, facts);
-  }
-}
-
-export class BridgeError extends Error {
-  override readonly name = 'BridgeError';
-  declare readonly code: CodeOf<'bridge'>;
-  declare readonly layer: 'bridge';
-  declare readonly retryable: boolean;
-  declare readonly disconnected: boolean;
-  declare readonly exitCode: number;
-  declare readonly dialect?: string;
-  declare readonly deviceCode?: string;
-  declare readonly httpStatus?: number;
-  constructor(code: CodeOf<'bridge'>, message: string, facts: ErrorFacts = {}) {
-    super(message, options(facts));
-    init(this, code, facts);
-  }
-}
-
-export class CliError extends Error {
-  override readonly name = 'CliError';
-  declare readonly code: CodeOf<'cli'>;
-  declare readonly layer: 'cli';
-  declare readonly retryable: boolean;
-  declare readonly disconnected: boolean;
-  declare readonly exitCode: number;
-  declare readonly help?: string;
-  constructor(code: CodeOf<'cli'>, message: string, facts: ErrorFacts = {}) {
-    super(message, options(facts));
-    init(this, code, facts);
-  }
-}
+export const ProtocolError = errorType('protocol', 'ProtocolError');
+export type ProtocolError = InstanceType<typeof ProtocolError>;
+export const LineError = errorType('line', 'LineError');
+export type LineError = InstanceType<typeof LineError>;
+export const BridgeError = errorType('bridge', 'BridgeError');
+export type BridgeError = InstanceType<typeof BridgeError>;
+export const CliError = errorType('cli', 'CliError');
+export type CliError = InstanceType<typeof CliError>;
 
 export type TerminalError = ProtocolError | LineError | BridgeError | CliError;
+const TYPES = [ProtocolError, LineError, BridgeError, CliError];
 
 /** The error, when it is one of ours. */
 export function terminalError(error: unknown): TerminalError | undefined {
-  return error instanceof ProtocolError ||
-    error instanceof LineError ||
-    error instanceof BridgeError ||
-    error instanceof CliError
-    ? error
-    : undefined;
+  return TYPES.some((type) => error instanceof type) ? (error as TerminalError) : undefined;
 }
 
 /** Whether `error` is ours and carries one of `codes`. */

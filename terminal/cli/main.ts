@@ -2,7 +2,7 @@ import { bridge } from './bridge-command.js';
 import { close, control } from './control.js';
 import { emulate } from './emulate.js';
 import { held, retry } from './held.js';
-import { CliError, terminalError } from '../errors.js';
+import { terminalError } from '../errors.js';
 import { usageError, type CliIo } from './io.js';
 import { play } from './play.js';
 import { ports } from './ports.js';
@@ -55,7 +55,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       return ours.exitCode;
     }
     // A command's own ending says only its message; any other (a journal that failed under a bridge) names its code.
-    io.err(`svc-terminal: ${ours.message}${ours instanceof CliError ? '' : ` [${ours.code}]`}\n`);
+    io.err(`svc-terminal: ${ours.message}${ours.layer === 'cli' ? '' : ` [${ours.code}]`}\n`);
     return ours.exitCode;
   }
 }
