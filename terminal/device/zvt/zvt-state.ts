@@ -38,15 +38,7 @@ export interface StoredTransaction {
 }
 
 /** A pre-authorisation (06 22) not yet booked or reversed: money reserved on the card, not in the turnover. */
-export interface Reservation {
-  trace: number;
-  receipt: number;
-  /** Minor units reserved. */
-  amount: number;
-  at: string;
-  card: Card;
-  aid: string;
-}
+export type Reservation = Pick<StoredTransaction, 'trace' | 'receipt' | 'amount' | 'at' | 'card' | 'aid'>;
 
 /** The last receipt, for a repeat receipt (06 20): the status information's bitmaps and the lines printed. */
 export interface LastReceipt {
