@@ -51,7 +51,7 @@ const schemas: Record<string, Schema> = {
     ...({ 'x-ours-required': ['store', 'uptime_s', 'version'] } as object),
     properties: {
       status: { enum: ['ok', 'store_unavailable'] },
-      store: { type: 'string', examples: ['lowdb'] },
+      store: { type: 'string', examples: ['embedded', 'postgres'] },
       uptime_s: { type: 'number', minimum: 0 },
       version: { type: 'string' },
       reason: { type: 'string', description: 'Why the store cannot take work (with status store_unavailable).' },

@@ -52,10 +52,16 @@ t.test('a second server on the same DATA_DIR exits non-zero with a clear message
 
 t.test('SIGTERM stops the server cleanly and releases the directory', async (t) => {
   const dataDir = t.testdir();
-  const first = await startServer(dataDir);
+  const first = await startServer(dataDir, { LOG_LEVEL: 'info' });
   first.child.kill('SIGTERM');
   await stopped(first.child);
   t.equal(first.child.exitCode, 0);
+  const lines = first
+    .stderr()
+    .trim()
+    .split('\n')
+    .map((line) => (JSON.parse(line) as { message: string }).message);
+  t.same(lines.slice(-2), ['stopping', 'stopped'], 'the log says the stop began, and then that it ended');
   const second = await startServer(dataDir);
   second.child.kill('SIGTERM');
   await stopped(second.child);

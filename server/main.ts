@@ -97,6 +97,8 @@ async function stop(signal: string): Promise<void> {
   log.info('stopping', { signal });
   // Requests in flight finish (their writes are acknowledged), deliveries in flight are recorded, then the store closes.
   await started.stop();
+  // The last line says it is over: whoever reads the log knows the stop finished, not just began.
+  log.info('stopped', { signal });
   process.exit(0);
 }
 process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -64,6 +64,48 @@ async function freePort(): Promise<number> {
 
 const ciBlock = /\*\*CI running contract tests\.\*\*[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)?.[1];
 
+/** The CI block as pasted, on `port`, with the server's log and the report in `dir`. */
+function ciScript(port: number, dir: string): string {
+  return ciBlock!
+    .replaceAll('127.0.0.1:3000', `127.0.0.1:${port}`)
+    .replaceAll('server.log', join(dir, 'server.log'))
+    .replace('reports/contracts.xml', join(dir, 'reports', 'contracts.xml'));
+}
+
+const withCurl = {
+  skip: missingTool('curl', () => spawnSync('curl', ['--version']).status === 0, "install Debian's curl package"),
+};
+
+t.test(
+  "the README's CI block fails, fast and with its server's words, when its own server is not the one answering",
+  withCurl,
+  async (t) => {
+    t.ok(ciBlock, 'the README has the CI block');
+    const dir = mkdtempSync(join(tmpdir(), 'ci-block-'));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+
+    // Another server already holds the port and the data directory: the block's own server stops, and the
+    // suite must not run against the other one.
+    const other = await startServerProcess({ DATA_DIR: join(dir, 'data') });
+    t.teardown(() => stopServerProcess(other));
+    const port = Number(new URL(other.baseUrl).port);
+    const taken = await bash(ciScript(port, dir), root, { PORT: String(port), DATA_DIR: join(dir, 'data') });
+    t.not(taken.code, 0, 'the block fails when another server answers on its port');
+    t.match(taken.stderr, /the server did not start:[\s\S]*in use/, "with its own server's words");
+    t.notMatch(taken.stdout, /PASSED|checks: /, 'the suite never ran against the other server');
+
+    // A bad setting: the server exits at once, and the block with it (it used to wait for ever).
+    const port2 = await freePort();
+    const bad = await bash(ciScript(port2, dir), root, {
+      PORT: String(port2),
+      DATA_DIR: join(dir, 'data2'),
+      LOG_LEVEL: 'x',
+    });
+    t.not(bad.code, 0, 'the block fails on a bad setting');
+    t.match(bad.stderr, /the server did not start:[\s\S]*LOG_LEVEL/, "naming the setting, in the server's words");
+  },
+);
+
 t.test(
   "the README's CI block: a server started for the job, the suite with mutations, a JUnit file in a folder that does not exist yet",
   { skip: missingTool('curl', () => spawnSync('curl', ['--version']).status === 0, "install Debian's curl package") },
@@ -73,10 +115,7 @@ t.test(
     t.teardown(() => rmSync(dir, { recursive: true, force: true }));
     const port = await freePort();
     // As pasted, but on a free port, with the server's data, its log and the report in a folder of the test's.
-    const script = ciBlock!
-      .replaceAll('127.0.0.1:3000', `127.0.0.1:${port}`)
-      .replace('> server.log', `> ${join(dir, 'server.log')}`)
-      .replace('reports/contracts.xml', join(dir, 'reports', 'contracts.xml'));
+    const script = ciScript(port, dir);
     const result = await bash(script, root, { PORT: String(port), DATA_DIR: join(dir, 'data') });
     t.equal(result.code, 0, result.stdout.slice(-2000) + result.stderr.slice(-2000));
     t.match(result.stdout, /PASSED/);

@@ -128,7 +128,7 @@ t.test('/health answers ok with the store kind, /openapi.json the document', asy
   const { api } = await startTestServer(t);
   const health = await api.get('/health');
   t.equal(health.status, 200);
-  t.match(health.body, { status: 'ok', store: 'lowdb', version: String });
+  t.match(health.body, { status: 'ok', store: 'embedded', version: String });
   const doc = await api.get('/openapi.json');
   t.equal(doc.body.openapi, '3.1.0');
   t.ok(doc.body.paths['/console/register']);

@@ -66,7 +66,7 @@ export interface Transaction {
  *   });
  */
 export interface RecordStore {
-  /** 'lowdb' or 'postgres', reported by /health. */
+  /** 'embedded' or 'postgres', reported by /health. */
   readonly kind: string;
   get<T extends StoredRecord>(collection: string, id: string): Promise<T | undefined>;
   list<T extends StoredRecord>(collection: string, query?: Query): Promise<T[]>;

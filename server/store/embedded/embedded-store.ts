@@ -65,7 +65,7 @@ export interface OpenStats {
  * replays the journal.
  */
 export class EmbeddedStore implements Store {
-  readonly kind = 'lowdb';
+  readonly kind = 'embedded';
   /** One instance per directory (the directory lock): messages stay within it. */
   readonly bus = new LocalBus();
   private readonly mutex = new Mutex();
