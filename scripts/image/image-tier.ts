@@ -1,20 +1,12 @@
-import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import {
-  chownSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { createServer } from 'node:net';
-import { homedir, tmpdir } from 'node:os';
+import { spawnSync } from 'node:child_process';
+import { chownSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import t from 'tap';
+import { container } from './image-container.js';
+import { IMAGE, caBundle, freePort, run, step, storageDriver } from './podman-host.js';
+import { runReadmeJob } from './readme-job.js';
 
 // The image tier (npm run test:image, which .ci/run runs after the suite):
 // the Dockerfile built with podman on the node:24-bookworm-slim base (a
@@ -27,9 +19,7 @@ import t from 'tap';
 // server in it. Without podman (a developer's machine) the tier is skipped
 // with the reason; under CI=true it must run.
 
-const run = promisify(execFile);
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const IMAGE = 'localhost/svc-pos-sim:ci';
 const has = (tool: string) => spawnSync(tool, ['--version']).status === 0;
 const missing = ['podman', 'buildah'].filter((tool) => !has(tool));
 const skip =
@@ -38,144 +28,6 @@ const skip =
     : false;
 
 t.setTimeout(900_000);
-
-/**
- * The CA bundle the host trusts, handed to the build as a secret: npm's cafile, else Node's extra CAs, else the
- * system's. Where a TLS-intercepting proxy is in the way npm needs it inside the build; where none is, it is
- * harmless (the system's own roots).
- */
-function caBundle(): string | undefined {
-  const npmCafile = spawnSync('npm', ['config', 'get', 'cafile'], { encoding: 'utf8' }).stdout.trim();
-  return [npmCafile, process.env.NODE_EXTRA_CA_CERTS, process.env.SSL_CERT_FILE, '/etc/ssl/certs/ca-certificates.crt']
-    .filter((path): path is string => Boolean(path) && path !== 'null' && path !== 'undefined')
-    .find((path) => existsSync(path) && statSync(path).size > 0);
-}
-
-/**
- * podman's storage, checked before anything is built. Where overlay cannot be mounted (a machine whose own root
- * is an overlay, as in a container), podman and buildah get a storage.conf of their own (CONTAINERS_STORAGE_CONF,
- * which both read) with the vfs driver, slower but possible everywhere, in a store apart from the overlay one (a
- * store keeps the driver it was made with). SVC_IMAGE_STORAGE=vfs asks for it directly.
- */
-function storageDriver(): string {
-  const info = () => spawnSync('podman', ['info', '--format', '{{.Store.GraphDriverName}}'], { encoding: 'utf8' });
-  const forced = process.env.SVC_IMAGE_STORAGE === 'vfs';
-  const first = forced ? undefined : info();
-  if (first?.status === 0) return first.stdout.trim();
-  const home = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'svc-pos-sim', 'vfs-storage');
-  mkdirSync(home, { recursive: true });
-  const conf = join(home, 'storage.conf');
-  writeFileSync(
-    conf,
-    `[storage]\ndriver = "vfs"\nrunroot = "${join(home, 'run')}"\ngraphroot = "${join(home, 'graph')}"\n`,
-  );
-  process.env.CONTAINERS_STORAGE_CONF = conf;
-  const second = info();
-  const why = first ? `overlay refused: ${first.stderr.trim().slice(-300)}` : 'SVC_IMAGE_STORAGE=vfs';
-  if (second.status === 0) return `${second.stdout.trim()} (${why})`;
-  throw new Error(`podman cannot open its storage (${why}):\n${second.stderr}`);
-}
-
-/** A command of the tier; when it fails, the error says which and ends with what it printed last. */
-async function step(what: string, tool: string, args: string[]) {
-  try {
-    return await run(tool, args, { maxBuffer: 64 * 1024 * 1024 });
-  } catch (error) {
-    const failed = error as { stdout?: string; stderr?: string; message: string };
-    const printed = `${failed.stdout ?? ''}${failed.stderr ?? ''}`.trim().split('\n').slice(-40).join('\n');
-    throw new Error(
-      `${what} failed (${tool} ${args.slice(0, 3).join(' ')} ...): ${failed.message.split('\n')[0]}\n${printed}`,
-      { cause: error },
-    );
-  }
-}
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const probe = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-
-/** The image's default command, as the image declares it (what docker run runs). */
-async function defaultCommand(): Promise<string[]> {
-  const { stdout } = await run('podman', ['image', 'inspect', '--format', '{{json .Config.Cmd}}', IMAGE]);
-  return JSON.parse(stdout) as string[];
-}
-
-/** A container of the image with `dataDir` as its /data, its default command running; stopped as docker stop does. */
-async function container(dataDir: string, port: number) {
-  const { stdout } = await run('buildah', ['from', '--quiet', IMAGE]);
-  const name = stdout.trim();
-  // buildah 1.28 mounts its own volume over a declared VOLUME: undeclared, the bind mount takes effect.
-  await run('buildah', ['config', '--volume', '/data-', name]);
-  const child: ChildProcess = spawn(
-    'buildah',
-    [
-      'run',
-      '--isolation',
-      'chroot',
-      '-e',
-      `PORT=${port}`,
-      '-v',
-      `${dataDir}:/data`,
-      name,
-      '--',
-      ...(await defaultCommand()),
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let output = '';
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const base = `http://127.0.0.1:${port}`;
-  for (let tries = 0; ; tries += 1) {
-    if (
-      await fetch(`${base}/health`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    if (tries > 300 || child.exitCode !== null) throw new Error(`the container did not serve /health:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return {
-    name,
-    base,
-    output: () => output,
-    exec: (...command: string[]) =>
-      run('buildah', ['run', '--isolation', 'chroot', name, '--', ...command], { maxBuffer: 16 * 1024 * 1024 }),
-    /** SIGTERM to the container's process (what docker stop sends); its exit code. */
-    stop: async () => {
-      const server = serverProcess(child.pid!);
-      if (server === undefined) throw new Error('no server process in the container');
-      process.kill(server, 'SIGTERM');
-      const code = await exited;
-      await run('buildah', ['rm', name]);
-      return code;
-    },
-  };
-}
-
-/** The container's server: the node process under buildah's, found through /proc. */
-function serverProcess(ancestor: number): number | undefined {
-  const parentOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
-  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    const pid = Number(entry);
-    let command: string;
-    try {
-      command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-    } catch {
-      continue;
-    }
-    if (!command.includes('/app/dist/server/main.js') || command.startsWith('buildah')) continue;
-    for (let up = pid, hops = 0; up > 1 && hops < 10; up = parentOf(up), hops += 1) if (up === ancestor) return pid;
-  }
-  return undefined;
-}
 
 t.test('the image: built with podman, run with buildah as a user runs it', { skip }, async (t) => {
   t.comment(`podman storage: ${storageDriver()}`);
@@ -326,5 +178,10 @@ t.test('the image: built with podman, run with buildah as a user runs it', { ski
       stderr: suite.stderr?.slice(-600),
     },
   );
+
+  // The README's GitHub Actions step, run as the job runs it: the report must be on the job's side afterwards.
+  const job = await runReadmeJob(IMAGE, second.base);
+  t.equal(job.code, 0, "the README's GitHub Actions step passes", { output: job.output.slice(-1500) });
+  t.match(job.report ?? '', /<testsuites name="svc-contracts"/, 'and leaves its JUnit report in the workspace');
   t.equal(await second.stop(), 0);
 });
