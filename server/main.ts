@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Starts the server on the real parts: the environment's configuration, the
 // embedded store in DATA_DIR, the system clock. `npm start` runs this.
+import { onStopRequest } from '../contracts/cli/stop-signals.js';
 import { versionLine } from '../contracts/cli/version.js';
 import { createApp } from './app.js';
 import { systemClock } from './clock.js';
@@ -101,5 +102,4 @@ async function stop(signal: string): Promise<void> {
   log.info('stopped', { signal });
   process.exit(0);
 }
-process.on('SIGTERM', () => void stop('SIGTERM'));
-process.on('SIGINT', () => void stop('SIGINT'));
+onStopRequest((why) => void stop(why));

@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,3 +82,37 @@ t.test('svc-terminal close journals a close for the running bridge', async (t) =
   t.match(again.out, /still pending/, 'one close at a time');
   t.equal((await runCli(['close'])).code, 2);
 });
+
+/** Whether something accepts a TCP connection on the port. */
+const answers = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+for (const [how, signal] of [
+  ['SIGTERM to npx', 'SIGTERM'],
+  ['npx killed outright (its parent gone)', 'SIGKILL'],
+] as const) {
+  t.test(`npx svc-terminal emulate, started as the docs start it, stops when npx does: ${how}`, async (t) => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const npx = spawn(
+      'npx',
+      ['svc-terminal', 'emulate', '--dialect', 'zvt', '--listen', `127.0.0.1:${port}`, '--serial', '29001006'],
+      { cwd: root, stdio: 'ignore' },
+    );
+    t.teardown(() => void npx.kill('SIGKILL'));
+    await waitFor(() => answers(port), 60_000, 'the emulator to listen');
+    npx.kill(signal);
+    await waitFor(async () => !(await answers(port)), 30_000, 'the emulator to let go of its port');
+    t.pass('the port is free again: nothing runs on as an orphan');
+  });
+}

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // svc-terminal: drive real or emulated POS devices over a serial line. The
 // commands live in cli/ (main.ts); this runs them on the process's streams.
+import { onStopRequest } from '../contracts/cli/stop-signals.js';
 import { main } from './cli/main.js';
 
 // Output piped into a reader that stops early (svc-terminal held | head) ends the command quietly.
@@ -12,7 +13,7 @@ for (const stream of [process.stdout, process.stderr]) {
 }
 
 const stop = new AbortController();
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+onStopRequest(() => stop.abort());
 process.exitCode = await main(process.argv.slice(2), {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),

@@ -9,6 +9,7 @@ import { EmbeddedStore } from '../../server/store/embedded/embedded-store.js';
 import { commandLine } from '../cli-args.js';
 import { describeWorld, seedDemo } from './seed.js';
 import { exitUnlessAnswering } from '../../contracts/cli/no-answer.js';
+import { onStopRequest } from '../../contracts/cli/stop-signals.js';
 
 const usage = `usage: svc-demo [--base-url URL]
 
@@ -47,5 +48,4 @@ const stop = async () => {
   await started.stop();
   process.exit(0);
 };
-process.on('SIGINT', () => void stop());
-process.on('SIGTERM', () => void stop());
+onStopRequest(() => void stop());

@@ -7,6 +7,7 @@ import { startRelayClient } from '../../contracts/clients/relay-client.js';
 import { defaultStateFile, readCursor, saveCursor } from './relay-state.js';
 import { durationOf } from '../../contracts/cli/duration.js';
 import { versionLine } from '../../contracts/cli/version.js';
+import { onStopRequest } from '../../contracts/cli/stop-signals.js';
 import { parseErrorInWords } from '../../contracts/cli/parse-words.js';
 
 const usage = `usage: svc-relay --base-url URL [--token-file FILE] --forward-to http://localhost:PORT/path
@@ -145,12 +146,10 @@ const client = startRelayClient({
   ...(backfillMs ? { backfillMs } : {}),
 });
 log(kept.position === null ? `no cursor kept yet (${stateFile})` : `cursor ${kept.position} (${stateFile})`);
-const stopOn = (signal: string) => () => {
-  log(`stopping (${signal})`);
+onStopRequest((why) => {
+  log(`stopping (${why === 'SIGINT' ? 'Ctrl-C' : why})`);
   client.stop();
-};
-process.on('SIGINT', stopOn('Ctrl-C'));
-process.on('SIGTERM', stopOn('SIGTERM'));
+});
 const { reason } = await client.finished;
 if (saving) clearTimeout(saving);
 keep();
