@@ -9,6 +9,7 @@ import { startOwnServer } from '../own-server.js';
 import { checkInvariants, completeVoids, interleavings, seeded, type OrderRun, type RaceTarget } from './race.js';
 import { bundledRaceFiles, loadRaceScenarios, playRace } from './race-scenarios.js';
 import { captions, legend, markdown, summarise, svg, table } from './report.js';
+import { WHAT_IT_SHOWS } from './order-paths.js';
 import { runSerialRace } from './serial-race.js';
 import type { JsonAnswer } from '../../contracts/json-answer.js';
 import { exitUnlessAnswering } from '../../contracts/cli/no-answer.js';
@@ -93,6 +94,7 @@ const target: RaceTarget = {
   pos: new PosClient({ baseUrl, serialNumber: terminal.serialNumber, secret: terminal.secret }),
 };
 
+process.stdout.write(`${WHAT_IT_SHOWS}\n\n`);
 const given = { account, terminal };
 const all: OrderRun[] = [];
 const summaries = [];

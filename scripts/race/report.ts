@@ -1,5 +1,6 @@
 import { takenFirst } from '../../contracts/clients/scenario/race-order.js';
 import type { Interleaving, OrderRun } from './race.js';
+import { WHAT_IT_SHOWS, pathInWords } from './order-paths.js';
 
 const statuses = ['PAID', 'VOIDED', 'DISCARDED', 'VOID_PENDING', 'PENDING'] as const;
 // Each at least 4.5:1 against the white counts written on it.
@@ -21,6 +22,8 @@ export interface Summary {
   finals: Record<string, number>;
   /** Which side's request the server applied first, order by order: the merchant's (PENDING → DISCARDED) or the POS's (PENDING → PAID). */
   firstApplied: { merchant: number; pos: number };
+  /** How the orders went, in words from their histories (order-paths.ts), with how many went each way. */
+  paths: Record<string, number>;
   paid: number;
   voided: number;
 }
@@ -45,6 +48,7 @@ export function summarise(interleaving: string, runs: OrderRun[], caption?: stri
       merchant: runs.filter((r) => r.final && takenFirst(r.final.history) === 'merchant').length,
       pos: runs.filter((r) => r.final && takenFirst(r.final.history) === 'pos').length,
     },
+    paths: tally(runs.map((r) => (r.final ? pathInWords(r.final.history, r.final.status) : 'lost: LOST'))),
     paid: money('PAID'),
     voided: money('VOIDED'),
   };
@@ -66,6 +70,13 @@ export function table(summaries: Summary[]): string {
   ].join('\n');
 }
 
+/** "18 orders: discarded first, …: VOIDED", one line a way the orders went, the commonest first. */
+export function pathLines(summary: Summary): string[] {
+  return Object.entries(summary.paths)
+    .sort(([, a], [, b]) => b - a)
+    .map(([words, n]) => `${n} ${n === 1 ? 'order' : 'orders'}: ${words}`);
+}
+
 /** How to read the table, and what each interleaving run sends: printed under it everywhere it appears. */
 export function legend(summaries: Summary[]): string {
   return [
@@ -74,13 +85,15 @@ export function legend(summaries: Summary[]): string {
     '- merchant answers, POS answers: the HTTP statuses each side got, with how many (200×20: twenty answers 200; 409 is a refusal of a transition the order no longer allows).',
     '- final states: where each order ended once the POS confirmed the voids the merchant asked for (PAID: the payment stands; VOIDED: collected, then given back).',
     '',
-    'What each interleaving sends:',
-    ...summaries.map((s) => `- ${s.interleaving}: ${s.caption}.`),
+    'What each interleaving sends, and how its orders went (from their histories):',
+    ...summaries.flatMap((s) => [`- ${s.interleaving}: ${s.caption}.`, ...pathLines(s).map((line) => `  - ${line}`)]),
   ].join('\n');
 }
 
 export function markdown(summaries: Summary[], failures: string[], seed: number): string {
   return `# Discard versus commit: race report
+
+${WHAT_IT_SHOWS}
 
 Seed ${seed}. Each order received the merchant's invalidation and the POS's payment confirmation under the named interleaving; voids the merchant asked for were then confirmed by the POS.
 
@@ -102,15 +115,14 @@ ${failures.length === 0 ? '**All invariants hold.**' : `**${failures.length} vio
 
 /** What each interleaving sends, in order: the caption under its bar. */
 export const captions: Record<Interleaving, string> = {
-  'discard-first': 'Merchant discards, then the POS commits: the payment was collected, so it is recorded (PAID)',
-  'commit-first': 'POS commits, then the merchant discards: the discard becomes a void (VOID_PENDING, then VOIDED)',
-  simultaneous: 'Both sent at the same instant: either order, never both lost',
+  'discard-first': 'Merchant discards, then the POS commits',
+  'commit-first': 'POS commits, then the merchant discards',
+  simultaneous: 'Both sent at the same instant',
   'merchant-delayed': 'POS commits; the discard follows 1-15 ms later',
   'pos-delayed': 'Merchant discards; the commit follows 1-15 ms later',
-  'both-jittered':
-    'Each side waits its own 0-8 ms, drawn per order: either may arrive first, so outcomes mix (PAID when the discard came first, VOIDED otherwise)',
+  'both-jittered': 'Each side waits its own 0-8 ms, drawn per order: either may arrive first',
   'lost-answer-retry':
-    "Both sides send again after losing the first answer: a repeat that changes nothing answers 200 (the merchant's; the POS's while the order is PAID), the POS's repeat after a void began answers 409; nothing happens twice",
+    "Both sides send, lose the first answer and send again; the merchant's repeat of a discard is taken as the discard it is, so an order paid after the first discard is voided by the repeat",
 };
 
 /** Splits `text` into lines of at most `width` characters, at spaces: an SVG text does not wrap by itself. */
@@ -145,8 +157,12 @@ export function svg(summaries: Summary[]): string {
   const width = left + barArea + 350;
   // About 5.6 px a character at 10 px sans-serif: the captions wrap inside the picture's width.
   const captionLines = summaries.map((summary) => wrap(summary.caption, Math.floor((width - 2 * left) / 5.6)));
+  // Under the caption, how the orders went: the words that explain the bar's counts.
+  const pathText = summaries.map((summary) =>
+    pathLines(summary).flatMap((line) => wrap(line, Math.floor((width - 2 * left) / 5.6))),
+  );
   const rowTops = captionLines.reduce<number[]>(
-    (tops, lines, i) => [...tops, tops[i]! + 50 + lines.length * 13],
+    (tops, lines, i) => [...tops, tops[i]! + 50 + (lines.length + pathText[i]!.length) * 13],
     [top],
   );
   const max = Math.max(1, ...summaries.map((s) => s.orders));
@@ -180,6 +196,7 @@ export function svg(summaries: Summary[]): string {
 ${segments}
 ${beside.map((line, i) => `<text x="${left + barArea + 12}" y="${y + 14 + i * 13}" font-size="11">${escapeXml(line)}</text>`).join('\n')}
 ${captionLines[index]!.map((line, i) => `<text x="${left}" y="${y + 52 + i * 13}" font-size="10" fill="#444">${escapeXml(line)}</text>`).join('\n')}
+${pathText[index]!.map((line, i) => `<text x="${left}" y="${y + 52 + (captionLines[index]!.length + i) * 13}" font-size="10" fill="#222">${escapeXml(line)}</text>`).join('\n')}
 </g>`;
   });
   const axisY = rowTops[summaries.length]!;
