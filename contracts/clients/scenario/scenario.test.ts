@@ -220,7 +220,7 @@ t.test('a value captured before is used later; one never captured stops the scen
     outcome.steps.map((step) => [step.name, step.request, step.problems]),
     [
       ['health', 'GET /health', []],
-      ['uses it', 'GET /health?kind=lowdb', []],
+      ['uses it', 'GET /health?kind=embedded', []],
       ['a typo', '(not sent)', ['${helth.store} names nothing captured before this step']],
     ],
   );
