@@ -250,3 +250,37 @@ t.test(
     t.equal(await page.locator('a[data-follow]').count(), 0, 'and stops following there');
   },
 );
+
+t.test(
+  'in Chromium: a newcomer registers an account from the console and lands on its keys',
+  { skip: browserSkip() },
+  async (t) => {
+    const browser = await openBrowser(t);
+    const server = await startTestServer(t);
+    const page = await browser.newPage();
+    await page.goto(`${server.baseUrl}/console`);
+    await page.getByLabel('New email').fill('newcomer@example.com');
+    await page.getByLabel('New password').fill('short');
+    await page.getByRole('button', { name: 'Register' }).click();
+    t.equal(
+      await page.getByLabel('New password').evaluate((input) => (input as HTMLInputElement).validity.tooShort),
+      true,
+      'a password under 8 characters is refused by the form itself',
+    );
+    await page.getByLabel('New password').fill('a long enough password');
+    await page.getByRole('button', { name: 'Register' }).click();
+    await page.locator('#keys pre[data-secret="API token"]').waitFor();
+    t.match(await page.locator('#keys pre[data-secret="API token"]').textContent(), /^sk_•+/, 'its API token, masked');
+    t.match(await page.locator('#progress').textContent(), /✓ Registered an account/);
+    t.equal(await page.getByLabel('New password').inputValue(), '', 'the password is not kept in the form');
+
+    // The same email again: the server's words, and the console stays closed.
+    const again = await browser.newPage();
+    await again.goto(`${server.baseUrl}/console`);
+    await again.getByLabel('New email').fill('newcomer@example.com');
+    await again.getByLabel('New password').fill('a long enough password');
+    await again.getByRole('button', { name: 'Register' }).click();
+    await again.locator('#register-result', { hasText: /^Not registered: / }).waitFor();
+    t.ok(await again.locator('#sign-in').isVisible(), 'still at the ways in');
+  },
+);

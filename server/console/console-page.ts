@@ -77,6 +77,15 @@ export const consolePage = `<!doctype html>
     <input id="token" name="token" type="password" autocomplete="off" spellcheck="false" placeholder="ct_…" required>
     <button type="submit">Open</button>
   </form>
+  <form id="register" class="bar">
+    <span class="muted">New here? Register an account:</span>
+    <label for="register-email">New email</label>
+    <input id="register-email" name="email" type="email" autocomplete="username" required>
+    <label for="register-password">New password</label>
+    <input id="register-password" name="password" type="password" autocomplete="new-password" minlength="8" required>
+    <button type="submit">Register</button>
+    <span id="register-result" role="status"></span>
+  </form>
   </div>
   <p id="error" role="alert"></p>
   <div class="bar" id="live-bar" hidden>

@@ -6,6 +6,7 @@ import { loadPos } from './pos.js';
 import { loadRelay } from './relay.js';
 import { loadScenarios, showRun, stopScenarios, wireScenarios } from './scenarios.js';
 import { loadSessions, openSession, resendFailed, showResendFailed } from './sessions.js';
+import { wireRegister } from './register.js';
 import { newPosView, state } from './state.js';
 import { findEntry, held, loadTrace, receive, restartStream, TRACE_TYPES } from './trace.js';
 import type { Keys, TraceEntry } from './types.js';
@@ -30,7 +31,7 @@ function waitForSignIn(): void {
 
 /** Each panel, empty while nobody is signed in, says so and where to sign in, instead of looking like an account with nothing. */
 function showLoginHints(): void {
-  const hint = (what: string) => `Log in above (or paste the console token) to see ${what}.`;
+  const hint = (what: string) => `Log in above (or paste the console token, or register) to see ${what}.`;
   $('keys').replaceChildren(el('p', hint("this account's keys"), { class: 'muted' }));
   $('progress').replaceChildren(el('li', hint('the integration checklist'), { class: 'muted' }));
   $('relay-state').replaceChildren(el('p', hint('the relay'), { class: 'muted' }));
@@ -210,6 +211,10 @@ wireClock();
 wireLiveBar();
 wireFilters();
 wireLogin();
+wireRegister(async (consoleToken) => {
+  state.token = consoleToken;
+  await open();
+});
 wireScenarios();
 window.addEventListener('hashchange', () => followHash().catch(report));
 $('sign-out').addEventListener('click', () => {
