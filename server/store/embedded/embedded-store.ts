@@ -1,20 +1,16 @@
 import { isDeepStrictEqual } from 'node:util';
-import { mkdir, readdir, stat, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
-import { Low } from 'lowdb';
+import { mkdir } from 'node:fs/promises';
 import { appError } from '../../errors.js';
 import { silentLogger, type Logger } from '../../log.js';
 import { encodeEntry } from './journal-codec.js';
-import { listJournalFiles, unchecksummedSnapshotDisagreement } from './journal-files.js';
-import { replayJournal } from './journal-replay.js';
-import { JournalWriter } from './journal-writer.js';
+import type { JournalWriter } from './journal-writer.js';
 import { Compactor } from './compactor.js';
-import { SNAPSHOT_FILE } from './journal-files.js';
 import { MemoryState, type IndexDeclarations, type UnindexedQueries } from './memory-state.js';
 import { Mutex } from './mutex.js';
 import { PendingWrites } from './pending-writes.js';
 import { OverlayTransaction } from './overlay-transaction.js';
-import { SnapshotFileAdapter, type SnapshotData, type SnapshotPacing } from './snapshot-adapter.js';
+import type { SnapshotPacing } from './snapshot-adapter.js';
+import { loadDirectory } from './store-opening.js';
 import { lockDirectory, type DirectoryLock } from './dir-lock.js';
 import { claimAndWriteIn, claimIn, readLinkedIn } from './claim-steps.js';
 import type {
@@ -87,57 +83,23 @@ export class EmbeddedStore implements Store {
     await mkdir(dir, { recursive: true });
     const lock = await lockDirectory(dir);
     try {
-      const snapshotPath = join(dir, SNAPSHOT_FILE);
-      // A temp file left behind is a snapshot a kill cut short.
-      const interruptedSnapshot = (await removeStaleTempFiles(dir, snapshotPath)) > 0;
-
-      const state = new MemoryState(options.unindexedQueries);
-      const snapshotFiles = new SnapshotFileAdapter(snapshotPath, options.snapshotPacing);
-      const snapshots = new Low<SnapshotData | null>(snapshotFiles, null);
-      await snapshots.read();
-      const snapshotSeq = snapshots.data?.seq ?? 0;
-      const unchecksummedSnapshot = snapshots.data?.unchecksummed === true;
-      if (unchecksummedSnapshot) {
-        const disagreement = unchecksummedSnapshotDisagreement(snapshotSeq, await listJournalFiles(dir));
-        if (disagreement) throw appError('STORE_CORRUPT', snapshotPath, 1, disagreement);
-      }
-      state.load(snapshots.data?.entries ?? []);
-      snapshots.data = null; // the records now live in `state`
-
-      const replay = await replayJournal(dir, snapshotSeq, (entry) => state.apply(entry.ops));
-      if (replay.droppedTornLine)
-        log.warn(
-          'dropped a torn last journal line (a write cut short by a crash or a full disk; a batch is acknowledged only once written whole, so never acknowledged)',
-          replay.droppedTornLine,
-        );
-      const writer = await JournalWriter.open(dir, replay.lastSeq + 1, replay.continuable);
-      const snapshotBytes = await stat(snapshotPath).then(
-        (s) => s.size,
-        () => 0,
-      );
-      const openStats = {
-        records: state.totalRecords,
-        snapshotSeq,
-        replayedEntries: replay.applied,
-        lastSeq: replay.lastSeq,
-        journalBytes: replay.journalBytes,
-      };
-      log.info('store opened', { dir, ...openStats });
+      const loaded = await loadDirectory(dir, options, log);
+      const { state, writer, snapshots, snapshotFiles, snapshotPath, replay, unchecksummedSnapshot } = loaded;
       const compactor = new Compactor({
         dir,
         state,
         writer,
         snapshots,
         snapshotFiles,
-        snapshotBytes,
+        snapshotBytes: loaded.snapshotBytes,
         closedJournalBytes: replay.journalBytes - (replay.continuable?.bytes ?? 0),
         minJournalBytes: options.snapshotMinJournalBytes ?? 16 * 1024 * 1024,
         log,
       });
-      const store = new EmbeddedStore(state, writer, lock, compactor, replay.lastSeq, openStats);
+      const store = new EmbeddedStore(state, writer, lock, compactor, replay.lastSeq, loaded.openStats);
       if (unchecksummedSnapshot)
         log.warn('the snapshot predates checksums; writing a checksummed one now', { file: snapshotPath });
-      if (interruptedSnapshot && compactor.due()) {
+      if (loaded.interruptedSnapshot && compactor.due()) {
         // The last run was killed while writing a snapshot it needed. Had
         // this run compacted off the path to listening as well, kills that
         // come faster than a paced snapshot completes would stop every
@@ -333,12 +295,4 @@ export class EmbeddedStore implements Store {
     await this.writer.close();
     await this.lock.release();
   }
-}
-
-/** Removes snapshot temp files earlier runs left; answers how many there were. */
-async function removeStaleTempFiles(dir: string, snapshotPath: string): Promise<number> {
-  const names = await readdir(dir);
-  const stale = names.filter((name) => SnapshotFileAdapter.isTempFile(name, snapshotPath));
-  await Promise.all(stale.map((name) => unlink(join(dir, name))));
-  return stale.length;
 }

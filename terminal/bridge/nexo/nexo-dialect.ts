@@ -1,5 +1,5 @@
 import { PassThrough, type Duplex } from 'node:stream';
-import { currencyOf, EUR, toMajorUnits } from '../../protocol/currencies.js';
+import { currencyOf, toMajorUnits } from '../../protocol/currencies.js';
 import type { Body, MessageHeader, NexoMessage } from '../../protocol/nexo/messages.js';
 import type { PendingClose } from '../bridge-state.js';
 import type {
@@ -16,6 +16,7 @@ import type { MoneyRecord } from '../money-record.js';
 import { BridgeError, LineError } from '../../errors.js';
 import type { NexoClient } from './nexo-client.js';
 import { passingServiceId, type NexoInFlight, type NexoJournal } from './nexo-journal.js';
+import { paymentEnded, reconciliationEnded, result, reversalEnded } from './nexo-outcomes.js';
 
 // An Adyen terminal's Terminal API (nexo over HTTPS), the bridge its cash
 // register (terminal/README.md, "An Adyen terminal (nexo)"): each PENDING
@@ -64,16 +65,6 @@ class EndpointLine implements DialectLine {
 
 /** The endpoint's stand-in for the bridge's line: each request makes its own TLS connection. */
 export const endpointStream = async (): Promise<Duplex> => new PassThrough();
-
-/**
- * Failures that took no money and say nothing of the card: the terminal
- * was busy, restarted during the payment (Aborted: the bridge itself never
- * aborts), or could not reach its host. The order is asked again, unlike a
- * refusal, which waits for the cashier (svc-terminal retry).
- */
-const NOT_RUN = new Set(['Busy', 'Aborted', 'DeviceOut', 'UnavailableService']);
-
-const result = (body: Body | undefined) => (body?.Response as Body | undefined) ?? {};
 
 class NexoTerminalDevice implements DialectDevice {
   private line: EndpointLine | null = null;
@@ -151,7 +142,7 @@ class NexoTerminalDevice implements DialectDevice {
         AmountsReq: { Currency: currency.alpha, RequestedAmount: toMajorUnits(order.amount, currency) },
       },
     });
-    return this.paymentEnded(asked, response?.body);
+    return paymentEnded(this.context, this.journal, asked, response?.body);
   }
 
   async void(order: OrderToAsk): Promise<AskOutcome> {
@@ -181,7 +172,7 @@ class NexoTerminalDevice implements DialectDevice {
       },
       ReversalReason: 'MerchantCancel',
     });
-    return this.reversalEnded(asked, response?.body);
+    return reversalEnded(this.context, this.journal, asked, response?.body);
   }
 
   async discarded(kind: AskKind, orderId: string): Promise<void> {
@@ -204,7 +195,7 @@ class NexoTerminalDevice implements DialectDevice {
     };
     await this.journal.begin(asked);
     const response = await this.send('Reconciliation', asked.serviceId, { ReconciliationType: 'SaleReconciliation' });
-    await this.reconciliationEnded(asked, response?.body);
+    await reconciliationEnded(this.context, this.journal, asked, response?.body);
   }
 
   async nextRecord(): Promise<MoneyRecord | null> {
@@ -248,101 +239,9 @@ class NexoTerminalDevice implements DialectDevice {
       Body | undefined;
     const body = repeated?.[`${category}Response`] as Body | undefined;
     this.context.log(`${inFlight.kind} ${inFlight.serviceId}: its outcome, from the terminal's status`);
-    if (inFlight.kind === 'payment') await this.paymentEnded(inFlight, body);
-    else if (inFlight.kind === 'reversal') await this.reversalEnded(inFlight, body);
-    else await this.reconciliationEnded(inFlight, body);
-  }
-
-  private async paymentEnded(
-    asked: Extract<NexoInFlight, { kind: 'payment' }>,
-    body: Body | undefined,
-  ): Promise<AskOutcome> {
-    const answer = result(body);
-    if (answer.Result === 'Success') {
-      const poi = (body!.POIData as Body).POITransactionID as Body;
-      const transactionId = String(poi.TransactionID);
-      await this.journal.paid({
-        orderId: asked.orderId,
-        transactionId,
-        transactionTime: String(poi.TimeStamp ?? this.context.iso()),
-        amount: asked.amount,
-        currency: asked.currency,
-        authorizationCode: authorizationOf(transactionId),
-        paidAt: this.context.iso(),
-      });
-      this.context.log(`payment ${asked.orderId} approved (${transactionId}); committing it on the server`);
-      return { asked: true, recorded: true };
-    }
-    if (typeof answer.ErrorCondition === 'string' && NOT_RUN.has(answer.ErrorCondition)) {
-      this.context.log(
-        `payment ${asked.orderId}: the terminal did not run it (${answer.ErrorCondition}); asked again at a later cycle under a new ServiceID`,
-      );
-      await this.journal.nothingInFlight();
-      return { asked: false };
-    }
-    const condition = String(answer.ErrorCondition ?? 'Failure');
-    await this.journal.decline(`payment:${asked.orderId}`, { condition, at: this.context.iso() });
-    this.context.log(
-      `payment ${asked.orderId} declined (${condition}${answer.AdditionalResponse ? `: ${new URLSearchParams(String(answer.AdditionalResponse)).get('refusalReason') ?? new URLSearchParams(String(answer.AdditionalResponse)).get('message') ?? ''}` : ''}); the order stays PENDING until svc-terminal retry ${asked.orderId}`,
-    );
-    return { asked: true };
-  }
-
-  private async reversalEnded(
-    asked: Extract<NexoInFlight, { kind: 'reversal' }>,
-    body: Body | undefined,
-  ): Promise<AskOutcome> {
-    const answer = result(body);
-    if (answer.Result === 'Success') {
-      const reversal = String(
-        ((body!.POIData as Body | undefined)?.POITransactionID as Body | undefined)?.TransactionID ?? '',
-      );
-      await this.journal.voided(asked.orderId, this.context.iso(), reversal);
-      this.context.log(`reversal of ${asked.orderId} done; committing the void on the server`);
-      return { asked: true, recorded: true };
-    }
-    await this.journal.nothingInFlight();
-    await this.context.hold(
-      'void',
-      asked.orderId,
-      `the terminal did not reverse it (${String(answer.ErrorCondition ?? answer.Result)})`,
-    );
-    return { asked: false };
-  }
-
-  private async reconciliationEnded(
-    asked: Extract<NexoInFlight, { kind: 'reconciliation' }>,
-    body: Body | undefined,
-  ): Promise<void> {
-    const { state, iso, log, error } = this.context;
-    const answer = result(body);
-    const pending = await state.pendingClose();
-    if (answer.Result !== 'Success') {
-      await this.journal.nothingInFlight();
-      if (pending?.closeId === asked.closeId) await state.closeDone(pending, iso());
-      return error(
-        `the terminal did not reconcile (${String(answer.ErrorCondition ?? answer.Result)}); type close (or wait for --close-at) to try again`,
-      );
-    }
-    const totals = (body!.TransactionTotals as Body[] | undefined) ?? [];
-    const count = totals
-      .flatMap((entry) => (entry.PaymentTotals as Body[] | undefined) ?? [])
-      .reduce((sum, entry) => sum + Number(entry.TransactionCount ?? 0), 0);
-    const currency = String(totals[0]?.PaymentCurrency ?? this.lastCurrency() ?? EUR.alpha);
-    await this.journal.reconciled(
-      asked,
-      { count, currency, reconciliationId: String(body!.POIReconciliationID ?? '') },
-      state.serial,
-      iso(),
-    );
-    if (pending?.closeId === asked.closeId) await state.closeDone(pending, iso());
-    log(
-      `reconciliation ${String(body!.POIReconciliationID)}: ${count} transaction(s); settlement ${asked.batchNumber} for the server`,
-    );
-  }
-
-  private lastCurrency(): string | undefined {
-    return Object.values(this.journal.snapshot.payments).at(-1)?.currency;
+    if (inFlight.kind === 'payment') await paymentEnded(this.context, this.journal, inFlight, body);
+    else if (inFlight.kind === 'reversal') await reversalEnded(this.context, this.journal, inFlight, body);
+    else await reconciliationEnded(this.context, this.journal, inFlight, body);
   }
 
   /** One request to the terminal; a fault of the line closes it (the bridge reopens it) and is thrown. */
@@ -369,10 +268,4 @@ class NexoTerminalDevice implements DialectDevice {
       throw error;
     }
   }
-}
-
-/** The authorization code the server is told: the PSP reference (the TransactionID after its dot), letters and digits, 32 at most. */
-export function authorizationOf(transactionId: string): string {
-  const psp = transactionId.includes('.') ? transactionId.slice(transactionId.lastIndexOf('.') + 1) : transactionId;
-  return psp.replace(/[^A-Za-z0-9]/g, '').slice(-32) || 'NEXO';
 }

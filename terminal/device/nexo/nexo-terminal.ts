@@ -1,31 +1,20 @@
 import { currencyOf, toMinorUnits } from '../../protocol/currencies.js';
-import {
-  CATEGORIES,
-  isServiceId,
-  type Body,
-  type MessageHeader,
-  type NexoMessage,
-} from '../../protocol/nexo/messages.js';
+import { CATEGORIES, type Body, type MessageHeader, type NexoMessage } from '../../protocol/nexo/messages.js';
 import { refusalFor } from '../../protocol/nexo/outcomes.js';
 import { realTimers, type Timers } from '../../protocol/timers.js';
 import { readJournalSync, writeJournalSync } from '../journal-file.js';
 import {
   emptyTerminalState,
-  periodCount,
   serviceKey,
   withService,
   withTotal,
   withTransaction,
   type NexoTerminalState,
 } from './nexo-state.js';
-import {
-  answer,
-  failure,
-  paymentResponse,
-  reconciliationTotals,
-  responseField,
-  type PaymentDecision,
-} from './responses.js';
+import { answer, failure, paymentResponse, responseField, type PaymentDecision } from './responses.js';
+import { closePeriod } from './reconciliation.js';
+import { endInterrupted, requestProblem } from './request-rules.js';
+import { transactionStatus } from './transaction-status.js';
 
 // An emulated Adyen terminal's nexo service (terminal/README.md, "An Adyen
 // terminal (nexo)"): it answers one plaintext request with one response,
@@ -72,7 +61,7 @@ export class NexoTerminal {
     this.clock = options.clock ?? (() => new Date(this.timers.now()));
     this.log = options.log ?? (() => undefined);
     this.state = (options.statePath && readJournalSync<NexoTerminalState>(options.statePath)) || emptyTerminalState();
-    this.endInterrupted();
+    this.state = endInterrupted(this.state, options.poiid);
   }
 
   get poiid(): string {
@@ -91,7 +80,7 @@ export class NexoTerminal {
   /** The response to one request; null for an Abort (answered with an empty body). */
   async handle(message: NexoMessage): Promise<NexoMessage | null> {
     const { header, body } = message;
-    const broken = this.formatProblem(header);
+    const broken = requestProblem(header, this.options.poiid);
     if (broken) return failure(header, 'MessageFormat', broken);
     const category = header.MessageCategory as (typeof CATEGORIES)[number];
     switch (category) {
@@ -105,25 +94,12 @@ export class NexoTerminal {
         this.abort(body);
         return null;
       case 'TransactionStatus':
-        return this.transactionStatus(header, body);
+        return transactionStatus(this.state, header, body);
       case 'Payment':
       case 'Reversal':
       case 'Reconciliation':
         return this.exclusive(header, body);
     }
-  }
-
-  /** What breaks the protocol's rules, in words, or undefined. */
-  private formatProblem(header: MessageHeader): string | undefined {
-    if (header.MessageClass !== 'Service') return `MessageClass ${String(header.MessageClass)} is not Service`;
-    if (header.MessageType !== 'Request') return `MessageType ${String(header.MessageType)} is not Request`;
-    if (!CATEGORIES.includes(header.MessageCategory as (typeof CATEGORIES)[number]))
-      return `MessageCategory ${String(header.MessageCategory)} is not one this terminal answers`;
-    if (!isServiceId(header.ServiceID)) return 'ServiceID must be 1 to 10 characters';
-    if (typeof header.SaleID !== 'string' || header.SaleID.length === 0) return 'SaleID is missing';
-    if (header.POIID !== this.options.poiid)
-      return `POIID ${String(header.POIID)} is not this terminal (${this.options.poiid})`;
-    return undefined;
   }
 
   /** Payments, reversals and reconciliations: one at a time, each under a ServiceID never used before. */
@@ -255,59 +231,10 @@ export class NexoTerminal {
   }
 
   private reconciliation(header: MessageHeader, body: Body): NexoMessage {
-    if (body.ReconciliationType !== 'SaleReconciliation')
-      return failure(
-        header,
-        'NotAllowed',
-        `ReconciliationType ${String(body.ReconciliationType)} is not SaleReconciliation`,
-      );
-    const closed = this.state.reconciliationId;
-    const totals = reconciliationTotals(this.state, currencyOf);
-    const count = periodCount(this.state);
-    this.state = {
-      ...this.state,
-      totals: {},
-      reconciliationId: closed + 1,
-      reconciledCount: (this.state.reconciledCount ?? 0) + count,
-    };
-    this.told.push(
-      `reconciliation ${closed}: ${count} transaction(s) in ${totals.length} currencies; a new period begins`,
-    );
-    return answer(header, {
-      Response: responseField('Success'),
-      ReconciliationType: 'SaleReconciliation',
-      POIReconciliationID: String(closed),
-      TransactionTotals: totals,
-    });
-  }
-
-  private transactionStatus(header: MessageHeader, body: Body): NexoMessage {
-    const reference = body.MessageReference as Body | undefined;
-    const key =
-      reference && typeof reference.ServiceID === 'string'
-        ? serviceKey(typeof reference.SaleID === 'string' ? reference.SaleID : header.SaleID, reference.ServiceID)
-        : this.state.lastPayment;
-    const service = key === undefined ? undefined : this.state.services[key];
-    const status = (condition: 'InProgress' | 'NotFound', message: string) =>
-      answer(header, { Response: responseField('Failure', condition, { message }) });
-    if (!service) return status('NotFound', 'the terminal never received that ServiceID');
-    if (!service.response) return status('InProgress', 'the transaction is still running');
-    const original = service.response;
-    const category = original.header.MessageCategory;
-    return answer(header, {
-      Response: responseField('Success'),
-      MessageReference: {
-        MessageCategory: category,
-        SaleID: original.header.SaleID,
-        ServiceID: original.header.ServiceID,
-      },
-      RepeatedMessageResponse: {
-        MessageHeader: original.header,
-        RepeatedResponseMessageBody: {
-          [`${category}Response`]: withReceipts(original.body, body.ReceiptReprintFlag === true),
-        },
-      },
-    });
+    const closed = closePeriod(this.state, header, body);
+    if (closed.state) this.state = closed.state;
+    if (closed.told) this.told.push(closed.told);
+    return closed.message;
   }
 
   private abort(body: Body): void {
@@ -316,27 +243,6 @@ export class NexoTerminal {
     if (!running || !reference) return;
     const key = serviceKey(String(reference.SaleID ?? running.header.SaleID), String(reference.ServiceID));
     if (key === running.key) running.abort(String(body.AbortReason ?? 'aborted by the cash register'));
-  }
-
-  /** A payment the terminal's own restart cut short never reached the card: it ends Failure, as a real one would. */
-  private endInterrupted(): void {
-    for (const [key, service] of Object.entries(this.state.services)) {
-      if (service.response) continue;
-      const [saleId, serviceId] = key.split('\u0000') as [string, string];
-      const header: MessageHeader = {
-        ProtocolVersion: '3.0',
-        MessageClass: 'Service',
-        MessageCategory: service.category,
-        MessageType: 'Request',
-        SaleID: saleId,
-        ServiceID: serviceId,
-        POIID: this.options.poiid,
-      };
-      this.state = withService(this.state, key, {
-        ...service,
-        response: failure(header, 'Aborted', 'the terminal restarted before the transaction ended'),
-      });
-    }
   }
 
   private save(next: NexoTerminalState): void {
@@ -360,11 +266,4 @@ export class NexoTerminal {
     ).join('');
     return `${letters}${String(counter).padStart(15, '0')}`;
   }
-}
-
-/** A repeated payment response carries its receipts only when a reprint was asked for. */
-function withReceipts(body: Body, reprint: boolean): Body {
-  if (reprint || !('PaymentReceipt' in body)) return body;
-  const { PaymentReceipt: _receipts, ...rest } = body;
-  return rest;
 }
