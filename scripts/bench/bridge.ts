@@ -23,22 +23,15 @@ import { PosClient } from '../../contracts/clients/pos-client.js';
 import { Link } from '../../terminal/protocol/link.js';
 import { openSerial } from '../../terminal/serial-port.js';
 import { PtyPair } from '../../terminal/pty-pair.js';
-import { createServer, connect, type Socket } from 'node:net';
-import type { Duplex } from 'node:stream';
 import type { SerialLine } from '../../terminal/bridge/bridge-options.js';
-import { EcrSession } from '../../terminal/bridge/zvt/ecr-session.js';
 import { zvtDialect } from '../../terminal/bridge/zvt/zvt-dialect.js';
 import { ZvtJournal } from '../../terminal/bridge/zvt/zvt-journal.js';
 import { ZvtTerminal } from '../../terminal/device/zvt/zvt-terminal.js';
-import { SerialZvtLine, TcpZvtLine, type ZvtLine } from '../../terminal/protocol/zvt/line.js';
-import { command } from '../../terminal/protocol/zvt/messages.js';
+import { SerialZvtLine, TcpZvtLine } from '../../terminal/protocol/zvt/line.js';
 import { json } from './pos-world.js';
-import { NexoClient } from '../../terminal/bridge/nexo/nexo-client.js';
 import { endpointStream, nexoDialect } from '../../terminal/bridge/nexo/nexo-dialect.js';
 import { NexoJournal } from '../../terminal/bridge/nexo/nexo-journal.js';
-import { terminalTls } from '../../terminal/device/nexo/certificates.js';
-import { listenNexo } from '../../terminal/device/nexo/nexo-listener.js';
-import { NexoTerminal } from '../../terminal/device/nexo/nexo-terminal.js';
+import { linkReference, nexoDiagnoses, nexoEmulated, zvtEnquiries, zvtListening } from './bridge-references.js';
 
 const { values } = parseArgs({
   options: {
@@ -153,25 +146,7 @@ async function run(
 }
 
 try {
-  // The reference: our own link, host and svc device, on a pty.
-  const referenceLine = await ptyIn('reference');
-  const devicePort = await openSerial(referenceLine.device, 115200);
-  new EmulatedTerminal({ serial: 'REF-1' }).attach(new Link(devicePort));
-  const hostPort = await openSerial(referenceLine.host, 115200);
-  const host = new Link(hostPort);
-  let answered: (() => void) | null = null;
-  host.on('message', () => answered?.());
-  const reference: number[] = [];
-  for (let i = 0; i < 200; i += 1) {
-    const started = performance.now();
-    await new Promise<void>((resolve) => ((answered = resolve), void host.send('0100')));
-    reference.push(performance.now() - started);
-  }
-  reference.sort((a, b) => a - b);
-  host.close();
-  await new Promise((resolve) => hostPort.close(resolve));
-  await new Promise((resolve) => devicePort.close(resolve));
-  await referenceLine.stop();
+  const reference = await linkReference(await ptyIn('reference'));
 
   const closer = (port: { close: (callback: () => void) => void }) => () =>
     new Promise<void>((resolve) => port.close(() => resolve()));
@@ -216,28 +191,8 @@ try {
       }),
     };
   });
-  const listening = async (terminal: ZvtTerminal) => {
-    const sockets = new Set<Socket>();
-    const listener = createServer((socket) => {
-      sockets.add(socket);
-      terminal.attach(new TcpZvtLine(socket));
-    });
-    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
-    const port = (listener.address() as { port: number }).port;
-    return {
-      open: () =>
-        new Promise<Duplex>((resolve, reject) => {
-          const socket = connect(port, '127.0.0.1', () => resolve(socket));
-          socket.once('error', reject);
-        }),
-      close: () => {
-        for (const socket of sockets) socket.destroy();
-        return new Promise<void>((resolve) => listener.close(() => resolve()));
-      },
-    };
-  };
   const zvtTcp = await run('zvt tcp', 'BENCH-ZVT-T', 'EUR', async (_line, client, state) => {
-    const terminal = await listening(zvtTerminal());
+    const terminal = await zvtListening(zvtTerminal());
     return {
       device: terminal.close,
       bridge: new Bridge({
@@ -249,43 +204,19 @@ try {
       }),
     };
   });
-  /** ZVT's bare exchange: a status enquiry (05 01 → 80 00, 06 0F → 80 00) on a line, 200 times. */
-  const enquiries = async (line: ZvtLine) => {
-    const ecr = new EcrSession(() => undefined);
-    ecr.attach(line);
-    const took: number[] = [];
-    for (let i = 0; i < 200; i += 1) {
-      const started = performance.now();
-      await ecr.transact(command('statusEnquiry'), true);
-      took.push(performance.now() - started);
-    }
-    line.close();
-    return took.sort((a, b) => a - b);
-  };
   const enquiryLine = await ptyIn('zvt-reference');
   const enquiryDevice = await openSerial(enquiryLine.device, 9600, 2);
   zvtTerminal().attach(new SerialZvtLine(enquiryDevice));
-  const zvtReferenceSerial = await enquiries(new SerialZvtLine(await openSerial(enquiryLine.host, 9600, 2)));
+  const zvtReferenceSerial = await zvtEnquiries(new SerialZvtLine(await openSerial(enquiryLine.host, 9600, 2)));
   await new Promise((resolve) => enquiryDevice.close(resolve));
   await enquiryLine.stop();
-  const enquiryTcp = await listening(zvtTerminal());
-  const zvtReferenceTcp = await enquiries(new TcpZvtLine(await enquiryTcp.open()));
+  const enquiryTcp = await zvtListening(zvtTerminal());
+  const zvtReferenceTcp = await zvtEnquiries(new TcpZvtLine(await enquiryTcp.open()));
   await enquiryTcp.close();
 
   // nexo: an emulated Adyen terminal on its own loopback address, the bridge its cash register over HTTPS.
-  const nexoKey = { keyIdentifier: 'BenchKey', keyVersion: 1, passphrase: 'bench passphrase' };
-  const nexoTerminal = async (host: string) => {
-    const poiid = 'V400m-100000001';
-    const tls = terminalTls(join(dir, `tls-${host}`), poiid, host);
-    const listener = await listenNexo(host, 8443, {
-      terminal: new NexoTerminal({ poiid, cardDelayMs: 0 }),
-      key: nexoKey,
-      tls,
-    });
-    return { poiid, listener, client: new NexoClient({ host, port: 8443, ca: tls.ca, key: nexoKey }) };
-  };
   const nexo = await run('nexo', 'BENCH-NEXO', 'EUR', async (_line, client, state) => {
-    const terminal = await nexoTerminal('127.0.0.61');
+    const terminal = await nexoEmulated(dir, '127.0.0.61');
     return {
       device: async () => {
         terminal.client.close();
@@ -305,31 +236,7 @@ try {
       }),
     };
   });
-  /** nexo's bare exchange: an encrypted Diagnosis over the same kind of listener, 200 times. */
-  const nexoReferenceTerminal = await nexoTerminal('127.0.0.62');
-  const nexoReference: number[] = [];
-  for (let i = 0; i < 200; i += 1) {
-    const started = performance.now();
-    await nexoReferenceTerminal.client.send(
-      {
-        header: {
-          ProtocolVersion: '3.0',
-          MessageClass: 'Service',
-          MessageCategory: 'Diagnosis',
-          MessageType: 'Request',
-          ServiceID: `D${i}`,
-          SaleID: 'BENCH',
-          POIID: nexoReferenceTerminal.poiid,
-        },
-        body: { HostDiagnosisFlag: false },
-      },
-      10_000,
-    );
-    nexoReference.push(performance.now() - started);
-  }
-  nexoReference.sort((a, b) => a - b);
-  nexoReferenceTerminal.client.close();
-  await nexoReferenceTerminal.listener.close();
+  const nexoReference = await nexoDiagnoses(await nexoEmulated(dir, '127.0.0.62'));
 
   const row = (what: string, took: number[]) =>
     `| ${what} | ${took.length} | ${percentile(took, 50).toFixed(1)} | ${percentile(took, 99).toFixed(1)} |`;

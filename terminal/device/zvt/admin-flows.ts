@@ -8,7 +8,7 @@ import { encodeTlv, tlv, constructed } from '../../protocol/zvt/tlv.js';
 import { apdu } from '../../protocol/zvt/apdu.js';
 import type { Conversation } from './conversation.js';
 import { WIDTH } from './receipts.js';
-import { SOFTWARE_VERSION, printReceipt, complete, abort } from './flows.js';
+import { SOFTWARE_VERSION, printReceipt, complete, abort } from './flow-steps.js';
 
 /** Repeat receipt (06 20): the last stored receipt; its status information when service byte bit 0 asks. */
 export async function repeatReceipt(c: Conversation, serviceByte: number): Promise<void> {

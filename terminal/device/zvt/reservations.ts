@@ -1,7 +1,8 @@
 import { bcdNumber } from '../../protocol/zvt/bcd.js';
 import { command, ERRORS, POSITIVE } from '../../protocol/zvt/messages.js';
 import type { Conversation } from './conversation.js';
-import { abort, acknowledged, complete, printReceipt, refuseByReceipt, type Ack } from './flows.js';
+import { abort, acknowledged, complete, printReceipt, type Ack } from './flow-steps.js';
+import { refuseByReceipt } from './flows.js';
 import { transactionReceipt } from './receipts.js';
 import { approvedStatus } from './status-information.js';
 import {

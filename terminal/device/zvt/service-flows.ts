@@ -2,7 +2,7 @@ import { packBcd } from '../../protocol/zvt/bcd.js';
 import { encodeFields } from '../../protocol/zvt/bitmaps.js';
 import { command, CONFIG, ERRORS, INTERMEDIATE, POSITIVE, TERMINAL_STATUS } from '../../protocol/zvt/messages.js';
 import type { Conversation } from './conversation.js';
-import { abort, acknowledged, complete, intermediate, printReceipt, SOFTWARE_VERSION } from './flows.js';
+import { abort, acknowledged, complete, intermediate, printReceipt, SOFTWARE_VERSION } from './flow-steps.js';
 import { adminReceipt, receiptRow, WIDTH } from './receipts.js';
 import { noted } from './zvt-state.js';
 

@@ -5,51 +5,15 @@ import { packBcd } from '../../protocol/zvt/bcd.js';
 import { hasCode } from '../../errors.js';
 import type { ZvtLine } from '../../protocol/zvt/line.js';
 import { T3_MS } from '../../protocol/zvt/line.js';
-import {
-  commandName,
-  controlOf,
-  ERRORS,
-  is,
-  isAnswer,
-  POSITIVE,
-  refused,
-  TERMINAL_STATUS,
-} from '../../protocol/zvt/messages.js';
+import { commandName, controlOf, ERRORS, is, isAnswer, POSITIVE, refused } from '../../protocol/zvt/messages.js';
 import type { Conversation, Reply } from './conversation.js';
 import { drawCard } from './cards.js';
 import { parseRequest, type Request } from './requests.js';
-import * as adminFlows from './admin-flows.js';
-import * as flows from './flows.js';
-import * as reservations from './reservations.js';
-import * as serviceFlows from './service-flows.js';
-import { newState, storedState, totals, UNREGISTERED, type ZvtState } from './zvt-state.js';
+import { blockedByStatus, carryOut } from './dispatch.js';
+import { newState, storedState, totals, type ZvtState } from './zvt-state.js';
 import { PASSWORDED, ZVT_CARD_DELAY_MS, type ZvtTerminalOptions } from './zvt-terminal-options.js';
 import { CliError } from '../../errors.js';
 export { ZVT_CARD_DELAY_MS, type ZvtTerminalOptions } from './zvt-terminal-options.js';
-
-/** Commands that move money or close the turnover: refused while the terminal waits for its host. */
-const MONEY_COMMANDS = new Set<Request['kind']>([
-  'payment',
-  'refund',
-  'reservation',
-  'reversal',
-  'partial-reversal',
-  'book-total',
-  'reservation-reversal',
-  'end-of-day',
-]);
-
-/**
- * A terminal that needs its host (PA00P015 §11) takes no money until the cash register has it initialised (51,
- * refused 84 6B, "function deactivated") or diagnosed (C2, refused 84 C2, "diagnosis required").
- */
-const BLOCKED_BY_STATUS: Readonly<Record<number, { error: number; why: string }>> = {
-  [TERMINAL_STATUS.initialisationRequired]: {
-    error: ERRORS.functionDeactivated,
-    why: 'initialisation required: 06 93',
-  },
-  [TERMINAL_STATUS.diagnosisRequired]: { error: ERRORS.diagnosisRequired, why: 'diagnosis required: 06 70' },
-};
 
 // An emulated ZVT payment terminal (PA00P015, PA00P016), on any line that
 // carries APDUs: a serial port or a TCP connection. It answers the cash
@@ -173,76 +137,18 @@ export class ZvtTerminal {
       this.log(`${commandName(message)} refused: ${(error as Error).message}`);
       return answer(refused(unknown ? ERRORS.functionNotPossible : ERRORS.protocolError));
     }
-    const blocked = MONEY_COMMANDS.has(request.kind) ? BLOCKED_BY_STATUS[this.current.terminalStatus] : undefined;
+    const blocked = blockedByStatus(request, this.current.terminalStatus);
     if (blocked !== undefined) {
       this.log(
         `${commandName(message)} refused: terminal status ${codeHex(this.current.terminalStatus)} (${blocked.why})`,
       );
       return answer(refused(blocked.error));
     }
-    return this.carryOut(request, this.conversation(line), answer, commandName(message));
-  }
-
-  /** The command, read and allowed, carried out: each kind by its flow. */
-  private async carryOut(
-    request: Request,
-    c: Conversation,
-    answer: (reply: Apdu) => Promise<void>,
-    name: string,
-  ): Promise<void> {
-    switch (request.kind) {
-      case 'unknown':
-        if (request.why) this.log(`${name} refused: ${request.why}`);
-        return answer(refused(ERRORS.functionNotPossible));
-      case 'wrong-currency':
-        await c.answer(POSITIVE);
-        return void (await c.tell({ cls: 0x06, ins: 0x1e, data: Buffer.of(ERRORS.wrongCurrency, 0x09, 0x78) }));
-      case 'registration':
-        return adminFlows.register(c, request);
-      case 'payment':
-      case 'refund':
-      case 'reservation':
-        return flows.pay(c, request);
-      case 'reversal':
-        return flows.reverse(c, request);
-      case 'partial-reversal':
-        return reservations.book(c, request);
-      case 'book-total':
-        return reservations.book(c, { ...request, ...(request.amount !== undefined ? { used: request.amount } : {}) });
-      case 'reservation-reversal':
-        return reservations.release(c, request);
-      case 'open-reservations':
-        return reservations.enquireOpenReservations(c);
-      case 'end-of-day':
-        return flows.endOfDay(c, request.currencySent);
-      case 'repeat-receipt':
-        return adminFlows.repeatReceipt(c, request.serviceByte);
-      case 'status-enquiry':
-        return adminFlows.statusEnquiry(c, request.serviceByte);
-      case 'diagnosis':
-        return serviceFlows.diagnose(c, request.diagnosisType);
-      case 'initialisation':
-        return serviceFlows.initialise(c);
-      case 'read-card':
-        return serviceFlows.readCard(c, request.timeoutSeconds);
-      case 'reset':
-        return serviceFlows.reset(c);
-      case 'print-configuration':
-        return serviceFlows.printConfiguration(c);
-      case 'set-terminal-id':
-        return serviceFlows.setTerminalId(c, request.terminalId);
-      case 'display-text':
-        // Shown until its duration passes or another text comes; no Completion (§2.26).
-        this.display = request.lines;
-        this.log(`display: ${request.lines.join(' | ') || '(blank)'}`);
-        return answer(POSITIVE);
-      case 'log-off':
-        await answer(POSITIVE);
-        c.commit({ ...c.state, registration: UNREGISTERED });
-        return this.log('logged off: config byte 86');
-      case 'abort':
-        return answer(POSITIVE); // nothing runs to abort
-    }
+    return carryOut(request, this.conversation(line), answer, {
+      name: commandName(message),
+      log: this.log,
+      show: (lines) => (this.display = lines),
+    });
   }
 
   private conversation(line: ZvtLine): Conversation {
