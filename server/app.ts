@@ -38,9 +38,7 @@ import { CatalogService } from './sessions/catalog.js';
 import type { EventSink } from './sessions/events.js';
 import { RelayHub } from './relay/relay-hub.js';
 import { relayHandlers } from './relay/relay-routes.js';
-import { relayResumer } from './relay/relay-resume.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
-import { receiverAnswerBody, Receivers, receiverStatus } from './webhooks/receivers.js';
 import { webhookHandlers } from './webhooks/routes.js';
 import { purgeExpired } from './console/purge.js';
 import { rateBrake, storeRateCounter } from './console/rate-brake.js';
@@ -52,6 +50,7 @@ import { sessionHandlers } from './sessions/routes.js';
 import { SessionService } from './sessions/session-service.js';
 import { StopService } from './sessions/stop-service.js';
 import { indexDeclarations } from './index-declarations.js';
+import { deliveryParts } from './app-delivery.js';
 
 export interface AppDeps {
   store: Store;
@@ -213,58 +212,6 @@ function buildParts({
       ledger: storeSignatureLedger(store),
     }),
   };
-}
-
-/** How webhooks leave: the receivers of the simulator, the relay, and the dispatcher with its retry ladder. */
-function deliveryParts({
-  store,
-  clock,
-  config,
-  log,
-  accounts,
-  origins,
-  instance,
-  webhookSignalAfter,
-}: {
-  store: Store;
-  clock: Clock;
-  config: Config;
-  log: Logger;
-  accounts: AccountService;
-  origins: Set<string>;
-  instance: string | undefined;
-  webhookSignalAfter: AppDeps['webhookSignalAfter'];
-}) {
-  const receivers = new Receivers(store, clock);
-  const relay = new RelayHub({ accounts, store, clock, log, instance, heartbeatMs: config.relayHeartbeatMs });
-  const dispatcher = new WebhookDispatcher({
-    store,
-    clock,
-    ladder: config.webhookLadder,
-    concurrency: config.webhookConcurrency,
-    maxPerSecond: config.webhookMaxPerSecond,
-    leaseMs: config.webhookLeaseMs,
-    ...(instance ? { instance } : {}),
-    ownOrigins: () => [...origins],
-    loopback: (accountId, receiver, request) => ({
-      status: receiverStatus[receiver],
-      body: receiverAnswerBody(receiver),
-      record: (tx) =>
-        receivers.record(tx, accountId, receiver, { rawBody: Buffer.from(request.body), headers: request.headers }),
-    }),
-    relay,
-    log,
-    ...(webhookSignalAfter ? { signalAfter: webhookSignalAfter } : {}),
-  });
-  relay.whenConnected(
-    relayResumer({
-      store,
-      clock,
-      log,
-      resend: (account, eventId) => dispatcher.resend(account, eventId, undefined, { resumed: true }),
-    }),
-  );
-  return { receivers, relay, dispatcher };
 }
 
 type Parts = ReturnType<typeof buildParts>;

@@ -1,16 +1,15 @@
 import { isDeepStrictEqual } from 'node:util';
 import { mkdir } from 'node:fs/promises';
 import { appError } from '../../errors.js';
-import { silentLogger, type Logger } from '../../log.js';
+import { silentLogger } from '../../log.js';
 import { encodeEntry } from './journal-codec.js';
 import type { JournalWriter } from './journal-writer.js';
 import { Compactor } from './compactor.js';
-import { MemoryState, type IndexDeclarations, type UnindexedQueries } from './memory-state.js';
+import { MemoryState, type IndexDeclarations } from './memory-state.js';
 import { Mutex } from './mutex.js';
 import { PendingWrites } from './pending-writes.js';
 import { OverlayTransaction } from './overlay-transaction.js';
-import type { SnapshotPacing } from './snapshot-adapter.js';
-import { loadDirectory } from './store-opening.js';
+import { loadDirectory, type EmbeddedStoreOptions, type OpenStats } from './store-opening.js';
 import { lockDirectory, type DirectoryLock } from './dir-lock.js';
 import { claimAndWriteIn, claimIn, readLinkedIn } from './claim-steps.js';
 import type {
@@ -27,31 +26,7 @@ import type {
 } from '../store.js';
 import { LocalBus } from './local-bus.js';
 
-export interface EmbeddedStoreOptions {
-  dir: string;
-  /**
-   * A snapshot is taken once the journal on disk since the last one exceeds
-   * max(this, size of the last snapshot): compaction work stays proportional
-   * to the writes, however large the state. The journal is counted on disk,
-   * not as written by this process, so restarts never postpone compaction.
-   * Default 16 MiB.
-   */
-  snapshotMinJournalBytes?: number;
-  /** How snapshot writing shares the event loop with requests; default SNAPSHOT_LOOP_SHARE. */
-  snapshotPacing?: SnapshotPacing;
-  /** 'throw' in tests: a list of a declared collection that no declared index serves fails. */
-  unindexedQueries?: UnindexedQueries;
-  log?: Logger;
-}
-
-export interface OpenStats {
-  records: number;
-  snapshotSeq: number;
-  replayedEntries: number;
-  lastSeq: number;
-  /** Bytes of journal on disk at start-up, after the snapshot. */
-  journalBytes: number;
-}
+export type { EmbeddedStoreOptions, OpenStats } from './store-opening.js';
 
 /**
  * The embedded default store: the whole state in memory, every transaction

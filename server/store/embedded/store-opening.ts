@@ -3,16 +3,41 @@ import { join } from 'node:path';
 import { Low } from 'lowdb';
 import { appError } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import type { EmbeddedStoreOptions, OpenStats } from './embedded-store.js';
 import { listJournalFiles, SNAPSHOT_FILE, unchecksummedSnapshotDisagreement } from './journal-files.js';
 import { replayJournal } from './journal-replay.js';
 import { JournalWriter } from './journal-writer.js';
-import { MemoryState } from './memory-state.js';
-import { SnapshotFileAdapter, type SnapshotData } from './snapshot-adapter.js';
+import { MemoryState, type UnindexedQueries } from './memory-state.js';
+import { SnapshotFileAdapter, type SnapshotData, type SnapshotPacing } from './snapshot-adapter.js';
 
 // What a start finds in a locked data directory: the snapshot loaded into
 // memory, the journal after it replayed, and the writer that goes on from
 // there. The store (embedded-store.ts) decides what to do with it.
+
+export interface EmbeddedStoreOptions {
+  dir: string;
+  /**
+   * A snapshot is taken once the journal on disk since the last one exceeds
+   * max(this, size of the last snapshot): compaction work stays proportional
+   * to the writes, however large the state. The journal is counted on disk,
+   * not as written by this process, so restarts never postpone compaction.
+   * Default 16 MiB.
+   */
+  snapshotMinJournalBytes?: number;
+  /** How snapshot writing shares the event loop with requests; default SNAPSHOT_LOOP_SHARE. */
+  snapshotPacing?: SnapshotPacing;
+  /** 'throw' in tests: a list of a declared collection that no declared index serves fails. */
+  unindexedQueries?: UnindexedQueries;
+  log?: Logger;
+}
+
+export interface OpenStats {
+  records: number;
+  snapshotSeq: number;
+  replayedEntries: number;
+  lastSeq: number;
+  /** Bytes of journal on disk at start-up, after the snapshot. */
+  journalBytes: number;
+}
 
 /** The directory's state at start-up; throws STORE_CORRUPT when the snapshot and the journal disagree. */
 export async function loadDirectory(dir: string, options: EmbeddedStoreOptions, log: Logger) {
