@@ -8,14 +8,13 @@ import { AppError, appError } from '../errors.js';
 import { bearerToken } from '../http/authenticate.js';
 import type { Logger } from '../log.js';
 import type { Store } from '../store/store.js';
-import { trace } from '../trace/trace.js';
 import type { AttemptResult, WebhookRequest, WebhookTransport } from '../webhooks/transport.js';
 import { ATTEMPT_TIMEOUT_MS } from '../webhooks/ladder.js';
 import { RelayLink, type LocalRelays } from './relay-link.js';
 import type { ResumeMessage, WebhookMessage } from '../../contracts/relay-messages.js';
 import { relayPosition } from './relay-positions.js';
-import { updateRelayState, type RelayState } from './relay-state.js';
 import { refuse, relayResult, relayStart, type RelayStart } from './relay-start.js';
+import { recordRelayEvent, type RelayRecording } from './relay-events.js';
 
 /** Close code for a relay replaced by a newer one for the same key (INTERFACE.md §8). */
 export const REPLACED = 4000;
@@ -72,12 +71,15 @@ export class RelayHub implements WebhookTransport, LocalRelays {
   private readonly store: Store;
   private readonly clock: Clock;
   private readonly log: Logger;
+  /** Where relay events are written: the account's trace and its relay state. */
+  private readonly recording: RelayRecording;
 
   constructor({ accounts, store, clock, log, instance, heartbeatMs = DEFAULT_HEARTBEAT_MS }: RelayHubOptions) {
     this.accounts = accounts;
     this.store = store;
     this.clock = clock;
     this.log = log;
+    this.recording = { store, clock, log };
     this.link = instance ? new RelayLink(store, instance, this, log) : null;
     this.heartbeat = setInterval(() => this.beat(), heartbeatMs);
     this.heartbeat.unref();
@@ -233,7 +235,8 @@ export class RelayHub implements WebhookTransport, LocalRelays {
       connection.lastSeen = Date.now();
     });
     if (previous) previous.socket.close(REPLACED, 'replaced by a newer relay for the same key');
-    void this.record(
+    void recordRelayEvent(
+      this.recording,
       account,
       'relay.connected',
       {
@@ -273,7 +276,8 @@ export class RelayHub implements WebhookTransport, LocalRelays {
         this.link?.disconnected(account.account_id).catch(() => undefined); // a stale route only costs a timed-out attempt
       }
       // A relay replaced by a newer one leaves the state to the newer one.
-      void this.record(
+      void recordRelayEvent(
+        this.recording,
         account,
         'relay.closed',
         { code },
@@ -283,23 +287,5 @@ export class RelayHub implements WebhookTransport, LocalRelays {
     socket.on('error', (error) =>
       this.log.warn('relay socket error', { account_id: account.account_id, error: error.message }),
     );
-  }
-
-  private async record(
-    account: Account,
-    type: string,
-    fields: Record<string, unknown>,
-    state?: (at: string) => (previous: RelayState) => Partial<RelayState>,
-  ): Promise<void> {
-    try {
-      await this.store.transact(async (tx) => {
-        const current = (await tx.get<Account>('accounts', account.account_id)) ?? account;
-        const at = iso(accountNow(this.clock, current));
-        trace(tx, account.account_id, type, at, fields);
-        if (state) await updateRelayState(tx, account.account_id, state(at));
-      });
-    } catch (error) {
-      this.log.warn('could not record a relay event', { type, error: (error as Error).message });
-    }
   }
 }
