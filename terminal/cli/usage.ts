@@ -20,6 +20,7 @@ commands:
   control   an operator command to a running emulator or bridge started with --control
   ports     list the serial ports of this machine
   play      play a serial transcript as the cash register, checking the POS's answers byte for byte
+  zvt       send one ZVT command as a cash register (pay, preauth, book, reverse, end-of-day …) and print the answers
 
 svc-terminal <command> --help says more. Lines, by dialect (--dialect):
   svc, transbank   serial, 115200 8N1 unless --baud
