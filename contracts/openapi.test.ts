@@ -74,7 +74,10 @@ t.test('the response validator refuses what the document does not allow', async 
     text: JSON.stringify(body),
   });
   const health = { method: 'GET', path: '/health' };
-  t.same(validator.check({ ...health, ...json(200, { status: 'ok', store: 'embedded', uptime_s: 1, version: '1' }) }), []);
+  t.same(
+    validator.check({ ...health, ...json(200, { status: 'ok', store: 'embedded', uptime_s: 1, version: '1' }) }),
+    [],
+  );
   t.match(
     validator.check({
       ...health,

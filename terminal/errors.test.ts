@@ -83,8 +83,8 @@ t.test('what is not ours has no code but UNEXPECTED', async (t) => {
   t.ok(hasCode(new LineError('NAK_LIMIT', 'x'), 'LINK_TIMEOUT', 'NAK_LIMIT'));
 });
 
-t.test("terminal/README.md's table names every code with its meaning and exit", async (t) => {
-  const readme = readFileSync(new URL('./README.md', import.meta.url), 'utf8');
+t.test("the terminal docs' table names every code with its meaning and exit", async (t) => {
+  const readme = readFileSync(new URL('../docs/terminal/shared.md', import.meta.url), 'utf8');
   for (const [code, row] of Object.entries(TERMINAL_ERRORS)) {
     const retried = row.retryable ? 'yes' : 'no';
     t.ok(readme.includes(`| \`${code}\` | `), `${code} is in the table`);

@@ -5,7 +5,7 @@ import type { Timers } from '../protocol/timers.js';
 import type { BridgeState, PendingClose } from './bridge-state.js';
 
 // The port the bridge drives a device through, whatever its messages and
-// whatever carries them (terminal/README.md): the bridge keeps the cycle
+// whatever carries them (docs/terminal/shared.md): the bridge keeps the cycle
 // (the server's orders to ask, the records to deliver, holds and operator
 // decisions, closes, the line and its backoff), a dialect frames its
 // messages on the line it is given (a serial port, a TCP connection),

@@ -42,7 +42,8 @@ export const svcEmulateCommand: EmulateCommand = {
 
 export const transbankEmulateCommand: EmulateCommand = {
   options: SERIAL_OPTIONS,
-  usage: `  --dialect transbank a Transbank POS Integrado instead (terminal/README.md):
+  usage: `  --dialect transbank a Transbank POS Integrado instead
+                      (docs/terminal/transbank.md):
                       --serial is its terminal id (8 characters at most), it
                       answers the cash register's sale, multicode sale, last
                       sale, multicode last sale, refund, close, totals, sales

@@ -196,8 +196,8 @@ export const zvtEmulateCommand: EmulateCommand = {
     control: { type: 'string' },
     ...FAULT_OPTIONS,
   },
-  usage: `  --dialect zvt       a ZVT payment terminal (PA00P015; terminal/README.md, "A
-                      ZVT payment terminal"): on the serial line PATH (9600
+  usage: `  --dialect zvt       a ZVT payment terminal (PA00P015;
+                      docs/terminal/zvt.md): on the serial line PATH (9600
                       8N2 unless --baud: DLE STX frames, CRC, ACK/NAK) or
                       listening for a cash register with --listen HOST:PORT
                       (bare APDUs; ZVT's port is ${ZVT_PORT}). --serial is its

@@ -9,8 +9,8 @@ import { endpointStream, NEXO_DEFAULTS, nexoDialect } from './nexo-dialect.js';
 import { NexoJournal } from './nexo-journal.js';
 
 const USAGE = `  --dialect nexo          the device is an Adyen terminal (Terminal API, nexo over
-                          HTTPS) and the bridge its cash register (terminal/README.md,
-                          "An Adyen terminal (nexo)"):
+                          HTTPS) and the bridge its cash register
+                          (docs/terminal/nexo.md):
       svc-terminal bridge --dialect nexo --host HOST[:PORT] --poiid POIID
         --key-identifier ID --key-version N --passphrase-file FILE --ca FILE
         --serial SN --base-url URL [options]

@@ -19,7 +19,7 @@ import { passingServiceId, type NexoInFlight, type NexoJournal } from './nexo-jo
 import { paymentEnded, reconciliationEnded, result, reversalEnded } from './nexo-outcomes.js';
 
 // An Adyen terminal's Terminal API (nexo over HTTPS), the bridge its cash
-// register (terminal/README.md, "An Adyen terminal (nexo)"): each PENDING
+// register (docs/terminal/nexo.md): each PENDING
 // order is a Payment (SaleTransactionID the order, the amount in the
 // currency's major units), a VOID_PENDING one a Reversal of its payment, a
 // close a Reconciliation and one settlement. Each request is journaled

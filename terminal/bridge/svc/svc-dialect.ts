@@ -18,7 +18,7 @@ import type {
 } from '../dialect.js';
 
 /**
- * Our own device's dialect (INTERFACE.md §9, terminal/README.md): a heartbeat
+ * Our own device's dialect (INTERFACE.md §9, docs/terminal/svc.md): a heartbeat
  * (0100); charges (0300) and voids (0320) asked, each remembered durably
  * before it goes on the line so a restarted bridge never asks twice, and
  * asked again only on the device's word that it never got it (0150/0160);

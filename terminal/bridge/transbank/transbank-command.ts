@@ -13,8 +13,8 @@ export const transbankBridgeCommand: BridgeCommand = {
     'sale-timeout-ms': { type: 'string' },
   },
   usage: `  --dialect transbank     the device is a Transbank POS Integrado and the bridge
-                          its cash register (terminal/README.md): each PENDING
-                          order is sold (whole CLP, a durable 6-character
+                          its cash register (docs/terminal/transbank.md): each
+                          PENDING order is sold (whole CLP, a durable 6-character
                           ticket), an approval commits it with the POS's
                           authorization code, a decline leaves it PENDING
                           until svc-terminal retry ORDER, a VOID_PENDING order

@@ -44,7 +44,7 @@ export const TRANSBANK_DEFAULTS = {
 };
 
 /**
- * A Transbank POS Integrado, the bridge its cash register (terminal/README.md):
+ * A Transbank POS Integrado, the bridge its cash register (docs/terminal/transbank.md):
  * each PENDING order is sold (a durable 6-character ticket each), each
  * VOID_PENDING one refunded by its sale's operation number, the day closed
  * when asked (totals, close, one settlement), and the records for the

@@ -16,8 +16,8 @@ export const zvtBridgeCommand: BridgeCommand = {
     't4-ms': { type: 'string' },
   },
   usage: `  --dialect zvt           the device is a ZVT payment terminal (PA00P015) and the
-                          bridge its cash register (terminal/README.md, "A ZVT
-                          payment terminal"): on a serial line (--path, 9600
+                          bridge its cash register (docs/terminal/zvt.md):
+                          on a serial line (--path, 9600
                           8N2) or over TCP (--host HOST:PORT, usually port
                           20007). It registers (--password, default 000000),
                           pays each PENDING order in the order's currency,

@@ -23,7 +23,7 @@ import type { ZvtInFlight, ZvtJournal } from './zvt-journal.js';
 import { ZvtTransactions } from './zvt-transactions.js';
 
 // A ZVT payment terminal (PA00P015), the bridge its cash register
-// (terminal/README.md, "A ZVT payment terminal"): it registers, sells each
+// (docs/terminal/zvt.md): it registers, sells each
 // PENDING order (06 01), reverses a VOID_PENDING one by its payment's
 // receipt number (06 30; after an end of day, B5, by refund 06 31), runs
 // the end of day (06 50) as the batch close, and polls with status

@@ -11,10 +11,10 @@ import { NEXO_CARD_DELAY_MS, NexoTerminal } from './nexo-terminal.js';
 import { periodCount } from './nexo-state.js';
 
 // svc-terminal emulate --dialect nexo: an Adyen terminal's Terminal API on
-// HTTPS (terminal/README.md, "An Adyen terminal (nexo)").
+// HTTPS (docs/terminal/nexo.md).
 
 const USAGE = `  --dialect nexo      an Adyen payment terminal's Terminal API (nexo over HTTPS,
-                      terminal/README.md, "An Adyen terminal (nexo)"):
+                      docs/terminal/nexo.md):
       svc-terminal emulate --dialect nexo --listen HOST[:PORT] --poiid POIID
         --key-identifier ID --key-version N --passphrase-file FILE --tls-dir DIR
         [--card-delay D] [--state FILE] [--seed N --clock ISO]

@@ -16,8 +16,7 @@ import { closePeriod } from './reconciliation.js';
 import { endInterrupted, requestProblem } from './request-rules.js';
 import { transactionStatus } from './transaction-status.js';
 
-// An emulated Adyen terminal's nexo service (terminal/README.md, "An Adyen
-// terminal (nexo)"): it answers one plaintext request with one response,
+// An emulated Adyen terminal's nexo service (docs/terminal/nexo.md): it answers one plaintext request with one response,
 // whatever carried it (the HTTPS listener decrypts and encrypts). One
 // payment runs at a time: another payment, reversal or reconciliation is
 // answered Busy at once, while diagnosis, status and abort are answered

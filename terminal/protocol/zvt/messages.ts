@@ -65,7 +65,7 @@ export const refused = (error: number): Apdu => apdu(0x84, error);
 export const isPositive = (answer: Apdu) => (answer.cls === 0x80 || answer.cls === 0x84) && answer.ins === 0x00;
 export const isAnswer = (message: Apdu) => message.cls === 0x80 || message.cls === 0x84;
 
-/** Errors the terminal answers with (PA00P015 §10, and 37 from a vendor's precisions; see terminal/README.md). */
+/** Errors the terminal answers with (PA00P015 §10, and 37 from a vendor's precisions; see docs/terminal/zvt.md). */
 export const ERRORS = {
   /** A wrong password. PA00P015 defines no answer; a terminal vendor's precisions document answers 84 37. */
   wrongPassword: 0x37,
