@@ -7,6 +7,7 @@ import {
 } from './checks.js';
 import { materialise, type GradingDelivery, type DeliveryRecipe } from './deliveries.js';
 import type { ReceiverAnswer, Transport } from './transport.js';
+import { ownMs, startHostShare, type HostShare } from './host-share.js';
 
 export interface GradedCheck {
   id: string;
@@ -59,15 +60,15 @@ const graded = (
   delivery: GradingDelivery,
   expect: ReceiverExpectation,
   answer: ReceiverAnswer,
-  withinMs?: number,
+  timing?: { withinMs: number; hostMs: number },
 ): Probe => ({
   name,
   recipe,
   delivery,
   expect,
   answer,
-  ...(withinMs !== undefined ? { withinMs } : {}),
-  passed: passes(expect, answer.status) && (withinMs === undefined || answer.ms <= withinMs),
+  ...(timing ?? {}),
+  passed: passes(expect, answer.status) && (timing === undefined || ownMs(answer, timing.hostMs) <= timing.withinMs),
 });
 
 /**
@@ -82,6 +83,8 @@ export async function gradeReceiver(options: GradeOptions): Promise<Grade> {
   // Every answer in the order it came, with its check, to tell a receiver that stopped from one never reached.
   const answered: Array<{ check: string; probe: Probe }> = [];
   let current = '';
+  // Started on the first timed delivery: the host's share of each timed answer (host-share.ts).
+  let hostShare: Promise<HostShare> | undefined;
   const sent = async (
     name: string,
     recipe: DeliveryRecipe,
@@ -90,7 +93,13 @@ export async function gradeReceiver(options: GradeOptions): Promise<Grade> {
     withinMs?: number,
   ) => {
     const check = current;
-    const probe = graded(name, recipe, delivery, expect, await options.transport.send(delivery), withinMs);
+    let probe: Probe;
+    if (withinMs === undefined) probe = graded(name, recipe, delivery, expect, await options.transport.send(delivery));
+    else {
+      const reference = await (hostShare ??= startHostShare(options.secret, withinMs * 4 + 10_000));
+      const [answer, host] = await Promise.all([options.transport.send(delivery), reference.measure(delivery)]);
+      probe = graded(name, recipe, delivery, expect, answer, { withinMs, hostMs: host.ms });
+    }
     answered.push({ check, probe });
     return probe;
   };
@@ -122,7 +131,11 @@ export async function gradeReceiver(options: GradeOptions): Promise<Grade> {
     results.set(check.id, result);
     options.onCheck?.(result);
   };
-  for (const check of [...chosen].sort((a, b) => a.phase - b.phase)) await runOne(check);
+  try {
+    for (const check of [...chosen].sort((a, b) => a.phase - b.phase)) await runOne(check);
+  } finally {
+    if (hostShare) await (await hostShare).close();
+  }
 
   for (const check of chosen) {
     const result = results.get(check.id)!;

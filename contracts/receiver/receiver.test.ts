@@ -222,3 +222,47 @@ t.test('the command: exit 1 with each failure as curl, JUnit failures, usage err
   const list = await run(process.execPath, ['--import', 'tsx', cli, 'receiver', '--list-checks']);
   for (const check of CHECKS) t.match(list.stdout, check.id);
 });
+
+t.test('a stall of the whole machine during the timed checks is not held against a correct receiver', async (t) => {
+  // A busy CI machine, made certain: while the 20 concurrent deliveries are in flight, the process (the grader,
+  // the receiver and the reference alike) is frozen for twice the attempt limit. Judged on time alone, every
+  // answer is over the limit; judged on its own time (the reference's taken off), the receiver is fine.
+  let arrived = 0;
+  let stalled = false;
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    arrived += 1;
+    if (arrived === 3 && !stalled) {
+      stalled = true;
+      setImmediate(() => {
+        const until = performance.now() + 2 * LIMIT_MS;
+        while (performance.now() < until); // the machine is busy elsewhere
+      });
+    }
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const ok = verifyWebhook({
+        rawBody: Buffer.concat(chunks).toString('utf8'),
+        headers: req.headers,
+        secret: SECRET,
+      }).ok;
+      res.writeHead(ok ? 200 : 401).end(ok ? '{"ok":true}' : '{"error":"bad signature"}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
+  const grade = await gradeReceiver({
+    transport: directTransport(url, 10_000),
+    secret: SECRET,
+    maxLatencyMs: LIMIT_MS,
+    only: ['concurrency'],
+  });
+  t.ok(stalled, 'the machine stalled during the check');
+  const probes = grade.checks[0]!.probes;
+  t.ok(
+    probes.some((probe) => probe.answer.ms > LIMIT_MS),
+    `answers over the limit by the clock: ${probes.filter((probe) => probe.answer.ms > LIMIT_MS).length}`,
+  );
+  t.equal(grade.checks[0]!.outcome, 'pass', 'but none of it was the receiver: concurrency passes');
+});

@@ -2,6 +2,7 @@ import type { Probe } from './checks.js';
 import { junitDocument, xml } from '../common/junit.js';
 import { shellQuote } from '../common/shell-quote.js';
 import { NOT_GRADED, type Grade } from './grade.js';
+import { ownMs } from './host-share.js';
 
 // The grade as a person reads it (a table, then each failure with its
 // request as curl and the answer), as CI reads it (JUnit XML), and as JSON.
@@ -35,7 +36,7 @@ export function curlOf(url: string, probe: Probe): string {
 const answerOf = (probe: Probe) =>
   probe.answer.status === null
     ? `no answer: ${probe.answer.error}`
-    : `${probe.answer.status} in ${Math.round(probe.answer.ms)} ms${probe.withinMs !== undefined && probe.answer.ms > probe.withinMs ? ` (over the ${probe.withinMs} ms a delivery attempt may take)` : ''}${probe.answer.body ? ` (its body: "${probe.answer.body.replace(/\s+/g, ' ').slice(0, 160)}")` : ''}`;
+    : `${probe.answer.status} in ${Math.round(probe.answer.ms)} ms${probe.withinMs !== undefined && ownMs(probe.answer, probe.hostMs) > probe.withinMs ? ` (${Math.round(ownMs(probe.answer, probe.hostMs))} ms its own, over the ${probe.withinMs} ms a delivery attempt may take; a reference receiver took ${Math.round(probe.hostMs ?? 0)} ms at the same moment on this host)` : ''}${probe.answer.body ? ` (its body: "${probe.answer.body.replace(/\s+/g, ' ').slice(0, 160)}")` : ''}`;
 
 export function textReport(grade: Grade, url: string): string {
   const lines = [
@@ -129,6 +130,7 @@ export function jsonReport(grade: Grade, url: string): string {
           name: probe.name,
           expect: probe.expect,
           ...(probe.withinMs !== undefined ? { within_ms: probe.withinMs } : {}),
+          ...(probe.hostMs !== undefined ? { host_ms: Math.round(probe.hostMs) } : {}),
           passed: probe.passed,
           status: probe.answer.status,
           error: probe.answer.error,
