@@ -36,6 +36,12 @@ export class ManualTimers implements Timers {
     return this.pending.length;
   }
 
+  /** How far off the next timer is due, or undefined when none is armed. */
+  get nextDueInMs(): number | undefined {
+    if (this.pending.length === 0) return undefined;
+    return Math.max(0, Math.min(...this.pending.map((timer) => timer.at)) - this.current);
+  }
+
   /** Moves time forward, firing every timer that comes due, in order. */
   advance(ms: number): void {
     const target = this.current + ms;
