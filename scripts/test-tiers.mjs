@@ -24,6 +24,10 @@ const SLOW = {
   'contracts/suite/mutations.test.ts': 'runs the whole contract suite against every mutated server (about 50 s)',
 };
 
+/** tap's time-out for a file (package.json "tap".timeout), and the room a shard gets for each file it imports. */
+const DEFAULT_TIMEOUT_MS = 120_000;
+const SHARD_MS_PER_FILE = 5_000;
+
 /** What makes a module leave the unit tier, by what it imports from outside the repository. */
 const OUTSIDE = [
   [/['"]node:child_process['"]/, 'starts another process'],
@@ -96,9 +100,11 @@ function shardEntries(files) {
     const imports = mine
       .map((file) => `await import(${JSON.stringify(pathToFileURL(join(root, file)).href)});\n`)
       .join('');
+    // A shard is many files in one process: its time-out grows with them, as each file alone would have its own.
+    const timeoutMs = Math.max(DEFAULT_TIMEOUT_MS, mine.length * SHARD_MS_PER_FILE);
     writeFileSync(
       entry,
-      `// The unit tier's shard ${shard + 1} of ${shards}, written by scripts/test-tiers.mjs.\n${imports}`,
+      `// The unit tier's shard ${shard + 1} of ${shards}, written by scripts/test-tiers.mjs.\nimport t from 'tap';\nt.setTimeout(${timeoutMs});\n${imports}`,
     );
     entries.push(relative(root, entry));
   }

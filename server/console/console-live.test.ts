@@ -5,6 +5,10 @@ import { merchantWithTerminal, startTestServer, type TestServer } from '../testi
 import { catalog } from '../sessions/sessions-testkit.js';
 import { startRelayClient } from '../../contracts/clients/relay-client.js';
 
+// Sixteen Chromium scenarios, about 93 s together on a quiet two-core machine: room for each to take four times
+// as long on a busy one (136 s with two CPU-bound processes beside it, past the 120 s every file gets).
+t.setTimeout(16 * 25_000);
+
 // The console as an operator uses it, in Chromium: live without redraws,
 // the event panel's signature check, a rotated token, and what it costs
 // on the network while nothing happens.
