@@ -119,15 +119,12 @@ module.exports = {
       '^terminal/bridge/',
       '^terminal/device/',
     ),
-    {
-      ...floor(
-        'commands-only-touch-the-cli',
-        "A dialect's command options (its *-command.ts) are the only part of a device or the bridge that uses cli/.",
-        '^terminal/(?:device|bridge)/',
-        '^terminal/cli/',
-      ),
-      from: { path: '^terminal/(?:device|bridge)/', pathNot: `${TEST}|-command\\.ts$` },
-    },
+    floor(
+      'devices-and-bridge-below-the-cli',
+      "The devices and the bridge know nothing of the command line: a dialect's commands live in cli/<dialect>/.",
+      '^terminal/(?:device|bridge)/',
+      '^terminal/cli/',
+    ),
     {
       name: 'no-test-code-in-products',
       comment: 'Shipped code never imports a test or a test kit (testing/ folders, *-testkit.ts).',

@@ -1,22 +1,20 @@
-import { nexoBridgeCommand } from '../bridge/nexo/nexo-command.js';
-import { svcBridgeCommand } from '../bridge/svc/svc-command.js';
-import { transbankBridgeCommand } from '../bridge/transbank/transbank-command.js';
-import { zvtBridgeCommand } from '../bridge/zvt/zvt-command.js';
-import { nexoEmulateCommand } from '../device/nexo/nexo-emulate-command.js';
 import type { DialectCommands } from './dialect-commands.js';
-import { svcEmulateCommand, transbankEmulateCommand } from './emulate-serial.js';
-import { zvtEmulateCommand } from './emulate-zvt.js';
+import { nexoCommands } from './nexo/commands.js';
+import { svcCommands } from './svc/commands.js';
+import { transbankCommands } from './transbank/commands.js';
+import { zvtCommands } from './zvt/commands.js';
 import { usageError } from './io.js';
 import { usage } from './usage.js';
 
 // The dialects svc-terminal's emulate and bridge speak, one line each: a
-// new dialect is its folders and a line here (dialect-commands.ts).
+// new dialect is its folders (protocol/, device/, bridge/, and cli/<name>/
+// for its command lines) and a line here (dialect-commands.ts).
 
 export const DIALECTS: Record<string, DialectCommands> = {
-  svc: { bridge: svcBridgeCommand, emulate: svcEmulateCommand },
-  transbank: { bridge: transbankBridgeCommand, emulate: transbankEmulateCommand },
-  zvt: { bridge: zvtBridgeCommand, emulate: zvtEmulateCommand },
-  nexo: { bridge: nexoBridgeCommand, emulate: nexoEmulateCommand },
+  svc: svcCommands,
+  transbank: transbankCommands,
+  zvt: zvtCommands,
+  nexo: nexoCommands,
 };
 
 const names = () => {

@@ -4,14 +4,13 @@ import { TRANSBANK_CARD_DELAY_MS, TransbankPos, TURNAROUND_MS } from '../device/
 import { seededRandom } from '../../contracts/common/seeded-random.js';
 import { Link } from '../protocol/link.js';
 import { openSerial } from '../serial-port.js';
-import type { EmulateCommand } from './dialect-commands.js';
 import { FAULT_OPTIONS, faultsOf } from './fault-options.js';
 import { duration, integer, logTo, stopped, usageError, type CliIo } from './io.js';
 import { operatorChannel } from './operator.js';
 import { usage } from './usage.js';
 
 /** The options of an svc device and a Transbank POS, both on a serial line. */
-const SERIAL_OPTIONS = {
+export const SERIAL_OPTIONS = {
   path: { type: 'string' },
   serial: { type: 'string' },
   state: { type: 'string' },
@@ -30,45 +29,15 @@ const SERIAL_OPTIONS = {
   ...FAULT_OPTIONS,
 } as const;
 
-type SerialValues = {
+export type SerialValues = {
   [name in keyof typeof SERIAL_OPTIONS]?: (typeof SERIAL_OPTIONS)[name]['type'] extends 'boolean' ? boolean : string;
 };
 
-export const svcEmulateCommand: EmulateCommand = {
-  options: SERIAL_OPTIONS,
-  usage: '',
-  run: (values, io) => emulateOnSerial({ ...(values as SerialValues), dialect: 'svc' }, io),
-};
-
-export const transbankEmulateCommand: EmulateCommand = {
-  options: SERIAL_OPTIONS,
-  usage: `  --dialect transbank a Transbank POS Integrado instead
-                      (docs/terminal/transbank.md):
-                      --serial is its terminal id (8 characters at most), it
-                      answers the cash register's sale, multicode sale, last
-                      sale, multicode last sale, refund, close, totals, sales
-                      detail, multicode sales detail, load keys, poll and
-                      change to normal POS, and approves every sale
-                      after --card-delay (default ${TRANSBANK_CARD_DELAY_MS}ms) except amounts
-                      of 1 to 99 pesos, refused with that response code.
-                      --state keeps its batch, operation numbers and last
-                      sale. On stdin: next approve|debit|RC (the next sale's
-                      outcome), unload-keys, integrated, status.
-  --commerce-code N   the Transbank POS's commerce code (12 digits at most)
-  --turnaround D      transbank: the least time from a request's ACK to each
-                      frame after it (default ${TURNAROUND_MS}ms: the official SDK cuts
-                      packets by 100 ms of silence, so less breaks it; a
-                      cash register that reads frames may use less)
-  --seed N, --clock ISO  authorisation codes and card digits drawn from N,
-                      and the time stamped on every sale: with both, the POS
-                      answers the same bytes to the same requests
-                      (svc-terminal play checks a transcript so)
-`,
-  run: (values, io) => emulateOnSerial({ ...(values as SerialValues), dialect: 'transbank' }, io),
-};
-
 /** An svc device or a Transbank POS on a serial line, until stopped. */
-async function emulateOnSerial(values: SerialValues & { dialect: 'svc' | 'transbank' }, io: CliIo): Promise<void> {
+export async function emulateOnSerial(
+  values: SerialValues & { dialect: 'svc' | 'transbank' },
+  io: CliIo,
+): Promise<void> {
   const log = logTo(io);
   const faults = faultsOf(values, io);
   const times = {

@@ -6,7 +6,7 @@ import { terminalError } from '../errors.js';
 import { usageError, type CliIo } from './io.js';
 import { play } from './play.js';
 import { ports } from './ports.js';
-import { zvtEcr } from './zvt-ecr.js';
+import { zvtEcr } from './zvt/ecr.js';
 import { usage } from './usage.js';
 import { versionLine } from '../../contracts/cli/version.js';
 

@@ -1,9 +1,9 @@
-import type { BridgeCommand } from '../../cli/dialect-commands.js';
-import { duration, usageError } from '../../cli/io.js';
-import { hostAndPort, serialLineOf, tcpLine } from '../../cli/lines.js';
-import { T4_MS } from './ecr-session.js';
-import { ZvtJournal } from './zvt-journal.js';
-import { ZVT_DEFAULTS, zvtDialect } from './zvt-dialect.js';
+import type { BridgeCommand } from '../dialect-commands.js';
+import { duration, usageError } from '../io.js';
+import { hostAndPort, serialLineOf, tcpLine } from '../lines.js';
+import { T4_MS } from '../../bridge/zvt/ecr-session.js';
+import { ZvtJournal } from '../../bridge/zvt/zvt-journal.js';
+import { ZVT_DEFAULTS, zvtDialect } from '../../bridge/zvt/zvt-dialect.js';
 
 /** svc-terminal bridge --dialect zvt: the bridge as a ZVT terminal's cash register, on a serial line (9600 8N2) or over TCP. */
 export const zvtBridgeCommand: BridgeCommand = {

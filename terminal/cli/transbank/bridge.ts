@@ -1,8 +1,8 @@
-import type { BridgeCommand } from '../../cli/dialect-commands.js';
-import { duration } from '../../cli/io.js';
-import { serialLineOf } from '../../cli/lines.js';
-import { SaleJournal } from './sale-journal.js';
-import { TRANSBANK_DEFAULTS, transbankDialect } from './transbank-dialect.js';
+import type { BridgeCommand } from '../dialect-commands.js';
+import { duration } from '../io.js';
+import { serialLineOf } from '../lines.js';
+import { SaleJournal } from '../../bridge/transbank/sale-journal.js';
+import { TRANSBANK_DEFAULTS, transbankDialect } from '../../bridge/transbank/transbank-dialect.js';
 
 /** svc-terminal bridge --dialect transbank: the bridge as a POS Integrado's cash register, on a serial line. */
 export const transbankBridgeCommand: BridgeCommand = {

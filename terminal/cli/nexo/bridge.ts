@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
-import type { BridgeCommand } from '../../cli/dialect-commands.js';
-import { integer, usageError } from '../../cli/io.js';
-import { hostAndPort } from '../../cli/lines.js';
-import { privateSecret } from '../../cli/private-file.js';
+import type { BridgeCommand } from '../dialect-commands.js';
+import { integer, usageError } from '../io.js';
+import { hostAndPort } from '../lines.js';
+import { privateSecret } from '../private-file.js';
 import { NEXO_PASSPHRASE, NEXO_PORT } from '../../protocol/nexo/key-options.js';
-import { NexoClient } from './nexo-client.js';
-import { endpointStream, NEXO_DEFAULTS, nexoDialect } from './nexo-dialect.js';
-import { NexoJournal } from './nexo-journal.js';
+import { NexoClient } from '../../bridge/nexo/nexo-client.js';
+import { endpointStream, NEXO_DEFAULTS, nexoDialect } from '../../bridge/nexo/nexo-dialect.js';
+import { NexoJournal } from '../../bridge/nexo/nexo-journal.js';
 
 const USAGE = `  --dialect nexo          the device is an Adyen terminal (Terminal API, nexo over
                           HTTPS) and the bridge its cash register

@@ -1,14 +1,14 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { seededRandom } from '../../contracts/common/seeded-random.js';
-import { FaultyPort, type Faults } from '../device/faulty-port.js';
-import { ZVT_CARD_DELAY_MS, ZvtTerminal } from '../device/zvt/zvt-terminal.js';
-import { SerialZvtLine, TcpZvtLine, type ZvtLine } from '../protocol/zvt/line.js';
-import { openSerial } from '../serial-port.js';
-import type { EmulateCommand } from './dialect-commands.js';
-import { FAULT_OPTIONS, faultsOf } from './fault-options.js';
-import { duration, integer, logTo, stopped, usageError, type CliIo } from './io.js';
-import { operatorChannel } from './operator.js';
+import { seededRandom } from '../../../contracts/common/seeded-random.js';
+import { FaultyPort, type Faults } from '../../device/faulty-port.js';
+import { ZVT_CARD_DELAY_MS, ZvtTerminal } from '../../device/zvt/zvt-terminal.js';
+import { SerialZvtLine, TcpZvtLine, type ZvtLine } from '../../protocol/zvt/line.js';
+import { openSerial } from '../../serial-port.js';
+import type { EmulateCommand } from '../dialect-commands.js';
+import { FAULT_OPTIONS, faultsOf } from '../fault-options.js';
+import { duration, integer, logTo, stopped, usageError, type CliIo } from '../io.js';
+import { operatorChannel } from '../operator.js';
 
 // svc-terminal emulate --dialect zvt: an emulated ZVT payment terminal on a
 // serial line (--path, 9600 8N2 unless --baud) or listening for a cash

@@ -1,6 +1,6 @@
 import t from 'tap';
-import { waitFor } from '../../server/testing/wait-for.js';
-import { runCli, startCli } from '../testing/cli-io.js';
+import { waitFor } from '../../../server/testing/wait-for.js';
+import { runCli, startCli } from '../../testing/cli-io.js';
 
 // svc-terminal zvt against the emulated terminal over TCP: each flow it
 // emulates, sent with amounts of the test's own, read back in words.

@@ -1,14 +1,14 @@
 import { seededRandom } from '../../../contracts/common/seeded-random.js';
-import type { EmulateCommand, OptionValues } from '../../cli/dialect-commands.js';
-import { duration, integer, logTo, stopped, usageError, type CliIo } from '../../cli/io.js';
-import { hostAndPort } from '../../cli/lines.js';
-import { operatorChannel } from '../../cli/operator.js';
-import { privateSecret } from '../../cli/private-file.js';
+import type { EmulateCommand, OptionValues } from '../dialect-commands.js';
+import { duration, integer, logTo, stopped, usageError, type CliIo } from '../io.js';
+import { hostAndPort } from '../lines.js';
+import { operatorChannel } from '../operator.js';
+import { privateSecret } from '../private-file.js';
 import { NEXO_API_KEY, NEXO_PASSPHRASE, NEXO_PORT } from '../../protocol/nexo/key-options.js';
-import { terminalTls } from './certificates.js';
-import { listenNexo, type ListenerFaults } from './nexo-listener.js';
-import { NEXO_CARD_DELAY_MS, NexoTerminal } from './nexo-terminal.js';
-import { periodCount } from './nexo-state.js';
+import { terminalTls } from '../../device/nexo/certificates.js';
+import { listenNexo, type ListenerFaults } from '../../device/nexo/nexo-listener.js';
+import { NEXO_CARD_DELAY_MS, NexoTerminal } from '../../device/nexo/nexo-terminal.js';
+import { periodCount } from '../../device/nexo/nexo-state.js';
 
 // svc-terminal emulate --dialect nexo: an Adyen terminal's Terminal API on
 // HTTPS (docs/terminal/nexo.md).

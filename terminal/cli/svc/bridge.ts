@@ -1,6 +1,6 @@
-import type { BridgeCommand } from '../../cli/dialect-commands.js';
-import { serialLineOf } from '../../cli/lines.js';
-import { svcDialect } from './svc-dialect.js';
+import type { BridgeCommand } from '../dialect-commands.js';
+import { serialLineOf } from '../lines.js';
+import { svcDialect } from '../../bridge/svc/svc-dialect.js';
 
 /** svc-terminal bridge (--dialect svc, the default): our own protocol on a serial line, 115200 8N1. */
 export const svcBridgeCommand: BridgeCommand = {

@@ -1,14 +1,14 @@
-import { EcrSession, type TransactionEnd } from '../bridge/zvt/ecr-session.js';
-import { readStatus } from '../bridge/zvt/status-reading.js';
-import { LineError } from '../errors.js';
-import { currencyOf, toMinorUnits } from '../protocol/currencies.js';
-import { codeHex, type Apdu } from '../protocol/zvt/apdu.js';
-import { bcdNumber } from '../protocol/zvt/bcd.js';
-import { encodeFields, fieldOf, type Field } from '../protocol/zvt/bitmaps.js';
-import { SerialZvtLine, TcpZvtLine, type ZvtLine } from '../protocol/zvt/line.js';
-import { command, CONFIG, POSITIVE, type CommandName } from '../protocol/zvt/messages.js';
-import { commandFailed, parseOptions, unreachable, usageError, type CliIo } from './io.js';
-import { hostAndPort, serialLine, tcpLine } from './lines.js';
+import { EcrSession, type TransactionEnd } from '../../bridge/zvt/ecr-session.js';
+import { readStatus } from '../../bridge/zvt/status-reading.js';
+import { LineError } from '../../errors.js';
+import { currencyOf, toMinorUnits } from '../../protocol/currencies.js';
+import { codeHex, type Apdu } from '../../protocol/zvt/apdu.js';
+import { bcdNumber } from '../../protocol/zvt/bcd.js';
+import { encodeFields, fieldOf, type Field } from '../../protocol/zvt/bitmaps.js';
+import { SerialZvtLine, TcpZvtLine, type ZvtLine } from '../../protocol/zvt/line.js';
+import { command, CONFIG, POSITIVE, type CommandName } from '../../protocol/zvt/messages.js';
+import { commandFailed, parseOptions, unreachable, usageError, type CliIo } from '../io.js';
+import { hostAndPort, serialLine, tcpLine } from '../lines.js';
 
 // svc-terminal zvt: one ZVT command sent as a cash register sends it, to
 // any ZVT terminal (the emulator, or a real one), and what came back in
