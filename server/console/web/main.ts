@@ -6,7 +6,7 @@ import { loadPos } from './pos.js';
 import { loadRelay } from './relay.js';
 import { loadScenarios, showRun, stopScenarios, wireScenarios } from './scenarios.js';
 import { loadSessions, openSession, resendFailed, showResendFailed } from './sessions.js';
-import { wireRegister } from './register.js';
+import { wireCredentialForm } from './credential-form.js';
 import { newPosView, state } from './state.js';
 import { findEntry, held, loadTrace, receive, restartStream, TRACE_TYPES } from './trace.js';
 import type { Keys, TraceEntry } from './types.js';
@@ -183,26 +183,6 @@ function wireLogin(): void {
     state.token = field('token').value.trim();
     void open();
   });
-  $('relogin').addEventListener('submit', async (event) => {
-    event.preventDefault();
-    const password = field('relogin-password');
-    try {
-      const response = await fetch('/api/svcpagos/login', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ email: field('relogin-email').value.trim(), password: password.value }),
-      });
-      const body = (await response.json().catch(() => ({}))) as { message?: string; console_token?: string };
-      password.value = '';
-      if (!response.ok)
-        return void ($('relogin-result').textContent = `Not logged in: ${body.message ?? `HTTP ${response.status}`}`);
-      $('relogin-result').textContent = '';
-      state.token = body.console_token ?? '';
-      await open();
-    } catch (error) {
-      $('relogin-result').textContent = `Not logged in: ${(error as Error).message}`;
-    }
-  });
 }
 
 whenUnauthorized(lock);
@@ -211,10 +191,12 @@ wireClock();
 wireLiveBar();
 wireFilters();
 wireLogin();
-wireRegister(async (consoleToken) => {
+const openWith = async (consoleToken: string) => {
   state.token = consoleToken;
   await open();
-});
+};
+wireCredentialForm({ id: 'relogin', path: '/api/svcpagos/login', failure: 'Not logged in' }, openWith);
+wireCredentialForm({ id: 'register', path: '/console/register', failure: 'Not registered' }, openWith);
 wireScenarios();
 window.addEventListener('hashchange', () => followHash().catch(report));
 $('sign-out').addEventListener('click', () => {
