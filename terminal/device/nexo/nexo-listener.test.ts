@@ -99,3 +99,36 @@ t.test('the cloud shape wants its X-API-Key', async (t) => {
   t.equal(ok.status, 200);
   t.match(JSON.parse(ok.body), { SaleToPOIResponse: { DiagnosisResponse: { Response: { Result: 'Success' } } } });
 });
+
+t.test('an envelope of the wrong shape is answered as a wrong key, never a 5xx (a fuzz found six)', async (t) => {
+  const { post } = await listener(t);
+  const plaintext = JSON.stringify({ SaleToPOIRequest: { MessageHeader: header('Diagnosis'), DiagnosisRequest: {} } });
+  const sealed = seal(header('Diagnosis'), plaintext, key);
+  const trailer = sealed.SecurityTrailer as unknown as Record<string, unknown>;
+  const bent: Array<[string, Record<string, unknown>]> = [];
+  for (const field of ['Nonce', 'Hmac', 'KeyIdentifier', 'KeyVersion', 'AdyenCryptoVersion'])
+    for (const wrong of [12345, null, { nested: true }, ['x'], true])
+      bent.push([
+        `SecurityTrailer.${field} ${JSON.stringify(wrong)}`,
+        { ...sealed, SecurityTrailer: { ...trailer, [field]: wrong } },
+      ]);
+  for (const wrong of [12345, null, { nested: true }, ['x'], ''])
+    bent.push([`NexoBlob ${JSON.stringify(wrong)}`, { ...sealed, NexoBlob: wrong }]);
+  for (const wrong of [12345, null, 'text', ['x']])
+    bent.push([`SecurityTrailer ${JSON.stringify(wrong)}`, { ...sealed, SecurityTrailer: wrong }]);
+  bent.push(['no SecurityTrailer', { MessageHeader: sealed.MessageHeader, NexoBlob: sealed.NexoBlob }]);
+  for (const [what, envelope] of bent) {
+    const answer = await post('/nexo', JSON.stringify({ SaleToPOIRequest: envelope }));
+    t.equal(answer.status, 400, `${what}: 400`);
+    t.same(
+      JSON.parse(answer.body),
+      { errors: ['Nexo Service: crypto error (3)'], ServiceID: '-NULL-' },
+      `${what}: the terminal's words`,
+    );
+  }
+  const right = await post(
+    '/nexo',
+    JSON.stringify({ SaleToPOIRequest: seal(header('Diagnosis', 'S9'), plaintext, key) }),
+  );
+  t.equal(right.status, 200, 'and the terminal serves on');
+});

@@ -91,11 +91,37 @@ export function seal(
 }
 
 /**
+ * What makes an envelope not one, in words, or undefined: it came as JSON
+ * from anyone, so every field may be of any type. A terminal answers a
+ * broken envelope as it answers a wrong key.
+ */
+function envelopeProblem(message: SecuredMessage): string | undefined {
+  const { NexoBlob: blob, SecurityTrailer: trailer } = message as unknown as Record<string, unknown>;
+  if (typeof blob !== 'string' || blob.length === 0) return 'the NexoBlob is not a string of base64';
+  if (typeof trailer !== 'object' || trailer === null || Array.isArray(trailer))
+    return 'the SecurityTrailer is not an object';
+  const fields = trailer as Record<string, unknown>;
+  for (const name of ['KeyIdentifier', 'Nonce', 'Hmac'])
+    if (typeof fields[name] !== 'string') return `the SecurityTrailer's ${name} is not a string`;
+  const version = fields.KeyVersion;
+  if (!(typeof version === 'number' || (typeof version === 'string' && /^\d+$/.test(version))))
+    return "the SecurityTrailer's KeyVersion is not a number";
+  // Version 1 is the only one; a cash register that leaves it out is read as version 1.
+  if (fields.AdyenCryptoVersion !== undefined && Number(fields.AdyenCryptoVersion) !== 1)
+    return `AdyenCryptoVersion ${JSON.stringify(fields.AdyenCryptoVersion)} is not 1`;
+  if (fields.AdyenCryptoVersion !== undefined && typeof fields.AdyenCryptoVersion === 'boolean')
+    return 'AdyenCryptoVersion is not a number';
+  return undefined;
+}
+
+/**
  * The plaintext of a secured message, or a NexoCryptoError: a key this end
  * does not have, a blob that does not decrypt, or an HMAC that does not
  * match (compared in constant time).
  */
 export function unseal(message: SecuredMessage, key: SecurityKey): string {
+  const broken = envelopeProblem(message);
+  if (broken) throw new ProtocolError('NEXO_BROKEN_BLOB', broken);
   const trailer = message.SecurityTrailer;
   if (trailer.KeyIdentifier !== key.keyIdentifier || Number(trailer.KeyVersion) !== key.keyVersion)
     throw new ProtocolError(

@@ -123,7 +123,8 @@ export function readEnvelope(text: string, kind: 'SaleToPOIRequest' | 'SaleToPOI
   const header = inner.MessageHeader;
   if (!isRecord(header)) return { kind: 'broken', reason: 'the message has no MessageHeader' };
   const typed = header as MessageHeader;
-  if (typeof inner.NexoBlob === 'string' && isRecord(inner.SecurityTrailer))
+  // Either part of an envelope makes it one: unseal says what is wrong with its shape, as with a wrong key.
+  if ('NexoBlob' in inner || 'SecurityTrailer' in inner)
     return { kind: 'secured', message: inner as unknown as SecuredMessage };
   const type = kind === 'SaleToPOIRequest' ? 'Request' : 'Response';
   const body = inner[bodyName(String(typed.MessageCategory), type)];
