@@ -230,10 +230,10 @@ t.test(
       'the focus is on the login in the page',
     );
 
-    // Every control but the two ways back in is disabled; clicking them anyway asks nothing.
+    // Every control but the ways back in (log in, paste a token, register) is disabled; clicking them anyway asks nothing.
     const enabled = await page.evaluate(() =>
       [...document.querySelectorAll('button, input, select, textarea')]
-        .filter((c) => !(c as HTMLInputElement).disabled && !c.closest('#login, #relogin'))
+        .filter((c) => !(c as HTMLInputElement).disabled && !c.closest('#login, #relogin, #register'))
         .map((c) => c.outerHTML.slice(0, 80)),
     );
     t.same(enabled, [], 'every control is disabled');
@@ -273,8 +273,8 @@ t.test(
     t.equal(await page.locator('#live-bar').isHidden(), true, 'the live controls are gone');
 
     // Log in again, in the page.
-    await page.getByLabel('Email').fill(account.email);
-    await page.getByLabel('Password').fill(account.password);
+    await page.getByLabel('Email', { exact: true }).fill(account.email);
+    await page.getByLabel('Password', { exact: true }).fill(account.password);
     await page.getByRole('button', { name: 'Log in again' }).click();
     await page.locator('#live-bar:not([hidden])').waitFor();
     await page.locator('#keys pre[data-secret="API token"]').waitFor();
