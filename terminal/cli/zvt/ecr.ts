@@ -1,12 +1,13 @@
 import { EcrSession, type TransactionEnd } from '../../bridge/zvt/ecr-session.js';
 import { readStatus } from '../../bridge/zvt/status-reading.js';
+import { ZVT_DEFAULTS } from '../../bridge/zvt/zvt-dialect.js';
 import { LineError } from '../../errors.js';
 import { currencyOf, toMinorUnits } from '../../protocol/currencies.js';
 import { codeHex, type Apdu } from '../../protocol/zvt/apdu.js';
 import { bcdNumber } from '../../protocol/zvt/bcd.js';
 import { encodeFields, fieldOf, type Field } from '../../protocol/zvt/bitmaps.js';
 import { SerialZvtLine, TcpZvtLine, type ZvtLine } from '../../protocol/zvt/line.js';
-import { command, CONFIG, POSITIVE, type CommandName } from '../../protocol/zvt/messages.js';
+import { command, POSITIVE, type CommandName } from '../../protocol/zvt/messages.js';
 import { commandFailed, parseOptions, unreachable, usageError, type CliIo } from '../io.js';
 import { hostAndPort, serialLine, tcpLine } from '../lines.js';
 
@@ -105,10 +106,10 @@ function statusInWords(fields: Field[]): string {
   ].join(', ');
 }
 
-function endInWords(end: TransactionEnd, trailing: Buffer): string {
+function endInWords(end: TransactionEnd): string {
   if (end.outcome === 'refused') return `refused: 84 ${codeHex(end.error)}`;
   if (end.outcome === 'aborted') return `aborted: 06 1E ${codeHex(end.resultCode)}`;
-  return `completed: 06 0F${trailing.length ? ` ${trailing.toString('hex')}` : ''}`;
+  return `completed: 06 0F${end.data.length ? ` ${end.data.toString('hex')}` : ''}`;
 }
 
 export async function zvtEcr(argv: string[], io: CliIo): Promise<void> {
@@ -120,7 +121,7 @@ export async function zvtEcr(argv: string[], io: CliIo): Promise<void> {
         host: { type: 'string' },
         path: { type: 'string' },
         baud: { type: 'string' },
-        password: { type: 'string', default: '000000' },
+        password: { type: 'string', default: ZVT_DEFAULTS.password },
         currency: { type: 'string', default: 'EUR' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -165,14 +166,12 @@ export async function zvtEcr(argv: string[], io: CliIo): Promise<void> {
     onPrint: async (text: string): Promise<Apdu> => (say(`receipt | ${text}`), POSITIVE),
   };
   try {
-    // A registration first, as every cash register makes on a new connection: intermediate status wanted,
-    // amounts and administration from the cash register, receipts printed by the terminal.
-    const config = CONFIG.intermediateStatus | CONFIG.ecrControlsPayment | CONFIG.ecrControlsAdmin;
+    // A registration first, as every cash register makes on a new connection, with the bridge's config byte.
     const registered = await session.transact(
-      command('registration', Buffer.concat([password, Buffer.of(config), money.currency])),
+      command('registration', Buffer.concat([password, Buffer.of(ZVT_DEFAULTS.configByte), money.currency])),
       true,
     );
-    say(`registration: ${endInWords(registered, registered.data)}`);
+    say(`registration: ${endInWords(registered)}`);
     if (registered.outcome !== 'completed') throw commandFailed('the terminal did not take the registration');
     const end = await session.transact(command(wanted.name, wanted.data), true, handlers);
     // The enquiry is answered by an Abort that carries its answer (PA00P015 §2.10.1): B8, then 87 and a receipt.
@@ -182,8 +181,8 @@ export async function zvtEcr(argv: string[], io: CliIo): Promise<void> {
         `open-reservations: ${receipt === 'FFFF' || receipt === '' ? 'none open' : `first open receipt ${Number(receipt)}`}`,
       );
     }
-    say(`${action}: ${endInWords(end, end.data)}`);
-    if (end.outcome !== 'completed') throw commandFailed(`${action}: ${endInWords(end, end.data)}`);
+    say(`${action}: ${endInWords(end)}`);
+    if (end.outcome !== 'completed') throw commandFailed(`${action}: ${endInWords(end)}`);
   } catch (error) {
     if (error instanceof LineError) throw commandFailed(`the line failed: ${error.message}`);
     throw error;
